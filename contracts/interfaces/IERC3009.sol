@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+/// @title IERC3009
+/// @notice The subset of EIP-3009 ("Transfer With Authorization") the Splitter uses; USDC implements it.
+interface IERC3009 {
+    /// @notice Moves `value` from `from` to `to` (who must be the caller) on `from`'s signed authorization.
+    /// @param validAfter Unix seconds; the authorization is valid strictly after this time.
+    /// @param validBefore Unix seconds; the authorization is valid strictly before this time.
+    /// @param nonce A 32-byte value chosen by the signer; each nonce is usable once per `from`.
+    function receiveWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external;
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+/// @title ISplitter
+/// @notice One-time payments: the buyer pays `amount` of an ERC-20 token, the recipient receives
+/// `amount - fee` and the fee collector `fee`, in the same transaction. A 32-byte reference settles
+/// at most once.
+/// @dev Amounts are in the token's smallest unit (micro-units for USDC).
+/// `fee = amount * feeBps / 10_000`, rounded down; the recipient receives the remainder, so the
+/// payouts always sum to `amount` exactly.
+interface ISplitter {
+    /// @notice A reference was settled.
+    /// @param paymentReference The 32-byte reference the service generated for the intent.
+    /// @param payer The account whose tokens paid (the buyer).
+    /// @param recipient The merchant account that received `amount - fee`.
+    /// @param token The ERC-20 token paid.
+    /// @param amount The amount the buyer paid, in token units.
+    /// @param fee The part of `amount` sent to the fee collector, in token units.
+    event Paid(
+        bytes32 indexed paymentReference,
+        address indexed payer,
+        address indexed recipient,
+        address token,
+        uint256 amount,
+        uint256 fee
+    );
+
+    /// @notice The reference settled before, in block `settledBlock`.
+    error AlreadySettled(bytes32 paymentReference, uint256 settledBlock);
+    /// @notice Amount zero, or a recipient that is the zero address.
+    error InvalidPayment(address recipient, uint256 amount);
+    /// @notice The permit left an allowance below the amount (for example a front-run permit).
+    error PermitAllowanceTooLow(uint256 allowance, uint256 amount);
+    /// @notice Constructor arguments out of range.
+    error InvalidConfiguration(address feeCollector, uint16 feeBps);
+
+    /// @notice The fee in basis points (1/10_000) taken from every payment; fixed at deployment.
+    function FEE_BPS() external view returns (uint16);
+
+    /// @notice The account that receives every fee; fixed at deployment.
+    function FEE_COLLECTOR() external view returns (address);
+
+    /// @notice The block number in which `paymentReference` settled, or 0 if it never did.
+    /// @dev Recovery reads this slot, then queries the `Paid` log of that one block.
+    function settledBlock(bytes32 paymentReference) external view returns (uint256);
+
+    /// @notice The nonce a buyer signs in the EIP-3009 authorization for this payment; it binds the
+    /// authorization to one recipient and one reference so no one can redirect it.
+    function authorizationNonce(address recipient, bytes32 paymentReference) external pure returns (bytes32);
+
+    /// @notice Pays through an existing allowance of `msg.sender` to this contract.
+    function pay(address token, address recipient, uint256 amount, bytes32 paymentReference) external;
+
+    /// @notice Pays with an EIP-2612 permit signed by `msg.sender`, in one transaction.
+    /// @dev A permit already consumed by someone else is tolerated when the allowance suffices.
+    function payWithPermit(
+        address token,
+        address recipient,
+        uint256 amount,
+        bytes32 paymentReference,
+        uint256 deadline,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external;
+
+    /// @notice Pays with an EIP-3009 `receiveWithAuthorization` signed by `payer`; anyone may submit
+    /// it, so the buyer needs no ETH. The authorization's nonce must be
+    /// `authorizationNonce(recipient, paymentReference)`.
+    /// @param validAfter Unix seconds, exclusive lower bound of the authorization.
+    /// @param validBefore Unix seconds, exclusive upper bound of the authorization.
+    function payWithAuthorization(
+        address token,
+        address payer,
+        address recipient,
+        uint256 amount,
+        bytes32 paymentReference,
+        uint256 validAfter,
+        uint256 validBefore,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external;
+}

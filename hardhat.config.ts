@@ -1,0 +1,33 @@
+import { defineConfig } from "hardhat/config";
+import hardhatViem from "@nomicfoundation/hardhat-viem";
+import hardhatMocha from "@nomicfoundation/hardhat-mocha";
+import hardhatNetworkHelpers from "@nomicfoundation/hardhat-network-helpers";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+// Offline solc: the WASM build shipped inside the npm `solc` package.
+// Hardhat 3 skips the download for any solc compiler config that has `path`.
+const soljsonPath = require.resolve("solc/soljson.js");
+const solcVersion: string = require("solc/package.json").version; // "0.8.37"
+
+// Base Sepolia-like in-process chain (OP-stack simulation).
+const baseSepoliaSim = {
+  type: "edr-simulated",
+  chainType: "op",
+  chainId: 84532,
+} as const;
+
+export default defineConfig({
+  plugins: [hardhatViem, hardhatMocha, hardhatNetworkHelpers],
+  solidity: {
+    version: solcVersion,
+    path: soljsonPath,
+    settings: { evmVersion: "cancun", viaIR: true, optimizer: { enabled: true, runs: 10_000 } }, // solc 0.8.37 defaults to "osaka"
+  },
+  networks: {
+    default: baseSepoliaSim, // used by `hardhat test` / network.create()
+    node: baseSepoliaSim,    // used by `hardhat node`
+    l1: { type: "edr-simulated", chainType: "l1", chainId: 31337 },
+  },
+  test: { mocha: { timeout: 60_000 } },
+});

@@ -1,0 +1,89 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { getAddress, type Address } from "viem";
+
+/** The folder that holds `deployments/<chain id>.json`: the only place contract addresses are written. */
+export const DEPLOYMENTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../deployments");
+
+const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, "an address: 0x and 40 hex digits")
+  .transform((a) => getAddress(a));
+const unitsString = z.string().regex(/^[0-9]+$/, "an integer string of token units");
+
+/** One environment's deployment: chain, token, our contracts and the parameters they were built with. */
+export const DeploymentSchema = z.strictObject({
+  /** `test` (Base Sepolia, 84532; the local chain plays it) or `production` (Base, 8453). */
+  environment: z.enum(["test", "production"]),
+  chainId: z.number().int().positive(),
+  /** The canonical CREATE2 deployer every contract address is derived from. */
+  create2Deployer: address,
+  /** The CREATE2 salt shared by our contracts. */
+  salt: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+  token: z.strictObject({ address, symbol: z.string(), decimals: z.number().int() }),
+  /** The CREATE2 addresses `parameters` give; null until the parameters are chosen. */
+  contracts: z
+    .strictObject({
+      Splitter: z.strictObject({ address }),
+      RecurringCharges: z.strictObject({ address }),
+    })
+    .nullable(),
+  /** The constructor arguments of the contracts; null until the protocol team chooses them. */
+  parameters: z
+    .strictObject({
+      owner: address,
+      feeCollector: address,
+      feeBps: z.number().int().min(0).max(10_000),
+      networkFeeUnits: unitsString,
+      relayers: z.array(address),
+    })
+    .nullable(),
+});
+export type Deployment = z.infer<typeof DeploymentSchema>;
+/** A deployment whose parameters and contract addresses are set. */
+export type LiveDeployment = Deployment & {
+  contracts: NonNullable<Deployment["contracts"]>;
+  parameters: NonNullable<Deployment["parameters"]>;
+};
+
+export function deploymentPath(chainId: number, dir = DEPLOYMENTS_DIR): string {
+  return join(dir, `${chainId}.json`);
+}
+
+/** Reads and validates `deployments/<chain id>.json`; throws with the file name on any problem. */
+export function loadDeployment(chainId: number, dir = DEPLOYMENTS_DIR): Deployment {
+  const path = deploymentPath(chainId, dir);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch (cause) {
+    throw new Error(`cannot read deployment ${path}: ${(cause as Error).message}`);
+  }
+  const parsed = DeploymentSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(`invalid deployment ${path}: ${z.prettifyError(parsed.error)}`);
+  if (parsed.data.chainId !== chainId) throw new Error(`${path} says chainId ${parsed.data.chainId}`);
+  return parsed.data;
+}
+
+/** Like {@link loadDeployment}, but refuses a deployment without parameters and addresses. */
+export function loadLiveDeployment(chainId: number, dir = DEPLOYMENTS_DIR): LiveDeployment {
+  const deployment = loadDeployment(chainId, dir);
+  if (!isLive(deployment)) {
+    throw new Error(`deployment ${deploymentPath(chainId, dir)} has no contract parameters yet`);
+  }
+  return deployment;
+}
+
+export function isLive(deployment: Deployment): deployment is LiveDeployment {
+  return deployment.contracts !== null && deployment.parameters !== null;
+}
+
+export function writeDeployment(deployment: Deployment, dir = DEPLOYMENTS_DIR): string {
+  const path = deploymentPath(deployment.chainId, dir);
+  writeFileSync(path, JSON.stringify(DeploymentSchema.parse(deployment), null, 2) + "\n");
+  return path;
+}
+
+export type { Address };

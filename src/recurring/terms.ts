@@ -1,0 +1,56 @@
+import { hashTypedData, type Address, type Hex } from "viem";
+
+/** The subscription terms a payer signs; mirrors `IRecurringCharges.Terms`. Amounts in token units. */
+export interface Terms {
+  payer: Address;
+  recipient: Address;
+  token: Address;
+  amount: bigint;
+  /** Seconds. */
+  period: bigint;
+  /** Unix seconds, inclusive. */
+  start: bigint;
+  /** Unix seconds, exclusive; 0 = no end. */
+  end: bigint;
+  salt: Hex;
+  feeBps: number;
+  networkFee: bigint;
+  maxGasReimbursement: bigint;
+}
+
+/** The EIP-712 type of `Terms`, field for field as `RecurringCharges.TERMS_TYPEHASH` hashes it. */
+export const TERMS_TYPES = {
+  Terms: [
+    { name: "payer", type: "address" },
+    { name: "recipient", type: "address" },
+    { name: "token", type: "address" },
+    { name: "amount", type: "uint256" },
+    { name: "period", type: "uint64" },
+    { name: "start", type: "uint64" },
+    { name: "end", type: "uint64" },
+    { name: "salt", type: "bytes32" },
+    { name: "feeBps", type: "uint16" },
+    { name: "networkFee", type: "uint256" },
+    { name: "maxGasReimbursement", type: "uint256" },
+  ],
+} as const;
+
+/** The EIP-712 domain of a RecurringCharges deployment. */
+export function recurringDomain(chainId: number, contract: Address) {
+  return { name: "RecurringCharges", version: "1", chainId, verifyingContract: contract } as const;
+}
+
+/** The exact typed data a payer's wallet signs for `terms`. */
+export function termsTypedData(chainId: number, contract: Address, terms: Terms) {
+  return {
+    domain: recurringDomain(chainId, contract),
+    types: TERMS_TYPES,
+    primaryType: "Terms" as const,
+    message: terms,
+  };
+}
+
+/** The subscription id: the EIP-712 digest of the terms, as the contract computes it. */
+export function subscriptionIdOf(chainId: number, contract: Address, terms: Terms): Hex {
+  return hashTypedData(termsTypedData(chainId, contract, terms));
+}

@@ -1,0 +1,244 @@
+import { assert } from "chai";
+import { decodeEventLog, encodeFunctionData, keccak256, parseSignature, toHex, zeroAddress, type Address, type Hex } from "viem";
+import {
+  falseReturningTokenAbi,
+  noReturnTokenAbi,
+  reentrantTokenAbi,
+  splitterAbi,
+  testUsdcAbi,
+} from "../../src/generated/contracts.js";
+import { LOCAL_ROLES, LOCAL_USDC_UNITS } from "../../src/localchain/harness.js";
+import { permitTypedData, receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
+import { useLocalChain } from "../helpers/local-chain.js";
+import { expectRevert } from "../helpers/reverts.js";
+import { approve, balanceOf, seededRandom, send } from "../helpers/tx.js";
+import { deployTestContract } from "../helpers/deploy.js";
+
+const ref = (label: string): Hex => keccak256(toHex(label));
+
+describe("Splitter", () => {
+  const local = useLocalChain();
+  const ctx = () => {
+    const chain = local.chain;
+    const { deployment } = chain;
+    return {
+      chain,
+      splitter: deployment.contracts.Splitter.address,
+      usdc: deployment.token.address,
+      collector: deployment.parameters.feeCollector,
+      buyer: chain.accounts[LOCAL_ROLES.firstUser]!,
+      merchant: chain.accounts[LOCAL_ROLES.firstUser + 1]!,
+      other: chain.accounts[LOCAL_ROLES.firstUser + 2]!,
+    };
+  };
+
+  describe("local harness", () => {
+    it("places the contracts and test USDC where deployments/84532.json says, on chain 84532", async () => {
+      const { chain, splitter, usdc, collector, buyer } = ctx();
+      assert.equal(await chain.publicClient.getChainId(), 84532);
+      assert.equal(usdc, "0x036CbD53842c5426634e7929541eC2318f3dCF7e");
+      const read = chain.publicClient.readContract;
+      assert.equal(await read({ address: splitter, abi: splitterAbi, functionName: "FEE_BPS" }), 200);
+      assert.equal(await read({ address: splitter, abi: splitterAbi, functionName: "FEE_COLLECTOR" }), collector);
+      assert.equal(await read({ address: usdc, abi: testUsdcAbi, functionName: "decimals" }), 6);
+      const [, name, version, chainId, verifyingContract] = await read({ address: usdc, abi: testUsdcAbi, functionName: "eip712Domain" });
+      assert.deepEqual([name, version, chainId, verifyingContract], ["USDC", "2", 84532n, usdc]);
+      assert.equal(await balanceOf(chain, usdc, buyer.address), LOCAL_USDC_UNITS);
+      const deployerCode = await chain.publicClient.getCode({ address: chain.deployment.create2Deployer });
+      assert.ok(deployerCode && deployerCode.length > 2);
+    });
+  });
+
+  describe("pay (allowance)", () => {
+    it("splits the fee in the same transaction, records the settlement block and emits Paid", async () => {
+      const { chain, splitter, usdc, collector, buyer, merchant } = ctx();
+      const amount = 12_345_678n;
+      const fee = (amount * 200n) / 10_000n;
+      await approve(chain, buyer, usdc, splitter, amount);
+      const before = await Promise.all([buyer.address, merchant.address, collector].map((a) => balanceOf(chain, usdc, a)));
+      const receipt = await send(chain, buyer, { address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, amount, ref("a")] });
+      const after = await Promise.all([buyer.address, merchant.address, collector].map((a) => balanceOf(chain, usdc, a)));
+      assert.equal(before[0]! - after[0]!, amount);
+      assert.equal(after[1]! - before[1]!, amount - fee);
+      assert.equal(after[2]! - before[2]!, fee);
+      assert.equal(await balanceOf(chain, usdc, splitter), 0n);
+      const settled = await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "settledBlock", args: [ref("a")] });
+      assert.equal(settled, receipt.blockNumber);
+      const paid = receipt.logs.filter((l) => l.address.toLowerCase() === splitter.toLowerCase()).map((l) => decodeEventLog({ abi: splitterAbi, ...l }));
+      assert.equal(paid.length, 1);
+      assert.equal(paid[0]!.eventName, "Paid");
+      assert.deepEqual(paid[0]!.args, { paymentReference: ref("a"), payer: buyer.address, recipient: merchant.address, token: usdc, amount, fee });
+    });
+
+    it("sends exactly amount in total for many random amounts (fee rounds down, recipient gets the rest)", async () => {
+      const { chain, splitter, usdc, collector, buyer, merchant } = ctx();
+      const random = seededRandom(2026);
+      await approve(chain, buyer, usdc, splitter, 2n ** 255n);
+      for (let i = 0; i < 60; i++) {
+        // Amounts from 1 unit to ~10^12 units, spread over magnitudes.
+        const amount = BigInt(Math.floor(random() * 10 ** Math.floor(random() * 12))) + 1n;
+        const fee = (amount * 200n) / 10_000n;
+        const before = await Promise.all([buyer.address, merchant.address, collector].map((a) => balanceOf(chain, usdc, a)));
+        await send(chain, buyer, { address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, amount, ref(`r${i}`)] });
+        const after = await Promise.all([buyer.address, merchant.address, collector].map((a) => balanceOf(chain, usdc, a)));
+        const toMerchant = after[1]! - before[1]!;
+        const toCollector = after[2]! - before[2]!;
+        assert.equal(before[0]! - after[0]!, amount, `payer paid amount ${amount}`);
+        assert.equal(toMerchant + toCollector, amount, `payouts sum to ${amount}`);
+        assert.equal(toCollector, fee, `fee of ${amount}`);
+      }
+      assert.equal(await balanceOf(chain, usdc, splitter), 0n);
+    });
+
+    it("refuses a second payment of the same reference with AlreadySettled", async () => {
+      const { chain, splitter, usdc, buyer, merchant, other } = ctx();
+      await approve(chain, buyer, usdc, splitter, 2_000_000n);
+      const first = await send(chain, buyer, { address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 1_000_000n, ref("once")] });
+      await expectRevert(
+        chain.wallet(buyer).writeContract({ address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 1_000_000n, ref("once")], account: buyer, chain: chain.chain }),
+        "AlreadySettled",
+        [ref("once"), first.blockNumber],
+      );
+      // Another payer, another recipient: the reference is still spent.
+      await approve(chain, other, usdc, splitter, 1_000_000n);
+      await expectRevert(
+        chain.wallet(other).writeContract({ address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, other.address, 1_000_000n, ref("once")], account: other, chain: chain.chain }),
+        "AlreadySettled",
+      );
+    });
+
+    it("refuses a zero amount or the zero recipient with InvalidPayment", async () => {
+      const { chain, splitter, usdc, buyer, merchant } = ctx();
+      await approve(chain, buyer, usdc, splitter, 10n);
+      const w = chain.wallet(buyer);
+      await expectRevert(w.writeContract({ address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 0n, ref("z")], account: buyer, chain: chain.chain }), "InvalidPayment", [merchant.address, 0n]);
+      await expectRevert(w.writeContract({ address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, zeroAddress, 10n, ref("z")], account: buyer, chain: chain.chain }), "InvalidPayment", [zeroAddress, 10n]);
+    });
+
+    it("refuses a fee above 100% at construction", async () => {
+      const { chain, collector, buyer } = ctx();
+      const { creationBytecode } = await import("../../src/deploy/artifacts.js");
+      await expectRevert(
+        chain.wallet(buyer).deployContract({ abi: splitterAbi, bytecode: creationBytecode("Splitter"), args: [collector, 10_001], account: buyer, chain: chain.chain }),
+        "InvalidConfiguration",
+        [collector, 10_001],
+      );
+    });
+  });
+
+  describe("payWithPermit (EIP-2612)", () => {
+    async function signPermit(c: ReturnType<typeof ctx>, value: bigint, deadline: bigint) {
+      const nonce = await c.chain.publicClient.readContract({ address: c.usdc, abi: testUsdcAbi, functionName: "nonces", args: [c.buyer.address] });
+      const sig = await c.buyer.signTypedData(permitTypedData(tokenDomain(84532, c.usdc), { owner: c.buyer.address, spender: c.splitter, value, nonce, deadline }));
+      return parseSignature(sig);
+    }
+
+    it("pays in one transaction with no prior approve", async () => {
+      const c = ctx();
+      const deadline = BigInt(Math.floor(Date.now() / 1000) + 3600);
+      const { v, r, s } = await signPermit(c, 5_000_000n, deadline);
+      await send(c.chain, c.buyer, { address: c.splitter, abi: splitterAbi, functionName: "payWithPermit", args: [c.usdc, c.merchant.address, 5_000_000n, ref("p"), deadline, Number(v), r, s] });
+      assert.equal(await balanceOf(c.chain, c.usdc, c.merchant.address), LOCAL_USDC_UNITS + 4_900_000n);
+    });
+
+    it("still pays when someone front-ran the permit itself", async () => {
+      const c = ctx();
+      const deadline = BigInt(Math.floor(Date.now() / 1000) + 3600);
+      const { v, r, s } = await signPermit(c, 5_000_000n, deadline);
+      await send(c.chain, c.other, { address: c.usdc, abi: testUsdcAbi, functionName: "permit", args: [c.buyer.address, c.splitter, 5_000_000n, deadline, Number(v), r, s] });
+      await send(c.chain, c.buyer, { address: c.splitter, abi: splitterAbi, functionName: "payWithPermit", args: [c.usdc, c.merchant.address, 5_000_000n, ref("p"), deadline, Number(v), r, s] });
+      assert.equal(await balanceOf(c.chain, c.usdc, c.splitter), 0n);
+    });
+
+    it("refuses with PermitAllowanceTooLow when the permit fails and no allowance is there", async () => {
+      const c = ctx();
+      const deadline = BigInt(Math.floor(Date.now() / 1000) + 3600);
+      const { v, r, s } = await signPermit(c, 5_000_000n, deadline);
+      // The permit was signed by the buyer, but `other` submits the payment: permit(owner=other) fails.
+      await expectRevert(
+        c.chain.wallet(c.other).writeContract({ address: c.splitter, abi: splitterAbi, functionName: "payWithPermit", args: [c.usdc, c.other.address, 5_000_000n, ref("p"), deadline, Number(v), r, s], account: c.other, chain: c.chain.chain }),
+        "PermitAllowanceTooLow",
+        [0n, 5_000_000n],
+      );
+    });
+  });
+
+  describe("payWithAuthorization (EIP-3009)", () => {
+    async function signAuthorization(c: ReturnType<typeof ctx>, value: bigint, recipient: Address, reference: Hex) {
+      const nonce = await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "authorizationNonce", args: [recipient, reference] });
+      const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3600);
+      const sig = await c.buyer.signTypedData(
+        receiveAuthorizationTypedData(tokenDomain(84532, c.usdc), { from: c.buyer.address, to: c.splitter, value, validAfter: 0n, validBefore, nonce }),
+      );
+      return { validBefore, ...parseSignature(sig) };
+    }
+
+    it("lets anyone submit the buyer's signed authorization; the buyer spends no ETH", async () => {
+      const c = ctx();
+      const a = await signAuthorization(c, 7_000_000n, c.merchant.address, ref("x"));
+      const ethBefore = await c.chain.publicClient.getBalance({ address: c.buyer.address });
+      await send(c.chain, c.other, {
+        address: c.splitter,
+        abi: splitterAbi,
+        functionName: "payWithAuthorization",
+        args: [c.usdc, c.buyer.address, c.merchant.address, 7_000_000n, ref("x"), 0n, a.validBefore, Number(a.v), a.r, a.s],
+      });
+      assert.equal(await c.chain.publicClient.getBalance({ address: c.buyer.address }), ethBefore);
+      assert.equal(await balanceOf(c.chain, c.usdc, c.buyer.address), LOCAL_USDC_UNITS - 7_000_000n);
+      assert.equal(await balanceOf(c.chain, c.usdc, c.merchant.address), LOCAL_USDC_UNITS + 6_860_000n);
+      assert.equal(await balanceOf(c.chain, c.usdc, c.splitter), 0n);
+    });
+
+    it("cannot be redirected to another recipient or reference", async () => {
+      const c = ctx();
+      const a = await signAuthorization(c, 7_000_000n, c.merchant.address, ref("x"));
+      const w = c.chain.wallet(c.other);
+      for (const [recipient, reference] of [[c.other.address, ref("x")], [c.merchant.address, ref("y")]] as const) {
+        await expectRevert(
+          w.writeContract({ address: c.splitter, abi: splitterAbi, functionName: "payWithAuthorization", args: [c.usdc, c.buyer.address, recipient, 7_000_000n, reference, 0n, a.validBefore, Number(a.v), a.r, a.s], account: c.other, chain: c.chain.chain }),
+          "InvalidSigner",
+          [c.buyer.address],
+        );
+      }
+    });
+  });
+
+  describe("odd tokens", () => {
+    it("refuses a token that returns false (SafeERC20) and settles nothing", async () => {
+      const c = ctx();
+      const token = await deployTestContract(c.chain, c.buyer, falseReturningTokenAbi, "FalseReturningToken", "HostileTokens.sol");
+      await send(c.chain, c.buyer, { address: token, abi: falseReturningTokenAbi, functionName: "mint", args: [c.buyer.address, 10n ** 9n] });
+      await approve(c.chain, c.buyer, token, c.splitter, 10n ** 9n);
+      await send(c.chain, c.buyer, { address: token, abi: falseReturningTokenAbi, functionName: "setFailTransfers", args: [true] });
+      await expectRevert(
+        c.chain.wallet(c.buyer).writeContract({ address: c.splitter, abi: splitterAbi, functionName: "pay", args: [token, c.merchant.address, 1_000_000n, ref("f")], account: c.buyer, chain: c.chain.chain }),
+        "SafeERC20FailedOperation",
+        [token],
+      );
+      assert.equal(await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "settledBlock", args: [ref("f")] }), 0n);
+    });
+
+    it("pays with a token whose transfers return nothing", async () => {
+      const c = ctx();
+      const token = await deployTestContract(c.chain, c.buyer, noReturnTokenAbi, "NoReturnToken", "HostileTokens.sol");
+      await send(c.chain, c.buyer, { address: token, abi: noReturnTokenAbi, functionName: "mint", args: [c.buyer.address, 10n ** 9n] });
+      await send(c.chain, c.buyer, { address: token, abi: noReturnTokenAbi, functionName: "approve", args: [c.splitter, 10n ** 9n] });
+      await send(c.chain, c.buyer, { address: c.splitter, abi: splitterAbi, functionName: "pay", args: [token, c.merchant.address, 1_000_000n, ref("n")] });
+      assert.equal(await c.chain.publicClient.readContract({ address: token, abi: noReturnTokenAbi, functionName: "balanceOf", args: [c.merchant.address] }), 980_000n);
+    });
+
+    it("settles a reference once even when the token re-enters pay with it", async () => {
+      const c = ctx();
+      const token = await deployTestContract(c.chain, c.buyer, reentrantTokenAbi, "ReentrantToken", "HostileTokens.sol");
+      await send(c.chain, c.buyer, { address: token, abi: reentrantTokenAbi, functionName: "mint", args: [c.buyer.address, 10n ** 9n] });
+      await approve(c.chain, c.buyer, token, c.splitter, 10n ** 9n);
+      const reenter = encodeFunctionData({ abi: splitterAbi, functionName: "pay", args: [token, c.merchant.address, 1_000_000n, ref("r")] });
+      await send(c.chain, c.buyer, { address: token, abi: reentrantTokenAbi, functionName: "arm", args: [c.splitter, reenter] });
+      await send(c.chain, c.buyer, { address: c.splitter, abi: splitterAbi, functionName: "pay", args: [token, c.merchant.address, 1_000_000n, ref("r")] });
+      const read = c.chain.publicClient.readContract;
+      assert.equal(await read({ address: token, abi: reentrantTokenAbi, functionName: "reentered" }), true);
+      assert.equal(await read({ address: token, abi: reentrantTokenAbi, functionName: "reentrySucceeded" }), false);
+      assert.equal(await read({ address: token, abi: reentrantTokenAbi, functionName: "balanceOf", args: [c.merchant.address] }), 980_000n);
+    });
+  });
+});
