@@ -80,6 +80,8 @@ export interface LocalChainOptions {
   /** Serve the chain over HTTP on this port (0 = any free port); omit to not serve it. */
   port?: number;
   host?: string;
+  /** Leave our contracts undeployed (the CREATE2 deployer and test USDC are still placed): deploy tests. */
+  withoutContracts?: boolean;
 }
 
 /**
@@ -122,6 +124,8 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   await testClient.setCode({ address: deployment.token.address, bytecode: usdcRuntime! });
 
   // Our contracts through CREATE2, with the parameters of deployments/84532.json.
+  if (!options.withoutContracts) await deployOurContracts();
+  async function deployOurContracts() {
   for (const planned of planContracts(deployment, deployment.parameters)) {
     const result = await deployCreate2({ public: publicClient, wallet: wallet(deployer) }, deployer, chain, deployment.create2Deployer, deployment.salt as Hex, planned.initCode);
     const recorded = deployment.contracts[planned.name].address;
@@ -142,6 +146,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   });
   await publicClient.waitForTransactionReceipt({ hash: allowHash });
   await testClient.stopImpersonatingAccount({ address: owner });
+  }
 
   for (const account of accounts) {
     const hash = await wallet(deployer).writeContract({

@@ -37,7 +37,7 @@ function rawData(error: BaseError): Hex | undefined {
 }
 
 /** Asserts that `action` reverts with the custom error `errorName` (and, when given, exactly `args`). */
-export async function expectRevert(action: Promise<unknown>, errorName: string, args?: readonly unknown[]): Promise<void> {
+export async function expectRevert(action: Promise<unknown>, errorName: string, args?: readonly unknown[]): Promise<readonly unknown[]> {
   let error: unknown;
   try {
     await action;
@@ -49,4 +49,5 @@ export async function expectRevert(action: Promise<unknown>, errorName: string, 
   assert.ok(decoded, `expected a revert with ${errorName}, got: ${(error as Error).message.split("\n").slice(0, 3).join(" ")}`);
   assert.equal(decoded.errorName, errorName);
   if (args) assert.deepEqual(decoded.args, args);
+  return decoded.args;
 }

@@ -1,0 +1,61 @@
+import { createPublicClient, createWalletClient, http, type Account, type Address, type Hex, type PublicClient } from "viem";
+import { base, baseSepolia } from "viem/chains";
+import { isLive, loadDeployment, type Deployment } from "../deployments.js";
+import { deployCreate2 } from "./create2.js";
+import { planContracts } from "./plan.js";
+
+export interface DeployOptions {
+  chainId: number;
+  rpcUrl: string;
+  deployer: Account;
+  /** Required for Base mainnet (8453): deploying to production is never implicit. */
+  allowProduction?: boolean;
+  /** Only print the plan. */
+  dryRun?: boolean;
+  log?: (line: string) => void;
+  /** Where deployments/ lives (tests). */
+  deploymentsDir?: string;
+}
+
+export interface DeployedContract {
+  name: string;
+  address: Address;
+  txHash: Hex | null;
+}
+
+/**
+ * Deploys the contracts of `deployments/<chainId>.json` through the canonical CREATE2 deployer, so
+ * each lands at the address the file names. Contracts already there are left alone.
+ */
+export async function deployEnvironment(options: DeployOptions): Promise<DeployedContract[]> {
+  const log = options.log ?? console.log;
+  const deployment: Deployment = loadDeployment(options.chainId, options.deploymentsDir);
+  if (deployment.environment === "production" && !options.allowProduction) {
+    throw new Error("refusing to deploy to production (Base, 8453) without --production");
+  }
+  if (!isLive(deployment)) throw new Error(`deployments/${options.chainId}.json has no parameters: set owner, feeCollector, feeBps, networkFeeUnits, relayers first`);
+  const chain = deployment.chainId === base.id ? base : baseSepolia;
+  const transport = http(options.rpcUrl, { retryCount: 2 });
+  const publicClient = createPublicClient({ chain, transport }) as PublicClient;
+  const remoteChainId = await publicClient.getChainId();
+  if (remoteChainId !== deployment.chainId) {
+    throw new Error(`the RPC serves chain ${remoteChainId}, but deployments/${deployment.chainId}.json is for chain ${deployment.chainId}`);
+  }
+  const wallet = createWalletClient({ chain, transport, account: options.deployer });
+  const results: DeployedContract[] = [];
+  for (const planned of planContracts(deployment, deployment.parameters)) {
+    const recorded = deployment.contracts[planned.name].address;
+    if (planned.address !== recorded) {
+      throw new Error(`${planned.name}: the compiled code gives ${planned.address}, the file says ${recorded}; run \`npm run generate\` and commit`);
+    }
+    if (options.dryRun) {
+      log(`${planned.name}: would deploy at ${planned.address} (${(planned.initCode.length - 2) / 2} bytes of init code)`);
+      results.push({ name: planned.name, address: planned.address, txHash: null });
+      continue;
+    }
+    const result = await deployCreate2({ public: publicClient, wallet }, options.deployer, chain, deployment.create2Deployer, deployment.salt as Hex, planned.initCode);
+    log(result.txHash ? `${planned.name}: deployed at ${result.address} in ${result.txHash}` : `${planned.name}: already at ${result.address}`);
+    results.push({ name: planned.name, ...result });
+  }
+  return results;
+}

@@ -1,0 +1,220 @@
+import { assert } from "chai";
+import { encodeFunctionData, parseEventLogs, type Hex } from "viem";
+import { recurringChargesAbi, testSmartAccountAbi, testUsdcAbi } from "../../src/generated/contracts.js";
+import { LOCAL_ROLES, LOCAL_USDC_UNITS } from "../../src/localchain/harness.js";
+import { subscriptionIdOf, type Terms } from "../../src/recurring/terms.js";
+import { useLocalChain } from "../helpers/local-chain.js";
+import { expectRevert } from "../helpers/reverts.js";
+import { approve, balanceOf, send } from "../helpers/tx.js";
+import { deployTestContract } from "../helpers/deploy.js";
+import { chargeAsRelayer, makeTerms, relayerOf, signTerms, wrap6492 } from "../helpers/subscriptions.js";
+
+describe("RecurringCharges", () => {
+  const local = useLocalChain();
+  const ctx = () => {
+    const chain = local.chain;
+    return {
+      chain,
+      recurring: chain.deployment.contracts.RecurringCharges.address,
+      usdc: chain.deployment.token.address,
+      collector: chain.deployment.parameters.feeCollector,
+      payer: chain.accounts[LOCAL_ROLES.firstUser]!,
+      merchant: chain.accounts[LOCAL_ROLES.firstUser + 1]!,
+      other: chain.accounts[LOCAL_ROLES.firstUser + 2]!,
+    };
+  };
+  const read = <T>(c: ReturnType<typeof ctx>, functionName: string, args: readonly unknown[] = []) =>
+    c.chain.publicClient.readContract({ address: c.recurring, abi: recurringChargesAbi, functionName, args } as never) as Promise<T>;
+  const chargeCall = (c: ReturnType<typeof ctx>, terms: Terms, signature: Hex, reimbursement = 0n, from = relayerOf(c.chain)) =>
+    c.chain.wallet(from).writeContract({ address: c.recurring, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement], account: from, chain: c.chain.chain });
+
+  async function signedAndApproved(c: ReturnType<typeof ctx>, overrides: Partial<Terms> = {}) {
+    const terms = await makeTerms(c.chain, c.payer.address, c.merchant.address, overrides);
+    const signature = await signTerms(c.chain, c.payer, terms);
+    await approve(c.chain, c.payer, c.usdc, c.recurring, 10n ** 12n);
+    return { terms, signature, id: subscriptionIdOf(84532, c.recurring, terms) };
+  }
+
+  it("takes the EIP-712 digest of the terms as the subscription id", async () => {
+    const c = ctx();
+    const terms = await makeTerms(c.chain, c.payer.address, c.merchant.address);
+    assert.equal(await read(c, "subscriptionId", [terms]), subscriptionIdOf(84532, c.recurring, terms));
+  });
+
+  it("charges the first period: payer pays amount + reimbursement, recipient gets amount - fee - network fee", async () => {
+    const c = ctx();
+    const { terms, signature, id } = await signedAndApproved(c);
+    const before = await Promise.all([c.payer.address, c.merchant.address, c.collector].map((a) => balanceOf(c.chain, c.usdc, a)));
+    const receipt = await chargeAsRelayer(c.chain, terms, signature, 30_000n);
+    const after = await Promise.all([c.payer.address, c.merchant.address, c.collector].map((a) => balanceOf(c.chain, c.usdc, a)));
+    const fee = (terms.amount * 200n) / 10_000n;
+    const net = terms.amount - fee - 100_000n;
+    assert.equal(before[0]! - after[0]!, terms.amount + 30_000n);
+    assert.equal(after[1]! - before[1]!, net);
+    assert.equal(after[2]! - before[2]!, fee + 100_000n + 30_000n);
+    assert.equal(await balanceOf(c.chain, c.usdc, c.recurring), 0n);
+    const [charged] = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" });
+    assert.deepEqual(charged!.args, {
+      subscriptionId: id,
+      periodIndex: 0n,
+      payer: c.payer.address,
+      recipient: c.merchant.address,
+      token: c.usdc,
+      amount: terms.amount,
+      net,
+      fee,
+      networkFee: 100_000n,
+      gasReimbursement: 30_000n,
+    });
+    assert.deepEqual(await read(c, "subscriptions", [id]), [0n, 1, false]);
+    assert.equal(await read(c, "chargedBlock", [id, 0n]), receipt.blockNumber);
+  });
+
+  it("charges at most once per period, then again in the next period without re-checking the signature", async () => {
+    const c = ctx();
+    const { terms, signature, id } = await signedAndApproved(c);
+    const first = await chargeAsRelayer(c.chain, terms, signature);
+    await expectRevert(chargeCall(c, terms, signature), "PeriodAlreadyCharged", [id, 0n, first.blockNumber]);
+    await c.chain.advanceTime(terms.period);
+    await chargeAsRelayer(c.chain, terms, "0x"); // no signature needed once recorded
+    assert.deepEqual(await read(c, "subscriptions", [id]), [1n, 2, false]);
+    await expectRevert(chargeCall(c, terms, "0x"), "PeriodAlreadyCharged");
+    // Skipped periods stay unpaid: three periods later the charge is for period 4.
+    await c.chain.advanceTime(terms.period * 3n);
+    await chargeAsRelayer(c.chain, terms, "0x");
+    assert.deepEqual(await read(c, "subscriptions", [id]), [4n, 3, false]);
+    assert.equal(await read(c, "chargedBlock", [id, 2n]), 0n);
+  });
+
+  it("refuses a charge before start (ChargeBeforeStart) and at or after end (SubscriptionEnded)", async () => {
+    const c = ctx();
+    const now = (await c.chain.publicClient.getBlock()).timestamp;
+    const early = await signedAndApproved(c, { start: now + 1000n });
+    const args = await expectRevert(chargeCall(c, early.terms, early.signature), "ChargeBeforeStart");
+    assert.equal(args[1], now + 1000n);
+    const ending = await signedAndApproved(c, { start: now, end: now + 100n, period: 50n });
+    await chargeAsRelayer(c.chain, ending.terms, ending.signature);
+    await c.chain.advanceTime(100n);
+    const ended = await expectRevert(chargeCall(c, ending.terms, "0x"), "SubscriptionEnded");
+    assert.equal(ended[1], now + 100n);
+  });
+
+  it("lets only the payer revoke, before or after the first charge; every later charge reverts", async () => {
+    const c = ctx();
+    const { terms, signature, id } = await signedAndApproved(c);
+    await expectRevert(
+      c.chain.wallet(c.other).writeContract({ address: c.recurring, abi: recurringChargesAbi, functionName: "revoke", args: [terms], account: c.other, chain: c.chain.chain }),
+      "NotPayer",
+      [c.other.address, c.payer.address],
+    );
+    await chargeAsRelayer(c.chain, terms, signature);
+    const receipt = await send(c.chain, c.payer, { address: c.recurring, abi: recurringChargesAbi, functionName: "revoke", args: [terms] });
+    const [revoked] = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Revoked" });
+    assert.deepEqual(revoked!.args, { subscriptionId: id, payer: c.payer.address });
+    await c.chain.advanceTime(terms.period);
+    await expectRevert(chargeCall(c, terms, signature), "SubscriptionRevoked", [id]);
+
+    const pending = await signedAndApproved(c, { amount: 2_000_000n });
+    await send(c.chain, c.payer, { address: c.recurring, abi: recurringChargesAbi, functionName: "revoke", args: [pending.terms] });
+    await expectRevert(chargeCall(c, pending.terms, pending.signature), "SubscriptionRevoked", [pending.id]);
+  });
+
+  it("lets only configured relayers charge; only the owner configures them", async () => {
+    const c = ctx();
+    const { terms, signature } = await signedAndApproved(c);
+    await expectRevert(chargeCall(c, terms, signature, 0n, c.other), "NotRelayer", [c.other.address]);
+    await expectRevert(
+      c.chain.wallet(c.other).writeContract({ address: c.recurring, abi: recurringChargesAbi, functionName: "setRelayer", args: [c.other.address, true], account: c.other, chain: c.chain.chain }),
+      "OwnableUnauthorizedAccount",
+      [c.other.address],
+    );
+    assert.equal(await read(c, "isRelayer", [relayerOf(c.chain).address]), true);
+  });
+
+  it("caps the gas reimbursement at the signed maximum", async () => {
+    const c = ctx();
+    const { terms, signature } = await signedAndApproved(c);
+    await expectRevert(chargeCall(c, terms, signature, terms.maxGasReimbursement + 1n), "ReimbursementOverCap", [terms.maxGasReimbursement + 1n, terms.maxGasReimbursement]);
+    await chargeAsRelayer(c.chain, terms, signature, terms.maxGasReimbursement);
+  });
+
+  it("refuses a signature by anyone but the payer, and terms changed after signing", async () => {
+    const c = ctx();
+    const { terms } = await signedAndApproved(c);
+    const byOther = await signTerms(c.chain, c.other, terms);
+    await expectRevert(chargeCall(c, terms, byOther), "InvalidSignature", [c.payer.address]);
+    const signature = await signTerms(c.chain, c.payer, terms);
+    await expectRevert(chargeCall(c, { ...terms, amount: terms.amount * 2n }, signature), "InvalidSignature", [c.payer.address]);
+    await expectRevert(chargeCall(c, { ...terms, recipient: c.other.address }, signature), "InvalidSignature", [c.payer.address]);
+  });
+
+  it("refuses an ERC-6492 wrapped signature", async () => {
+    const c = ctx();
+    const { terms, signature } = await signedAndApproved(c);
+    await expectRevert(chargeCall(c, terms, wrap6492(signature, c.other.address)), "UnsupportedSignatureFormat", []);
+  });
+
+  it("refuses terms whose fees differ from the deployment's, or that leave nothing for the recipient", async () => {
+    const c = ctx();
+    const lowFee = await signedAndApproved(c, { feeBps: 100 });
+    await expectRevert(chargeCall(c, lowFee.terms, lowFee.signature), "FeeTermsMismatch", [100, 100_000n]);
+    const noNetworkFee = await signedAndApproved(c, { networkFee: 0n });
+    await expectRevert(chargeCall(c, noNetworkFee.terms, noNetworkFee.signature), "FeeTermsMismatch", [200, 0n]);
+    // 0.102040: fee 2040 + network fee 100000 leaves 0 → refused. 0.102041 is the floor: net 1 unit.
+    const below = await signedAndApproved(c, { amount: 102_040n });
+    await expectRevert(chargeCall(c, below.terms, below.signature), "AmountBelowFees", [102_040n, 2_040n, 100_000n]);
+    const floor = await signedAndApproved(c, { amount: 102_041n });
+    const before = await balanceOf(c.chain, c.usdc, c.merchant.address);
+    await chargeAsRelayer(c.chain, floor.terms, floor.signature);
+    assert.equal((await balanceOf(c.chain, c.usdc, c.merchant.address)) - before, 1n);
+    const zeroPeriod = await signedAndApproved(c, { period: 0n });
+    await expectRevert(chargeCall(c, zeroPeriod.terms, zeroPeriod.signature), "InvalidTerms", []);
+  });
+
+  it("names a missing allowance and a missing balance distinctly", async () => {
+    const c = ctx();
+    const terms = await makeTerms(c.chain, c.payer.address, c.merchant.address);
+    const signature = await signTerms(c.chain, c.payer, terms);
+    await approve(c.chain, c.payer, c.usdc, c.recurring, terms.amount - 1n);
+    await expectRevert(chargeCall(c, terms, signature, 0n), "InsufficientAllowance", [c.payer.address, terms.amount - 1n, terms.amount]);
+    await approve(c.chain, c.payer, c.usdc, c.recurring, terms.amount + 10n);
+    await expectRevert(chargeCall(c, terms, signature, 20n), "InsufficientAllowance", [c.payer.address, terms.amount + 10n, terms.amount + 20n]);
+    // Balance: move almost everything away.
+    await send(c.chain, c.payer, { address: c.usdc, abi: testUsdcAbi, functionName: "transfer", args: [c.other.address, LOCAL_USDC_UNITS - 5n] });
+    await expectRevert(chargeCall(c, terms, signature, 0n), "InsufficientBalance", [c.payer.address, 5n, terms.amount]);
+  });
+
+  describe("with an ERC-1271 contract account as payer", () => {
+    it("verifies the owner's signature through isValidSignature, charges, and lets the account revoke", async () => {
+      const c = ctx();
+      const account = await deployTestContract(c.chain, c.payer, testSmartAccountAbi, "TestSmartAccount", "TestSmartAccount.sol", [c.payer.address]);
+      await send(c.chain, c.payer, { address: c.usdc, abi: testUsdcAbi, functionName: "transfer", args: [account, 100_000_000n] });
+      const terms = await makeTerms(c.chain, account, c.merchant.address);
+      const approveData = encodeFunctionData({ abi: testUsdcAbi, functionName: "approve", args: [c.recurring, 10n ** 12n] });
+      await send(c.chain, c.payer, { address: account, abi: testSmartAccountAbi, functionName: "execute", args: [c.usdc, 0n, approveData] });
+
+      const wrongSigner = await signTerms(c.chain, c.other, terms);
+      await expectRevert(chargeCall(c, terms, wrongSigner), "InvalidSignature", [account]);
+      const signature = await signTerms(c.chain, c.payer, terms); // the owner signs the digest
+      const receipt = await chargeAsRelayer(c.chain, terms, signature);
+      const [charged] = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" });
+      assert.equal(charged!.args.payer, account);
+      assert.equal(await balanceOf(c.chain, c.usdc, account), 100_000_000n - terms.amount);
+
+      const revokeData = encodeFunctionData({ abi: recurringChargesAbi, functionName: "revoke", args: [terms] });
+      await send(c.chain, c.payer, { address: account, abi: testSmartAccountAbi, functionName: "execute", args: [c.recurring, 0n, revokeData] });
+      await c.chain.advanceTime(terms.period);
+      await expectRevert(chargeCall(c, terms, signature), "SubscriptionRevoked");
+    });
+  });
+
+  it("never holds a balance across a mix of charges", async () => {
+    const c = ctx();
+    const subs = [];
+    for (const k of [1n, 2n, 3n]) subs.push(await signedAndApproved(c, { amount: 1_000_000n * k }));
+    for (const s of subs) await chargeAsRelayer(c.chain, s.terms, s.signature, 1_000n);
+    await c.chain.advanceTime(subs[0]!.terms.period);
+    for (const s of subs) await chargeAsRelayer(c.chain, s.terms, "0x", 2_000n);
+    assert.equal(await balanceOf(c.chain, c.usdc, c.recurring), 0n);
+  });
+});

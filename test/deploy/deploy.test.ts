@@ -1,0 +1,58 @@
+import { assert } from "chai";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startLocalChain, type LocalChain } from "../../src/localchain/harness.js";
+import { deployEnvironment } from "../../src/deploy/deploy-environment.js";
+import { loadDeployment } from "../../src/deployments.js";
+import { splitterAbi } from "../../src/generated/contracts.js";
+
+describe("deploy script", () => {
+  let chain: LocalChain;
+  before(async function () {
+    this.timeout(120_000);
+    chain = await startLocalChain({ port: 0, withoutContracts: true });
+  });
+  after(() => chain?.close());
+  const deployer = () => chain.accounts[5]!;
+
+  it("deploys both contracts through CREATE2 at the addresses deployments/84532.json names, then leaves them alone", async () => {
+    const expected = loadDeployment(84532).contracts!;
+    const lines: string[] = [];
+    const dry = await deployEnvironment({ chainId: 84532, rpcUrl: chain.rpcUrl!, deployer: deployer(), dryRun: true, log: (l) => lines.push(l) });
+    assert.deepEqual(dry.map((d) => d.txHash), [null, null]);
+    assert.equal(await chain.publicClient.getCode({ address: expected.Splitter.address }), undefined);
+
+    const first = await deployEnvironment({ chainId: 84532, rpcUrl: chain.rpcUrl!, deployer: deployer(), log: (l) => lines.push(l) });
+    assert.deepEqual(first.map((d) => d.address), [expected.Splitter.address, expected.RecurringCharges.address]);
+    assert.ok(first.every((d) => d.txHash));
+    const feeBps = await chain.publicClient.readContract({ address: expected.Splitter.address, abi: splitterAbi, functionName: "FEE_BPS" });
+    assert.equal(feeBps, 200);
+
+    const again = await deployEnvironment({ chainId: 84532, rpcUrl: chain.rpcUrl!, deployer: deployer(), log: (l) => lines.push(l) });
+    assert.deepEqual(again.map((d) => d.txHash), [null, null]);
+    assert.ok(lines.some((l) => l.includes("already at")));
+  });
+
+  it("refuses production without the explicit flag, and an RPC of another chain", async () => {
+    let error: Error | undefined;
+    try {
+      await deployEnvironment({ chainId: 8453, rpcUrl: chain.rpcUrl!, deployer: deployer(), log: () => {} });
+    } catch (e) {
+      error = e as Error;
+    }
+    assert.match(error?.message ?? "", /refusing to deploy to production/);
+
+    // A production file with parameters, pointed at this (84532) chain: the chain id check refuses.
+    const dir = mkdtempSync(join(tmpdir(), "deployments-"));
+    const production = { ...loadDeployment(84532), environment: "production", chainId: 8453 };
+    writeFileSync(join(dir, "8453.json"), JSON.stringify(production));
+    error = undefined;
+    try {
+      await deployEnvironment({ chainId: 8453, rpcUrl: chain.rpcUrl!, deployer: deployer(), allowProduction: true, deploymentsDir: dir, log: () => {} });
+    } catch (e) {
+      error = e as Error;
+    }
+    assert.match(error?.message ?? "", /serves chain 84532/);
+  });
+});

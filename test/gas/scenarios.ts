@@ -1,0 +1,62 @@
+import { encodeFunctionData, keccak256, parseSignature, toHex } from "viem";
+import { recurringChargesAbi, splitterAbi, testSmartAccountAbi, testUsdcAbi } from "../../src/generated/contracts.js";
+import { permitTypedData, receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
+import { LOCAL_ROLES, type LocalChain } from "../../src/localchain/harness.js";
+import { deployTestContract } from "../helpers/deploy.js";
+import { chargeAsRelayer, makeTerms, signTerms } from "../helpers/subscriptions.js";
+import { approve, send } from "../helpers/tx.js";
+
+/** Gas used per operation, measured from receipts on the local chain. */
+export type GasFigures = Record<string, number>;
+
+/**
+ * Runs each operation once in a steady state (every account involved already holds the token, so
+ * no balance slot is created from zero; allowances are exact, as the checkout sets them) and
+ * returns the gas each receipt reports.
+ */
+export async function measureGas(chain: LocalChain): Promise<GasFigures> {
+  const { deployment } = chain;
+  const splitter = deployment.contracts.Splitter.address;
+  const recurring = deployment.contracts.RecurringCharges.address;
+  const usdc = deployment.token.address;
+  const buyer = chain.accounts[LOCAL_ROLES.firstUser]!;
+  const merchant = chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+  const submitter = chain.accounts[LOCAL_ROLES.firstUser + 2]!;
+  const ref = (s: string) => keccak256(toHex(s));
+  const figures: GasFigures = {};
+  const deadline = BigInt(Math.floor(Date.now() / 1000) + 3600);
+
+  // Warm-up: the fee collector receives its first fee (its balance slot is created here).
+  await approve(chain, buyer, usdc, splitter, 1_000_000n);
+  await send(chain, buyer, { address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 1_000_000n, ref("warm-up")] });
+
+  await approve(chain, buyer, usdc, splitter, 25_000_000n);
+  figures["pay (allowance)"] = Number((await send(chain, buyer, { address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 25_000_000n, ref("allowance")] })).gasUsed);
+
+  const nonce = await chain.publicClient.readContract({ address: usdc, abi: testUsdcAbi, functionName: "nonces", args: [buyer.address] });
+  const permit = parseSignature(await buyer.signTypedData(permitTypedData(tokenDomain(84532, usdc), { owner: buyer.address, spender: splitter, value: 25_000_000n, nonce, deadline })));
+  figures["pay (permit)"] = Number((await send(chain, buyer, { address: splitter, abi: splitterAbi, functionName: "payWithPermit", args: [usdc, merchant.address, 25_000_000n, ref("permit"), deadline, Number(permit.v), permit.r, permit.s] })).gasUsed);
+
+  const authNonce = await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "authorizationNonce", args: [merchant.address, ref("3009")] });
+  const auth = parseSignature(await buyer.signTypedData(receiveAuthorizationTypedData(tokenDomain(84532, usdc), { from: buyer.address, to: splitter, value: 25_000_000n, validAfter: 0n, validBefore: deadline, nonce: authNonce })));
+  figures["pay (EIP-3009)"] = Number((await send(chain, submitter, { address: splitter, abi: splitterAbi, functionName: "payWithAuthorization", args: [usdc, buyer.address, merchant.address, 25_000_000n, ref("3009"), 0n, deadline, Number(auth.v), auth.r, auth.s] })).gasUsed);
+
+  // Recurring: the fee collector already holds a balance from the payments above.
+  const terms = await makeTerms(chain, buyer.address, merchant.address);
+  await approve(chain, buyer, usdc, recurring, 10n ** 12n);
+  figures["first charge (EOA)"] = Number((await chargeAsRelayer(chain, terms, await signTerms(chain, buyer, terms), 10_000n)).gasUsed);
+
+  const account = await deployTestContract(chain, buyer, testSmartAccountAbi, "TestSmartAccount", "TestSmartAccount.sol", [buyer.address]);
+  await send(chain, buyer, { address: usdc, abi: testUsdcAbi, functionName: "transfer", args: [account, 100_000_000n] });
+  await send(chain, buyer, { address: account, abi: testSmartAccountAbi, functionName: "execute", args: [usdc, 0n, encodeFunctionData({ abi: testUsdcAbi, functionName: "approve", args: [recurring, 10n ** 12n] })] });
+  const accountTerms = await makeTerms(chain, account, merchant.address);
+  figures["first charge (ERC-1271)"] = Number((await chargeAsRelayer(chain, accountTerms, await signTerms(chain, buyer, accountTerms), 10_000n)).gasUsed);
+
+  await chain.advanceTime(terms.period);
+  figures["later charge"] = Number((await chargeAsRelayer(chain, terms, "0x", 10_000n)).gasUsed);
+  figures["revoke"] = Number((await send(chain, buyer, { address: recurring, abi: recurringChargesAbi, functionName: "revoke", args: [terms] })).gasUsed);
+  return figures;
+}
+
+/** Targets from the contracts issue: exceeded means a regression worth a look before landing. */
+export const GAS_TARGETS: GasFigures = { "pay (allowance)": 80_000, "later charge": 100_000 };
