@@ -1,0 +1,63 @@
+// `npm start`: the whole service on the embedded default: the local chain that plays Base Sepolia
+// (contracts deployed, accounts funded), the API, and the operational port. With RPC_URL set, only
+// the API starts, against that chain.
+import { ConfigError, loadConfig } from "../src/config.js";
+import { createService, listen } from "../src/service.js";
+import { LOCAL_ROLES, startLocalChain, type LocalChain } from "../src/localchain/harness.js";
+import { formatAmount } from "../src/money.js";
+
+let config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}
+
+let chain: LocalChain | null = null;
+if (!config.rpcUrl) {
+  const chainPort = Number(process.env.CHAIN_PORT ?? 8545);
+  console.log("starting the local chain (plays Base Sepolia, chain id 84532)…");
+  chain = await startLocalChain({ port: chainPort, host: "127.0.0.1" });
+  config = { ...config, rpcUrl: chain.rpcUrl };
+}
+
+const service = createService(config);
+const running = await listen(service);
+const { deployment } = service;
+
+console.log("");
+console.log(`API            ${running.apiUrl}   (GET /health, POST /v1/…)`);
+console.log(`Checkout       ${config.checkoutUrl}`);
+console.log(`Ops            ${running.opsUrl}/metrics, /ready (127.0.0.1 only)`);
+console.log(`Chain RPC      ${config.rpcUrl}   chain id ${deployment.chainId} (${deployment.environment})`);
+console.log(`Splitter       ${deployment.contracts.Splitter.address}`);
+console.log(`Recurring      ${deployment.contracts.RecurringCharges.address}`);
+console.log(`USDC           ${deployment.token.address}`);
+console.log(`Finality       ${config.finality.kind === "safe" ? "the node's safe block" : `${config.finality.confirmations} confirmations`}`);
+if (chain) {
+  console.log("");
+  console.log("Funded test accounts (Hardhat's test mnemonic; each holds 10,000 ETH and 1,000,000.000000 USDC):");
+  for (let i = LOCAL_ROLES.firstUser; i < LOCAL_ROLES.firstUser + 4; i++) {
+    const account = chain.accounts[i]!;
+    console.log(`  #${i} ${account.address}  key ${Buffer.from(account.getHdKey().privateKey!).toString("hex").replace(/^/, "0x")}`);
+  }
+  console.log(`  (accounts #${LOCAL_ROLES.firstUser}–#19 are all funded with ${formatAmount(1_000_000_000_000n)} USDC; #${LOCAL_ROLES.relayer} is the relayer)`);
+}
+console.log("");
+console.log("Ready. Ctrl-C stops everything.");
+
+let stopping = false;
+async function stop(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${signal}: stopping…`);
+  await running.close();
+  await chain?.close();
+  process.exit(0);
+}
+process.on("SIGINT", () => void stop("SIGINT"));
+process.on("SIGTERM", () => void stop("SIGTERM"));

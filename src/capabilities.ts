@@ -1,0 +1,42 @@
+import type { Address } from "viem";
+import type { Config } from "./config.js";
+import type { LiveDeployment } from "./deployments.js";
+import { formatAmount } from "./money.js";
+
+export const API_VERSION = "1.0.0";
+
+export interface Capabilities {
+  environment: "test" | "production";
+  chain_id: number;
+  api_version: string;
+  contracts: { splitter: Address; recurring_charges: Address };
+  token: { address: Address; symbol: string; decimals: number };
+  fee_bps: number;
+  network_fee: string;
+  network_fee_units: string;
+  payment_amount: { min: string; max: string };
+  token_lifetimes: { intent: number };
+  finality: { rule: "safe" } | { rule: "confirmations"; confirmations: number };
+  webhooks_enabled: boolean;
+  checkout_url: string;
+}
+
+/** What a client needs to know about this deployment, and nothing secret. */
+export function describeCapabilities(config: Config, deployment: LiveDeployment): Capabilities {
+  const networkFeeUnits = BigInt(deployment.parameters.networkFeeUnits);
+  return {
+    environment: deployment.environment,
+    chain_id: deployment.chainId,
+    api_version: API_VERSION,
+    contracts: { splitter: deployment.contracts.Splitter.address, recurring_charges: deployment.contracts.RecurringCharges.address },
+    token: { address: deployment.token.address, symbol: deployment.token.symbol, decimals: deployment.token.decimals },
+    fee_bps: deployment.parameters.feeBps,
+    network_fee: formatAmount(networkFeeUnits),
+    network_fee_units: networkFeeUnits.toString(),
+    payment_amount: { min: formatAmount(config.payments.minUnits), max: formatAmount(config.payments.maxUnits) },
+    token_lifetimes: { intent: config.payments.intentTtlSeconds },
+    finality: config.finality.kind === "safe" ? { rule: "safe" } : { rule: "confirmations", confirmations: config.finality.confirmations },
+    webhooks_enabled: config.webhooksEnabled,
+    checkout_url: config.checkoutUrl,
+  };
+}

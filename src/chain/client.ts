@@ -1,0 +1,21 @@
+import { createPublicClient, defineChain, http, type Chain, type PublicClient } from "viem";
+import { base, baseSepolia } from "viem/chains";
+
+/** The viem chain definition for a chain id we serve, pointed at `rpcUrl`. */
+export function chainFor(chainId: number, rpcUrl: string): Chain {
+  const known = chainId === base.id ? base : chainId === baseSepolia.id ? baseSepolia : null;
+  if (!known) throw new Error(`unsupported chain id ${chainId}`);
+  return defineChain({ ...known, rpcUrls: { default: { http: [rpcUrl] } } });
+}
+
+/**
+ * A public client over JSON-RPC HTTP with a per-request timeout and no hidden retries: the caller
+ * owns retry policy (Retry-After), so one API request makes a countable number of RPC calls.
+ */
+export function createChainClient(chainId: number, rpcUrl: string, timeoutMs: number): PublicClient {
+  return createPublicClient({
+    chain: chainFor(chainId, rpcUrl),
+    transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 }),
+    cacheTime: 0,
+  }) as PublicClient;
+}

@@ -1,0 +1,116 @@
+import { z } from "zod";
+import { parseAmount } from "./money.js";
+import type { SigningKey } from "./tokens/capability.js";
+
+/**
+ * Configuration, parsed once at start from environment variables. A bad value stops the process
+ * with a message naming the variable. Every default is the embedded local stack's.
+ */
+
+/** The secret the embedded local stack signs tokens with when TOKEN_KEYS is not set. Never for a real chain. */
+export const LOCAL_TOKEN_SECRET = "local-development-secret-not-for-any-real-chain";
+
+const port = z.coerce.number().int().min(0).max(65_535);
+const positiveInt = z.coerce.number().int().positive();
+const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+const amount = z.string().refine((v) => parseAmount(v) !== null, "a decimal amount with at most 6 fractional digits").transform((v) => parseAmount(v)!);
+
+const EnvSchema = z.object({
+  HOST: z.string().default("127.0.0.1"),
+  PORT: port.default(8787),
+  OPS_PORT: port.default(9464),
+  CHAIN_ID: z.enum(["84532", "8453"]).default("84532").transform(Number),
+  RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  RPC_TIMEOUT_MS: positiveInt.default(10_000),
+  FINALITY: z
+    .string()
+    .regex(/^(safe|[0-9]{1,4})$/, '"safe" or a number of confirmations')
+    .optional(),
+  TOKEN_KEYS: z
+    .string()
+    .regex(/^[a-z0-9]{1,16}:[^,]{32,}(,[a-z0-9]{1,16}:[^,]{32,})*$/, "id:secret[,id:secret…], ids 1–16 of a–z 0–9, secrets ≥ 32 characters")
+    .optional(),
+  PAYMENT_MIN_AMOUNT: amount.default(parseAmount("0.01")!),
+  PAYMENT_MAX_AMOUNT: amount.default(parseAmount("1000000.00")!),
+  INTENT_TTL_SECONDS: positiveInt.default(3600),
+  RATE_LIMIT_PER_MINUTE: positiveInt.default(120),
+  RECOVER_LIMIT_PER_MINUTE: positiveInt.default(20),
+  RECOVER_INTENT_LIMIT_PER_MINUTE: positiveInt.default(5),
+  RECOVER_CONCURRENCY: positiveInt.default(2),
+  CHECKOUT_URL: z.url({ protocol: /^https?$/ }).optional(),
+  WEBHOOKS_ENABLED: bool.default(true),
+  TRUST_PROXY: z.coerce.number().int().min(0).default(0),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type Finality = { kind: "safe" } | { kind: "confirmations"; confirmations: number };
+
+export interface Config {
+  host: string;
+  port: number;
+  opsPort: number;
+  chainId: number;
+  /** Null: the embedded local chain (npm start sets it once the chain is up). */
+  rpcUrl: string | null;
+  rpcTimeoutMs: number;
+  finality: Finality;
+  tokenKeys: SigningKey[];
+  payments: { minUnits: bigint; maxUnits: bigint; intentTtlSeconds: number };
+  rateLimits: { perMinute: number; recoverPerMinute: number; recoverPerIntentPerMinute: number; recoverConcurrency: number };
+  checkoutUrl: string;
+  webhooksEnabled: boolean;
+  trustProxy: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Parses the environment (process.env by default). Throws {@link ConfigError} listing every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  if (e.PAYMENT_MIN_AMOUNT <= 0n || e.PAYMENT_MIN_AMOUNT > e.PAYMENT_MAX_AMOUNT) {
+    problems.push("PAYMENT_MIN_AMOUNT: must be above 0 and at most PAYMENT_MAX_AMOUNT");
+  }
+  const external = e.RPC_URL !== undefined;
+  if (external && !e.TOKEN_KEYS) problems.push("TOKEN_KEYS: required with RPC_URL (a real chain never uses the local secret)");
+  if (e.CHAIN_ID === 8453 && e.TOKEN_KEYS?.includes(LOCAL_TOKEN_SECRET)) problems.push("TOKEN_KEYS: the local secret is refused in production");
+  if (problems.length) throw new ConfigError(problems);
+
+  const finalityText = e.FINALITY ?? (external ? "safe" : "2");
+  const tokenKeys = (e.TOKEN_KEYS ?? `local:${LOCAL_TOKEN_SECRET}`).split(",").map((pair) => {
+    const at = pair.indexOf(":");
+    return { id: pair.slice(0, at), secret: pair.slice(at + 1) };
+  });
+  return {
+    host: e.HOST,
+    port: e.PORT,
+    opsPort: e.OPS_PORT,
+    chainId: e.CHAIN_ID,
+    rpcUrl: e.RPC_URL ?? null,
+    rpcTimeoutMs: e.RPC_TIMEOUT_MS,
+    finality: finalityText === "safe" ? { kind: "safe" } : { kind: "confirmations", confirmations: Number(finalityText) },
+    tokenKeys,
+    payments: { minUnits: e.PAYMENT_MIN_AMOUNT, maxUnits: e.PAYMENT_MAX_AMOUNT, intentTtlSeconds: e.INTENT_TTL_SECONDS },
+    rateLimits: {
+      perMinute: e.RATE_LIMIT_PER_MINUTE,
+      recoverPerMinute: e.RECOVER_LIMIT_PER_MINUTE,
+      recoverPerIntentPerMinute: e.RECOVER_INTENT_LIMIT_PER_MINUTE,
+      recoverConcurrency: e.RECOVER_CONCURRENCY,
+    },
+    checkoutUrl: e.CHECKOUT_URL ?? `http://${e.HOST}:${e.PORT}/checkout/`,
+    webhooksEnabled: e.WEBHOOKS_ENABLED,
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+  };
+}

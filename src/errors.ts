@@ -1,0 +1,67 @@
+/**
+ * One error model. Domain code throws {@link ServiceError} with a code; the HTTP layer maps it in
+ * one place to `{ error, action?, retry_after? }`, a status, and a Retry-After header when retryable.
+ */
+
+/** What the caller should do next (spec + DESIGN.md). */
+export type Action = "SUCCESS" | "WAIT" | "RETRY" | "FIX_REQUEST" | "ASK_PAYER" | "STOP";
+
+interface CodeRule {
+  status: number;
+  action?: Action;
+  /** Seconds before a retry makes sense; present means retryable (Retry-After is sent). */
+  retryAfter?: number;
+}
+
+/** Every error code the service answers with, its HTTP status and action. */
+export const ERROR_CODES = {
+  INVALID_REQUEST: { status: 400, action: "FIX_REQUEST" },
+  NOT_FOUND: { status: 404, action: "FIX_REQUEST" },
+  METHOD_NOT_ALLOWED: { status: 405, action: "FIX_REQUEST" },
+  AMOUNT_OUT_OF_BOUNDS: { status: 400, action: "FIX_REQUEST" },
+  INVALID_INTENT: { status: 400, action: "FIX_REQUEST" },
+  INTENT_EXPIRED: { status: 400, action: "FIX_REQUEST" },
+  PAYMENT_ALREADY_PROCESSED: { status: 409, action: "SUCCESS" },
+  RATE_LIMITED: { status: 429, action: "RETRY", retryAfter: 60 },
+  CONCURRENCY_LIMIT: { status: 429, action: "RETRY", retryAfter: 2 },
+  INTERNAL_ERROR: { status: 500, action: "RETRY", retryAfter: 5 },
+  RPC_ERROR: { status: 502, action: "RETRY", retryAfter: 5 },
+  RPC_BUSY: { status: 503, action: "RETRY", retryAfter: 5 },
+  PAYMENT_RECOVERY_INCONSISTENT: { status: 502, action: "RETRY", retryAfter: 30 },
+  RECOVERY_UNAVAILABLE: { status: 503, action: "RETRY", retryAfter: 10 },
+} as const satisfies Record<string, CodeRule>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly action: Action | undefined;
+  /** Seconds; set for every retryable error. */
+  readonly retryAfter: number | undefined;
+
+  constructor(code: ErrorCode, options: { retryAfter?: number; cause?: unknown; detail?: string } = {}) {
+    super(options.detail ? `${code}: ${options.detail}` : code, { cause: options.cause });
+    const rule: CodeRule = ERROR_CODES[code];
+    this.name = "ServiceError";
+    this.code = code;
+    this.status = rule.status;
+    this.action = rule.action;
+    this.retryAfter = rule.retryAfter === undefined ? undefined : (options.retryAfter ?? rule.retryAfter);
+  }
+}
+
+/** The only shape an error body ever has. */
+export interface ErrorBody {
+  error: string;
+  action?: Action;
+  retry_after?: number;
+}
+
+export function errorBody(error: ServiceError): ErrorBody {
+  return {
+    error: error.code,
+    ...(error.action ? { action: error.action } : {}),
+    ...(error.retryAfter !== undefined ? { retry_after: error.retryAfter } : {}),
+  };
+}

@@ -1,0 +1,33 @@
+import type { ErrorRequestHandler, Response } from "express";
+import { ServiceError, errorBody } from "../errors.js";
+import { maskSecrets, type Logger } from "../logger.js";
+
+/** Writes a service error: status, `{ error, action?, retry_after? }`, and Retry-After when retryable. */
+export function sendError(res: Response, error: ServiceError): void {
+  if (error.retryAfter !== undefined) res.setHeader("Retry-After", String(error.retryAfter));
+  res.status(error.status).json(errorBody(error));
+}
+
+/** The one place any thrown error becomes an HTTP answer. Nothing internal ever reaches the body. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) return next(error);
+    let mapped: ServiceError;
+    if (error instanceof ServiceError) {
+      mapped = error;
+    } else if (isBodyParserError(error)) {
+      mapped = new ServiceError("INVALID_REQUEST", { detail: error.type });
+    } else {
+      mapped = new ServiceError("INTERNAL_ERROR", { cause: error });
+    }
+    if (mapped.status >= 500) {
+      const cause = mapped.cause instanceof Error ? `${mapped.cause.name}: ${mapped.cause.message.split("\n")[0]}` : undefined;
+      logger.warn({ path: req.path, code: mapped.code, cause: cause && maskSecrets(cause) }, "request failed");
+    }
+    sendError(res, mapped);
+  };
+}
+
+function isBodyParserError(error: unknown): error is { type: string; status: number } {
+  return typeof error === "object" && error !== null && typeof (error as { type?: unknown }).type === "string" && (error as { status?: number }).status !== undefined && (error as { status: number }).status < 500;
+}

@@ -1,0 +1,29 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { RequestHandler } from "express";
+import type { Logger } from "../logger.js";
+
+/** Prometheus metrics of one service instance. */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({ name: "http_requests_total", help: "HTTP requests by route, method and status", labelNames: ["route", "method", "status"], registers: [this.registry] });
+  readonly duration = new Histogram({ name: "http_request_duration_seconds", help: "HTTP request duration by route", labelNames: ["route"], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10], registers: [this.registry] });
+
+  constructor(defaults = false) {
+    if (defaults) collectDefaultMetrics({ register: this.registry });
+  }
+}
+
+/** Counts every request and logs one line per request: method, path (never a body), status, duration. */
+export function observe(metrics: Metrics, logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on("finish", () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const routeName = (req.route?.path as string | undefined) ?? "unmatched";
+      metrics.requests.inc({ route: routeName, method: req.method, status: String(res.statusCode) });
+      metrics.duration.observe({ route: routeName }, seconds);
+      logger.info({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1000) }, "request");
+    });
+    next();
+  };
+}

@@ -1,0 +1,39 @@
+import express, { type RequestHandler } from "express";
+import { ServiceError } from "../errors.js";
+import type { FixedWindowLimiter } from "../limits/rate-limiter.js";
+
+/** Request bodies are at most 16 KB (spec). */
+export const MAX_BODY_BYTES = 16 * 1024;
+
+/** Open CORS, never with credentials; Retry-After readable by browser clients. */
+export const cors: RequestHandler = (req, res, next) => {
+  res.setHeader("Access-Control-Allow-Origin", "*");
+  res.setHeader("Access-Control-Expose-Headers", "Retry-After");
+  if (req.method === "OPTIONS") {
+    res.setHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+    res.setHeader("Access-Control-Allow-Headers", "Content-Type");
+    res.setHeader("Access-Control-Max-Age", "600");
+    res.status(204).end();
+    return;
+  }
+  next();
+};
+
+/** JSON bodies only, at most 16 KB; a body of any other type is refused. */
+export const jsonBody: RequestHandler[] = [
+  (req, _res, next) => {
+    const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
+    if (hasBody && !req.is("application/json")) return next(new ServiceError("INVALID_REQUEST", { detail: "content-type must be application/json" }));
+    next();
+  },
+  express.json({ limit: MAX_BODY_BYTES, strict: true, type: "application/json" }),
+];
+
+/** Per-IP, per-route limit: past it, 429 RATE_LIMITED with retry_after and Retry-After. */
+export function rateLimit(limiter: FixedWindowLimiter, scope: string): RequestHandler {
+  return (req, _res, next) => {
+    const result = limiter.hit(`${scope}|${req.ip ?? "unknown"}`);
+    if (result.allowed) return next();
+    next(new ServiceError("RATE_LIMITED", { retryAfter: result.retryAfterSeconds }));
+  };
+}

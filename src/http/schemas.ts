@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { AMOUNT_PATTERN } from "../money.js";
+import { MAX_TOKEN_LENGTH } from "../tokens/capability.js";
+
+/**
+ * Wire schemas: one per request type, named like the type it infers. Objects are strict (an
+ * unknown field is refused) and every value has its exact string shape; a JSON number where a string
+ * is expected is refused.
+ */
+export const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "an address: 0x and 40 hex digits");
+export const Bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "0x and 64 hex digits");
+export const Amount = z.string().regex(AMOUNT_PATTERN, "a decimal string with at most 6 fractional digits");
+export const Token = z.string().min(1).max(MAX_TOKEN_LENGTH);
+
+export const CreatePaymentRequest = z.strictObject({
+  recipient: Address,
+  amount: Amount,
+  notify_url: z.string().max(2048).optional(),
+});
+export type CreatePaymentRequest = z.infer<typeof CreatePaymentRequest>;
+
+export const IntentRequest = z.strictObject({ intent: Token });
+export type IntentRequest = z.infer<typeof IntentRequest>;
+
+export const VerifyPaymentRequest = z.strictObject({ intent: Token, tx_hash: Bytes32 });
+export type VerifyPaymentRequest = z.infer<typeof VerifyPaymentRequest>;
+
+/** `{}` or no body at all. */
+export const EmptyRequest = z.strictObject({});

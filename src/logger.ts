@@ -1,0 +1,27 @@
+import { pino, type Logger } from "pino";
+
+/**
+ * Structured logs. Request bodies are never logged (tokens travel in bodies), and anything that
+ * looks like a capability token or a URL with credentials is masked as a second line of defence.
+ */
+export function createLogger(level: string): Logger {
+  return pino({
+    level,
+    base: undefined,
+    redact: { paths: ["req.body", "body", "*.intent", "*.subscription", "*.token", "*.rpcUrl"], censor: "[redacted]" },
+    hooks: {
+      logMethod(args, method) {
+        method.apply(this, args.map((a) => (typeof a === "string" ? maskSecrets(a) : a)) as Parameters<typeof method>);
+      },
+    },
+  });
+}
+
+/** Masks capability tokens (`xx.key.payload.sig`) and the path/query of URLs in a log message. */
+export function maskSecrets(text: string): string {
+  return text
+    .replace(/\b(pi|lk|lm|st|sc|ct|rt|at)\.[a-z0-9]{1,16}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, "$1.[token]")
+    .replace(/(https?:\/\/[^\s/"']+)[^\s"']*/g, "$1/[…]");
+}
+
+export type { Logger };

@@ -1,0 +1,41 @@
+/**
+ * Money at the edge: `Amount` is a decimal string with exactly six fractional digits in responses
+ * ("12.500000"); `AmountUnits` an integer string of micro-units ("12500000"). Inside, always bigint
+ * micro-units. No float ever holds money.
+ */
+
+export const UNIT_DECIMALS = 6;
+const SCALE = 10n ** BigInt(UNIT_DECIMALS);
+
+/** Accepted in requests: digits, optionally a point and 1–6 fractional digits. No sign, exponent or spaces. */
+export const AMOUNT_PATTERN = /^(0|[1-9][0-9]{0,17})(\.[0-9]{1,6})?$/;
+/** An integer string of micro-units; no sign, no leading zeros (except "0"). */
+export const UNITS_PATTERN = /^(0|[1-9][0-9]{0,29})$/;
+
+/** Parses a request `Amount` into micro-units; null when it is not a valid amount string. */
+export function parseAmount(text: string): bigint | null {
+  const match = AMOUNT_PATTERN.exec(text);
+  if (!match) return null;
+  const whole = BigInt(match[1]!);
+  const fraction = (match[2] ?? ".").slice(1).padEnd(UNIT_DECIMALS, "0");
+  return whole * SCALE + BigInt(fraction);
+}
+
+/** Formats micro-units as an `Amount` with exactly six fractional digits. */
+export function formatAmount(units: bigint): string {
+  if (units < 0n) throw new RangeError("negative amount");
+  const whole = units / SCALE;
+  const fraction = (units % SCALE).toString().padStart(UNIT_DECIMALS, "0");
+  return `${whole}.${fraction}`;
+}
+
+/** Parses an `AmountUnits` integer string; null when invalid. */
+export function parseUnits(text: string): bigint | null {
+  return UNITS_PATTERN.test(text) ? BigInt(text) : null;
+}
+
+/** `value * numerator / denominator`, rounded up (for floors the spec states "round up"). */
+export function mulDivUp(value: bigint, numerator: bigint, denominator: bigint): bigint {
+  const product = value * numerator;
+  return product / denominator + (product % denominator === 0n ? 0n : 1n);
+}

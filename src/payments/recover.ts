@@ -1,0 +1,56 @@
+import type { Hex } from "viem";
+import { splitterAbi } from "../generated/contracts.js";
+import { ServiceError } from "../errors.js";
+import { finalityHead } from "../chain/finality.js";
+import { rpc } from "../chain/rpc-errors.js";
+import type { Intent } from "./intent.js";
+import { judgePaid, type PaymentChain, type VerifyCode } from "./verify.js";
+
+export type RecoverResult =
+  | { found: true; valid: true; tx_hash: Hex; reference: Hex; amount: string; block_number: string; block_hash: Hex; as_of_block: string }
+  | { found: true; valid: false; tx_hash: Hex; code: VerifyCode; as_of_block: string }
+  | { found: false; code: "PAYMENT_NOT_FOUND"; as_of_block: string };
+
+const PAID_EVENT = splitterAbi.find((item) => item.type === "event" && item.name === "Paid")!;
+
+/**
+ * Finds the payment of an intent without a transaction hash: the Splitter's replay guard says in
+ * which block the reference settled (one read), then one log query of that single block gives the
+ * transaction. The number of calls does not grow with the chain's length.
+ */
+export async function recoverPayment(chain: PaymentChain, intent: Intent): Promise<RecoverResult> {
+  const { client, deployment } = chain;
+  const splitter = deployment.contracts.Splitter.address;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const latest = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
+    const settledBlock = await rpc(() =>
+      client.readContract({ address: splitter, abi: splitterAbi, functionName: "settledBlock", args: [intent.reference], blockNumber: latest }),
+    );
+    const asOf = latest.toString();
+    if (settledBlock === 0n) return { found: false, code: "PAYMENT_NOT_FOUND", as_of_block: asOf };
+    const logs = await rpc(() =>
+      client.getLogs({ address: splitter, event: PAID_EVENT, args: { paymentReference: intent.reference }, fromBlock: settledBlock, toBlock: settledBlock, strict: true }),
+    );
+    const log = logs[0];
+    if (!log) continue; // the chain moved between the two reads (a reorg): read both again
+    const head = await finalityHead(client, chain.finality, latest);
+    const verdict = judgePaid(
+      chain,
+      intent,
+      {
+        splitter: log.address,
+        reference: log.args.paymentReference,
+        recipient: log.args.recipient,
+        token: log.args.token,
+        amount: log.args.amount,
+        txHash: log.transactionHash,
+        blockNumber: log.blockNumber,
+        blockHash: log.blockHash,
+      },
+      head,
+    );
+    if (verdict.valid) return { found: true, ...verdict, as_of_block: asOf };
+    return { found: true, tx_hash: log.transactionHash, valid: false, code: verdict.code, as_of_block: asOf };
+  }
+  throw new ServiceError("PAYMENT_RECOVERY_INCONSISTENT", { detail: `settledBlock set but no Paid log for ${intent.reference}` });
+}

@@ -1,0 +1,118 @@
+import { isAddressEqual, parseEventLogs, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import { splitterAbi } from "../generated/contracts.js";
+import type { Finality } from "../config.js";
+import type { LiveDeployment } from "../deployments.js";
+import { ServiceError } from "../errors.js";
+import { formatAmount } from "../money.js";
+import { finalityHead, isSettled } from "../chain/finality.js";
+import { rpc } from "../chain/rpc-errors.js";
+import type { Intent } from "./intent.js";
+
+export type VerifyCode = "PAYMENT_NOT_FOUND" | "PAYMENT_CONFIRMING" | "TRANSACTION_REVERTED" | "PAYMENT_MISMATCH";
+
+export type PaymentVerdict =
+  | { valid: true; tx_hash: Hex; reference: Hex; amount: string; block_number: string; block_hash: Hex }
+  | { valid: false; code: VerifyCode };
+
+export interface PaymentChain {
+  client: PublicClient;
+  deployment: LiveDeployment;
+  finality: Finality;
+}
+
+/** What a `Paid` event says, as far as the verdict needs it. */
+export interface PaidFact {
+  splitter: Hex;
+  reference: Hex;
+  recipient: Hex;
+  token: Hex;
+  amount: bigint;
+  txHash: Hex;
+  blockNumber: bigint;
+  blockHash: Hex;
+}
+
+/**
+ * The verdict on a `Paid` fact for an intent: it must come from our Splitter, for the intent's
+ * reference, recipient, token and exact amount, and be at or below the finality head.
+ */
+export function judgePaid(chain: PaymentChain, intent: Intent, paid: PaidFact, head: bigint): PaymentVerdict {
+  const { deployment } = chain;
+  const matches =
+    isAddressEqual(paid.splitter, deployment.contracts.Splitter.address) &&
+    paid.reference === intent.reference &&
+    isAddressEqual(paid.recipient, intent.recipient) &&
+    isAddressEqual(paid.token, deployment.token.address) &&
+    paid.amount === intent.amountUnits;
+  if (!matches) return { valid: false, code: "PAYMENT_MISMATCH" };
+  if (!isSettled(paid.blockNumber, head)) return { valid: false, code: "PAYMENT_CONFIRMING" };
+  return {
+    valid: true,
+    tx_hash: paid.txHash,
+    reference: paid.reference,
+    amount: formatAmount(paid.amount),
+    block_number: paid.blockNumber.toString(),
+    block_hash: paid.blockHash,
+  };
+}
+
+/** The `Paid` events our Splitter emitted in a receipt. */
+export function paidFacts(chain: PaymentChain, receipt: TransactionReceipt): PaidFact[] {
+  const splitter = chain.deployment.contracts.Splitter.address;
+  return parseEventLogs({ abi: splitterAbi, eventName: "Paid", logs: receipt.logs, strict: true })
+    .filter((log) => isAddressEqual(log.address, splitter))
+    .map((log) => ({
+      splitter: log.address,
+      reference: log.args.paymentReference,
+      recipient: log.args.recipient,
+      token: log.args.token,
+      amount: log.args.amount,
+      txHash: receipt.transactionHash,
+      blockNumber: receipt.blockNumber,
+      blockHash: receipt.blockHash,
+    }));
+}
+
+/**
+ * Verifies that transaction `txHash` paid `intent`, by re-reading its receipt from the chain.
+ * The verdict names the block hash it was computed on; a receipt whose block is no longer canonical
+ * (a reorg under way) is read again, and an unsettled answer is never given as final.
+ */
+export async function verifyPaymentTransaction(chain: PaymentChain, intent: Intent, txHash: Hex): Promise<PaymentVerdict> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const receipt = await readReceipt(chain.client, txHash);
+    if (!receipt) {
+      const pending = await readPendingTransaction(chain.client, txHash);
+      return { valid: false, code: pending ? "PAYMENT_CONFIRMING" : "PAYMENT_NOT_FOUND" };
+    }
+    if (receipt.status !== "success") return { valid: false, code: "TRANSACTION_REVERTED" };
+    const paid = paidFacts(chain, receipt).find((p) => p.reference === intent.reference);
+    if (!paid) return { valid: false, code: "PAYMENT_MISMATCH" };
+    const [head, block] = await Promise.all([
+      finalityHead(chain.client, chain.finality),
+      rpc(() => chain.client.getBlock({ blockNumber: receipt.blockNumber })),
+    ]);
+    if (block.hash !== receipt.blockHash) continue; // reorged between the two reads: read again
+    return judgePaid(chain, intent, paid, head);
+  }
+  throw new ServiceError("RPC_ERROR", { detail: "the receipt's block kept changing (reorg in progress)" });
+}
+
+async function readReceipt(client: PublicClient, hash: Hex): Promise<TransactionReceipt | null> {
+  try {
+    return await client.getTransactionReceipt({ hash });
+  } catch (error) {
+    if (error instanceof TransactionReceiptNotFoundError) return null;
+    return rpc(() => Promise.reject(error));
+  }
+}
+
+async function readPendingTransaction(client: PublicClient, hash: Hex): Promise<boolean> {
+  try {
+    await client.getTransaction({ hash });
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionNotFoundError) return false;
+    return rpc(() => Promise.reject(error));
+  }
+}

@@ -1,0 +1,107 @@
+import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
+import type { z } from "zod";
+
+/**
+ * Capability tokens: `<kind>.<key>.<payload>.<signature>`.
+ * - kind: what the token authorizes (see {@link TOKEN_KINDS}); a token of one kind is never accepted
+ *   where another is expected.
+ * - key: the id of the signing key, so keys can rotate (one signs, several verify).
+ * - payload: base64url JSON that always binds the environment and chain id.
+ * - signature: base64url HMAC-SHA256 over `kind.key.payload`, with a key derived (HKDF) from the
+ *   deployment secret for this deployment, environment and kind.
+ */
+export const TOKEN_KINDS = {
+  intent: "pi",
+  link: "lk",
+  linkManage: "lm",
+  setup: "st",
+  subscription: "sc",
+  cancel: "ct",
+  refund: "rt",
+  approve: "at",
+} as const;
+export type TokenKind = (typeof TOKEN_KINDS)[keyof typeof TOKEN_KINDS];
+
+export interface SigningKey {
+  /** The key marker written in every token it signs: 1–16 of a–z, 0–9. */
+  id: string;
+  /** The deployment secret (at least 32 characters). */
+  secret: string;
+}
+
+export interface TokenScope {
+  environment: "test" | "production";
+  chainId: number;
+  /** Names the deployment (our contract addresses), so another deployment's tokens are refused. */
+  deployment: string;
+}
+
+const KEY_ID = /^[a-z0-9]{1,16}$/;
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
+/** Tokens longer than this are refused before any work. */
+export const MAX_TOKEN_LENGTH = 4096;
+
+export class CapabilityTokens {
+  readonly #scope: TokenScope;
+  readonly #signing: SigningKey;
+  readonly #keys: Map<string, string>;
+  readonly #derived = new Map<string, Buffer>();
+
+  /** @param keys The first key signs; every key verifies. */
+  constructor(scope: TokenScope, keys: SigningKey[]) {
+    if (keys.length === 0) throw new Error("at least one token key is required");
+    for (const key of keys) {
+      if (!KEY_ID.test(key.id)) throw new Error(`token key id "${key.id}" must be 1–16 of a–z, 0–9`);
+      if (key.secret.length < 32) throw new Error(`token key "${key.id}" is shorter than 32 characters`);
+    }
+    this.#scope = scope;
+    this.#signing = keys[0]!;
+    this.#keys = new Map(keys.map((k) => [k.id, k.secret]));
+  }
+
+  /** Mints a token of `kind` carrying `data` (plus the environment and chain id). */
+  mint(kind: TokenKind, data: Record<string, unknown>): string {
+    const payload = Buffer.from(
+      JSON.stringify({ env: this.#scope.environment, chain_id: this.#scope.chainId, ...data }),
+    ).toString("base64url");
+    const head = `${kind}.${this.#signing.id}.${payload}`;
+    return `${head}.${this.#sign(this.#signing.id, kind, head).toString("base64url")}`;
+  }
+
+  /**
+   * Verifies a token of `kind` and returns its data parsed by `schema`, or null for anything wrong:
+   * malformed, another kind, unknown key, bad signature, another environment or chain, bad payload.
+   */
+  verify<S extends z.ZodType>(kind: TokenKind, token: unknown, schema: S): z.infer<S> | null {
+    if (typeof token !== "string" || token.length > MAX_TOKEN_LENGTH) return null;
+    const parts = token.split(".");
+    if (parts.length !== 4) return null;
+    const [tokenKind, keyId, payload, signature] = parts as [string, string, string, string];
+    if (tokenKind !== kind || !this.#keys.has(keyId) || !SEGMENT.test(payload) || !SEGMENT.test(signature)) return null;
+    const expected = this.#sign(keyId, kind, `${tokenKind}.${keyId}.${payload}`);
+    const given = Buffer.from(signature, "base64url");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    let data: unknown;
+    try {
+      data = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+    } catch {
+      return null;
+    }
+    if (typeof data !== "object" || data === null) return null;
+    const { env, chain_id, ...rest } = data as Record<string, unknown>;
+    if (env !== this.#scope.environment || chain_id !== this.#scope.chainId) return null;
+    const parsed = schema.safeParse(rest);
+    return parsed.success ? parsed.data : null;
+  }
+
+  #sign(keyId: string, kind: TokenKind, head: string): Buffer {
+    const cacheKey = `${keyId}/${kind}`;
+    let key = this.#derived.get(cacheKey);
+    if (!key) {
+      const info = `${this.#scope.environment}|${this.#scope.chainId}|${this.#scope.deployment.toLowerCase()}|${kind}`;
+      key = Buffer.from(hkdfSync("sha256", this.#keys.get(keyId)!, "svc-capability-token-v1", info, 32));
+      this.#derived.set(cacheKey, key);
+    }
+    return createHmac("sha256", key).update(head).digest();
+  }
+}

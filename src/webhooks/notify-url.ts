@@ -1,0 +1,30 @@
+import { isIP } from "node:net";
+
+/** The longest notify_url accepted (spec: at most 512 characters). */
+export const MAX_NOTIFY_URL_LENGTH = 512;
+
+const NON_PUBLIC_SUFFIXES = [".localhost", ".local", ".internal", ".intranet", ".lan", ".home.arpa", ".corp", ".test", ".invalid", ".example"];
+
+/**
+ * Why a notify_url is refused, or null when it is acceptable: a public https URL on the default
+ * port, with a DNS name (no IP address) as host, no user name or password, at most 512 characters.
+ * Path and query are free. (Where the name resolves is checked again at every delivery.)
+ */
+export function notifyUrlProblem(value: string): string | null {
+  if (value.length > MAX_NOTIFY_URL_LENGTH) return "longer than 512 characters";
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "not a URL";
+  }
+  if (url.protocol !== "https:") return "not https";
+  if (url.port !== "") return "not the default port";
+  if (url.username !== "" || url.password !== "") return "carries a user name or password";
+  const host = url.hostname.toLowerCase().replace(/\.$/, "");
+  // WHATWG URL parsing already turns forms like 0x7f.1 or 2130706433 into dotted IPv4.
+  if (isIP(host.replace(/^\[|\]$/g, "")) !== 0) return "an IP address host";
+  if (!host.includes(".")) return "not a public DNS name";
+  if (host === "localhost" || NON_PUBLIC_SUFFIXES.some((s) => host.endsWith(s))) return "not a public DNS name";
+  return null;
+}
