@@ -11,10 +11,16 @@ const soljsonPath = require.resolve("solc/soljson.js");
 const solcVersion: string = require("solc/package.json").version; // "0.8.37"
 
 // Base Sepolia-like in-process chain (OP-stack simulation).
+// Hardfork "granite" (Cancun EVM, what the contracts target): with Holocene or later, EDR 0.20 panics
+// ("Extra data should have at least 1 byte for version") when it builds a block after `hardhat_mine`
+// of more than two blocks, which the finality and recovery tests and the benchmark need.
 const baseSepoliaSim = {
   type: "edr-simulated",
   chainType: "op",
   chainId: 84532,
+  hardfork: "granite",
+  // Like a real node: a reverting transaction is mined and its hash returned, not thrown.
+  throwOnTransactionFailures: false,
 } as const;
 
 export default defineConfig({

@@ -1,11 +1,11 @@
-import { pino, type Logger } from "pino";
+import { pino, type DestinationStream, type Logger } from "pino";
 
 /**
  * Structured logs. Request bodies are never logged (tokens travel in bodies), and anything that
  * looks like a capability token or a URL with credentials is masked as a second line of defence.
  */
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: undefined,
     redact: { paths: ["req.body", "body", "*.intent", "*.subscription", "*.token", "*.rpcUrl"], censor: "[redacted]" },
@@ -14,7 +14,8 @@ export function createLogger(level: string): Logger {
         method.apply(this, args.map((a) => (typeof a === "string" ? maskSecrets(a) : a)) as Parameters<typeof method>);
       },
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Masks capability tokens (`xx.key.payload.sig`) and the path/query of URLs in a log message. */

@@ -1,0 +1,351 @@
+import { assert } from "chai";
+import { encodeAbiParameters, encodeFunctionData, erc20Abi, keccak256, numberToHex, pad, type Hex } from "viem";
+import { splitterAbi, noReturnTokenAbi } from "../../src/generated/contracts.js";
+import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { CapabilityTokens, TOKEN_KINDS } from "../../src/tokens/capability.js";
+import { useService } from "../helpers/service.js";
+import { payIntent } from "../helpers/payments.js";
+import { approve, send } from "../helpers/tx.js";
+import { deployTestContract } from "../helpers/deploy.js";
+
+const SECRET = "a".repeat(40);
+
+describe("one-time payments API", () => {
+  const h = useService();
+  const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
+  const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+
+  async function create(amount = "12.5", extra: Record<string, unknown> = {}) {
+    const res = await h.api.post("/v1/payments").send({ recipient: merchant().address, amount, ...extra });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body as { intent: string; reference: Hex; amount: string; expires_at: number; pay: import("../helpers/payments.js").PayBlock; notify_url?: string };
+  }
+  const verify = (intent: string, tx_hash: Hex) => h.api.post("/v1/payments/verify").send({ intent, tx_hash });
+  const recover = (intent: string) => h.api.post("/v1/payments/recover").send({ intent });
+  const resolve = (intent: string) => h.api.post("/v1/payments/resolve").send({ intent });
+
+  describe("POST /v1/payments", () => {
+    it("mints an intent with a fresh service-made reference and the pay block", async () => {
+      const a = await create("12.5");
+      const b = await create("12.5");
+      const { deployment } = h.service;
+      assert.match(a.intent, /^pi\.k1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+      assert.match(a.reference, /^0x[0-9a-f]{64}$/);
+      assert.notEqual(a.reference, b.reference);
+      assert.equal(a.amount, "12.500000");
+      assert.equal(a.expires_at, Math.floor(h.clock.ms / 1000) + 3600);
+      assert.deepEqual(a.pay, {
+        chain_id: 84532,
+        splitter: deployment.contracts.Splitter.address,
+        token: deployment.token.address,
+        recipient: merchant().address,
+        amount_units: "12500000",
+        reference: a.reference,
+      });
+      assert.notProperty(a, "notify_url");
+    });
+
+    it("enforces the amount bounds (0.01 to 1,000,000.00 by default)", async () => {
+      for (const amount of ["0.009999", "0", "1000000.000001", "5000000"]) {
+        const res = await h.api.post("/v1/payments").send({ recipient: merchant().address, amount });
+        assert.equal(res.status, 400, amount);
+        assert.deepEqual(res.body, { error: "AMOUNT_OUT_OF_BOUNDS", action: "FIX_REQUEST" });
+      }
+      assert.equal((await create("0.01")).amount, "0.010000");
+      assert.equal((await create("1000000")).amount, "1000000.000000");
+    });
+
+    it("refuses malformed amounts, addresses, JSON numbers and any caller-chosen reference", async () => {
+      const bad: Record<string, unknown>[] = [
+        { recipient: merchant().address, amount: 12.5 },
+        { recipient: merchant().address, amount: "1.1234567" },
+        { recipient: merchant().address, amount: "-1" },
+        { recipient: merchant().address, amount: "1e3" },
+        { recipient: merchant().address, amount: " 1" },
+        { recipient: "0x1234", amount: "1" },
+        { recipient: "0x0000000000000000000000000000000000000000", amount: "1" },
+        { recipient: merchant().address },
+        { amount: "1" },
+        { recipient: merchant().address, amount: "1", reference: "0x" + "11".repeat(32) },
+      ];
+      for (const body of bad) {
+        const res = await h.api.post("/v1/payments").send(body);
+        assert.equal(res.status, 400, JSON.stringify(body));
+        assert.deepEqual(res.body, { error: "INVALID_REQUEST", action: "FIX_REQUEST" }, JSON.stringify(body));
+      }
+    });
+
+    it("validates notify_url, and refuses it when the deployment has webhooks disabled", async () => {
+      for (const notify_url of ["http://merchant.example.com/hook", "https://merchant.com:8443/hook", "https://10.0.0.1/hook", "https://user:pw@merchant.com/", `https://merchant.com/${"a".repeat(513 - 21)}`]) {
+        const res = await h.api.post("/v1/payments").send({ recipient: merchant().address, amount: "1", notify_url });
+        assert.equal(res.status, 400, notify_url);
+        assert.equal(res.body.error, "INVALID_REQUEST");
+      }
+      const longest = `https://merchant.com/${"a".repeat(512 - 21)}`;
+      assert.equal((await h.api.post("/v1/payments").send({ recipient: merchant().address, amount: "1", notify_url: longest })).status, 200);
+      const disabled = h.another({ WEBHOOKS_ENABLED: "false" });
+      const res = await (await import("supertest")).default(disabled.app).post("/v1/payments").send({ recipient: merchant().address, amount: "1", notify_url: "https://merchant.com/hook" });
+      assert.equal(res.status, 400);
+      assert.equal(res.body.error, "INVALID_REQUEST");
+    });
+  });
+
+  describe("POST /v1/payments/resolve", () => {
+    it("returns what the checkout needs", async () => {
+      const a = await create("3");
+      const res = await resolve(a.intent);
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body, {
+        recipient: merchant().address,
+        amount: "3.000000",
+        amount_units: "3000000",
+        token: h.service.deployment.token.address,
+        splitter: h.service.deployment.contracts.Splitter.address,
+        chain_id: 84532,
+        reference: a.reference,
+        expires_at: a.expires_at,
+      });
+    });
+
+    it("refuses an expired intent with INTENT_EXPIRED, while verify and recover still work", async () => {
+      const a = await create("2");
+      const receipt = await payIntent(h.chain, buyer(), a.pay);
+      await h.chain.mine(2);
+      const fresh = await create("2");
+      h.clock.advance(3600);
+      const expired = await resolve(fresh.intent);
+      assert.equal(expired.status, 400);
+      assert.deepEqual(expired.body, { error: "INTENT_EXPIRED", action: "FIX_REQUEST" });
+      assert.equal((await verify(a.intent, receipt.transactionHash)).body.valid, true);
+      const recovered = await recover(a.intent);
+      assert.equal(recovered.body.found, true);
+      assert.equal(recovered.body.valid, true);
+    });
+
+    it("answers 409 PAYMENT_ALREADY_PROCESSED once the reference settled, even after expiry", async () => {
+      const a = await create("2");
+      await payIntent(h.chain, buyer(), a.pay);
+      const res = await resolve(a.intent);
+      assert.equal(res.status, 409);
+      assert.deepEqual(res.body, { error: "PAYMENT_ALREADY_PROCESSED", action: "SUCCESS" });
+      h.clock.advance(7200);
+      assert.equal((await resolve(a.intent)).status, 409);
+    });
+
+    it("refuses tampered tokens, tokens of another kind, secret, environment or deployment", async () => {
+      const a = await create("2");
+      const [kind, key, payload, sig] = a.intent.split(".") as [string, string, string, string];
+      const data = JSON.parse(Buffer.from(payload, "base64url").toString());
+      const tamperedPayload = Buffer.from(JSON.stringify({ ...data, amount_units: "1" })).toString("base64url");
+      const scope = { environment: "test" as const, chainId: 84532, deployment: `${h.service.deployment.contracts.Splitter.address}:${h.service.deployment.contracts.RecurringCharges.address}` };
+      const same = new CapabilityTokens(scope, [{ id: "k1", secret: SECRET }]);
+      const forged = [
+        `${kind}.${key}.${tamperedPayload}.${sig}`,
+        `${kind}.${key}.${payload}.${sig.slice(0, -2)}AA`,
+        `st.${key}.${payload}.${sig}`,
+        same.mint(TOKEN_KINDS.setup, data),
+        same.mint(TOKEN_KINDS.subscription, data),
+        new CapabilityTokens(scope, [{ id: "k1", secret: "b".repeat(40) }]).mint(TOKEN_KINDS.intent, data),
+        new CapabilityTokens({ ...scope, environment: "production", chainId: 8453 }, [{ id: "k1", secret: SECRET }]).mint(TOKEN_KINDS.intent, data),
+        new CapabilityTokens({ ...scope, deployment: "0xother" }, [{ id: "k1", secret: SECRET }]).mint(TOKEN_KINDS.intent, data),
+        a.intent + ".x",
+        "not-a-token",
+      ];
+      assert.equal((await resolve(same.mint(TOKEN_KINDS.intent, data))).status, 200, "control: same scope and secret verifies");
+      for (const intent of forged) {
+        for (const call of [resolve(intent), verify(intent, `0x${"ab".repeat(32)}`), recover(intent)]) {
+          const res = await call;
+          assert.equal(res.status, 400, intent);
+          assert.deepEqual(res.body, { error: "INVALID_INTENT", action: "FIX_REQUEST" });
+        }
+      }
+    });
+
+    it("rotates keys: a new signing key signs, the old one still verifies until removed", async () => {
+      const old = await create("2");
+      const rotated = h.another({ TOKEN_KEYS: `k2:${"c".repeat(40)},k1:${SECRET}` });
+      const st = (await import("supertest")).default;
+      const fresh = await st(rotated.app).post("/v1/payments").send({ recipient: merchant().address, amount: "2" });
+      assert.match(fresh.body.intent, /^pi\.k2\./);
+      assert.equal((await st(rotated.app).post("/v1/payments/resolve").send({ intent: old.intent })).status, 200);
+      const retired = h.another({ TOKEN_KEYS: `k2:${"c".repeat(40)}` });
+      assert.equal((await st(retired.app).post("/v1/payments/resolve").send({ intent: old.intent })).body.error, "INVALID_INTENT");
+      assert.equal((await st(retired.app).post("/v1/payments/resolve").send({ intent: fresh.body.intent })).status, 200);
+    });
+  });
+
+  describe("POST /v1/payments/verify", () => {
+    it("says valid once settled, with reference, amount, block number and block hash", async () => {
+      const a = await create("12.5");
+      const receipt = await payIntent(h.chain, buyer(), a.pay);
+      await h.chain.mine(2);
+      const res = await verify(a.intent, receipt.transactionHash);
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body, {
+        valid: true,
+        tx_hash: receipt.transactionHash,
+        reference: a.reference,
+        amount: "12.500000",
+        block_number: receipt.blockNumber.toString(),
+        block_hash: receipt.blockHash,
+      });
+    });
+
+    it("says PAYMENT_CONFIRMING above the finality head (2 confirmations), valid after mining", async () => {
+      const a = await create("1");
+      const receipt = await payIntent(h.chain, buyer(), a.pay);
+      assert.deepEqual((await verify(a.intent, receipt.transactionHash)).body, { valid: false, code: "PAYMENT_CONFIRMING" });
+      await h.chain.mine(1);
+      assert.deepEqual((await verify(a.intent, receipt.transactionHash)).body, { valid: false, code: "PAYMENT_CONFIRMING" });
+      await h.chain.mine(1);
+      assert.equal((await verify(a.intent, receipt.transactionHash)).body.valid, true);
+    });
+
+    it("says PAYMENT_MISMATCH for a wrong amount, recipient, token, reference, or a transaction that is no payment", async () => {
+      const a = await create("5");
+      const other = h.chain.accounts[LOCAL_ROLES.firstUser + 2]!;
+      const wrongAmount = await payIntent(h.chain, buyer(), a.pay, { amount: 4_999_999n });
+      const b = await create("5");
+      const wrongRecipient = await payIntent(h.chain, buyer(), b.pay, { recipient: other.address });
+      const c = await create("5");
+      const token = await deployTestContract(h.chain, buyer(), noReturnTokenAbi, "NoReturnToken", "HostileTokens.sol");
+      await send(h.chain, buyer(), { address: token, abi: noReturnTokenAbi, functionName: "mint", args: [buyer().address, 10n ** 9n] });
+      await send(h.chain, buyer(), { address: token, abi: noReturnTokenAbi, functionName: "approve", args: [c.pay.splitter, 10n ** 9n] });
+      const wrongToken = await send(h.chain, buyer(), { address: c.pay.splitter, abi: splitterAbi, functionName: "pay", args: [token, c.pay.recipient, 5_000_000n, c.reference] });
+      const d = await create("5");
+      const otherIntentPaid = await payIntent(h.chain, buyer(), d.pay);
+      const plainTransfer = await send(h.chain, buyer(), { address: a.pay.token, abi: erc20Abi, functionName: "transfer", args: [merchant().address, 5_000_000n] });
+      await h.chain.mine(2);
+      const cases: Array<[string, Hex]> = [
+        [a.intent, wrongAmount.transactionHash],
+        [b.intent, wrongRecipient.transactionHash],
+        [c.intent, wrongToken.transactionHash],
+        [a.intent, otherIntentPaid.transactionHash],
+        [a.intent, plainTransfer.transactionHash],
+      ];
+      for (const [intent, hash] of cases) assert.deepEqual((await verify(intent, hash)).body, { valid: false, code: "PAYMENT_MISMATCH" }, hash);
+      assert.equal((await verify(d.intent, otherIntentPaid.transactionHash)).body.valid, true, "control");
+    });
+
+    it("says TRANSACTION_REVERTED for a reverted transaction and PAYMENT_NOT_FOUND for an unknown hash", async () => {
+      const a = await create("1");
+      await payIntent(h.chain, buyer(), a.pay);
+      await approve(h.chain, buyer(), a.pay.token, a.pay.splitter, 1_000_000n);
+      const hash = await h.chain.wallet(buyer()).sendTransaction({
+        account: buyer(),
+        chain: h.chain.chain,
+        to: a.pay.splitter,
+        gas: 200_000n,
+        data: encodeFunctionData({ abi: splitterAbi, functionName: "pay", args: [a.pay.token, a.pay.recipient, 1_000_000n, a.reference] }),
+      });
+      const receipt = await h.chain.publicClient.waitForTransactionReceipt({ hash });
+      assert.equal(receipt.status, "reverted");
+      await h.chain.mine(2);
+      assert.deepEqual((await verify(a.intent, hash)).body, { valid: false, code: "TRANSACTION_REVERTED" });
+      assert.deepEqual((await verify(a.intent, `0x${"12".repeat(32)}`)).body, { valid: false, code: "PAYMENT_NOT_FOUND" });
+    });
+
+    it("follows a reorg: a payment reorged out is not found; re-mined elsewhere it verifies with the new block hash", async () => {
+      const a = await create("7");
+      await approve(h.chain, buyer(), a.pay.token, a.pay.splitter, 7_000_000n);
+      const before = await h.chain.snapshot();
+      const raw = await h.chain.wallet(buyer()).signTransaction(
+        await h.chain.wallet(buyer()).prepareTransactionRequest({
+          account: buyer(),
+          chain: h.chain.chain,
+          to: a.pay.splitter,
+          data: encodeFunctionData({ abi: splitterAbi, functionName: "pay", args: [a.pay.token, a.pay.recipient, 7_000_000n, a.reference] }),
+        }),
+      );
+      const hash = await h.chain.publicClient.sendRawTransaction({ serializedTransaction: raw });
+      const first = await h.chain.publicClient.waitForTransactionReceipt({ hash });
+      await h.chain.mine(2);
+      const settled = await verify(a.intent, hash);
+      assert.equal(settled.body.block_hash, first.blockHash);
+
+      await h.chain.revert(before); // the blocks with the payment are gone
+      assert.deepEqual((await verify(a.intent, hash)).body, { valid: false, code: "PAYMENT_NOT_FOUND" });
+      const lost = await recover(a.intent);
+      assert.equal(lost.body.found, false);
+      assert.equal(lost.body.code, "PAYMENT_NOT_FOUND");
+
+      await h.chain.mine(3); // the same transaction lands in another block
+      await h.chain.publicClient.sendRawTransaction({ serializedTransaction: raw });
+      const second = await h.chain.publicClient.waitForTransactionReceipt({ hash });
+      await h.chain.mine(2);
+      const again = await verify(a.intent, hash);
+      assert.equal(again.body.valid, true);
+      assert.notEqual(second.blockHash, first.blockHash);
+      assert.equal(again.body.block_hash, second.blockHash);
+      assert.equal(again.body.block_number, second.blockNumber.toString());
+      assert.equal((await recover(a.intent)).body.block_hash, second.blockHash);
+    });
+  });
+
+  describe("POST /v1/payments/recover", () => {
+    it("answers the three shapes: not found (as of a block), found but not valid yet, found and valid", async () => {
+      const a = await create("9");
+      const none = await recover(a.intent);
+      const latest = await h.chain.publicClient.getBlockNumber();
+      assert.deepEqual(none.body, { found: false, code: "PAYMENT_NOT_FOUND", as_of_block: latest.toString() });
+
+      const receipt = await payIntent(h.chain, buyer(), a.pay);
+      const confirming = await recover(a.intent);
+      assert.deepEqual(confirming.body, { found: true, tx_hash: receipt.transactionHash, valid: false, code: "PAYMENT_CONFIRMING", as_of_block: receipt.blockNumber.toString() });
+
+      await h.chain.mine(2);
+      const found = await recover(a.intent);
+      const verified = await verify(a.intent, receipt.transactionHash);
+      assert.deepEqual(found.body, { found: true, ...verified.body, as_of_block: (receipt.blockNumber + 2n).toString() });
+    });
+
+    it("finds a payment of the reference that does not match the intent, and says so", async () => {
+      const a = await create("9");
+      const receipt = await payIntent(h.chain, buyer(), a.pay, { amount: 1_000_000n });
+      await h.chain.mine(2);
+      const res = await recover(a.intent);
+      assert.deepEqual(res.body, { found: true, tx_hash: receipt.transactionHash, valid: false, code: "PAYMENT_MISMATCH", as_of_block: (receipt.blockNumber + 2n).toString() });
+    });
+
+    it("answers 502 PAYMENT_RECOVERY_INCONSISTENT when the contract says settled and the log is missing", async () => {
+      const a = await create("9");
+      // Write the replay-guard slot by hand: settledBlock[reference] = 3, a block with no Paid log.
+      const slot = keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [a.reference, 0n]));
+      await h.chain.testClient.setStorageAt({ address: a.pay.splitter, index: slot, value: pad(numberToHex(3)) });
+      const res = await recover(a.intent);
+      assert.equal(res.status, 502);
+      assert.deepEqual(res.body, { error: "PAYMENT_RECOVERY_INCONSISTENT", action: "RETRY", retry_after: 30 });
+      assert.equal(res.headers["retry-after"], "30");
+    });
+
+    it("makes the same number of RPC calls at 1,000 and at 20,000 blocks of history", async () => {
+      const a = await create("1");
+      const receipt = await payIntent(h.chain, buyer(), a.pay);
+      await h.chain.mine(1_000);
+      h.proxy.reset();
+      assert.equal((await recover(a.intent)).body.valid, true);
+      const atThousand = h.proxy.count();
+      await h.chain.mine(20_000);
+      h.proxy.reset();
+      assert.equal((await recover(a.intent)).body.tx_hash, receipt.transactionHash);
+      assert.equal(h.proxy.count(), atThousand);
+      assert.isAtMost(atThousand, 4);
+      assert.equal(h.proxy.count("eth_getLogs"), 1);
+    });
+
+    it("is limited per intent (5 a minute by default) as well as per IP", async () => {
+      const a = await create("1");
+      const b = await create("1");
+      for (let i = 0; i < 5; i++) assert.equal((await recover(a.intent)).status, 200);
+      const limited = await recover(a.intent);
+      assert.equal(limited.status, 429);
+      assert.equal(limited.body.error, "RATE_LIMITED");
+      assert.equal(limited.body.action, "RETRY");
+      assert.isAbove(limited.body.retry_after, 0);
+      assert.equal(limited.headers["retry-after"], String(limited.body.retry_after));
+      assert.equal((await recover(b.intent)).status, 200, "another intent is not limited");
+      h.clock.advance(60);
+      assert.equal((await recover(a.intent)).status, 200, "a minute later");
+    });
+  });
+});

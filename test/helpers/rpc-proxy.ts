@@ -1,0 +1,112 @@
+import { createServer, request as httpRequest, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** How the proxy answers: pass through, or one kind of fault. */
+export type ProxyMode =
+  | "pass"
+  /** A JSON-RPC error object (-32603) for every call. */
+  | "rpc-error"
+  /** HTTP 500 with an HTML body. */
+  | "http-500"
+  /** HTTP 429 (the node is rate limiting us). */
+  | "http-429"
+  /** Accepts the request and never answers (the client's timeout fires). */
+  | "hang"
+  /** HTTP 200 with a body that is not JSON. */
+  | "garbage"
+  /** Valid JSON-RPC whose results are malformed hex. */
+  | "bad-result";
+
+/**
+ * A JSON-RPC proxy in front of the local chain that counts calls per method and injects faults,
+ * for every method or only the ones `faultMethods` names.
+ */
+export class RpcProxy {
+  mode: ProxyMode = "pass";
+  /** When set, faults apply only to these methods; others pass. */
+  faultMethods: Set<string> | null = null;
+  readonly calls = new Map<string, number>();
+  #server: Server | null = null;
+  url = "";
+
+  constructor(private readonly upstream: string) {}
+
+  async start(): Promise<this> {
+    this.#server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const body = Buffer.concat(chunks);
+        let methods: string[] = [];
+        try {
+          const parsed = JSON.parse(body.toString("utf8"));
+          methods = (Array.isArray(parsed) ? parsed : [parsed]).map((r: { method: string }) => r.method);
+        } catch {
+          // counted as nothing
+        }
+        for (const m of methods) this.calls.set(m, (this.calls.get(m) ?? 0) + 1);
+        const faulty = this.mode !== "pass" && (!this.faultMethods || methods.some((m) => this.faultMethods!.has(m)));
+        if (!faulty) return this.#forward(body, res);
+        switch (this.mode) {
+          case "rpc-error": {
+            const parsed = JSON.parse(body.toString("utf8"));
+            const answer = (r: { id: unknown }) => ({ jsonrpc: "2.0", id: r.id, error: { code: -32603, message: "internal error" } });
+            res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)));
+            return;
+          }
+          case "http-500":
+            res.writeHead(500, { "content-type": "text/html" }).end("<html>upstream exploded</html>");
+            return;
+          case "http-429":
+            res.writeHead(429, { "content-type": "text/plain", "retry-after": "1" }).end("slow down");
+            return;
+          case "hang":
+            return; // never answers
+          case "garbage":
+            res.writeHead(200, { "content-type": "application/json" }).end("{this is not json");
+            return;
+          case "bad-result": {
+            const parsed = JSON.parse(body.toString("utf8"));
+            const answer = (r: { id: unknown }) => ({ jsonrpc: "2.0", id: r.id, result: { blockHash: "0xzz", status: "maybe", logs: "nope", number: "0xzz" } });
+            res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)));
+            return;
+          }
+        }
+      });
+    });
+    await new Promise<void>((resolve) => this.#server!.listen(0, "127.0.0.1", resolve));
+    this.url = `http://127.0.0.1:${(this.#server!.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  /** Total calls, or calls of the given methods, since the last reset. */
+  count(...methods: string[]): number {
+    let total = 0;
+    for (const [m, n] of this.calls) if (methods.length === 0 || methods.includes(m)) total += n;
+    return total;
+  }
+
+  reset(): void {
+    this.calls.clear();
+    this.mode = "pass";
+    this.faultMethods = null;
+  }
+
+  async close(): Promise<void> {
+    this.#server?.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server?.close(() => resolve()) ?? resolve());
+  }
+
+  #forward(body: Buffer, res: import("node:http").ServerResponse): void {
+    const target = new URL(this.upstream);
+    const upstream = httpRequest(
+      { hostname: target.hostname, port: target.port, path: target.pathname, method: "POST", headers: { "content-type": "application/json", "content-length": body.length } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, { "content-type": "application/json" });
+        answer.pipe(res);
+      },
+    );
+    upstream.on("error", () => res.writeHead(502).end());
+    upstream.end(body);
+  }
+}
