@@ -6,6 +6,9 @@ import { deployTestContract } from "../helpers/deploy.js";
 import { chargeAsRelayer, makeTerms, signTerms } from "../helpers/subscriptions.js";
 import { approve, send } from "../helpers/tx.js";
 
+/** The chain time the measurements start at (unix seconds, 2096). */
+const GAS_EPOCH = 4_000_000_000n;
+
 /** Gas used per operation, measured from receipts on the local chain. */
 export type GasFigures = Record<string, number>;
 
@@ -24,7 +27,10 @@ export async function measureGas(chain: LocalChain): Promise<GasFigures> {
   const submitter = chain.accounts[LOCAL_ROLES.firstUser + 2]!;
   const ref = (s: string) => keccak256(toHex(s));
   const figures: GasFigures = {};
-  const deadline = BigInt(Math.floor(Date.now() / 1000) + 3600);
+  // Fixed times, so every signature and calldata byte (and so the gas) is the same on every run.
+  await chain.testClient.setNextBlockTimestamp({ timestamp: GAS_EPOCH });
+  await chain.mine(1);
+  const deadline = GAS_EPOCH + 1_000_000n;
 
   // Warm-up: the fee collector receives its first fee (its balance slot is created here).
   await approve(chain, buyer, usdc, splitter, 1_000_000n);
@@ -42,14 +48,14 @@ export async function measureGas(chain: LocalChain): Promise<GasFigures> {
   figures["pay (EIP-3009)"] = Number((await send(chain, submitter, { address: splitter, abi: splitterAbi, functionName: "payWithAuthorization", args: [usdc, buyer.address, merchant.address, 25_000_000n, ref("3009"), 0n, deadline, Number(auth.v), auth.r, auth.s] })).gasUsed);
 
   // Recurring: the fee collector already holds a balance from the payments above.
-  const terms = await makeTerms(chain, buyer.address, merchant.address);
+  const terms = await makeTerms(chain, buyer.address, merchant.address, { start: GAS_EPOCH });
   await approve(chain, buyer, usdc, recurring, 10n ** 12n);
   figures["first charge (EOA)"] = Number((await chargeAsRelayer(chain, terms, await signTerms(chain, buyer, terms), 10_000n)).gasUsed);
 
   const account = await deployTestContract(chain, buyer, testSmartAccountAbi, "TestSmartAccount", "TestSmartAccount.sol", [buyer.address]);
   await send(chain, buyer, { address: usdc, abi: testUsdcAbi, functionName: "transfer", args: [account, 100_000_000n] });
   await send(chain, buyer, { address: account, abi: testSmartAccountAbi, functionName: "execute", args: [usdc, 0n, encodeFunctionData({ abi: testUsdcAbi, functionName: "approve", args: [recurring, 10n ** 12n] })] });
-  const accountTerms = await makeTerms(chain, account, merchant.address);
+  const accountTerms = await makeTerms(chain, account, merchant.address, { start: GAS_EPOCH });
   figures["first charge (ERC-1271)"] = Number((await chargeAsRelayer(chain, accountTerms, await signTerms(chain, buyer, accountTerms), 10_000n)).gasUsed);
 
   await chain.advanceTime(terms.period);

@@ -1,0 +1,161 @@
+import { assert } from "chai";
+import { Writable } from "node:stream";
+import supertest from "supertest";
+import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { createService, listen } from "../../src/service.js";
+import { createLogger } from "../../src/logger.js";
+import { configFor, useService } from "../helpers/service.js";
+
+/** Every error body is exactly { error, action?, retry_after? }. */
+function assertErrorShape(body: Record<string, unknown>) {
+  assert.isString(body.error);
+  for (const key of Object.keys(body)) assert.include(["error", "action", "retry_after"], key);
+}
+
+describe("HTTP rules", () => {
+  const h = useService({ RATE_LIMIT_PER_MINUTE: "5" });
+  const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!.address;
+
+  it("GET /health answers { ok: true } and nothing else, and is never rate limited", async () => {
+    for (let i = 0; i < 8; i++) {
+      const res = await h.api.get("/health");
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body, { ok: true });
+    }
+  });
+
+  it("serves /v1/capabilities by POST {} and by GET, naming every address a client needs", async () => {
+    const post = await h.api.post("/v1/capabilities").send({});
+    const get = await h.api.get("/v1/capabilities");
+    const none = await h.api.post("/v1/capabilities");
+    assert.equal(post.status, 200);
+    assert.deepEqual(get.body, post.body);
+    assert.deepEqual(none.body, post.body);
+    const { deployment } = h.service;
+    assert.deepEqual(post.body, {
+      environment: "test",
+      chain_id: 84532,
+      api_version: "1.0.0",
+      contracts: { splitter: deployment.contracts.Splitter.address, recurring_charges: deployment.contracts.RecurringCharges.address },
+      token: { address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", symbol: "USDC", decimals: 6 },
+      fee_bps: 200,
+      network_fee: "0.100000",
+      network_fee_units: "100000",
+      payment_amount: { min: "0.010000", max: "1000000.000000" },
+      token_lifetimes: { intent: 3600 },
+      finality: { rule: "confirmations", confirmations: 2 },
+      webhooks_enabled: true,
+      checkout_url: "http://127.0.0.1:8787/checkout/",
+    });
+    const extra = await h.api.post("/v1/capabilities").send({ verbose: true });
+    assert.equal(extra.status, 400);
+    assert.equal(extra.body.error, "INVALID_REQUEST");
+  });
+
+  it("refuses unknown fields, malformed JSON, non-JSON bodies and bodies over 16 KB with INVALID_REQUEST", async () => {
+    const cases = [
+      h.api.post("/v1/payments").send({ recipient: merchant(), amount: "1", extra: 1 }),
+      h.api.post("/v1/payments").set("content-type", "application/json").send('{"recipient": '),
+      h.api.post("/v1/payments").set("content-type", "text/plain").send(JSON.stringify({ recipient: merchant(), amount: "1" })),
+      h.api.post("/v1/payments").set("content-type", "application/json").send("[1,2]"),
+      h.api.post("/v1/payments").set("content-type", "application/json").send('"a string"'),
+      h.api.post("/v1/payments/verify").send({ intent: "x".repeat(17 * 1024), tx_hash: "0x" + "00".repeat(32) }),
+      h.api.post("/v1/payments/verify").send({ intent: "x", tx_hash: "0x1234" }),
+    ];
+    for (const call of cases) {
+      const res = await call;
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.deepEqual(res.body, { error: "INVALID_REQUEST", action: "FIX_REQUEST" });
+    }
+  });
+
+  it("lets a 4 KB token through to the domain (INVALID_INTENT): only bodies over 16 KB are refused for size", async () => {
+    const res = await h.api.post("/v1/payments/resolve").send({ intent: "pi." + "a".repeat(4000) });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error, "INVALID_INTENT");
+  });
+
+  it("answers CORS for any origin and never allows credentials", async () => {
+    const preflight = await h.api.options("/v1/payments").set("Origin", "https://shop.example").set("Access-Control-Request-Method", "POST");
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers["access-control-allow-origin"], "*");
+    assert.include(preflight.headers["access-control-allow-methods"], "POST");
+    assert.notProperty(preflight.headers, "access-control-allow-credentials");
+    const res = await h.api.post("/v1/payments").set("Origin", "https://shop.example").send({ recipient: merchant(), amount: "1" });
+    assert.equal(res.headers["access-control-allow-origin"], "*");
+    assert.notProperty(res.headers, "access-control-allow-credentials");
+  });
+
+  it("answers unknown paths with 404 NOT_FOUND and wrong methods with 405, in the error shape", async () => {
+    const missing = await h.api.post("/v1/nothing").send({});
+    assert.equal(missing.status, 404);
+    assertErrorShape(missing.body);
+    assert.equal(missing.body.error, "NOT_FOUND");
+    const wrong = await h.api.get("/v1/payments");
+    assert.equal(wrong.status, 405);
+    assert.equal(wrong.body.error, "METHOD_NOT_ALLOWED");
+  });
+
+  it("limits each endpoint per IP per minute: the N+1th gets 429 with retry_after and Retry-After", async () => {
+    for (let i = 0; i < 5; i++) assert.equal((await h.api.post("/v1/payments").send({ recipient: merchant(), amount: "1" })).status, 200);
+    const limited = await h.api.post("/v1/payments").send({ recipient: merchant(), amount: "1" });
+    assert.equal(limited.status, 429);
+    assertErrorShape(limited.body);
+    assert.equal(limited.body.error, "RATE_LIMITED");
+    assert.equal(limited.body.action, "RETRY");
+    assert.isAtLeast(limited.body.retry_after, 1);
+    assert.isAtMost(limited.body.retry_after, 60);
+    assert.equal(limited.headers["retry-after"], String(limited.body.retry_after));
+    assert.equal((await h.api.post("/v1/payments/resolve").send({ intent: "x" })).status, 400, "another endpoint has its own count");
+    h.clock.advance(60);
+    assert.equal((await h.api.post("/v1/payments").send({ recipient: merchant(), amount: "1" })).status, 200);
+  });
+
+  it("answers an unexpected fault with a bare 500 INTERNAL_ERROR: no stack, token or RPC URL", async () => {
+    h.service.payments.create = async () => {
+      throw new Error(`boom at ${h.proxy.url} with pi.k1.secretpayload.secretsig`);
+    };
+    const res = await h.api.post("/v1/payments").send({ recipient: merchant(), amount: "1" });
+    assert.equal(res.status, 500);
+    assert.deepEqual(res.body, { error: "INTERNAL_ERROR", action: "RETRY", retry_after: 5 });
+    assert.equal(res.headers["retry-after"], "5");
+    assert.notInclude(res.text, "boom");
+    assert.notInclude(res.text, "127.0.0.1");
+  });
+
+  it("never writes a token or a request body to the logs", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write(chunk, _enc, done) { lines.push(chunk.toString()); done(); } });
+    const service = createService(configFor(h.proxy.url), { now: h.clock.now, logger: createLogger("trace", sink) });
+    const api = supertest(service.app);
+    const created = await api.post("/v1/payments").send({ recipient: merchant(), amount: "1" });
+    await api.post("/v1/payments/resolve").send({ intent: created.body.intent });
+    await api.post("/v1/payments/verify").send({ intent: created.body.intent, tx_hash: "0x" + "00".repeat(32) });
+    h.proxy.mode = "http-500";
+    await api.post("/v1/payments/resolve").send({ intent: created.body.intent });
+    const log = lines.join("");
+    assert.isAbove(lines.length, 3);
+    assert.notInclude(log, created.body.intent);
+    assert.notInclude(log, created.body.intent.split(".")[3]);
+    assert.notInclude(log, h.proxy.url.split("//")[1]! + "/");
+  });
+
+  it("serves /metrics and /ready on the operational port, bound to 127.0.0.1", async () => {
+    const service = createService(configFor(h.proxy.url, { PORT: "0", OPS_PORT: "0" }), { now: h.clock.now, logger: createLogger("silent") });
+    const running = await listen(service);
+    try {
+      assert.match(running.opsUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+      await fetch(`${running.apiUrl}/health`);
+      const metrics = await (await fetch(`${running.opsUrl}/metrics`)).text();
+      assert.include(metrics, "http_requests_total");
+      const ready = await fetch(`${running.opsUrl}/ready`);
+      assert.equal(ready.status, 200);
+      assert.deepEqual(await ready.json(), { ready: true, checks: { chain: true, contracts: true } });
+      h.proxy.mode = "http-500";
+      assert.equal((await fetch(`${running.opsUrl}/ready`)).status, 503);
+      assert.equal((await fetch(`${running.apiUrl}/metrics`)).status, 404, "not on the public port");
+    } finally {
+      await running.close();
+    }
+  });
+});

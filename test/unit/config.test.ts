@@ -1,0 +1,40 @@
+import { assert } from "chai";
+import { ConfigError, LOCAL_TOKEN_SECRET, loadConfig } from "../../src/config.js";
+
+describe("config", () => {
+  it("defaults to the embedded local stack", () => {
+    const config = loadConfig({});
+    assert.equal(config.host, "127.0.0.1");
+    assert.equal(config.port, 8787);
+    assert.equal(config.opsPort, 9464);
+    assert.equal(config.chainId, 84532);
+    assert.isNull(config.rpcUrl);
+    assert.deepEqual(config.finality, { kind: "confirmations", confirmations: 2 });
+    assert.deepEqual(config.tokenKeys, [{ id: "local", secret: LOCAL_TOKEN_SECRET }]);
+    assert.equal(config.payments.minUnits, 10_000n);
+    assert.equal(config.payments.maxUnits, 1_000_000_000_000n);
+    assert.equal(config.payments.intentTtlSeconds, 3600);
+    assert.equal(config.checkoutUrl, "http://127.0.0.1:8787/checkout/");
+    assert.equal(config.webhooksEnabled, true);
+  });
+
+  it("uses the node's safe block with a real RPC, and demands real token keys there", () => {
+    assert.throws(() => loadConfig({ RPC_URL: "https://sepolia.base.example" }), ConfigError, /TOKEN_KEYS/);
+    const config = loadConfig({ RPC_URL: "https://sepolia.base.example", TOKEN_KEYS: `v2:${"s".repeat(32)},v1:${"t".repeat(32)}` });
+    assert.deepEqual(config.finality, { kind: "safe" });
+    assert.deepEqual(config.tokenKeys.map((k) => k.id), ["v2", "v1"]);
+    assert.deepEqual(loadConfig({ FINALITY: "0" }).finality, { kind: "confirmations", confirmations: 0 });
+  });
+
+  it("names every bad variable at once", () => {
+    try {
+      loadConfig({ PORT: "http", PAYMENT_MIN_AMOUNT: "1.1234567", FINALITY: "soon", TOKEN_KEYS: "short:abc", CHAIN_ID: "1" });
+      assert.fail("expected a ConfigError");
+    } catch (error) {
+      assert.instanceOf(error, ConfigError);
+      const message = (error as ConfigError).message;
+      for (const name of ["PORT", "PAYMENT_MIN_AMOUNT", "FINALITY", "TOKEN_KEYS", "CHAIN_ID"]) assert.include(message, name);
+    }
+    assert.throws(() => loadConfig({ PAYMENT_MIN_AMOUNT: "10", PAYMENT_MAX_AMOUNT: "5" }), ConfigError, /PAYMENT_MIN_AMOUNT/);
+  });
+});
