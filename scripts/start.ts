@@ -22,6 +22,12 @@ if (!config.rpcUrl) {
   const chainPort = Number(process.env.CHAIN_PORT ?? 8545);
   console.log("starting the local chain (plays Base Sepolia, chain id 84532)…");
   chain = await startLocalChain({ port: chainPort, host: "127.0.0.1" });
+  // Blocks keep coming, as on Base (one every 2 s), so payments reach the finality depth by themselves.
+  const blockMs = Number(process.env.BLOCK_INTERVAL_MS ?? 2000);
+  if (blockMs > 0) {
+    const local = chain;
+    setInterval(() => void local.mine(1).catch(() => {}), blockMs).unref();
+  }
   config = { ...config, rpcUrl: chain.rpcUrl };
 }
 

@@ -96,7 +96,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   const deployment = loadLiveDeployment(LOCAL_CHAIN_ID);
   const transport = custom(provider, { retryCount: 0 });
   const chain = baseSepolia;
-  const publicClient = createPublicClient({ chain, transport }) as PublicClient;
+  const publicClient = createPublicClient({ chain, transport, cacheTime: 0 }) as PublicClient;
   const testClient = createTestClient({ chain, mode: "hardhat", transport });
   const wallet = (account: HDAccount) => createWalletClient({ account, chain, transport });
   const accounts = Array.from({ length: LOCAL_ACCOUNT_COUNT }, (_, i) => localAccount(i));
