@@ -28,6 +28,8 @@ export default defineConfig({
   solidity: {
     version: solcVersion,
     path: soljsonPath,
+    // Standard interfaces the service calls, built so the typed bindings include their ABIs.
+    npmFilesToBuild: ["@openzeppelin/contracts/interfaces/IERC1271.sol"],
     settings: { evmVersion: "cancun", viaIR: true, optimizer: { enabled: true, runs: 10_000 } }, // solc 0.8.37 defaults to "osaka"
   },
   networks: {

@@ -35,7 +35,7 @@ async function load(url: string, body: unknown) {
 console.log("starting the local chain…");
 const chain = await startLocalChain({ port: 0 });
 const proxy = await new RpcProxy(chain.rpcUrl!).start();
-const service = createService(configFor(proxy.url, { RATE_LIMIT_PER_MINUTE: "1000000000", RECOVER_LIMIT_PER_MINUTE: "1000000", RECOVER_INTENT_LIMIT_PER_MINUTE: "1000000" }), { logger: createLogger("silent") });
+const service = await createService(configFor(proxy.url, { RATE_LIMIT_PER_MINUTE: "1000000000", RECOVER_LIMIT_PER_MINUTE: "1000000", RECOVER_INTENT_LIMIT_PER_MINUTE: "1000000" }), { logger: createLogger("silent") });
 const api = await serve(service.app);
 
 const bare = express();

@@ -28,10 +28,11 @@ if (!config.rpcUrl) {
     const local = chain;
     setInterval(() => void local.mine(1).catch(() => {}), blockMs).unref();
   }
-  config = { ...config, rpcUrl: chain.rpcUrl };
+  const relayerKey = `0x${Buffer.from(chain.accounts[LOCAL_ROLES.relayer]!.getHdKey().privateKey!).toString("hex")}` as const;
+  config = { ...config, rpcUrl: chain.rpcUrl, relayer: { ...config.relayer, privateKey: config.relayer.privateKey ?? relayerKey } };
 }
 
-const service = createService(config);
+const service = await createService(config);
 const running = await listen(service);
 const { deployment } = service;
 
@@ -62,6 +63,7 @@ async function stop(signal: string) {
   stopping = true;
   console.log(`\n${signal}: stopping…`);
   await running.close();
+  await service.close();
   await chain?.close();
   process.exit(0);
 }

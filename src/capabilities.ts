@@ -2,6 +2,10 @@ import type { Address } from "viem";
 import type { Config } from "./config.js";
 import type { LiveDeployment } from "./deployments.js";
 import { formatAmount } from "./money.js";
+import { amountFloor } from "./recurring/subscriptions.js";
+
+/** Refund tokens live about 15 minutes (spec). */
+export const REFUND_TOKEN_TTL_SECONDS = 900;
 
 export const API_VERSION = "1.0.0";
 
@@ -15,7 +19,10 @@ export interface Capabilities {
   network_fee: string;
   network_fee_units: string;
   payment_amount: { min: string; max: string };
-  token_lifetimes: { intent: number };
+  subscription_amount: { min: string; max: string };
+  min_period: number;
+  max_gas_reimbursement: string;
+  token_lifetimes: { intent: number; setup_token: number; cancel_token: number; approve_token: number; refund_token: number };
   finality: { rule: "safe" } | { rule: "confirmations"; confirmations: number };
   webhooks_enabled: boolean;
   checkout_url: string;
@@ -34,7 +41,16 @@ export function describeCapabilities(config: Config, deployment: LiveDeployment)
     network_fee: formatAmount(networkFeeUnits),
     network_fee_units: networkFeeUnits.toString(),
     payment_amount: { min: formatAmount(config.payments.minUnits), max: formatAmount(config.payments.maxUnits) },
-    token_lifetimes: { intent: config.payments.intentTtlSeconds },
+    subscription_amount: { min: formatAmount(amountFloor(deployment.parameters.feeBps, networkFeeUnits)), max: formatAmount(config.payments.maxUnits) },
+    min_period: config.recurring.minPeriodSeconds,
+    max_gas_reimbursement: config.recurring.maxGasReimbursementUnits.toString(),
+    token_lifetimes: {
+      intent: config.payments.intentTtlSeconds,
+      setup_token: config.recurring.setupTtlSeconds,
+      cancel_token: config.recurring.cancelTtlSeconds,
+      approve_token: config.recurring.approveTtlSeconds,
+      refund_token: REFUND_TOKEN_TTL_SECONDS,
+    },
     finality: config.finality.kind === "safe" ? { rule: "safe" } : { rule: "confirmations", confirmations: config.finality.confirmations },
     webhooks_enabled: config.webhooksEnabled,
     checkout_url: config.checkoutUrl,

@@ -40,6 +40,16 @@ const EnvSchema = z.object({
   CHECKOUT_URL: z.url({ protocol: /^https?$/ }).optional(),
   WEBHOOKS_ENABLED: bool.default(true),
   TRUST_PROXY: z.coerce.number().int().min(0).default(0),
+  DATA_DIR: z.string().default(".data/pglite"),
+  SUBSCRIPTION_MIN_PERIOD_SECONDS: positiveInt.default(3600),
+  SETUP_TTL_SECONDS: positiveInt.default(3600),
+  CANCEL_TTL_SECONDS: positiveInt.default(900),
+  APPROVE_TTL_SECONDS: positiveInt.default(900),
+  MAX_GAS_REIMBURSEMENT: z.string().refine((v) => parseAmount(v) !== null, "a decimal amount").transform((v) => parseAmount(v)!).default(0n),
+  GAS_PRICE_USDC_PER_ETH: amount.default(parseAmount("3000")!),
+  RELAYER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "0x and 64 hex digits").optional(),
+  RELAYER_PAUSED: bool.default(false),
+  SIGNATURE_GAS_CAP: positiveInt.default(200_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -61,6 +71,19 @@ export interface Config {
   webhooksEnabled: boolean;
   trustProxy: number;
   logLevel: string;
+  /** PGlite's folder; null keeps the store in memory (DATA_DIR=memory). */
+  dataDir: string | null;
+  recurring: {
+    minPeriodSeconds: number;
+    setupTtlSeconds: number;
+    cancelTtlSeconds: number;
+    approveTtlSeconds: number;
+    maxGasReimbursementUnits: bigint;
+    signatureGasCap: bigint;
+    /** Token micro-units per 1 ETH, to price gas. */
+    unitsPerEth: bigint;
+  };
+  relayer: { privateKey: `0x${string}` | null; paused: boolean };
 }
 
 export class ConfigError extends Error {
@@ -112,5 +135,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhooksEnabled: e.WEBHOOKS_ENABLED,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
+    dataDir: e.DATA_DIR === "memory" ? null : e.DATA_DIR,
+    recurring: {
+      minPeriodSeconds: e.SUBSCRIPTION_MIN_PERIOD_SECONDS,
+      setupTtlSeconds: e.SETUP_TTL_SECONDS,
+      cancelTtlSeconds: e.CANCEL_TTL_SECONDS,
+      approveTtlSeconds: e.APPROVE_TTL_SECONDS,
+      maxGasReimbursementUnits: e.MAX_GAS_REIMBURSEMENT,
+      signatureGasCap: BigInt(e.SIGNATURE_GAS_CAP),
+      unitsPerEth: e.GAS_PRICE_USDC_PER_ETH,
+    },
+    relayer: { privateKey: (e.RELAYER_PRIVATE_KEY as `0x${string}` | undefined) ?? null, paused: e.RELAYER_PAUSED },
   };
 }

@@ -29,6 +29,28 @@ export const ERROR_CODES = {
   RPC_BUSY: { status: 503, action: "RETRY", retryAfter: 5 },
   PAYMENT_RECOVERY_INCONSISTENT: { status: 502, action: "RETRY", retryAfter: 30 },
   RECOVERY_UNAVAILABLE: { status: 503, action: "RETRY", retryAfter: 10 },
+  // Recurring
+  INVALID_SETUP_TOKEN: { status: 400, action: "FIX_REQUEST" },
+  SETUP_TOKEN_EXPIRED: { status: 400, action: "FIX_REQUEST" },
+  INVALID_SIGNATURE: { status: 400, action: "ASK_PAYER" },
+  UNSUPPORTED_SIGNATURE_FORMAT: { status: 400, action: "ASK_PAYER" },
+  SIGNATURE_VALIDATION_TOO_EXPENSIVE: { status: 400, action: "FIX_REQUEST" },
+  INVALID_SUBSCRIPTION: { status: 400, action: "FIX_REQUEST" },
+  PERMISSION_REVOKED: { status: 400, action: "STOP" },
+  INSUFFICIENT_BALANCE: { status: 400, action: "ASK_PAYER" },
+  INSUFFICIENT_ALLOWANCE: { status: 400, action: "ASK_PAYER" },
+  TRANSACTION_REVERTED: { status: 400, action: "RETRY", retryAfter: 60 },
+  NOT_DUE: { status: 409, action: "RETRY", retryAfter: 60 },
+  SUBSCRIPTION_EXPIRED: { status: 409, action: "STOP" },
+  GAS_TOO_HIGH: { status: 409, action: "RETRY", retryAfter: 60 },
+  PAYMENT_CONFIRMING: { status: 409, action: "WAIT", retryAfter: 5 },
+  GAS_QUOTE_UNAVAILABLE: { status: 502, action: "RETRY", retryAfter: 10 },
+  RELAYER_ERROR: { status: 502, action: "RETRY", retryAfter: 10 },
+  RELAYER_UNAVAILABLE: { status: 503, action: "RETRY", retryAfter: 60 },
+  INVALID_CANCEL_TOKEN: { status: 400, action: "FIX_REQUEST" },
+  CANCEL_TOKEN_EXPIRED: { status: 400, action: "FIX_REQUEST" },
+  INVALID_APPROVE_TOKEN: { status: 400, action: "FIX_REQUEST" },
+  APPROVE_TOKEN_EXPIRED: { status: 400, action: "FIX_REQUEST" },
 } as const satisfies Record<string, CodeRule>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -40,7 +62,10 @@ export class ServiceError extends Error {
   /** Seconds; set for every retryable error. */
   readonly retryAfter: number | undefined;
 
-  constructor(code: ErrorCode, options: { retryAfter?: number; cause?: unknown; detail?: string } = {}) {
+  /** Extra response headers (e.g. the transaction hash of a PAYMENT_CONFIRMING). */
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, options: { retryAfter?: number; cause?: unknown; detail?: string; headers?: Record<string, string> } = {}) {
     super(options.detail ? `${code}: ${options.detail}` : code, { cause: options.cause });
     const rule: CodeRule = ERROR_CODES[code];
     this.name = "ServiceError";
@@ -48,6 +73,7 @@ export class ServiceError extends Error {
     this.status = rule.status;
     this.action = rule.action;
     this.retryAfter = rule.retryAfter === undefined ? undefined : (options.retryAfter ?? rule.retryAfter);
+    this.headers = options.headers ?? {};
   }
 }
 

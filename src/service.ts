@@ -15,7 +15,17 @@ import { createOpsApp } from "./http/ops.js";
 import { Metrics } from "./http/metrics.js";
 import { rateLimit } from "./http/middleware.js";
 import { paymentRoutes } from "./http/routes/payments.js";
+import { recurringRoutes } from "./http/routes/recurring.js";
 import { createLogger, type Logger } from "./logger.js";
+import { privateKeyToAccount } from "viem/accounts";
+import { chainFor } from "./chain/client.js";
+import { openDatabase, type Database } from "./store/database.js";
+import { migrate } from "./store/migrate.js";
+import { ChargeAttempts } from "./store/charge-attempts.js";
+import { RecurringTokens } from "./recurring/tokens.js";
+import { Subscriptions } from "./recurring/subscriptions.js";
+import { Charges } from "./recurring/charges.js";
+import { Relayer, type RelayerOptions } from "./recurring/relayer.js";
 
 export interface ServiceDeps {
   /** Milliseconds since the epoch (a fake clock in tests). */
@@ -23,6 +33,10 @@ export interface ServiceDeps {
   logger?: Logger;
   /** Overrides deployments/<chain id>.json (tests). */
   deployment?: LiveDeployment;
+  /** An open store to use instead of opening `config.dataDir` (tests share one across restarts). */
+  database?: Database;
+  /** Test hook: runs between recording a charge and broadcasting it. */
+  beforeBroadcast?: RelayerOptions["beforeBroadcast"];
 }
 
 export interface Service {
@@ -33,11 +47,16 @@ export interface Service {
   client: PublicClient;
   tokens: CapabilityTokens;
   payments: Payments;
+  subscriptions: Subscriptions;
+  charges: Charges;
+  database: Database;
   logger: Logger;
+  /** Closes the store (when the service opened it). */
+  close(): Promise<void>;
 }
 
-/** The composition root: builds every module of the service from the configuration. */
-export function createService(config: Config, deps: ServiceDeps = {}): Service {
+/** The composition root: opens the store, applies migrations, builds every module from the configuration. */
+export async function createService(config: Config, deps: ServiceDeps = {}): Promise<Service> {
   if (!config.rpcUrl) throw new Error("no RPC_URL: start the embedded chain first (npm start does)");
   const now = deps.now ?? Date.now;
   const logger = deps.logger ?? createLogger(config.logLevel);
@@ -58,11 +77,31 @@ export function createService(config: Config, deps: ServiceDeps = {}): Service {
     recoverGate: new ConcurrencyGate(config.rateLimits.recoverConcurrency, 32),
     webhooks: { enabled: config.webhooksEnabled },
   });
+  const database = deps.database ?? (await openDatabase(config.dataDir));
+  await migrate(database);
+  const pricing = { unitsPerEth: config.recurring.unitsPerEth };
+  const subscriptions = new Subscriptions({
+    client,
+    deployment,
+    finality: config.finality,
+    tokens: new RecurringTokens(tokens, deployment.token.address),
+    settings: { ...config.recurring, maxAmountUnits: config.payments.maxUnits },
+    pricing,
+    now,
+    randomBytes: (n) => randomBytes(n),
+  });
+  const relayer = new Relayer(
+    client,
+    config.relayer.privateKey ? privateKeyToAccount(config.relayer.privateKey) : null,
+    chainFor(config.chainId, config.rpcUrl),
+    { paused: config.relayer.paused, ...(deps.beforeBroadcast ? { beforeBroadcast: deps.beforeBroadcast } : {}) },
+  );
+  const charges = new Charges({ client, deployment, finality: config.finality, subscriptions, attempts: new ChargeAttempts(database), relayer, pricing });
   const metrics = new Metrics();
   const limiter = new FixedWindowLimiter(config.rateLimits.perMinute, 60_000, now);
   const recoverLimit = rateLimit(new FixedWindowLimiter(config.rateLimits.recoverPerMinute, 60_000, now), "recover");
   const app = createApp({
-    routes: [...paymentRoutes(payments, recoverLimit)],
+    routes: [...paymentRoutes(payments, recoverLimit), ...recurringRoutes(subscriptions, charges)],
     capabilities: () => describeCapabilities(config, deployment),
     limiter,
     logger,
@@ -81,7 +120,22 @@ export function createService(config: Config, deps: ServiceDeps = {}): Service {
     }
     return { ready: checks.chain && checks.contracts, checks };
   });
-  return { app, opsApp, config, deployment, client, tokens, payments, logger };
+  return {
+    app,
+    opsApp,
+    config,
+    deployment,
+    client,
+    tokens,
+    payments,
+    subscriptions,
+    charges,
+    database,
+    logger,
+    close: async () => {
+      if (!deps.database) await database.close();
+    },
+  };
 }
 
 /** Listens with the API on host:port and the operational app on 127.0.0.1:opsPort. */

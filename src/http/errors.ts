@@ -5,6 +5,7 @@ import { maskSecrets, type Logger } from "../logger.js";
 /** Writes a service error: status, `{ error, action?, retry_after? }`, and Retry-After when retryable. */
 export function sendError(res: Response, error: ServiceError): void {
   if (error.retryAfter !== undefined) res.setHeader("Retry-After", String(error.retryAfter));
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   res.status(error.status).json(errorBody(error));
 }
 

@@ -27,3 +27,24 @@ export type VerifyPaymentRequest = z.infer<typeof VerifyPaymentRequest>;
 
 /** `{}` or no body at all. */
 export const EmptyRequest = z.strictObject({});
+
+export const CreateSubscriptionRequest = z.strictObject({
+  recipient: Address,
+  amount: Amount,
+  period: z.number().int().positive().max(10 * 365 * 24 * 3600),
+  end: z.number().int().nonnegative().max(2 ** 53 - 1).optional(),
+});
+export type CreateSubscriptionRequest = z.infer<typeof CreateSubscriptionRequest>;
+
+export const SetupTokenRequest = z.strictObject({ setup_token: Token });
+
+/** A payer's signature: 0x and an even number of hex digits (65 bytes for an EOA; any length for ERC-1271). */
+export const Signature = z.string().regex(/^0x([0-9a-fA-F]{2}){1,2048}$/, "0x and hex bytes");
+
+export const FinalizeSubscriptionRequest = z.strictObject({ setup_token: Token, payer: Address, signature: Signature });
+
+export const SubscriptionRequest = z.strictObject({ subscription: Token });
+
+export const ChargeRecoverRequest = z.strictObject({ subscription: Token, period_index: z.number().int().nonnegative().max(2 ** 53 - 1) });
+
+export const ApproveTokenRequest = z.strictObject({ approve_token: Token });

@@ -42,7 +42,10 @@ describe("HTTP rules", () => {
       network_fee: "0.100000",
       network_fee_units: "100000",
       payment_amount: { min: "0.010000", max: "1000000.000000" },
-      token_lifetimes: { intent: 3600 },
+      subscription_amount: { min: "0.102041", max: "1000000.000000" },
+      min_period: 60,
+      max_gas_reimbursement: "0",
+      token_lifetimes: { intent: 3600, setup_token: 3600, cancel_token: 900, approve_token: 900, refund_token: 900 },
       finality: { rule: "confirmations", confirmations: 2 },
       webhooks_enabled: true,
       checkout_url: "http://127.0.0.1:8787/checkout/",
@@ -126,7 +129,7 @@ describe("HTTP rules", () => {
   it("never writes a token or a request body to the logs", async () => {
     const lines: string[] = [];
     const sink = new Writable({ write(chunk, _enc, done) { lines.push(chunk.toString()); done(); } });
-    const service = createService(configFor(h.proxy.url), { now: h.clock.now, logger: createLogger("trace", sink) });
+    const service = await createService(configFor(h.proxy.url), { now: h.clock.now, logger: createLogger("trace", sink), database: h.database });
     const api = supertest(service.app);
     const created = await api.post("/v1/payments").send({ recipient: merchant(), amount: "1" });
     await api.post("/v1/payments/resolve").send({ intent: created.body.intent });
@@ -138,10 +141,11 @@ describe("HTTP rules", () => {
     assert.notInclude(log, created.body.intent);
     assert.notInclude(log, created.body.intent.split(".")[3]);
     assert.notInclude(log, h.proxy.url.split("//")[1]! + "/");
+    await service.close();
   });
 
   it("serves /metrics and /ready on the operational port, bound to 127.0.0.1", async () => {
-    const service = createService(configFor(h.proxy.url, { PORT: "0", OPS_PORT: "0" }), { now: h.clock.now, logger: createLogger("silent") });
+    const service = await createService(configFor(h.proxy.url, { PORT: "0", OPS_PORT: "0" }), { now: h.clock.now, logger: createLogger("silent"), database: h.database });
     const running = await listen(service);
     try {
       assert.match(running.opsUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
@@ -156,6 +160,7 @@ describe("HTTP rules", () => {
       assert.equal((await fetch(`${running.apiUrl}/metrics`)).status, 404, "not on the public port");
     } finally {
       await running.close();
+      await service.close();
     }
   });
 });

@@ -83,7 +83,7 @@ describe("one-time payments API", () => {
       }
       const longest = `https://merchant.com/${"a".repeat(512 - 21)}`;
       assert.equal((await h.api.post("/v1/payments").send({ recipient: merchant().address, amount: "1", notify_url: longest })).status, 200);
-      const disabled = h.another({ WEBHOOKS_ENABLED: "false" });
+      const disabled = await h.another({ WEBHOOKS_ENABLED: "false" });
       const res = await (await import("supertest")).default(disabled.app).post("/v1/payments").send({ recipient: merchant().address, amount: "1", notify_url: "https://merchant.com/hook" });
       assert.equal(res.status, 400);
       assert.equal(res.body.error, "INVALID_REQUEST");
@@ -163,12 +163,12 @@ describe("one-time payments API", () => {
 
     it("rotates keys: a new signing key signs, the old one still verifies until removed", async () => {
       const old = await create("2");
-      const rotated = h.another({ TOKEN_KEYS: `k2:${"c".repeat(40)},k1:${SECRET}` });
+      const rotated = await h.another({ TOKEN_KEYS: `k2:${"c".repeat(40)},k1:${SECRET}` });
       const st = (await import("supertest")).default;
       const fresh = await st(rotated.app).post("/v1/payments").send({ recipient: merchant().address, amount: "2" });
       assert.match(fresh.body.intent, /^pi\.k2\./);
       assert.equal((await st(rotated.app).post("/v1/payments/resolve").send({ intent: old.intent })).status, 200);
-      const retired = h.another({ TOKEN_KEYS: `k2:${"c".repeat(40)}` });
+      const retired = await h.another({ TOKEN_KEYS: `k2:${"c".repeat(40)}` });
       assert.equal((await st(retired.app).post("/v1/payments/resolve").send({ intent: old.intent })).body.error, "INVALID_INTENT");
       assert.equal((await st(retired.app).post("/v1/payments/resolve").send({ intent: fresh.body.intent })).status, 200);
     });

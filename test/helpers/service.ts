@@ -3,9 +3,20 @@ import type { Hex } from "viem";
 import { loadConfig, type Config } from "../../src/config.js";
 import { createService, type Service } from "../../src/service.js";
 import { createLogger } from "../../src/logger.js";
-import type { LocalChain } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES, localAccount, type LocalChain } from "../../src/localchain/harness.js";
+
+/** The local relayer's key (Hardhat test mnemonic): the one the harness allows on the contract. */
+export const LOCAL_RELAYER_KEY = `0x${Buffer.from(localAccount(LOCAL_ROLES.relayer).getHdKey().privateKey!).toString("hex")}`;
 import { useLocalChain } from "./local-chain.js";
 import { RpcProxy } from "./rpc-proxy.js";
+import { openDatabase, type Database } from "../../src/store/database.js";
+import { migrate } from "../../src/store/migrate.js";
+
+/** Empties every table but the migration log. */
+export async function resetStore(database: Database): Promise<void> {
+  const tables = await database.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'");
+  if (tables.length) await database.query(`TRUNCATE ${tables.map((t) => `"${t.tablename}"`).join(", ")}`);
+}
 
 /** A controllable clock (milliseconds), starting at the local chain's time. */
 export class FakeClock {
@@ -23,7 +34,8 @@ export interface ServiceHarness {
   readonly clock: FakeClock;
   readonly api: supertest.Agent;
   /** Builds another service on the same chain with other settings (e.g. another secret). */
-  another(env?: Record<string, string>): Service;
+  another(env?: Record<string, string>): Promise<Service>;
+  readonly database: Database;
 }
 
 /**
@@ -35,20 +47,34 @@ export function useService(env: Record<string, string> = {}): ServiceHarness {
   let proxy: RpcProxy | undefined;
   let service: Service | undefined;
   let clock: FakeClock | undefined;
-  const build = (extra: Record<string, string> = {}) =>
-    createService(configFor(proxy!.url, { ...env, ...extra }), { now: clock!.now, logger: createLogger("silent") });
+  const built: Service[] = [];
+  let database: Database | undefined;
+  const build = async (extra: Record<string, string> = {}) => {
+    const s = await createService(configFor(proxy!.url, { ...env, ...extra }), { now: clock!.now, logger: createLogger("silent"), database });
+    built.push(s);
+    return s;
+  };
 
-  before(async () => {
+  before(async function () {
+    this.timeout(60_000);
     proxy = await new RpcProxy(local.chain.rpcUrl!).start();
+    // One in-memory store per suite (PGlite starts in seconds), emptied before every test.
+    database = await openDatabase(null);
+    await migrate(database);
   });
   beforeEach(async () => {
     proxy!.reset();
+    await resetStore(database!);
     const block = await local.chain.publicClient.getBlock();
     clock = new FakeClock(Number(block.timestamp) * 1000);
-    service = build();
+    service = await build();
+  });
+  afterEach(async () => {
+    for (const s of built.splice(0)) await s.close();
   });
   after(async () => {
     await proxy?.close();
+    await database?.close();
   });
   return {
     get chain() {
@@ -67,12 +93,23 @@ export function useService(env: Record<string, string> = {}): ServiceHarness {
       return supertest.agent(service!.app);
     },
     another: (extra = {}) => build(extra),
+    get database() {
+      return database!;
+    },
   };
 }
 
 export function configFor(rpcUrl: string, env: Record<string, string> = {}): Config {
-  const config = loadConfig({ RPC_TIMEOUT_MS: "1000", ...env, TOKEN_KEYS: env.TOKEN_KEYS ?? `k1:${"a".repeat(40)}` , RPC_URL: rpcUrl, FINALITY: env.FINALITY ?? "2" });
-  return config;
+  return loadConfig({
+    RPC_TIMEOUT_MS: "1000",
+    DATA_DIR: "memory",
+    RELAYER_PRIVATE_KEY: LOCAL_RELAYER_KEY,
+    SUBSCRIPTION_MIN_PERIOD_SECONDS: "60",
+    ...env,
+    TOKEN_KEYS: env.TOKEN_KEYS ?? `k1:${"a".repeat(40)}`,
+    RPC_URL: rpcUrl,
+    FINALITY: env.FINALITY ?? "2",
+  });
 }
 
 export type { Hex };

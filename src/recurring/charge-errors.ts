@@ -1,0 +1,46 @@
+import { BaseError, ContractFunctionRevertedError } from "viem";
+import { ServiceError } from "../errors.js";
+import { toRpcError } from "../chain/rpc-errors.js";
+
+/** The custom error a simulated charge reverted with, by name (never by message text). */
+export function revertName(error: unknown): string | null {
+  if (!(error instanceof BaseError)) return null;
+  const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError);
+  return reverted instanceof ContractFunctionRevertedError ? (reverted.data?.errorName ?? null) : null;
+}
+
+/**
+ * Maps a refused charge simulation to the service's answer. `PeriodAlreadyCharged` is not an error
+ * (the caller answers ALREADY_CHARGED) and comes back as null.
+ */
+export function chargeRefusal(error: unknown, secondsToStart: bigint): ServiceError | null {
+  const name = revertName(error);
+  switch (name) {
+    case "PeriodAlreadyCharged":
+      return null;
+    case "SubscriptionRevoked":
+    case "InvalidSignature": // the account no longer vouches for the terms (e.g. an ERC-1271 owner changed)
+      return new ServiceError("PERMISSION_REVOKED");
+    case "ChargeBeforeStart":
+      return new ServiceError("NOT_DUE", { retryAfter: Number(secondsToStart > 0n ? secondsToStart : 1n) });
+    case "SubscriptionEnded":
+      return new ServiceError("SUBSCRIPTION_EXPIRED");
+    case "InsufficientAllowance":
+      return new ServiceError("INSUFFICIENT_ALLOWANCE");
+    case "InsufficientBalance":
+      return new ServiceError("INSUFFICIENT_BALANCE");
+    case "ReimbursementOverCap":
+      return new ServiceError("GAS_TOO_HIGH");
+    case "NotRelayer":
+      return new ServiceError("RELAYER_UNAVAILABLE", { detail: "the relayer is not allowed by the contract" });
+    case "UnsupportedSignatureFormat":
+    case "FeeTermsMismatch":
+    case "AmountBelowFees":
+    case "InvalidTerms":
+      return new ServiceError("INVALID_SUBSCRIPTION", { detail: name });
+    case null:
+      return toRpcError(error);
+    default:
+      return new ServiceError("RELAYER_ERROR", { detail: `unexpected revert ${name}` });
+  }
+}

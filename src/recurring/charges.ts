@@ -1,0 +1,260 @@
+import { encodeFunctionData, erc20Abi, isAddressEqual, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import { recurringChargesAbi } from "../generated/contracts.js";
+import type { Finality } from "../config.js";
+import type { LiveDeployment } from "../deployments.js";
+import { ServiceError, type Action } from "../errors.js";
+import { formatAmount } from "../money.js";
+import { finalityHead, isSettled } from "../chain/finality.js";
+import { rpc } from "../chain/rpc-errors.js";
+import type { ChargeAttempt, ChargeAttempts } from "../store/charge-attempts.js";
+import { chargeRefusal } from "./charge-errors.js";
+import { gasQuoteUnits, reimbursementFor, type GasPricing } from "./gas-quote.js";
+import type { Relayer } from "./relayer.js";
+import type { Subscriptions } from "./subscriptions.js";
+import type { Terms } from "./terms.js";
+import type { SignedSubscription } from "./tokens.js";
+
+export type ChargeStatus = "CHARGED" | "ALREADY_CHARGED" | "CONFIRMING";
+
+export interface ChargeResult {
+  status: ChargeStatus;
+  ok: boolean;
+  already_paid: boolean;
+  action: Action;
+  subscription_id: Hex;
+  period_index: number;
+  period_start: number;
+  period_end: number;
+  next_period_at: number | null;
+  tx_hash?: Hex;
+  amount?: string;
+}
+
+export interface ChargesDeps {
+  client: PublicClient;
+  deployment: LiveDeployment;
+  finality: Finality;
+  subscriptions: Subscriptions;
+  attempts: ChargeAttempts;
+  relayer: Relayer;
+  pricing: GasPricing;
+}
+
+const CHARGED_EVENT = recurringChargesAbi.find((i) => i.type === "event" && i.name === "Charged")!;
+
+/**
+ * Recurring charges. One transaction per (subscription, period), recorded in the store before it is
+ * broadcast: a repeated or restarted call follows the recorded transaction (CONFIRMING while
+ * unsettled, CHARGED once settled, ALREADY_CHARGED after) and never sends a second one. Every
+ * refusal is answered from a read or a simulation before anything is sent.
+ */
+export class Charges {
+  readonly #busy = new Set<Hex>();
+
+  constructor(private readonly deps: ChargesDeps) {}
+
+  get #contract() {
+    return this.deps.deployment.contracts.RecurringCharges.address;
+  }
+
+  async charge(token: string): Promise<ChargeResult> {
+    const signed = this.deps.subscriptions.readCapability(token);
+    const id = this.deps.subscriptions.subscriptionId(signed.terms);
+    if (this.#busy.has(id)) throw new ServiceError("CONCURRENCY_LIMIT");
+    this.#busy.add(id);
+    try {
+      return await this.#charge(signed, id);
+    } finally {
+      this.#busy.delete(id);
+    }
+  }
+
+  async #charge({ terms, signature }: SignedSubscription, id: Hex): Promise<ChargeResult> {
+    const { client, attempts, relayer } = this.deps;
+    const block = await rpc(() => client.getBlock({ blockTag: "latest" }));
+    const now = block.timestamp;
+    if (now < terms.start) throw new ServiceError("NOT_DUE", { retryAfter: Number(terms.start - now) });
+    const period = (now - terms.start) / terms.period;
+
+    const attempt = await attempts.find(id, period);
+    if (attempt) {
+      const followed = await this.#follow(terms, id, period, attempt);
+      if (followed) return followed;
+    }
+
+    const [, , revoked] = await rpc(() => client.readContract({ address: this.#contract, abi: recurringChargesAbi, functionName: "subscriptions", args: [id], blockNumber: block.number }));
+    if (revoked) throw new ServiceError("PERMISSION_REVOKED");
+    if (terms.end !== 0n && now >= terms.end) throw new ServiceError("SUBSCRIPTION_EXPIRED");
+    const paidIn = await this.#chargedBlock(id, period, block.number);
+    if (paidIn !== 0n) return this.#result("ALREADY_CHARGED", terms, id, period, await this.#chargeTx(id, period, paidIn));
+
+    let fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+    try {
+      fees = await client.estimateFeesPerGas();
+    } catch (cause) {
+      throw new ServiceError("GAS_QUOTE_UNAVAILABLE", { cause });
+    }
+    if (!relayer.address) throw new ServiceError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
+    // Simulates the charge (every on-chain refusal by name) and sizes its gas, before anything is sent.
+    let gas: bigint;
+    try {
+      gas = await client.estimateContractGas({ address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, 0n], account: relayer.address });
+    } catch (error) {
+      const refusal = chargeRefusal(error, terms.start - now);
+      if (refusal) throw refusal;
+      const paid = await this.#chargedBlock(id, period);
+      return this.#result("ALREADY_CHARGED", terms, id, period, paid ? await this.#chargeTx(id, period, paid) : undefined);
+    }
+    gas = (gas * 12n) / 10n;
+    const reimbursement = reimbursementFor(gasQuoteUnits(gas, fees.maxFeePerGas, this.deps.pricing), terms.networkFee);
+    if (reimbursement > terms.maxGasReimbursement) throw new ServiceError("GAS_TOO_HIGH");
+    if (reimbursement > 0n) await this.#checkFunds(terms, terms.amount + reimbursement);
+    await relayer.ensureAvailable(gas, fees.maxFeePerGas);
+
+    const data = encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement] });
+    const sent = await relayer.submit({ to: this.#contract, data, gas, ...fees }, (tx) =>
+      attempts.insert({ subscriptionId: id, periodIndex: period, txHash: tx.hash, rawTx: tx.raw, relayer: relayer.address!, nonce: tx.nonce }),
+    );
+    if (!sent) throw new ServiceError("CONCURRENCY_LIMIT", { detail: "another instance is charging this period" });
+    const followed = await this.#follow(terms, id, period, { subscriptionId: id, periodIndex: period, txHash: sent.hash, rawTx: sent.raw, relayer: relayer.address!, nonce: sent.nonce, status: "sent" });
+    return followed ?? this.#result("CONFIRMING", terms, id, period, sent.hash);
+  }
+
+  /**
+   * Follows a recorded transaction. Null means it is gone for good (never reached the chain and can
+   * no longer be sent): the caller charges anew, which the contract still limits to once a period.
+   */
+  async #follow(terms: Terms, id: Hex, period: bigint, attempt: ChargeAttempt): Promise<ChargeResult | null> {
+    const { client, attempts } = this.deps;
+    const receipt = await this.#receipt(attempt.txHash);
+    if (!receipt) {
+      if (await this.#pending(attempt.txHash)) return this.#result("CONFIRMING", terms, id, period, attempt.txHash);
+      const paidIn = await this.#chargedBlock(id, period);
+      if (paidIn !== 0n) {
+        await attempts.remove(id, period, attempt.txHash);
+        return this.#result("ALREADY_CHARGED", terms, id, period, await this.#chargeTx(id, period, paidIn));
+      }
+      // Unknown to the node: recorded but never broadcast (a crash), or reorged out and dropped.
+      try {
+        await this.deps.relayer.broadcast(attempt.rawTx);
+        return this.#result("CONFIRMING", terms, id, period, attempt.txHash);
+      } catch {
+        await attempts.remove(id, period, attempt.txHash);
+        return null;
+      }
+    }
+    if (receipt.status !== "success") {
+      await attempts.remove(id, period, attempt.txHash);
+      const paidIn = await this.#chargedBlock(id, period);
+      if (paidIn !== 0n) return this.#result("ALREADY_CHARGED", terms, id, period, await this.#chargeTx(id, period, paidIn));
+      throw new ServiceError("TRANSACTION_REVERTED");
+    }
+    const [head, block] = await Promise.all([finalityHead(client, this.deps.finality), rpc(() => client.getBlock({ blockNumber: receipt.blockNumber }))]);
+    if (block.hash !== receipt.blockHash || !isSettled(receipt.blockNumber, head)) return this.#result("CONFIRMING", terms, id, period, attempt.txHash);
+    if (attempt.status === "sent") {
+      await attempts.markReported(id, period);
+      return this.#result("CHARGED", terms, id, period, attempt.txHash);
+    }
+    return this.#result("ALREADY_CHARGED", terms, id, period, attempt.txHash);
+  }
+
+  /**
+   * Finds the charge of one period: the contract's `chargedBlock` slot, then the `Charged` log of
+   * that one block, which must match the signed terms.
+   */
+  async recover(token: string, periodIndex: number) {
+    const { terms } = this.deps.subscriptions.readCapability(token);
+    const id = this.deps.subscriptions.subscriptionId(terms);
+    const period = BigInt(periodIndex);
+    const { client } = this.deps;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const latest = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
+      const chargedIn = await this.#chargedBlock(id, period, latest);
+      if (chargedIn === 0n) return { found: false as const, code: "PAYMENT_NOT_FOUND" as const, as_of_block: latest.toString() };
+      const log = (await this.#chargedLogs(id, period, chargedIn))[0];
+      if (!log) continue; // the chain moved between the two reads: read again
+      const fee = (terms.amount * BigInt(terms.feeBps)) / 10_000n;
+      const a = log.args;
+      const matches =
+        isAddressEqual(a.payer, terms.payer) &&
+        isAddressEqual(a.recipient, terms.recipient) &&
+        isAddressEqual(a.token, terms.token) &&
+        a.amount === terms.amount &&
+        a.fee === fee &&
+        a.networkFee === terms.networkFee &&
+        a.net === terms.amount - fee - terms.networkFee;
+      if (!matches) throw new ServiceError("PAYMENT_RECOVERY_INCONSISTENT", { detail: "the Charged log contradicts the signed terms" });
+      const head = await finalityHead(client, this.deps.finality, latest);
+      if (!isSettled(log.blockNumber, head)) throw new ServiceError("PAYMENT_CONFIRMING", { headers: { "svc-tx-hash": log.transactionHash } });
+      return {
+        found: true as const,
+        subscription_id: id,
+        period_index: periodIndex,
+        tx_hash: log.transactionHash,
+        block_number: log.blockNumber.toString(),
+        payer: a.payer,
+        recipient: a.recipient,
+        net_units: a.net.toString(),
+        fee_units: a.fee.toString(),
+        network_fee_units: a.networkFee.toString(),
+        amount_units: a.amount.toString(),
+      };
+    }
+    throw new ServiceError("PAYMENT_RECOVERY_INCONSISTENT", { detail: "chargedBlock set but no Charged log" });
+  }
+
+  #result(status: ChargeStatus, terms: Terms, id: Hex, period: bigint, txHash?: Hex): ChargeResult {
+    const periodStart = terms.start + period * terms.period;
+    const periodEnd = periodStart + terms.period;
+    return {
+      status,
+      ok: status !== "CONFIRMING",
+      already_paid: status === "ALREADY_CHARGED",
+      action: status === "CONFIRMING" ? "WAIT" : "SUCCESS",
+      subscription_id: id,
+      period_index: Number(period),
+      period_start: Number(periodStart),
+      period_end: Number(periodEnd),
+      next_period_at: terms.end !== 0n && periodEnd >= terms.end ? null : Number(periodEnd),
+      ...(txHash ? { tx_hash: txHash, amount: formatAmount(terms.amount) } : {}),
+    };
+  }
+
+  #chargedBlock(id: Hex, period: bigint, blockNumber?: bigint): Promise<bigint> {
+    return rpc(() => this.deps.client.readContract({ address: this.#contract, abi: recurringChargesAbi, functionName: "chargedBlock", args: [id, period], ...(blockNumber ? { blockNumber } : {}) }));
+  }
+
+  #chargedLogs(id: Hex, period: bigint, block: bigint) {
+    return rpc(() => this.deps.client.getLogs({ address: this.#contract, event: CHARGED_EVENT, args: { subscriptionId: id, periodIndex: period }, fromBlock: block, toBlock: block, strict: true }));
+  }
+
+  async #chargeTx(id: Hex, period: bigint, block: bigint): Promise<Hex | undefined> {
+    return (await this.#chargedLogs(id, period, block))[0]?.transactionHash;
+  }
+
+  async #checkFunds(terms: Terms, required: bigint): Promise<void> {
+    const read = (functionName: "allowance" | "balanceOf", args: readonly [`0x${string}`] | readonly [`0x${string}`, `0x${string}`]) =>
+      rpc(() => this.deps.client.readContract({ address: terms.token, abi: erc20Abi, functionName, args } as never) as Promise<bigint>);
+    if ((await read("allowance", [terms.payer, this.#contract])) < required) throw new ServiceError("INSUFFICIENT_ALLOWANCE");
+    if ((await read("balanceOf", [terms.payer])) < required) throw new ServiceError("INSUFFICIENT_BALANCE");
+  }
+
+  async #receipt(hash: Hex): Promise<TransactionReceipt | null> {
+    try {
+      return await this.deps.client.getTransactionReceipt({ hash });
+    } catch (error) {
+      if (error instanceof TransactionReceiptNotFoundError) return null;
+      return rpc(() => Promise.reject(error));
+    }
+  }
+
+  async #pending(hash: Hex): Promise<boolean> {
+    try {
+      await this.deps.client.getTransaction({ hash });
+      return true;
+    } catch (error) {
+      if (error instanceof TransactionNotFoundError) return false;
+      return rpc(() => Promise.reject(error));
+    }
+  }
+}

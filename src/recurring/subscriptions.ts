@@ -1,0 +1,278 @@
+import { encodeFunctionData, erc20Abi, getAddress, isAddressEqual, toHex, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
+import { recurringChargesAbi } from "../generated/contracts.js";
+import type { Finality } from "../config.js";
+import type { LiveDeployment } from "../deployments.js";
+import { ServiceError } from "../errors.js";
+import { formatAmount, mulDivUp } from "../money.js";
+import { rpc } from "../chain/rpc-errors.js";
+import { checkPayerSignature } from "./signature.js";
+import { subscriptionIdOf, TERMS_TYPES, recurringDomain, type Terms } from "./terms.js";
+import type { Offer, RecurringTokens, SignedSubscription } from "./tokens.js";
+import { gasQuoteUnits, type GasPricing } from "./gas-quote.js";
+
+export interface RecurringSettings {
+  minPeriodSeconds: number;
+  maxAmountUnits: bigint;
+  setupTtlSeconds: number;
+  cancelTtlSeconds: number;
+  approveTtlSeconds: number;
+  maxGasReimbursementUnits: bigint;
+  signatureGasCap: bigint;
+}
+
+export interface SubscriptionsDeps {
+  client: PublicClient;
+  deployment: LiveDeployment;
+  finality: Finality;
+  tokens: RecurringTokens;
+  settings: RecurringSettings;
+  pricing: GasPricing;
+  now: () => number;
+  randomBytes: (size: number) => Uint8Array;
+}
+
+/** Indicative gas of one charge (a first charge measures ~118,000: docs/gas.md), for the fee estimate. */
+const CHARGE_GAS_ESTIMATE = 120_000n;
+
+/** The smallest subscription amount: the recipient must keep at least one unit after fee and network fee. */
+export function amountFloor(feeBps: number, networkFeeUnits: bigint): bigint {
+  return mulDivUp(networkFeeUnits, 10_000n, BigInt(10_000 - feeBps));
+}
+
+/** Subscriptions: create, resolve for the wallet, finalize, read state, approve and cancel sessions. */
+export class Subscriptions {
+  constructor(private readonly deps: SubscriptionsDeps) {}
+
+  get contract(): Address {
+    return this.deps.deployment.contracts.RecurringCharges.address;
+  }
+
+  get floorUnits(): bigint {
+    const p = this.deps.deployment.parameters;
+    return amountFloor(p.feeBps, BigInt(p.networkFeeUnits));
+  }
+
+  #nowSeconds(): number {
+    return Math.floor(this.deps.now() / 1000);
+  }
+
+  /** Mints a setup token for terms the payer will sign; the service makes the salt. */
+  create(input: { recipient: Address; amountUnits: bigint; period: number; end: number }) {
+    const { settings, deployment } = this.deps;
+    const recipient = getAddress(input.recipient);
+    if (isAddressEqual(recipient, zeroAddress)) throw new ServiceError("INVALID_REQUEST", { detail: "recipient is the zero address" });
+    if (input.amountUnits < this.floorUnits || input.amountUnits > settings.maxAmountUnits) throw new ServiceError("AMOUNT_OUT_OF_BOUNDS");
+    if (input.period < settings.minPeriodSeconds) throw new ServiceError("INVALID_REQUEST", { detail: `period below ${settings.minPeriodSeconds} s` });
+    const start = this.#nowSeconds();
+    if (input.end !== 0 && input.end <= start) throw new ServiceError("INVALID_REQUEST", { detail: "end is not in the future" });
+    const offer: Offer = {
+      recipient,
+      amount: input.amountUnits,
+      period: BigInt(input.period),
+      start: BigInt(start),
+      end: BigInt(input.end),
+      salt: toHex(this.deps.randomBytes(32)),
+      feeBps: deployment.parameters.feeBps,
+      networkFee: BigInt(deployment.parameters.networkFeeUnits),
+      maxGasReimbursement: settings.maxGasReimbursementUnits,
+    };
+    const expiresAt = start + settings.setupTtlSeconds;
+    return {
+      setup_token: this.deps.tokens.mintSetup(offer, expiresAt),
+      expires_at: expiresAt,
+      chain_id: deployment.chainId,
+      contract: this.contract,
+      amount: formatAmount(offer.amount),
+      salt: offer.salt,
+    };
+  }
+
+  /** The terms and the exact EIP-712 typed data the wallet will show (the payer fills `payer`). */
+  async resolve(setupToken: string) {
+    const { offer, expiresAt } = this.#setup(setupToken, { enforceExpiry: true });
+    if (offer.amount < this.floorUnits || offer.amount > this.deps.settings.maxAmountUnits) throw new ServiceError("AMOUNT_OUT_OF_BOUNDS");
+    const { deployment } = this.deps;
+    return {
+      ...this.#echo(offer),
+      network_fee_estimate: await this.#networkFeeEstimate(),
+      expires_at: expiresAt,
+      typed_data: {
+        domain: recurringDomain(deployment.chainId, this.contract),
+        types: TERMS_TYPES,
+        primaryType: "Terms" as const,
+        message: {
+          recipient: offer.recipient,
+          token: deployment.token.address,
+          amount: offer.amount.toString(),
+          period: offer.period.toString(),
+          start: offer.start.toString(),
+          end: offer.end.toString(),
+          salt: offer.salt,
+          feeBps: offer.feeBps,
+          networkFee: offer.networkFee.toString(),
+          maxGasReimbursement: offer.maxGasReimbursement.toString(),
+        },
+      },
+    };
+  }
+
+  /** Checks the payer's signature against the terms and returns the subscription capability. */
+  async finalize(input: { setupToken: string; payer: Address; signature: Hex }) {
+    const { offer } = this.#setup(input.setupToken, { enforceExpiry: false });
+    const terms: Terms = { ...offer, payer: getAddress(input.payer), token: this.deps.deployment.token.address };
+    const id = subscriptionIdOf(this.deps.deployment.chainId, this.contract, terms);
+    await checkPayerSignature(this.deps.client, terms.payer, id, input.signature, this.deps.settings.signatureGasCap);
+    return {
+      subscription: this.deps.tokens.mintSubscription({ terms, signature: input.signature }),
+      subscription_id: id,
+      amount: formatAmount(terms.amount),
+      period: Number(terms.period),
+      end: Number(terms.end),
+    };
+  }
+
+  /** The subscription's state read from the chain, with its terms echoed. */
+  async state(token: string) {
+    const terms = this.readCapabilityOrCancel(token);
+    const id = this.subscriptionId(terms);
+    const block = await rpc(() => this.deps.client.getBlock({ blockTag: "latest" }));
+    const [lastPeriod, paidCount, revoked] = await rpc(() =>
+      this.deps.client.readContract({ address: this.contract, abi: recurringChargesAbi, functionName: "subscriptions", args: [id], blockNumber: block.number }),
+    );
+    const now = block.timestamp;
+    const ended = terms.end !== 0n && now >= terms.end;
+    const state = revoked ? "REVOKED" : ended ? "ENDED" : paidCount > 0 ? "ACTIVE" : "PENDING";
+    const periodIndex = now < terms.start ? null : (now - terms.start) / terms.period;
+    const nextStart = periodIndex === null ? terms.start : terms.start + (periodIndex + 1n) * terms.period;
+    return {
+      ...this.#echo(terms),
+      payer: terms.payer,
+      subscription_id: id,
+      state,
+      lastPeriod: paidCount > 0 ? Number(lastPeriod) : null,
+      paid_count: paidCount,
+      period_index: periodIndex === null ? null : Number(periodIndex),
+      next_period_at: state === "REVOKED" || (terms.end !== 0n && nextStart >= terms.end) ? null : Number(nextStart),
+      as_of_block: block.number.toString(),
+    };
+  }
+
+  /** A browser-safe token that can restore this subscription's allowance and nothing else. */
+  approveSession(token: string) {
+    const { terms } = this.readCapability(token);
+    const expiresAt = this.#nowSeconds() + this.deps.settings.approveTtlSeconds;
+    const id = this.subscriptionId(terms);
+    return {
+      approve_token: this.deps.tokens.mintApprove({ payer: terms.payer, subscriptionId: id, requiredUnits: terms.amount + terms.maxGasReimbursement, expiresAt }),
+      expires_at: expiresAt,
+      payer: terms.payer,
+      subscription_id: id,
+    };
+  }
+
+  approveResolve(token: string) {
+    const session = this.deps.tokens.readApprove(token);
+    if (!session) throw new ServiceError("INVALID_APPROVE_TOKEN");
+    if (this.#nowSeconds() >= session.expiresAt) throw new ServiceError("APPROVE_TOKEN_EXPIRED");
+    return {
+      chain_id: this.deps.deployment.chainId,
+      token: this.deps.deployment.token.address,
+      spender: this.contract,
+      payer: session.payer,
+      subscription_id: session.subscriptionId,
+      required_units: session.requiredUnits.toString(),
+      expires_at: session.expiresAt,
+    };
+  }
+
+  /** A browser-safe cancel token: the terms needed to build the revoke, no signature, cannot charge. */
+  revokeSession(token: string) {
+    const { terms } = this.readCapability(token);
+    const expiresAt = this.#nowSeconds() + this.deps.settings.cancelTtlSeconds;
+    return { cancel_token: this.deps.tokens.mintCancel(terms, expiresAt), expires_at: expiresAt, subscription_id: this.subscriptionId(terms), payer: terms.payer };
+  }
+
+  /** Unsigned calldata for `revoke(terms)`: only the payer's wallet can send it. */
+  revokePrepare(token: string) {
+    const terms = this.readCapabilityOrCancel(token, { enforceCancelExpiry: true });
+    const id = this.subscriptionId(terms);
+    return {
+      chain_id: this.deps.deployment.chainId,
+      payer: terms.payer,
+      to: this.contract,
+      data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "revoke", args: [terms] }),
+      subscription_id: id,
+      description: `Revoke subscription ${id}: no further charge of ${formatAmount(terms.amount)} ${this.deps.deployment.token.symbol} every ${terms.period} s to ${terms.recipient}. Send from the payer ${terms.payer}.`,
+    };
+  }
+
+  /** Unsigned calldata for `approve(RecurringCharges, 0)` on the token: stops every subscription of that wallet in that token. */
+  allowanceRevokePrepare() {
+    const { deployment } = this.deps;
+    return {
+      chain_id: deployment.chainId,
+      to: deployment.token.address,
+      data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [this.contract, 0n] }),
+      description: `Set the ${deployment.token.symbol} allowance of the recurring-charge contract ${this.contract} to zero: stops every subscription of the sending wallet paid in ${deployment.token.symbol}.`,
+    };
+  }
+
+  subscriptionId(terms: Terms): Hex {
+    return subscriptionIdOf(this.deps.deployment.chainId, this.contract, terms);
+  }
+
+  /** The signed subscription a capability carries, or INVALID_SUBSCRIPTION. */
+  readCapability(token: string): SignedSubscription {
+    const signed = this.deps.tokens.readSubscription(token);
+    if (!signed) throw new ServiceError("INVALID_SUBSCRIPTION");
+    return signed;
+  }
+
+  /** The terms of a capability or a cancel token (cancel errors when it looks like a cancel token). */
+  readCapabilityOrCancel(token: string, options: { enforceCancelExpiry?: boolean } = {}): Terms {
+    const signed = this.deps.tokens.readSubscription(token);
+    if (signed) return signed.terms;
+    if (!token.startsWith("ct.")) throw new ServiceError("INVALID_SUBSCRIPTION");
+    const cancel = this.deps.tokens.readCancel(token);
+    if (!cancel) throw new ServiceError("INVALID_CANCEL_TOKEN");
+    if (options.enforceCancelExpiry && this.#nowSeconds() >= cancel.expiresAt) throw new ServiceError("CANCEL_TOKEN_EXPIRED");
+    return cancel.terms;
+  }
+
+  #setup(token: string, options: { enforceExpiry: boolean }) {
+    const setup = this.deps.tokens.readSetup(token);
+    if (!setup) throw new ServiceError("INVALID_SETUP_TOKEN");
+    if (options.enforceExpiry && this.#nowSeconds() >= setup.expiresAt) throw new ServiceError("SETUP_TOKEN_EXPIRED");
+    return setup;
+  }
+
+  #echo(offer: Offer) {
+    const { deployment } = this.deps;
+    return {
+      recipient: offer.recipient,
+      amount: formatAmount(offer.amount),
+      amount_units: offer.amount.toString(),
+      period: Number(offer.period),
+      start: Number(offer.start),
+      end: Number(offer.end),
+      token: deployment.token.address,
+      chain_id: deployment.chainId,
+      contract: this.contract,
+      salt: offer.salt,
+      max_gas_reimbursement: offer.maxGasReimbursement.toString(),
+      fee_bps: offer.feeBps,
+      network_fee: formatAmount(offer.networkFee),
+      network_fee_units: offer.networkFee.toString(),
+    };
+  }
+
+  /** Indicative: what one charge's gas costs now, in the token; null when the chain cannot be asked. */
+  async #networkFeeEstimate(): Promise<string | null> {
+    try {
+      const fees = await this.deps.client.estimateFeesPerGas();
+      return formatAmount(gasQuoteUnits(CHARGE_GAS_ESTIMATE, fees.maxFeePerGas, this.deps.pricing));
+    } catch {
+      return null;
+    }
+  }
+}
