@@ -21,6 +21,8 @@ const baseSepoliaSim = {
   hardfork: "granite",
   // Like a real node: a reverting transaction is mined and its hash returned, not thrown.
   throwOnTransactionFailures: false,
+  // Base-like gas prices (0.01 gwei), so gas quotes in USDC are realistic.
+  initialBaseFeePerGas: 10_000_000n,
 } as const;
 
 export default defineConfig({

@@ -49,6 +49,7 @@ const EnvSchema = z.object({
   GAS_PRICE_USDC_PER_ETH: amount.default(parseAmount("3000")!),
   RELAYER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "0x and 64 hex digits").optional(),
   RELAYER_PAUSED: bool.default(false),
+  RELAYER_TIP_WEI: z.coerce.bigint().nonnegative().default(1_000_000n),
   SIGNATURE_GAS_CAP: positiveInt.default(200_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
@@ -82,6 +83,8 @@ export interface Config {
     signatureGasCap: bigint;
     /** Token micro-units per 1 ETH, to price gas. */
     unitsPerEth: bigint;
+    /** The relayer's priority fee, wei per gas. */
+    tipWei: bigint;
   };
   relayer: { privateKey: `0x${string}` | null; paused: boolean };
 }
@@ -144,6 +147,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxGasReimbursementUnits: e.MAX_GAS_REIMBURSEMENT,
       signatureGasCap: BigInt(e.SIGNATURE_GAS_CAP),
       unitsPerEth: e.GAS_PRICE_USDC_PER_ETH,
+      tipWei: e.RELAYER_TIP_WEI,
     },
     relayer: { privateKey: (e.RELAYER_PRIVATE_KEY as `0x${string}` | undefined) ?? null, paused: e.RELAYER_PAUSED },
   };

@@ -79,7 +79,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   });
   const database = deps.database ?? (await openDatabase(config.dataDir));
   await migrate(database);
-  const pricing = { unitsPerEth: config.recurring.unitsPerEth };
+  const pricing = { unitsPerEth: config.recurring.unitsPerEth, tipWei: config.recurring.tipWei };
   const subscriptions = new Subscriptions({
     client,
     deployment,

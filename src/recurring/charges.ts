@@ -8,7 +8,7 @@ import { finalityHead, isSettled } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { ChargeAttempt, ChargeAttempts } from "../store/charge-attempts.js";
 import { chargeRefusal } from "./charge-errors.js";
-import { gasQuoteUnits, reimbursementFor, type GasPricing } from "./gas-quote.js";
+import { gasQuoteUnits, quoteFees, reimbursementFor, type FeeQuote, type GasPricing } from "./gas-quote.js";
 import type { Relayer } from "./relayer.js";
 import type { Subscriptions } from "./subscriptions.js";
 import type { Terms } from "./terms.js";
@@ -88,9 +88,9 @@ export class Charges {
     const paidIn = await this.#chargedBlock(id, period, block.number);
     if (paidIn !== 0n) return this.#result("ALREADY_CHARGED", terms, id, period, await this.#chargeTx(id, period, paidIn));
 
-    let fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+    let fees: FeeQuote;
     try {
-      fees = await client.estimateFeesPerGas();
+      fees = await quoteFees(client, this.deps.pricing);
     } catch (cause) {
       throw new ServiceError("GAS_QUOTE_UNAVAILABLE", { cause });
     }
@@ -106,13 +106,13 @@ export class Charges {
       return this.#result("ALREADY_CHARGED", terms, id, period, paid ? await this.#chargeTx(id, period, paid) : undefined);
     }
     gas = (gas * 12n) / 10n;
-    const reimbursement = reimbursementFor(gasQuoteUnits(gas, fees.maxFeePerGas, this.deps.pricing), terms.networkFee);
+    const reimbursement = reimbursementFor(gasQuoteUnits(gas, fees.expectedPerGas, this.deps.pricing), terms.networkFee);
     if (reimbursement > terms.maxGasReimbursement) throw new ServiceError("GAS_TOO_HIGH");
     if (reimbursement > 0n) await this.#checkFunds(terms, terms.amount + reimbursement);
     await relayer.ensureAvailable(gas, fees.maxFeePerGas);
 
     const data = encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement] });
-    const sent = await relayer.submit({ to: this.#contract, data, gas, ...fees }, (tx) =>
+    const sent = await relayer.submit({ to: this.#contract, data, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas }, (tx) =>
       attempts.insert({ subscriptionId: id, periodIndex: period, txHash: tx.hash, rawTx: tx.raw, relayer: relayer.address!, nonce: tx.nonce }),
     );
     if (!sent) throw new ServiceError("CONCURRENCY_LIMIT", { detail: "another instance is charging this period" });

@@ -1,6 +1,27 @@
-/** How gas (paid in ETH) is priced in the token: micro-units of the token per 1 ETH. */
+import type { PublicClient } from "viem";
+
+/** How gas (paid in ETH) is priced in the token, and what tip the relayer offers. */
 export interface GasPricing {
+  /** Token micro-units per 1 ETH. */
   unitsPerEth: bigint;
+  /** The relayer's priority fee, in wei per gas. */
+  tipWei: bigint;
+}
+
+export interface FeeQuote {
+  /** What a gas unit is expected to cost: next base fee + tip. */
+  expectedPerGas: bigint;
+  /** The cap sent with the transaction: twice the next base fee + tip. */
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
+
+/** The next block's base fee (eth_feeHistory) and the relayer's tip. Throws when the node cannot say. */
+export async function quoteFees(client: PublicClient, pricing: GasPricing): Promise<FeeQuote> {
+  const history = await client.getFeeHistory({ blockCount: 1, rewardPercentiles: [] });
+  const nextBaseFee = history.baseFeePerGas.at(-1);
+  if (nextBaseFee === undefined) throw new Error("no base fee in eth_feeHistory");
+  return { expectedPerGas: nextBaseFee + pricing.tipWei, maxFeePerGas: 2n * nextBaseFee + pricing.tipWei, maxPriorityFeePerGas: pricing.tipWei };
 }
 
 /** The token units `gas` costs at `feePerGas` wei, rounded up. */

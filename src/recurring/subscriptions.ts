@@ -8,7 +8,7 @@ import { rpc } from "../chain/rpc-errors.js";
 import { checkPayerSignature } from "./signature.js";
 import { subscriptionIdOf, TERMS_TYPES, recurringDomain, type Terms } from "./terms.js";
 import type { Offer, RecurringTokens, SignedSubscription } from "./tokens.js";
-import { gasQuoteUnits, type GasPricing } from "./gas-quote.js";
+import { gasQuoteUnits, quoteFees, type GasPricing } from "./gas-quote.js";
 
 export interface RecurringSettings {
   minPeriodSeconds: number;
@@ -269,8 +269,8 @@ export class Subscriptions {
   /** Indicative: what one charge's gas costs now, in the token; null when the chain cannot be asked. */
   async #networkFeeEstimate(): Promise<string | null> {
     try {
-      const fees = await this.deps.client.estimateFeesPerGas();
-      return formatAmount(gasQuoteUnits(CHARGE_GAS_ESTIMATE, fees.maxFeePerGas, this.deps.pricing));
+      const fees = await quoteFees(this.deps.client, this.deps.pricing);
+      return formatAmount(gasQuoteUnits(CHARGE_GAS_ESTIMATE, fees.expectedPerGas, this.deps.pricing));
     } catch {
       return null;
     }

@@ -1,0 +1,446 @@
+import { assert } from "chai";
+import { decodeFunctionData, encodeAbiParameters, erc20Abi, keccak256, numberToHex, pad, parseEventLogs, type Hex } from "viem";
+import { recurringChargesAbi, testSmartAccountAbi, testUsdcAbi } from "../../src/generated/contracts.js";
+import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { ChargeAttempts } from "../../src/store/charge-attempts.js";
+import { createService } from "../../src/service.js";
+import { createLogger } from "../../src/logger.js";
+import { configFor, useService } from "../helpers/service.js";
+import { deployTestContract } from "../helpers/deploy.js";
+import { wrap6492 } from "../helpers/subscriptions.js";
+import { balanceOf, send } from "../helpers/tx.js";
+import { approveThroughSession, sendPrepared, subscribe, typedDataDigest, walletTypedData } from "../helpers/recurring.js";
+import supertest from "supertest";
+import { formatAmount } from "../../src/money.js";
+
+describe("recurring charges API", function () {
+  this.timeout(60_000);
+  const h = useService();
+  const payer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
+  const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+  const other = () => h.chain.accounts[LOCAL_ROLES.firstUser + 2]!;
+  const usdc = () => h.service.deployment.token.address;
+  const recurring = () => h.service.deployment.contracts.RecurringCharges.address;
+  const charge = (subscription: string) => h.api.post("/v1/charges").send({ subscription });
+  const state = (subscription: string) => h.api.post("/v1/subscriptions/state").send({ subscription });
+  const relayerNonce = () => h.chain.publicClient.getTransactionCount({ address: h.chain.accounts[LOCAL_ROLES.relayer]!.address });
+
+  describe("POST /v1/subscriptions", () => {
+    it("mints a setup token with a service-made salt", async () => {
+      const res = await h.api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "9.99", period: 3600 });
+      assert.equal(res.status, 200);
+      assert.deepEqual(Object.keys(res.body).sort(), ["amount", "chain_id", "contract", "expires_at", "salt", "setup_token"]);
+      assert.match(res.body.setup_token, /^st\.k1\./);
+      assert.match(res.body.salt, /^0x[0-9a-f]{64}$/);
+      assert.equal(res.body.amount, "9.990000");
+      assert.equal(res.body.chain_id, 84532);
+      assert.equal(res.body.contract, recurring());
+      assert.equal(res.body.expires_at, Math.floor(h.clock.ms / 1000) + 3600);
+    });
+
+    it("refuses amounts below the network-fee floor (0.102041) with AMOUNT_OUT_OF_BOUNDS", async () => {
+      const below = await h.api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "0.10204", period: 3600 });
+      assert.equal(below.status, 400);
+      assert.deepEqual(below.body, { error: "AMOUNT_OUT_OF_BOUNDS", action: "FIX_REQUEST" });
+      const floor = await h.api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "0.102041", period: 3600 });
+      assert.equal(floor.status, 200);
+    });
+
+    it("refuses a period below the minimum, a string period, an end in the past, unknown fields", async () => {
+      const now = Math.floor(h.clock.ms / 1000);
+      for (const body of [
+        { recipient: merchant().address, amount: "1", period: 59 },
+        { recipient: merchant().address, amount: "1", period: "3600" },
+        { recipient: merchant().address, amount: "1", period: 3600.5 },
+        { recipient: merchant().address, amount: "1", period: 3600, end: now - 1 },
+        { recipient: merchant().address, amount: "1", period: 3600, end: -1 },
+        { recipient: merchant().address, amount: "1", period: 3600, salt: "0x00" },
+        { recipient: merchant().address, amount: 1, period: 3600 },
+      ]) {
+        const res = await h.api.post("/v1/subscriptions").send(body);
+        assert.equal(res.status, 400, JSON.stringify(body));
+        assert.equal(res.body.error, "INVALID_REQUEST", JSON.stringify(body));
+      }
+    });
+  });
+
+  describe("POST /v1/subscriptions/resolve", () => {
+    it("returns the terms and the exact typed data: its digest is the contract's subscription id", async () => {
+      const created = await h.api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "10", period: 3600 });
+      const res = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
+      assert.equal(res.status, 200);
+      const b = res.body;
+      assert.include(b, { recipient: merchant().address, amount: "10.000000", amount_units: "10000000", period: 3600, end: 0, token: usdc(), chain_id: 84532, contract: recurring(), salt: created.body.salt, max_gas_reimbursement: "0", fee_bps: 200, network_fee: "0.100000", network_fee_units: "100000", expires_at: created.body.expires_at });
+      assert.equal(b.start, Math.floor(h.clock.ms / 1000));
+      assert.match(b.network_fee_estimate, /^[0-9]+\.[0-9]{6}$/);
+      assert.deepEqual(b.typed_data.domain, { name: "RecurringCharges", version: "1", chainId: 84532, verifyingContract: recurring() });
+      assert.equal(b.typed_data.primaryType, "Terms");
+      const typed = walletTypedData(b, payer().address);
+      const onChain = await h.chain.publicClient.readContract({ address: recurring(), abi: recurringChargesAbi, functionName: "subscriptionId", args: [typed.message] });
+      assert.equal(typedDataDigest(b, payer().address), onChain);
+    });
+
+    it("gives network_fee_estimate null when the chain cannot be asked, and refuses bad or expired setup tokens", async () => {
+      const created = await h.api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "10", period: 3600 });
+      h.proxy.mode = "http-500";
+      const res = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
+      assert.equal(res.status, 200);
+      assert.isNull(res.body.network_fee_estimate);
+      h.proxy.mode = "pass";
+      const intent = (await h.api.post("/v1/payments").send({ recipient: merchant().address, amount: "1" })).body.intent;
+      for (const token of [intent, created.body.setup_token.slice(0, -3) + "abc", "st.x.y.z"]) {
+        const bad = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: token });
+        assert.deepEqual(bad.body, { error: "INVALID_SETUP_TOKEN", action: "FIX_REQUEST" });
+      }
+      h.clock.advance(3600);
+      const expired = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
+      assert.equal(expired.status, 400);
+      assert.deepEqual(expired.body, { error: "SETUP_TOKEN_EXPIRED", action: "FIX_REQUEST" });
+    });
+  });
+
+  describe("POST /v1/subscriptions/finalize", () => {
+    it("returns the capability for a valid EOA signature, and refuses another signer or an ERC-6492 wrapper", async () => {
+      const s = await subscribe(h, payer(), { recipient: merchant().address });
+      assert.match(s.subscription, /^sc\.k1\./);
+      assert.deepEqual({ ...s.finalized, subscription: undefined }, { subscription: undefined, subscription_id: typedDataDigest(s.resolved, payer().address), amount: "10.000000", period: 3600, end: 0 });
+
+      const wrong = await other().signTypedData(walletTypedData(s.resolved, payer().address) as never);
+      const refused = await h.api.post("/v1/subscriptions/finalize").send({ setup_token: s.created.setup_token, payer: payer().address, signature: wrong });
+      assert.equal(refused.status, 400);
+      assert.equal(refused.body.error, "INVALID_SIGNATURE");
+      const wrapped = await h.api.post("/v1/subscriptions/finalize").send({ setup_token: s.created.setup_token, payer: payer().address, signature: wrap6492(s.signature, other().address) });
+      assert.equal(wrapped.status, 400);
+      assert.deepEqual(wrapped.body, { error: "UNSUPPORTED_SIGNATURE_FORMAT", action: "ASK_PAYER" });
+    });
+
+    it("checks an ERC-1271 account by isValidSignature, and says SIGNATURE_VALIDATION_TOO_EXPENSIVE over the gas cap", async () => {
+      const account = await deployTestContract(h.chain, payer(), testSmartAccountAbi, "TestSmartAccount", "TestSmartAccount.sol", [payer().address]);
+      const s = await subscribe(h, payer(), { payer: account, recipient: merchant().address });
+      assert.equal(s.id, typedDataDigest(s.resolved, account));
+      const byOther = await other().signTypedData(walletTypedData(s.resolved, account) as never);
+      const refused = await h.api.post("/v1/subscriptions/finalize").send({ setup_token: s.created.setup_token, payer: account, signature: byOther });
+      assert.equal(refused.body.error, "INVALID_SIGNATURE");
+      await send(h.chain, payer(), { address: account, abi: testSmartAccountAbi, functionName: "setValidationGasBurn", args: [2_000n] });
+      const expensive = await h.api.post("/v1/subscriptions/finalize").send({ setup_token: s.created.setup_token, payer: account, signature: s.signature });
+      assert.equal(expensive.status, 400);
+      assert.deepEqual(expensive.body, { error: "SIGNATURE_VALIDATION_TOO_EXPENSIVE", action: "FIX_REQUEST" });
+      h.proxy.mode = "rpc-error";
+      const rpcDown = await h.api.post("/v1/subscriptions/finalize").send({ setup_token: s.created.setup_token, payer: account, signature: s.signature });
+      assert.equal(rpcDown.status, 502);
+      assert.equal(rpcDown.body.error, "RPC_ERROR");
+    });
+  });
+
+  describe("a full cycle", () => {
+    for (const kind of ["EOA", "ERC-1271 account"] as const) {
+      it(`${kind}: sign, finalize, approve, charge, ALREADY_CHARGED, next period, revoke, PERMISSION_REVOKED`, async () => {
+        const account = kind === "EOA" ? undefined : await deployTestContract(h.chain, payer(), testSmartAccountAbi, "TestSmartAccount", "TestSmartAccount.sol", [payer().address]);
+        const payerAddress = account ?? payer().address;
+        if (account) await send(h.chain, payer(), { address: usdc(), abi: testUsdcAbi, functionName: "transfer", args: [account, 100_000_000n] });
+        const s = await subscribe(h, payer(), { payer: account, recipient: merchant().address, amount: "10", period: 3600 });
+        assert.deepEqual((await state(s.subscription)).body.state, "PENDING");
+        await approveThroughSession(h, payer(), s.subscription, account);
+        const merchantBefore = await balanceOf(h.chain, usdc(), merchant().address);
+
+        const first = await charge(s.subscription);
+        assert.equal(first.status, 200, JSON.stringify(first.body));
+        assert.include(first.body, { status: "CONFIRMING", ok: false, already_paid: false, action: "WAIT", subscription_id: s.id, period_index: 0, amount: "10.000000" });
+        assert.match(first.body.tx_hash, /^0x[0-9a-f]{64}$/);
+        const again = await charge(s.subscription);
+        assert.include(again.body, { status: "CONFIRMING", tx_hash: first.body.tx_hash });
+
+        await h.chain.mine(2);
+        const charged = await charge(s.subscription);
+        assert.include(charged.body, { status: "CHARGED", ok: true, already_paid: false, action: "SUCCESS", tx_hash: first.body.tx_hash, period_index: 0 });
+        const start = Number(s.resolved.start);
+        assert.deepEqual([charged.body.period_start, charged.body.period_end, charged.body.next_period_at], [start, start + 3600, start + 3600]);
+        const repeat = await charge(s.subscription);
+        assert.include(repeat.body, { status: "ALREADY_CHARGED", ok: true, already_paid: true, action: "SUCCESS", tx_hash: first.body.tx_hash });
+        const st = (await state(s.subscription)).body;
+        assert.include(st, { state: "ACTIVE", lastPeriod: 0, paid_count: 1, period_index: 0, subscription_id: s.id, payer: payerAddress });
+
+        await h.chain.advanceTime(3600);
+        const second = await charge(s.subscription);
+        assert.include(second.body, { status: "CONFIRMING", period_index: 1 });
+        assert.notEqual(second.body.tx_hash, first.body.tx_hash);
+        await h.chain.mine(2);
+        assert.include((await charge(s.subscription)).body, { status: "CHARGED", period_index: 1, tx_hash: second.body.tx_hash });
+        assert.equal((await balanceOf(h.chain, usdc(), merchant().address)) - merchantBefore, 2n * (10_000_000n - 200_000n - 100_000n));
+
+        const session = await h.api.post("/v1/subscriptions/revoke/session").send({ subscription: s.subscription });
+        assert.include(session.body, { subscription_id: s.id, payer: payerAddress });
+        assert.match(session.body.cancel_token, /^ct\./);
+        const prepared = await h.api.post("/v1/subscriptions/revoke/prepare").send({ subscription: session.body.cancel_token });
+        assert.include(prepared.body, { chain_id: 84532, payer: payerAddress, to: recurring(), subscription_id: s.id });
+        assert.isString(prepared.body.description);
+        await sendPrepared(h, payer(), prepared.body, account);
+        assert.equal((await state(s.subscription)).body.state, "REVOKED");
+        await h.chain.advanceTime(3600);
+        const nonceBefore = await relayerNonce();
+        const revoked = await charge(s.subscription);
+        assert.equal(revoked.status, 400);
+        assert.deepEqual(revoked.body, { error: "PERMISSION_REVOKED", action: "STOP" });
+        assert.equal(await relayerNonce(), nonceBefore, "nothing sent");
+      });
+    }
+  });
+
+  describe("reorgs and restarts", () => {
+    it("a charge reorged out is charged again with the same transaction, never twice", async () => {
+      const s = await subscribe(h, payer(), { recipient: merchant().address });
+      await approveThroughSession(h, payer(), s.subscription);
+      const before = await h.chain.snapshot();
+      const merchantBefore = await balanceOf(h.chain, usdc(), merchant().address);
+      const first = await charge(s.subscription);
+      assert.equal(first.body.status, "CONFIRMING");
+      await h.chain.revert(before); // the block with the charge is gone
+      const again = await charge(s.subscription);
+      assert.include(again.body, { status: "CONFIRMING", tx_hash: first.body.tx_hash });
+      await h.chain.mine(2);
+      assert.include((await charge(s.subscription)).body, { status: "CHARGED", tx_hash: first.body.tx_hash });
+      assert.equal((await balanceOf(h.chain, usdc(), merchant().address)) - merchantBefore, 9_700_000n);
+      const [, paidCount] = await h.chain.publicClient.readContract({ address: recurring(), abi: recurringChargesAbi, functionName: "subscriptions", args: [s.id] });
+      assert.equal(paidCount, 1);
+    });
+
+    it("a service killed after recording and before broadcasting re-sends the recorded transaction on restart", async () => {
+      const s = await subscribe(h, payer(), { recipient: merchant().address });
+      await approveThroughSession(h, payer(), s.subscription);
+      const crashing = await createService(configFor(h.proxy.url), {
+        now: h.clock.now,
+        logger: createLogger("silent"),
+        database: h.database,
+        beforeBroadcast: () => {
+          throw new Error("killed");
+        },
+      });
+      const crashed = await supertest(crashing.app).post("/v1/charges").send({ subscription: s.subscription });
+      assert.equal(crashed.status, 500);
+      const recorded = await new ChargeAttempts(h.database).find(s.id, 0n);
+      assert.ok(recorded, "recorded before broadcast");
+      assert.isNull(await h.chain.publicClient.getTransaction({ hash: recorded.txHash }).catch(() => null), "never reached the node");
+
+      const restarted = await h.another();
+      const resumed = await supertest(restarted.app).post("/v1/charges").send({ subscription: s.subscription });
+      assert.include(resumed.body, { status: "CONFIRMING", tx_hash: recorded.txHash });
+      await h.chain.mine(2);
+      assert.include((await supertest(restarted.app).post("/v1/charges").send({ subscription: s.subscription })).body, { status: "CHARGED", tx_hash: recorded.txHash });
+    });
+
+    it("a service killed after broadcasting answers CONFIRMING, then CHARGED, for the same transaction after restart", async () => {
+      const s = await subscribe(h, payer(), { recipient: merchant().address });
+      await approveThroughSession(h, payer(), s.subscription);
+      const first = await charge(s.subscription);
+      const nonce = await relayerNonce();
+      const restarted = await h.another();
+      const api = supertest(restarted.app);
+      assert.include((await api.post("/v1/charges").send({ subscription: s.subscription })).body, { status: "CONFIRMING", tx_hash: first.body.tx_hash });
+      await h.chain.mine(2);
+      assert.include((await api.post("/v1/charges").send({ subscription: s.subscription })).body, { status: "CHARGED", tx_hash: first.body.tx_hash });
+      assert.equal(await relayerNonce(), nonce, "no second transaction");
+    });
+  });
+
+  describe("refusals before anything is sent", () => {
+    it("allowance revoked → INSUFFICIENT_ALLOWANCE; restored through the approve session's numbers → the charge works", async () => {
+      const s = await subscribe(h, payer(), { recipient: merchant().address });
+      await approveThroughSession(h, payer(), s.subscription);
+      const prepared = await h.api.post("/v1/allowances/revoke/prepare").send({});
+      assert.equal(prepared.status, 200);
+      assert.include(prepared.body, { chain_id: 84532, to: usdc() });
+      assert.deepEqual(decodeFunctionData({ abi: erc20Abi, data: prepared.body.data }).args, [recurring(), 0n]);
+      await sendPrepared(h, payer(), prepared.body);
+      const nonce = await relayerNonce();
+      const refused = await charge(s.subscription);
+      assert.equal(refused.status, 400);
+      assert.deepEqual(refused.body, { error: "INSUFFICIENT_ALLOWANCE", action: "ASK_PAYER" });
+      assert.equal(await relayerNonce(), nonce);
+
+      const session = await h.api.post("/v1/subscriptions/approve/session").send({ subscription: s.subscription });
+      assert.include(session.body, { payer: payer().address, subscription_id: s.id });
+      const approval = await h.api.post("/v1/subscriptions/approve/resolve").send({ approve_token: session.body.approve_token });
+      assert.deepEqual(approval.body, { chain_id: 84532, token: usdc(), spender: recurring(), payer: payer().address, subscription_id: s.id, required_units: "10000000", expires_at: session.body.expires_at });
+      await send(h.chain, payer(), { address: usdc(), abi: erc20Abi, functionName: "approve", args: [approval.body.spender, BigInt(approval.body.required_units)] });
+      assert.equal((await charge(s.subscription)).body.status, "CONFIRMING");
+    });
+
+    it("INSUFFICIENT_BALANCE, NOT_DUE (with retry_after), SUBSCRIPTION_EXPIRED", async () => {
+      const poor = other();
+      const s = await subscribe(h, poor, { recipient: merchant().address });
+      await approveThroughSession(h, poor, s.subscription);
+      const balance = await balanceOf(h.chain, usdc(), poor.address);
+      await send(h.chain, poor, { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [merchant().address, balance - 1n] });
+      assert.deepEqual((await charge(s.subscription)).body, { error: "INSUFFICIENT_BALANCE", action: "ASK_PAYER" });
+
+      h.clock.advance(1000); // the service's clock runs ahead: start lies in the chain's future
+      const later = await subscribe(h, payer(), { recipient: merchant().address });
+      await approveThroughSession(h, payer(), later.subscription);
+      const notDue = await charge(later.subscription);
+      assert.equal(notDue.status, 409);
+      assert.equal(notDue.body.error, "NOT_DUE");
+      assert.isAtLeast(notDue.body.retry_after, 900);
+      assert.equal(notDue.headers["retry-after"], String(notDue.body.retry_after));
+
+      const start = Number((await subscribe(h, payer(), { recipient: merchant().address })).resolved.start);
+      const ending = await subscribe(h, payer(), { recipient: merchant().address, end: start + 3600 + 1000 });
+      await h.chain.advanceTime(7000);
+      const expired = await charge(ending.subscription);
+      assert.equal(expired.status, 409);
+      assert.deepEqual(expired.body, { error: "SUBSCRIPTION_EXPIRED", action: "STOP" });
+      assert.equal((await state(ending.subscription)).body.state, "ENDED");
+    });
+
+    it("GAS_TOO_HIGH above the signed maximum, GAS_QUOTE_UNAVAILABLE without a quote; a reimbursement within the maximum is charged", async () => {
+      const s = await subscribe(h, payer(), { recipient: merchant().address });
+      await approveThroughSession(h, payer(), s.subscription);
+      const nonce = await relayerNonce();
+      const pricey = await h.another({ GAS_PRICE_USDC_PER_ETH: "100000000000" });
+      const tooHigh = await supertest(pricey.app).post("/v1/charges").send({ subscription: s.subscription });
+      assert.equal(tooHigh.status, 409);
+      assert.equal(tooHigh.body.error, "GAS_TOO_HIGH");
+      h.proxy.mode = "rpc-error";
+      h.proxy.faultMethods = new Set(["eth_feeHistory"]);
+      const noQuote = await charge(s.subscription);
+      assert.equal(noQuote.status, 502);
+      assert.equal(noQuote.body.error, "GAS_QUOTE_UNAVAILABLE");
+      h.proxy.reset();
+      assert.equal(await relayerNonce(), nonce, "nothing sent");
+
+      // ETH priced so that a charge's gas (~180,000 gas) costs about 0.50: more than the network fee
+      // (0.10), less than a signed maximum of 1.00.
+      const history = await h.chain.publicClient.getFeeHistory({ blockCount: 1, rewardPercentiles: [] });
+      const perGas = history.baseFeePerGas.at(-1)! + 1_000_000n;
+      const unitsPerEth = (500_000n * 10n ** 18n) / (180_000n * perGas);
+      const reimbursing = await h.another({ GAS_PRICE_USDC_PER_ETH: formatAmount(unitsPerEth), MAX_GAS_REIMBURSEMENT: "1" });
+      const api = supertest(reimbursing.app);
+      const created = await api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "10", period: 3600 });
+      const resolved = await api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
+      assert.equal(resolved.body.max_gas_reimbursement, "1000000");
+      const signature = await payer().signTypedData(walletTypedData(resolved.body, payer().address) as never);
+      const sub = (await api.post("/v1/subscriptions/finalize").send({ setup_token: created.body.setup_token, payer: payer().address, signature })).body.subscription;
+      const payerBefore = await balanceOf(h.chain, usdc(), payer().address);
+      const sent = await api.post("/v1/charges").send({ subscription: sub });
+      assert.equal(sent.body.status, "CONFIRMING", JSON.stringify(sent.body));
+      const receipt = await h.chain.publicClient.getTransactionReceipt({ hash: sent.body.tx_hash });
+      const [event] = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" });
+      const reimbursed = event!.args.gasReimbursement;
+      assert.ok(reimbursed > 0n && reimbursed <= 1_000_000n, `reimbursement ${reimbursed} within (0, 1.00]`);
+      assert.equal(payerBefore - (await balanceOf(h.chain, usdc(), payer().address)), 10_000_000n + event!.args.gasReimbursement);
+    });
+
+    it("RELAYER_UNAVAILABLE when paused or short of ETH; nothing is spent", async () => {
+      const s = await subscribe(h, payer(), { recipient: merchant().address });
+      await approveThroughSession(h, payer(), s.subscription);
+      const paused = await h.another({ RELAYER_PAUSED: "true" });
+      const res = await supertest(paused.app).post("/v1/charges").send({ subscription: s.subscription });
+      assert.equal(res.status, 503);
+      assert.deepEqual(res.body, { error: "RELAYER_UNAVAILABLE", action: "RETRY", retry_after: 60 });
+      await h.chain.testClient.setBalance({ address: h.chain.accounts[LOCAL_ROLES.relayer]!.address, value: 1000n });
+      const broke = await charge(s.subscription);
+      assert.equal(broke.status, 503);
+      assert.equal(broke.body.error, "RELAYER_UNAVAILABLE");
+      assert.equal(await relayerNonce(), 0);
+    });
+
+    it("one charge at a time per subscription (CONCURRENCY_LIMIT); different subscriptions in parallel get distinct nonces", async () => {
+      const a = await subscribe(h, payer(), { recipient: merchant().address });
+      const b = await subscribe(h, payer(), { recipient: merchant().address, amount: "11" });
+      const c = await subscribe(h, other(), { recipient: merchant().address, amount: "12" });
+      await approveThroughSession(h, payer(), a.subscription);
+      await approveThroughSession(h, other(), c.subscription);
+      const same = await Promise.all([charge(a.subscription), charge(a.subscription)]);
+      const statuses = same.map((r) => r.status).sort();
+      assert.deepEqual(statuses, [200, 429]);
+      const limited = same.find((r) => r.status === 429)!;
+      assert.equal(limited.body.error, "CONCURRENCY_LIMIT");
+      assert.equal(limited.headers["retry-after"], String(limited.body.retry_after));
+      const parallel = await Promise.all([charge(b.subscription), charge(c.subscription)]);
+      assert.deepEqual(parallel.map((r) => r.body.status), ["CONFIRMING", "CONFIRMING"]);
+      const txs = await Promise.all(parallel.map((r) => h.chain.publicClient.getTransaction({ hash: r.body.tx_hash })));
+      assert.notEqual(txs[0]!.nonce, txs[1]!.nonce);
+    });
+  });
+
+  describe("tokens of the wrong kind", () => {
+    it("are refused everywhere; a cancel token can never charge and carries no signature", async () => {
+      const s = await subscribe(h, payer(), { recipient: merchant().address });
+      await approveThroughSession(h, payer(), s.subscription);
+      const cancel = (await h.api.post("/v1/subscriptions/revoke/session").send({ subscription: s.subscription })).body.cancel_token as string;
+      const approve = (await h.api.post("/v1/subscriptions/approve/session").send({ subscription: s.subscription })).body.approve_token as string;
+      const intent = (await h.api.post("/v1/payments").send({ recipient: merchant().address, amount: "1" })).body.intent as string;
+      const payload = JSON.parse(Buffer.from(cancel.split(".")[2]!, "base64url").toString());
+      assert.notProperty(payload, "signature");
+
+      for (const token of [cancel, approve, s.created.setup_token, intent, "sc.k1.a.b"]) {
+        for (const path of ["/v1/charges", "/v1/subscriptions/approve/session", "/v1/subscriptions/revoke/session"]) {
+          const res = await h.api.post(path).send({ subscription: token });
+          assert.deepEqual(res.body, { error: "INVALID_SUBSCRIPTION", action: "FIX_REQUEST" }, `${path} ${token.slice(0, 3)}`);
+        }
+        assert.equal((await h.api.post("/v1/charges/recover").send({ subscription: token, period_index: 0 })).body.error, "INVALID_SUBSCRIPTION");
+      }
+      for (const token of [s.subscription, cancel, intent]) {
+        assert.equal((await h.api.post("/v1/subscriptions/resolve").send({ setup_token: token })).body.error, "INVALID_SETUP_TOKEN");
+        assert.equal((await h.api.post("/v1/subscriptions/approve/resolve").send({ approve_token: token })).body.error, "INVALID_APPROVE_TOKEN");
+      }
+      assert.equal((await h.api.post("/v1/subscriptions/revoke/prepare").send({ subscription: intent })).body.error, "INVALID_SUBSCRIPTION");
+      assert.equal((await h.api.post("/v1/subscriptions/revoke/prepare").send({ subscription: cancel.slice(0, -4) + "AAAA" })).body.error, "INVALID_CANCEL_TOKEN");
+      assert.equal((await h.api.post("/v1/subscriptions/revoke/prepare").send({ subscription: s.subscription })).status, 200, "the capability itself works");
+      assert.equal((await h.api.post("/v1/subscriptions/state").send({ subscription: cancel })).status, 200, "state reads with a cancel token");
+
+      h.clock.advance(900);
+      assert.deepEqual((await h.api.post("/v1/subscriptions/revoke/prepare").send({ subscription: cancel })).body, { error: "CANCEL_TOKEN_EXPIRED", action: "FIX_REQUEST" });
+      assert.deepEqual((await h.api.post("/v1/subscriptions/approve/resolve").send({ approve_token: approve })).body, { error: "APPROVE_TOKEN_EXPIRED", action: "FIX_REQUEST" });
+    });
+
+    it("allowance revoke prepare takes {} or no body, nothing else", async () => {
+      assert.equal((await h.api.post("/v1/allowances/revoke/prepare")).status, 200);
+      const extra = await h.api.post("/v1/allowances/revoke/prepare").send({ token: usdc() });
+      assert.equal(extra.status, 400);
+      assert.equal(extra.body.error, "INVALID_REQUEST");
+    });
+  });
+
+  describe("POST /v1/charges/recover", () => {
+    it("finds a settled charge with every field, says PAYMENT_CONFIRMING (409, with the hash) below finality, PAYMENT_NOT_FOUND for a skipped period", async () => {
+      const s = await subscribe(h, payer(), { recipient: merchant().address });
+      await approveThroughSession(h, payer(), s.subscription);
+      const sent = await charge(s.subscription);
+      const confirming = await h.api.post("/v1/charges/recover").send({ subscription: s.subscription, period_index: 0 });
+      assert.equal(confirming.status, 409);
+      assert.deepEqual(confirming.body, { error: "PAYMENT_CONFIRMING", action: "WAIT", retry_after: 5 });
+      assert.equal(confirming.headers["svc-tx-hash"], sent.body.tx_hash);
+      await h.chain.mine(2);
+      const receipt = await h.chain.publicClient.getTransactionReceipt({ hash: sent.body.tx_hash });
+      const found = await h.api.post("/v1/charges/recover").send({ subscription: s.subscription, period_index: 0 });
+      assert.deepEqual(found.body, {
+        found: true,
+        subscription_id: s.id,
+        period_index: 0,
+        tx_hash: sent.body.tx_hash,
+        block_number: receipt.blockNumber.toString(),
+        payer: payer().address,
+        recipient: merchant().address,
+        net_units: "9700000",
+        fee_units: "200000",
+        network_fee_units: "100000",
+        amount_units: "10000000",
+      });
+      const skipped = await h.api.post("/v1/charges/recover").send({ subscription: s.subscription, period_index: 3 });
+      assert.deepEqual(skipped.body, { found: false, code: "PAYMENT_NOT_FOUND", as_of_block: (receipt.blockNumber + 2n).toString() });
+    });
+
+    it("answers 502 PAYMENT_RECOVERY_INCONSISTENT when the contract's record has no matching log", async () => {
+      const s = await subscribe(h, payer(), { recipient: merchant().address });
+      // chargedBlock[id][5] = 3 by hand: a block with no Charged log. Storage: EIP712's two fallback
+      // strings (0, 1), Ownable (2), Ownable2Step (3), subscriptions (4), chargedBlock (5).
+      const outer = keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [s.id, 5n]));
+      const slot = keccak256(encodeAbiParameters([{ type: "uint64" }, { type: "bytes32" }], [5n, outer]));
+      await h.chain.testClient.setStorageAt({ address: recurring(), index: slot, value: pad(numberToHex(3)) });
+      assert.equal(await h.chain.publicClient.readContract({ address: recurring(), abi: recurringChargesAbi, functionName: "chargedBlock", args: [s.id, 5n] }), 3n);
+      const res = await h.api.post("/v1/charges/recover").send({ subscription: s.subscription, period_index: 5 });
+      assert.equal(res.status, 502);
+      assert.equal(res.body.error, "PAYMENT_RECOVERY_INCONSISTENT");
+    });
+  });
+});

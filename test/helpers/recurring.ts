@@ -1,0 +1,76 @@
+import { assert } from "chai";
+import { encodeFunctionData, erc20Abi, hashTypedData, type Address, type Hex } from "viem";
+import type { HDAccount } from "viem/accounts";
+import { testSmartAccountAbi } from "../../src/generated/contracts.js";
+import type { ServiceHarness } from "./service.js";
+import { send } from "./tx.js";
+
+export interface ResolvedTerms {
+  typed_data: { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, string | number> };
+  [k: string]: unknown;
+}
+
+/** The typed data from resolve with `payer` filled and integers as bigints, as a wallet signs it. */
+export function walletTypedData(resolved: ResolvedTerms, payer: Address) {
+  const m = resolved.typed_data.message;
+  return {
+    domain: resolved.typed_data.domain as never,
+    types: resolved.typed_data.types as never,
+    primaryType: "Terms" as const,
+    message: {
+      payer,
+      recipient: m.recipient as Address,
+      token: m.token as Address,
+      amount: BigInt(m.amount!),
+      period: BigInt(m.period!),
+      start: BigInt(m.start!),
+      end: BigInt(m.end!),
+      salt: m.salt as Hex,
+      feeBps: Number(m.feeBps),
+      networkFee: BigInt(m.networkFee!),
+      maxGasReimbursement: BigInt(m.maxGasReimbursement!),
+    },
+  };
+}
+
+export function typedDataDigest(resolved: ResolvedTerms, payer: Address): Hex {
+  return hashTypedData(walletTypedData(resolved, payer) as never);
+}
+
+/** Creates, resolves, signs (by `signer` for `payer`) and finalizes a subscription. */
+export async function subscribe(h: ServiceHarness, signer: HDAccount, options: { payer?: Address; recipient: Address; amount?: string; period?: number; end?: number }) {
+  const payer = options.payer ?? signer.address;
+  const created = await h.api.post("/v1/subscriptions").send({ recipient: options.recipient, amount: options.amount ?? "10", period: options.period ?? 3600, ...(options.end !== undefined ? { end: options.end } : {}) });
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  const resolved = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
+  assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
+  const signature = await signer.signTypedData(walletTypedData(resolved.body, payer) as never);
+  const finalized = await h.api.post("/v1/subscriptions/finalize").send({ setup_token: created.body.setup_token, payer, signature });
+  assert.equal(finalized.status, 200, JSON.stringify(finalized.body));
+  return { created: created.body, resolved: resolved.body as ResolvedTerms, signature, subscription: finalized.body.subscription as string, id: finalized.body.subscription_id as Hex, finalized: finalized.body };
+}
+
+/** Sets the payer's allowance to what an approve session asks for (the checkout's approve page). */
+export async function approveThroughSession(h: ServiceHarness, payer: HDAccount, subscription: string, viaAccount?: Address) {
+  const session = await h.api.post("/v1/subscriptions/approve/session").send({ subscription });
+  assert.equal(session.status, 200, JSON.stringify(session.body));
+  const approval = await h.api.post("/v1/subscriptions/approve/resolve").send({ approve_token: session.body.approve_token });
+  assert.equal(approval.status, 200, JSON.stringify(approval.body));
+  const { token, spender, required_units } = approval.body as { token: Address; spender: Address; required_units: string };
+  if (viaAccount) {
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [spender, BigInt(required_units) * 10n] });
+    await send(h.chain, payer, { address: viaAccount, abi: testSmartAccountAbi, functionName: "execute", args: [token, 0n, data] });
+  } else {
+    await send(h.chain, payer, { address: token, abi: erc20Abi, functionName: "approve", args: [spender, BigInt(required_units) * 10n] });
+  }
+  return approval.body;
+}
+
+/** Sends prepared calldata (`to`, `data`) from `from`, directly or through a smart account it owns. */
+export async function sendPrepared(h: ServiceHarness, from: HDAccount, prepared: { to: Address; data: Hex }, viaAccount?: Address) {
+  if (viaAccount) return send(h.chain, from, { address: viaAccount, abi: testSmartAccountAbi, functionName: "execute", args: [prepared.to, 0n, prepared.data] });
+  const hash = await h.chain.wallet(from).sendTransaction({ account: from, chain: h.chain.chain, to: prepared.to, data: prepared.data });
+  const receipt = await h.chain.publicClient.waitForTransactionReceipt({ hash });
+  assert.equal(receipt.status, "success");
+  return receipt;
+}
