@@ -1,6 +1,7 @@
 // `npm start`: the whole service on the embedded default: the local chain that plays Base Sepolia
 // (contracts deployed, accounts funded), the API, and the operational port. With RPC_URL set, only
 // the API starts, against that chain.
+import { rmSync } from "node:fs";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { createService, listen } from "../src/service.js";
 import { LOCAL_ROLES, startLocalChain, type LocalChain } from "../src/localchain/harness.js";
@@ -19,6 +20,9 @@ try {
 
 let chain: LocalChain | null = null;
 if (!config.rpcUrl) {
+  // The embedded chain starts from genesis every time; the store's records refer to that chain, so
+  // they start afresh with it.
+  if (config.dataDir) rmSync(config.dataDir, { recursive: true, force: true });
   const chainPort = Number(process.env.CHAIN_PORT ?? 8545);
   console.log("starting the local chain (plays Base Sepolia, chain id 84532)…");
   chain = await startLocalChain({ port: chainPort, host: "127.0.0.1" });
@@ -45,6 +49,7 @@ console.log(`Splitter       ${deployment.contracts.Splitter.address}`);
 console.log(`Recurring      ${deployment.contracts.RecurringCharges.address}`);
 console.log(`USDC           ${deployment.token.address}`);
 console.log(`Finality       ${config.finality.kind === "safe" ? "the node's safe block" : `${config.finality.confirmations} confirmations`}`);
+console.log(`Store          ${config.dataDir ? `PGlite in ${config.dataDir}` : "PGlite in memory"}`);
 if (chain) {
   console.log("");
   console.log("Funded test accounts (Hardhat's test mnemonic; each holds 10,000 ETH and 1,000,000.000000 USDC):");
