@@ -2,9 +2,10 @@
 // local stack: resolves the terms, signs the exact typed data with a funded local account, approves
 // the recurring-charge contract for 12 periods, and prints the payer and signature for finalize.
 // For the local stack only (Hardhat's public test mnemonic). API_URL / CHAIN_RPC_URL as for `npm run pay`.
-import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from "viem";
+import { createPublicClient, createWalletClient, erc20Abi, http, type Address } from "viem";
 import { baseSepolia } from "viem/chains";
 import { LOCAL_ROLES, localAccount } from "../src/localchain/harness.js";
+import { TERMS_TYPES, termsFromWireMessage } from "../src/recurring/terms.js";
 
 const [setupToken, accountArg] = process.argv.slice(2);
 if (!setupToken) {
@@ -30,22 +31,9 @@ if (!res.ok) {
   console.error(`resolve refused the setup token: ${res.status} ${JSON.stringify(terms)}`);
   process.exit(1);
 }
-const m = terms.typed_data.message;
-const message = {
-  payer: payer.address,
-  recipient: m.recipient as Address,
-  token: m.token as Address,
-  amount: BigInt(m.amount!),
-  period: BigInt(m.period!),
-  start: BigInt(m.start!),
-  end: BigInt(m.end!),
-  salt: m.salt as Hex,
-  feeBps: Number(m.feeBps),
-  networkFee: BigInt(m.networkFee!),
-  maxGasReimbursement: BigInt(m.maxGasReimbursement!),
-};
+const message = termsFromWireMessage(terms.typed_data.message, payer.address);
 console.error(`signing: ${terms.amount} USDC every ${terms.period} s to ${terms.recipient}, payer ${payer.address}`);
-const signature = await payer.signTypedData({ domain: terms.typed_data.domain, types: terms.typed_data.types, primaryType: "Terms", message });
+const signature = await payer.signTypedData({ domain: terms.typed_data.domain, types: TERMS_TYPES, primaryType: "Terms", message });
 
 const chain = { ...baseSepolia, rpcUrls: { default: { http: [rpcUrl] } } };
 const wallet = createWalletClient({ account: payer, chain, transport: http(rpcUrl) });

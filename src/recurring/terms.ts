@@ -54,3 +54,28 @@ export function termsTypedData(chainId: number, contract: Address, terms: Terms)
 export function subscriptionIdOf(chainId: number, contract: Address, terms: Terms): Hex {
   return hashTypedData(termsTypedData(chainId, contract, terms));
 }
+
+/** `typed_data.message` as resolve returns it: every field but `payer`, integers as decimal strings. */
+export type WireTermsMessage = Record<string, string | number>;
+
+/** The terms a wallet signs: resolve's message with the signing account as `payer`. */
+export function termsFromWireMessage(message: WireTermsMessage, payer: Address): Terms {
+  const field = (name: string) => {
+    const value = message[name];
+    if (value === undefined) throw new Error(`typed_data.message has no ${name}`);
+    return value;
+  };
+  return {
+    payer,
+    recipient: field("recipient") as Address,
+    token: field("token") as Address,
+    amount: BigInt(field("amount")),
+    period: BigInt(field("period")),
+    start: BigInt(field("start")),
+    end: BigInt(field("end")),
+    salt: field("salt") as Hex,
+    feeBps: Number(field("feeBps")),
+    networkFee: BigInt(field("networkFee")),
+    maxGasReimbursement: BigInt(field("maxGasReimbursement")),
+  };
+}

@@ -2,6 +2,7 @@ import { assert } from "chai";
 import { encodeFunctionData, erc20Abi, hashTypedData, type Address, type Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { testSmartAccountAbi } from "../../src/generated/contracts.js";
+import { termsFromWireMessage } from "../../src/recurring/terms.js";
 import type { ServiceHarness } from "./service.js";
 import { send } from "./tx.js";
 
@@ -12,24 +13,11 @@ export interface ResolvedTerms {
 
 /** The typed data from resolve with `payer` filled and integers as bigints, as a wallet signs it. */
 export function walletTypedData(resolved: ResolvedTerms, payer: Address) {
-  const m = resolved.typed_data.message;
   return {
     domain: resolved.typed_data.domain as never,
     types: resolved.typed_data.types as never,
     primaryType: "Terms" as const,
-    message: {
-      payer,
-      recipient: m.recipient as Address,
-      token: m.token as Address,
-      amount: BigInt(m.amount!),
-      period: BigInt(m.period!),
-      start: BigInt(m.start!),
-      end: BigInt(m.end!),
-      salt: m.salt as Hex,
-      feeBps: Number(m.feeBps),
-      networkFee: BigInt(m.networkFee!),
-      maxGasReimbursement: BigInt(m.maxGasReimbursement!),
-    },
+    message: termsFromWireMessage(resolved.typed_data.message, payer),
   };
 }
 
