@@ -51,6 +51,16 @@ export const ERROR_CODES = {
   CANCEL_TOKEN_EXPIRED: { status: 400, action: "FIX_REQUEST" },
   INVALID_APPROVE_TOKEN: { status: 400, action: "FIX_REQUEST" },
   APPROVE_TOKEN_EXPIRED: { status: 400, action: "FIX_REQUEST" },
+  // Refunds
+  REFUND_AMOUNT_INVALID: { status: 400, action: "FIX_REQUEST" },
+  INVALID_REFUND_TOKEN: { status: 400, action: "FIX_REQUEST" },
+  REFUND_TOKEN_EXPIRED: { status: 400, action: "FIX_REQUEST" },
+  REFUND_TRANSACTION_MISMATCH: { status: 400, action: "FIX_REQUEST" },
+  REFUND_CONFIRMING: { status: 409, action: "WAIT", retryAfter: 5 },
+  /** The original settlement a refund names is not (or no longer) on chain. */
+  PAYMENT_NOT_FOUND: { status: 400, action: "FIX_REQUEST" },
+  /** The original transaction is not the settlement the identifier describes. */
+  PAYMENT_MISMATCH: { status: 400, action: "FIX_REQUEST" },
 } as const satisfies Record<string, CodeRule>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

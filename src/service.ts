@@ -16,6 +16,9 @@ import { Metrics } from "./http/metrics.js";
 import { rateLimit } from "./http/middleware.js";
 import { paymentRoutes } from "./http/routes/payments.js";
 import { recurringRoutes } from "./http/routes/recurring.js";
+import { refundRoutes } from "./http/routes/refunds.js";
+import { Refunds } from "./refunds/refunds.js";
+import { REFUND_TOKEN_TTL_SECONDS } from "./capabilities.js";
 import { createLogger, type Logger } from "./logger.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { chainFor } from "./chain/client.js";
@@ -49,6 +52,7 @@ export interface Service {
   payments: Payments;
   subscriptions: Subscriptions;
   charges: Charges;
+  refunds: Refunds;
   database: Database;
   logger: Logger;
   /** Closes the store (when the service opened it). */
@@ -97,11 +101,12 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     { paused: config.relayer.paused, ...(deps.beforeBroadcast ? { beforeBroadcast: deps.beforeBroadcast } : {}) },
   );
   const charges = new Charges({ client, deployment, finality: config.finality, subscriptions, attempts: new ChargeAttempts(database), relayer, pricing });
+  const refunds = new Refunds({ chain, tokens, subscriptions, ttlSeconds: REFUND_TOKEN_TTL_SECONDS, now });
   const metrics = new Metrics();
   const limiter = new FixedWindowLimiter(config.rateLimits.perMinute, 60_000, now);
   const recoverLimit = rateLimit(new FixedWindowLimiter(config.rateLimits.recoverPerMinute, 60_000, now), "recover");
   const app = createApp({
-    routes: [...paymentRoutes(payments, recoverLimit), ...recurringRoutes(subscriptions, charges)],
+    routes: [...paymentRoutes(payments, recoverLimit), ...recurringRoutes(subscriptions, charges), ...refundRoutes(refunds)],
     capabilities: () => describeCapabilities(config, deployment),
     limiter,
     logger,
@@ -130,6 +135,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     payments,
     subscriptions,
     charges,
+    refunds,
     database,
     logger,
     close: async () => {

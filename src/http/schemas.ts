@@ -48,3 +48,18 @@ export const SubscriptionRequest = z.strictObject({ subscription: Token });
 export const ChargeRecoverRequest = z.strictObject({ subscription: Token, period_index: z.number().int().nonnegative().max(2 ** 53 - 1) });
 
 export const ApproveTokenRequest = z.strictObject({ approve_token: Token });
+
+/** Rule 1 of refunds: `intent` or `subscription` (+ `period_index`) names the original settlement. */
+const RefundIdentifier = {
+  tx_hash: Bytes32,
+  intent: Token.optional(),
+  subscription: Token.optional(),
+  period_index: z.number().int().nonnegative().max(2 ** 53 - 1).optional(),
+};
+
+/** `amount` is an AmountUnits string; a malformed one is REFUND_AMOUNT_INVALID (checked by the domain). */
+export const PrepareRefundRequest = z.strictObject({ ...RefundIdentifier, amount: z.string().max(64) });
+
+export const RefundTokenRequest = z.strictObject({ refund_token: Token });
+
+export const VerifyRefundRequest = z.strictObject({ ...RefundIdentifier, refund_amount: z.string().max(64), refund_tx_hash: Bytes32 });

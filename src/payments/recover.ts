@@ -40,6 +40,7 @@ export async function recoverPayment(chain: PaymentChain, intent: Intent): Promi
       {
         splitter: log.address,
         reference: log.args.paymentReference,
+        payer: log.args.payer,
         recipient: log.args.recipient,
         token: log.args.token,
         amount: log.args.amount,

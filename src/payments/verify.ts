@@ -24,6 +24,7 @@ export interface PaymentChain {
 export interface PaidFact {
   splitter: Hex;
   reference: Hex;
+  payer: Hex;
   recipient: Hex;
   token: Hex;
   amount: bigint;
@@ -64,6 +65,7 @@ export function paidFacts(chain: PaymentChain, receipt: TransactionReceipt): Pai
     .map((log) => ({
       splitter: log.address,
       reference: log.args.paymentReference,
+      payer: log.args.payer,
       recipient: log.args.recipient,
       token: log.args.token,
       amount: log.args.amount,

@@ -9,9 +9,8 @@ import { configFor, useService } from "../helpers/service.js";
 import { deployTestContract } from "../helpers/deploy.js";
 import { wrap6492 } from "../helpers/subscriptions.js";
 import { balanceOf, send } from "../helpers/tx.js";
-import { approveThroughSession, sendPrepared, subscribe, typedDataDigest, walletTypedData } from "../helpers/recurring.js";
+import { approveThroughSession, reimbursingEnv, sendPrepared, subscribe, typedDataDigest, walletTypedData } from "../helpers/recurring.js";
 import supertest from "supertest";
-import { formatAmount } from "../../src/money.js";
 
 describe("recurring charges API", function () {
   this.timeout(60_000);
@@ -307,12 +306,7 @@ describe("recurring charges API", function () {
       h.proxy.reset();
       assert.equal(await relayerNonce(), nonce, "nothing sent");
 
-      // ETH priced so that a charge's gas (~180,000 gas) costs about 0.50: more than the network fee
-      // (0.10), less than a signed maximum of 1.00.
-      const history = await h.chain.publicClient.getFeeHistory({ blockCount: 1, rewardPercentiles: [] });
-      const perGas = history.baseFeePerGas.at(-1)! + 1_000_000n;
-      const unitsPerEth = (500_000n * 10n ** 18n) / (180_000n * perGas);
-      const reimbursing = await h.another({ GAS_PRICE_USDC_PER_ETH: formatAmount(unitsPerEth), MAX_GAS_REIMBURSEMENT: "1" });
+      const reimbursing = await h.another(await reimbursingEnv(h));
       const api = supertest(reimbursing.app);
       const created = await api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "10", period: 3600 });
       const resolved = await api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });

@@ -3,6 +3,7 @@ import { encodeFunctionData, erc20Abi, hashTypedData, type Address, type Hex } f
 import type { HDAccount } from "viem/accounts";
 import { testSmartAccountAbi } from "../../src/generated/contracts.js";
 import { termsFromWireMessage } from "../../src/recurring/terms.js";
+import { formatAmount } from "../../src/money.js";
 import type { ServiceHarness } from "./service.js";
 import { send } from "./tx.js";
 
@@ -61,4 +62,15 @@ export async function sendPrepared(h: ServiceHarness, from: HDAccount, prepared:
   const receipt = await h.chain.publicClient.waitForTransactionReceipt({ hash });
   assert.equal(receipt.status, "success");
   return receipt;
+}
+
+/**
+ * Service settings under which a charge's gas (~180,000 gas at the chain's next base fee + the
+ * default tip) costs about 0.50: more than the network fee (0.10), within a signed maximum of 1.00.
+ */
+export async function reimbursingEnv(h: ServiceHarness): Promise<Record<string, string>> {
+  const history = await h.chain.publicClient.getFeeHistory({ blockCount: 1, rewardPercentiles: [] });
+  const perGas = history.baseFeePerGas.at(-1)! + 1_000_000n;
+  const unitsPerEth = (500_000n * 10n ** 18n) / (180_000n * perGas);
+  return { GAS_PRICE_USDC_PER_ETH: formatAmount(unitsPerEth), MAX_GAS_REIMBURSEMENT: "1" };
 }

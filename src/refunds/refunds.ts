@@ -1,0 +1,148 @@
+import { erc20Abi, isAddressEqual, parseEventLogs, TransactionNotFoundError, type Address, type Hex, type PublicClient } from "viem";
+import { z } from "zod";
+import { ServiceError } from "../errors.js";
+import { formatAmount, parseUnits } from "../money.js";
+import { finalityHead, isSettled } from "../chain/finality.js";
+import { rpc } from "../chain/rpc-errors.js";
+import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
+import { readIntent } from "../payments/intent.js";
+import type { Subscriptions } from "../recurring/subscriptions.js";
+import { chargeSettlement, paymentSettlement, readReceipt, type Settlement, type SettlementChain } from "./settlement.js";
+
+/** The original settlement a refund names: a payment (intent) or one recurring charge (subscription + period). */
+export interface RefundIdentifier {
+  txHash: Hex;
+  intent?: string;
+  subscription?: string;
+  periodIndex?: number;
+}
+
+export interface RefundsDeps {
+  chain: SettlementChain;
+  tokens: CapabilityTokens;
+  subscriptions: Subscriptions;
+  ttlSeconds: number;
+  now: () => number;
+}
+
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+/** A refund token locks terms derived from the chain only; the merchant chose nothing but the amount. */
+const RefundPayload = z.strictObject({ token: address, merchant: address, payer: address, amount_units: z.string().regex(/^[1-9][0-9]{0,29}$/), expires_at: z.number().int() });
+
+/**
+ * Refunds: a plain token transfer from the merchant's wallet to the wallet that paid. The service
+ * derives token, merchant, payer and ceiling from the chain, locks them in a short-lived token for
+ * the checkout, and verifies the transfer by its event. It keeps no refund history.
+ */
+export class Refunds {
+  constructor(private readonly deps: RefundsDeps) {}
+
+  async prepare(id: RefundIdentifier, amountText: string) {
+    const settlement = await this.#settlement(id);
+    const amount = this.#amount(amountText, settlement);
+    const expiresAt = Math.floor(this.deps.now() / 1000) + this.deps.ttlSeconds;
+    const refundToken = this.deps.tokens.mint(TOKEN_KINDS.refund, {
+      token: settlement.token,
+      merchant: settlement.merchant,
+      payer: settlement.payer,
+      amount_units: amount.toString(),
+      expires_at: expiresAt,
+    });
+    return {
+      refund_token: refundToken,
+      chain_id: this.deps.chain.deployment.chainId,
+      token: settlement.token,
+      merchant: settlement.merchant,
+      payer: settlement.payer,
+      original_amount: formatAmount(settlement.amountUnits),
+      original_amount_units: settlement.amountUnits.toString(),
+      refund_amount: formatAmount(amount),
+      refund_amount_units: amount.toString(),
+      expires_at: expiresAt,
+    };
+  }
+
+  /** What the checkout's refund page needs; reads only the token, touches no chain. */
+  resolve(refundToken: string) {
+    const data = this.deps.tokens.verify(TOKEN_KINDS.refund, refundToken, RefundPayload);
+    if (!data) throw new ServiceError("INVALID_REFUND_TOKEN");
+    if (Math.floor(this.deps.now() / 1000) >= data.expires_at) throw new ServiceError("REFUND_TOKEN_EXPIRED");
+    return {
+      chain_id: this.deps.chain.deployment.chainId,
+      token: data.token as Address,
+      merchant: data.merchant as Address,
+      payer: data.payer as Address,
+      amount: formatAmount(BigInt(data.amount_units)),
+      amount_units: data.amount_units,
+      expires_at: data.expires_at,
+    };
+  }
+
+  /**
+   * Verifies a refund: the receipt must carry exactly one transfer of the payment token out of the
+   * original merchant, to the original payer, for exactly `refund_amount`. By event, not by sender,
+   * so a multisig or smart account executing for the merchant verifies.
+   */
+  async verify(id: RefundIdentifier, refundAmountText: string, refundTxHash: Hex) {
+    const settlement = await this.#settlement(id);
+    const amount = this.#amount(refundAmountText, settlement);
+    const { client } = this.deps.chain;
+    const receipt = await readReceipt(client, refundTxHash);
+    if (!receipt) {
+      if (await this.#pending(client, refundTxHash)) throw new ServiceError("REFUND_CONFIRMING");
+      throw new ServiceError("REFUND_TRANSACTION_MISMATCH", { detail: "no such transaction" });
+    }
+    if (receipt.status !== "success") throw new ServiceError("REFUND_TRANSACTION_MISMATCH", { detail: "reverted" });
+    const outOfMerchant = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs, strict: true }).filter(
+      (l) => isAddressEqual(l.address, settlement.token) && isAddressEqual(l.args.from, settlement.merchant),
+    );
+    const [transfer] = outOfMerchant;
+    if (outOfMerchant.length !== 1 || !isAddressEqual(transfer!.args.to, settlement.payer) || transfer!.args.value !== amount) {
+      throw new ServiceError("REFUND_TRANSACTION_MISMATCH");
+    }
+    const [head, block] = await Promise.all([finalityHead(client, this.deps.chain.finality), rpc(() => client.getBlock({ blockNumber: receipt.blockNumber }))]);
+    if (block.hash !== receipt.blockHash || !isSettled(receipt.blockNumber, head)) throw new ServiceError("REFUND_CONFIRMING");
+    return {
+      status: "REFUNDED" as const,
+      refund_tx_hash: refundTxHash,
+      refund_amount: amount.toString(),
+      original_amount: settlement.amountUnits.toString(),
+      payer: settlement.payer,
+      merchant: settlement.merchant,
+      block_number: receipt.blockNumber.toString(),
+    };
+  }
+
+  /** Rule 1: exactly one identifier; `intent` wins when both are sent; neither is INVALID_REQUEST. */
+  #settlement(id: RefundIdentifier): Promise<Settlement> {
+    const { chain } = this.deps;
+    if (id.intent !== undefined) {
+      const intent = readIntent(this.deps.tokens, id.intent);
+      if (!intent) throw new ServiceError("INVALID_INTENT");
+      return paymentSettlement(chain, intent, id.txHash);
+    }
+    if (id.subscription !== undefined) {
+      if (id.periodIndex === undefined) throw new ServiceError("INVALID_REQUEST", { detail: "period_index is required with subscription" });
+      const { terms } = this.deps.subscriptions.readCapability(id.subscription);
+      return chargeSettlement(chain, this.deps.subscriptions.subscriptionId(terms), terms, BigInt(id.periodIndex), id.txHash);
+    }
+    throw new ServiceError("INVALID_REQUEST", { detail: "send intent or subscription" });
+  }
+
+  /** Rule 3: a positive integer number of units, at most the commercial amount paid. */
+  #amount(text: string, settlement: Settlement): bigint {
+    const units = parseUnits(text);
+    if (units === null || units === 0n || units > settlement.amountUnits) throw new ServiceError("REFUND_AMOUNT_INVALID");
+    return units;
+  }
+
+  async #pending(client: PublicClient, hash: Hex): Promise<boolean> {
+    try {
+      await client.getTransaction({ hash });
+      return true;
+    } catch (error) {
+      if (error instanceof TransactionNotFoundError) return false;
+      return rpc(() => Promise.reject(error));
+    }
+  }
+}
