@@ -41,6 +41,14 @@ const EnvSchema = z.object({
   WEBHOOKS_ENABLED: bool.default(true),
   TRUST_PROXY: z.coerce.number().int().min(0).default(0),
   DATA_DIR: z.string().default(".data/pglite"),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "a postgres:// URL").optional(),
+  WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
+  WEBHOOKS_ALLOW_LOOPBACK: bool.default(false),
+  WEBHOOK_WATCH_CAP_PER_CALLER: positiveInt.default(1000),
+  WEBHOOK_WATCH_CAP_TOTAL: positiveInt.default(100_000),
+  WATCHER_INTERVAL_MS: positiveInt.default(2000),
+  DELIVERY_INTERVAL_MS: positiveInt.default(1000),
+  LINK_TTL_SECONDS: positiveInt.default(7 * 24 * 3600),
   SUBSCRIPTION_MIN_PERIOD_SECONDS: positiveInt.default(3600),
   SETUP_TTL_SECONDS: positiveInt.default(3600),
   CANCEL_TTL_SECONDS: positiveInt.default(900),
@@ -74,6 +82,18 @@ export interface Config {
   logLevel: string;
   /** PGlite's folder; null keeps the store in memory (DATA_DIR=memory). */
   dataDir: string | null;
+  /** A real PostgreSQL instead of PGlite. */
+  databaseUrl: string | null;
+  webhooks: {
+    enabled: boolean;
+    allowLoopback: boolean;
+    timeoutMs: number;
+    capPerCaller: number;
+    capTotal: number;
+    watcherIntervalMs: number;
+    deliveryIntervalMs: number;
+  };
+  links: { ttlSeconds: number; maxTtlSeconds: number };
   recurring: {
     minPeriodSeconds: number;
     setupTtlSeconds: number;
@@ -111,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const external = e.RPC_URL !== undefined;
   if (external && !e.TOKEN_KEYS) problems.push("TOKEN_KEYS: required with RPC_URL (a real chain never uses the local secret)");
   if (e.CHAIN_ID === 8453 && e.TOKEN_KEYS?.includes(LOCAL_TOKEN_SECRET)) problems.push("TOKEN_KEYS: the local secret is refused in production");
+  if (e.CHAIN_ID === 8453 && e.WEBHOOKS_ALLOW_LOOPBACK) problems.push("WEBHOOKS_ALLOW_LOOPBACK: a test-only switch, refused in production");
   if (problems.length) throw new ConfigError(problems);
 
   const finalityText = e.FINALITY ?? (external ? "safe" : "2");
@@ -139,6 +160,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     dataDir: e.DATA_DIR === "memory" ? null : e.DATA_DIR,
+    databaseUrl: e.DATABASE_URL ?? null,
+    webhooks: {
+      enabled: e.WEBHOOKS_ENABLED,
+      allowLoopback: e.WEBHOOKS_ALLOW_LOOPBACK,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      capPerCaller: e.WEBHOOK_WATCH_CAP_PER_CALLER,
+      capTotal: e.WEBHOOK_WATCH_CAP_TOTAL,
+      watcherIntervalMs: e.WATCHER_INTERVAL_MS,
+      deliveryIntervalMs: e.DELIVERY_INTERVAL_MS,
+    },
+    links: { ttlSeconds: e.LINK_TTL_SECONDS, maxTtlSeconds: 365 * 24 * 3600 },
     recurring: {
       minPeriodSeconds: e.SUBSCRIPTION_MIN_PERIOD_SECONDS,
       setupTtlSeconds: e.SETUP_TTL_SECONDS,

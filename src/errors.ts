@@ -51,6 +51,9 @@ export const ERROR_CODES = {
   CANCEL_TOKEN_EXPIRED: { status: 400, action: "FIX_REQUEST" },
   INVALID_APPROVE_TOKEN: { status: 400, action: "FIX_REQUEST" },
   APPROVE_TOKEN_EXPIRED: { status: 400, action: "FIX_REQUEST" },
+  // Links
+  INVALID_LINK_TOKEN: { status: 400, action: "FIX_REQUEST" },
+  LINK_CLOSED: { status: 400, action: "STOP" },
   // Refunds
   REFUND_AMOUNT_INVALID: { status: 400, action: "FIX_REQUEST" },
   INVALID_REFUND_TOKEN: { status: 400, action: "FIX_REQUEST" },

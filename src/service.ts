@@ -3,32 +3,34 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Express } from "express";
 import type { PublicClient } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import type { Config } from "./config.js";
 import { loadLiveDeployment, type LiveDeployment } from "./deployments.js";
-import { describeCapabilities } from "./capabilities.js";
-import { createChainClient } from "./chain/client.js";
+import { describeCapabilities, REFUND_TOKEN_TTL_SECONDS } from "./capabilities.js";
+import { chainFor, createChainClient } from "./chain/client.js";
 import { CapabilityTokens } from "./tokens/capability.js";
 import { ConcurrencyGate, FixedWindowLimiter } from "./limits/rate-limiter.js";
 import { Payments } from "./payments/payments.js";
+import { Links } from "./links/links.js";
+import { RecurringTokens } from "./recurring/tokens.js";
+import { Subscriptions } from "./recurring/subscriptions.js";
+import { Charges } from "./recurring/charges.js";
+import { Relayer, type RelayerOptions } from "./recurring/relayer.js";
+import { Refunds } from "./refunds/refunds.js";
+import { openStore, type Database } from "./store/database.js";
+import { migrate } from "./store/migrate.js";
+import { ChargeAttempts } from "./store/charge-attempts.js";
+import { Webhooks } from "./webhooks/webhooks.js";
+import type { Resolver } from "./webhooks/target.js";
 import { createApp } from "./http/app.js";
 import { createOpsApp } from "./http/ops.js";
 import { Metrics } from "./http/metrics.js";
 import { rateLimit } from "./http/middleware.js";
 import { paymentRoutes } from "./http/routes/payments.js";
+import { linkRoutes } from "./http/routes/links.js";
 import { recurringRoutes } from "./http/routes/recurring.js";
 import { refundRoutes } from "./http/routes/refunds.js";
-import { Refunds } from "./refunds/refunds.js";
-import { REFUND_TOKEN_TTL_SECONDS } from "./capabilities.js";
 import { createLogger, type Logger } from "./logger.js";
-import { privateKeyToAccount } from "viem/accounts";
-import { chainFor } from "./chain/client.js";
-import { openDatabase, type Database } from "./store/database.js";
-import { migrate } from "./store/migrate.js";
-import { ChargeAttempts } from "./store/charge-attempts.js";
-import { RecurringTokens } from "./recurring/tokens.js";
-import { Subscriptions } from "./recurring/subscriptions.js";
-import { Charges } from "./recurring/charges.js";
-import { Relayer, type RelayerOptions } from "./recurring/relayer.js";
 
 export interface ServiceDeps {
   /** Milliseconds since the epoch (a fake clock in tests). */
@@ -36,10 +38,12 @@ export interface ServiceDeps {
   logger?: Logger;
   /** Overrides deployments/<chain id>.json (tests). */
   deployment?: LiveDeployment;
-  /** An open store to use instead of opening `config.dataDir` (tests share one across restarts). */
+  /** An open store to use instead of the configured one (tests share one across restarts). */
   database?: Database;
   /** Test hook: runs between recording a charge and broadcasting it. */
   beforeBroadcast?: RelayerOptions["beforeBroadcast"];
+  /** Test seams for webhook delivery: DNS answers, the receiver's CA, its port. */
+  webhookTransport?: { resolve?: Resolver; ca?: string; port?: number };
 }
 
 export interface Service {
@@ -50,12 +54,14 @@ export interface Service {
   client: PublicClient;
   tokens: CapabilityTokens;
   payments: Payments;
+  links: Links;
   subscriptions: Subscriptions;
   charges: Charges;
   refunds: Refunds;
+  webhooks: Webhooks;
   database: Database;
   logger: Logger;
-  /** Closes the store (when the service opened it). */
+  /** Stops the webhook loops and closes the store (when the service opened it). */
   close(): Promise<void>;
 }
 
@@ -63,6 +69,7 @@ export interface Service {
 export async function createService(config: Config, deps: ServiceDeps = {}): Promise<Service> {
   if (!config.rpcUrl) throw new Error("no RPC_URL: start the embedded chain first (npm start does)");
   const now = deps.now ?? Date.now;
+  const random = (n: number) => randomBytes(n);
   const logger = deps.logger ?? createLogger(config.logLevel);
   const deployment = deps.deployment ?? loadLiveDeployment(config.chainId);
   const client = createChainClient(config.chainId, config.rpcUrl, config.rpcTimeoutMs);
@@ -70,29 +77,40 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     { environment: deployment.environment, chainId: deployment.chainId, deployment: `${deployment.contracts.Splitter.address}:${deployment.contracts.RecurringCharges.address}` },
     config.tokenKeys,
   );
+  const database = deps.database ?? (await openStore(config));
+  await migrate(database);
   const chain = { client, deployment, finality: config.finality };
+
+  const webhooks = new Webhooks({ db: database, ...chain, tokens, settings: config.webhooks, now, logger, ...(deps.webhookTransport ?? {}) });
+  const links = new Links({
+    db: database,
+    tokens,
+    webhooks,
+    checkoutUrl: config.checkoutUrl,
+    limits: { minUnits: config.payments.minUnits, maxUnits: config.payments.maxUnits, linkTtlSeconds: config.links.ttlSeconds, maxLinkTtlSeconds: config.links.maxTtlSeconds },
+    now,
+    randomBytes: random,
+  });
   const payments = new Payments({
     chain,
     tokens,
     limits: config.payments,
     now,
-    randomBytes: (n) => randomBytes(n),
+    randomBytes: random,
     recoverPerIntent: new FixedWindowLimiter(config.rateLimits.recoverPerIntentPerMinute, 60_000, now),
     recoverGate: new ConcurrencyGate(config.rateLimits.recoverConcurrency, 32),
-    webhooks: { enabled: config.webhooksEnabled },
+    webhooks,
+    links,
   });
-  const database = deps.database ?? (await openDatabase(config.dataDir));
-  await migrate(database);
   const pricing = { unitsPerEth: config.recurring.unitsPerEth, tipWei: config.recurring.tipWei };
   const subscriptions = new Subscriptions({
-    client,
-    deployment,
-    finality: config.finality,
+    ...chain,
     tokens: new RecurringTokens(tokens, deployment.token.address),
     settings: { ...config.recurring, maxAmountUnits: config.payments.maxUnits },
     pricing,
+    webhooks,
     now,
-    randomBytes: (n) => randomBytes(n),
+    randomBytes: random,
   });
   const relayer = new Relayer(
     client,
@@ -100,13 +118,14 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     chainFor(config.chainId, config.rpcUrl),
     { paused: config.relayer.paused, ...(deps.beforeBroadcast ? { beforeBroadcast: deps.beforeBroadcast } : {}) },
   );
-  const charges = new Charges({ client, deployment, finality: config.finality, subscriptions, attempts: new ChargeAttempts(database), relayer, pricing });
+  const charges = new Charges({ ...chain, subscriptions, attempts: new ChargeAttempts(database), relayer, pricing });
   const refunds = new Refunds({ chain, tokens, subscriptions, ttlSeconds: REFUND_TOKEN_TTL_SECONDS, now });
+
   const metrics = new Metrics();
   const limiter = new FixedWindowLimiter(config.rateLimits.perMinute, 60_000, now);
   const recoverLimit = rateLimit(new FixedWindowLimiter(config.rateLimits.recoverPerMinute, 60_000, now), "recover");
   const app = createApp({
-    routes: [...paymentRoutes(payments, recoverLimit), ...recurringRoutes(subscriptions, charges), ...refundRoutes(refunds)],
+    routes: [...paymentRoutes(payments, recoverLimit), ...linkRoutes(links), ...recurringRoutes(subscriptions, charges), ...refundRoutes(refunds)],
     capabilities: () => describeCapabilities(config, deployment),
     limiter,
     logger,
@@ -114,16 +133,21 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     trustProxy: config.trustProxy,
   });
   const opsApp = createOpsApp(metrics, async () => {
-    const checks = { chain: false, contracts: false };
+    const checks = { chain: false, contracts: false, store: false };
     try {
-      const chainId = await client.getChainId();
-      checks.chain = chainId === deployment.chainId;
+      checks.chain = (await client.getChainId()) === deployment.chainId;
       const code = await client.getCode({ address: deployment.contracts.Splitter.address });
       checks.contracts = !!code && code !== "0x";
     } catch {
       // not ready
     }
-    return { ready: checks.chain && checks.contracts, checks };
+    try {
+      await database.query("SELECT 1");
+      checks.store = true;
+    } catch {
+      // not ready
+    }
+    return { ready: checks.chain && checks.contracts && checks.store, checks };
   });
   return {
     app,
@@ -133,18 +157,21 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     client,
     tokens,
     payments,
+    links,
     subscriptions,
     charges,
     refunds,
+    webhooks,
     database,
     logger,
     close: async () => {
+      webhooks.stop();
       if (!deps.database) await database.close();
     },
   };
 }
 
-/** Listens with the API on host:port and the operational app on 127.0.0.1:opsPort. */
+/** Listens with the API on host:port and the operational app on 127.0.0.1:opsPort, and starts the webhook loops. */
 export async function listen(service: Service): Promise<{ apiUrl: string; opsUrl: string; close(): Promise<void> }> {
   const servers: Server[] = [];
   const start = (app: Express, host: string, port: number) =>
@@ -154,11 +181,13 @@ export async function listen(service: Service): Promise<{ apiUrl: string; opsUrl
     });
   const api = await start(service.app, service.config.host, service.config.port);
   const ops = await start(service.opsApp, "127.0.0.1", service.config.opsPort);
+  service.webhooks.start();
   const url = (server: Server, host: string) => `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
     apiUrl: url(api, service.config.host),
     opsUrl: url(ops, "127.0.0.1"),
     close: async () => {
+      service.webhooks.stop();
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => { s.closeAllConnections(); s.close(() => resolve()); })));
     },
   };

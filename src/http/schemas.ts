@@ -33,6 +33,7 @@ export const CreateSubscriptionRequest = z.strictObject({
   amount: Amount,
   period: z.number().int().positive().max(10 * 365 * 24 * 3600),
   end: z.number().int().nonnegative().max(2 ** 53 - 1).optional(),
+  notify_url: z.string().max(2048).optional(),
 });
 export type CreateSubscriptionRequest = z.infer<typeof CreateSubscriptionRequest>;
 

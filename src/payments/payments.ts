@@ -1,11 +1,11 @@
-import { getAddress, isAddressEqual, toHex, zeroAddress, type Address, type Hex } from "viem";
+import { concat, getAddress, isAddressEqual, toHex, zeroAddress, type Address, type Hex } from "viem";
 import { splitterAbi } from "../generated/contracts.js";
 import { ServiceError } from "../errors.js";
 import { formatAmount } from "../money.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { CapabilityTokens } from "../tokens/capability.js";
 import type { ConcurrencyGate, FixedWindowLimiter } from "../limits/rate-limiter.js";
-import { notifyUrlProblem } from "../webhooks/notify-url.js";
+import type { OpenLink } from "../links/links.js";
 import { mintIntent, readIntent, type Intent } from "./intent.js";
 import { recoverPayment, type RecoverResult } from "./recover.js";
 import { verifyPaymentTransaction, type PaymentChain, type PaymentVerdict } from "./verify.js";
@@ -20,8 +20,13 @@ export interface PaymentsDeps {
   /** Recovery: per-intent limit and low-priority gate. */
   recoverPerIntent: FixedWindowLimiter;
   recoverGate: ConcurrencyGate;
-  /** Webhooks: whether the deployment has them, and the watch registrar (returns false past the caps). */
-  webhooks: { enabled: boolean; watchPayment?: (intent: Intent, notifyUrl: string) => Promise<boolean> };
+  /** Webhooks: notify_url rules and the watch registrar (false past the caps). */
+  webhooks: {
+    validate(notifyUrl: string): void;
+    watchPayment(intent: Intent, notifyUrl: string, caller: string, link?: { expiresAt: number }): Promise<boolean>;
+  };
+  /** Payment links, for resolve with a link token. */
+  links?: { open(linkToken: string): Promise<OpenLink> };
 }
 
 export interface CreatedPayment {
@@ -49,7 +54,12 @@ export class Payments {
   constructor(private readonly deps: PaymentsDeps) {}
 
   /** Mints an intent for one payment of `amountUnits` to `recipient`, with a fresh 32-byte reference. */
-  async create(input: { recipient: Address; amountUnits: bigint; notifyUrl?: string; linkId?: Hex; reference?: Hex }): Promise<CreatedPayment> {
+  async create(input: { recipient: Address; amountUnits: bigint; notifyUrl?: string; caller: string }): Promise<CreatedPayment> {
+    if (input.notifyUrl !== undefined) this.deps.webhooks.validate(input.notifyUrl);
+    return this.#mint(input);
+  }
+
+  async #mint(input: { recipient: Address; amountUnits: bigint; notifyUrl?: string; caller: string; linkId?: Hex; reference?: Hex }): Promise<CreatedPayment> {
     this.#checkBounds(input.amountUnits);
     const recipient = getAddress(input.recipient);
     if (isAddressEqual(recipient, zeroAddress)) throw new ServiceError("INVALID_REQUEST", { detail: "recipient is the zero address" });
@@ -60,7 +70,7 @@ export class Payments {
       expiresAt: Math.floor(this.deps.now() / 1000) + this.deps.limits.intentTtlSeconds,
       ...(input.linkId ? { linkId: input.linkId } : {}),
     };
-    const accepted = input.notifyUrl === undefined ? false : await this.#watch(intent, input.notifyUrl);
+    const accepted = input.notifyUrl === undefined ? false : await this.deps.webhooks.watchPayment(intent, input.notifyUrl, input.caller);
     const { deployment } = this.deps.chain;
     return {
       intent: mintIntent(this.deps.tokens, intent),
@@ -83,7 +93,8 @@ export class Payments {
    * What the checkout needs to pay an intent. The only place expiry is enforced; a reference that
    * already settled answers PAYMENT_ALREADY_PROCESSED (nothing is owed), even after expiry.
    */
-  async resolve(token: string): Promise<ResolvedPayment> {
+  async resolve(token: string): Promise<ResolvedPayment | (ResolvedPayment & { intent: string; link_id: Hex })> {
+    if (token.startsWith("lk.") && this.deps.links) return this.#resolveLink(token);
     const intent = this.#intent(token);
     const { client, deployment } = this.deps.chain;
     const settledBlock = await rpc(() =>
@@ -119,13 +130,31 @@ export class Payments {
     return result.value;
   }
 
-  /** Refuses a notify_url the deployment or the rules do not allow; false when past the watch caps. */
-  async #watch(intent: Intent, notifyUrl: string): Promise<boolean> {
-    const { enabled, watchPayment } = this.deps.webhooks;
-    if (!enabled) throw new ServiceError("INVALID_REQUEST", { detail: "webhooks are disabled in this deployment" });
-    const problem = notifyUrlProblem(notifyUrl);
-    if (problem) throw new ServiceError("INVALID_REQUEST", { detail: `notify_url: ${problem}` });
-    return watchPayment ? watchPayment(intent, notifyUrl) : false;
+  /**
+   * A payment through a link: a fresh intent whose reference is the link id followed by 16 random
+   * bytes, watched with the link's notify_url until the link expires.
+   */
+  async #resolveLink(token: string) {
+    const link = await this.deps.links!.open(token);
+    const reference = concat([link.linkId, toHex(this.deps.randomBytes(16))]);
+    const created = await this.#mint({ recipient: link.recipient, amountUnits: link.amountUnits, caller: link.caller, linkId: link.linkId, reference });
+    if (link.notifyUrl) {
+      const intent = readIntent(this.deps.tokens, created.intent)!;
+      await this.deps.webhooks.watchPayment(intent, link.notifyUrl, link.caller, { expiresAt: link.expiresAt });
+    }
+    const { deployment } = this.deps.chain;
+    return {
+      recipient: link.recipient,
+      amount: created.amount,
+      amount_units: created.pay.amount_units,
+      token: deployment.token.address,
+      splitter: deployment.contracts.Splitter.address,
+      chain_id: deployment.chainId,
+      reference,
+      expires_at: created.expires_at,
+      intent: created.intent,
+      link_id: link.linkId,
+    };
   }
 
   #intent(token: string): Intent {

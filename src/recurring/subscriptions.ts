@@ -27,6 +27,12 @@ export interface SubscriptionsDeps {
   tokens: RecurringTokens;
   settings: RecurringSettings;
   pricing: GasPricing;
+  /** Optional webhooks for the subscription's charges and revocation. */
+  webhooks: {
+    validate(notifyUrl: string): void;
+    hasRoom(caller: string): Promise<boolean>;
+    watchSubscription(subscriptionId: Hex, terms: Terms, notifyUrl: string, caller: string): Promise<boolean>;
+  };
   now: () => number;
   randomBytes: (size: number) => Uint8Array;
 }
@@ -57,7 +63,7 @@ export class Subscriptions {
   }
 
   /** Mints a setup token for terms the payer will sign; the service makes the salt. */
-  create(input: { recipient: Address; amountUnits: bigint; period: number; end: number }) {
+  async create(input: { recipient: Address; amountUnits: bigint; period: number; end: number; notifyUrl?: string; caller: string }) {
     const { settings, deployment } = this.deps;
     const recipient = getAddress(input.recipient);
     if (isAddressEqual(recipient, zeroAddress)) throw new ServiceError("INVALID_REQUEST", { detail: "recipient is the zero address" });
@@ -65,6 +71,8 @@ export class Subscriptions {
     if (input.period < settings.minPeriodSeconds) throw new ServiceError("INVALID_REQUEST", { detail: `period below ${settings.minPeriodSeconds} s` });
     const start = this.#nowSeconds();
     if (input.end !== 0 && input.end <= start) throw new ServiceError("INVALID_REQUEST", { detail: "end is not in the future" });
+    if (input.notifyUrl !== undefined) this.deps.webhooks.validate(input.notifyUrl);
+    const notifyUrl = input.notifyUrl !== undefined && (await this.deps.webhooks.hasRoom(input.caller)) ? input.notifyUrl : undefined;
     const offer: Offer = {
       recipient,
       amount: input.amountUnits,
@@ -78,12 +86,13 @@ export class Subscriptions {
     };
     const expiresAt = start + settings.setupTtlSeconds;
     return {
-      setup_token: this.deps.tokens.mintSetup(offer, expiresAt),
+      setup_token: this.deps.tokens.mintSetup(offer, expiresAt, notifyUrl),
       expires_at: expiresAt,
       chain_id: deployment.chainId,
       contract: this.contract,
       amount: formatAmount(offer.amount),
       salt: offer.salt,
+      ...(notifyUrl ? { notify_url: notifyUrl } : {}),
     };
   }
 
@@ -117,11 +126,12 @@ export class Subscriptions {
   }
 
   /** Checks the payer's signature against the terms and returns the subscription capability. */
-  async finalize(input: { setupToken: string; payer: Address; signature: Hex }) {
-    const { offer } = this.#setup(input.setupToken, { enforceExpiry: false });
+  async finalize(input: { setupToken: string; payer: Address; signature: Hex; caller: string }) {
+    const { offer, notifyUrl } = this.#setup(input.setupToken, { enforceExpiry: false });
     const terms: Terms = { ...offer, payer: getAddress(input.payer), token: this.deps.deployment.token.address };
     const id = subscriptionIdOf(this.deps.deployment.chainId, this.contract, terms);
     await checkPayerSignature(this.deps.client, terms.payer, id, input.signature, this.deps.settings.signatureGasCap);
+    if (notifyUrl) await this.deps.webhooks.watchSubscription(id, terms, notifyUrl, input.caller);
     return {
       subscription: this.deps.tokens.mintSubscription({ terms, signature: input.signature }),
       subscription_id: id,

@@ -154,7 +154,7 @@ describe("HTTP rules", () => {
       assert.include(metrics, "http_requests_total");
       const ready = await fetch(`${running.opsUrl}/ready`);
       assert.equal(ready.status, 200);
-      assert.deepEqual(await ready.json(), { ready: true, checks: { chain: true, contracts: true } });
+      assert.deepEqual(await ready.json(), { ready: true, checks: { chain: true, contracts: true, store: true } });
       h.proxy.mode = "http-500";
       assert.equal((await fetch(`${running.opsUrl}/ready`)).status, 503);
       assert.equal((await fetch(`${running.apiUrl}/metrics`)).status, 404, "not on the public port");

@@ -10,7 +10,8 @@ export function paymentRoutes(payments: Payments, recoverLimit: RequestHandler):
     route({
       path: "/v1/payments",
       schema: CreatePaymentRequest,
-      handle: (body) => payments.create({ recipient: body.recipient as Hex, amountUnits: parseAmount(body.amount)!, notifyUrl: body.notify_url }),
+      handle: (body, request) =>
+        payments.create({ recipient: body.recipient as Hex, amountUnits: parseAmount(body.amount)!, caller: request.ip, ...(body.notify_url !== undefined ? { notifyUrl: body.notify_url } : {}) }),
     }),
     route({ path: "/v1/payments/resolve", schema: IntentRequest, handle: (body) => payments.resolve(body.intent) }),
     route({ path: "/v1/payments/verify", schema: VerifyPaymentRequest, handle: (body) => payments.verify(body.intent, body.tx_hash.toLowerCase() as Hex) }),

@@ -18,13 +18,14 @@ export function recurringRoutes(subscriptions: Subscriptions, charges: Charges):
     route({
       path: "/v1/subscriptions",
       schema: CreateSubscriptionRequest,
-      handle: (b) => subscriptions.create({ recipient: b.recipient as Hex, amountUnits: parseAmount(b.amount)!, period: b.period, end: b.end ?? 0 }),
+      handle: (b, request) =>
+        subscriptions.create({ recipient: b.recipient as Hex, amountUnits: parseAmount(b.amount)!, period: b.period, end: b.end ?? 0, caller: request.ip, ...(b.notify_url !== undefined ? { notifyUrl: b.notify_url } : {}) }),
     }),
     route({ path: "/v1/subscriptions/resolve", schema: SetupTokenRequest, handle: (b) => subscriptions.resolve(b.setup_token) }),
     route({
       path: "/v1/subscriptions/finalize",
       schema: FinalizeSubscriptionRequest,
-      handle: (b) => subscriptions.finalize({ setupToken: b.setup_token, payer: b.payer as Hex, signature: b.signature.toLowerCase() as Hex }),
+      handle: (b, request) => subscriptions.finalize({ setupToken: b.setup_token, payer: b.payer as Hex, signature: b.signature.toLowerCase() as Hex, caller: request.ip }),
     }),
     route({ path: "/v1/subscriptions/state", schema: SubscriptionRequest, handle: (b) => subscriptions.state(b.subscription) }),
     route({ path: "/v1/charges", schema: SubscriptionRequest, handle: (b) => charges.charge(b.subscription) }),

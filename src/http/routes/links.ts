@@ -1,0 +1,33 @@
+import type { Hex } from "viem";
+import { z } from "zod";
+import { parseAmount } from "../../money.js";
+import type { Links } from "../../links/links.js";
+import { route, type PostRoute } from "../route.js";
+import { Address, Amount, Token } from "../schemas.js";
+
+export const CreateLinkRequest = z.strictObject({
+  recipient: Address,
+  amount: Amount,
+  expires_at: z.number().int().positive().max(2 ** 53 - 1).optional(),
+  notify_url: z.string().max(2048).optional(),
+});
+
+export const CloseLinkRequest = z.strictObject({ manage_token: Token });
+
+export function linkRoutes(links: Links): PostRoute[] {
+  return [
+    route({
+      path: "/v1/links",
+      schema: CreateLinkRequest,
+      handle: (b, request) =>
+        links.create({
+          recipient: b.recipient as Hex,
+          amountUnits: parseAmount(b.amount)!,
+          caller: request.ip,
+          ...(b.expires_at !== undefined ? { expiresAt: b.expires_at } : {}),
+          ...(b.notify_url !== undefined ? { notifyUrl: b.notify_url } : {}),
+        }),
+    }),
+    route({ path: "/v1/links/close", schema: CloseLinkRequest, handle: (b) => links.close(b.manage_token) }),
+  ];
+}

@@ -1,0 +1,116 @@
+import { keccak256, toHex, type Hex, type PublicClient } from "viem";
+import { recurringChargesAbi, splitterAbi } from "../generated/contracts.js";
+import type { Finality } from "../config.js";
+import type { LiveDeployment } from "../deployments.js";
+import { finalityHead } from "../chain/finality.js";
+import { rpc } from "../chain/rpc-errors.js";
+import type { Database } from "../store/database.js";
+import { Deliveries, WatcherCursor, Watches, type Watch } from "./store.js";
+
+const EVENTS = [
+  splitterAbi.find((i) => i.type === "event" && i.name === "Paid")!,
+  recurringChargesAbi.find((i) => i.type === "event" && i.name === "Charged")!,
+  recurringChargesAbi.find((i) => i.type === "event" && i.name === "Revoked")!,
+];
+
+export interface WatcherDeps {
+  client: PublicClient;
+  deployment: LiveDeployment;
+  finality: Finality;
+  db: Database;
+  /** Milliseconds since the epoch. */
+  now: () => number;
+  /** Rebuilds the intent token of a watched payment (deterministic; no capability is stored). */
+  intentFor: (watch: Watch) => string;
+  /** Blocks read back on the first start (no cursor yet). */
+  backfillBlocks?: bigint;
+  /** Blocks re-read when the cursor's block hash changed (a reorg deeper than finality). */
+  rewindBlocks?: bigint;
+  /** Most blocks one log query covers. */
+  maxRange?: bigint;
+}
+
+/** One webhook event, with an id derived from the chain event (so a re-read enqueues nothing new). */
+interface Event {
+  eventId: string;
+  eventType: "payment.settled" | "subscription.charged" | "subscription.revoked";
+  watch: Watch;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Follows the Splitter's and RecurringCharges' events up to the finality head only, so a payment
+ * that is reorged out before it settles is never announced. Survives restarts from its stored
+ * cursor; if the cursor's block hash changed, it re-reads a stretch behind it (events keep their ids).
+ */
+export class Watcher {
+  constructor(private readonly deps: WatcherDeps) {}
+
+  /** Reads the next stretch of settled blocks and enqueues events for watched payments and subscriptions. */
+  async tick(): Promise<{ from: bigint; to: bigint; enqueued: number } | null> {
+    const { client, db } = this.deps;
+    const head = await finalityHead(client, this.deps.finality);
+    if (head < 0n) return null;
+    const cursorRepo = new WatcherCursor(db);
+    const cursor = await cursorRepo.get();
+    let from: bigint;
+    if (!cursor) {
+      from = head - (this.deps.backfillBlocks ?? 1000n);
+    } else {
+      const block = await rpc(() => client.getBlock({ blockNumber: cursor.blockNumber }).catch(() => null));
+      from = block && block.hash === cursor.blockHash ? cursor.blockNumber + 1n : cursor.blockNumber - (this.deps.rewindBlocks ?? 64n);
+    }
+    if (from < 0n) from = 0n;
+    if (from > head) return null;
+    const to = head - from + 1n > (this.deps.maxRange ?? 2000n) ? from + (this.deps.maxRange ?? 2000n) - 1n : head;
+    const { contracts } = this.deps.deployment;
+    const [logs, toBlock] = await Promise.all([
+      rpc(() => client.getLogs({ address: [contracts.Splitter.address, contracts.RecurringCharges.address], events: EVENTS, fromBlock: from, toBlock: to, strict: true })),
+      rpc(() => client.getBlock({ blockNumber: to })),
+    ]);
+    const events = await this.#events(logs);
+    await db.transaction(async (tx) => {
+      const deliveries = new Deliveries(tx);
+      for (const e of events) await deliveries.enqueue({ eventId: e.eventId, eventType: e.eventType, notifyUrl: e.watch.notifyUrl, payload: e.payload, dueAt: this.deps.now() });
+      await new WatcherCursor(tx).set(to, toBlock.hash);
+    });
+    return { from, to, enqueued: events.length };
+  }
+
+  async #events(logs: Awaited<ReturnType<PublicClient["getLogs"]>>): Promise<Event[]> {
+    const { client, db } = this.deps;
+    const watches = new Watches(db);
+    const typed = logs as unknown as Array<{ eventName: "Paid" | "Charged" | "Revoked"; args: Record<string, unknown>; transactionHash: Hex; logIndex: number; blockNumber: bigint }>;
+    const payments = new Map((await watches.find("payment", typed.filter((l) => l.eventName === "Paid").map((l) => l.args.paymentReference as string))).map((w) => [w.key, w]));
+    const subscriptions = new Map((await watches.find("subscription", typed.filter((l) => l.eventName !== "Paid").map((l) => l.args.subscriptionId as string))).map((w) => [w.key, w]));
+    const timestamps = new Map<bigint, bigint>();
+    const timeOf = async (n: bigint) => {
+      if (!timestamps.has(n)) timestamps.set(n, (await rpc(() => client.getBlock({ blockNumber: n }))).timestamp);
+      return timestamps.get(n)!;
+    };
+    const events: Event[] = [];
+    for (const log of typed) {
+      const watch = log.eventName === "Paid" ? payments.get(log.args.paymentReference as string) : subscriptions.get(log.args.subscriptionId as string);
+      if (!watch) continue;
+      const at = await timeOf(log.blockNumber);
+      if (at > BigInt(watch.watchUntil)) continue; // settled after watching ended: recover finds it, no announcement
+      const type = log.eventName === "Paid" ? "payment.settled" : log.eventName === "Charged" ? "subscription.charged" : "subscription.revoked";
+      const eventId = `evt_${keccak256(toHex(`${type}:${log.transactionHash}:${log.logIndex}:${watch.notifyUrl}`)).slice(2, 34)}`;
+      const base = { id: eventId, type, created_at: Number(at) };
+      if (type === "payment.settled") {
+        events.push({ eventId, eventType: type, watch, payload: { ...base, data: { intent: this.deps.intentFor(watch), tx_hash: log.transactionHash, reference: watch.key, ...(watch.linkId ? { link_id: watch.linkId } : {}) } } });
+        continue;
+      }
+      const subscriptionId = watch.key as Hex;
+      const [, paidCount, revoked] = await rpc(() =>
+        client.readContract({ address: this.deps.deployment.contracts.RecurringCharges.address, abi: recurringChargesAbi, functionName: "subscriptions", args: [subscriptionId], blockNumber: log.blockNumber }),
+      );
+      const end = BigInt((watch.data.end as number | undefined) ?? 0);
+      const state = revoked ? "REVOKED" : end !== 0n && at >= end ? "ENDED" : paidCount > 0 ? "ACTIVE" : "PENDING";
+      const data: Record<string, unknown> = { link_id: watch.linkId, subscription_id: subscriptionId, payer: watch.data.payer, state, paid_count: paidCount };
+      if (type === "subscription.charged") Object.assign(data, { period_index: Number(log.args.periodIndex as bigint), tx_hash: log.transactionHash });
+      events.push({ eventId, eventType: type, watch, payload: { ...base, data } });
+    }
+    return events;
+  }
+}
