@@ -7,7 +7,7 @@ import { useService } from "../helpers/service.js";
 import { payIntent } from "../helpers/payments.js";
 import { deployTestContract } from "../helpers/deploy.js";
 import { approve, send } from "../helpers/tx.js";
-import { approveThroughSession, reimbursingEnv, subscribe } from "../helpers/recurring.js";
+import { reimbursingEnv, walletTypedData } from "../helpers/recurring.js";
 
 describe("refunds API", function () {
   this.timeout(60_000);
@@ -79,7 +79,6 @@ describe("refunds API", function () {
     const api = supertest(reimbursing.app);
     const created = await api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "10", period: 3600 });
     const resolved = await api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
-    const { walletTypedData } = await import("../helpers/recurring.js");
     const signature = await buyer().signTypedData(walletTypedData(resolved.body, buyer().address) as never);
     const subscription = (await api.post("/v1/subscriptions/finalize").send({ setup_token: created.body.setup_token, payer: buyer().address, signature })).body.subscription;
     await approve(h.chain, buyer(), usdc(), h.service.deployment.contracts.RecurringCharges.address, 10n ** 12n);

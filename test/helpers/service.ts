@@ -1,7 +1,7 @@
 import supertest from "supertest";
 import type { Hex } from "viem";
 import { loadConfig, type Config } from "../../src/config.js";
-import { createService, type Service } from "../../src/service.js";
+import { createService, type Service, type ServiceDeps } from "../../src/service.js";
 import { createLogger } from "../../src/logger.js";
 import { LOCAL_ROLES, localAccount, type LocalChain } from "../../src/localchain/harness.js";
 
@@ -9,7 +9,8 @@ import { LOCAL_ROLES, localAccount, type LocalChain } from "../../src/localchain
 export const LOCAL_RELAYER_KEY = `0x${Buffer.from(localAccount(LOCAL_ROLES.relayer).getHdKey().privateKey!).toString("hex")}`;
 import { useLocalChain } from "./local-chain.js";
 import { RpcProxy } from "./rpc-proxy.js";
-import { openDatabase, type Database } from "../../src/store/database.js";
+import { connectPostgres, openDatabase, type Database } from "../../src/store/database.js";
+import { startTestPostgres } from "./postgres.js";
 import { migrate } from "../../src/store/migrate.js";
 
 /** Empties every table but the migration log. */
@@ -42,15 +43,23 @@ export interface ServiceHarness {
  * Mocha hooks: one local chain per suite served over HTTP behind a fault-injecting proxy, and a
  * fresh service (fake clock, quiet logs) before every test, the chain reverted to its fresh state.
  */
-export function useService(env: Record<string, string> = {}): ServiceHarness {
+export interface ServiceHarnessOptions {
+  /** The store under test: PGlite in memory (default) or a throwaway real PostgreSQL. */
+  store?: "pglite" | "postgres";
+  /** Extra dependencies for every service built (e.g. the webhook transport's test seams). */
+  deps?: () => Partial<ServiceDeps>;
+}
+
+export function useService(env: Record<string, string> = {}, options: ServiceHarnessOptions = {}): ServiceHarness {
   const local = useLocalChain({ port: 0 });
   let proxy: RpcProxy | undefined;
   let service: Service | undefined;
   let clock: FakeClock | undefined;
   const built: Service[] = [];
   let database: Database | undefined;
+  let postgres: { url: string; stop(): void } | undefined;
   const build = async (extra: Record<string, string> = {}) => {
-    const s = await createService(configFor(proxy!.url, { ...env, ...extra }), { now: clock!.now, logger: createLogger("silent"), database });
+    const s = await createService(configFor(proxy!.url, { ...env, ...extra }), { now: clock!.now, logger: createLogger("silent"), database, ...(options.deps?.() ?? {}) });
     built.push(s);
     return s;
   };
@@ -58,8 +67,13 @@ export function useService(env: Record<string, string> = {}): ServiceHarness {
   before(async function () {
     this.timeout(60_000);
     proxy = await new RpcProxy(local.chain.rpcUrl!).start();
-    // One in-memory store per suite (PGlite starts in seconds), emptied before every test.
-    database = await openDatabase(null);
+    // One store per suite (PGlite starts in seconds), emptied before every test.
+    if (options.store === "postgres") {
+      postgres = await startTestPostgres();
+      database = await connectPostgres(postgres.url);
+    } else {
+      database = await openDatabase(null);
+    }
     await migrate(database);
   });
   beforeEach(async () => {
@@ -75,6 +89,7 @@ export function useService(env: Record<string, string> = {}): ServiceHarness {
   after(async () => {
     await proxy?.close();
     await database?.close();
+    postgres?.stop();
   });
   return {
     get chain() {

@@ -1,0 +1,61 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const RECEIVER_HOST = "hooks.merchant.example.com";
+
+export interface Received {
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Record<string, unknown>;
+}
+
+/**
+ * A real HTTPS webhook receiver on 127.0.0.1 with a self-signed certificate for RECEIVER_HOST
+ * (made by openssl for this run). `behave` decides each answer: a status, a delay, a redirect.
+ */
+export class Receiver {
+  readonly received: Received[] = [];
+  behave: { status: number; delayMs?: number; location?: string } = { status: 200 };
+  readonly ca: string;
+  #key: string;
+  #server: Server | null = null;
+  port = 0;
+
+  constructor() {
+    const dir = mkdtempSync(join(tmpdir(), "receiver-"));
+    execFileSync("openssl", [
+      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+      "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-subj", `/CN=${RECEIVER_HOST}`, "-addext", `subjectAltName=DNS:${RECEIVER_HOST}`,
+    ], { stdio: "ignore" });
+    this.ca = readFileSync(join(dir, "cert.pem"), "utf8");
+    this.#key = readFileSync(join(dir, "key.pem"), "utf8");
+  }
+
+  async start(port = 0): Promise<this> {
+    this.#server = createServer({ key: this.#key, cert: this.ca }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        this.received.push({ path: req.url ?? "", headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString() || "{}") });
+        const { status, delayMs, location } = this.behave;
+        const answer = () => res.writeHead(status, location ? { location } : {}).end("ok");
+        if (delayMs) setTimeout(answer, delayMs).unref();
+        else answer();
+      });
+    });
+    await new Promise<void>((resolve) => this.#server!.listen(port, "127.0.0.1", resolve));
+    this.port = (this.#server!.address() as AddressInfo).port;
+    return this;
+  }
+
+  /** Stops listening (a receiver that is down); `start(port)` brings it back on the same port. */
+  async stop(): Promise<void> {
+    this.#server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.#server ? this.#server.close(() => resolve()) : resolve()));
+    this.#server = null;
+  }
+}
