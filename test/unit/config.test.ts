@@ -16,6 +16,15 @@ describe("config", () => {
     assert.equal(config.payments.intentTtlSeconds, 3600);
     assert.equal(config.checkoutUrl, "http://127.0.0.1:8787/checkout/");
     assert.equal(config.webhooksEnabled, true);
+    assert.equal(config.webhooks.timeoutMs, 10_000);
+    assert.equal(config.webhooks.allowLoopback, false);
+    assert.isNull(config.databaseUrl);
+    assert.equal(config.dataDir, ".data/pglite");
+  });
+
+  it("refuses the test-only loopback switch in production", () => {
+    assert.throws(() => loadConfig({ CHAIN_ID: "8453", WEBHOOKS_ALLOW_LOOPBACK: "true" }), ConfigError, /WEBHOOKS_ALLOW_LOOPBACK/);
+    assert.equal(loadConfig({ WEBHOOKS_ALLOW_LOOPBACK: "true" }).webhooks.allowLoopback, true);
   });
 
   it("uses the node's safe block with a real RPC, and demands real token keys there", () => {
