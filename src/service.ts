@@ -31,6 +31,7 @@ import { linkRoutes } from "./http/routes/links.js";
 import { recurringRoutes } from "./http/routes/recurring.js";
 import { refundRoutes } from "./http/routes/refunds.js";
 import { createLogger, type Logger } from "./logger.js";
+import { buildCheckout, checkoutHandler } from "./http/checkout.js";
 
 export interface ServiceDeps {
   /** Milliseconds since the epoch (a fake clock in tests). */
@@ -121,6 +122,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const charges = new Charges({ ...chain, subscriptions, attempts: new ChargeAttempts(database), relayer, pricing });
   const refunds = new Refunds({ chain, tokens, subscriptions, ttlSeconds: REFUND_TOKEN_TTL_SECONDS, now });
 
+  const checkoutDir = await buildCheckout();
   const metrics = new Metrics();
   const limiter = new FixedWindowLimiter(config.rateLimits.perMinute, 60_000, now);
   const recoverLimit = rateLimit(new FixedWindowLimiter(config.rateLimits.recoverPerMinute, 60_000, now), "recover");
@@ -131,6 +133,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     logger,
     metrics,
     trustProxy: config.trustProxy,
+    mounts: [{ path: "/checkout", handler: checkoutHandler(checkoutDir) }],
   });
   const opsApp = createOpsApp(metrics, async () => {
     const checks = { chain: false, contracts: false, store: false };

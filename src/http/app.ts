@@ -47,6 +47,9 @@ export function createApp(deps: AppDeps): Express {
   for (const mount of deps.mounts ?? []) app.use(mount.path, mount.handler);
 
   const known = new Set(["/health", "/v1/capabilities", ...deps.routes.map((r) => r.path)]);
+  app.get("/", (_req, res) => {
+    res.redirect(302, "/checkout/");
+  });
   app.use((req, _res, next) => {
     next(new ServiceError(known.has(req.path) ? "METHOD_NOT_ALLOWED" : "NOT_FOUND"));
   });

@@ -34,6 +34,8 @@ export const CreateSubscriptionRequest = z.strictObject({
   period: z.number().int().positive().max(10 * 365 * 24 * 3600),
   end: z.number().int().nonnegative().max(2 ** 53 - 1).optional(),
   notify_url: z.string().max(2048).optional(),
+  /** Where the checkout sends the payer after signing (payer and signature in the fragment). */
+  return_url: z.string().max(512).optional(),
 });
 export type CreateSubscriptionRequest = z.infer<typeof CreateSubscriptionRequest>;
 

@@ -40,6 +40,16 @@ export interface SubscriptionsDeps {
 /** Indicative gas of one charge (a first charge measures ~118,000: docs/gas.md), for the fee estimate. */
 const CHARGE_GAS_ESTIMATE = 120_000n;
 
+/** Where a checkout may send the payer back: https, or http on the local machine. */
+function isReturnUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "https:" || (url.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname));
+  } catch {
+    return false;
+  }
+}
+
 /** The smallest subscription amount: the recipient must keep at least one unit after fee and network fee. */
 export function amountFloor(feeBps: number, networkFeeUnits: bigint): bigint {
   return mulDivUp(networkFeeUnits, 10_000n, BigInt(10_000 - feeBps));
@@ -63,7 +73,7 @@ export class Subscriptions {
   }
 
   /** Mints a setup token for terms the payer will sign; the service makes the salt. */
-  async create(input: { recipient: Address; amountUnits: bigint; period: number; end: number; notifyUrl?: string; caller: string }) {
+  async create(input: { recipient: Address; amountUnits: bigint; period: number; end: number; notifyUrl?: string; returnUrl?: string; caller: string }) {
     const { settings, deployment } = this.deps;
     const recipient = getAddress(input.recipient);
     if (isAddressEqual(recipient, zeroAddress)) throw new ServiceError("INVALID_REQUEST", { detail: "recipient is the zero address" });
@@ -71,6 +81,7 @@ export class Subscriptions {
     if (input.period < settings.minPeriodSeconds) throw new ServiceError("INVALID_REQUEST", { detail: `period below ${settings.minPeriodSeconds} s` });
     const start = this.#nowSeconds();
     if (input.end !== 0 && input.end <= start) throw new ServiceError("INVALID_REQUEST", { detail: "end is not in the future" });
+    if (input.returnUrl !== undefined && !isReturnUrl(input.returnUrl)) throw new ServiceError("INVALID_REQUEST", { detail: "return_url must be https (or http on localhost)" });
     if (input.notifyUrl !== undefined) this.deps.webhooks.validate(input.notifyUrl);
     const notifyUrl = input.notifyUrl !== undefined && (await this.deps.webhooks.hasRoom(input.caller)) ? input.notifyUrl : undefined;
     const offer: Offer = {
@@ -86,7 +97,7 @@ export class Subscriptions {
     };
     const expiresAt = start + settings.setupTtlSeconds;
     return {
-      setup_token: this.deps.tokens.mintSetup(offer, expiresAt, notifyUrl),
+      setup_token: this.deps.tokens.mintSetup(offer, expiresAt, { ...(notifyUrl ? { notifyUrl } : {}), ...(input.returnUrl ? { returnUrl: input.returnUrl } : {}) }),
       expires_at: expiresAt,
       chain_id: deployment.chainId,
       contract: this.contract,
@@ -98,13 +109,14 @@ export class Subscriptions {
 
   /** The terms and the exact EIP-712 typed data the wallet will show (the payer fills `payer`). */
   async resolve(setupToken: string) {
-    const { offer, expiresAt } = this.#setup(setupToken, { enforceExpiry: true });
+    const { offer, expiresAt, returnUrl } = this.#setup(setupToken, { enforceExpiry: true });
     if (offer.amount < this.floorUnits || offer.amount > this.deps.settings.maxAmountUnits) throw new ServiceError("AMOUNT_OUT_OF_BOUNDS");
     const { deployment } = this.deps;
     return {
       ...this.#echo(offer),
       network_fee_estimate: await this.#networkFeeEstimate(),
       expires_at: expiresAt,
+      ...(returnUrl ? { return_url: returnUrl } : {}),
       typed_data: {
         domain: recurringDomain(deployment.chainId, this.contract),
         types: TERMS_TYPES,

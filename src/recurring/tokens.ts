@@ -20,7 +20,7 @@ const OfferPayload = {
   max_gas_units: units,
 };
 
-const SetupPayload = z.strictObject({ ...OfferPayload, expires_at: z.number().int(), notify_url: z.string().max(512).optional() });
+const SetupPayload = z.strictObject({ ...OfferPayload, expires_at: z.number().int(), notify_url: z.string().max(512).optional(), return_url: z.string().max(512).optional() });
 const SubscriptionPayload = z.strictObject({ ...OfferPayload, payer: address, signature: z.string().regex(/^0x([0-9a-f]{2})+$/) });
 const CancelPayload = z.strictObject({ ...OfferPayload, payer: address, expires_at: z.number().int() });
 const ApprovePayload = z.strictObject({ payer: address, subscription_id: z.string().regex(/^0x[0-9a-f]{64}$/), required_units: units, expires_at: z.number().int() });
@@ -66,15 +66,20 @@ export class RecurringTokens {
     private readonly tokenAddress: Address,
   ) {}
 
-  mintSetup(offer: Offer, expiresAt: number, notifyUrl?: string): string {
-    return this.tokens.mint(TOKEN_KINDS.setup, { ...offerData(offer), expires_at: expiresAt, ...(notifyUrl ? { notify_url: notifyUrl } : {}) });
+  mintSetup(offer: Offer, expiresAt: number, urls: { notifyUrl?: string; returnUrl?: string } = {}): string {
+    return this.tokens.mint(TOKEN_KINDS.setup, {
+      ...offerData(offer),
+      expires_at: expiresAt,
+      ...(urls.notifyUrl ? { notify_url: urls.notifyUrl } : {}),
+      ...(urls.returnUrl ? { return_url: urls.returnUrl } : {}),
+    });
   }
 
-  readSetup(token: string): { offer: Offer; expiresAt: number; notifyUrl?: string } | null {
+  readSetup(token: string): { offer: Offer; expiresAt: number; notifyUrl?: string; returnUrl?: string } | null {
     const data = this.tokens.verify(TOKEN_KINDS.setup, token, SetupPayload);
     if (!data) return null;
-    const { notify_url, expires_at } = data;
-    return { offer: offerFrom(data), expiresAt: expires_at, ...(notify_url ? { notifyUrl: notify_url } : {}) };
+    const { notify_url, return_url, expires_at } = data;
+    return { offer: offerFrom(data), expiresAt: expires_at, ...(notify_url ? { notifyUrl: notify_url } : {}), ...(return_url ? { returnUrl: return_url } : {}) };
   }
 
   /** The capability that charges: bound to the signed terms and the signature. Merchant server only. */

@@ -19,7 +19,7 @@ export function recurringRoutes(subscriptions: Subscriptions, charges: Charges):
       path: "/v1/subscriptions",
       schema: CreateSubscriptionRequest,
       handle: (b, request) =>
-        subscriptions.create({ recipient: b.recipient as Hex, amountUnits: parseAmount(b.amount)!, period: b.period, end: b.end ?? 0, caller: request.ip, ...(b.notify_url !== undefined ? { notifyUrl: b.notify_url } : {}) }),
+        subscriptions.create({ recipient: b.recipient as Hex, amountUnits: parseAmount(b.amount)!, period: b.period, end: b.end ?? 0, caller: request.ip, ...(b.notify_url !== undefined ? { notifyUrl: b.notify_url } : {}), ...(b.return_url !== undefined ? { returnUrl: b.return_url } : {}) }),
     }),
     route({ path: "/v1/subscriptions/resolve", schema: SetupTokenRequest, handle: (b) => subscriptions.resolve(b.setup_token) }),
     route({

@@ -1,0 +1,108 @@
+import { encodeFunctionData, erc20Abi, type Address, type Hex } from "viem";
+import { post } from "../api.js";
+import { connectWallet, walletError } from "../connect.js";
+import { formatAmount } from "../../money.js";
+import { button, details, el, explain, render, statusLine } from "../ui.js";
+
+interface Terms {
+  recipient: Address;
+  amount: string;
+  amount_units: string;
+  period: number;
+  start: number;
+  end: number;
+  token: Address;
+  chain_id: number;
+  contract: Address;
+  fee_bps: number;
+  network_fee: string;
+  max_gas_reimbursement: string;
+  expires_at: number;
+  return_url?: string;
+  typed_data: { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, unknown> };
+}
+
+/** How many periods the suggested allowance covers when the terms have no end. */
+const ALLOWANCE_PERIODS = 12n;
+
+function every(seconds: number): string {
+  for (const [unit, size] of [["day", 86_400], ["hour", 3600], ["minute", 60]] as const) {
+    if (seconds % size === 0) return `every ${seconds / size} ${unit}${seconds / size === 1 ? "" : "s"}`;
+  }
+  return `every ${seconds} seconds`;
+}
+
+/**
+ * `#/subscribe/<setup_token>`: shows the terms exactly as the wallet signs them, signs, sets the
+ * allowance, and hands payer + signature back to the merchant (return URL fragment and/or
+ * postMessage). The subscription capability never reaches this page.
+ */
+export async function subscribeFlow(setupToken: string, symbol: string): Promise<void> {
+  const resolved = await post<Terms>("/v1/subscriptions/resolve", { setup_token: setupToken });
+  const status = statusLine();
+  if (!resolved.ok) {
+    status.set("error", explain(resolved.body.error, resolved.body.action, resolved.body.retry_after));
+    render(el("h1", {}, "Subscription"), status.node);
+    return;
+  }
+  const t = resolved.body;
+  const periods = t.end === 0 ? ALLOWANCE_PERIODS : BigInt(Math.max(1, Math.ceil((t.end - t.start) / t.period)));
+  const allowance = (BigInt(t.amount_units) + BigInt(t.max_gas_reimbursement)) * periods;
+  const result = el("div", { id: "result" });
+  const sign = button("subscribe", "Connect wallet, sign and allow", async () => {
+    try {
+      const wallet = await connectWallet(t.chain_id);
+      status.set("wait", "Sign the subscription terms in your wallet…");
+      const typedData = {
+        domain: t.typed_data.domain,
+        types: { EIP712Domain: [{ name: "name", type: "string" }, { name: "version", type: "string" }, { name: "chainId", type: "uint256" }, { name: "verifyingContract", type: "address" }], ...t.typed_data.types },
+        primaryType: t.typed_data.primaryType,
+        message: { ...t.typed_data.message, payer: wallet.account },
+      };
+      const signature = await wallet.signTypedData(typedData);
+      status.set("wait", `Allow the subscription contract to charge up to ${formatAmount(allowance)} ${symbol}…`);
+      const hash = await wallet.sendTransaction({ to: t.token, data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [t.contract, allowance] }) });
+      await wallet.waitForReceipt(hash);
+      sign.remove();
+      handBack(t, wallet.account, signature);
+      status.set("ok", "Subscribed: the merchant can now start the subscription.");
+      result.replaceChildren(details([["Payer", wallet.account]]), el("textarea", { id: "signature", rows: "3", readonly: "" }, signature));
+    } catch (error) {
+      status.set("error", walletError(error));
+    }
+  });
+  render(
+    el("h1", {}, "Subscribe"),
+    el(
+      "div",
+      { class: "card" },
+      el("div", { class: "amount", id: "amount" }, `${t.amount} ${symbol}`),
+      el("p", {}, every(t.period)),
+      details([
+        ["To", t.recipient],
+        ["Starts", new Date(t.start * 1000).toLocaleString()],
+        ["Ends", t.end === 0 ? "no end (cancel any time)" : new Date(t.end * 1000).toLocaleString()],
+        ["Service fee", `${t.fee_bps / 100}% + ${t.network_fee} ${symbol}, paid by the merchant`],
+        ["Gas reimbursement", `at most ${formatAmount(BigInt(t.max_gas_reimbursement))} ${symbol} per charge`],
+        ["Allowance asked", `${formatAmount(allowance)} ${symbol} (${periods} periods)`],
+        ["Contract", t.contract],
+        ["Network", `chain ${t.chain_id}`],
+      ]),
+      sign,
+      status.node,
+      result,
+    ),
+  );
+}
+
+/** Gives payer and signature to the merchant: a return URL (fragment only), and postMessage to the opener. */
+function handBack(t: Terms, payer: Address, signature: Hex): void {
+  const message = { type: "svc:subscription-signed", payer, signature };
+  const target = window.opener ?? (window.parent !== window ? window.parent : null);
+  if (target) target.postMessage(message, t.return_url ? new URL(t.return_url).origin : "*");
+  if (t.return_url) {
+    const url = new URL(t.return_url);
+    url.hash = new URLSearchParams({ payer, signature }).toString();
+    setTimeout(() => location.assign(url.toString()), 1200);
+  }
+}

@@ -1,0 +1,40 @@
+import { approveFlow } from "./flows/approve.js";
+import { cancelFlow } from "./flows/cancel.js";
+import { payFlow } from "./flows/pay.js";
+import { refundFlow } from "./flows/refund.js";
+import { subscribeFlow } from "./flows/subscribe.js";
+import { el, render } from "./ui.js";
+
+/**
+ * The hosted checkout. Capabilities come only from the URL fragment (never sent to any server in a
+ * URL or Referer); the page calls the API like any other client and builds transactions only from
+ * what the API returns for the token.
+ */
+async function route(): Promise<void> {
+  const [, kind, token] = /^#\/([a-z]+)\/(.+)$/.exec(location.hash) ?? [];
+  let symbol = "USDC";
+  try {
+    const caps = (await (await fetch(new URL("../v1/capabilities", location.href.split("#")[0]))).json()) as { token?: { symbol?: string } };
+    symbol = caps.token?.symbol ?? symbol;
+  } catch {
+    // the symbol is cosmetic
+  }
+  switch (kind) {
+    case "pay":
+    case "link":
+      return payFlow(token!, symbol);
+    case "subscribe":
+      return subscribeFlow(token!, symbol);
+    case "approve":
+      return approveFlow(token!, symbol);
+    case "cancel":
+      return cancelFlow(token!);
+    case "refund":
+      return refundFlow(token!, symbol);
+    default:
+      render(el("h1", {}, "Checkout"), el("p", { class: "muted" }, "Open this page from a payment, subscription, approval, cancellation or refund link."));
+  }
+}
+
+window.addEventListener("hashchange", () => void route());
+void route();

@@ -1,0 +1,79 @@
+import { type Address, type Hex } from "viem";
+
+/** An EIP-1193 provider: what every injected wallet offers. */
+export interface Eip1193 {
+  request(args: { method: string; params?: unknown[] }): Promise<unknown>;
+}
+
+interface Announced {
+  info: { name: string; rdns?: string; uuid: string };
+  provider: Eip1193;
+}
+
+/** Finds an injected wallet: EIP-6963 announcements first, `window.ethereum` as the fallback. */
+export async function discoverWallet(waitMs = 300): Promise<Eip1193 | null> {
+  const announced: Announced[] = [];
+  const onAnnounce = (event: Event) => announced.push((event as CustomEvent<Announced>).detail);
+  window.addEventListener("eip6963:announceProvider", onAnnounce);
+  window.dispatchEvent(new Event("eip6963:requestProvider"));
+  await new Promise((resolve) => setTimeout(resolve, waitMs));
+  window.removeEventListener("eip6963:announceProvider", onAnnounce);
+  return announced[0]?.provider ?? (window as unknown as { ethereum?: Eip1193 }).ethereum ?? null;
+}
+
+const CHAINS: Record<number, { chainName: string; rpcUrls: string[]; blockExplorerUrls: string[] }> = {
+  84532: { chainName: "Base Sepolia", rpcUrls: ["https://sepolia.base.org"], blockExplorerUrls: ["https://sepolia.basescan.org"] },
+  8453: { chainName: "Base", rpcUrls: ["https://mainnet.base.org"], blockExplorerUrls: ["https://basescan.org"] },
+};
+
+export class Wallet {
+  constructor(
+    readonly provider: Eip1193,
+    readonly account: Address,
+  ) {}
+
+  /** Asks the wallet for an account. */
+  static async connect(provider: Eip1193): Promise<Wallet> {
+    const accounts = (await provider.request({ method: "eth_requestAccounts" })) as Address[];
+    if (!accounts[0]) throw new Error("the wallet shared no account");
+    return new Wallet(provider, accounts[0]);
+  }
+
+  /** Switches to `chainId`, adding the chain when the wallet does not know it. */
+  async ensureChain(chainId: number): Promise<void> {
+    const current = Number(await this.provider.request({ method: "eth_chainId" }));
+    if (current === chainId) return;
+    const hexId = `0x${chainId.toString(16)}`;
+    try {
+      await this.provider.request({ method: "wallet_switchEthereumChain", params: [{ chainId: hexId }] });
+    } catch (error) {
+      if ((error as { code?: number }).code !== 4902 || !CHAINS[chainId]) throw error;
+      await this.provider.request({ method: "wallet_addEthereumChain", params: [{ chainId: hexId, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, ...CHAINS[chainId] }] });
+    }
+  }
+
+  signTypedData(typedData: unknown): Promise<Hex> {
+    const json = JSON.stringify(typedData, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+    return this.provider.request({ method: "eth_signTypedData_v4", params: [this.account, json] }) as Promise<Hex>;
+  }
+
+  sendTransaction(tx: { to: Address; data: Hex }): Promise<Hex> {
+    return this.provider.request({ method: "eth_sendTransaction", params: [{ from: this.account, to: tx.to, data: tx.data }] }) as Promise<Hex>;
+  }
+
+  /** Waits until the wallet's node has a receipt; throws when the transaction reverted. */
+  async waitForReceipt(hash: Hex, pollMs = 500): Promise<{ blockNumber: string; status: string }> {
+    for (;;) {
+      const receipt = (await this.provider.request({ method: "eth_getTransactionReceipt", params: [hash] })) as { blockNumber: string; status: string } | null;
+      if (receipt) {
+        if (receipt.status !== "0x1") throw new Error(`the transaction ${hash} reverted`);
+        return receipt;
+      }
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  }
+
+  call(to: Address, data: Hex): Promise<Hex> {
+    return this.provider.request({ method: "eth_call", params: [{ to, data }, "latest"] }) as Promise<Hex>;
+  }
+}

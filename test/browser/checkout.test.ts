@@ -1,0 +1,201 @@
+import { assert } from "chai";
+import type { Browser, Page } from "playwright-core";
+import { erc20Abi, type Hex } from "viem";
+import { recurringChargesAbi, splitterAbi } from "../../src/generated/contracts.js";
+import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { listen } from "../../src/service.js";
+import { useService } from "../helpers/service.js";
+import { ARTIFACTS, injectWallet, launchBrowser, statusOf } from "../helpers/browser.js";
+import { payIntent } from "../helpers/payments.js";
+import { balanceOf } from "../helpers/tx.js";
+import { sendPrepared } from "../helpers/recurring.js";
+
+describe("hosted checkout in Chromium", function () {
+  this.timeout(120_000);
+  const h = useService({ PORT: "0", OPS_PORT: "0" });
+  let browser: Browser;
+  let api: string;
+  let close: () => Promise<void>;
+  let page: Page;
+  const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
+  const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+  const usdc = () => h.service.deployment.token.address;
+  const post = async (path: string, body: object) => (await h.api.post(path).send(body)).body;
+
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    // The checkout's pages read their API from the served origin: serve this test's service.
+    const running = await listen(h.service);
+    api = running.apiUrl;
+    close = running.close;
+    page = await browser.newPage({ viewport: { width: 390, height: 844 } }); // a phone
+  });
+  afterEach(async function () {
+    await page.screenshot({ path: `${ARTIFACTS}/checkout-${this.currentTest!.title.split(":")[0]!.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}.png`, fullPage: true });
+    await page.close();
+    await close();
+  });
+
+  /** Once the page's transaction is mined and it polls for settlement, mines the confirmations. */
+  async function settle(): Promise<string> {
+    await page.locator('#status[data-state="wait"]', { hasText: "Confirming" }).waitFor({ timeout: 30_000 });
+    await h.chain.mine(2);
+    return statusOf(page, "ok");
+  }
+
+  it("pay: resolves the intent, pays in one transaction (EIP-3009), shows Paid once settled", async () => {
+    const intent = await post("/v1/payments", { recipient: merchant().address, amount: "12.5" });
+    const wallet = await injectWallet(page, h.chain, buyer());
+    await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
+    assert.equal(await page.locator("#amount").textContent(), "12.500000 USDC");
+    const merchantBefore = await balanceOf(h.chain, usdc(), merchant().address);
+    await page.click("#pay");
+    assert.match(await settle(), /^Paid\. Transaction 0x[0-9a-f]{64}\.$/);
+    assert.include(wallet.requests, "eth_signTypedData_v4");
+    assert.equal(wallet.requests.filter((m) => m === "eth_sendTransaction").length, 1, "one transaction");
+    assert.isAbove(Number(await h.chain.publicClient.readContract({ address: h.service.deployment.contracts.Splitter.address, abi: splitterAbi, functionName: "settledBlock", args: [intent.reference] })), 0);
+    assert.equal((await balanceOf(h.chain, usdc(), merchant().address)) - merchantBefore, 12_250_000n);
+  });
+
+  it("pay fallback: a wallet without typed-data signing pays with approve + pay", async () => {
+    const intent = await post("/v1/payments", { recipient: merchant().address, amount: "2" });
+    const wallet = await injectWallet(page, h.chain, buyer(), { noTypedData: true });
+    await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
+    await page.click("#pay");
+    await settle();
+    assert.equal(wallet.requests.filter((m) => m === "eth_sendTransaction").length, 2, "approve, then pay");
+  });
+
+  it("pay states: already paid, expired, bad token", async () => {
+    const intent = await post("/v1/payments", { recipient: merchant().address, amount: "1" });
+    await payIntent(h.chain, buyer(), intent.pay);
+    await injectWallet(page, h.chain, buyer());
+    await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
+    assert.include(await statusOf(page, "ok"), "already made");
+    await page.goto(`${api}/checkout/#/pay/not-a-token`);
+    await page.reload();
+    assert.include(await statusOf(page, "error"), "not valid");
+    h.clock.advance(3600);
+    const late = await post("/v1/payments", { recipient: merchant().address, amount: "1" });
+    h.clock.advance(3600);
+    await page.goto(`${api}/checkout/#/pay/${late.intent}`);
+    await page.reload();
+    assert.include(await statusOf(page, "error"), "expired");
+  });
+
+  it("link: each visit mints a fresh payment whose reference starts with the link id", async () => {
+    const link = await post("/v1/links", { recipient: merchant().address, amount: "3" });
+    await injectWallet(page, h.chain, buyer());
+    assert.match(link.url, /\/checkout\/#\/link\/lk\./);
+    await page.goto(link.url.replace(/^http:\/\/[^/]+/, api));
+    await page.click("#pay");
+    await settle();
+    const reference = (await page.locator("dd").nth(1).textContent()) as Hex;
+    assert.isTrue(reference.startsWith(link.link_id));
+    assert.isAbove(Number(await h.chain.publicClient.readContract({ address: h.service.deployment.contracts.Splitter.address, abi: splitterAbi, functionName: "settledBlock", args: [reference] })), 0);
+  });
+
+  it("subscribe: shows the terms, signs, sets the allowance, hands back payer and signature; the merchant finalizes and charges", async () => {
+    const setup = await post("/v1/subscriptions", { recipient: merchant().address, amount: "9.99", period: 3600, return_url: `${api}/shop/return` });
+    await injectWallet(page, h.chain, buyer());
+    await page.goto(`${api}/checkout/#/subscribe/${setup.setup_token}`);
+    assert.equal(await page.locator("#amount").textContent(), "9.990000 USDC");
+    await page.click("#subscribe");
+    await statusOf(page, "ok");
+    await page.screenshot({ path: `${ARTIFACTS}/checkout-subscribe-signed.png`, fullPage: true }); // before the hand-back redirect
+    await page.waitForURL(/\/shop\/return#payer=/);
+    const fragment = new URLSearchParams(new URL(page.url()).hash.slice(1));
+    assert.equal(fragment.get("payer"), buyer().address);
+    assert.notInclude(page.url(), "sc.", "the capability never reaches the browser");
+
+    const finalized = await post("/v1/subscriptions/finalize", { setup_token: setup.setup_token, payer: fragment.get("payer"), signature: fragment.get("signature") });
+    assert.match(finalized.subscription, /^sc\./);
+    const allowance = await h.chain.publicClient.readContract({ address: usdc(), abi: erc20Abi, functionName: "allowance", args: [buyer().address, h.service.deployment.contracts.RecurringCharges.address] });
+    assert.equal(allowance, 9_990_000n * 12n);
+    assert.equal((await post("/v1/charges", { subscription: finalized.subscription })).status, "CONFIRMING");
+    await h.chain.mine(2);
+    assert.equal((await post("/v1/charges", { subscription: finalized.subscription })).status, "CHARGED");
+  });
+
+  async function subscribed(): Promise<{ subscription: string; id: Hex }> {
+    const setup = await post("/v1/subscriptions", { recipient: merchant().address, amount: "5", period: 3600 });
+    const resolved = await post("/v1/subscriptions/resolve", { setup_token: setup.setup_token });
+    const { walletTypedData } = await import("../helpers/recurring.js");
+    const signature = await buyer().signTypedData(walletTypedData(resolved, buyer().address) as never);
+    const finalized = await post("/v1/subscriptions/finalize", { setup_token: setup.setup_token, payer: buyer().address, signature });
+    return { subscription: finalized.subscription, id: finalized.subscription_id };
+  }
+
+  it("approve: after the allowance was revoked, the approve page restores exactly what the charge needs", async () => {
+    const { subscription } = await subscribed();
+    await sendPrepared(h, buyer(), await post("/v1/allowances/revoke/prepare", {}));
+    assert.equal((await post("/v1/charges", { subscription })).error, "INSUFFICIENT_ALLOWANCE");
+    const session = await post("/v1/subscriptions/approve/session", { subscription });
+    await injectWallet(page, h.chain, buyer());
+    await page.goto(`${api}/checkout/#/approve/${session.approve_token}`);
+    assert.equal(await page.locator("#amount").textContent(), "5.000000 USDC");
+    await page.click("#approve");
+    assert.include(await statusOf(page, "ok"), "Allowance restored");
+    assert.equal(await h.chain.publicClient.readContract({ address: usdc(), abi: erc20Abi, functionName: "allowance", args: [buyer().address, h.service.deployment.contracts.RecurringCharges.address] }), 5_000_000n);
+    assert.equal((await post("/v1/charges", { subscription })).status, "CONFIRMING");
+  });
+
+  it("cancel: the payer sends the prepared revoke; the contract records it", async () => {
+    const { subscription, id } = await subscribed();
+    const session = await post("/v1/subscriptions/revoke/session", { subscription });
+    await injectWallet(page, h.chain, buyer());
+    await page.goto(`${api}/checkout/#/cancel/${session.cancel_token}`);
+    await page.click("#cancel");
+    assert.include(await statusOf(page, "ok"), "Subscription cancelled");
+    const [, , revoked] = await h.chain.publicClient.readContract({ address: h.service.deployment.contracts.RecurringCharges.address, abi: recurringChargesAbi, functionName: "subscriptions", args: [id] });
+    assert.isTrue(revoked);
+    assert.equal((await post("/v1/subscriptions/state", { subscription })).state, "REVOKED");
+  });
+
+  it("refund: the merchant's wallet pays back the payer the refund token names; verify says REFUNDED", async () => {
+    const intent = await post("/v1/payments", { recipient: merchant().address, amount: "8" });
+    const receipt = await payIntent(h.chain, buyer(), intent.pay);
+    await h.chain.mine(2);
+    const prepared = await post("/v1/refunds/prepare", { intent: intent.intent, tx_hash: receipt.transactionHash, amount: "8000000" });
+    await injectWallet(page, h.chain, merchant());
+    await page.goto(`${api}/checkout/#/refund/${prepared.refund_token}`);
+    assert.equal(await page.locator("#amount").textContent(), "8.000000 USDC");
+    const buyerBefore = await balanceOf(h.chain, usdc(), buyer().address);
+    await page.click("#refund");
+    const done = await statusOf(page, "ok");
+    const refundTx = /0x[0-9a-f]{64}/.exec(done)![0] as Hex;
+    assert.equal((await balanceOf(h.chain, usdc(), buyer().address)) - buyerBefore, 8_000_000n);
+    await h.chain.mine(2);
+    const verified = await post("/v1/refunds/verify", { intent: intent.intent, tx_hash: receipt.transactionHash, refund_amount: "8000000", refund_tx_hash: refundTx });
+    assert.equal(verified.status, "REFUNDED");
+  });
+
+  it("refund: another wallet than the merchant's is told to connect the merchant wallet", async () => {
+    const intent = await post("/v1/payments", { recipient: merchant().address, amount: "1" });
+    const receipt = await payIntent(h.chain, buyer(), intent.pay);
+    await h.chain.mine(2);
+    const prepared = await post("/v1/refunds/prepare", { intent: intent.intent, tx_hash: receipt.transactionHash, amount: "1000000" });
+    await injectWallet(page, h.chain, buyer());
+    await page.goto(`${api}/checkout/#/refund/${prepared.refund_token}`);
+    await page.click("#refund");
+    assert.include(await statusOf(page, "error"), `Connect the merchant wallet ${merchant().address}`);
+  });
+
+  it("is served with a strict Content-Security-Policy and no referrer, and loads nothing from elsewhere", async () => {
+    const requests: string[] = [];
+    page.on("request", (r) => requests.push(r.url()));
+    const res = await page.goto(`${api}/checkout/`);
+    const csp = res!.headers()["content-security-policy"]!;
+    assert.include(csp, "default-src 'none'");
+    assert.include(csp, "script-src 'self'");
+    assert.include(csp, "frame-ancestors 'none'");
+    assert.equal(res!.headers()["referrer-policy"], "no-referrer");
+    await page.locator("h1").waitFor();
+    assert.isTrue(requests.every((u) => u.startsWith(api)), requests.join(", "));
+  });
+});

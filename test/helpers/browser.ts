@@ -1,0 +1,93 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { chromium, type Browser, type Page } from "playwright-core";
+import type { Address, Hex } from "viem";
+import type { HDAccount } from "viem/accounts";
+import type { LocalChain } from "../../src/localchain/harness.js";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const ARTIFACTS = "test-results";
+
+/** Debian's Chromium, headless, with no background traffic (the machine has no network). */
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (.ci/run does)`);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}
+
+export interface TestWalletOptions {
+  /** Answer typed-data signing with "method not supported" (a wallet without EIP-712). */
+  noTypedData?: boolean;
+}
+
+/** Integer fields as bigints, as viem signs them (a wallet accepts decimal strings). */
+function normalize(typed: { types: Record<string, Array<{ name: string; type: string }>>; primaryType: string; message: Record<string, unknown>; domain: Record<string, unknown> }) {
+  const { EIP712Domain: _domain, ...types } = typed.types;
+  const fields = types[typed.primaryType] ?? [];
+  const message = Object.fromEntries(Object.entries(typed.message).map(([k, v]) => [k, /^u?int/.test(fields.find((f) => f.name === k)?.type ?? "") ? BigInt(v as string) : v]));
+  return { ...typed, types, message };
+}
+
+/**
+ * Injects an EIP-1193 wallet (announced by EIP-6963 and as window.ethereum) that signs with a local
+ * account and sends to the local chain. Page requests cross into Node through an exposed binding.
+ */
+export async function injectWallet(page: Page, chain: LocalChain, account: HDAccount, options: TestWalletOptions = {}): Promise<{ requests: string[] }> {
+  const requests: string[] = [];
+  const wallet = chain.wallet(account);
+  await page.exposeBinding("__svcTestWallet", async (_source, { method, params }: { method: string; params?: unknown[] }) => {
+    requests.push(method);
+    try {
+      switch (method) {
+        case "eth_requestAccounts":
+        case "eth_accounts":
+          return { result: [account.address] };
+        case "eth_chainId":
+          return { result: `0x${chain.chain.id.toString(16)}` };
+        case "wallet_switchEthereumChain":
+          return Number((params?.[0] as { chainId: string }).chainId) === chain.chain.id ? { result: null } : { error: { code: 4902, message: "unknown chain" } };
+        case "eth_signTypedData_v4":
+          if (options.noTypedData) return { error: { code: -32601, message: "method not supported" } };
+          return { result: await account.signTypedData(normalize(JSON.parse(params![1] as string)) as never) };
+        case "eth_sendTransaction": {
+          const tx = params![0] as { to: Address; data: Hex };
+          return { result: await wallet.sendTransaction({ account, chain: chain.chain, to: tx.to, data: tx.data }) };
+        }
+        default:
+          return { result: await chain.provider.request({ method, params: params ?? [] }) };
+      }
+    } catch (error) {
+      return { error: { code: (error as { code?: number }).code ?? -32603, message: (error as Error).message.split("\n")[0] } };
+    }
+  });
+  // A string, not a function: the test runner's transpiler would wrap a function in helpers the page lacks.
+  await page.addInitScript(`(() => {
+    const call = window.__svcTestWallet;
+    const provider = {
+      isTestWallet: true,
+      async request(args) {
+        const answer = await call(args);
+        if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+        return answer.result;
+      },
+      on() {},
+      removeListener() {},
+    };
+    const info = { uuid: "00000000-0000-4000-8000-000000000001", name: "Test Wallet", icon: "data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg'/>", rdns: "test.wallet" };
+    window.addEventListener("eip6963:requestProvider", () =>
+      window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) })),
+    );
+    window.ethereum = provider;
+  })();`);
+  return { requests };
+}
+
+/** Waits for the checkout's status line to reach `state` (ok, wait, error) and returns its text. */
+export async function statusOf(page: Page, state: "ok" | "wait" | "error", timeout = 30_000): Promise<string> {
+  const locator = page.locator(`#status[data-state="${state}"]`);
+  await locator.waitFor({ timeout });
+  return (await locator.textContent()) ?? "";
+}
