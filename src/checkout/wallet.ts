@@ -1,4 +1,5 @@
-import { type Address, type Hex } from "viem";
+import { type Address, type Chain, type Hex } from "viem";
+import { base, baseSepolia } from "viem/chains";
 
 /** An EIP-1193 provider: what every injected wallet offers. */
 export interface Eip1193 {
@@ -21,10 +22,10 @@ export async function discoverWallet(waitMs = 300): Promise<Eip1193 | null> {
   return announced[0]?.provider ?? (window as unknown as { ethereum?: Eip1193 }).ethereum ?? null;
 }
 
-const CHAINS: Record<number, { chainName: string; rpcUrls: string[]; blockExplorerUrls: string[] }> = {
-  84532: { chainName: "Base Sepolia", rpcUrls: ["https://sepolia.base.org"], blockExplorerUrls: ["https://sepolia.basescan.org"] },
-  8453: { chainName: "Base", rpcUrls: ["https://mainnet.base.org"], blockExplorerUrls: ["https://basescan.org"] },
-};
+/** What `wallet_addEthereumChain` needs for the chains we serve, from viem's chain definitions. */
+const CHAINS: Record<number, { chainName: string; rpcUrls: readonly string[]; blockExplorerUrls: string[] }> = Object.fromEntries(
+  ([baseSepolia, base] as Chain[]).map((c) => [c.id, { chainName: c.name, rpcUrls: c.rpcUrls.default.http, blockExplorerUrls: c.blockExplorers ? [c.blockExplorers.default.url] : [] }]),
+);
 
 export class Wallet {
   constructor(

@@ -4,7 +4,7 @@ import { ServiceError } from "../errors.js";
 import { finalityHead } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { Intent } from "./intent.js";
-import { judgePaid, type PaymentChain, type VerifyCode } from "./verify.js";
+import { judgePaid, paidFact, type PaymentChain, type VerifyCode } from "./verify.js";
 
 export type RecoverResult =
   | { found: true; valid: true; tx_hash: Hex; reference: Hex; amount: string; block_number: string; block_hash: Hex; as_of_block: string }
@@ -34,22 +34,7 @@ export async function recoverPayment(chain: PaymentChain, intent: Intent): Promi
     const log = logs[0];
     if (!log) continue; // the chain moved between the two reads (a reorg): read both again
     const head = await finalityHead(client, chain.finality, latest);
-    const verdict = judgePaid(
-      chain,
-      intent,
-      {
-        splitter: log.address,
-        reference: log.args.paymentReference,
-        payer: log.args.payer,
-        recipient: log.args.recipient,
-        token: log.args.token,
-        amount: log.args.amount,
-        txHash: log.transactionHash,
-        blockNumber: log.blockNumber,
-        blockHash: log.blockHash,
-      },
-      head,
-    );
+    const verdict = judgePaid(chain, intent, paidFact(log, { txHash: log.transactionHash, blockNumber: log.blockNumber, blockHash: log.blockHash }), head);
     if (verdict.valid) return { found: true, ...verdict, as_of_block: asOf };
     return { found: true, tx_hash: log.transactionHash, valid: false, code: verdict.code, as_of_block: asOf };
   }

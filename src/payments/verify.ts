@@ -1,4 +1,4 @@
-import { isAddressEqual, parseEventLogs, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import { isAddressEqual, parseEventLogs, type Hex, type PublicClient, type TransactionReceipt } from "viem";
 import { splitterAbi } from "../generated/contracts.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
@@ -6,6 +6,7 @@ import { ServiceError } from "../errors.js";
 import { formatAmount } from "../money.js";
 import { finalityHead, isSettled } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";
+import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import type { Intent } from "./intent.js";
 
 export type VerifyCode = "PAYMENT_NOT_FOUND" | "PAYMENT_CONFIRMING" | "TRANSACTION_REVERTED" | "PAYMENT_MISMATCH";
@@ -57,22 +58,27 @@ export function judgePaid(chain: PaymentChain, intent: Intent, paid: PaidFact, h
   };
 }
 
+type PaidLog = ReturnType<typeof parseEventLogs<typeof splitterAbi, true, "Paid">>[number];
+
+/** What a `Paid` log says, with the transaction and block it is in. */
+export function paidFact(log: Pick<PaidLog, "address" | "args">, at: { txHash: Hex; blockNumber: bigint; blockHash: Hex }): PaidFact {
+  return {
+    splitter: log.address,
+    reference: log.args.paymentReference,
+    payer: log.args.payer,
+    recipient: log.args.recipient,
+    token: log.args.token,
+    amount: log.args.amount,
+    ...at,
+  };
+}
+
 /** The `Paid` events our Splitter emitted in a receipt. */
 export function paidFacts(chain: PaymentChain, receipt: TransactionReceipt): PaidFact[] {
   const splitter = chain.deployment.contracts.Splitter.address;
   return parseEventLogs({ abi: splitterAbi, eventName: "Paid", logs: receipt.logs, strict: true })
     .filter((log) => isAddressEqual(log.address, splitter))
-    .map((log) => ({
-      splitter: log.address,
-      reference: log.args.paymentReference,
-      payer: log.args.payer,
-      recipient: log.args.recipient,
-      token: log.args.token,
-      amount: log.args.amount,
-      txHash: receipt.transactionHash,
-      blockNumber: receipt.blockNumber,
-      blockHash: receipt.blockHash,
-    }));
+    .map((log) => paidFact(log, { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash }));
 }
 
 /**
@@ -84,7 +90,7 @@ export async function verifyPaymentTransaction(chain: PaymentChain, intent: Inte
   for (let attempt = 0; attempt < 2; attempt++) {
     const receipt = await readReceipt(chain.client, txHash);
     if (!receipt) {
-      const pending = await readPendingTransaction(chain.client, txHash);
+      const pending = await isKnownTransaction(chain.client, txHash);
       return { valid: false, code: pending ? "PAYMENT_CONFIRMING" : "PAYMENT_NOT_FOUND" };
     }
     if (receipt.status !== "success") return { valid: false, code: "TRANSACTION_REVERTED" };
@@ -98,23 +104,4 @@ export async function verifyPaymentTransaction(chain: PaymentChain, intent: Inte
     return judgePaid(chain, intent, paid, head);
   }
   throw new ServiceError("RPC_ERROR", { detail: "the receipt's block kept changing (reorg in progress)" });
-}
-
-async function readReceipt(client: PublicClient, hash: Hex): Promise<TransactionReceipt | null> {
-  try {
-    return await client.getTransactionReceipt({ hash });
-  } catch (error) {
-    if (error instanceof TransactionReceiptNotFoundError) return null;
-    return rpc(() => Promise.reject(error));
-  }
-}
-
-async function readPendingTransaction(client: PublicClient, hash: Hex): Promise<boolean> {
-  try {
-    await client.getTransaction({ hash });
-    return true;
-  } catch (error) {
-    if (error instanceof TransactionNotFoundError) return false;
-    return rpc(() => Promise.reject(error));
-  }
 }

@@ -1,4 +1,4 @@
-import { encodeFunctionData, erc20Abi, isAddressEqual, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import { encodeFunctionData, erc20Abi, isAddressEqual, type Hex, type PublicClient } from "viem";
 import { recurringChargesAbi } from "../generated/contracts.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
@@ -6,6 +6,7 @@ import { ServiceError, type Action } from "../errors.js";
 import { formatAmount } from "../money.js";
 import { finalityHead, isSettled } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";
+import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import type { ChargeAttempt, ChargeAttempts } from "../store/charge-attempts.js";
 import { chargeRefusal } from "./charge-errors.js";
 import { gasQuoteUnits, quoteFees, reimbursementFor, type FeeQuote, type GasPricing } from "./gas-quote.js";
@@ -126,9 +127,9 @@ export class Charges {
    */
   async #follow(terms: Terms, id: Hex, period: bigint, attempt: ChargeAttempt): Promise<ChargeResult | null> {
     const { client, attempts } = this.deps;
-    const receipt = await this.#receipt(attempt.txHash);
+    const receipt = await readReceipt(client, attempt.txHash);
     if (!receipt) {
-      if (await this.#pending(attempt.txHash)) return this.#result("CONFIRMING", terms, id, period, attempt.txHash);
+      if (await isKnownTransaction(client, attempt.txHash)) return this.#result("CONFIRMING", terms, id, period, attempt.txHash);
       const paidIn = await this.#chargedBlock(id, period);
       if (paidIn !== 0n) {
         await attempts.remove(id, period, attempt.txHash);
@@ -237,24 +238,5 @@ export class Charges {
       rpc(() => this.deps.client.readContract({ address: terms.token, abi: erc20Abi, functionName, args } as never) as Promise<bigint>);
     if ((await read("allowance", [terms.payer, this.#contract])) < required) throw new ServiceError("INSUFFICIENT_ALLOWANCE");
     if ((await read("balanceOf", [terms.payer])) < required) throw new ServiceError("INSUFFICIENT_BALANCE");
-  }
-
-  async #receipt(hash: Hex): Promise<TransactionReceipt | null> {
-    try {
-      return await this.deps.client.getTransactionReceipt({ hash });
-    } catch (error) {
-      if (error instanceof TransactionReceiptNotFoundError) return null;
-      return rpc(() => Promise.reject(error));
-    }
-  }
-
-  async #pending(hash: Hex): Promise<boolean> {
-    try {
-      await this.deps.client.getTransaction({ hash });
-      return true;
-    } catch (error) {
-      if (error instanceof TransactionNotFoundError) return false;
-      return rpc(() => Promise.reject(error));
-    }
   }
 }

@@ -1,4 +1,4 @@
-import { erc20Abi, isAddressEqual, parseEventLogs, TransactionNotFoundError, type Address, type Hex, type PublicClient } from "viem";
+import { erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex } from "viem";
 import { z } from "zod";
 import { ServiceError } from "../errors.js";
 import { formatAmount, parseUnits } from "../money.js";
@@ -7,7 +7,8 @@ import { rpc } from "../chain/rpc-errors.js";
 import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
 import { readIntent } from "../payments/intent.js";
 import type { Subscriptions } from "../recurring/subscriptions.js";
-import { chargeSettlement, paymentSettlement, readReceipt, type Settlement, type SettlementChain } from "./settlement.js";
+import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
+import { chargeSettlement, paymentSettlement, type Settlement, type SettlementChain } from "./settlement.js";
 
 /** The original settlement a refund names: a payment (intent) or one recurring charge (subscription + period). */
 export interface RefundIdentifier {
@@ -89,7 +90,7 @@ export class Refunds {
     const { client } = this.deps.chain;
     const receipt = await readReceipt(client, refundTxHash);
     if (!receipt) {
-      if (await this.#pending(client, refundTxHash)) throw new ServiceError("REFUND_CONFIRMING");
+      if (await isKnownTransaction(client, refundTxHash)) throw new ServiceError("REFUND_CONFIRMING");
       throw new ServiceError("REFUND_TRANSACTION_MISMATCH", { detail: "no such transaction" });
     }
     if (receipt.status !== "success") throw new ServiceError("REFUND_TRANSACTION_MISMATCH", { detail: "reverted" });
@@ -134,15 +135,5 @@ export class Refunds {
     const units = parseUnits(text);
     if (units === null || units === 0n || units > settlement.amountUnits) throw new ServiceError("REFUND_AMOUNT_INVALID");
     return units;
-  }
-
-  async #pending(client: PublicClient, hash: Hex): Promise<boolean> {
-    try {
-      await client.getTransaction({ hash });
-      return true;
-    } catch (error) {
-      if (error instanceof TransactionNotFoundError) return false;
-      return rpc(() => Promise.reject(error));
-    }
   }
 }

@@ -1,10 +1,11 @@
-import { isAddressEqual, parseEventLogs, TransactionReceiptNotFoundError, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import { isAddressEqual, parseEventLogs, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
 import { recurringChargesAbi } from "../generated/contracts.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { ServiceError } from "../errors.js";
 import { finalityHead, isSettled } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";
+import { readReceipt } from "../chain/transactions.js";
 import { paidFacts, type PaymentChain } from "../payments/verify.js";
 import type { Intent } from "../payments/intent.js";
 import type { Terms } from "../recurring/terms.js";
@@ -24,16 +25,6 @@ export interface SettlementChain {
   client: PublicClient;
   deployment: LiveDeployment;
   finality: Finality;
-}
-
-/** Reads a receipt; null when the node has none. RPC failures are errors, never "not found". */
-export async function readReceipt(client: PublicClient, hash: Hex): Promise<TransactionReceipt | null> {
-  try {
-    return await client.getTransactionReceipt({ hash });
-  } catch (error) {
-    if (error instanceof TransactionReceiptNotFoundError) return null;
-    return rpc(() => Promise.reject(error));
-  }
 }
 
 /** Throws PAYMENT_CONFIRMING unless the receipt's block is canonical and at or below the finality head. */

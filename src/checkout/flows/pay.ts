@@ -3,33 +3,18 @@ import { splitterAbi } from "../../generated/contracts.js";
 import { receiveAuthorizationTypedData, tokenDomain } from "../../chain/token-authorizations.js";
 import { post } from "../api.js";
 import { connectWallet, walletError } from "../connect.js";
-import { button, details, el, explain, render, statusLine } from "../ui.js";
+import { button, details, el, render, statusLine } from "../ui.js";
 import type { Wallet } from "../wallet.js";
+import type { ResolvedPayment } from "../../payments/payments.js";
+import { loadOrExplain } from "./common.js";
 
-interface Resolved {
-  recipient: Address;
-  amount: string;
-  amount_units: string;
-  token: Address;
-  splitter: Address;
-  chain_id: number;
-  reference: Hex;
-  expires_at: number;
-  intent?: string;
-  link_id?: Hex;
-}
+type Resolved = ResolvedPayment & { intent?: string; link_id?: Hex };
 
 /** `#/pay/<intent>` and `#/link/<link>`: resolve, then pay in one transaction when the wallet can sign. */
 export async function payFlow(token: string, symbol: string): Promise<void> {
-  const resolved = await post<Resolved>("/v1/payments/resolve", { intent: token });
   const status = statusLine();
-  if (!resolved.ok) {
-    const b = resolved.body;
-    status.set(b.error === "PAYMENT_ALREADY_PROCESSED" ? "ok" : "error", explain(b.error, b.action, b.retry_after));
-    render(el("h1", {}, "Payment"), status.node);
-    return;
-  }
-  const r = resolved.body;
+  const r = await loadOrExplain<Resolved>("Payment", "/v1/payments/resolve", { intent: token }, status);
+  if (!r) return;
   const intent = r.intent ?? token;
   const pay = button("pay", "Connect wallet and pay", async () => {
     try {

@@ -1,8 +1,8 @@
 import { encodeFunctionData, erc20Abi, type Address, type Hex } from "viem";
-import { post } from "../api.js";
 import { connectWallet, walletError } from "../connect.js";
 import { formatAmount } from "../../money.js";
-import { button, details, el, explain, render, statusLine } from "../ui.js";
+import { button, details, el, render, statusLine } from "../ui.js";
+import { loadOrExplain } from "./common.js";
 
 interface Terms {
   recipient: Address;
@@ -38,14 +38,9 @@ function every(seconds: number): string {
  * postMessage). The subscription capability never reaches this page.
  */
 export async function subscribeFlow(setupToken: string, symbol: string): Promise<void> {
-  const resolved = await post<Terms>("/v1/subscriptions/resolve", { setup_token: setupToken });
   const status = statusLine();
-  if (!resolved.ok) {
-    status.set("error", explain(resolved.body.error, resolved.body.action, resolved.body.retry_after));
-    render(el("h1", {}, "Subscription"), status.node);
-    return;
-  }
-  const t = resolved.body;
+  const t = await loadOrExplain<Terms>("Subscription", "/v1/subscriptions/resolve", { setup_token: setupToken }, status);
+  if (!t) return;
   const periods = t.end === 0 ? ALLOWANCE_PERIODS : BigInt(Math.max(1, Math.ceil((t.end - t.start) / t.period)));
   const allowance = (BigInt(t.amount_units) + BigInt(t.max_gas_reimbursement)) * periods;
   const result = el("div", { id: "result" });

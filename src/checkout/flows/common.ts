@@ -1,0 +1,54 @@
+import { isAddressEqual, type Address, type Hex } from "viem";
+import { post } from "../api.js";
+import { connectWallet, walletError } from "../connect.js";
+import { button, el, explain, render, statusLine } from "../ui.js";
+import type { Wallet } from "../wallet.js";
+
+export type Status = ReturnType<typeof statusLine>;
+
+/**
+ * Calls the API for the page's token; on an error, renders the page title and the explanation
+ * (an already-paid intent reads as good news) and returns null.
+ */
+export async function loadOrExplain<T>(title: string, path: string, body: unknown, status: Status): Promise<T | null> {
+  const answer = await post<T>(path, body);
+  if (answer.ok) return answer.body;
+  const b = answer.body;
+  status.set(b.error === "PAYMENT_ALREADY_PROCESSED" ? "ok" : "error", explain(b.error, b.action, b.retry_after));
+  render(el("h1", {}, title), status.node);
+  return null;
+}
+
+/**
+ * A button that connects the wallet on `chainId`, insists on the expected account, sends one
+ * transaction, waits for it, and reports.
+ */
+export function transactionButton(options: {
+  id: string;
+  label: string;
+  chainId: number;
+  status: Status;
+  expected: { account: Address; role: string };
+  pending: string;
+  send: (wallet: Wallet) => Promise<Hex>;
+  done: (hash: Hex) => string;
+}): HTMLButtonElement {
+  const { status } = options;
+  const self: HTMLButtonElement = button(options.id, options.label, async () => {
+    try {
+      const wallet = await connectWallet(options.chainId);
+      if (!isAddressEqual(wallet.account, options.expected.account)) {
+        status.set("error", `Connect the ${options.expected.role} wallet ${options.expected.account}.`);
+        return;
+      }
+      status.set("wait", options.pending);
+      const hash = await options.send(wallet);
+      await wallet.waitForReceipt(hash);
+      self.remove();
+      status.set("ok", options.done(hash));
+    } catch (error) {
+      status.set("error", walletError(error));
+    }
+  });
+  return self;
+}
