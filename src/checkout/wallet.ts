@@ -40,17 +40,20 @@ export class Wallet {
     return new Wallet(provider, accounts[0]);
   }
 
-  /** Switches to `chainId`, adding the chain when the wallet does not know it. */
+  /** Switches to `chainId`, adding the chain first when the wallet does not know it (EIP-3326, EIP-3085). */
   async ensureChain(chainId: number): Promise<void> {
-    const current = Number(await this.provider.request({ method: "eth_chainId" }));
-    if (current === chainId) return;
+    const onChain = async () => Number(await this.provider.request({ method: "eth_chainId" })) === chainId;
+    if (await onChain()) return;
     const hexId = `0x${chainId.toString(16)}`;
+    const switchChain = () => this.provider.request({ method: "wallet_switchEthereumChain", params: [{ chainId: hexId }] });
     try {
-      await this.provider.request({ method: "wallet_switchEthereumChain", params: [{ chainId: hexId }] });
+      await switchChain();
     } catch (error) {
       if ((error as { code?: number }).code !== 4902 || !CHAINS[chainId]) throw error;
       await this.provider.request({ method: "wallet_addEthereumChain", params: [{ chainId: hexId, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, ...CHAINS[chainId] }] });
+      if (!(await onChain())) await switchChain(); // adding does not switch in every wallet
     }
+    if (!(await onChain())) throw new Error(`Switch your wallet to chain ${chainId}.`);
   }
 
   signTypedData(typedData: unknown): Promise<Hex> {

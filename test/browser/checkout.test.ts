@@ -71,6 +71,16 @@ describe("hosted checkout in Chromium", function () {
     assert.equal(wallet.requests.filter((m) => m === "eth_sendTransaction").length, 2, "approve, then pay");
   });
 
+  it("pay on another chain: the wallet is asked to add and switch to the deployment's chain first", async () => {
+    const intent = await post("/v1/payments", { recipient: merchant().address, amount: "1" });
+    const wallet = await injectWallet(page, h.chain, buyer(), { startChainId: 1, unknownChain: true });
+    await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
+    await page.click("#pay");
+    await settle();
+    const order = wallet.requests.filter((m) => m.startsWith("wallet_"));
+    assert.deepEqual(order, ["wallet_switchEthereumChain", "wallet_addEthereumChain", "wallet_switchEthereumChain"]);
+  });
+
   it("pay states: already paid, expired, bad token", async () => {
     const intent = await post("/v1/payments", { recipient: merchant().address, amount: "1" });
     await payIntent(h.chain, buyer(), intent.pay);

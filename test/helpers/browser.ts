@@ -21,6 +21,9 @@ export async function launchBrowser(): Promise<Browser> {
 export interface TestWalletOptions {
   /** Answer typed-data signing with "method not supported" (a wallet without EIP-712). */
   noTypedData?: boolean;
+  /** The chain the wallet starts on; it must be asked to switch (and first to add it, when `unknownChain`). */
+  startChainId?: number;
+  unknownChain?: boolean;
 }
 
 /** Integer fields as bigints, as viem signs them (a wallet accepts decimal strings). */
@@ -38,6 +41,8 @@ function normalize(typed: { types: Record<string, Array<{ name: string; type: st
 export async function injectWallet(page: Page, chain: LocalChain, account: HDAccount, options: TestWalletOptions = {}): Promise<{ requests: string[] }> {
   const requests: string[] = [];
   const wallet = chain.wallet(account);
+  let current = options.startChainId ?? chain.chain.id;
+  let known = !options.unknownChain;
   await page.exposeBinding("__svcTestWallet", async (_source, { method, params }: { method: string; params?: unknown[] }) => {
     requests.push(method);
     try {
@@ -46,13 +51,21 @@ export async function injectWallet(page: Page, chain: LocalChain, account: HDAcc
         case "eth_accounts":
           return { result: [account.address] };
         case "eth_chainId":
-          return { result: `0x${chain.chain.id.toString(16)}` };
-        case "wallet_switchEthereumChain":
-          return Number((params?.[0] as { chainId: string }).chainId) === chain.chain.id ? { result: null } : { error: { code: 4902, message: "unknown chain" } };
+          return { result: `0x${current.toString(16)}` };
+        case "wallet_addEthereumChain":
+          known = Number((params?.[0] as { chainId: string }).chainId) === chain.chain.id || known;
+          return { result: null };
+        case "wallet_switchEthereumChain": {
+          const wanted = Number((params?.[0] as { chainId: string }).chainId);
+          if (wanted !== chain.chain.id || !known) return { error: { code: 4902, message: "unknown chain" } };
+          current = wanted;
+          return { result: null };
+        }
         case "eth_signTypedData_v4":
           if (options.noTypedData) return { error: { code: -32601, message: "method not supported" } };
           return { result: await account.signTypedData(normalize(JSON.parse(params![1] as string)) as never) };
         case "eth_sendTransaction": {
+          if (current !== chain.chain.id) return { error: { code: 4901, message: "wrong chain" } };
           const tx = params![0] as { to: Address; data: Hex };
           return { result: await wallet.sendTransaction({ account, chain: chain.chain, to: tx.to, data: tx.data }) };
         }
