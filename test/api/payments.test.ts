@@ -333,10 +333,10 @@ describe("one-time payments API", () => {
       assert.equal(h.proxy.count("eth_getLogs"), 1);
     });
 
-    it("is limited per intent (5 a minute by default) as well as per IP", async () => {
+    it("is limited per intent (10 a minute by default) as well as per IP", async () => {
       const a = await create("1");
       const b = await create("1");
-      for (let i = 0; i < 5; i++) assert.equal((await recover(a.intent)).status, 200);
+      for (let i = 0; i < 10; i++) assert.equal((await recover(a.intent)).status, 200);
       const limited = await recover(a.intent);
       assert.equal(limited.status, 429);
       assert.equal(limited.body.error, "RATE_LIMITED");
