@@ -26,10 +26,7 @@ import { createApp } from "./http/app.js";
 import { createOpsApp } from "./http/ops.js";
 import { Metrics } from "./http/metrics.js";
 import { rateLimit } from "./http/middleware.js";
-import { paymentRoutes } from "./http/routes/payments.js";
-import { linkRoutes } from "./http/routes/links.js";
-import { recurringRoutes } from "./http/routes/recurring.js";
-import { refundRoutes } from "./http/routes/refunds.js";
+import { integrationRoutes } from "./http/routes/index.js";
 import { createLogger, type Logger } from "./logger.js";
 import { buildCheckout, checkoutHandler } from "./http/checkout.js";
 
@@ -127,7 +124,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const limiter = new FixedWindowLimiter(config.rateLimits.perMinute, 60_000, now);
   const recoverLimit = rateLimit(new FixedWindowLimiter(config.rateLimits.recoverPerMinute, 60_000, now), "recover");
   const app = createApp({
-    routes: [...paymentRoutes(payments, recoverLimit), ...linkRoutes(links), ...recurringRoutes(subscriptions, charges), ...refundRoutes(refunds)],
+    routes: integrationRoutes({ payments, links, subscriptions, charges, refunds, recoverLimit }),
     capabilities: () => describeCapabilities(config, deployment),
     limiter,
     logger,

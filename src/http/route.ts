@@ -1,17 +1,32 @@
 import type { RequestHandler } from "express";
 import type { z } from "zod";
-import { ServiceError } from "../errors.js";
+import { ServiceError, type ErrorCode } from "../errors.js";
 
-/** One integration endpoint: a POST path, the schema of its body, and the domain call it maps to. */
+/**
+ * One integration endpoint: a POST path, the schema of its body, the domain call it maps to, and
+ * what it answers (response schema and error codes, for the OpenAPI document).
+ */
 export interface PostRoute {
   path: string;
+  summary: string;
   schema: z.ZodType;
+  response: z.ZodType;
+  /** Codes this endpoint can answer besides INVALID_REQUEST, RATE_LIMITED and INTERNAL_ERROR. */
+  errors: ErrorCode[];
   /** Extra limits run before the body is parsed (e.g. recovery's tighter per-IP limit). */
   limits?: RequestHandler[];
   handle(body: never, request: { ip: string }): Promise<unknown> | unknown;
 }
 
-export function route<S extends z.ZodType>(spec: { path: string; schema: S; limits?: RequestHandler[]; handle(body: z.infer<S>, request: { ip: string }): Promise<unknown> | unknown }): PostRoute {
+export function route<S extends z.ZodType>(spec: {
+  path: string;
+  summary: string;
+  schema: S;
+  response: z.ZodType;
+  errors: ErrorCode[];
+  limits?: RequestHandler[];
+  handle(body: z.infer<S>, request: { ip: string }): Promise<unknown> | unknown;
+}): PostRoute {
   return spec as PostRoute;
 }
 

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { parseAmount } from "../../money.js";
 import type { Links } from "../../links/links.js";
 import { route, type PostRoute } from "../route.js";
+import * as R from "../responses.js";
 import { Address, Amount, Token } from "../schemas.js";
 
 export const CreateLinkRequest = z.strictObject({
@@ -17,7 +18,7 @@ export const CloseLinkRequest = z.strictObject({ manage_token: Token });
 export function linkRoutes(links: Links): PostRoute[] {
   return [
     route({
-      path: "/v1/links",
+      path: "/v1/links", summary: "Create a payment link", response: R.CreateLinkResponse, errors: ["AMOUNT_OUT_OF_BOUNDS"],
       schema: CreateLinkRequest,
       handle: (b, request) =>
         links.create({
@@ -28,6 +29,6 @@ export function linkRoutes(links: Links): PostRoute[] {
           ...(b.notify_url !== undefined ? { notifyUrl: b.notify_url } : {}),
         }),
     }),
-    route({ path: "/v1/links/close", schema: CloseLinkRequest, handle: (b) => links.close(b.manage_token) }),
+    route({ path: "/v1/links/close", summary: "Close a payment link and its watch", response: R.CloseLinkResponse, errors: ["INVALID_LINK_TOKEN"], schema: CloseLinkRequest, handle: (b) => links.close(b.manage_token) }),
   ];
 }

@@ -1,0 +1,31 @@
+import type { RequestHandler } from "express";
+import type { Payments } from "../../payments/payments.js";
+import type { Links } from "../../links/links.js";
+import type { Subscriptions } from "../../recurring/subscriptions.js";
+import type { Charges } from "../../recurring/charges.js";
+import type { Refunds } from "../../refunds/refunds.js";
+import type { PostRoute } from "../route.js";
+import { linkRoutes } from "./links.js";
+import { paymentRoutes } from "./payments.js";
+import { recurringRoutes } from "./recurring.js";
+import { refundRoutes } from "./refunds.js";
+
+export interface Domains {
+  payments: Payments;
+  links: Links;
+  subscriptions: Subscriptions;
+  charges: Charges;
+  refunds: Refunds;
+  recoverLimit: RequestHandler;
+}
+
+/** Every integration endpoint but /v1/capabilities (served by the app itself). */
+export function integrationRoutes(d: Domains): PostRoute[] {
+  return [...paymentRoutes(d.payments, d.recoverLimit), ...linkRoutes(d.links), ...recurringRoutes(d.subscriptions, d.charges), ...refundRoutes(d.refunds)];
+}
+
+/** The routes with no domain behind them: for describing the API (OpenAPI), never for serving it. */
+export function describedRoutes(): PostRoute[] {
+  const unavailable = new Proxy({}, { get: () => () => Promise.reject(new Error("description only")) });
+  return integrationRoutes({ payments: unavailable, links: unavailable, subscriptions: unavailable, charges: unavailable, refunds: unavailable, recoverLimit: ((_req, _res, next) => next()) as RequestHandler } as never);
+}

