@@ -66,3 +66,12 @@ export const PrepareRefundRequest = z.strictObject({ ...RefundIdentifier, amount
 export const RefundTokenRequest = z.strictObject({ refund_token: Token });
 
 export const VerifyRefundRequest = z.strictObject({ ...RefundIdentifier, refund_amount: z.string().max(64), refund_tx_hash: Bytes32 });
+
+export const CreateLinkRequest = z.strictObject({
+  recipient: Address,
+  amount: Amount,
+  expires_at: z.number().int().positive().max(2 ** 53 - 1).optional(),
+  notify_url: z.string().max(2048).optional(),
+});
+
+export const CloseLinkRequest = z.strictObject({ manage_token: Token });

@@ -1,19 +1,9 @@
 import type { Hex } from "viem";
-import { z } from "zod";
 import { parseAmount } from "../../money.js";
 import type { Links } from "../../links/links.js";
 import { route, type PostRoute } from "../route.js";
 import * as R from "../responses.js";
-import { Address, Amount, Token } from "../schemas.js";
-
-export const CreateLinkRequest = z.strictObject({
-  recipient: Address,
-  amount: Amount,
-  expires_at: z.number().int().positive().max(2 ** 53 - 1).optional(),
-  notify_url: z.string().max(2048).optional(),
-});
-
-export const CloseLinkRequest = z.strictObject({ manage_token: Token });
+import { CloseLinkRequest, CreateLinkRequest } from "../schemas.js";
 
 export function linkRoutes(links: Links): PostRoute[] {
   return [

@@ -1,0 +1,66 @@
+import { assert } from "chai";
+import { ApiError, PaymentServiceClient, fulfilOnce, isPaid, withRetry } from "stablecoin-payments/client";
+import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { listen } from "../../src/service.js";
+import { useService } from "../helpers/service.js";
+import { payIntent, type PayBlock } from "../helpers/payments.js";
+
+describe("typed client (package entry stablecoin-payments/client)", () => {
+  const h = useService({ PORT: "0", OPS_PORT: "0" });
+  let client: PaymentServiceClient;
+  let close: () => Promise<void>;
+  beforeEach(async () => {
+    const running = await listen(h.service);
+    close = running.close;
+    client = new PaymentServiceClient({ baseUrl: running.apiUrl });
+  });
+  afterEach(() => close());
+
+  it("creates, verifies and fulfils a payment once, end to end", async () => {
+    const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 1]!.address;
+    const payment = await client.createPayment({ recipient: merchant, amount: "4.2" });
+    assert.equal(payment.amount, "4.200000");
+    const receipt = await payIntent(h.chain, h.chain.accounts[LOCAL_ROLES.firstUser]!, payment.pay as PayBlock);
+    const pending = await client.verifyPayment({ intent: payment.intent, tx_hash: receipt.transactionHash });
+    assert.isFalse(isPaid(pending, { reference: payment.reference }));
+    await h.chain.mine(2);
+    const verdict = await client.verifyPayment({ intent: payment.intent, tx_hash: receipt.transactionHash });
+    assert.isTrue(isPaid(verdict, { reference: payment.reference }));
+    assert.isFalse(isPaid(verdict, { reference: `0x${"00".repeat(32)}` }), "another order's reference");
+    const ledger = new Set<string>();
+    let shipped = 0;
+    const key = `${payment.reference}:${receipt.transactionHash}`;
+    assert.isTrue(await fulfilOnce(ledger, key, () => void shipped++));
+    assert.isFalse(await fulfilOnce(ledger, key, () => void shipped++));
+    assert.equal(shipped, 1);
+  });
+
+  it("throws ApiError with error, action and retryAfter; withRetry honours Retry-After for RETRY only", async () => {
+    try {
+      await client.resolvePayment({ intent: "not-a-token" });
+      assert.fail("expected an ApiError");
+    } catch (error) {
+      assert.instanceOf(error, ApiError);
+      assert.include(error as ApiError, { status: 400, error: "INVALID_INTENT", action: "FIX_REQUEST", retryable: false });
+    }
+    const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 1]!.address;
+    const payment = await client.createPayment({ recipient: merchant, amount: "1" });
+    h.proxy.mode = "http-500";
+    const waits: number[] = [];
+    let calls = 0;
+    const answer = await withRetry(
+      async () => {
+        calls++;
+        if (calls === 2) h.proxy.mode = "pass";
+        return client.resolvePayment({ intent: payment.intent });
+      },
+      { sleep: async (ms) => void waits.push(ms) },
+    );
+    assert.equal(answer.reference, payment.reference);
+    assert.equal(calls, 2);
+    assert.deepEqual(waits, [5000], "RPC_ERROR says Retry-After: 5");
+    let fixCalls = 0;
+    await withRetry(async () => (fixCalls++, client.resolvePayment({ intent: "bad" })), { sleep: async () => {} }).catch(() => {});
+    assert.equal(fixCalls, 1, "FIX_REQUEST is not retried");
+  });
+});
