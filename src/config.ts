@@ -44,6 +44,11 @@ const EnvSchema = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "a postgres:// URL").optional(),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
   WEBHOOKS_ALLOW_LOOPBACK: bool.default(false),
+  WEBHOOKS_RESOLVE: z
+    .string()
+    .regex(/^[a-z0-9.-]+=[0-9.]+(,[a-z0-9.-]+=[0-9.]+)*$/, "host=ip[,host=ip…]")
+    .optional(),
+  WEBHOOKS_PORT_OVERRIDE: port.optional(),
   WEBHOOK_WATCH_CAP_PER_CALLER: positiveInt.default(1000),
   WEBHOOK_WATCH_CAP_TOTAL: positiveInt.default(100_000),
   WATCHER_INTERVAL_MS: positiveInt.default(2000),
@@ -92,6 +97,9 @@ export interface Config {
     capTotal: number;
     watcherIntervalMs: number;
     deliveryIntervalMs: number;
+    /** Test-only: fixed DNS answers and the port deliveries connect to (the demo's local receiver). */
+    resolve: Record<string, string> | null;
+    portOverride: number | null;
   };
   links: { ttlSeconds: number; maxTtlSeconds: number };
   recurring: {
@@ -132,6 +140,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (external && !e.TOKEN_KEYS) problems.push("TOKEN_KEYS: required with RPC_URL (a real chain never uses the local secret)");
   if (e.CHAIN_ID === 8453 && e.TOKEN_KEYS?.includes(LOCAL_TOKEN_SECRET)) problems.push("TOKEN_KEYS: the local secret is refused in production");
   if (e.CHAIN_ID === 8453 && e.WEBHOOKS_ALLOW_LOOPBACK) problems.push("WEBHOOKS_ALLOW_LOOPBACK: a test-only switch, refused in production");
+  if (e.CHAIN_ID === 8453 && (e.WEBHOOKS_RESOLVE || e.WEBHOOKS_PORT_OVERRIDE)) problems.push("WEBHOOKS_RESOLVE / WEBHOOKS_PORT_OVERRIDE: test-only, refused in production");
   if (problems.length) throw new ConfigError(problems);
 
   const finalityText = e.FINALITY ?? (external ? "safe" : "2");
@@ -169,6 +178,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       capTotal: e.WEBHOOK_WATCH_CAP_TOTAL,
       watcherIntervalMs: e.WATCHER_INTERVAL_MS,
       deliveryIntervalMs: e.DELIVERY_INTERVAL_MS,
+      resolve: e.WEBHOOKS_RESOLVE ? Object.fromEntries(e.WEBHOOKS_RESOLVE.split(",").map((pair) => pair.split("=") as [string, string])) : null,
+      portOverride: e.WEBHOOKS_PORT_OVERRIDE ?? null,
     },
     links: { ttlSeconds: e.LINK_TTL_SECONDS, maxTtlSeconds: 365 * 24 * 3600 },
     recurring: {

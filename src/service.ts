@@ -21,7 +21,7 @@ import { openStore, type Database } from "./store/database.js";
 import { migrate } from "./store/migrate.js";
 import { ChargeAttempts } from "./store/charge-attempts.js";
 import { Webhooks } from "./webhooks/webhooks.js";
-import type { Resolver } from "./webhooks/target.js";
+import { systemResolver, type Resolver } from "./webhooks/target.js";
 import { createApp } from "./http/app.js";
 import { createOpsApp } from "./http/ops.js";
 import { Metrics } from "./http/metrics.js";
@@ -79,7 +79,12 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   await migrate(database);
   const chain = { client, deployment, finality: config.finality };
 
-  const webhooks = new Webhooks({ db: database, ...chain, tokens, settings: config.webhooks, now, logger, ...(deps.webhookTransport ?? {}) });
+  const fixedDns = config.webhooks.resolve;
+  const configuredTransport = {
+    ...(fixedDns ? { resolve: async (host: string) => (fixedDns[host] ? [{ address: fixedDns[host]!, family: 4 }] : systemResolver(host)) } : {}),
+    ...(config.webhooks.portOverride ? { port: config.webhooks.portOverride } : {}),
+  };
+  const webhooks = new Webhooks({ db: database, ...chain, tokens, settings: config.webhooks, now, logger, ...configuredTransport, ...(deps.webhookTransport ?? {}) });
   const links = new Links({
     db: database,
     tokens,

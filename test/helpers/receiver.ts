@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -14,8 +14,8 @@ export interface Received {
 }
 
 /**
- * A real HTTPS webhook receiver on 127.0.0.1 with a self-signed certificate for RECEIVER_HOST
- * (made by openssl for this run). `behave` decides each answer: a status, a delay, a redirect.
+ * A real HTTPS webhook receiver on 127.0.0.1 with a self-signed certificate for its host name (made
+ * by openssl). `behave` decides each answer: a status, a delay, a redirect. Tests and the demo use it.
  */
 export class Receiver {
   readonly received: Received[] = [];
@@ -25,12 +25,15 @@ export class Receiver {
   #server: Server | null = null;
   port = 0;
 
-  constructor() {
-    const dir = mkdtempSync(join(tmpdir(), "receiver-"));
-    execFileSync("openssl", [
-      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-      "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-subj", `/CN=${RECEIVER_HOST}`, "-addext", `subjectAltName=DNS:${RECEIVER_HOST}`,
-    ], { stdio: "ignore" });
+  /** @param dir Where the certificate is kept (made there if missing); a fresh temp folder by default. */
+  constructor(readonly host = RECEIVER_HOST, dir = mkdtempSync(join(tmpdir(), "receiver-"))) {
+    mkdirSync(dir, { recursive: true });
+    if (!existsSync(join(dir, "cert.pem"))) {
+      execFileSync("openssl", [
+        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "30",
+        "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-subj", `/CN=${host}`, "-addext", `subjectAltName=DNS:${host}`,
+      ], { stdio: "ignore" });
+    }
     this.ca = readFileSync(join(dir, "cert.pem"), "utf8");
     this.#key = readFileSync(join(dir, "key.pem"), "utf8");
   }

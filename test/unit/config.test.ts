@@ -25,6 +25,8 @@ describe("config", () => {
   it("refuses the test-only loopback switch in production", () => {
     assert.throws(() => loadConfig({ CHAIN_ID: "8453", WEBHOOKS_ALLOW_LOOPBACK: "true" }), ConfigError, /WEBHOOKS_ALLOW_LOOPBACK/);
     assert.equal(loadConfig({ WEBHOOKS_ALLOW_LOOPBACK: "true" }).webhooks.allowLoopback, true);
+    assert.throws(() => loadConfig({ CHAIN_ID: "8453", WEBHOOKS_RESOLVE: "hooks.demo-merchant.example.com=127.0.0.1" }), ConfigError, /WEBHOOKS_RESOLVE/);
+    assert.deepEqual(loadConfig({ WEBHOOKS_RESOLVE: "a.example=127.0.0.1,b.example=127.0.0.2" }).webhooks.resolve, { "a.example": "127.0.0.1", "b.example": "127.0.0.2" });
   });
 
   it("uses the node's safe block with a real RPC, and demands real token keys there", () => {
