@@ -2,6 +2,8 @@ import { defineConfig } from "hardhat/config";
 import hardhatViem from "@nomicfoundation/hardhat-viem";
 import hardhatMocha from "@nomicfoundation/hardhat-mocha";
 import hardhatNetworkHelpers from "@nomicfoundation/hardhat-network-helpers";
+import hardhatVerify from "@nomicfoundation/hardhat-verify";
+import { configVariable } from "hardhat/config";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
@@ -26,7 +28,7 @@ const baseSepoliaSim = {
 } as const;
 
 export default defineConfig({
-  plugins: [hardhatViem, hardhatMocha, hardhatNetworkHelpers],
+  plugins: [hardhatViem, hardhatMocha, hardhatNetworkHelpers, hardhatVerify],
   solidity: {
     version: solcVersion,
     path: soljsonPath,
@@ -38,6 +40,11 @@ export default defineConfig({
     default: baseSepoliaSim, // used by `hardhat test` / network.create()
     node: baseSepoliaSim,    // used by `hardhat node`
     l1: { type: "edr-simulated", chainType: "l1", chainId: 31337 },
+    // Real chains, for `hardhat verify` after `npm run deploy` (read only when used).
+    baseSepolia: { type: "http", chainType: "op", chainId: 84532, url: configVariable("RPC_URL") },
+    base: { type: "http", chainType: "op", chainId: 8453, url: configVariable("RPC_URL") },
   },
+  // Block-explorer verification (Basescan through the Etherscan v2 API): ETHERSCAN_API_KEY in the environment.
+  verify: { etherscan: { apiKey: configVariable("ETHERSCAN_API_KEY") } },
   test: { mocha: { timeout: 60_000 } },
 });

@@ -1,6 +1,8 @@
 import { createPublicClient, createWalletClient, http, type Account, type Address, type Hex, type PublicClient } from "viem";
 import { base, baseSepolia } from "viem/chains";
-import { isLive, loadDeployment, type Deployment } from "../deployments.js";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DEPLOYMENTS_DIR, isLive, loadDeployment, type Deployment } from "../deployments.js";
 import { deployCreate2 } from "./create2.js";
 import { planContracts } from "./plan.js";
 
@@ -57,5 +59,22 @@ export async function deployEnvironment(options: DeployOptions): Promise<Deploye
     log(result.txHash ? `${planned.name}: deployed at ${result.address} in ${result.txHash}` : `${planned.name}: already at ${result.address}`);
     results.push({ name: planned.name, ...result });
   }
+  const network = deployment.chainId === base.id ? "base" : "baseSepolia";
+  const argsDir = join(options.deploymentsDir ?? DEPLOYMENTS_DIR, "verify");
+  mkdirSync(argsDir, { recursive: true });
+  log("verify on the block explorer (ETHERSCAN_API_KEY and RPC_URL set):");
+  for (const v of verification(network, deployment.chainId, deployment.contracts, deployment.parameters)) {
+    writeFileSync(join(argsDir, v.argsFile), `// Constructor arguments of ${v.name} on chain ${deployment.chainId}, for hardhat verify.\nexport default ${JSON.stringify(v.args)};\n`);
+    log(`  npx hardhat verify --network ${network} --constructor-args-path deployments/verify/${v.argsFile} ${v.address}`);
+  }
   return results;
+}
+
+/** What block-explorer verification needs per contract: its address and constructor arguments. */
+export function verification(network: string, chainId: number, contracts: { Splitter: { address: Address }; RecurringCharges: { address: Address } }, p: NonNullable<Deployment["parameters"]>) {
+  void network;
+  return [
+    { name: "Splitter", address: contracts.Splitter.address, argsFile: `${chainId}.Splitter.args.mjs`, args: [p.feeCollector, p.feeBps] as unknown[] },
+    { name: "RecurringCharges", address: contracts.RecurringCharges.address, argsFile: `${chainId}.RecurringCharges.args.mjs`, args: [p.owner, p.feeCollector, p.feeBps, p.networkFeeUnits, p.relayers] as unknown[] },
+  ];
 }

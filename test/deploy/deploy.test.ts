@@ -1,10 +1,10 @@
 import { assert } from "chai";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLocalChain, type LocalChain } from "../../src/localchain/harness.js";
 import { deployEnvironment } from "../../src/deploy/deploy-environment.js";
-import { loadDeployment } from "../../src/deployments.js";
+import { DEPLOYMENTS_DIR, loadDeployment } from "../../src/deployments.js";
 import { splitterAbi } from "../../src/generated/contracts.js";
 
 describe("deploy script", () => {
@@ -19,19 +19,24 @@ describe("deploy script", () => {
   it("deploys both contracts through CREATE2 at the addresses deployments/84532.json names, then leaves them alone", async () => {
     const expected = loadDeployment(84532).contracts!;
     const lines: string[] = [];
-    const dry = await deployEnvironment({ chainId: 84532, rpcUrl: chain.rpcUrl!, deployer: deployer(), dryRun: true, log: (l) => lines.push(l) });
+    const deploymentsDir = mkdtempSync(join(tmpdir(), "deployments-"));
+    copyFileSync(join(DEPLOYMENTS_DIR, "84532.json"), join(deploymentsDir, "84532.json"));
+    const dry = await deployEnvironment({ chainId: 84532, rpcUrl: chain.rpcUrl!, deployer: deployer(), dryRun: true, deploymentsDir, log: (l) => lines.push(l) });
     assert.deepEqual(dry.map((d) => d.txHash), [null, null]);
     assert.equal(await chain.publicClient.getCode({ address: expected.Splitter.address }), undefined);
 
-    const first = await deployEnvironment({ chainId: 84532, rpcUrl: chain.rpcUrl!, deployer: deployer(), log: (l) => lines.push(l) });
+    const first = await deployEnvironment({ chainId: 84532, rpcUrl: chain.rpcUrl!, deployer: deployer(), deploymentsDir, log: (l) => lines.push(l) });
     assert.deepEqual(first.map((d) => d.address), [expected.Splitter.address, expected.RecurringCharges.address]);
     assert.ok(first.every((d) => d.txHash));
     const feeBps = await chain.publicClient.readContract({ address: expected.Splitter.address, abi: splitterAbi, functionName: "FEE_BPS" });
     assert.equal(feeBps, 200);
 
-    const again = await deployEnvironment({ chainId: 84532, rpcUrl: chain.rpcUrl!, deployer: deployer(), log: (l) => lines.push(l) });
+    const again = await deployEnvironment({ chainId: 84532, rpcUrl: chain.rpcUrl!, deployer: deployer(), deploymentsDir, log: (l) => lines.push(l) });
     assert.deepEqual(again.map((d) => d.txHash), [null, null]);
     assert.ok(lines.some((l) => l.includes("already at")));
+    assert.ok(lines.some((l) => l.endsWith(`--constructor-args-path deployments/verify/84532.Splitter.args.mjs ${expected.Splitter.address}`)), "prints the verification commands");
+    const args = (await import(join(deploymentsDir, "verify", "84532.RecurringCharges.args.mjs"))).default;
+    assert.deepEqual(args.slice(0, 3), [loadDeployment(84532).parameters!.owner, loadDeployment(84532).parameters!.feeCollector, 200]);
   });
 
   it("refuses production without the explicit flag, and an RPC of another chain", async () => {
