@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseAmount } from "./money.js";
 import type { SigningKey } from "./tokens/capability.js";
+import type { WebhookSettings } from "./webhooks/webhooks.js";
 
 /**
  * Configuration, parsed once at start from environment variables. A bad value stops the process
@@ -89,14 +90,7 @@ export interface Config {
   dataDir: string | null;
   /** A real PostgreSQL instead of PGlite. */
   databaseUrl: string | null;
-  webhooks: {
-    enabled: boolean;
-    allowLoopback: boolean;
-    timeoutMs: number;
-    capPerCaller: number;
-    capTotal: number;
-    watcherIntervalMs: number;
-    deliveryIntervalMs: number;
+  webhooks: WebhookSettings & {
     /** Test-only: fixed DNS answers and the port deliveries connect to (the demo's local receiver). */
     resolve: Record<string, string> | null;
     portOverride: number | null;
