@@ -347,5 +347,14 @@ describe("one-time payments API", () => {
       h.clock.advance(60);
       assert.equal((await recover(a.intent)).status, 200, "a minute later");
     });
+
+    it("is limited per IP too, across intents", async () => {
+      const strict = (await import("supertest")).default((await h.another({ RECOVER_LIMIT_PER_MINUTE: "3" })).app);
+      const intents = await Promise.all([1, 2, 3, 4].map(() => create("1")));
+      for (const i of intents.slice(0, 3)) assert.equal((await strict.post("/v1/payments/recover").send({ intent: i.intent })).status, 200);
+      const limited = await strict.post("/v1/payments/recover").send({ intent: intents[3]!.intent });
+      assert.equal(limited.status, 429);
+      assert.equal(limited.body.error, "RATE_LIMITED");
+    });
   });
 });

@@ -151,6 +151,18 @@ for (const store of ["pglite", "postgres"] as const) {
       assert.equal(receiver.received.length, 2);
     });
 
+    it("two instances draining one queue at once send every event exactly once", async () => {
+      for (const amount of ["1", "2", "3", "4", "5", "6"]) await paidWithHook(amount);
+      await h.chain.mine(2);
+      await h.service.webhooks.watcher.tick();
+      const [a, b] = [await h.another(), await h.another()];
+      const counts = await Promise.all([a.webhooks.delivery.runDue(), b.webhooks.delivery.runDue(), h.service.webhooks.delivery.runDue()]);
+      assert.equal(counts.reduce((x, y) => x + y, 0), 6);
+      const ids = receiver.received.map((r) => String(r.headers["svc-event-id"]));
+      assert.equal(ids.length, 6);
+      assert.equal(new Set(ids).size, 6);
+    });
+
     it("enqueues an event once even when blocks are read again (same event id)", async () => {
       await paidWithHook();
       await h.chain.mine(2);
