@@ -4,7 +4,7 @@
 import { rmSync } from "node:fs";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { createService, listen } from "../src/service.js";
-import { LOCAL_ROLES, startLocalChain, type LocalChain } from "../src/localchain/harness.js";
+import { LOCAL_ROLES, LOCAL_USDC_UNITS, startLocalChain, type LocalChain } from "../src/localchain/harness.js";
 import { formatAmount } from "../src/money.js";
 
 let config;
@@ -57,7 +57,7 @@ if (chain) {
     const account = chain.accounts[i]!;
     console.log(`  #${i} ${account.address}  key ${Buffer.from(account.getHdKey().privateKey!).toString("hex").replace(/^/, "0x")}`);
   }
-  console.log(`  (accounts #${LOCAL_ROLES.firstUser}–#19 are all funded with ${formatAmount(1_000_000_000_000n)} USDC; #${LOCAL_ROLES.relayer} is the relayer)`);
+  console.log(`  (all 20 accounts #0–#19 hold ETH and ${formatAmount(LOCAL_USDC_UNITS)} USDC; #${LOCAL_ROLES.deployer} deployed the contracts, #${LOCAL_ROLES.relayer} is the relayer)`);
 }
 console.log("");
 console.log("Ready. Ctrl-C stops everything.");
