@@ -20,12 +20,18 @@ try {
 
 let chain: LocalChain | null = null;
 if (!config.rpcUrl) {
-  // The embedded chain starts from genesis every time; the store's records refer to that chain, so
-  // they start afresh with it.
-  if (config.dataDir) rmSync(config.dataDir, { recursive: true, force: true });
   const chainPort = Number(process.env.CHAIN_PORT ?? 8545);
   console.log("starting the local chain (plays Base Sepolia, chain id 84532)…");
-  chain = await startLocalChain({ port: chainPort, host: "127.0.0.1" });
+  try {
+    chain = await startLocalChain({ port: chainPort, host: "127.0.0.1" });
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    console.error(e.code === "EADDRINUSE" ? `port ${chainPort} is taken: stop the other chain or set CHAIN_PORT` : `the local chain did not start: ${e.message}`);
+    process.exit(1);
+  }
+  // The embedded chain starts from genesis every time; the store's records refer to that chain, so
+  // they start afresh with it (only now that this process owns the chain's port).
+  if (config.dataDir) rmSync(config.dataDir, { recursive: true, force: true });
   // Blocks keep coming, as on Base (one every 2 s), so payments reach the finality depth by themselves.
   const blockMs = Number(process.env.BLOCK_INTERVAL_MS ?? 2000);
   if (blockMs > 0) {
@@ -37,7 +43,16 @@ if (!config.rpcUrl) {
 }
 
 const service = await createService(config);
-const running = await listen(service);
+let running: Awaited<ReturnType<typeof listen>>;
+try {
+  running = await listen(service);
+} catch (error) {
+  const e = error as NodeJS.ErrnoException;
+  console.error(e.code === "EADDRINUSE" ? `a port is taken (${e.message}): stop the other process or set PORT / OPS_PORT` : `cannot listen: ${e.message}`);
+  await service.close();
+  await chain?.close();
+  process.exit(1);
+}
 const { deployment } = service;
 
 console.log("");
