@@ -4,7 +4,7 @@
 import { rmSync } from "node:fs";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { createService, listen } from "../src/service.js";
-import { LOCAL_ROLES, LOCAL_USDC_UNITS, startLocalChain, type LocalChain } from "../src/localchain/harness.js";
+import type { LocalChain } from "../src/localchain/harness.js";
 import { formatAmount } from "../src/money.js";
 
 let config;
@@ -19,7 +19,10 @@ try {
 }
 
 let chain: LocalChain | null = null;
-if (!config.rpcUrl) {
+// The embedded chain needs Hardhat (a development dependency): loaded only when there is no RPC_URL.
+const harness = config.rpcUrl ? null : await import("../src/localchain/harness.js");
+if (harness) {
+  const { startLocalChain, LOCAL_ROLES } = harness;
   const chainPort = Number(process.env.CHAIN_PORT ?? 8545);
   console.log("starting the local chain (plays Base Sepolia, chain id 84532)…");
   try {
@@ -65,7 +68,8 @@ console.log(`Recurring      ${deployment.contracts.RecurringCharges.address}`);
 console.log(`USDC           ${deployment.token.address}`);
 console.log(`Finality       ${config.finality.kind === "safe" ? "the node's safe block" : `${config.finality.confirmations} confirmations`}`);
 console.log(`Store          ${config.dataDir ? `PGlite in ${config.dataDir}` : "PGlite in memory"}`);
-if (chain) {
+if (chain && harness) {
+  const { LOCAL_ROLES, LOCAL_USDC_UNITS } = harness;
   console.log("");
   console.log("Funded test accounts (Hardhat's test mnemonic; each holds 10,000 ETH and 1,000,000.000000 USDC):");
   for (let i = LOCAL_ROLES.firstUser; i < LOCAL_ROLES.firstUser + 4; i++) {
