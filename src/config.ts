@@ -55,7 +55,7 @@ const EnvSchema = z.object({
   WATCHER_INTERVAL_MS: positiveInt.default(2000),
   DELIVERY_INTERVAL_MS: positiveInt.default(1000),
   LINK_TTL_SECONDS: positiveInt.default(7 * 24 * 3600),
-  SUBSCRIPTION_MIN_PERIOD_SECONDS: positiveInt.default(3600),
+  SUBSCRIPTION_MIN_PERIOD_SECONDS: positiveInt.optional(),
   SETUP_TTL_SECONDS: positiveInt.default(3600),
   CANCEL_TTL_SECONDS: positiveInt.default(900),
   APPROVE_TTL_SECONDS: positiveInt.default(900),
@@ -133,6 +133,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const external = e.RPC_URL !== undefined;
   if (external && !e.TOKEN_KEYS) problems.push("TOKEN_KEYS: required with RPC_URL (a real chain never uses the local secret)");
   if (e.CHAIN_ID === 8453 && e.TOKEN_KEYS?.includes(LOCAL_TOKEN_SECRET)) problems.push("TOKEN_KEYS: the local secret is refused in production");
+  if (e.CHAIN_ID === 8453 && e.SUBSCRIPTION_MIN_PERIOD_SECONDS !== undefined && e.SUBSCRIPTION_MIN_PERIOD_SECONDS < 3600) {
+    problems.push("SUBSCRIPTION_MIN_PERIOD_SECONDS: production's minimum is 3600");
+  }
   if (e.CHAIN_ID === 8453 && e.WEBHOOKS_ALLOW_LOOPBACK) problems.push("WEBHOOKS_ALLOW_LOOPBACK: a test-only switch, refused in production");
   if (e.CHAIN_ID === 8453 && (e.WEBHOOKS_RESOLVE || e.WEBHOOKS_PORT_OVERRIDE)) problems.push("WEBHOOKS_RESOLVE / WEBHOOKS_PORT_OVERRIDE: test-only, refused in production");
   if (problems.length) throw new ConfigError(problems);
@@ -177,7 +180,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     links: { ttlSeconds: e.LINK_TTL_SECONDS, maxTtlSeconds: 365 * 24 * 3600 },
     recurring: {
-      minPeriodSeconds: e.SUBSCRIPTION_MIN_PERIOD_SECONDS,
+      // 3600 s on real chains; the embedded local chain allows a minute, so periods can be tried out.
+      minPeriodSeconds: e.SUBSCRIPTION_MIN_PERIOD_SECONDS ?? (external ? 3600 : 60),
       setupTtlSeconds: e.SETUP_TTL_SECONDS,
       cancelTtlSeconds: e.CANCEL_TTL_SECONDS,
       approveTtlSeconds: e.APPROVE_TTL_SECONDS,

@@ -72,6 +72,20 @@ export class Subscriptions {
     return Math.floor(this.deps.now() / 1000);
   }
 
+  /**
+   * The terms' start: the chain's clock (the contract's) when it is ahead of ours (a test chain moved
+   * forward), else ours. Without an answer from the chain, ours.
+   */
+  async #chainNow(): Promise<number> {
+    const ours = this.#nowSeconds();
+    try {
+      const block = await this.deps.client.getBlock({ blockTag: "latest" });
+      return Math.max(ours, Number(block.timestamp));
+    } catch {
+      return ours;
+    }
+  }
+
   /** Mints a setup token for terms the payer will sign; the service makes the salt. */
   async create(input: { recipient: Address; amountUnits: bigint; period: number; end: number; notifyUrl?: string; returnUrl?: string; caller: string }) {
     const { settings, deployment } = this.deps;
@@ -79,7 +93,7 @@ export class Subscriptions {
     if (isAddressEqual(recipient, zeroAddress)) throw new ServiceError("INVALID_REQUEST", { detail: "recipient is the zero address" });
     if (input.amountUnits < this.floorUnits || input.amountUnits > settings.maxAmountUnits) throw new ServiceError("AMOUNT_OUT_OF_BOUNDS");
     if (input.period < settings.minPeriodSeconds) throw new ServiceError("INVALID_REQUEST", { detail: `period below ${settings.minPeriodSeconds} s` });
-    const start = this.#nowSeconds();
+    const start = await this.#chainNow();
     if (input.end !== 0 && input.end <= start) throw new ServiceError("INVALID_REQUEST", { detail: "end is not in the future" });
     if (input.returnUrl !== undefined && !isReturnUrl(input.returnUrl)) throw new ServiceError("INVALID_REQUEST", { detail: "return_url must be https (or http on localhost)" });
     if (input.notifyUrl !== undefined) this.deps.webhooks.validate(input.notifyUrl);

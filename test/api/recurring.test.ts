@@ -25,6 +25,15 @@ describe("recurring charges API", function () {
   const relayerNonce = () => h.chain.publicClient.getTransactionCount({ address: h.chain.accounts[LOCAL_ROLES.relayer]!.address });
 
   describe("POST /v1/subscriptions", () => {
+    it("starts the terms at the chain's time when the chain runs ahead of the service's clock", async () => {
+      await h.chain.advanceTime(10_000);
+      const created = await h.api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "1", period: 3600 });
+      const resolved = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
+      const chainNow = Number((await h.chain.publicClient.getBlock()).timestamp);
+      assert.isAtLeast(resolved.body.start, chainNow - 1);
+      assert.isAbove(resolved.body.start, Math.floor(h.clock.ms / 1000) + 9_000);
+    });
+
     it("mints a setup token with a service-made salt", async () => {
       const res = await h.api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "9.99", period: 3600 });
       assert.equal(res.status, 200);

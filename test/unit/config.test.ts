@@ -15,6 +15,7 @@ describe("config", () => {
     assert.equal(config.payments.maxUnits, 1_000_000_000_000n);
     assert.equal(config.payments.intentTtlSeconds, 3600);
     assert.equal(config.checkoutUrl, "http://127.0.0.1:8787/checkout/");
+    assert.equal(config.recurring.minPeriodSeconds, 60, "the embedded chain allows short periods");
     assert.equal(config.webhooksEnabled, true);
     assert.equal(config.webhooks.timeoutMs, 10_000);
     assert.equal(config.webhooks.allowLoopback, false);
@@ -33,6 +34,8 @@ describe("config", () => {
     assert.throws(() => loadConfig({ RPC_URL: "https://sepolia.base.example" }), ConfigError, /TOKEN_KEYS/);
     const config = loadConfig({ RPC_URL: "https://sepolia.base.example", TOKEN_KEYS: `v2:${"s".repeat(32)},v1:${"t".repeat(32)}` });
     assert.deepEqual(config.finality, { kind: "safe" });
+    assert.equal(config.recurring.minPeriodSeconds, 3600, "3600 s on a real chain");
+    assert.throws(() => loadConfig({ CHAIN_ID: "8453", SUBSCRIPTION_MIN_PERIOD_SECONDS: "60" }), ConfigError, /3600/);
     assert.deepEqual(config.tokenKeys.map((k) => k.id), ["v2", "v1"]);
     assert.deepEqual(loadConfig({ FINALITY: "0" }).finality, { kind: "confirmations", confirmations: 0 });
   });
