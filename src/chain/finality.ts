@@ -1,4 +1,4 @@
-import type { PublicClient } from "viem";
+import type { PublicClient, TransactionReceipt } from "viem";
 import type { Finality } from "../config.js";
 import { rpc } from "./rpc-errors.js";
 
@@ -19,4 +19,13 @@ export async function finalityHead(client: PublicClient, finality: Finality, kno
 /** Whether a transaction mined in `blockNumber` is settled under the finality head `head`. */
 export function isSettled(blockNumber: bigint, head: bigint): boolean {
   return blockNumber <= head;
+}
+
+/**
+ * Whether a receipt is settled: its block is still canonical (same hash at that height) and at or
+ * below the finality head. A reorg under way reads as not settled.
+ */
+export async function isReceiptSettled(client: PublicClient, finality: Finality, receipt: Pick<TransactionReceipt, "blockNumber" | "blockHash">): Promise<boolean> {
+  const [head, block] = await Promise.all([finalityHead(client, finality), rpc(() => client.getBlock({ blockNumber: receipt.blockNumber }))]);
+  return block.hash === receipt.blockHash && isSettled(receipt.blockNumber, head);
 }

@@ -4,7 +4,7 @@ import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { ServiceError, type Action } from "../errors.js";
 import { formatAmount } from "../money.js";
-import { finalityHead, isSettled } from "../chain/finality.js";
+import { finalityHead, isReceiptSettled, isSettled } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import type { ChargeAttempt, ChargeAttempts } from "../store/charge-attempts.js";
@@ -150,8 +150,7 @@ export class Charges {
       if (paidIn !== 0n) return this.#result("ALREADY_CHARGED", terms, id, period, await this.#chargeTx(id, period, paidIn));
       throw new ServiceError("TRANSACTION_REVERTED");
     }
-    const [head, block] = await Promise.all([finalityHead(client, this.deps.finality), rpc(() => client.getBlock({ blockNumber: receipt.blockNumber }))]);
-    if (block.hash !== receipt.blockHash || !isSettled(receipt.blockNumber, head)) return this.#result("CONFIRMING", terms, id, period, attempt.txHash);
+    if (!(await isReceiptSettled(client, this.deps.finality, receipt))) return this.#result("CONFIRMING", terms, id, period, attempt.txHash);
     if (attempt.status === "sent") {
       await attempts.markReported(id, period);
       return this.#result("CHARGED", terms, id, period, attempt.txHash);

@@ -2,8 +2,7 @@ import { erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex } from
 import { z } from "zod";
 import { ServiceError } from "../errors.js";
 import { formatAmount, parseUnits } from "../money.js";
-import { finalityHead, isSettled } from "../chain/finality.js";
-import { rpc } from "../chain/rpc-errors.js";
+import { isReceiptSettled } from "../chain/finality.js";
 import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
 import { readIntent } from "../payments/intent.js";
 import type { Subscriptions } from "../recurring/subscriptions.js";
@@ -101,8 +100,7 @@ export class Refunds {
     if (outOfMerchant.length !== 1 || !isAddressEqual(transfer!.args.to, settlement.payer) || transfer!.args.value !== amount) {
       throw new ServiceError("REFUND_TRANSACTION_MISMATCH");
     }
-    const [head, block] = await Promise.all([finalityHead(client, this.deps.chain.finality), rpc(() => client.getBlock({ blockNumber: receipt.blockNumber }))]);
-    if (block.hash !== receipt.blockHash || !isSettled(receipt.blockNumber, head)) throw new ServiceError("REFUND_CONFIRMING");
+    if (!(await isReceiptSettled(client, this.deps.chain.finality, receipt))) throw new ServiceError("REFUND_CONFIRMING");
     return {
       status: "REFUNDED" as const,
       refund_tx_hash: refundTxHash,

@@ -3,8 +3,7 @@ import { recurringChargesAbi } from "../generated/contracts.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { ServiceError } from "../errors.js";
-import { finalityHead, isSettled } from "../chain/finality.js";
-import { rpc } from "../chain/rpc-errors.js";
+import { isReceiptSettled } from "../chain/finality.js";
 import { readReceipt } from "../chain/transactions.js";
 import { paidFacts, type PaymentChain } from "../payments/verify.js";
 import type { Intent } from "../payments/intent.js";
@@ -29,8 +28,7 @@ export interface SettlementChain {
 
 /** Throws PAYMENT_CONFIRMING unless the receipt's block is canonical and at or below the finality head. */
 async function requireSettled(chain: SettlementChain, receipt: TransactionReceipt): Promise<void> {
-  const [head, block] = await Promise.all([finalityHead(chain.client, chain.finality), rpc(() => chain.client.getBlock({ blockNumber: receipt.blockNumber }))]);
-  if (block.hash !== receipt.blockHash || !isSettled(receipt.blockNumber, head)) throw new ServiceError("PAYMENT_CONFIRMING");
+  if (!(await isReceiptSettled(chain.client, chain.finality, receipt))) throw new ServiceError("PAYMENT_CONFIRMING");
 }
 
 /** The one-time payment `txHash` made for `intent`, from the Splitter's `Paid` event. */
