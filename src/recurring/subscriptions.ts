@@ -6,7 +6,7 @@ import { ServiceError } from "../errors.js";
 import { formatAmount, mulDivUp } from "../money.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { checkPayerSignature } from "./signature.js";
-import { subscriptionIdOf, TERMS_TYPES, recurringDomain, type Terms } from "./terms.js";
+import { subscriptionIdOf, subscriptionState, TERMS_TYPES, recurringDomain, type Terms } from "./terms.js";
 import type { Offer, RecurringTokens, SignedSubscription } from "./tokens.js";
 import { gasQuoteUnits, quoteFees, type GasPricing } from "./gas-quote.js";
 
@@ -176,8 +176,7 @@ export class Subscriptions {
       this.deps.client.readContract({ address: this.contract, abi: recurringChargesAbi, functionName: "subscriptions", args: [id], blockNumber: block.number }),
     );
     const now = block.timestamp;
-    const ended = terms.end !== 0n && now >= terms.end;
-    const state = revoked ? "REVOKED" : ended ? "ENDED" : paidCount > 0 ? "ACTIVE" : "PENDING";
+    const state = subscriptionState({ revoked, paidCount }, terms.end, now);
     const periodIndex = now < terms.start ? null : (now - terms.start) / terms.period;
     const nextStart = periodIndex === null ? terms.start : terms.start + (periodIndex + 1n) * terms.period;
     return {

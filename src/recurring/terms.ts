@@ -79,3 +79,16 @@ export function termsFromWireMessage(message: WireTermsMessage, payer: Address):
     maxGasReimbursement: BigInt(field("maxGasReimbursement")),
   };
 }
+
+export type SubscriptionState = "PENDING" | "ACTIVE" | "REVOKED" | "ENDED";
+
+/**
+ * A subscription's state at chain time `now` (unix seconds), from what the contract records:
+ * REVOKED (final), else ENDED (at or after a non-zero `end`), else ACTIVE (charged at least once),
+ * else PENDING (signed, never charged).
+ */
+export function subscriptionState(recorded: { revoked: boolean; paidCount: number }, end: bigint, now: bigint): SubscriptionState {
+  if (recorded.revoked) return "REVOKED";
+  if (end !== 0n && now >= end) return "ENDED";
+  return recorded.paidCount > 0 ? "ACTIVE" : "PENDING";
+}

@@ -5,6 +5,7 @@ import type { LiveDeployment } from "../deployments.js";
 import { finalityHead } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { Database } from "../store/database.js";
+import { subscriptionState } from "../recurring/terms.js";
 import { Deliveries, WatcherCursor, Watches, type Watch } from "./store.js";
 
 const EVENTS = [
@@ -105,8 +106,7 @@ export class Watcher {
       const [, paidCount, revoked] = await rpc(() =>
         client.readContract({ address: this.deps.deployment.contracts.RecurringCharges.address, abi: recurringChargesAbi, functionName: "subscriptions", args: [subscriptionId], blockNumber: log.blockNumber }),
       );
-      const end = BigInt((watch.data.end as number | undefined) ?? 0);
-      const state = revoked ? "REVOKED" : end !== 0n && at >= end ? "ENDED" : paidCount > 0 ? "ACTIVE" : "PENDING";
+      const state = subscriptionState({ revoked, paidCount }, BigInt((watch.data.end as number | undefined) ?? 0), at);
       const data: Record<string, unknown> = { link_id: watch.linkId, subscription_id: subscriptionId, payer: watch.data.payer, state, paid_count: paidCount };
       if (type === "subscription.charged") Object.assign(data, { period_index: Number(log.args.periodIndex as bigint), tx_hash: log.transactionHash });
       events.push({ eventId, eventType: type, watch, payload: { ...base, data } });
