@@ -1,5 +1,5 @@
 import { assert } from "chai";
-import { decodeFunctionData, encodeAbiParameters, erc20Abi, keccak256, numberToHex, pad, parseEventLogs, type Hex } from "viem";
+import { decodeFunctionData, encodeAbiParameters, erc20Abi, keccak256, numberToHex, pad, parseEventLogs } from "viem";
 import { recurringChargesAbi, testSmartAccountAbi, testUsdcAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../src/localchain/harness.js";
 import { ChargeAttempts } from "../../src/store/charge-attempts.js";
