@@ -1,4 +1,4 @@
-import { encodeAbiParameters, encodeFunctionData, erc20Abi, keccak256, parseSignature, type Address, type Hex } from "viem";
+import { encodeAbiParameters, encodeFunctionData, erc20Abi, keccak256, parseSignature, type Hex } from "viem";
 import { splitterAbi } from "../../generated/contracts.js";
 import { receiveAuthorizationTypedData, tokenDomain } from "../../chain/token-authorizations.js";
 import { post } from "../api.js";
