@@ -12,6 +12,7 @@ import {
 import { LOCAL_ROLES, LOCAL_USDC_UNITS } from "../../src/localchain/harness.js";
 import { permitTypedData, receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
 import { useLocalChain } from "../helpers/local-chain.js";
+import { signWithViem } from "../helpers/signers.js";
 import { expectRevert } from "../helpers/reverts.js";
 import { approve, balanceOf, seededRandom, send } from "../helpers/tx.js";
 import { deployTestContract } from "../helpers/deploy.js";
@@ -145,7 +146,7 @@ describe("Splitter", () => {
   describe("payWithPermit (EIP-2612)", () => {
     async function signPermit(c: ReturnType<typeof ctx>, value: bigint, deadline: bigint) {
       const nonce = await c.chain.publicClient.readContract({ address: c.usdc, abi: fiatTokenAbi, functionName: "nonces", args: [c.buyer.address] });
-      const sig = await c.buyer.signTypedData(permitTypedData(tokenDomain(84532, c.usdc), { owner: c.buyer.address, spender: c.splitter, value, nonce, deadline }));
+      const sig = await signWithViem(c.buyer, permitTypedData(tokenDomain(84532, c.usdc, c.chain.deployment.token.eip712), { owner: c.buyer.address, spender: c.splitter, value, nonce, deadline }));
       return parseSignature(sig);
     }
 
@@ -183,8 +184,9 @@ describe("Splitter", () => {
     async function signAuthorization(c: ReturnType<typeof ctx>, value: bigint, recipient: Address, reference: Hex) {
       const nonce = await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "authorizationNonce", args: [recipient, reference] });
       const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3600);
-      const sig = await c.buyer.signTypedData(
-        receiveAuthorizationTypedData(tokenDomain(84532, c.usdc), { from: c.buyer.address, to: c.splitter, value, validAfter: 0n, validBefore, nonce }),
+      const sig = await signWithViem(
+        c.buyer,
+        receiveAuthorizationTypedData(tokenDomain(84532, c.usdc, c.chain.deployment.token.eip712), { from: c.buyer.address, to: c.splitter, value, validAfter: 0n, validBefore, nonce }),
       );
       return { validBefore, ...parseSignature(sig) };
     }
