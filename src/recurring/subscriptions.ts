@@ -1,4 +1,5 @@
 import { encodeFunctionData, erc20Abi, getAddress, isAddressEqual, toHex, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
+import { measuredChargeGas } from "./charge-gas.js";
 import { recurringChargesAbi } from "../generated/contracts.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
@@ -37,8 +38,8 @@ export interface SubscriptionsDeps {
   randomBytes: (size: number) => Uint8Array;
 }
 
-/** Indicative gas of one charge (a first charge measures ~118,000: docs/gas.md), for the fee estimate. */
-const CHARGE_GAS_ESTIMATE = 120_000n;
+/** The gas of one charge for the indicative fee estimate: measured on real USDC (snapshots/gas.json, docs/gas.md). */
+const CHARGE_GAS = measuredChargeGas();
 
 /** Where a checkout may send the payer back: https, or http on the local machine. */
 function isReturnUrl(value: string): boolean {
@@ -305,7 +306,7 @@ export class Subscriptions {
   async #networkFeeEstimate(): Promise<string | null> {
     try {
       const fees = await quoteFees(this.deps.client, this.deps.pricing);
-      return formatAmount(gasQuoteUnits(CHARGE_GAS_ESTIMATE, fees.expectedPerGas, this.deps.pricing));
+      return formatAmount(gasQuoteUnits(CHARGE_GAS, fees.expectedPerGas, this.deps.pricing));
     } catch {
       return null;
     }

@@ -11,6 +11,9 @@ import { wrap6492 } from "../helpers/subscriptions.js";
 import { balanceOf, send } from "../helpers/tx.js";
 import { approveThroughSession, reimbursingEnv, sendPrepared, subscribe, typedDataDigest, walletTypedData } from "../helpers/recurring.js";
 import supertest from "supertest";
+import { readFileSync } from "node:fs";
+import { gasQuoteUnits } from "../../src/recurring/gas-quote.js";
+import { formatAmount } from "../../src/money.js";
 
 describe("recurring charges API", function () {
   this.timeout(60_000);
@@ -81,6 +84,11 @@ describe("recurring charges API", function () {
       assert.include(b, { recipient: merchant().address, amount: "10.000000", amount_units: "10000000", period: 3600, end: 0, token: usdc(), chain_id: 84532, contract: recurring(), salt: created.body.salt, max_gas_reimbursement: "0", fee_bps: 200, network_fee: "0.100000", network_fee_units: "100000", expires_at: created.body.expires_at });
       assert.equal(b.start, Math.floor(h.clock.ms / 1000));
       assert.match(b.network_fee_estimate, /^[0-9]+\.[0-9]{6}$/);
+      // The measured gas of a first charge on real USDC (snapshots/gas.json), at the next base fee + tip.
+      const history = await h.chain.publicClient.getFeeHistory({ blockCount: 1, rewardPercentiles: [] });
+      const pricing = { unitsPerEth: h.service.config.recurring.unitsPerEth, tipWei: h.service.config.recurring.tipWei };
+      const measured = JSON.parse(readFileSync(new URL("../../snapshots/gas.json", import.meta.url), "utf8"))["first charge (EOA)"];
+      assert.equal(b.network_fee_estimate, formatAmount(gasQuoteUnits(BigInt(measured), history.baseFeePerGas.at(-1)! + pricing.tipWei, pricing)));
       assert.deepEqual(b.typed_data.domain, { name: "RecurringCharges", version: "1", chainId: 84532, verifyingContract: recurring() });
       assert.equal(b.typed_data.primaryType, "Terms");
       const typed = walletTypedData(b, payer().address);
