@@ -579,7 +579,7 @@ export const iSplitterAbi = [
   {
     type: 'error',
     inputs: [
-      { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
+      { name: 'paymentKey', internalType: 'bytes32', type: 'bytes32' },
       { name: 'settledBlock', internalType: 'uint256', type: 'uint256' },
     ],
     name: 'AlreadySettled',
@@ -613,15 +613,15 @@ export const iSplitterAbi = [
     anonymous: false,
     inputs: [
       {
-        name: 'paymentReference',
+        name: 'paymentKey',
         internalType: 'bytes32',
         type: 'bytes32',
         indexed: true,
       },
       {
-        name: 'payer',
-        internalType: 'address',
-        type: 'address',
+        name: 'paymentReference',
+        internalType: 'bytes32',
+        type: 'bytes32',
         indexed: true,
       },
       {
@@ -629,6 +629,12 @@ export const iSplitterAbi = [
         internalType: 'address',
         type: 'address',
         indexed: true,
+      },
+      {
+        name: 'payer',
+        internalType: 'address',
+        type: 'address',
+        indexed: false,
       },
       {
         name: 'token',
@@ -719,8 +725,18 @@ export const iSplitterAbi = [
   {
     type: 'function',
     inputs: [
+      { name: 'token', internalType: 'address', type: 'address' },
+      { name: 'recipient', internalType: 'address', type: 'address' },
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
       { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
     ],
+    name: 'paymentKey',
+    outputs: [{ name: '', internalType: 'bytes32', type: 'bytes32' }],
+    stateMutability: 'pure',
+  },
+  {
+    type: 'function',
+    inputs: [{ name: 'paymentKey', internalType: 'bytes32', type: 'bytes32' }],
     name: 'settledBlock',
     outputs: [{ name: '', internalType: 'uint256', type: 'uint256' }],
     stateMutability: 'view',
@@ -1495,7 +1511,7 @@ export const splitterAbi = [
   {
     type: 'error',
     inputs: [
-      { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
+      { name: 'paymentKey', internalType: 'bytes32', type: 'bytes32' },
       { name: 'settledBlock', internalType: 'uint256', type: 'uint256' },
     ],
     name: 'AlreadySettled',
@@ -1534,15 +1550,15 @@ export const splitterAbi = [
     anonymous: false,
     inputs: [
       {
-        name: 'paymentReference',
+        name: 'paymentKey',
         internalType: 'bytes32',
         type: 'bytes32',
         indexed: true,
       },
       {
-        name: 'payer',
-        internalType: 'address',
-        type: 'address',
+        name: 'paymentReference',
+        internalType: 'bytes32',
+        type: 'bytes32',
         indexed: true,
       },
       {
@@ -1550,6 +1566,12 @@ export const splitterAbi = [
         internalType: 'address',
         type: 'address',
         indexed: true,
+      },
+      {
+        name: 'payer',
+        internalType: 'address',
+        type: 'address',
+        indexed: false,
       },
       {
         name: 'token',
@@ -1640,8 +1662,18 @@ export const splitterAbi = [
   {
     type: 'function',
     inputs: [
+      { name: 'token', internalType: 'address', type: 'address' },
+      { name: 'recipient', internalType: 'address', type: 'address' },
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
       { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
     ],
+    name: 'paymentKey',
+    outputs: [{ name: '', internalType: 'bytes32', type: 'bytes32' }],
+    stateMutability: 'pure',
+  },
+  {
+    type: 'function',
+    inputs: [{ name: 'paymentKey', internalType: 'bytes32', type: 'bytes32' }],
     name: 'settledBlock',
     outputs: [
       { name: 'blockNumber', internalType: 'uint256', type: 'uint256' },
