@@ -1,5 +1,5 @@
 import { assert } from "chai";
-import { decodeEventLog, encodeFunctionData, keccak256, parseSignature, toHex, zeroAddress, type Address, type Hex } from "viem";
+import { decodeEventLog, encodeAbiParameters, encodeFunctionData, keccak256, parseSignature, toHex, zeroAddress, type Address, type Hex } from "viem";
 import {
   falseReturningTokenAbi,
   noReturnTokenAbi,
@@ -15,6 +15,9 @@ import { approve, balanceOf, seededRandom, send } from "../helpers/tx.js";
 import { deployTestContract } from "../helpers/deploy.js";
 
 const ref = (label: string): Hex => keccak256(toHex(label));
+/** The replay guard's key, computed off chain as the service does. */
+const keyOf = (token: Address, recipient: Address, amount: bigint, reference: Hex): Hex =>
+  keccak256(encodeAbiParameters([{ type: "address" }, { type: "address" }, { type: "uint256" }, { type: "bytes32" }], [token, recipient, amount, reference]));
 
 describe("Splitter", () => {
   const local = useLocalChain();
@@ -62,12 +65,14 @@ describe("Splitter", () => {
       assert.equal(after[1]! - before[1]!, amount - fee);
       assert.equal(after[2]! - before[2]!, fee);
       assert.equal(await balanceOf(chain, usdc, splitter), 0n);
-      const settled = await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "settledBlock", args: [ref("a")] });
+      const key = keyOf(usdc, merchant.address, amount, ref("a"));
+      assert.equal(await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "paymentKey", args: [usdc, merchant.address, amount, ref("a")] }), key);
+      const settled = await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "settledBlock", args: [key] });
       assert.equal(settled, receipt.blockNumber);
       const paid = receipt.logs.filter((l) => l.address.toLowerCase() === splitter.toLowerCase()).map((l) => decodeEventLog({ abi: splitterAbi, ...l }));
       assert.equal(paid.length, 1);
       assert.equal(paid[0]!.eventName, "Paid");
-      assert.deepEqual(paid[0]!.args, { paymentReference: ref("a"), payer: buyer.address, recipient: merchant.address, token: usdc, amount, fee });
+      assert.deepEqual(paid[0]!.args, { paymentKey: key, paymentReference: ref("a"), payer: buyer.address, recipient: merchant.address, token: usdc, amount, fee });
     });
 
     it("sends exactly amount in total for many random amounts (fee rounds down, recipient gets the rest)", async () => {
@@ -90,21 +95,50 @@ describe("Splitter", () => {
       assert.equal(await balanceOf(chain, usdc, splitter), 0n);
     });
 
-    it("refuses a second payment of the same reference with AlreadySettled", async () => {
+    it("refuses a second settlement of the same payment (token, recipient, amount, reference) with AlreadySettled", async () => {
       const { chain, splitter, usdc, buyer, merchant, other } = ctx();
+      const key = keyOf(usdc, merchant.address, 1_000_000n, ref("once"));
       await approve(chain, buyer, usdc, splitter, 2_000_000n);
       const first = await send(chain, buyer, { address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 1_000_000n, ref("once")] });
       await expectRevert(
         chain.wallet(buyer).writeContract({ address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 1_000_000n, ref("once")], account: buyer, chain: chain.chain }),
         "AlreadySettled",
-        [ref("once"), first.blockNumber],
+        [key, first.blockNumber],
       );
-      // Another payer, another recipient: the reference is still spent.
+      // Another payer paying the same payment: it is settled, whoever pays.
       await approve(chain, other, usdc, splitter, 1_000_000n);
       await expectRevert(
-        chain.wallet(other).writeContract({ address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, other.address, 1_000_000n, ref("once")], account: other, chain: chain.chain }),
+        chain.wallet(other).writeContract({ address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 1_000_000n, ref("once")], account: other, chain: chain.chain }),
         "AlreadySettled",
+        [key, first.blockNumber],
       );
+    });
+
+    it("cannot be blocked by a look-alike: 1 unit to oneself, or a worthless token, under the buyer's reference settles nothing the real payment needs", async () => {
+      const { chain, splitter, usdc, buyer, merchant, other } = ctx();
+      const reference = ref("victim");
+      const realKey = keyOf(usdc, merchant.address, 5_000_000n, reference);
+      const read = (key: Hex) => chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "settledBlock", args: [key] });
+      // The griefer learned the reference (it is in the intent, the checkout and links) and pays it first:
+      // 1 unit to themselves, the right amount to themselves, 1 unit to the merchant, and with a token of their own.
+      await approve(chain, other, usdc, splitter, 10_000_000n);
+      const junk = await deployTestContract(chain, other, noReturnTokenAbi, "NoReturnToken", "HostileTokens.sol");
+      await send(chain, other, { address: junk, abi: noReturnTokenAbi, functionName: "mint", args: [other.address, 10n ** 9n] });
+      await send(chain, other, { address: junk, abi: noReturnTokenAbi, functionName: "approve", args: [splitter, 10n ** 9n] });
+      for (const [token, recipient, amount] of [
+        [usdc, other.address, 1n],
+        [usdc, other.address, 5_000_000n],
+        [usdc, merchant.address, 1n],
+        [junk, merchant.address, 5_000_000n],
+      ] as const) {
+        const receipt = await send(chain, other, { address: splitter, abi: splitterAbi, functionName: "pay", args: [token, recipient, amount, reference] });
+        assert.equal(await read(keyOf(token, recipient, amount, reference)), receipt.blockNumber, "the look-alike settles its own key");
+      }
+      assert.equal(await read(realKey), 0n, "the buyer's payment is still open");
+      await approve(chain, buyer, usdc, splitter, 5_000_000n);
+      const real = await send(chain, buyer, { address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 5_000_000n, reference] });
+      assert.equal(real.status, "success");
+      assert.equal(await read(realKey), real.blockNumber);
     });
 
     it("refuses a zero amount or the zero recipient with InvalidPayment", async () => {
@@ -215,7 +249,7 @@ describe("Splitter", () => {
         "SafeERC20FailedOperation",
         [token],
       );
-      assert.equal(await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "settledBlock", args: [ref("f")] }), 0n);
+      assert.equal(await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "settledBlock", args: [keyOf(token, c.merchant.address, 1_000_000n, ref("f"))] }), 0n);
     });
 
     it("pays with a token whose transfers return nothing", async () => {
