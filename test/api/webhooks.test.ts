@@ -86,7 +86,7 @@ for (const store of ["pglite", "postgres"] as const) {
       await h.chain.mine(2);
       await drain();
       assert.equal(receiver.received.length, 1);
-      assert.equal(receiver.received[0]!.body.data.tx_hash, receipt.transactionHash);
+      assert.equal((receiver.received[0]!.body.data as { tx_hash: string }).tx_hash, receipt.transactionHash);
     });
 
     it("never announces a payment that was reorged out", async () => {
