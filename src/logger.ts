@@ -25,4 +25,24 @@ export function maskSecrets(text: string): string {
     .replace(/(https?:\/\/[^\s/"']+)[^\s"']*/g, "$1/[…]");
 }
 
+/**
+ * A request path as it may be logged: a segment that looks like a capability (a kind marker and
+ * dots, `pi.k1.…`) or any long opaque segment (24 characters or more of token alphabet) is masked, so
+ * a capability a client wrongly put in a path never reaches the logs verbatim.
+ */
+export function maskPath(path: string): string {
+  return path
+    .split("/")
+    .map((segment) => {
+      let decoded = segment;
+      try {
+        decoded = decodeURIComponent(segment);
+      } catch {
+        // keep the raw segment
+      }
+      return /^(pi|lk|lm|st|sc|ct|rt|at)\./.test(decoded) || /^[A-Za-z0-9_.~%+=-]{24,}$/.test(segment) ? "[masked]" : segment;
+    })
+    .join("/");
+}
+
 export type { Logger };
