@@ -112,6 +112,25 @@ contract Splitter is ISplitter {
         if (fee != 0) IERC20(token).safeTransfer(FEE_COLLECTOR, fee);
     }
 
+    /// @inheritdoc ISplitter
+    function payWithAuthorizationSignature(
+        address token,
+        address payer,
+        address recipient,
+        uint256 amount,
+        bytes32 paymentReference,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes calldata signature
+    ) external {
+        (uint256 fee, uint256 net) = _settle(token, payer, recipient, amount, paymentReference);
+        IERC3009(token).receiveWithAuthorization(
+            payer, address(this), amount, validAfter, validBefore, authorizationNonce(recipient, paymentReference), signature
+        );
+        IERC20(token).safeTransfer(recipient, net);
+        if (fee != 0) IERC20(token).safeTransfer(FEE_COLLECTOR, fee);
+    }
+
     /// @dev Checks and records the payment before any token moves (checks-effects-interactions),
     /// so a reentrant token cannot settle the same payment twice. The guard is keyed by the whole
     /// payment, not the reference alone: a look-alike (another token, recipient or amount) gets its

@@ -94,4 +94,18 @@ interface ISplitter {
         bytes32 r,
         bytes32 s
     ) external;
+
+    /// @notice As `payWithAuthorization`, with the authorization's signature as bytes (USDC v2.2's
+    /// `receiveWithAuthorization(..., bytes signature)`), so a contract account (ERC-1271: a Safe, a
+    /// smart wallet) pays in one transaction with whatever signature it validates.
+    function payWithAuthorizationSignature(
+        address token,
+        address payer,
+        address recipient,
+        uint256 amount,
+        bytes32 paymentReference,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes calldata signature
+    ) external;
 }

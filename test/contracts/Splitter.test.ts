@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import { createRequire } from "node:module";
-import { decodeEventLog, domainSeparator, encodeAbiParameters, encodeFunctionData, keccak256, parseSignature, toHex, zeroAddress, type Address, type Hex } from "viem";
+import { decodeEventLog, domainSeparator, encodeAbiParameters, erc20Abi, hashTypedData, size, encodeFunctionData, keccak256, parseSignature, toHex, zeroAddress, type Address, type Hex } from "viem";
 import {
   falseReturningTokenAbi,
   noReturnTokenAbi,
@@ -15,6 +15,8 @@ import { useLocalChain } from "../helpers/local-chain.js";
 import { expectRevert } from "../helpers/reverts.js";
 import { approve, balanceOf, seededRandom, send } from "../helpers/tx.js";
 import { deployTestContract } from "../helpers/deploy.js";
+import { createSafe, deploySafeInfra, signForSafe, signForSafeBy } from "../helpers/safe.js";
+import type { HDAccount } from "viem/accounts";
 
 const ref = (label: string): Hex => keccak256(toHex(label));
 /** The replay guard's key, computed off chain as the service does. */
@@ -250,6 +252,57 @@ describe("Splitter", () => {
           ["FiatTokenV2: invalid signature"],
         );
       }
+    });
+  });
+
+  describe("payWithAuthorizationSignature (EIP-3009, bytes signature: ERC-1271 buyers)", () => {
+    /** A funded Safe 1.4.1 buyer with these owners and threshold, and the authorization digest it signs. */
+    async function safeBuyer(c: ReturnType<typeof ctx>, owners: HDAccount[], threshold: number, value: bigint, reference: Hex) {
+      const infra = await deploySafeInfra(c.chain, c.other);
+      const safe = await createSafe(c.chain, c.other, infra, owners.map((o) => o.address), threshold);
+      await send(c.chain, c.buyer, { address: c.usdc, abi: erc20Abi, functionName: "transfer", args: [safe, 50_000_000n] });
+      const nonce = await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "authorizationNonce", args: [c.merchant.address, reference] });
+      const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3600);
+      const digest = hashTypedData(receiveAuthorizationTypedData(tokenDomain(84532, c.usdc), { from: safe, to: c.splitter, value, validAfter: 0n, validBefore, nonce }));
+      return { safe, validBefore, digest };
+    }
+
+    it("a 2-of-2 Safe 1.4.1 pays a one-time payment with one signature (130 bytes, ERC-1271), submitted by anyone", async () => {
+      const c = ctx();
+      const owners = [c.buyer, c.chain.accounts[LOCAL_ROLES.firstUser + 3]!];
+      const { safe, validBefore, digest } = await safeBuyer(c, owners, 2, 7_000_000n, ref("safe"));
+      const signature = await signForSafeBy(c.chain, owners, safe, digest);
+      assert.equal(size(signature), 130, "no (v, r, s) form exists for it");
+      const receipt = await send(c.chain, c.other, {
+        address: c.splitter,
+        abi: splitterAbi,
+        functionName: "payWithAuthorizationSignature",
+        args: [c.usdc, safe, c.merchant.address, 7_000_000n, ref("safe"), 0n, validBefore, signature],
+      });
+      assert.equal(await balanceOf(c.chain, c.usdc, safe), 43_000_000n);
+      assert.equal(await balanceOf(c.chain, c.usdc, c.splitter), 0n);
+      const key = keyOf(c.usdc, c.merchant.address, 7_000_000n, ref("safe"));
+      assert.equal(await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "settledBlock", args: [key] }), receipt.blockNumber);
+    });
+
+    it("refuses a Safe signature by too few owners, and cannot be redirected", async () => {
+      const c = ctx();
+      const owners = [c.buyer, c.chain.accounts[LOCAL_ROLES.firstUser + 3]!];
+      const { safe, validBefore, digest } = await safeBuyer(c, owners, 2, 7_000_000n, ref("safe"));
+      const w = c.chain.wallet(c.other);
+      const pay = (recipient: Address, signature: Hex) =>
+        w.writeContract({ address: c.splitter, abi: splitterAbi, functionName: "payWithAuthorizationSignature", args: [c.usdc, safe, recipient, 7_000_000n, ref("safe"), 0n, validBefore, signature], account: c.other, chain: c.chain.chain });
+      await expectRevert(pay(c.merchant.address, await signForSafe(c.chain, c.buyer, safe, digest)), "Error", ["FiatTokenV2: invalid signature"]);
+      await expectRevert(pay(c.other.address, await signForSafeBy(c.chain, owners, safe, digest)), "Error", ["FiatTokenV2: invalid signature"]);
+    });
+
+    it("takes an EOA's 65-byte signature as bytes too", async () => {
+      const c = ctx();
+      const nonce = await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "authorizationNonce", args: [c.merchant.address, ref("eoa")] });
+      const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3600);
+      const signature = await c.buyer.signTypedData(receiveAuthorizationTypedData(tokenDomain(84532, c.usdc), { from: c.buyer.address, to: c.splitter, value: 1_000_000n, validAfter: 0n, validBefore, nonce }));
+      await send(c.chain, c.other, { address: c.splitter, abi: splitterAbi, functionName: "payWithAuthorizationSignature", args: [c.usdc, c.buyer.address, c.merchant.address, 1_000_000n, ref("eoa"), 0n, validBefore, signature] });
+      assert.equal(await balanceOf(c.chain, c.usdc, c.splitter), 0n);
     });
   });
 
