@@ -502,13 +502,38 @@ describe("recurring charges API", function () {
       assert.deepEqual(skipped.body, { found: false, code: "PAYMENT_NOT_FOUND", as_of_block: (receipt.blockNumber + 2n).toString() });
     });
 
+    it("recovers any period's charge with the same number of RPC calls (one record read, one one-block log query), whatever the period or the chain's length", async () => {
+      const s = await subscribe(h, payer(), { recipient: merchant().address, period: 3600 });
+      await approveThroughSession(h, payer(), s.subscription);
+      const recoverCalls = async (period_index: number) => {
+        h.proxy.reset();
+        const res = await h.api.post("/v1/charges/recover").send({ subscription: s.subscription, period_index });
+        assert.equal(res.body.found, true, JSON.stringify(res.body));
+        return [h.proxy.count(), h.proxy.count("eth_getLogs")];
+      };
+      for (let period = 0; period < 8; period++) {
+        if (period > 0) await h.chain.advanceTime(3600);
+        const sent = await charge(s.subscription);
+        assert.equal(sent.body.status, "CONFIRMING", JSON.stringify(sent.body));
+        await h.chain.mine(2);
+        const settled = await charge(s.subscription);
+        assert.equal(settled.body.status, "CHARGED", `period ${period}: ${JSON.stringify(settled.body)}`);
+      }
+      const first = await recoverCalls(0);
+      assert.deepEqual(first[1], 1);
+      for (const period of [5, 6, 7]) assert.deepEqual(await recoverCalls(period), first, `period ${period}`);
+      await h.chain.mine(5_000);
+      assert.deepEqual(await recoverCalls(7), first, "after 5,000 more blocks");
+    });
+
     it("answers 502 PAYMENT_RECOVERY_INCONSISTENT when the contract's record has no matching log", async () => {
       const s = await subscribe(h, payer(), { recipient: merchant().address });
-      // chargedBlock[id][5] = 3 by hand: a block with no Charged log. Storage: EIP712's two fallback
-      // strings (0, 1), Ownable (2), Ownable2Step (3), subscriptions (4), chargedBlock (5).
+      // Period 5's record = block 3 by hand: a block with no Charged log. Storage: EIP712's two fallback
+      // strings (0, 1), Ownable (2), Ownable2Step (3), subscriptions (4), the charge records (5), six
+      // 40-bit block numbers per slot: period 5 is bits 200..239 of group 0.
       const outer = keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [s.id, 5n]));
-      const slot = keccak256(encodeAbiParameters([{ type: "uint64" }, { type: "bytes32" }], [5n, outer]));
-      await h.chain.testClient.setStorageAt({ address: recurring(), index: slot, value: pad(numberToHex(3)) });
+      const slot = keccak256(encodeAbiParameters([{ type: "uint256" }, { type: "bytes32" }], [0n, outer]));
+      await h.chain.testClient.setStorageAt({ address: recurring(), index: slot, value: pad(numberToHex(3n << 200n)) });
       assert.equal(await h.chain.publicClient.readContract({ address: recurring(), abi: recurringChargesAbi, functionName: "chargedBlock", args: [s.id, 5n] }), 3n);
       const res = await h.api.post("/v1/charges/recover").send({ subscription: s.subscription, period_index: 5 });
       assert.equal(res.status, 502);
