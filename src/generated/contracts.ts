@@ -2151,13 +2151,11 @@ export const recurringChargesAbi = [
   {
     type: 'function',
     inputs: [
-      { name: 'subscriptionId', internalType: 'bytes32', type: 'bytes32' },
+      { name: 'id', internalType: 'bytes32', type: 'bytes32' },
       { name: 'periodIndex', internalType: 'uint64', type: 'uint64' },
     ],
     name: 'chargedBlock',
-    outputs: [
-      { name: 'blockNumber', internalType: 'uint256', type: 'uint256' },
-    ],
+    outputs: [{ name: '', internalType: 'uint256', type: 'uint256' }],
     stateMutability: 'view',
   },
   {
