@@ -83,7 +83,8 @@ export class Wallet {
     return !!code && code !== "0x";
   }
 
+  /** eth_call from the connected account (a simulation of what it would send). */
   call(to: Address, data: Hex): Promise<Hex> {
-    return this.provider.request({ method: "eth_call", params: [{ to, data }, "latest"] }) as Promise<Hex>;
+    return this.provider.request({ method: "eth_call", params: [{ from: this.account, to, data }, "latest"] }) as Promise<Hex>;
   }
 }

@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import type { Browser, Page } from "playwright-core";
-import { decodeFunctionData, erc20Abi, hashTypedData, type Address, type Hex } from "viem";
+import { decodeFunctionData, erc20Abi, type Address, type Hex } from "viem";
 import { recurringChargesAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../src/localchain/harness.js";
 import { listen } from "../../src/service.js";
@@ -56,7 +56,7 @@ describe("hosted checkout in Chromium", function () {
     return statusOf(page, "ok");
   }
 
-  it("pay: resolves the intent, pays in one transaction (EIP-3009), shows Paid once settled", async () => {
+  it("pay: resolves the intent, pays in one transaction (EIP-3009 signed by MetaMask's eth-sig-util V4), shows Paid once settled", async () => {
     const intent = await post("/v1/payments", { recipient: merchant().address, amount: "12.5" });
     const wallet = await injectWallet(page, h.chain, buyer());
     await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
@@ -88,14 +88,18 @@ describe("hosted checkout in Chromium", function () {
   });
 
   it("pay with a smart wallet (Safe 1.4.1, 2 owners): one signature sent as bytes through payWithAuthorizationSignature", async () => {
-    const { createSafe, deploySafeInfra, signForSafeBy } = await import("../helpers/safe.js");
+    const { createSafe, deploySafeInfrastructure, safeMessageSignature } = await import("../helpers/safe.js");
+    const { TypedDataUtils, SignTypedDataVersion } = await import("@metamask/eth-sig-util");
     const owners = [buyer(), h.chain.accounts[LOCAL_ROLES.firstUser + 3]!];
-    const infra = await deploySafeInfra(h.chain, buyer());
-    const safe = await createSafe(h.chain, buyer(), infra, owners.map((o) => o.address), 2);
+    const infra = await deploySafeInfrastructure(h.chain, buyer());
+    const safe = await createSafe(h.chain, infra, buyer(), owners, 2);
     const { send } = await import("../helpers/tx.js");
     await send(h.chain, buyer(), { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [safe, 10_000_000n] });
     const intent = await post("/v1/payments", { recipient: merchant().address, amount: "6" });
-    const wallet = await injectWallet(page, h.chain, buyer(), { smartAccount: { address: safe, signTypedData: (typed) => signForSafeBy(h.chain, owners, safe, hashTypedData(typed)) } });
+    const wallet = await injectWallet(page, h.chain, buyer(), {
+      // The Safe app hashes the typed data the page asked for (as eth_signTypedData_v4 does) and its owners sign that hash's SafeMessage.
+      smartAccount: { address: safe, signTypedData: (typed) => safeMessageSignature(h.chain, safe, owners, `0x${TypedDataUtils.eip712Hash(typed, SignTypedDataVersion.V4).toString("hex")}`) },
+    });
     await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
     await page.click("#pay");
     const paid = await settle();
@@ -115,6 +119,23 @@ describe("hosted checkout in Chromium", function () {
     await settle();
     assert.equal(wallet.requests.filter((m) => m === "eth_sendTransaction").length, 2, "approve, then pay");
   });
+
+  for (const [signature, why] of [
+    ["otherKey", "a signature the token refuses (the simulation reverts)"],
+    ["long", "a signature longer than 65 bytes (a smart account's)"],
+  ] as const) {
+    it(`pay fallback: ${why} pays with approve + pay, and nothing reverts`, async () => {
+      const intent = await post("/v1/payments", { recipient: merchant().address, amount: "2" });
+      const wallet = await injectWallet(page, h.chain, buyer(), { typedDataSignature: signature });
+      const merchantBefore = await balanceOf(h.chain, usdc(), merchant().address);
+      await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
+      await page.click("#pay");
+      await settle();
+      assert.include(wallet.requests, "eth_signTypedData_v4");
+      assert.equal(wallet.requests.filter((m) => m === "eth_sendTransaction").length, 2, "approve, then pay: no doomed payWithAuthorization");
+      assert.equal((await balanceOf(h.chain, usdc(), merchant().address)) - merchantBefore, 1_960_000n);
+    });
+  }
 
   it("pay on another chain: the wallet is asked to add and switch to the deployment's chain first", async () => {
     const intent = await post("/v1/payments", { recipient: merchant().address, amount: "1" });

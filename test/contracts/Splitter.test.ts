@@ -12,10 +12,11 @@ import {
 import { LOCAL_ROLES, LOCAL_USDC_UNITS } from "../../src/localchain/harness.js";
 import { permitTypedData, receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
 import { useLocalChain } from "../helpers/local-chain.js";
+import { signWithViem } from "../helpers/signers.js";
 import { expectRevert } from "../helpers/reverts.js";
 import { approve, balanceOf, seededRandom, send } from "../helpers/tx.js";
 import { deployTestContract } from "../helpers/deploy.js";
-import { createSafe, deploySafeInfra, signForSafe, signForSafeBy } from "../helpers/safe.js";
+import { createSafe, deploySafeInfrastructure, safeMessageSignature } from "../helpers/safe.js";
 import type { HDAccount } from "viem/accounts";
 
 const ref = (label: string): Hex => keccak256(toHex(label));
@@ -181,7 +182,7 @@ describe("Splitter", () => {
   describe("payWithPermit (EIP-2612)", () => {
     async function signPermit(c: ReturnType<typeof ctx>, value: bigint, deadline: bigint) {
       const nonce = await c.chain.publicClient.readContract({ address: c.usdc, abi: fiatTokenAbi, functionName: "nonces", args: [c.buyer.address] });
-      const sig = await c.buyer.signTypedData(permitTypedData(tokenDomain(84532, c.usdc), { owner: c.buyer.address, spender: c.splitter, value, nonce, deadline }));
+      const sig = await signWithViem(c.buyer, permitTypedData(tokenDomain(84532, c.usdc, c.chain.deployment.token.eip712), { owner: c.buyer.address, spender: c.splitter, value, nonce, deadline }));
       return parseSignature(sig);
     }
 
@@ -219,8 +220,9 @@ describe("Splitter", () => {
     async function signAuthorization(c: ReturnType<typeof ctx>, value: bigint, recipient: Address, reference: Hex) {
       const nonce = await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "authorizationNonce", args: [recipient, reference] });
       const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3600);
-      const sig = await c.buyer.signTypedData(
-        receiveAuthorizationTypedData(tokenDomain(84532, c.usdc), { from: c.buyer.address, to: c.splitter, value, validAfter: 0n, validBefore, nonce }),
+      const sig = await signWithViem(
+        c.buyer,
+        receiveAuthorizationTypedData(tokenDomain(84532, c.usdc, c.chain.deployment.token.eip712), { from: c.buyer.address, to: c.splitter, value, validAfter: 0n, validBefore, nonce }),
       );
       return { validBefore, ...parseSignature(sig) };
     }
@@ -258,12 +260,12 @@ describe("Splitter", () => {
   describe("payWithAuthorizationSignature (EIP-3009, bytes signature: ERC-1271 buyers)", () => {
     /** A funded Safe 1.4.1 buyer with these owners and threshold, and the authorization digest it signs. */
     async function safeBuyer(c: ReturnType<typeof ctx>, owners: HDAccount[], threshold: number, value: bigint, reference: Hex) {
-      const infra = await deploySafeInfra(c.chain, c.other);
-      const safe = await createSafe(c.chain, c.other, infra, owners.map((o) => o.address), threshold);
+      const infra = await deploySafeInfrastructure(c.chain, c.other);
+      const safe = await createSafe(c.chain, infra, c.other, owners, threshold);
       await send(c.chain, c.buyer, { address: c.usdc, abi: erc20Abi, functionName: "transfer", args: [safe, 50_000_000n] });
       const nonce = await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "authorizationNonce", args: [c.merchant.address, reference] });
       const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3600);
-      const digest = hashTypedData(receiveAuthorizationTypedData(tokenDomain(84532, c.usdc), { from: safe, to: c.splitter, value, validAfter: 0n, validBefore, nonce }));
+      const digest = hashTypedData(receiveAuthorizationTypedData(tokenDomain(84532, c.usdc, c.chain.deployment.token.eip712), { from: safe, to: c.splitter, value, validAfter: 0n, validBefore, nonce }) as never);
       return { safe, validBefore, digest };
     }
 
@@ -271,7 +273,7 @@ describe("Splitter", () => {
       const c = ctx();
       const owners = [c.buyer, c.chain.accounts[LOCAL_ROLES.firstUser + 3]!];
       const { safe, validBefore, digest } = await safeBuyer(c, owners, 2, 7_000_000n, ref("safe"));
-      const signature = await signForSafeBy(c.chain, owners, safe, digest);
+      const signature = await safeMessageSignature(c.chain, safe, owners, digest);
       assert.equal(size(signature), 130, "no (v, r, s) form exists for it");
       const receipt = await send(c.chain, c.other, {
         address: c.splitter,
@@ -292,15 +294,15 @@ describe("Splitter", () => {
       const w = c.chain.wallet(c.other);
       const pay = (recipient: Address, signature: Hex) =>
         w.writeContract({ address: c.splitter, abi: splitterAbi, functionName: "payWithAuthorizationSignature", args: [c.usdc, safe, recipient, 7_000_000n, ref("safe"), 0n, validBefore, signature], account: c.other, chain: c.chain.chain });
-      await expectRevert(pay(c.merchant.address, await signForSafe(c.chain, c.buyer, safe, digest)), "Error", ["FiatTokenV2: invalid signature"]);
-      await expectRevert(pay(c.other.address, await signForSafeBy(c.chain, owners, safe, digest)), "Error", ["FiatTokenV2: invalid signature"]);
+      await expectRevert(pay(c.merchant.address, await safeMessageSignature(c.chain, safe, [c.buyer], digest)), "Error", ["FiatTokenV2: invalid signature"]);
+      await expectRevert(pay(c.other.address, await safeMessageSignature(c.chain, safe, owners, digest)), "Error", ["FiatTokenV2: invalid signature"]);
     });
 
     it("takes an EOA's 65-byte signature as bytes too", async () => {
       const c = ctx();
       const nonce = await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "authorizationNonce", args: [c.merchant.address, ref("eoa")] });
       const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3600);
-      const signature = await c.buyer.signTypedData(receiveAuthorizationTypedData(tokenDomain(84532, c.usdc), { from: c.buyer.address, to: c.splitter, value: 1_000_000n, validAfter: 0n, validBefore, nonce }));
+      const signature = await signWithViem(c.buyer, receiveAuthorizationTypedData(tokenDomain(84532, c.usdc, c.chain.deployment.token.eip712), { from: c.buyer.address, to: c.splitter, value: 1_000_000n, validAfter: 0n, validBefore, nonce }));
       await send(c.chain, c.other, { address: c.splitter, abi: splitterAbi, functionName: "payWithAuthorizationSignature", args: [c.usdc, c.buyer.address, c.merchant.address, 1_000_000n, ref("eoa"), 0n, validBefore, signature] });
       assert.equal(await balanceOf(c.chain, c.usdc, c.splitter), 0n);
     });

@@ -1,6 +1,6 @@
 import { encodeAbiParameters, encodeFunctionData, erc20Abi, keccak256, type Hex } from "viem";
 import { splitterAbi } from "../../generated/contracts.js";
-import { receiveAuthorizationTypedData, tokenDomain } from "../../chain/token-authorizations.js";
+import { receiveAuthorizationTypedData } from "../../chain/token-authorizations.js";
 import { post } from "../api.js";
 import { connectWallet, walletError } from "../connect.js";
 import { button, details, el, render, statusLine } from "../ui.js";
@@ -63,22 +63,45 @@ export async function payFlow(token: string, symbol: string): Promise<void> {
  */
 async function sendPayment(wallet: Wallet, r: Resolved): Promise<Hex> {
   const amount = BigInt(r.amount_units);
-  let signature: Hex | null = null;
-  try {
-    const nonce = keccak256(encodeAbiParameters([{ type: "address" }, { type: "bytes32" }], [r.recipient, r.reference]));
-    signature = await wallet.signTypedData(
-      receiveAuthorizationTypedData(tokenDomain(r.chain_id, r.token), { from: wallet.account, to: r.splitter, value: amount, validAfter: 0n, validBefore: BigInt(r.expires_at), nonce }),
-    );
-  } catch (error) {
-    if ((error as { code?: number }).code === 4001) throw error; // declined: do not fall back behind the user's back
-  }
-  if (signature) {
-    const payment = { token: r.token, payer: wallet.account, recipient: r.recipient, amount, reference: r.reference, validBefore: BigInt(r.expires_at), signature };
-    return wallet.sendTransaction({ to: r.splitter, data: authorizationCall(payment, await wallet.hasCode()) });
-  }
+  const oneTransaction = await authorizationPayment(wallet, r, amount);
+  if (oneTransaction) return wallet.sendTransaction({ to: r.splitter, data: oneTransaction });
   const approval = await wallet.sendTransaction({ to: r.token, data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [r.splitter, amount] }) });
   await wallet.waitForReceipt(approval);
   return wallet.sendTransaction({ to: r.splitter, data: encodeFunctionData({ abi: splitterAbi, functionName: "pay", args: [r.token, r.recipient, amount, r.reference] }) });
+}
+
+/**
+ * The one-transaction call, or null when that path cannot work and the checkout pays with approve +
+ * pay instead: `payWithAuthorization` (v, r, s) for an EOA's 65-byte signature,
+ * `payWithAuthorizationSignature` (bytes, checked by ERC-1271) for a smart wallet (its address has
+ * code) or any signature that is not 65 bytes. Null when the wallet refuses to sign typed data (any
+ * error but the user declining, which stops here) or a simulation of the call reverts (a wallet that
+ * signed over another domain, a signature the token does not accept).
+ */
+async function authorizationPayment(wallet: Wallet, r: Resolved, amount: bigint): Promise<Hex | null> {
+  const nonce = keccak256(encodeAbiParameters([{ type: "address" }, { type: "bytes32" }], [r.recipient, r.reference]));
+  let signature: Hex;
+  try {
+    signature = await wallet.signTypedData(
+      receiveAuthorizationTypedData(r.token_domain, { from: wallet.account, to: r.splitter, value: amount, validAfter: 0n, validBefore: BigInt(r.expires_at), nonce }),
+    );
+  } catch (error) {
+    if ((error as { code?: number }).code === 4001) throw error; // declined: do not fall back behind the user's back
+    return null;
+  }
+  let data: Hex;
+  try {
+    const payment = { token: r.token, payer: wallet.account, recipient: r.recipient, amount, reference: r.reference, validBefore: BigInt(r.expires_at), signature };
+    data = authorizationCall(payment, await wallet.hasCode());
+  } catch {
+    return null; // not hex: nothing to send
+  }
+  try {
+    await wallet.call(r.splitter, data);
+  } catch {
+    return null;
+  }
+  return data;
 }
 
 /**
