@@ -5,7 +5,7 @@ import type { LiveDeployment } from "../deployments.js";
 import { ServiceError } from "../errors.js";
 import { isReceiptSettled } from "../chain/finality.js";
 import { readReceipt } from "../chain/transactions.js";
-import { paidFacts, type PaymentChain } from "../payments/verify.js";
+import { intentPaidFact, type PaymentChain } from "../payments/verify.js";
 import type { Intent } from "../payments/intent.js";
 import type { Terms } from "../recurring/terms.js";
 
@@ -35,7 +35,7 @@ async function requireSettled(chain: SettlementChain, receipt: TransactionReceip
 export async function paymentSettlement(chain: PaymentChain, intent: Intent, txHash: Hex): Promise<Settlement> {
   const receipt = await readReceipt(chain.client, txHash);
   if (!receipt || receipt.status !== "success") throw new ServiceError("PAYMENT_NOT_FOUND");
-  const paid = paidFacts(chain, receipt).find((p) => p.reference === intent.reference);
+  const paid = intentPaidFact(chain, receipt, intent);
   if (!paid || !isAddressEqual(paid.recipient, intent.recipient) || paid.amount !== intent.amountUnits || !isAddressEqual(paid.token, chain.deployment.token.address)) {
     throw new ServiceError("PAYMENT_MISMATCH");
   }

@@ -94,9 +94,9 @@ export class Webhooks {
     return counts.caller < this.deps.settings.capPerCaller && counts.total < this.deps.settings.capTotal;
   }
 
-  /** Watches a one-time payment until its intent's expiry plus one hour (or, through a link, until the link expires). */
-  async watchPayment(intent: Intent, notifyUrl: string, caller: string, link?: { expiresAt: number }): Promise<boolean> {
-    if (!link && !(await this.hasRoom(caller))) return false;
+  /** Watches a one-time payment until its intent's expiry plus one hour (payments through a link are covered by the link's watch). */
+  async watchPayment(intent: Intent, notifyUrl: string, caller: string): Promise<boolean> {
+    if (!(await this.hasRoom(caller))) return false;
     await this.#watches.add({
       kind: "payment",
       key: intent.reference,
@@ -104,7 +104,7 @@ export class Webhooks {
       caller,
       linkId: intent.linkId ?? null,
       data: { recipient: intent.recipient, amount_units: intent.amountUnits.toString(), expires_at: intent.expiresAt },
-      watchUntil: link ? link.expiresAt : intent.expiresAt + PAYMENT_WATCH_GRACE_SECONDS,
+      watchUntil: intent.expiresAt + PAYMENT_WATCH_GRACE_SECONDS,
     });
     return true;
   }

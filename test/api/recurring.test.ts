@@ -1,6 +1,6 @@
 import { assert } from "chai";
-import { decodeFunctionData, encodeAbiParameters, erc20Abi, keccak256, numberToHex, pad, parseEventLogs } from "viem";
-import { recurringChargesAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
+import { concat, decodeFunctionData, encodeAbiParameters, encodeFunctionData, erc20Abi, hexToBigInt, keccak256, numberToHex, pad, parseEventLogs, parseSignature, recoverTypedDataAddress } from "viem";
+import { recurringChargesAbi, safeAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../src/localchain/harness.js";
 import { ChargeAttempts } from "../../src/store/charge-attempts.js";
 import { createService } from "../../src/service.js";
@@ -8,6 +8,7 @@ import { createLogger } from "../../src/logger.js";
 import { configFor, useService } from "../helpers/service.js";
 import { deployTestContract } from "../helpers/deploy.js";
 import { wrap6492 } from "../helpers/subscriptions.js";
+import { createSafe, deploySafeInfrastructure, execTransaction, safeMessageSignature, signOnChain } from "../helpers/safe.js";
 import { balanceOf, send } from "../helpers/tx.js";
 import { approveThroughSession, reimbursingEnv, sendPrepared, subscribe, typedDataDigest, walletTypedData } from "../helpers/recurring.js";
 import supertest from "supertest";
@@ -145,6 +146,75 @@ describe("recurring charges API", function () {
       const rpcDown = await h.api.post("/v1/subscriptions/finalize").send({ setup_token: s.created.setup_token, payer: account, signature: s.signature });
       assert.equal(rpcDown.status, 502);
       assert.equal(rpcDown.body.error, "RPC_ERROR");
+    });
+  });
+
+  describe("one signature rule with the contract (OpenZeppelin's SignatureChecker)", () => {
+    const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+    const finalize = (setup_token: string, payerAddress: string, signature: string) => h.api.post("/v1/subscriptions/finalize").send({ setup_token, payer: payerAddress, signature });
+
+    async function offer() {
+      const created = await h.api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "10", period: 3600 });
+      const resolved = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
+      return { setup: created.body.setup_token as string, resolved: resolved.body };
+    }
+
+    /** A 1-of-1 Safe 1.4.1 owned by the payer's key, holding USDC and allowing the contract. */
+    async function fundedSafe() {
+      const infra = await deploySafeInfrastructure(h.chain, payer());
+      const safe = await createSafe(h.chain, infra, payer(), [payer()], 1);
+      await send(h.chain, payer(), { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [safe, 100_000_000n] });
+      await execTransaction(h.chain, safe, [payer()], { to: usdc(), data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] }) });
+      return { infra, safe };
+    }
+
+    it("refuses a high-s (malleated) EOA signature, as the contract does; a y-parity v (0/1) is stored as 27/28 and charges", async () => {
+      const { setup, resolved } = await offer();
+      const signature = await payer().signTypedData(walletTypedData(resolved, payer().address) as never);
+      const { r, s: low, v } = parseSignature(signature);
+      const malleated = concat([r, numberToHex(SECP256K1_N - hexToBigInt(low), { size: 32 }), v === 27n ? "0x1c" : "0x1b"]);
+      assert.equal(await recoverTypedDataAddress({ ...walletTypedData(resolved, payer().address), signature: malleated } as never), payer().address, "the twin recovers to the payer");
+      const refused = await finalize(setup, payer().address, malleated);
+      assert.equal(refused.status, 400);
+      assert.deepEqual(refused.body, { error: "INVALID_SIGNATURE", action: "ASK_PAYER" });
+      for (const bad of [signature.slice(0, -2), `${signature}00`, "0x"]) assert.equal((await finalize(setup, payer().address, bad)).body.error, "INVALID_SIGNATURE", `${(bad.length - 2) / 2} bytes`);
+
+      const yParity = `${signature.slice(0, -2)}${v === 27n ? "00" : "01"}`;
+      const accepted = await finalize(setup, payer().address, yParity);
+      assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+      await approveThroughSession(h, payer(), accepted.body.subscription);
+      assert.include((await charge(accepted.body.subscription)).body, { status: "CONFIRMING" });
+    });
+
+    it("accepts an empty signature from a Safe 1.4.1 that approved the terms on chain, and charges it; refuses it before the approval", async () => {
+      const { infra, safe } = await fundedSafe();
+      const { setup, resolved } = await offer();
+      const id = typedDataDigest(resolved, safe);
+      assert.deepEqual((await finalize(setup, safe, "0x")).body, { error: "INVALID_SIGNATURE", action: "ASK_PAYER" }, "not approved yet");
+      await signOnChain(h.chain, safe, infra, [payer()], id);
+      const finalized = await finalize(setup, safe, "0x");
+      assert.equal(finalized.status, 200, JSON.stringify(finalized.body));
+      assert.equal(finalized.body.subscription_id, id);
+      const first = await charge(finalized.body.subscription);
+      assert.include(first.body, { status: "CONFIRMING" }, JSON.stringify(first.body));
+      await h.chain.mine(2);
+      assert.include((await charge(finalized.body.subscription)).body, { status: "CHARGED", ok: true, tx_hash: first.body.tx_hash });
+    });
+
+    it("a first charge whose signature no longer validates on chain (the Safe changed owner) is INVALID_SIGNATURE / ASK_PAYER, not a revocation; nothing is sent", async () => {
+      const { safe } = await fundedSafe();
+      const { setup, resolved } = await offer();
+      const id = typedDataDigest(resolved, safe);
+      const finalized = await finalize(setup, safe, await safeMessageSignature(h.chain, safe, [payer()], id));
+      assert.equal(finalized.status, 200, JSON.stringify(finalized.body));
+      // The Safe replaces its only owner (Safe's owner list starts at the sentinel address 0x…01).
+      const sentinel = "0x0000000000000000000000000000000000000001";
+      await execTransaction(h.chain, safe, [payer()], { to: safe, data: encodeFunctionData({ abi: safeAbi, functionName: "swapOwner", args: [sentinel, payer().address, other().address] }) });
+      const nonceBefore = await relayerNonce();
+      const refused = await charge(finalized.body.subscription);
+      assert.equal(refused.status, 400);
+      assert.deepEqual(refused.body, { error: "INVALID_SIGNATURE", action: "ASK_PAYER" });
+      assert.equal(await relayerNonce(), nonceBefore, "nothing sent");
     });
   });
 
@@ -400,6 +470,8 @@ describe("recurring charges API", function () {
       assert.equal((await h.api.post("/v1/subscriptions/state").send({ subscription: cancel })).status, 200, "state reads with a cancel token");
 
       h.clock.advance(900);
+      assert.deepEqual((await h.api.post("/v1/subscriptions/state").send({ subscription: cancel })).body, { error: "CANCEL_TOKEN_EXPIRED", action: "FIX_REQUEST" }, "an expired cancel token reads nothing");
+      assert.equal((await h.api.post("/v1/subscriptions/state").send({ subscription: s.subscription })).status, 200, "the capability still reads");
       assert.deepEqual((await h.api.post("/v1/subscriptions/revoke/prepare").send({ subscription: cancel })).body, { error: "CANCEL_TOKEN_EXPIRED", action: "FIX_REQUEST" });
       assert.deepEqual((await h.api.post("/v1/subscriptions/approve/resolve").send({ approve_token: approve })).body, { error: "APPROVE_TOKEN_EXPIRED", action: "FIX_REQUEST" });
     });
@@ -441,13 +513,38 @@ describe("recurring charges API", function () {
       assert.deepEqual(skipped.body, { found: false, code: "PAYMENT_NOT_FOUND", as_of_block: (receipt.blockNumber + 2n).toString() });
     });
 
+    it("recovers any period's charge with the same number of RPC calls (one record read, one one-block log query), whatever the period or the chain's length", async () => {
+      const s = await subscribe(h, payer(), { recipient: merchant().address, period: 3600 });
+      await approveThroughSession(h, payer(), s.subscription);
+      const recoverCalls = async (period_index: number) => {
+        h.proxy.reset();
+        const res = await h.api.post("/v1/charges/recover").send({ subscription: s.subscription, period_index });
+        assert.equal(res.body.found, true, JSON.stringify(res.body));
+        return [h.proxy.count(), h.proxy.count("eth_getLogs")];
+      };
+      for (let period = 0; period < 8; period++) {
+        if (period > 0) await h.chain.advanceTime(3600);
+        const sent = await charge(s.subscription);
+        assert.equal(sent.body.status, "CONFIRMING", JSON.stringify(sent.body));
+        await h.chain.mine(2);
+        const settled = await charge(s.subscription);
+        assert.equal(settled.body.status, "CHARGED", `period ${period}: ${JSON.stringify(settled.body)}`);
+      }
+      const first = await recoverCalls(0);
+      assert.deepEqual(first[1], 1);
+      for (const period of [5, 6, 7]) assert.deepEqual(await recoverCalls(period), first, `period ${period}`);
+      await h.chain.mine(5_000);
+      assert.deepEqual(await recoverCalls(7), first, "after 5,000 more blocks");
+    });
+
     it("answers 502 PAYMENT_RECOVERY_INCONSISTENT when the contract's record has no matching log", async () => {
       const s = await subscribe(h, payer(), { recipient: merchant().address });
-      // chargedBlock[id][5] = 3 by hand: a block with no Charged log. Storage: EIP712's two fallback
-      // strings (0, 1), Ownable (2), Ownable2Step (3), subscriptions (4), chargedBlock (5).
+      // Period 5's record = block 3 by hand: a block with no Charged log. Storage: EIP712's two fallback
+      // strings (0, 1), Ownable (2), Ownable2Step (3), subscriptions (4), the charge records (5), six
+      // 40-bit block numbers per slot: period 5 is bits 200..239 of group 0.
       const outer = keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [s.id, 5n]));
-      const slot = keccak256(encodeAbiParameters([{ type: "uint64" }, { type: "bytes32" }], [5n, outer]));
-      await h.chain.testClient.setStorageAt({ address: recurring(), index: slot, value: pad(numberToHex(3)) });
+      const slot = keccak256(encodeAbiParameters([{ type: "uint256" }, { type: "bytes32" }], [0n, outer]));
+      await h.chain.testClient.setStorageAt({ address: recurring(), index: slot, value: pad(numberToHex(3n << 200n)) });
       assert.equal(await h.chain.publicClient.readContract({ address: recurring(), abi: recurringChargesAbi, functionName: "chargedBlock", args: [s.id, 5n] }), 3n);
       const res = await h.api.post("/v1/charges/recover").send({ subscription: s.subscription, period_index: 5 });
       assert.equal(res.status, 502);

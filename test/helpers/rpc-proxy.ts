@@ -26,6 +26,8 @@ export class RpcProxy {
   /** When set, faults apply only to these methods; others pass. */
   faultMethods: Set<string> | null = null;
   readonly calls = new Map<string, number>();
+  /** When set, every request waits for it before being forwarded (a slow node, to order a race). */
+  gate: ((methods: string[]) => Promise<void>) | null = null;
   #server: Server | null = null;
   url = "";
 
@@ -46,7 +48,10 @@ export class RpcProxy {
         }
         for (const m of methods) this.calls.set(m, (this.calls.get(m) ?? 0) + 1);
         const faulty = this.mode !== "pass" && (!this.faultMethods || methods.some((m) => this.faultMethods!.has(m)));
-        if (!faulty) return this.#forward(body, res);
+        if (!faulty) {
+          if (this.gate) return void this.gate(methods).then(() => this.#forward(body, res));
+          return this.#forward(body, res);
+        }
         switch (this.mode) {
           case "rpc-error": {
             const parsed = JSON.parse(body.toString("utf8"));
@@ -90,6 +95,7 @@ export class RpcProxy {
     this.calls.clear();
     this.mode = "pass";
     this.faultMethods = null;
+    this.gate = null;
   }
 
   async close(): Promise<void> {
