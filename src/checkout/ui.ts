@@ -17,14 +17,14 @@ export function details(rows: Array<[string, string]>): HTMLDListElement {
 export type StatusKind = "ok" | "wait" | "error";
 
 /** A status line the flows update as they go (the one element tests and people read). */
-export function statusLine(): { node: HTMLElement; set(kind: StatusKind, text: string): void; clear(): void } {
+export function statusLine(): { node: HTMLElement; set(kind: StatusKind, text: string, ...more: Array<Node | null>): void; clear(): void } {
   const node = el("div", { id: "status", role: "status" });
   return {
     node,
-    set(kind, text) {
+    set(kind, text, ...more) {
       node.className = `status ${kind}`;
       node.dataset.state = kind;
-      node.textContent = text;
+      node.replaceChildren(el("span", { class: "status-text" }, text), ...more.filter((n): n is Node => n !== null));
     },
     clear() {
       node.className = "";
