@@ -1,6 +1,7 @@
 import type { Hex } from "viem";
 import { chainName, countdown, displayTime, networkOf, shortHex } from "./format.js";
-import { qrSvg, walletLinks } from "./handoff.js";
+import { qrSvg } from "./handoff.js";
+import { walletLinks } from "./wallet-links.js";
 import { el } from "./ui.js";
 import { discoverWallets } from "./wallet.js";
 
