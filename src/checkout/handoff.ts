@@ -5,10 +5,10 @@ const SVG = "http://www.w3.org/2000/svg";
 
 /**
  * A QR code of `text` as an inline SVG element (one path; no HTML strings, no image from elsewhere,
- * so the CSP stays as it is). Error correction M; a 4-module quiet zone.
+ * so the CSP stays as it is). Error correction L (a screen shows it clean; fewer, larger modules for a long URL); a 4-module quiet zone.
  */
 export function qrSvg(text: string, label: string): SVGSVGElement {
-  const qr = qrcode(0, "M");
+  const qr = qrcode(0, "L");
   qr.addData(text, "Byte");
   qr.make();
   const count = qr.getModuleCount();

@@ -2,7 +2,7 @@ import type { Hex } from "viem";
 import { chainName, countdown, displayTime, networkOf, shortHex } from "./format.js";
 import { qrSvg } from "./handoff.js";
 import { walletLinks } from "./wallet-links.js";
-import { el } from "./ui.js";
+import { el, render } from "./ui.js";
 import { discoverWallets } from "./wallet.js";
 
 /**
@@ -24,6 +24,11 @@ export function setContext(next: PageContext): void {
 
 export function pageContext(): PageContext {
   return context;
+}
+
+/** An error page: the network banner (when known), the title, the explanation. */
+export function errorPage(title: string, status: HTMLElement): void {
+  render(...(context.chainId !== null ? [networkBanner(context.chainId)] : []), el("h1", {}, title), status);
 }
 
 /** "Pay 12.50 USDC · Checkout". */
@@ -111,7 +116,7 @@ export function handoff(open: boolean): HTMLElement {
   return el(
     "details",
     { class: "handoff", id: "handoff", ...(open ? { open: "" } : {}) },
-    el("summary", {}, open ? "Pay with a phone wallet" : "Pay with a phone wallet instead"),
+    el("summary", {}, open ? "Use a wallet app on your phone" : "Use a wallet app on your phone instead"),
     el("p", { class: "muted" }, "On this phone: open this page in your wallet app's browser."),
     el("div", { class: "wallet-links" }, ...links),
     el("p", { class: "muted" }, "On a computer: scan this code with your phone's camera or wallet to continue there."),
@@ -135,7 +140,7 @@ async function fillWalletNotice(box: HTMLElement, chainId: number, button: HTMLE
   const wallets = await discoverWallets();
   if (wallets.length === 0) {
     button.hidden = true;
-    box.append(el("p", { class: "notice", id: "no-wallet" }, "No wallet in this browser. Pay with a wallet app on your phone:"), handoff(true));
+    box.append(el("p", { class: "notice", id: "no-wallet" }, "No wallet in this browser. Continue in a wallet app on your phone:"), handoff(true));
     box.dataset.ready = "none";
     return;
   }

@@ -50,6 +50,7 @@ for (const size of SIZES) {
     /** Asserts the page fits its width with every fold open, then saves the screenshot (folds as the buyer left them). */
     async function check(name: string, title: RegExp): Promise<void> {
       assert.match(await page.title(), title);
+      if (await page.locator("#wallet-notice").count()) await page.locator("#wallet-notice[data-ready]").waitFor();
       const widths = await page.evaluate<{ width: number; now: number }>(`(() => {
         const folds = [...document.querySelectorAll("details")].map((d) => [d, d.open]);
         for (const [d] of folds) d.open = true;
@@ -77,7 +78,7 @@ for (const size of SIZES) {
       assert.equal(await page.locator("#network .network-name").textContent(), "Base Sepolia (test)");
       assert.isTrue(await page.locator("#test-badge").isVisible());
       assert.include(await page.locator("#network").textContent(), "local chain");
-      assert.match((await page.locator("#validity").textContent())!, size.name === "phone" ? /^Valid until \d+ \w{3} \d{4}, \d\d:\d\d (CET|CEST) · \d+:\d\d left$/ : /^Valid until \w{3} \d+, \d{4}, \d\d:\d\d (AM|PM) (EST|EDT) · \d+:\d\d left$/);
+      assert.match((await page.locator("#validity").textContent())!, size.name === "phone" ? /^Valid until \d+ \w{3} \d{4}, \d\d:\d\d (CET|CEST) · (\d+:\d\d|1 h 00 min) left$/ : /^Valid until \w{3} \d+, \d{4}, \d\d:\d\d (AM|PM) (EST|EDT) · (\d+:\d\d|1 h 00 min) left$/);
       assert.isNull(await page.locator("details.more").getAttribute("open"), "the reference is folded away");
       assert.isFalse(await page.locator("details.more dd").first().isVisible());
       const url = page.url();

@@ -37,8 +37,8 @@ export async function approveFlow(approveToken: string, symbol: string): Promise
       validity("Link valid until", a.expires_at),
       folded("Details", [["Subscription", a.subscription_id], ["Contract", a.spender], ["Token", a.token]]),
       go,
-      walletNotice(a.chain_id, go),
       status.node,
+      walletNotice(a.chain_id, go),
     ),
   );
 }

@@ -27,6 +27,15 @@ export async function cancelFlow(cancelToken: string): Promise<void> {
   render(
     networkBanner(p.chain_id),
     el("h1", {}, "Cancel subscription"),
-    el("div", { class: "card" }, el("p", { id: "description" }, p.description), details([["Payer", p.payer]]), folded("Details", [["Subscription", p.subscription_id], ["Contract", p.to]]), go, walletNotice(p.chain_id, go), status.node),
+    el(
+      "div",
+      { class: "card" },
+      el("p", {}, "Stop this subscription: once the cancellation is on chain, no further charge can be taken."),
+      details([["Payer", p.payer]]),
+      folded("Details", [["What is sent", p.description], ["Subscription", p.subscription_id], ["Contract", p.to]]),
+      go,
+      status.node,
+      walletNotice(p.chain_id, go),
+    ),
   );
 }

@@ -1,7 +1,7 @@
 import { isAddressEqual, type Address, type Hex } from "viem";
 import { post } from "../api.js";
 import { connectWallet, walletError } from "../connect.js";
-import { setTitle, transactionLink } from "../page.js";
+import { errorPage, setTitle, transactionLink } from "../page.js";
 import { button, el, explain, render, statusLine } from "../ui.js";
 import type { Wallet } from "../wallet.js";
 
@@ -17,7 +17,7 @@ export async function loadOrExplain<T>(title: string, path: string, body: unknow
   const b = answer.body;
   status.set(b.error === "PAYMENT_ALREADY_PROCESSED" ? "ok" : "error", explain(b.error, b.action, b.retry_after));
   setTitle(/EXPIRED$/.test(b.error ?? "") ? `${title}: expired` : title);
-  render(el("h1", {}, title), status.node);
+  errorPage(title, status.node);
   return null;
 }
 

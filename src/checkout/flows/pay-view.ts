@@ -2,7 +2,7 @@ import type { Hex } from "viem";
 import { post } from "../api.js";
 import { displayAmount } from "../format.js";
 import { forgetLinkPayment, keepLinkPayment, recallLinkPayment } from "../link-session.js";
-import { folded, networkBanner, pageContext, returnLink, setTitle, transactionLink, validity, walletNotice } from "../page.js";
+import { errorPage, folded, networkBanner, pageContext, returnLink, setTitle, transactionLink, validity, walletNotice } from "../page.js";
 import { el, explain, render } from "../ui.js";
 import type { ResolvedPayment } from "../../payments/payments.js";
 import type { Status } from "./common.js";
@@ -37,7 +37,7 @@ export async function resolvePayment(token: string, status: Status): Promise<Res
     }
     setTitle(b.error === "INTENT_EXPIRED" || b.error === "LINK_CLOSED" ? "Expired" : "Payment");
     status.set("error", explain(b.error, b.action, b.retry_after));
-    render(el("h1", {}, "Payment"), status.node);
+    errorPage("Payment", status.node);
     return null;
   }
   const r = answer.body;
@@ -77,8 +77,8 @@ export function payPage(r: Resolved, pay: HTMLButtonElement, status: Status): vo
         ["Chain id", String(r.chain_id)],
       ]),
       pay,
-      walletNotice(r.chain_id, pay),
       status.node,
+      walletNotice(r.chain_id, pay),
     ),
   );
 }

@@ -38,8 +38,8 @@ export async function refundFlow(refundToken: string, symbol: string): Promise<v
       }),
       folded("Details", [["Token", r.token]]),
       go,
-      walletNotice(r.chain_id, go),
       status.node,
+      walletNotice(r.chain_id, go),
     ),
   );
 }

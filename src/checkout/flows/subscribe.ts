@@ -93,8 +93,8 @@ export async function subscribeFlow(setupToken: string, symbol: string): Promise
         ["Chain id", String(t.chain_id)],
       ]),
       sign,
-      walletNotice(t.chain_id, sign),
       status.node,
+      walletNotice(t.chain_id, sign),
       result,
     ),
   );
