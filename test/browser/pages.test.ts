@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { assert } from "chai";
 import type { Browser, Page } from "playwright-core";
 import type { Hex } from "viem";
@@ -12,6 +14,13 @@ import { sendPrepared } from "../helpers/recurring.js";
  * Every route and state of the checkout as a buyer sees it, at phone and desktop size: what it says,
  * that it fits the screen (no horizontal scrolling), its title, and a screenshot in test-results/.
  */
+/** Reads the QR code in a screenshot back with zbarimg (Debian's zbar-tools), as a phone camera would. */
+function readQr(png: string): string {
+  if (!existsSync("/usr/bin/zbarimg")) throw new Error("no zbarimg: apt-get install zbar-tools (.ci/run does)");
+  const out = execFileSync("/usr/bin/zbarimg", ["--quiet", "--raw", png], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  return out.trim();
+}
+
 const SIZES = [
   { name: "phone", width: 390, height: 844, locale: "en-GB", timezoneId: "Europe/Paris" },
   { name: "desktop", width: 1280, height: 800, locale: "en-US", timezoneId: "America/New_York" },
@@ -88,6 +97,7 @@ for (const size of SIZES) {
       assert.isTrue(await page.locator("#handoff svg.qr").isVisible());
       assert.isAbove(Number(await page.locator("#handoff svg.qr").getAttribute("data-modules")), 20, "a QR code big enough for the URL");
       await check("pay-no-wallet", /^Pay 12\.50 USDC · Checkout$/);
+      assert.equal(readQr(`${ARTIFACTS}/page-${size.name}-pay-no-wallet.png`), url, "the QR code on screen reads back as this page, fragment included");
     });
 
     it("pay, wallet on another chain: said before paying; paid: explorer word and the way back to the merchant", async () => {
