@@ -1,4 +1,5 @@
 import { concat, getAddress, isAddressEqual, toHex, zeroAddress, type Address, type Hex } from "viem";
+import { tokenDomain, type TokenDomain } from "../chain/token-authorizations.js";
 import { splitterAbi } from "../generated/contracts.js";
 import { ServiceError } from "../errors.js";
 import { formatAmount } from "../money.js";
@@ -50,6 +51,8 @@ export interface ResolvedPayment {
   chain_id: number;
   reference: Hex;
   expires_at: number;
+  /** The token's EIP-712 domain (from deployments/<chain id>.json): what an EIP-3009 authorization or a permit is signed over. */
+  token_domain: TokenDomain;
   /** Extension: the merchant's way back, when it gave one. */
   return_url?: string;
 }
@@ -119,6 +122,7 @@ export class Payments {
       chain_id: deployment.chainId,
       reference: intent.reference,
       expires_at: intent.expiresAt,
+      token_domain: tokenDomain(deployment.chainId, deployment.token.address, deployment.token.eip712),
       ...(intent.returnUrl ? { return_url: intent.returnUrl } : {}),
     };
   }
@@ -160,6 +164,7 @@ export class Payments {
       chain_id: deployment.chainId,
       reference,
       expires_at: created.expires_at,
+      token_domain: tokenDomain(deployment.chainId, deployment.token.address, deployment.token.eip712),
       intent: created.intent,
       link_id: link.linkId,
       ...(link.returnUrl ? { return_url: link.returnUrl } : {}),
