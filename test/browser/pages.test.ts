@@ -142,6 +142,40 @@ for (const size of SIZES) {
       await check("pay-already-paid", /^Paid · Checkout$/);
     });
 
+    it("pay, the countdown runs out while the page is open: the button goes, the page says expired", async () => {
+      const intent = await post("/v1/payments", { recipient: merchant().address, amount: "1" });
+      await page.clock.install({ time: h.clock.ms });
+      await injectWallet(page, h.chain, buyer());
+      await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
+      await page.locator("#pay").waitFor();
+      assert.match((await page.locator("#countdown").textContent())!, /^(1 h 00 min|59:\d\d) left$/);
+      await page.clock.fastForward("58:00");
+      assert.match((await page.locator("#countdown").textContent())!, /^[12]:\d\d left$/);
+      await page.clock.fastForward("02:05");
+      assert.include(await statusOf(page, "error"), "expired");
+      assert.equal(await page.locator("#pay").count(), 0);
+      await check("pay-expired-open", /^Expired · Checkout$/);
+    });
+
+    it("pay on a real network: the transaction links to Sepolia Basescan", async () => {
+      // The service here runs on the local chain; the page is told otherwise, as on Base Sepolia.
+      await page.route("**/v1/capabilities", async (route) => {
+        const real = await (await route.fetch()).json();
+        await route.fulfill({ json: { ...real, local_chain: false } });
+      });
+      const intent = await post("/v1/payments", { recipient: merchant().address, amount: "1" });
+      await injectWallet(page, h.chain, buyer());
+      await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
+      assert.notInclude(await page.locator("#network").textContent(), "local chain");
+      await page.click("#pay");
+      await settle();
+      const hash = await page.locator("#tx code").getAttribute("title");
+      assert.equal(await page.locator("#explorer-link").getAttribute("href"), `https://sepolia.basescan.org/tx/${hash}`);
+      assert.equal(await page.locator("#explorer-link").textContent(), "View on Sepolia Basescan");
+      assert.equal(await page.locator("#return-link").count(), 0, "no way back when the merchant gave none");
+      await check("pay-paid-explorer", /^Paid · Checkout$/);
+    });
+
     it("link: a reload shows the same payment; once paid, a reload shows Paid with the transaction and the way back", async () => {
       const link = await post("/v1/links", { recipient: merchant().address, amount: "3", return_url: back() });
       await injectWallet(page, h.chain, buyer());
