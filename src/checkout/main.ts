@@ -3,7 +3,7 @@ import { cancelFlow } from "./flows/cancel.js";
 import { payFlow } from "./flows/pay.js";
 import { refundFlow } from "./flows/refund.js";
 import { subscribeFlow } from "./flows/subscribe.js";
-import { setContext, stopTimers } from "./page.js";
+import { networkBanner, pageContext, setContext, stopTimers } from "./page.js";
 import { el, render } from "./ui.js";
 
 /**
@@ -37,7 +37,7 @@ async function route(): Promise<void> {
       return refundFlow(token!, symbol);
     default:
       document.title = "Checkout";
-      render(el("h1", {}, "Checkout"), el("p", { class: "muted" }, "Open this page from a payment, subscription, approval, cancellation or refund link."));
+      render(...(pageContext().chainId !== null ? [networkBanner(pageContext().chainId!)] : []), el("h1", {}, "Checkout"), el("p", { class: "muted" }, "Open this page from a payment, subscription, approval, cancellation or refund link."));
   }
 }
 

@@ -11,7 +11,7 @@ export function render(...nodes: Node[]): void {
 }
 
 export function details(rows: Array<[string, string]>): HTMLDListElement {
-  return el("dl", {}, ...rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]));
+  return el("dl", {}, ...rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", /^0x[0-9a-fA-F]+$/.test(v) ? { class: "hex" } : {}, v)]));
 }
 
 export type StatusKind = "ok" | "wait" | "error";

@@ -67,6 +67,7 @@ export function payPage(r: Resolved, pay: HTMLButtonElement, status: Status): vo
       validity("Valid until", r.expires_at, () => {
         if (status.node.dataset.state === "wait" || status.node.dataset.state === "ok") return; // a payment is under way: verify decides
         pay.remove();
+        document.getElementById("wallet-notice")?.remove();
         setTitle("Expired");
         status.set("error", explain("INTENT_EXPIRED", undefined));
       }),
@@ -86,6 +87,8 @@ export function payPage(r: Resolved, pay: HTMLButtonElement, status: Status): vo
 /** Once verify says valid: Paid, the explorer link, and the way back when the merchant gave one. */
 export function showPaid(status: Status, hash: Hex, returnUrl: string | undefined): void {
   setTitle("Paid");
+  const heading = document.querySelector("h1");
+  if (heading) heading.textContent = "Paid";
   document.getElementById("wallet-notice")?.remove();
   document.getElementById("validity")?.remove();
   status.set("ok", "Paid.", transactionLink(hash), returnLink(returnUrl));
