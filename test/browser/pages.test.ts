@@ -34,6 +34,7 @@ for (const size of SIZES) {
     let api: string;
     let close: () => Promise<void>;
     let page: Page;
+    let cspViolations: string[];
     const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
     const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
     const post = async (path: string, body: object) => (await h.api.post(path).send(body)).body;
@@ -50,6 +51,10 @@ for (const size of SIZES) {
       api = running.apiUrl;
       close = running.close;
       page = await browser.newPage({ viewport: { width: size.width, height: size.height }, locale: size.locale, timezoneId: size.timezoneId });
+      cspViolations = [];
+      page.on("console", (m) => {
+        if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+      });
     });
     afterEach(async () => {
       await page.close();
@@ -70,6 +75,7 @@ for (const size of SIZES) {
       assert.isAtMost(widths.width, size.width, `${name}: ${widths.width} px wide with the details open`);
       assert.isAtMost(widths.now, size.width, `${name}: ${widths.now} px wide`);
       await page.screenshot({ path: `${ARTIFACTS}/page-${size.name}-${name}.png`, fullPage: true });
+      assert.deepEqual(cspViolations, [], `${name}: nothing the CSP had to block (QR code, icons, favicon, styles)`);
     }
 
     async function settle(): Promise<string> {
