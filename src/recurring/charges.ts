@@ -6,6 +6,7 @@ import { ServiceError, type Action } from "../errors.js";
 import { formatAmount } from "../money.js";
 import { finalityHead, isReceiptSettled, isSettled } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";
+import { checkTokenWillTransfer } from "../chain/token-refusals.js";
 import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import type { ChargeAttempt, ChargeAttempts } from "../store/charge-attempts.js";
 import { chargeRefusal } from "./charge-errors.js";
@@ -89,6 +90,8 @@ export class Charges {
     const paidIn = await this.#chargedBlock(id, period, block.number);
     if (paidIn !== 0n) return this.#result("ALREADY_CHARGED", terms, id, period, await this.#chargeTx(id, period, paidIn));
 
+    // The token's refusals (blacklisted account, paused token), named before anything is sent.
+    await checkTokenWillTransfer(client, terms.token, [terms.payer, terms.recipient, this.deps.deployment.parameters.feeCollector, this.#contract]);
     let fees: FeeQuote;
     try {
       fees = await quoteFees(client, this.deps.pricing);
