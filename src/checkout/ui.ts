@@ -63,6 +63,8 @@ export function explain(error: string | undefined, action: string | undefined, r
     INVALID_REFUND_TOKEN: "This refund link is not valid.",
     REFUND_TOKEN_EXPIRED: "This refund link has expired. Prepare the refund again.",
     AMOUNT_OUT_OF_BOUNDS: "This amount is outside what the service accepts.",
+    ACCOUNT_BLOCKED: "The token refuses this payment: one of the accounts is blocked. Nothing was sent; contact the merchant.",
+    TOKEN_PAUSED: "Transfers of this token are paused for now. Nothing was sent.",
   };
   const text = known[error ?? ""] ?? `The service answered ${error ?? "an error"}.`;
   return action === "RETRY" ? `${text} Try again${retryAfter ? ` in ${retryAfter} s` : ""}.` : text;
