@@ -35,9 +35,11 @@ async function route(): Promise<void> {
       return cancelFlow(token!);
     case "refund":
       return refundFlow(token!, symbol);
-    default:
+    default: {
       document.title = "Checkout";
-      render(...(pageContext().chainId !== null ? [networkBanner(pageContext().chainId!)] : []), el("h1", {}, "Checkout"), el("p", { class: "muted" }, "Open this page from a payment, subscription, approval, cancellation or refund link."));
+      const { chainId } = pageContext();
+      render(...(chainId !== null ? [networkBanner(chainId)] : []), el("h1", {}, "Checkout"), el("p", { class: "muted" }, "Open this page from a payment, subscription, approval, cancellation or refund link."));
+    }
   }
 }
 

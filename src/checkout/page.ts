@@ -144,9 +144,10 @@ async function fillWalletNotice(box: HTMLElement, chainId: number, button: HTMLE
     box.dataset.ready = "none";
     return;
   }
-  if (wallets.length === 1) {
+  const [only] = wallets;
+  if (only && wallets.length === 1) {
     try {
-      const current = Number(await wallets[0]!.provider.request({ method: "eth_chainId" }));
+      const current = Number(await only.provider.request({ method: "eth_chainId" }));
       if (current !== chainId) {
         box.append(el("p", { class: "notice", id: "other-chain" }, `Your wallet is on ${chainName(current)}. It will be asked to switch to ${networkOf(chainId, context.localChain).name}.`));
       }
