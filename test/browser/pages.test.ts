@@ -120,6 +120,15 @@ for (const size of SIZES) {
       assert.equal(await page.locator("#return-link").getAttribute("href"), back());
       assert.equal(await page.locator("#validity").count(), 0, "no countdown once paid");
       await check("pay-paid", /^Paid · Checkout$/);
+      const hash = await page.locator("#tx code").getAttribute("title");
+      await page.reload();
+      await page.locator("h1", { hasText: "Paid" }).waitFor();
+      assert.equal(await page.locator("#amount").textContent(), "12.34 USDC");
+      assert.equal(await page.locator("#tx code").getAttribute("title"), hash, "a reload shows the transaction this tab sent");
+      assert.equal(await page.locator("#return-link").getAttribute("href"), back());
+      const stored = await page.evaluate<Array<[string, string]>>("Object.entries(sessionStorage)");
+      assert.isTrue(stored.every(([k, v]) => !k.includes(intent.intent) && !v.includes(intent.intent)), "the intent is never stored");
+      await check("pay-paid-reload", /^Paid · Checkout$/);
     });
 
     it("pay, refused in the wallet: says so, nothing sent, the button stays to try again", async () => {

@@ -1,7 +1,7 @@
 import type { Hex } from "viem";
 import { post } from "../api.js";
 import { displayAmount } from "../format.js";
-import { forgetLinkPayment, keepLinkPayment, recallLinkPayment } from "../link-session.js";
+import { forgetPayment, keepPayment, recallPayment, type KeptPayment } from "../payment-session.js";
 import { errorPage, folded, networkBanner, pageContext, returnLink, setTitle, transactionLink, validity, walletNotice } from "../page.js";
 import { el, explain, render } from "../ui.js";
 import type { ResolvedPayment } from "../../payments/payments.js";
@@ -15,24 +15,25 @@ const isLink = (token: string) => token.startsWith("lk.");
 /**
  * Resolves the page's token. A link token first looks for the payment this tab already minted
  * through it: still open, it is shown again; paid, the page says Paid; expired, a new one is minted.
- * Renders the explanation (or the Paid page) and returns null when there is nothing to pay.
+ * An intent already paid shows Paid with the transaction this tab sent, if it sent it. Renders the
+ * explanation (or the Paid page) and returns null when there is nothing to pay.
  */
 export async function resolvePayment(token: string, status: Status): Promise<Resolved | null> {
-  const kept = isLink(token) ? recallLinkPayment(token) : null;
-  if (kept) {
+  const kept = recallPayment(token);
+  if (isLink(token) && kept?.intent) {
     const again = await post<Resolved>("/v1/payments/resolve", { intent: kept.intent });
     if (again.ok) return { ...again.body, intent: kept.intent };
     if (again.body.error === "PAYMENT_ALREADY_PROCESSED") {
-      paidPage({ amountUnits: kept.amountUnits, ...(kept.txHash ? { txHash: kept.txHash } : {}), ...(kept.returnUrl ? { returnUrl: kept.returnUrl } : {}) }, status);
+      paidPage(kept, status);
       return null;
     }
-    forgetLinkPayment(token); // expired or refused: mint a fresh one below
+    forgetPayment(token); // expired or refused: mint a fresh one below
   }
   const answer = await post<Resolved>("/v1/payments/resolve", { intent: token });
   if (!answer.ok) {
     const b = answer.body;
     if (b.error === "PAYMENT_ALREADY_PROCESSED") {
-      paidPage({}, status);
+      paidPage(isLink(token) ? null : kept, status);
       return null;
     }
     setTitle(b.error === "INTENT_EXPIRED" || b.error === "LINK_CLOSED" ? "Expired" : "Payment");
@@ -41,14 +42,19 @@ export async function resolvePayment(token: string, status: Status): Promise<Res
     return null;
   }
   const r = answer.body;
-  if (isLink(token) && r.intent) keepLinkPayment(token, { intent: r.intent, amountUnits: r.amount_units, expiresAt: r.expires_at, ...(r.return_url ? { returnUrl: r.return_url } : {}) });
+  const returnUrl = r.return_url ? { returnUrl: r.return_url } : {};
+  if (isLink(token)) {
+    if (r.intent) keepPayment(token, { intent: r.intent, amountUnits: r.amount_units, expiresAt: r.expires_at, ...returnUrl });
+  } else if (!kept) {
+    keepPayment(token, { amountUnits: r.amount_units, expiresAt: r.expires_at, ...returnUrl });
+  }
   return r;
 }
 
-/** Remembers the transaction sent for a link's payment, so a reload can show it. */
+/** Remembers the transaction sent, so a reload can show it with Paid. */
 export function rememberTransaction(token: string, hash: Hex): void {
-  const kept = isLink(token) ? recallLinkPayment(token) : null;
-  if (kept) keepLinkPayment(token, { ...kept, txHash: hash });
+  const kept = recallPayment(token);
+  if (kept) keepPayment(token, { ...kept, txHash: hash });
 }
 
 /** The pay page: amount, recipient, network, validity with a countdown; reference and contracts folded. */
@@ -95,13 +101,13 @@ export function showPaid(status: Status, hash: Hex, returnUrl: string | undefine
 }
 
 /** The page for a payment already made (a reload after paying). */
-function paidPage(p: { amountUnits?: string; txHash?: Hex; returnUrl?: string }, status: Status): void {
+function paidPage(p: KeptPayment | null, status: Status): void {
   const { symbol, chainId } = pageContext();
   setTitle("Paid");
-  status.set("ok", explain("PAYMENT_ALREADY_PROCESSED", undefined), p.txHash ? transactionLink(p.txHash) : null, returnLink(p.returnUrl));
+  status.set("ok", p?.txHash ? "Paid. Nothing more is owed." : explain("PAYMENT_ALREADY_PROCESSED", undefined), p?.txHash ? transactionLink(p.txHash) : null, returnLink(p?.returnUrl));
   render(
     ...(chainId !== null ? [networkBanner(chainId)] : []),
     el("h1", {}, "Paid"),
-    el("div", { class: "card" }, p.amountUnits ? el("div", { class: "amount", id: "amount" }, displayAmount(p.amountUnits, symbol)) : el("span", {}), status.node),
+    el("div", { class: "card" }, p ? el("div", { class: "amount", id: "amount" }, displayAmount(p.amountUnits, symbol)) : el("span", {}), status.node),
   );
 }
