@@ -121,6 +121,7 @@ export function handoff(open: boolean): HTMLElement {
     el("div", { class: "wallet-links" }, ...links),
     el("p", { class: "muted" }, "On a computer: scan this code with your phone's camera or wallet to continue there."),
     el("div", { class: "qr-box" }, qrSvg(url, "QR code of this page")),
+    el("p", { class: "muted" }, "The code opens this page; it is not a wallet payment request, which could not carry this payment's reference."),
     context.localChain ? el("p", { class: "muted", id: "local-note" }, "This service runs on a local chain: a phone can only reach it on the same network.") : null,
   );
 }
