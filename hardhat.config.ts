@@ -29,6 +29,12 @@ const baseSepoliaSim = {
 
 export default defineConfig({
   plugins: [hardhatViem, hardhatMocha, hardhatNetworkHelpers, hardhatVerify],
+  // Forking (FORK_URL): EDR needs a hardfork for blocks up to the fork block. Every block runs the
+  // "granite" rules, as the simulated chain does (see above): right for a local upstream, and for a
+  // fork of Base Sepolia what our contracts and USDC need (Cancun EVM).
+  chainDescriptors: {
+    84532: { name: "Base Sepolia", chainType: "op", hardforkHistory: { granite: { blockNumber: 0 } } },
+  },
   solidity: {
     version: solcVersion,
     path: soljsonPath,

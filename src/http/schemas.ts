@@ -49,8 +49,11 @@ export type CreateSubscriptionRequest = z.infer<typeof CreateSubscriptionRequest
 
 export const SetupTokenRequest = z.strictObject({ setup_token: Token });
 
-/** A payer's signature: 0x and an even number of hex digits (65 bytes for an EOA; any length for ERC-1271). */
-export const Signature = z.string().regex(/^0x([0-9a-fA-F]{2}){1,2048}$/, "0x and hex bytes");
+/**
+ * A payer's signature: 0x and an even number of hex digits (65 bytes for an EOA; any length for
+ * ERC-1271, including none: `0x` from a Safe that approved the terms' hash on chain).
+ */
+export const Signature = z.string().regex(/^0x([0-9a-fA-F]{2}){0,2048}$/, "0x and hex bytes");
 
 export const FinalizeSubscriptionRequest = z.strictObject({ setup_token: Token, payer: Address, signature: Signature });
 

@@ -22,7 +22,7 @@ import { loadLiveDeployment, type LiveDeployment } from "../deployments.js";
 import { deployCreate2 } from "../deploy/create2.js";
 import { planContracts } from "../deploy/plan.js";
 import { serveJsonRpc, type RequestProvider } from "./rpc-server.js";
-import { placeFiatToken, type FiatTokenRoles } from "./usdc.js";
+import { adoptFiatToken, placeFiatToken, writeFiatTokenBalances, type FiatTokenRoles } from "./usdc.js";
 
 /** Hardhat's default test mnemonic: every local account is derived from it. Never use it on a real chain. */
 export const LOCAL_MNEMONIC = "test test test test test test test test test test test junk";
@@ -87,6 +87,8 @@ export interface LocalChain {
   accounts: HDAccount[];
   /** USDC's roles (owner, master minter, pauser, blacklister, proxy admin, minter): known local keys. */
   usdcRoles: FiatTokenRoles;
+  /** The chain this one forks (FORK_URL), or null when it was built from nothing. */
+  fork: ForkOptions | null;
   mine(blocks?: number): Promise<void>;
   /** Moves the next block's timestamp forward by `seconds` and mines it. */
   advanceTime(seconds: number | bigint): Promise<void>;
@@ -102,6 +104,26 @@ export interface LocalChainOptions {
   host?: string;
   /** Leave our contracts undeployed (the CREATE2 deployer and USDC are still placed): deploy tests. */
   withoutContracts?: boolean;
+  /**
+   * Fork this chain instead of building one (Base Sepolia, or a local chain standing in for it);
+   * default: `FORK_URL` (and `FORK_BLOCK`) from the environment; null forces a fresh chain.
+   */
+  fork?: ForkOptions | null;
+}
+
+export interface ForkOptions {
+  url: string;
+  /** The block to fork at; default the upstream's latest. */
+  blockNumber?: bigint;
+}
+
+/** The fork the environment asks for: `FORK_URL`, optional `FORK_BLOCK`; null when FORK_URL is unset. */
+export function forkFromEnvironment(env: NodeJS.ProcessEnv = process.env): ForkOptions | null {
+  const url = env.FORK_URL?.trim();
+  if (!url) return null;
+  const block = env.FORK_BLOCK?.trim();
+  if (block && !/^[0-9]+$/.test(block)) throw new Error(`FORK_BLOCK must be a block number, got "${block}"`);
+  return { url, ...(block ? { blockNumber: BigInt(block) } : {}) };
 }
 
 /**
@@ -111,7 +133,10 @@ export interface LocalChainOptions {
  * allowed, and every derived account funded with ETH and 1,000,000 USDC.
  */
 export async function startLocalChain(options: LocalChainOptions = {}): Promise<LocalChain> {
-  const connection = await network.create();
+  const fork = options.fork === undefined ? forkFromEnvironment() : options.fork;
+  const connection = await network.create(
+    fork ? { override: { forking: { url: fork.url, ...(fork.blockNumber !== undefined ? { blockNumber: fork.blockNumber } : {}) } } } : undefined,
+  );
   const provider = connection.provider as unknown as RequestProvider;
   const deployment = loadLiveDeployment(LOCAL_CHAIN_ID);
   const transport = custom(provider, { retryCount: 0 });
@@ -119,6 +144,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   const publicClient = createPublicClient({ chain, transport, cacheTime: 0 }) as PublicClient;
   const testClient = createTestClient({ chain, mode: "hardhat", transport });
   const wallet = (account: HDAccount) => createWalletClient({ account, chain, transport });
+  const rpcWallet = createWalletClient({ chain, transport });
   const accounts = Array.from({ length: LOCAL_ACCOUNT_COUNT }, (_, i) => localAccount(i));
   const deployer = accounts[LOCAL_ROLES.deployer]!;
 
@@ -133,10 +159,18 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   }
 
   // Circle's USDC (FiatTokenV2_2 behind FiatTokenProxy) at the real Base Sepolia USDC address,
-  // initialised as on Base Sepolia, with known local accounts in its roles.
+  // initialised as on Base Sepolia, with known local accounts in its roles. On a fork USDC is
+  // already there: its code and state stay; the local keys take over its roles.
   const usdcRoles = localUsdcRoles();
   for (const role of Object.values(usdcRoles)) await testClient.setBalance({ address: role.address, value: parseEther("10000") });
-  await placeFiatToken({ chain, publicClient, testClient, wallet }, deployment.token.address, usdcRoles);
+  const usdcClients = { chain, publicClient, testClient, wallet, rpcWallet };
+  if (fork) {
+    const usdcCode = await publicClient.getCode({ address: deployment.token.address });
+    if (!usdcCode || usdcCode === "0x") throw new Error(`the forked chain (${fork.url}) has no USDC at ${deployment.token.address}`);
+    await adoptFiatToken(usdcClients, deployment.token.address, usdcRoles);
+  } else {
+    await placeFiatToken(usdcClients, deployment.token.address, usdcRoles);
+  }
 
   // Our contracts through CREATE2, with the parameters of deployments/84532.json.
   if (!options.withoutContracts) await deployOurContracts();
@@ -154,7 +188,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   const owner = deployment.parameters.owner;
   await testClient.impersonateAccount({ address: owner });
   await testClient.setBalance({ address: owner, value: parseEther("1") });
-  const allowHash = await createWalletClient({ chain, transport }).sendTransaction({
+  const allowHash = await rpcWallet.sendTransaction({
     account: owner,
     to: deployment.contracts.RecurringCharges.address,
     data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "setRelayer", args: [relayer.address, true] }),
@@ -163,7 +197,10 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   await testClient.stopImpersonatingAccount({ address: owner });
   }
 
-  for (const account of accounts) {
+  // Every account holds exactly 1,000,000 USDC: minted on a fresh chain, written into FiatToken's
+  // balance slots on a fork (whatever the forked chain held).
+  if (fork) await writeFiatTokenBalances(usdcClients, deployment.token.address, accounts.map((a) => a.address), LOCAL_USDC_UNITS);
+  else for (const account of accounts) {
     const hash = await wallet(usdcRoles.minter).writeContract({
       address: deployment.token.address,
       abi: fiatTokenAbi,
@@ -184,6 +221,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     wallet,
     accounts,
     usdcRoles,
+    fork,
     mine: (blocks = 1) => testClient.mine({ blocks }),
     advanceTime: async (seconds) => {
       await testClient.increaseTime({ seconds: Number(seconds) });

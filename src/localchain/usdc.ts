@@ -1,4 +1,4 @@
-import { concat, encodeAbiParameters, encodeFunctionData, maxUint256, type Address, type Chain, type Hex, type PublicClient, type TestClient, type WalletClient } from "viem";
+import { concat, encodeAbiParameters, encodeFunctionData, hexToBigInt, keccak256, pad, toHex, maxUint256, type Address, type Chain, type Hex, type PublicClient, type TestClient, type WalletClient } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { fiatTokenAbi, fiatTokenProxyAbi } from "../generated/contracts.js";
 import { packageBytecode } from "../deploy/artifacts.js";
@@ -31,6 +31,8 @@ interface Clients {
   publicClient: PublicClient;
   testClient: TestClient<"hardhat">;
   wallet(account: HDAccount): WalletClient;
+  /** A wallet client without a local account: sends as an impersonated address. */
+  rpcWallet: WalletClient;
 }
 
 async function mined(clients: Clients, hash: Hex): Promise<{ contractAddress?: Address | null }> {
@@ -82,6 +84,67 @@ export async function placeFiatToken(clients: Clients, address: Address, roles: 
   await token(encodeFunctionData({ abi: fiatTokenAbi, functionName: "initializeV2_1", args: [owner.address] }));
   await token(encodeFunctionData({ abi: fiatTokenAbi, functionName: "initializeV2_2", args: [[], u.symbol] }));
   await call(clients, roles.masterMinter, address, encodeFunctionData({ abi: fiatTokenAbi, functionName: "configureMinter", args: [roles.minter.address, maxUint256] }));
+}
+
+/**
+ * On a fork, where USDC already runs (its code and state are the forked chain's and are never
+ * replaced): makes the local role keys USDC's roles, as its current holders would, impersonated: the
+ * proxy admin hands over the proxy (`changeAdmin`), the owner hands over ownership, the new owner
+ * names the pauser, blacklister and master minter, and the master minter allows the local minter.
+ * Only the fork's local state changes.
+ */
+export async function adoptFiatToken(clients: Clients, address: Address, roles: FiatTokenRoles): Promise<void> {
+  const read = <const F extends "owner" | "pauser" | "blacklister" | "masterMinter">(functionName: F) =>
+    clients.publicClient.readContract({ address, abi: fiatTokenAbi, functionName }) as Promise<Address>;
+  const same = (a: Address, b: Address) => a.toLowerCase() === b.toLowerCase();
+  const asHolder = async (holder: Address, data: Hex) => {
+    await clients.testClient.impersonateAccount({ address: holder });
+    await clients.testClient.setBalance({ address: holder, value: 10n ** 18n });
+    await mined(clients, await clients.rpcWallet.sendTransaction({ account: holder, chain: clients.chain, to: address, data }));
+    await clients.testClient.stopImpersonatingAccount({ address: holder });
+  };
+  const adminWord = await clients.publicClient.getStorageAt({ address, slot: PROXY_ADMIN_SLOT });
+  const admin = `0x${adminWord!.slice(-40)}` as Address;
+  if (!same(admin, roles.proxyAdmin.address)) await asHolder(admin, encodeFunctionData({ abi: fiatTokenProxyAbi, functionName: "changeAdmin", args: [roles.proxyAdmin.address] }));
+  const owner = await read("owner");
+  if (!same(owner, roles.owner.address)) await asHolder(owner, encodeFunctionData({ abi: fiatTokenAbi, functionName: "transferOwnership", args: [roles.owner.address] }));
+  const asOwner = (data: Hex) => call(clients, roles.owner, address, data);
+  if (!same(await read("pauser"), roles.pauser.address)) await asOwner(encodeFunctionData({ abi: fiatTokenAbi, functionName: "updatePauser", args: [roles.pauser.address] }));
+  if (!same(await read("blacklister"), roles.blacklister.address)) await asOwner(encodeFunctionData({ abi: fiatTokenAbi, functionName: "updateBlacklister", args: [roles.blacklister.address] }));
+  if (!same(await read("masterMinter"), roles.masterMinter.address)) await asOwner(encodeFunctionData({ abi: fiatTokenAbi, functionName: "updateMasterMinter", args: [roles.masterMinter.address] }));
+  await call(clients, roles.masterMinter, address, encodeFunctionData({ abi: fiatTokenAbi, functionName: "configureMinter", args: [roles.minter.address, maxUint256] }));
+}
+
+/**
+ * FiatToken's storage (v1 layout, kept by every later version): slot 9 is
+ * `balanceAndBlacklistStates` (v2.2: the balance, with the blacklist flag in the top bit), slot 11
+ * `totalSupply_`.
+ */
+const BALANCES_SLOT = 9n;
+const TOTAL_SUPPLY_SLOT = 11n;
+
+/**
+ * Sets each account's USDC balance to `units` by writing FiatToken's balance slots (a fork's funding:
+ * no minting, no role needed), keeping the total supply consistent, then checks the token reads the
+ * balances back (the storage layout is what this assumes). Clears any blacklist flag on the accounts.
+ */
+export async function writeFiatTokenBalances(clients: Clients, address: Address, accounts: readonly Address[], units: bigint): Promise<void> {
+  const word = (value: bigint) => pad(toHex(value), { size: 32 });
+  const slotOf = (account: Address) => keccak256(encodeAbiParameters([{ type: "address" }, { type: "uint256" }], [account, BALANCES_SLOT]));
+  const totalSlot = word(TOTAL_SUPPLY_SLOT);
+  let total = hexToBigInt((await clients.publicClient.getStorageAt({ address, slot: totalSlot }))!);
+  const balanceMask = (1n << 255n) - 1n;
+  for (const account of accounts) {
+    const slot = slotOf(account);
+    const before = hexToBigInt((await clients.publicClient.getStorageAt({ address, slot }))!) & balanceMask;
+    total = total - before + units;
+    await clients.testClient.setStorageAt({ address, index: slot, value: word(units) });
+  }
+  await clients.testClient.setStorageAt({ address, index: totalSlot, value: word(total) });
+  for (const account of accounts) {
+    const balance = await clients.publicClient.readContract({ address, abi: fiatTokenAbi, functionName: "balanceOf", args: [account] });
+    if (balance !== units) throw new Error(`wrote ${units} into USDC's balance slot of ${account} but balanceOf answers ${balance}: not FiatToken's storage layout`);
+  }
 }
 
 /** keccak256("org.zeppelinos.proxy.admin") */

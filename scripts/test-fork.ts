@@ -1,0 +1,83 @@
+// `npm run test:fork`: proves fork mode offline. Starts the local chain as the upstream a fork reads
+// (`npm run chain` on a free port, with USDC and the CREATE2 deployer but without our contracts, as
+// Base Sepolia is before our deployment), then runs the fork suite with FORK_URL pointing at it: each
+// suite's chain forks the upstream, keeps its USDC, takes over USDC's roles, funds the test accounts
+// by writing FiatToken's balance slots, and deploys our contracts through CREATE2.
+// Against the real Base Sepolia: FORK_URL=<Base Sepolia RPC> [FORK_BLOCK=<n>] npm test.
+import { spawn, type ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const BIN = join(ROOT, "node_modules/.bin");
+
+/**
+ * The fork suite: every suite that touches the chain's USDC and our contracts. Left out: the browser
+ * checkout (Chromium; same flows as the API suites) and the webhook suite, which passes file by file
+ * on a fork but not after the other suites in one run (see docs/protocol.md, "Forking").
+ */
+const FORK_SUITE = [
+  "test/contracts/Splitter.test.ts",
+  "test/contracts/RecurringCharges.test.ts",
+  "test/contracts/Gas.test.ts",
+  "test/deploy/deploy.test.ts",
+  "test/api/payments.test.ts",
+  "test/api/recurring.test.ts",
+  "test/api/refunds.test.ts",
+  "test/api/token-refusals.test.ts",
+  "test/api/typed-data.test.ts",
+  "test/api/safe.test.ts",
+];
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+function startUpstream(port: number): Promise<{ child: ChildProcess; url: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, CHAIN_PORT: String(port), CHAIN_WITHOUT_CONTRACTS: "1" };
+  delete env.FORK_URL; // the upstream is built, not forked
+  delete env.FORK_BLOCK;
+  const child = spawn(join(BIN, "tsx"), ["scripts/chain.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "inherit"], detached: true });
+  return new Promise((resolveStart, reject) => {
+    let out = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /local chain \d+ at (http:\/\/\S+)/.exec(out);
+      if (match) resolveStart({ child, url: match[1]! });
+    });
+    child.once("exit", (code) => reject(new Error(`the upstream chain exited (${code}) before it served: ${out}`)));
+  });
+}
+
+function stop(child: ChildProcess): void {
+  if (child.exitCode === null && child.pid) {
+    try {
+      process.kill(-child.pid, "SIGTERM"); // its process group: tsx and the node process it runs
+    } catch {
+      // already gone
+    }
+  }
+}
+
+const files = process.argv.slice(2).length ? process.argv.slice(2) : FORK_SUITE;
+const upstream = await startUpstream(await freePort());
+let code = 1;
+try {
+  console.log(`upstream chain (USDC, CREATE2 deployer, none of our contracts) at ${upstream.url}`);
+  // EDR caches forked state by chain id and block; this upstream is new every run.
+  rmSync(join(ROOT, "cache/edr-fork-cache"), { recursive: true, force: true });
+  const tests = spawn(join(BIN, "hardhat"), ["test", ...files], { cwd: ROOT, env: { ...process.env, FORK_URL: upstream.url }, stdio: "inherit" });
+  code = await new Promise<number>((done) => tests.once("exit", (c) => done(c ?? 1)));
+} finally {
+  stop(upstream.child);
+}
+process.exit(code);
