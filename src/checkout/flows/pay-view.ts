@@ -108,6 +108,6 @@ function paidPage(p: KeptPayment | null, status: Status): void {
   render(
     ...(chainId !== null ? [networkBanner(chainId)] : []),
     el("h1", {}, "Paid"),
-    el("div", { class: "card" }, p ? el("div", { class: "amount", id: "amount" }, displayAmount(p.amountUnits, symbol)) : el("span", {}), status.node),
+    el("div", { class: "card" }, p ? el("div", { class: "amount", id: "amount" }, displayAmount(p.amountUnits, symbol)) : null, status.node),
   );
 }
