@@ -26,6 +26,8 @@ export interface Capabilities {
   finality: { rule: "safe" } | { rule: "confirmations"; confirmations: number };
   webhooks_enabled: boolean;
   checkout_url: string;
+  /** Extension: a development chain (the checkout shows no explorer link; http return_url allowed). */
+  local_chain: boolean;
 }
 
 /** What a client needs to know about this deployment, and nothing secret. */
@@ -54,5 +56,6 @@ export function describeCapabilities(config: Config, deployment: LiveDeployment)
     finality: config.finality.kind === "safe" ? { rule: "safe" } : { rule: "confirmations", confirmations: config.finality.confirmations },
     webhooks_enabled: config.webhooksEnabled,
     checkout_url: config.checkoutUrl,
+    local_chain: config.localChain,
   };
 }

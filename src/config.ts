@@ -77,6 +77,12 @@ export interface Config {
   chainId: number;
   /** Null: the embedded local chain (npm start sets it once the chain is up). */
   rpcUrl: string | null;
+  /**
+   * A development chain: the embedded one, or a test-network RPC on this host (127.0.0.1,
+   * localhost, ::1). Never on Base. The checkout shows no explorer link for it, and a return_url
+   * may be plain http there.
+   */
+  localChain: boolean;
   rpcTimeoutMs: number;
   finality: Finality;
   tokenKeys: SigningKey[];
@@ -118,6 +124,14 @@ export class ConfigError extends Error {
   }
 }
 
+function isLoopbackUrl(value: string): boolean {
+  try {
+    return ["127.0.0.1", "localhost", "[::1]"].includes(new URL(value).hostname);
+  } catch {
+    return false;
+  }
+}
+
 /** Parses the environment (process.env by default). Throws {@link ConfigError} listing every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
@@ -151,6 +165,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     opsPort: e.OPS_PORT,
     chainId: e.CHAIN_ID,
     rpcUrl: e.RPC_URL ?? null,
+    localChain: e.CHAIN_ID !== 8453 && (!external || isLoopbackUrl(e.RPC_URL!)),
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     finality: finalityText === "safe" ? { kind: "safe" } : { kind: "confirmations", confirmations: Number(finalityText) },
     tokenKeys,

@@ -102,6 +102,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     limits: { minUnits: config.payments.minUnits, maxUnits: config.payments.maxUnits, linkTtlSeconds: config.links.ttlSeconds, maxLinkTtlSeconds: config.links.maxTtlSeconds },
     now,
     randomBytes: random,
+    localChain: config.localChain,
   });
   const payments = new Payments({
     chain,
@@ -113,6 +114,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     recoverGate: new ConcurrencyGate(config.rateLimits.recoverConcurrency, 32),
     webhooks,
     links,
+    localChain: config.localChain,
   });
   const pricing = { unitsPerEth: config.recurring.unitsPerEth, tipWei: config.recurring.tipWei };
   const subscriptions = new Subscriptions({

@@ -3,6 +3,7 @@ import { cancelFlow } from "./flows/cancel.js";
 import { payFlow } from "./flows/pay.js";
 import { refundFlow } from "./flows/refund.js";
 import { subscribeFlow } from "./flows/subscribe.js";
+import { networkBanner, pageContext, setContext, stopTimers } from "./page.js";
 import { el, render } from "./ui.js";
 
 /**
@@ -11,13 +12,16 @@ import { el, render } from "./ui.js";
  * what the API returns for the token.
  */
 async function route(): Promise<void> {
+  stopTimers();
+  document.getElementById("wallet-chooser")?.remove();
   const [, kind, token] = /^#\/([a-z]+)\/(.+)$/.exec(location.hash) ?? [];
   let symbol = "USDC";
   try {
-    const caps = (await (await fetch(new URL("../v1/capabilities", location.href.split("#")[0]))).json()) as { token?: { symbol?: string } };
+    const caps = (await (await fetch(new URL("../v1/capabilities", location.href.split("#")[0]))).json()) as { token?: { symbol?: string }; chain_id?: number; local_chain?: boolean };
     symbol = caps.token?.symbol ?? symbol;
+    setContext({ symbol, chainId: caps.chain_id ?? null, localChain: caps.local_chain === true });
   } catch {
-    // the symbol is cosmetic
+    // cosmetic: the symbol, the network's name and the explorer link
   }
   switch (kind) {
     case "pay":
@@ -31,8 +35,11 @@ async function route(): Promise<void> {
       return cancelFlow(token!);
     case "refund":
       return refundFlow(token!, symbol);
-    default:
-      render(el("h1", {}, "Checkout"), el("p", { class: "muted" }, "Open this page from a payment, subscription, approval, cancellation or refund link."));
+    default: {
+      document.title = "Checkout";
+      const { chainId } = pageContext();
+      render(...(chainId !== null ? [networkBanner(chainId)] : []), el("h1", {}, "Checkout"), el("p", { class: "muted" }, "Open this page from a payment, subscription, approval, cancellation or refund link."));
+    }
   }
 }
 

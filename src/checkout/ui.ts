@@ -11,20 +11,20 @@ export function render(...nodes: Node[]): void {
 }
 
 export function details(rows: Array<[string, string]>): HTMLDListElement {
-  return el("dl", {}, ...rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]));
+  return el("dl", {}, ...rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", /^0x[0-9a-fA-F]+$/.test(v) ? { class: "hex" } : {}, v)]));
 }
 
 export type StatusKind = "ok" | "wait" | "error";
 
 /** A status line the flows update as they go (the one element tests and people read). */
-export function statusLine(): { node: HTMLElement; set(kind: StatusKind, text: string): void; clear(): void } {
+export function statusLine(): { node: HTMLElement; set(kind: StatusKind, text: string, ...more: Array<Node | null>): void; clear(): void } {
   const node = el("div", { id: "status", role: "status" });
   return {
     node,
-    set(kind, text) {
+    set(kind, text, ...more) {
       node.className = `status ${kind}`;
       node.dataset.state = kind;
-      node.textContent = text;
+      node.replaceChildren(el("span", { class: "status-text" }, text), ...more.filter((n): n is Node => n !== null));
     },
     clear() {
       node.className = "";
@@ -63,6 +63,8 @@ export function explain(error: string | undefined, action: string | undefined, r
     INVALID_REFUND_TOKEN: "This refund link is not valid.",
     REFUND_TOKEN_EXPIRED: "This refund link has expired. Prepare the refund again.",
     AMOUNT_OUT_OF_BOUNDS: "This amount is outside what the service accepts.",
+    ACCOUNT_BLOCKED: "The token refuses this payment: one of the accounts is blocked. Nothing was sent; contact the merchant.",
+    TOKEN_PAUSED: "Transfers of this token are paused for now. Nothing was sent.",
   };
   const text = known[error ?? ""] ?? `The service answered ${error ?? "an error"}.`;
   return action === "RETRY" ? `${text} Try again${retryAfter ? ` in ${retryAfter} s` : ""}.` : text;

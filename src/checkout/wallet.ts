@@ -1,25 +1,39 @@
 import { type Address, type Chain, type Hex } from "viem";
 import { base, baseSepolia } from "viem/chains";
+import { chainName } from "./format.js";
 
 /** An EIP-1193 provider: what every injected wallet offers. */
 export interface Eip1193 {
   request(args: { method: string; params?: unknown[] }): Promise<unknown>;
 }
 
-interface Announced {
-  info: { name: string; rdns?: string; uuid: string };
+export interface Announced {
+  info: { name: string; rdns?: string; uuid: string; icon?: string };
   provider: Eip1193;
 }
 
-/** Finds an injected wallet: EIP-6963 announcements first, `window.ethereum` as the fallback. */
-export async function discoverWallet(waitMs = 300): Promise<Eip1193 | null> {
+/**
+ * Every injected wallet: the EIP-6963 announcements (one per wallet, duplicates by uuid dropped),
+ * or `window.ethereum` alone when nothing announces itself.
+ */
+export async function discoverWallets(waitMs = 300): Promise<Announced[]> {
   const announced: Announced[] = [];
-  const onAnnounce = (event: Event) => announced.push((event as CustomEvent<Announced>).detail);
+  const onAnnounce = (event: Event) => {
+    const detail = (event as CustomEvent<Announced>).detail;
+    if (detail?.provider && detail.info && !announced.some((a) => a.info.uuid === detail.info.uuid)) announced.push(detail);
+  };
   window.addEventListener("eip6963:announceProvider", onAnnounce);
   window.dispatchEvent(new Event("eip6963:requestProvider"));
   await new Promise((resolve) => setTimeout(resolve, waitMs));
   window.removeEventListener("eip6963:announceProvider", onAnnounce);
-  return announced[0]?.provider ?? (window as unknown as { ethereum?: Eip1193 }).ethereum ?? null;
+  if (announced.length) return announced;
+  const injected = (window as unknown as { ethereum?: Eip1193 }).ethereum;
+  return injected ? [{ info: { name: "Browser wallet", uuid: "window.ethereum" }, provider: injected }] : [];
+}
+
+/** The first injected wallet (kept for callers that do not choose). */
+export async function discoverWallet(waitMs = 300): Promise<Eip1193 | null> {
+  return (await discoverWallets(waitMs))[0]?.provider ?? null;
 }
 
 /** What `wallet_addEthereumChain` needs for the chains we serve, from viem's chain definitions. */
@@ -53,7 +67,7 @@ export class Wallet {
       await this.provider.request({ method: "wallet_addEthereumChain", params: [{ chainId: hexId, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, ...CHAINS[chainId] }] });
       if (!(await onChain())) await switchChain(); // adding does not switch in every wallet
     }
-    if (!(await onChain())) throw new Error(`Switch your wallet to chain ${chainId}.`);
+    if (!(await onChain())) throw new Error(`Switch your wallet to ${chainName(chainId)}.`);
   }
 
   signTypedData(typedData: unknown): Promise<Hex> {

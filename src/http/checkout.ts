@@ -30,7 +30,7 @@ export function buildCheckout(outDir = CHECKOUT_DIST): Promise<string> {
       legalComments: "none",
       logLevel: "silent",
     });
-    for (const file of ["index.html", "styles.css"]) copyFileSync(join(SOURCE, file), join(outDir, file));
+    for (const file of ["index.html", "styles.css", "favicon.svg"]) copyFileSync(join(SOURCE, file), join(outDir, file));
     return outDir;
   })();
   return built;

@@ -34,6 +34,7 @@ export const CapabilitiesResponse = z.strictObject({
   finality: z.union([z.strictObject({ rule: z.literal("safe") }), z.strictObject({ rule: z.literal("confirmations"), confirmations: z.number().int() })]),
   webhooks_enabled: z.boolean(),
   checkout_url: z.string(),
+  local_chain: z.boolean().describe("extension: a development chain (no block explorer; http return_url allowed)"),
 });
 
 export const CreatePaymentResponse = z.strictObject({
@@ -59,6 +60,7 @@ export const ResolvePaymentResponse = z.strictObject({
     .describe("the token's EIP-712 domain, what an EIP-3009 authorization or EIP-2612 permit for this payment is signed over (with EIP712Domain in types)"),
   intent: Token.optional().describe("only for a link token: the fresh intent"),
   link_id: z.string().regex(/^0x[0-9a-f]{32}$/).optional().describe("only for a link token"),
+  return_url: z.string().optional().describe("extension: the merchant's return_url, when it gave one"),
 });
 
 const VerifyCode = z.enum(["PAYMENT_NOT_FOUND", "PAYMENT_CONFIRMING", "TRANSACTION_REVERTED", "PAYMENT_MISMATCH"]);

@@ -12,10 +12,18 @@ export const Bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "0x and 64 hex di
 export const Amount = z.string().regex(AMOUNT_PATTERN, "a decimal string with at most 6 fractional digits");
 export const Token = z.string().min(1).max(MAX_TOKEN_LENGTH);
 
+/**
+ * Extension beyond the spec's request fields (docs/decisions.md): where the checkout offers to send
+ * the buyer back after paying. Rules as notify_url (https, default port, public DNS name, no
+ * credentials), plain http allowed on the local chain; at most 512 characters.
+ */
+export const ReturnUrl = z.string().max(512).describe("extension: where the checkout sends the buyer back after paying");
+
 export const CreatePaymentRequest = z.strictObject({
   recipient: Address,
   amount: Amount,
   notify_url: z.string().max(2048).optional(),
+  return_url: ReturnUrl.optional(),
 });
 export type CreatePaymentRequest = z.infer<typeof CreatePaymentRequest>;
 
@@ -76,6 +84,7 @@ export const CreateLinkRequest = z.strictObject({
   amount: Amount,
   expires_at: z.number().int().positive().max(2 ** 53 - 1).optional(),
   notify_url: z.string().max(2048).optional(),
+  return_url: ReturnUrl.optional(),
 });
 
 export const CloseLinkRequest = z.strictObject({ manage_token: Token });

@@ -4,6 +4,7 @@ import { ServiceError } from "../errors.js";
 import { formatAmount } from "../money.js";
 import type { Database } from "../store/database.js";
 import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
+import { checkReturnUrl } from "../payments/return-url.js";
 import { LinkRecords } from "../webhooks/store.js";
 import type { Webhooks } from "../webhooks/webhooks.js";
 
@@ -13,6 +14,8 @@ export interface LinksDeps {
   webhooks: Webhooks;
   checkoutUrl: string;
   limits: { minUnits: bigint; maxUnits: bigint; linkTtlSeconds: number; maxLinkTtlSeconds: number };
+  /** The local chain allows a plain-http return_url (see returnUrlProblem). */
+  localChain?: boolean;
   now: () => number;
   randomBytes: (size: number) => Uint8Array;
 }
@@ -25,9 +28,11 @@ export interface OpenLink {
   notifyUrl: string | null;
   caller: string;
   expiresAt: number;
+  /** Carried in the link token (so it cannot be changed), copied into each intent minted through it. */
+  returnUrl?: string;
 }
 
-const LinkPayload = z.strictObject({ link_id: z.string().regex(/^0x[0-9a-f]{32}$/), recipient: z.string().regex(/^0x[0-9a-fA-F]{40}$/), amount_units: z.string().regex(/^[1-9][0-9]{0,29}$/), expires_at: z.number().int() });
+const LinkPayload = z.strictObject({ link_id: z.string().regex(/^0x[0-9a-f]{32}$/), recipient: z.string().regex(/^0x[0-9a-fA-F]{40}$/), amount_units: z.string().regex(/^[1-9][0-9]{0,29}$/), expires_at: z.number().int(), return_url: z.string().max(512).optional() });
 const ManagePayload = z.strictObject({ link_id: z.string().regex(/^0x[0-9a-f]{32}$/) });
 
 /**
@@ -45,7 +50,7 @@ export class Links {
     return Math.floor(this.deps.now() / 1000);
   }
 
-  async create(input: { recipient: Address; amountUnits: bigint; expiresAt?: number; notifyUrl?: string; caller: string }) {
+  async create(input: { recipient: Address; amountUnits: bigint; expiresAt?: number; notifyUrl?: string; returnUrl?: string; caller: string }) {
     const { limits } = this.deps;
     const recipient = getAddress(input.recipient);
     if (isAddressEqual(recipient, zeroAddress)) throw new ServiceError("INVALID_REQUEST", { detail: "recipient is the zero address" });
@@ -53,11 +58,12 @@ export class Links {
     const now = this.#nowSeconds();
     const expiresAt = input.expiresAt ?? now + limits.linkTtlSeconds;
     if (expiresAt <= now || expiresAt > now + limits.maxLinkTtlSeconds) throw new ServiceError("INVALID_REQUEST", { detail: "expires_at out of range" });
+    if (input.returnUrl !== undefined) checkReturnUrl(input.returnUrl, this.deps.localChain ?? false);
     if (input.notifyUrl !== undefined) this.deps.webhooks.validate(input.notifyUrl);
     const linkId = toHex(this.deps.randomBytes(16));
     const accepted = input.notifyUrl !== undefined && (await this.deps.webhooks.watchLink(linkId, input.notifyUrl, input.caller, expiresAt));
     await this.#records.add({ linkId, recipient, amountUnits: input.amountUnits, notifyUrl: accepted ? input.notifyUrl! : null, caller: input.caller, expiresAt });
-    const link = this.deps.tokens.mint(TOKEN_KINDS.link, { link_id: linkId, recipient, amount_units: input.amountUnits.toString(), expires_at: expiresAt });
+    const link = this.deps.tokens.mint(TOKEN_KINDS.link, { link_id: linkId, recipient, amount_units: input.amountUnits.toString(), expires_at: expiresAt, ...(input.returnUrl ? { return_url: input.returnUrl } : {}) });
     return {
       link_id: linkId,
       link,
@@ -86,6 +92,6 @@ export class Links {
     if (!data) throw new ServiceError("INVALID_INTENT");
     const record = await this.#records.find(data.link_id);
     if (!record || record.closed || this.#nowSeconds() >= record.expiresAt) throw new ServiceError("LINK_CLOSED");
-    return { linkId: data.link_id as Hex, recipient: getAddress(data.recipient), amountUnits: BigInt(data.amount_units), notifyUrl: record.notifyUrl, caller: record.caller, expiresAt: record.expiresAt };
+    return { linkId: data.link_id as Hex, recipient: getAddress(data.recipient), amountUnits: BigInt(data.amount_units), notifyUrl: record.notifyUrl, caller: record.caller, expiresAt: record.expiresAt, ...(data.return_url ? { returnUrl: data.return_url } : {}) };
   }
 }

@@ -11,6 +11,8 @@ export interface Intent {
   expiresAt: number;
   /** Set for a payment minted through a payment link. */
   linkId?: Hex;
+  /** Where the checkout offers to send the buyer back after paying (an extension, validated at creation). */
+  returnUrl?: string;
 }
 
 const IntentPayload = z.strictObject({
@@ -19,6 +21,7 @@ const IntentPayload = z.strictObject({
   reference: z.string().regex(/^0x[0-9a-f]{64}$/),
   expires_at: z.number().int().positive(),
   link_id: z.string().regex(/^0x[0-9a-f]{32}$/).optional(),
+  return_url: z.string().max(512).optional(),
 });
 
 export function mintIntent(tokens: CapabilityTokens, intent: Intent): string {
@@ -28,6 +31,7 @@ export function mintIntent(tokens: CapabilityTokens, intent: Intent): string {
     reference: intent.reference,
     expires_at: intent.expiresAt,
     ...(intent.linkId ? { link_id: intent.linkId } : {}),
+    ...(intent.returnUrl ? { return_url: intent.returnUrl } : {}),
   });
 }
 
@@ -41,5 +45,6 @@ export function readIntent(tokens: CapabilityTokens, token: string): Intent | nu
     reference: data.reference as Hex,
     expiresAt: data.expires_at,
     ...(data.link_id ? { linkId: data.link_id as Hex } : {}),
+    ...(data.return_url ? { returnUrl: data.return_url } : {}),
   };
 }

@@ -9,6 +9,7 @@ import type { CapabilityTokens } from "../tokens/capability.js";
 import type { ConcurrencyGate, FixedWindowLimiter } from "../limits/rate-limiter.js";
 import type { OpenLink } from "../links/links.js";
 import { mintIntent, readIntent, type Intent } from "./intent.js";
+import { checkReturnUrl } from "./return-url.js";
 import { recoverPayment, type RecoverResult } from "./recover.js";
 import { paymentKeyOf, verifyPaymentTransaction, type PaymentChain, type PaymentVerdict } from "./verify.js";
 
@@ -29,6 +30,8 @@ export interface PaymentsDeps {
   };
   /** Payment links, for resolve with a link token. */
   links?: { open(linkToken: string): Promise<OpenLink> };
+  /** The local chain allows a plain-http return_url (see returnUrlProblem). */
+  localChain?: boolean;
 }
 
 export interface CreatedPayment {
@@ -51,6 +54,8 @@ export interface ResolvedPayment {
   expires_at: number;
   /** The token's EIP-712 domain (from deployments/<chain id>.json): what an EIP-3009 authorization or a permit is signed over. */
   token_domain: TokenDomain;
+  /** Extension: the merchant's way back, when it gave one. */
+  return_url?: string;
 }
 
 /** One-time payments: create an intent, resolve it for the checkout, verify and recover its payment. */
@@ -58,12 +63,13 @@ export class Payments {
   constructor(private readonly deps: PaymentsDeps) {}
 
   /** Mints an intent for one payment of `amountUnits` to `recipient`, with a fresh 32-byte reference. */
-  async create(input: { recipient: Address; amountUnits: bigint; notifyUrl?: string; caller: string }): Promise<CreatedPayment> {
+  async create(input: { recipient: Address; amountUnits: bigint; notifyUrl?: string; returnUrl?: string; caller: string }): Promise<CreatedPayment> {
+    if (input.returnUrl !== undefined) checkReturnUrl(input.returnUrl, this.deps.localChain ?? false);
     if (input.notifyUrl !== undefined) this.deps.webhooks.validate(input.notifyUrl);
     return this.#mint(input);
   }
 
-  async #mint(input: { recipient: Address; amountUnits: bigint; notifyUrl?: string; caller: string; linkId?: Hex; reference?: Hex }): Promise<CreatedPayment> {
+  async #mint(input: { recipient: Address; amountUnits: bigint; notifyUrl?: string; returnUrl?: string; caller: string; linkId?: Hex; reference?: Hex }): Promise<CreatedPayment> {
     this.#checkBounds(input.amountUnits);
     const recipient = getAddress(input.recipient);
     if (isAddressEqual(recipient, zeroAddress)) throw new ServiceError("INVALID_REQUEST", { detail: "recipient is the zero address" });
@@ -73,6 +79,7 @@ export class Payments {
       reference: input.reference ?? toHex(this.deps.randomBytes(32)),
       expiresAt: Math.floor(this.deps.now() / 1000) + this.deps.limits.intentTtlSeconds,
       ...(input.linkId ? { linkId: input.linkId } : {}),
+      ...(input.returnUrl ? { returnUrl: input.returnUrl } : {}),
     };
     const accepted = input.notifyUrl === undefined ? false : await this.deps.webhooks.watchPayment(intent, input.notifyUrl, input.caller);
     const { deployment } = this.deps.chain;
@@ -120,6 +127,7 @@ export class Payments {
       reference: intent.reference,
       expires_at: intent.expiresAt,
       token_domain: tokenDomain(deployment.chainId, deployment.token.address, deployment.token.eip712),
+      ...(intent.returnUrl ? { return_url: intent.returnUrl } : {}),
     };
   }
 
@@ -153,7 +161,7 @@ export class Payments {
     const link = await this.deps.links!.open(token);
     await this.#checkTokenWillTransfer(link.recipient);
     const reference = concat([link.linkId, toHex(this.deps.randomBytes(16))]);
-    const created = await this.#mint({ recipient: link.recipient, amountUnits: link.amountUnits, caller: link.caller, linkId: link.linkId, reference });
+    const created = await this.#mint({ recipient: link.recipient, amountUnits: link.amountUnits, caller: link.caller, linkId: link.linkId, reference, ...(link.returnUrl ? { returnUrl: link.returnUrl } : {}) });
     const { deployment } = this.deps.chain;
     return {
       recipient: link.recipient,
@@ -167,6 +175,7 @@ export class Payments {
       token_domain: tokenDomain(deployment.chainId, deployment.token.address, deployment.token.eip712),
       intent: created.intent,
       link_id: link.linkId,
+      ...(link.returnUrl ? { return_url: link.returnUrl } : {}),
     };
   }
 

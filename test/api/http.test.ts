@@ -50,6 +50,7 @@ describe("HTTP rules", () => {
       finality: { rule: "confirmations", confirmations: 2 },
       webhooks_enabled: true,
       checkout_url: "http://127.0.0.1:8787/checkout/",
+      local_chain: true, // extension (docs/decisions.md): the RPC is on this host
     });
     const extra = await h.api.post("/v1/capabilities").send({ verbose: true });
     assert.equal(extra.status, 400);

@@ -37,6 +37,10 @@ export interface TestWalletOptions {
    * ERC-1271 signature). Its transactions are relayed by the signing key's account.
    */
   smartAccount?: { address: Address; signTypedData: (typed: never) => Promise<Hex> };
+  /** The buyer says no: signing and sending answer 4001 (user rejected). */
+  refuse?: boolean;
+  /** Another wallet in the same browser: its own EIP-6963 identity, its own request log, no window.ethereum. */
+  second?: { name: string; uuid: string; rdns: string };
 }
 
 /**
@@ -50,8 +54,10 @@ export async function injectWallet(page: Page, chain: LocalChain, account: HDAcc
   const wallet = chain.wallet(account);
   let current = options.startChainId ?? chain.chain.id;
   let known = !options.unknownChain;
-  await page.exposeBinding("__svcTestWallet", async (_source, { method, params }: { method: string; params?: unknown[] }) => {
+  const binding = options.second ? `__svcTestWallet_${options.second.uuid.replace(/[^a-z0-9]/gi, "")}` : "__svcTestWallet";
+  await page.exposeBinding(binding, async (_source, { method, params }: { method: string; params?: unknown[] }) => {
     requests.push(method);
+    if (options.refuse && (method === "eth_signTypedData_v4" || method === "eth_sendTransaction")) return { error: { code: 4001, message: "User rejected the request." } };
     try {
       switch (method) {
         case "eth_requestAccounts":
@@ -91,8 +97,9 @@ export async function injectWallet(page: Page, chain: LocalChain, account: HDAcc
     }
   });
   // A string, not a function: the test runner's transpiler would wrap a function in helpers the page lacks.
+  const info = options.second ?? { uuid: "00000000-0000-4000-8000-000000000001", name: "Test Wallet", rdns: "test.wallet" };
   await page.addInitScript(`(() => {
-    const call = window.__svcTestWallet;
+    const call = window[${JSON.stringify(binding)}];
     const provider = {
       isTestWallet: true,
       async request(args) {
@@ -103,11 +110,11 @@ export async function injectWallet(page: Page, chain: LocalChain, account: HDAcc
       on() {},
       removeListener() {},
     };
-    const info = { uuid: "00000000-0000-4000-8000-000000000001", name: "Test Wallet", icon: "data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg'/>", rdns: "test.wallet" };
+    const info = { ...${JSON.stringify(info)}, icon: "data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg'/>" };
     window.addEventListener("eip6963:requestProvider", () =>
       window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) })),
     );
-    window.ethereum = provider;
+    ${options.second ? "" : "window.ethereum = provider;"}
   })();`);
   return { requests };
 }

@@ -1,5 +1,6 @@
 import { encodeFunctionData, erc20Abi, type Address } from "viem";
-import { formatAmount } from "../../money.js";
+import { displayAmount } from "../format.js";
+import { folded, networkBanner, setTitle, validity, walletNotice } from "../page.js";
 import { details, el, render, statusLine } from "../ui.js";
 import { loadOrExplain, transactionButton } from "./common.js";
 
@@ -21,10 +22,23 @@ export async function approveFlow(approveToken: string, symbol: string): Promise
     expected: { account: a.payer, role: "paying" },
     pending: "Confirm the allowance in your wallet…",
     send: (wallet) => wallet.sendTransaction({ to: a.token, data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [a.spender, BigInt(a.required_units)] }) }),
-    done: (hash) => `Allowance restored (${hash}).`,
+    done: () => "Allowance restored. The subscription can be charged again.",
   });
+  setTitle("Restore allowance");
   render(
+    networkBanner(a.chain_id),
     el("h1", {}, "Restore allowance"),
-    el("div", { class: "card" }, el("div", { class: "amount", id: "amount" }, `${formatAmount(BigInt(a.required_units))} ${symbol}`), details([["Subscription", a.subscription_id], ["Payer", a.payer], ["Contract", a.spender]]), go, status.node),
+    el(
+      "div",
+      { class: "card" },
+      el("p", {}, "Allow the subscription contract to take the next charge:"),
+      el("div", { class: "amount", id: "amount" }, displayAmount(a.required_units, symbol)),
+      details([["Payer", a.payer]]),
+      validity("Link valid until", a.expires_at),
+      folded("Details", [["Subscription", a.subscription_id], ["Contract", a.spender], ["Token", a.token]]),
+      go,
+      status.node,
+      walletNotice(a.chain_id, go),
+    ),
   );
 }

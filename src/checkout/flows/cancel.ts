@@ -1,4 +1,5 @@
 import type { Address, Hex } from "viem";
+import { folded, networkBanner, setTitle, walletNotice } from "../page.js";
 import { details, el, render, statusLine } from "../ui.js";
 import { loadOrExplain, transactionButton } from "./common.js";
 
@@ -20,7 +21,21 @@ export async function cancelFlow(cancelToken: string): Promise<void> {
     expected: { account: p.payer, role: "paying" },
     pending: "Confirm the cancellation in your wallet…",
     send: (wallet) => wallet.sendTransaction({ to: p.to, data: p.data }),
-    done: (hash) => `Subscription cancelled (${hash}). No further charge can happen.`,
+    done: () => "Subscription cancelled. No further charge can happen.",
   });
-  render(el("h1", {}, "Cancel subscription"), el("div", { class: "card" }, el("p", {}, p.description), details([["Subscription", p.subscription_id], ["Payer", p.payer]]), go, status.node));
+  setTitle("Cancel subscription");
+  render(
+    networkBanner(p.chain_id),
+    el("h1", {}, "Cancel subscription"),
+    el(
+      "div",
+      { class: "card" },
+      el("p", {}, "Stop this subscription: once the cancellation is on chain, no further charge can be taken."),
+      details([["Payer", p.payer]]),
+      folded("Details", [["What is sent", p.description], ["Subscription", p.subscription_id], ["Contract", p.to]]),
+      go,
+      status.node,
+      walletNotice(p.chain_id, go),
+    ),
+  );
 }

@@ -1,7 +1,8 @@
 import { isAddressEqual, type Address, type Hex } from "viem";
 import { post } from "../api.js";
 import { connectWallet, walletError } from "../connect.js";
-import { button, el, explain, render, statusLine } from "../ui.js";
+import { errorPage, setTitle, transactionLink } from "../page.js";
+import { button, explain, statusLine } from "../ui.js";
 import type { Wallet } from "../wallet.js";
 
 export type Status = ReturnType<typeof statusLine>;
@@ -15,7 +16,8 @@ export async function loadOrExplain<T>(title: string, path: string, body: unknow
   if (answer.ok) return answer.body;
   const b = answer.body;
   status.set(b.error === "PAYMENT_ALREADY_PROCESSED" ? "ok" : "error", explain(b.error, b.action, b.retry_after));
-  render(el("h1", {}, title), status.node);
+  setTitle(/EXPIRED$/.test(b.error ?? "") ? `${title}: expired` : title);
+  errorPage(title, status.node);
   return null;
 }
 
@@ -45,7 +47,8 @@ export function transactionButton(options: {
       const hash = await options.send(wallet);
       await wallet.waitForReceipt(hash);
       self.remove();
-      status.set("ok", options.done(hash));
+      document.getElementById("wallet-notice")?.remove();
+      status.set("ok", options.done(hash), transactionLink(hash));
     } catch (error) {
       status.set("error", walletError(error));
     }

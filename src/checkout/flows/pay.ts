@@ -3,18 +3,17 @@ import { splitterAbi } from "../../generated/contracts.js";
 import { receiveAuthorizationTypedData } from "../../chain/token-authorizations.js";
 import { post } from "../api.js";
 import { connectWallet, walletError } from "../connect.js";
-import { button, details, el, render, statusLine } from "../ui.js";
+import { transactionLink } from "../page.js";
+import { button, statusLine } from "../ui.js";
 import type { Wallet } from "../wallet.js";
-import type { ResolvedPayment } from "../../payments/payments.js";
-import { loadOrExplain } from "./common.js";
+import type { Status } from "./common.js";
 import { authorizationCall } from "./pay-call.js";
-
-type Resolved = ResolvedPayment & { intent?: string; link_id?: Hex };
+import { payPage, rememberTransaction, resolvePayment, showPaid, type Resolved } from "./pay-view.js";
 
 /** `#/pay/<intent>` and `#/link/<link>`: resolve, then pay in one transaction when the wallet can sign. */
-export async function payFlow(token: string, symbol: string): Promise<void> {
+export async function payFlow(token: string, _symbol: string): Promise<void> {
   const status = statusLine();
-  const r = await loadOrExplain<Resolved>("Payment", "/v1/payments/resolve", { intent: token }, status);
+  const r = await resolvePayment(token, status);
   if (!r) return;
   const intent = r.intent ?? token;
   const pay = button("pay", "Connect wallet and pay", async () => {
@@ -24,7 +23,8 @@ export async function payFlow(token: string, symbol: string): Promise<void> {
       let hash: Hex;
       try {
         hash = await sendPayment(wallet, r);
-        status.set("wait", `Payment sent (${hash}). Confirming…`);
+        rememberTransaction(token, hash);
+        status.set("wait", "Payment sent. Confirming…", transactionLink(hash));
         await wallet.waitForReceipt(hash);
       } catch (error) {
         // Before saying it failed: someone else may have submitted the buyer's signed authorization
@@ -32,29 +32,15 @@ export async function payFlow(token: string, symbol: string): Promise<void> {
         const theirs = (error as { code?: number }).code === 4001 ? null : await recoveredPayment(intent);
         if (!theirs) throw error;
         hash = theirs;
+        rememberTransaction(token, hash);
       }
       pay.remove();
-      await followVerdict(intent, hash, status.set);
+      await followVerdict(intent, hash, status.set, () => showPaid(status, hash, r.return_url));
     } catch (error) {
       status.set("error", walletError(error));
     }
   });
-  render(
-    el("h1", {}, "Pay"),
-    el(
-      "div",
-      { class: "card" },
-      el("div", { class: "amount", id: "amount" }, `${r.amount} ${symbol}`),
-      details([
-        ["To", r.recipient],
-        ["Reference", r.reference],
-        ["Network", `chain ${r.chain_id}`],
-        ["Valid until", new Date(r.expires_at * 1000).toLocaleString()],
-      ]),
-      pay,
-      status.node,
-    ),
-  );
+  payPage(r, pay, status);
 }
 
 /**
@@ -115,11 +101,11 @@ async function recoveredPayment(intent: string): Promise<Hex | null> {
 }
 
 /** Polls verify for the same hash until it settles (the merchant verifies again on its side). */
-async function followVerdict(intent: string, hash: Hex, set: (kind: "ok" | "wait" | "error", text: string) => void): Promise<void> {
+async function followVerdict(intent: string, hash: Hex, set: Status["set"], paid: () => void): Promise<void> {
   for (;;) {
     const answer = await post<{ valid: boolean; code?: string }>("/v1/payments/verify", { intent, tx_hash: hash });
     if (answer.ok && answer.body.valid) {
-      set("ok", `Paid. Transaction ${hash}.`);
+      paid();
       return;
     }
     if (answer.ok && answer.body.code !== "PAYMENT_CONFIRMING" && answer.body.code !== "PAYMENT_NOT_FOUND") {
@@ -131,7 +117,7 @@ async function followVerdict(intent: string, hash: Hex, set: (kind: "ok" | "wait
       set("error", `The payment did not go through (${answer.body.code}).`);
       return;
     }
-    set("wait", `Payment sent (${hash}). Confirming…`);
+    set("wait", "Payment sent. Confirming…", transactionLink(hash));
     await new Promise((resolve) => setTimeout(resolve, (answer.body.retry_after ?? 1) * 1000));
   }
 }

@@ -1,4 +1,6 @@
 import { encodeFunctionData, erc20Abi, type Address } from "viem";
+import { displayAmount } from "../format.js";
+import { folded, networkBanner, setTitle, validity, walletNotice } from "../page.js";
 import { details, el, render, statusLine } from "../ui.js";
 import { loadOrExplain, transactionButton } from "./common.js";
 
@@ -20,7 +22,24 @@ export async function refundFlow(refundToken: string, symbol: string): Promise<v
     expected: { account: r.merchant, role: "merchant" },
     pending: "Confirm the refund in your wallet…",
     send: (wallet) => wallet.sendTransaction({ to: r.token, data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [r.payer, BigInt(r.amount_units)] }) }),
-    done: (hash) => `Refund sent (${hash}).`,
+    done: () => "Refund sent.",
   });
-  render(el("h1", {}, "Refund"), el("div", { class: "card" }, el("div", { class: "amount", id: "amount" }, `${r.amount} ${symbol}`), details([["To (the payer)", r.payer], ["From (merchant)", r.merchant], ["Valid until", new Date(r.expires_at * 1000).toLocaleString()]]), go, status.node));
+  setTitle(`Refund ${displayAmount(r.amount_units, symbol)}`);
+  render(
+    networkBanner(r.chain_id),
+    el("h1", {}, "Refund"),
+    el(
+      "div",
+      { class: "card" },
+      el("div", { class: "amount", id: "amount" }, displayAmount(r.amount_units, symbol)),
+      details([["To (the payer)", r.payer], ["From (merchant)", r.merchant]]),
+      validity("Valid until", r.expires_at, () => {
+        if (!status.node.dataset.state) go.remove();
+      }),
+      folded("Details", [["Token", r.token]]),
+      go,
+      status.node,
+      walletNotice(r.chain_id, go),
+    ),
+  );
 }

@@ -1,6 +1,8 @@
 import { encodeFunctionData, erc20Abi, type Address, type Hex } from "viem";
 import { connectWallet, walletError } from "../connect.js";
-import { formatAmount } from "../../money.js";
+import { parseAmount } from "../../money.js";
+import { displayAmount, displayTime } from "../format.js";
+import { folded, networkBanner, setTitle, validity, walletNotice } from "../page.js";
 import { button, details, el, render, statusLine } from "../ui.js";
 import { loadOrExplain } from "./common.js";
 
@@ -56,10 +58,11 @@ export async function subscribeFlow(setupToken: string, symbol: string): Promise
         message: { ...t.typed_data.message, payer: wallet.account },
       };
       const signature = await wallet.signTypedData(typedData);
-      status.set("wait", `Allow the subscription contract to charge up to ${formatAmount(allowance)} ${symbol}…`);
+      status.set("wait", `Allow the subscription contract to charge up to ${displayAmount(allowance, symbol)}…`);
       const hash = await wallet.sendTransaction({ to: t.token, data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [t.contract, allowance] }) });
       await wallet.waitForReceipt(hash);
       sign.remove();
+      document.getElementById("wallet-notice")?.remove();
       handBack(t, wallet.account, signature);
       status.set("ok", "Subscribed: the merchant can now start the subscription.");
       result.replaceChildren(details([["Payer", wallet.account]]), el("textarea", { id: "signature", rows: "3", readonly: "" }, signature));
@@ -67,25 +70,32 @@ export async function subscribeFlow(setupToken: string, symbol: string): Promise
       status.set("error", walletError(error));
     }
   });
+  setTitle(`Subscribe ${displayAmount(t.amount_units, symbol)} ${every(t.period)}`);
   render(
+    networkBanner(t.chain_id),
     el("h1", {}, "Subscribe"),
     el(
       "div",
       { class: "card" },
-      el("div", { class: "amount", id: "amount" }, `${t.amount} ${symbol}`),
-      el("p", {}, every(t.period)),
+      el("div", { class: "amount", id: "amount" }, displayAmount(t.amount_units, symbol)),
+      el("p", { id: "period" }, every(t.period)),
       details([
         ["To", t.recipient],
-        ["Starts", new Date(t.start * 1000).toLocaleString()],
-        ["Ends", t.end === 0 ? "no end (cancel any time)" : new Date(t.end * 1000).toLocaleString()],
-        ["Service fee", `${t.fee_bps / 100}% + ${t.network_fee} ${symbol}, paid by the merchant`],
-        ["Gas reimbursement", `at most ${formatAmount(BigInt(t.max_gas_reimbursement))} ${symbol} per charge`],
-        ["Allowance asked", `${formatAmount(allowance)} ${symbol} (${periods} periods)`],
+        ["Starts", displayTime(t.start)],
+        ["Ends", t.end === 0 ? "no end (cancel any time)" : displayTime(t.end)],
+        ["Allowance asked", `${displayAmount(allowance, symbol)} (${periods} periods)`],
+      ]),
+      validity("Offer valid until", t.expires_at),
+      folded("Fees and contract", [
+        ["Service fee", `${t.fee_bps / 100}% + ${displayAmount(parseAmount(t.network_fee) ?? 0n, symbol)}, paid by the merchant`],
+        ["Gas reimbursement", `at most ${displayAmount(t.max_gas_reimbursement, symbol)} per charge`],
         ["Contract", t.contract],
-        ["Network", `chain ${t.chain_id}`],
+        ["Token", t.token],
+        ["Chain id", String(t.chain_id)],
       ]),
       sign,
       status.node,
+      walletNotice(t.chain_id, sign),
       result,
     ),
   );

@@ -17,6 +17,7 @@ export function linkRoutes(links: Links): PostRoute[] {
           caller: request.ip,
           ...(b.expires_at !== undefined ? { expiresAt: b.expires_at } : {}),
           ...(b.notify_url !== undefined ? { notifyUrl: b.notify_url } : {}),
+          ...(b.return_url !== undefined ? { returnUrl: b.return_url } : {}),
         }),
     }),
     route({ path: "/v1/links/close", summary: "Close a payment link and its watch", response: R.CloseLinkResponse, errors: ["INVALID_LINK_TOKEN"], schema: CloseLinkRequest, handle: (b) => links.close(b.manage_token) }),

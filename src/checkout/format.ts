@@ -1,0 +1,73 @@
+import type { Hex } from "viem";
+import { base, baseSepolia, mainnet, sepolia } from "viem/chains";
+
+/**
+ * Words for people: network names, amounts and times. Pure functions (tested in Node), no DOM.
+ */
+
+export interface Network {
+  /** "Base", "Base Sepolia (test)". */
+  name: string;
+  test: boolean;
+  /** The explorer's name and a transaction's page there; null on the local chain (no explorer). */
+  explorer: { name: string; tx(hash: Hex): string } | null;
+}
+
+/** The chains the service runs on, named from viem's chain definitions; the test chain says so. */
+const NAMED: Record<number, { name: string; test: boolean; explorerName: string; explorerUrl: string }> = {
+  [base.id]: { name: base.name, test: false, explorerName: "Basescan", explorerUrl: base.blockExplorers.default.url },
+  [baseSepolia.id]: { name: baseSepolia.name, test: true, explorerName: "Sepolia Basescan", explorerUrl: baseSepolia.blockExplorers.default.url },
+};
+
+/** Chains a buyer's wallet may be on (for "your wallet is on …"); anything else is "chain N". */
+const OTHER: Record<number, string> = { [mainnet.id]: "Ethereum", [sepolia.id]: "Sepolia" };
+
+export function networkOf(chainId: number, localChain = false): Network {
+  const known = NAMED[chainId];
+  if (!known) return { name: chainName(chainId), test: false, explorer: null };
+  return {
+    name: known.test ? `${known.name} (test)` : known.name,
+    test: known.test,
+    explorer: localChain ? null : { name: known.explorerName, tx: (hash) => `${known.explorerUrl}/tx/${hash}` },
+  };
+}
+
+/** A chain's plain name, for a wallet that is somewhere else. */
+export function chainName(chainId: number): string {
+  return NAMED[chainId]?.name ?? OTHER[chainId] ?? `chain ${chainId}`;
+}
+
+const SCALE = 1_000_000n;
+
+/**
+ * An amount as people write it, from integer micro-units (never a float): thousands grouped with
+ * commas, and the fraction trimmed of trailing zeros but never shorter than two digits, so cents
+ * always show ("12.50", "12.34", "1,250.00") and sub-cent amounts keep every digit that counts
+ * ("0.000001", "12.345").
+ */
+export function displayAmount(units: bigint | string, symbol: string): string {
+  const value = BigInt(units);
+  if (value < 0n) throw new RangeError("negative amount");
+  const whole = (value / SCALE).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  const fraction = (value % SCALE).toString().padStart(6, "0").replace(/0+$/, "").padEnd(2, "0");
+  return `${whole}.${fraction} ${symbol}`;
+}
+
+/** A moment in the buyer's own time zone, with the zone named ("22 Nov 2026, 17:05 GMT+1"). */
+export function displayTime(unixSeconds: number, locale?: string, timeZone?: string): string {
+  return new Intl.DateTimeFormat(locale, { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short", ...(timeZone ? { timeZone } : {}) }).format(new Date(unixSeconds * 1000));
+}
+
+/** What is left, in words a glance reads: "59:07 left", "2 h 05 min left", "3 days left", "expired". */
+export function countdown(secondsLeft: number): string {
+  if (secondsLeft <= 0) return "expired";
+  const s = Math.floor(secondsLeft);
+  if (s >= 2 * 86_400) return `${Math.floor(s / 86_400)} days left`;
+  if (s >= 3600) return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")} min left`;
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")} left`;
+}
+
+/** A long hex value cut for a glance ("0x1234…cdef"); the full value stays one click away. */
+export function shortHex(value: string): string {
+  return value.length > 14 ? `${value.slice(0, 6)}…${value.slice(-4)}` : value;
+}

@@ -1,0 +1,163 @@
+import type { Hex } from "viem";
+import { chainName, countdown, displayTime, networkOf, shortHex } from "./format.js";
+import { qrSvg } from "./handoff.js";
+import { walletLinks } from "./wallet-links.js";
+import { el, render } from "./ui.js";
+import { discoverWallets } from "./wallet.js";
+
+/**
+ * Presentation shared by every route: the deployment's context (from /v1/capabilities), the
+ * network banner, titles, folded details, the validity countdown, the after-payment links and the
+ * way to continue without a browser wallet. No flow logic lives here.
+ */
+export interface PageContext {
+  symbol: string;
+  chainId: number | null;
+  localChain: boolean;
+}
+
+let context: PageContext = { symbol: "USDC", chainId: null, localChain: false };
+
+export function setContext(next: PageContext): void {
+  context = next;
+}
+
+export function pageContext(): PageContext {
+  return context;
+}
+
+/** An error page: the network banner (when known), the title, the explanation. */
+export function errorPage(title: string, status: HTMLElement): void {
+  render(...(context.chainId !== null ? [networkBanner(context.chainId)] : []), el("h1", {}, title), status);
+}
+
+/** "Pay 12.50 USDC · Checkout". */
+export function setTitle(title: string): void {
+  document.title = `${title} · Checkout`;
+}
+
+/** The network the page works on: its name, a TEST badge on the test network, "local chain" when so. */
+export function networkBanner(chainId: number): HTMLElement {
+  const network = networkOf(chainId, context.localChain);
+  return el(
+    "div",
+    { class: "network", id: "network" },
+    el("span", { class: "network-name" }, network.name),
+    network.test ? el("span", { class: "badge", id: "test-badge", title: "A test network: no real money moves" }, "TEST") : null,
+    context.localChain ? el("span", { class: "muted" }, "local chain") : null,
+  );
+}
+
+/** Rows a buyer rarely needs (reference, contracts, ids), folded away under one summary. */
+export function folded(summary: string, rows: Array<[string, string]>): HTMLDetailsElement {
+  return el(
+    "details",
+    { class: "more" },
+    el("summary", {}, summary),
+    el("dl", {}, ...rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", { class: "hex" }, v)])),
+  );
+}
+
+let ticking: ReturnType<typeof setInterval> | undefined;
+
+/** Stops the previous route's countdown (a hash change renders a new page). */
+export function stopTimers(): void {
+  if (ticking !== undefined) clearInterval(ticking);
+  ticking = undefined;
+}
+
+/** "Valid until 22 Nov 2026, 17:05 UTC · 59:07 left", ticking; `onExpired` once the time is up. */
+export function validity(label: string, expiresAt: number, onExpired?: () => void): HTMLElement {
+  const left = el("span", { class: "countdown", id: "countdown" });
+  const node = el("p", { class: "validity", id: "validity" }, `${label} ${displayTime(expiresAt)} · `, left);
+  const tick = () => {
+    const seconds = expiresAt - Date.now() / 1000;
+    left.textContent = countdown(seconds);
+    if (seconds <= 0) {
+      stopTimers();
+      onExpired?.();
+    }
+  };
+  stopTimers();
+  tick();
+  ticking = setInterval(tick, 1000);
+  return node;
+}
+
+/** After a transaction: its explorer page (Basescan, Sepolia Basescan), or a word that the local chain has none. */
+export function transactionLink(hash: Hex): HTMLElement {
+  const network = networkOf(context.chainId ?? 0, context.localChain);
+  const explorer = network.explorer;
+  return el(
+    "p",
+    { class: "tx", id: "tx" },
+    "Transaction ",
+    el("code", { title: hash }, shortHex(hash)),
+    " · ",
+    explorer
+      ? el("a", { href: explorer.tx(hash), id: "explorer-link", target: "_blank", rel: "noopener noreferrer" }, `View on ${explorer.name}`)
+      : el("span", { class: "muted", id: "no-explorer" }, "local chain: no explorer"),
+  );
+}
+
+/** The merchant's way back, when it gave one. */
+export function returnLink(returnUrl: string | undefined): HTMLElement | null {
+  if (!returnUrl) return null;
+  return el("a", { href: returnUrl, id: "return-link", class: "button-link", rel: "noreferrer" }, "Back to the merchant");
+}
+
+/**
+ * For a browser without a wallet (most phone browsers): open this same page, fragment and all, in a
+ * phone wallet's in-app browser, or scan it to continue on a phone. `open` shows it unfolded.
+ */
+export function handoff(open: boolean): HTMLElement {
+  const url = location.href;
+  const links = walletLinks(url).map((l) => el("a", { href: l.href, class: "wallet-link", id: `open-in-${l.id}`, rel: "noreferrer" }, `Open in ${l.name}`));
+  return el(
+    "details",
+    { class: "handoff", id: "handoff", ...(open ? { open: "" } : {}) },
+    el("summary", {}, open ? "Use a wallet app on your phone" : "Use a wallet app on your phone instead"),
+    el("p", { class: "muted" }, "On this phone: open this page in your wallet app's browser."),
+    el("div", { class: "wallet-links" }, ...links),
+    el("p", { class: "muted" }, "On a computer: scan this code with your phone's camera or wallet to continue there."),
+    el("div", { class: "qr-box" }, qrSvg(url, "QR code of this page")),
+    el("p", { class: "muted" }, "The code opens this page; it is not a wallet payment request, which could not carry this payment's reference."),
+    context.localChain ? el("p", { class: "muted", id: "local-note" }, "This service runs on a local chain: a phone can only reach it on the same network.") : null,
+  );
+}
+
+/**
+ * What the page knows about the browser's wallets before asking anything: none (the page offers
+ * the phone-wallet paths instead of the button), or one on another chain (said, so the switch
+ * request that follows is no surprise). Reads only eth_chainId, which needs no permission.
+ */
+export function walletNotice(chainId: number, button: HTMLElement): HTMLElement {
+  const box = el("div", { class: "wallet-notice", id: "wallet-notice" });
+  void fillWalletNotice(box, chainId, button);
+  return box;
+}
+
+async function fillWalletNotice(box: HTMLElement, chainId: number, button: HTMLElement): Promise<void> {
+  const wallets = await discoverWallets();
+  if (wallets.length === 0) {
+    button.hidden = true;
+    box.append(el("p", { class: "notice", id: "no-wallet" }, "No wallet in this browser. Continue in a wallet app on your phone:"), handoff(true));
+    box.dataset.ready = "none";
+    return;
+  }
+  const [only] = wallets;
+  if (only && wallets.length === 1) {
+    try {
+      const current = Number(await only.provider.request({ method: "eth_chainId" }));
+      if (current !== chainId) {
+        box.append(el("p", { class: "notice", id: "other-chain" }, `Your wallet is on ${chainName(current)}. It will be asked to switch to ${networkOf(chainId, context.localChain).name}.`));
+      }
+    } catch {
+      // a wallet that will not say: the switch request will tell
+    }
+  } else {
+    box.append(el("p", { class: "muted", id: "several-wallets" }, `${wallets.length} wallets found: you will choose one.`));
+  }
+  box.append(handoff(false));
+  box.dataset.ready = String(wallets.length);
+}
