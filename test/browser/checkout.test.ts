@@ -84,7 +84,8 @@ describe("hosted checkout in Chromium", function () {
     });
     await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
     await page.click("#pay");
-    assert.equal(await settle(), `Paid. Transaction ${frontRun}.`);
+    assert.match(await settle(), /^Paid\.Transaction /);
+    assert.equal(await page.locator("#tx code").getAttribute("title"), frontRun);
     assert.equal(await page.locator('#status[data-state="error"]').count(), 0);
   });
 
@@ -103,8 +104,8 @@ describe("hosted checkout in Chromium", function () {
     });
     await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
     await page.click("#pay");
-    const paid = await settle();
-    const hash = paid.match(/0x[0-9a-f]{64}/)![0] as Hex;
+    assert.match(await settle(), /^Paid\.Transaction /);
+    const hash = (await page.locator("#tx code").getAttribute("title")) as Hex;
     const tx = await h.chain.publicClient.getTransaction({ hash });
     assert.equal(decodeFunctionData({ abi: splitterAbi, data: tx.input }).functionName, "payWithAuthorizationSignature");
     assert.equal(wallet.requests.filter((m) => m === "eth_sendTransaction").length, 1, "one transaction");
