@@ -14,9 +14,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = join(ROOT, "node_modules/.bin");
 
 /**
- * The fork suite: every suite that touches the chain's USDC and our contracts. Left out: the browser
- * checkout (Chromium; same flows as the API suites) and the webhook suite, which passes file by file
- * on a fork but not after the other suites in one run (see docs/protocol.md, "Forking").
+ * The fork suite: every suite of `npm test` that runs on a chain, but the browser checkout (Chromium;
+ * its flows run in the API suites too) and fork mode's own test (it builds its own upstream).
  */
 const FORK_SUITE = [
   "test/contracts/Splitter.test.ts",
@@ -29,6 +28,10 @@ const FORK_SUITE = [
   "test/api/token-refusals.test.ts",
   "test/api/typed-data.test.ts",
   "test/api/safe.test.ts",
+  "test/api/http.test.ts",
+  "test/api/rpc-faults.test.ts",
+  "test/api/webhooks.test.ts",
+  "test/api/client.test.ts",
 ];
 
 async function freePort(): Promise<number> {
