@@ -12,9 +12,9 @@ import { splitterAbi } from "../src/generated/contracts.js";
 import { LOCAL_ROLES, localAccount } from "../src/localchain/harness.js";
 import { TERMS_TYPES, termsFromWireMessage } from "../src/recurring/terms.js";
 import { Receiver } from "../test/helpers/receiver.js";
+import { API_URL, CHAIN_RPC_URL } from "./lib/local-stack.js";
 
-const API_URL = process.env.API_URL ?? "http://127.0.0.1:8787";
-const RPC_URL = process.env.CHAIN_RPC_URL ?? "http://127.0.0.1:8545";
+const RPC_URL = CHAIN_RPC_URL;
 const HOOK_HOST = "hooks.demo-merchant.example.com";
 const RECEIVER_PORT = Number(process.env.DEMO_RECEIVER_PORT ?? 8443);
 
