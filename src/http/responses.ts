@@ -12,6 +12,8 @@ const BlockNumber = z.string().regex(/^[0-9]+$/).describe("decimal string");
 const Token = z.string().describe("Token: kind.key.payload.signature");
 const Seconds = z.number().int().describe("unix seconds");
 const Action = z.enum(["SUCCESS", "WAIT", "RETRY", "FIX_REQUEST", "ASK_PAYER", "STOP"]);
+/** The shared pieces, exported so the OpenAPI document names them (components) instead of repeating them. */
+export { Action, Address, Bytes32 as Hash, Amount, Units as AmountUnits, BlockNumber, Token as CapabilityToken, Seconds as UnixSeconds };
 
 export const ErrorBody = z.strictObject({ error: z.string(), action: Action.optional(), retry_after: z.number().int().optional() });
 
