@@ -104,7 +104,7 @@ describe("OpenAPI document", () => {
   });
 
   describe("what tools need", () => {
-    type Operation = { operationId: string; description?: string; tags?: string[]; requestBody?: { content: Record<string, { schema: object; example?: unknown }> }; responses: Record<string, { content?: Record<string, { schema: { $ref?: string }; example?: unknown; examples?: Record<string, { value: unknown }> }> }> };
+    type Operation = { operationId: string; description?: string; tags?: string[]; requestBody?: { content: Record<string, { schema: { $ref?: string }; example?: unknown; examples?: Record<string, { value: unknown }> }> }; responses: Record<string, { content?: Record<string, { schema: { $ref?: string }; example?: unknown; examples?: Record<string, { value: unknown }> }> }> };
     const operations = (): Array<[string, Operation]> => [
       ...Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(([path, ops]) => Object.entries(ops).map(([m, op]) => [`${m.toUpperCase()} ${path}`, op] as [string, Operation])),
       ...Object.entries(document.webhooks as Record<string, Record<string, Operation>>).map(([type, ops]) => [`webhook ${type}`, ops.post!] as [string, Operation]),
