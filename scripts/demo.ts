@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { createPublicClient, createTestClient, createWalletClient, erc20Abi, http, type Address, type Hex } from "viem";
 import { baseSepolia } from "viem/chains";
-import { PaymentServiceClient, fulfilOnce, isPaid } from "../src/client/index.js";
+import { PaymentServiceClient, fulfilOnce, isPaid } from "../client/src/index.js";
 import { splitterAbi } from "../src/generated/contracts.js";
 import { LOCAL_ROLES, localAccount } from "../src/localchain/harness.js";
 import { TERMS_TYPES, termsFromWireMessage } from "../src/recurring/terms.js";

@@ -1,10 +1,10 @@
 import { z } from "zod";
+import { Address } from "./schemas.js";
 
 /**
  * Response schemas: one per wire type, named like the type. They describe what the domain returns
  * (tests parse real answers with them) and feed the OpenAPI document.
  */
-const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 const Bytes32 = z.string().regex(/^0x[0-9a-f]{64}$/);
 const Amount = z.string().regex(/^(0|[1-9][0-9]*)\.[0-9]{6}$/).describe("Amount: decimal string, six fractional digits");
 const Units = z.string().regex(/^(0|[1-9][0-9]*)$/).describe("AmountUnits: integer string of micro-units");
