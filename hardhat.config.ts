@@ -5,6 +5,7 @@ import hardhatNetworkHelpers from "@nomicfoundation/hardhat-network-helpers";
 import hardhatVerify from "@nomicfoundation/hardhat-verify";
 import { configVariable } from "hardhat/config";
 import { createRequire } from "node:module";
+import { BUILD_PATHS } from "./src/deploy/build-mode.js";
 
 const require = createRequire(import.meta.url);
 // Offline solc: the WASM build shipped inside the npm `solc` package.
@@ -29,6 +30,8 @@ const baseSepoliaSim = {
 
 export default defineConfig({
   plugins: [hardhatViem, hardhatMocha, hardhatNetworkHelpers, hardhatVerify],
+  // Instrumented builds (--coverage) go to .coverage/, never over the real artifacts.
+  paths: BUILD_PATHS,
   solidity: {
     version: solcVersion,
     path: soljsonPath,

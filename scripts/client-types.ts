@@ -27,6 +27,7 @@ function typeOf(schema: Schema, indent = ""): string {
   if (Array.isArray(schema.type)) return schema.type.map((type) => typeOf({ ...schema, type }, indent)).join(" | ");
   switch (schema.type) {
     case "string":
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: this writes the TypeScript type `0x${string}`
       return typeof schema.pattern === "string" && schema.pattern.startsWith("^0x") ? "`0x${string}`" : "string";
     case "integer":
     case "number":

@@ -2,12 +2,12 @@
 // (contracts deployed, accounts funded), the API, and the operational port. With RPC_URL set, only
 // the API starts, against that chain.
 import { rmSync } from "node:fs";
-import { ConfigError, loadConfig } from "../src/config.js";
+import { ConfigError, loadConfig, type Config } from "../src/config.js";
 import { createService, listen } from "../src/service.js";
 import type { LocalChain } from "../src/localchain/harness.js";
 import { formatAmount } from "../src/money.js";
 
-let config;
+let config: Config;
 try {
   config = loadConfig();
 } catch (error) {

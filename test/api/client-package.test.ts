@@ -16,7 +16,7 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const tsc = join(root, "node_modules/typescript/bin/tsc");
 /** Node 20 as installed on the machine (what a merchant may run), besides the Node 24 running the tests. */
 const NODE_20 = "/usr/bin/node";
-/** A merchant's app: a script that calls the stack, and TypeScript that uses the declarations. */
+/** A merchant's app: a script that calls the stack, and TypeScript that uses the declarations (.txt: not tests, not type-checked here). */
 const FIXTURES = join(root, "test/fixtures/merchant-app");
 
 describe("the client as a package of its own (client/: build, npm pack, install in a fresh app)", function () {
@@ -30,7 +30,7 @@ describe("the client as a package of its own (client/: build, npm pack, install 
     app = mkdtempSync(join(tmpdir(), "merchant-app-"));
     const { stdout } = await run("npm", ["pack", "./client", "--pack-destination", app, "--json"], { cwd: root });
     tarball = join(app, (JSON.parse(stdout) as Array<{ filename: string }>)[0]!.filename);
-    copyFileSync(join(FIXTURES, "main.mjs"), join(app, "main.mjs"));
+    copyFileSync(join(FIXTURES, "main.mjs.txt"), join(app, "main.mjs"));
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "merchant-app", private: true, type: "module" }));
     // Offline: the package has no dependencies, so the tarball is all npm needs.
     await run("npm", ["install", "--offline", "--no-audit", "--no-fund", tarball], { cwd: app });
@@ -62,7 +62,7 @@ describe("the client as a package of its own (client/: build, npm pack, install 
     }
   });
 
-  it("type-checks a merchant's TypeScript against the installed declarations, addresses as 0x${string}", async () => {
+  it("type-checks a merchant's TypeScript against the installed declarations, addresses as `0x…` template types", async () => {
     copyFileSync(join(FIXTURES, "check.ts.txt"), join(app, "check.ts"));
     writeFileSync(join(app, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: "nodenext", target: "es2022", lib: ["es2022", "dom"], types: [] }, files: ["check.ts"] }));
     const result = await run(process.execPath, [tsc, "-p", "."], { cwd: app }).catch((e) => e as { stdout: string; code: number });

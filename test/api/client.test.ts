@@ -60,7 +60,11 @@ describe("typed client (client/, the @stablecoin-payments/client package)", () =
     assert.equal(calls, 2);
     assert.deepEqual(waits, [5000], "RPC_ERROR says Retry-After: 5");
     let fixCalls = 0;
-    await withRetry(async () => (fixCalls++, client.resolvePayment({ intent: "bad" })), { sleep: async () => {} }).catch(() => {});
+    const badRequest = async () => {
+      fixCalls++;
+      return client.resolvePayment({ intent: "bad" });
+    };
+    await withRetry(badRequest, { sleep: async () => {} }).catch(() => {});
     assert.equal(fixCalls, 1, "FIX_REQUEST is not retried");
   });
 });

@@ -1,7 +1,7 @@
 import { isAddressEqual, type Address, type Hex } from "viem";
 import { post } from "../api.js";
 import { connectWallet, walletError } from "../connect.js";
-import { button, el, explain, render, statusLine } from "../ui.js";
+import { button, el, explain, render, type statusLine } from "../ui.js";
 import type { Wallet } from "../wallet.js";
 
 export type Status = ReturnType<typeof statusLine>;
