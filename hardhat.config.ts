@@ -50,4 +50,6 @@ export default defineConfig({
   // Block-explorer verification (Basescan through the Etherscan v2 API): ETHERSCAN_API_KEY in the environment.
   verify: { etherscan: { apiKey: configVariable("ETHERSCAN_API_KEY") } },
   test: { mocha: { timeout: 60_000 } },
+  // Coverage of our contracts only: the test-only tokens and accounts are instruments, not subjects.
+  coverage: { skipFiles: ["contracts/test/**"] },
 });
