@@ -148,19 +148,17 @@ function errorResponses(operationId: string, codes: ErrorCode[], components: Rec
   return responses;
 }
 
-function operation(doc: OperationDoc, spec: { request?: string; requestRequired?: boolean; response: string; errors: ErrorCode[] | null }, components: Record<string, Schema>) {
+function operation(doc: OperationDoc, summary: string, spec: { request?: string; requestRequired?: boolean; response: string; errors: ErrorCode[] | null }, components: Record<string, Schema>) {
   const body = (name: string, key = "") => ({ schema: ref(name), example: sample(ref(name), components, key) });
   return {
     tags: [doc.tag],
-    summary: OPERATION_SUMMARIES.get(doc.operationId) ?? doc.operationId,
+    summary,
     description: doc.description,
     operationId: doc.operationId,
     ...(spec.request ? { requestBody: { required: spec.requestRequired ?? true, content: { "application/json": body(spec.request) } } } : {}),
     responses: { "200": { description: "OK", content: { "application/json": body(spec.response) } }, ...(spec.errors ? errorResponses(doc.operationId, spec.errors, components) : {}) },
   };
 }
-
-const OPERATION_SUMMARIES = new Map<string, string>();
 
 function docFor(key: string): OperationDoc {
   const doc = OPERATIONS[key];
@@ -178,22 +176,16 @@ export function buildOpenApi(routes: PostRoute[]): Record<string, unknown> {
     if (!name) throw new Error(`${what}: its schema is not exported from schemas.ts or responses.ts`);
     return name;
   };
-  OPERATION_SUMMARIES.clear();
-  OPERATION_SUMMARIES.set("health", "Liveness only; not rate limited");
-  OPERATION_SUMMARIES.set("capabilities", "What a client needs to know about this deployment");
-  OPERATION_SUMMARIES.set("capabilitiesGet", "The same, by GET");
-  for (const r of routes) OPERATION_SUMMARIES.set(docFor(`POST ${r.path}`).operationId, r.summary);
-
   const paths: Record<string, Record<string, unknown>> = {
-    "/health": { get: operation(docFor("GET /health"), { response: "HealthResponse", errors: null }, components) },
+    "/health": { get: operation(docFor("GET /health"), "Liveness only; not rate limited", { response: "HealthResponse", errors: null }, components) },
     "/v1/capabilities": {
-      post: operation(docFor("POST /v1/capabilities"), { request: "EmptyRequest", requestRequired: false, response: "CapabilitiesResponse", errors: [] }, components),
-      get: operation(docFor("GET /v1/capabilities"), { response: "CapabilitiesResponse", errors: [] }, components),
+      post: operation(docFor("POST /v1/capabilities"), "What a client needs to know about this deployment", { request: "EmptyRequest", requestRequired: false, response: "CapabilitiesResponse", errors: [] }, components),
+      get: operation(docFor("GET /v1/capabilities"), "The same, by GET", { response: "CapabilitiesResponse", errors: [] }, components),
     },
   };
   for (const r of routes) {
     paths[r.path] = {
-      post: operation(docFor(`POST ${r.path}`), { request: nameOf(r.schema, r.path), requestRequired: r.path !== "/v1/allowances/revoke/prepare", response: nameOf(r.response, r.path), errors: r.errors }, components),
+      post: operation(docFor(`POST ${r.path}`), r.summary, { request: nameOf(r.schema, r.path), requestRequired: r.path !== "/v1/allowances/revoke/prepare", response: nameOf(r.response, r.path), errors: r.errors }, components),
     };
   }
 
