@@ -5,6 +5,7 @@ import hardhatNetworkHelpers from "@nomicfoundation/hardhat-network-helpers";
 import hardhatVerify from "@nomicfoundation/hardhat-verify";
 import { configVariable } from "hardhat/config";
 import { createRequire } from "node:module";
+import { BUILD_PATHS } from "./src/deploy/build-mode.js";
 
 const require = createRequire(import.meta.url);
 // Offline solc: the WASM build shipped inside the npm `solc` package.
@@ -35,6 +36,8 @@ export default defineConfig({
   chainDescriptors: {
     84532: { name: "Base Sepolia", chainType: "op", hardforkHistory: { granite: { blockNumber: 0 } } },
   },
+  // Instrumented builds (--coverage) go to .coverage/, never over the real artifacts.
+  paths: BUILD_PATHS,
   solidity: {
     version: solcVersion,
     path: soljsonPath,
@@ -53,4 +56,6 @@ export default defineConfig({
   // Block-explorer verification (Basescan through the Etherscan v2 API): ETHERSCAN_API_KEY in the environment.
   verify: { etherscan: { apiKey: configVariable("ETHERSCAN_API_KEY") } },
   test: { mocha: { timeout: 60_000 } },
+  // Coverage of our contracts only: the test-only tokens and accounts are instruments, not subjects.
+  coverage: { skipFiles: ["contracts/test/**"] },
 });

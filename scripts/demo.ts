@@ -7,14 +7,14 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { createPublicClient, createTestClient, createWalletClient, erc20Abi, http, type Address, type Hex } from "viem";
 import { baseSepolia } from "viem/chains";
-import { PaymentServiceClient, fulfilOnce, isPaid } from "../src/client/index.js";
+import { PaymentServiceClient, fulfilOnce, isPaid } from "../client/src/index.js";
 import { splitterAbi } from "../src/generated/contracts.js";
 import { LOCAL_ROLES, localAccount } from "../src/localchain/harness.js";
 import { TERMS_TYPES, termsFromWireMessage } from "../src/recurring/terms.js";
 import { Receiver } from "../test/helpers/receiver.js";
+import { API_URL, CHAIN_RPC_URL } from "./lib/local-stack.js";
 
-const API_URL = process.env.API_URL ?? "http://127.0.0.1:8787";
-const RPC_URL = process.env.CHAIN_RPC_URL ?? "http://127.0.0.1:8545";
+const RPC_URL = CHAIN_RPC_URL;
 const HOOK_HOST = "hooks.demo-merchant.example.com";
 const RECEIVER_PORT = Number(process.env.DEMO_RECEIVER_PORT ?? 8443);
 

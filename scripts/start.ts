@@ -2,13 +2,13 @@
 // (contracts deployed, accounts funded), the API, and the operational port. With RPC_URL set, only
 // the API starts, against that chain.
 import { rmSync } from "node:fs";
-import { ConfigError, loadConfig } from "../src/config.js";
+import { ConfigError, loadConfig, type Config } from "../src/config.js";
 import { createService, listen } from "../src/service.js";
 import type { LocalChain } from "../src/localchain/harness.js";
 import { formatAmount } from "../src/money.js";
 import { maskSecrets, redactUrl } from "../src/logger.js";
 
-let config;
+let config: Config;
 try {
   config = loadConfig();
 } catch (error) {
@@ -21,6 +21,7 @@ try {
 
 let chain: LocalChain | null = null;
 // The embedded chain needs Hardhat (a development dependency): loaded only when there is no RPC_URL.
+if (!config.rpcUrl) await compileContracts();
 const harness = config.rpcUrl ? null : await import("../src/localchain/harness.js");
 if (harness) {
   const { startLocalChain, LOCAL_ROLES } = harness;
@@ -90,6 +91,20 @@ if (chain && harness) {
 }
 console.log("");
 console.log("Ready. Ctrl-C stops everything.");
+
+/**
+ * Compiles what is missing or stale (Hardhat's build is incremental: about a second when nothing
+ * changed), so `npm ci && npm start` works on a fresh clone with no other step.
+ */
+async function compileContracts() {
+  const { default: hre } = await import("hardhat");
+  try {
+    await hre.tasks.getTask("build").run({ quiet: true });
+  } catch (error) {
+    console.error(`the contracts did not compile: ${(error as Error).message.split("\n")[0]}`);
+    process.exit(1);
+  }
+}
 
 let stopping = false;
 async function stop(signal: string) {

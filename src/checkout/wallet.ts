@@ -1,4 +1,4 @@
-import { type Address, type Chain, type Hex } from "viem";
+import type { Address, Chain, Hex } from "viem";
 import { base, baseSepolia } from "viem/chains";
 import { chainName } from "./format.js";
 

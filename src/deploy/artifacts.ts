@@ -3,8 +3,9 @@ import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Hex } from "viem";
+import { BUILD_PATHS } from "./build-mode.js";
 
-const ARTIFACTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../artifacts/contracts");
+const ARTIFACTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../..", BUILD_PATHS.artifacts, "contracts");
 
 /**
  * The creation bytecode of a compiled contract, read from Hardhat's artifacts
@@ -16,7 +17,7 @@ export function creationBytecode(contractName: string, sourcePath = `${contractN
   try {
     artifact = JSON.parse(readFileSync(path, "utf8"));
   } catch {
-    throw new Error(`no artifact for ${contractName} at ${path}: run \`npm run build\` first`);
+    throw new Error(`no artifact for ${contractName} at ${path}: run \`npm run build\` (or \`npm start\`, which builds) first`);
   }
   if (!artifact.bytecode || artifact.bytecode === "0x") throw new Error(`${path} has no bytecode`);
   return artifact.bytecode as Hex;

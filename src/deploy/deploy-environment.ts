@@ -48,7 +48,10 @@ export async function deployEnvironment(options: DeployOptions): Promise<Deploye
   for (const planned of planContracts(deployment, deployment.parameters)) {
     const recorded = deployment.contracts[planned.name].address;
     if (planned.address !== recorded) {
-      throw new Error(`${planned.name}: the compiled code gives ${planned.address}, the file says ${recorded}; run \`npm run generate\` and commit`);
+      throw new Error(
+        `${planned.name}: the compiled code gives ${planned.address}, deployments/${options.chainId}.json says ${recorded}. ` +
+          "If you changed a contract, run `npm run build && npm run generate` and commit; otherwise rebuild (`npm run build`). Never deploy from an instrumented (--coverage) build.",
+      );
     }
     if (options.dryRun) {
       log(`${planned.name}: would deploy at ${planned.address} (${(planned.initCode.length - 2) / 2} bytes of init code)`);

@@ -1,10 +1,10 @@
 import { z } from "zod";
+import { Address } from "./schemas.js";
 
 /**
  * Response schemas: one per wire type, named like the type. They describe what the domain returns
  * (tests parse real answers with them) and feed the OpenAPI document.
  */
-const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 const Bytes32 = z.string().regex(/^0x[0-9a-f]{64}$/);
 const Amount = z.string().regex(/^(0|[1-9][0-9]*)\.[0-9]{6}$/).describe("Amount: decimal string, six fractional digits");
 const Units = z.string().regex(/^(0|[1-9][0-9]*)$/).describe("AmountUnits: integer string of micro-units");
@@ -12,6 +12,8 @@ const BlockNumber = z.string().regex(/^[0-9]+$/).describe("decimal string");
 const Token = z.string().describe("Token: kind.key.payload.signature");
 const Seconds = z.number().int().describe("unix seconds");
 const Action = z.enum(["SUCCESS", "WAIT", "RETRY", "FIX_REQUEST", "ASK_PAYER", "STOP"]);
+/** The shared pieces, exported so the OpenAPI document names them (components) instead of repeating them. */
+export { Action, Address, Bytes32 as Hash, Amount, Units as AmountUnits, BlockNumber, Token as CapabilityToken, Seconds as UnixSeconds };
 
 export const ErrorBody = z.strictObject({ error: z.string(), action: Action.optional(), retry_after: z.number().int().optional() });
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AMOUNT_PATTERN } from "../money.js";
 import { MAX_TOKEN_LENGTH } from "../tokens/capability.js";
+import { MAX_NOTIFY_URL_LENGTH } from "../webhooks/notify-url.js";
 
 /**
  * Wire schemas: one per request type, named like the type it infers. Objects are strict (an
@@ -22,7 +23,7 @@ export const ReturnUrl = z.string().max(512).describe("extension: where the chec
 export const CreatePaymentRequest = z.strictObject({
   recipient: Address,
   amount: Amount,
-  notify_url: z.string().max(2048).optional(),
+  notify_url: z.string().max(MAX_NOTIFY_URL_LENGTH).optional(),
   return_url: ReturnUrl.optional(),
 });
 export type CreatePaymentRequest = z.infer<typeof CreatePaymentRequest>;
@@ -41,7 +42,7 @@ export const CreateSubscriptionRequest = z.strictObject({
   amount: Amount,
   period: z.number().int().positive().max(10 * 365 * 24 * 3600),
   end: z.number().int().nonnegative().max(2 ** 53 - 1).optional(),
-  notify_url: z.string().max(2048).optional(),
+  notify_url: z.string().max(MAX_NOTIFY_URL_LENGTH).optional(),
   /** Where the checkout sends the payer after signing (payer and signature in the fragment). */
   return_url: z.string().max(512).optional(),
 });
@@ -83,7 +84,7 @@ export const CreateLinkRequest = z.strictObject({
   recipient: Address,
   amount: Amount,
   expires_at: z.number().int().positive().max(2 ** 53 - 1).optional(),
-  notify_url: z.string().max(2048).optional(),
+  notify_url: z.string().max(MAX_NOTIFY_URL_LENGTH).optional(),
   return_url: ReturnUrl.optional(),
 });
 

@@ -34,7 +34,7 @@ async function requireSettled(chain: SettlementChain, receipt: TransactionReceip
 /** The one-time payment `txHash` made for `intent`, from the Splitter's `Paid` event. */
 export async function paymentSettlement(chain: PaymentChain, intent: Intent, txHash: Hex): Promise<Settlement> {
   const receipt = await readReceipt(chain.client, txHash);
-  if (!receipt || receipt.status !== "success") throw new ServiceError("PAYMENT_NOT_FOUND");
+  if (receipt?.status !== "success") throw new ServiceError("PAYMENT_NOT_FOUND");
   const paid = intentPaidFact(chain, receipt, intent);
   if (!paid || !isAddressEqual(paid.recipient, intent.recipient) || paid.amount !== intent.amountUnits || !isAddressEqual(paid.token, chain.deployment.token.address)) {
     throw new ServiceError("PAYMENT_MISMATCH");
@@ -46,7 +46,7 @@ export async function paymentSettlement(chain: PaymentChain, intent: Intent, txH
 /** The recurring charge of `periodIndex` that `txHash` made for the signed terms, from the `Charged` event. */
 export async function chargeSettlement(chain: SettlementChain, subscriptionId: Hex, terms: Terms, periodIndex: bigint, txHash: Hex): Promise<Settlement> {
   const receipt = await readReceipt(chain.client, txHash);
-  if (!receipt || receipt.status !== "success") throw new ServiceError("PAYMENT_NOT_FOUND");
+  if (receipt?.status !== "success") throw new ServiceError("PAYMENT_NOT_FOUND");
   const charged = parseEventLogs({ abi: recurringChargesAbi, eventName: "Charged", logs: receipt.logs, strict: true }).find(
     (l) => isAddressEqual(l.address, chain.deployment.contracts.RecurringCharges.address) && l.args.subscriptionId === subscriptionId && l.args.periodIndex === periodIndex,
   );

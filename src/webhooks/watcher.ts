@@ -7,6 +7,7 @@ import { rpc } from "../chain/rpc-errors.js";
 import type { Database } from "../store/database.js";
 import { subscriptionState } from "../recurring/terms.js";
 import { Deliveries, LinkRecords, WatcherCursor, Watches, type Watch } from "./store.js";
+import type { WEBHOOK_EVENTS } from "./events.js";
 
 const EVENTS = [
   splitterAbi.find((i) => i.type === "event" && i.name === "Paid")!,
@@ -34,7 +35,8 @@ export interface WatcherDeps {
 /** One webhook event, with an id derived from the chain event (so a re-read enqueues nothing new). */
 interface Event {
   eventId: string;
-  eventType: "payment.settled" | "subscription.charged" | "subscription.revoked";
+  /** Every type must have its schema in events.ts (the OpenAPI document's webhooks come from there). */
+  eventType: keyof typeof WEBHOOK_EVENTS;
   watch: Watch;
   payload: Record<string, unknown>;
 }

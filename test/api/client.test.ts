@@ -1,11 +1,11 @@
 import { assert } from "chai";
-import { ApiError, PaymentServiceClient, fulfilOnce, isPaid, withRetry } from "stablecoin-payments/client";
+import { ApiError, PaymentServiceClient, fulfilOnce, isPaid, withRetry } from "../../client/src/index.js";
 import { LOCAL_ROLES } from "../../src/localchain/harness.js";
 import { listen } from "../../src/service.js";
 import { useService } from "../helpers/service.js";
 import { payIntent, type PayBlock } from "../helpers/payments.js";
 
-describe("typed client (package entry stablecoin-payments/client)", () => {
+describe("typed client (client/, the @stablecoin-payments/client package)", () => {
   const h = useService({ PORT: "0", OPS_PORT: "0" });
   let client: PaymentServiceClient;
   let close: () => Promise<void>;
@@ -60,7 +60,11 @@ describe("typed client (package entry stablecoin-payments/client)", () => {
     assert.equal(calls, 2);
     assert.deepEqual(waits, [5000], "RPC_ERROR says Retry-After: 5");
     let fixCalls = 0;
-    await withRetry(async () => (fixCalls++, client.resolvePayment({ intent: "bad" })), { sleep: async () => {} }).catch(() => {});
+    const badRequest = async () => {
+      fixCalls++;
+      return client.resolvePayment({ intent: "bad" });
+    };
+    await withRetry(badRequest, { sleep: async () => {} }).catch(() => {});
     assert.equal(fixCalls, 1, "FIX_REQUEST is not retried");
   });
 });

@@ -6,6 +6,10 @@ import { buildOpenApi } from "../../src/http/openapi.js";
 import { describedRoutes } from "../../src/http/routes/index.js";
 import * as R from "../../src/http/responses.js";
 import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { ERROR_CODES } from "../../src/errors.js";
+import { MAX_NOTIFY_URL_LENGTH } from "../../src/webhooks/notify-url.js";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { useService } from "../helpers/service.js";
 
 const require = createRequire(import.meta.url);
@@ -97,5 +101,94 @@ describe("OpenAPI document", () => {
     R.ResolveSubscriptionResponse.parse(await call("/v1/subscriptions/resolve", { setup_token: setup.setup_token }));
     R.AllowanceRevokePrepareResponse.parse(await call("/v1/allowances/revoke/prepare", {}));
     R.ErrorBody.parse(await call("/v1/refunds/resolve", { refund_token: "x" }));
+  });
+
+  describe("what tools need", () => {
+    type Operation = { operationId: string; description?: string; tags?: string[]; requestBody?: { content: Record<string, { schema: { $ref?: string }; example?: unknown; examples?: Record<string, { value: unknown }> }> }; responses: Record<string, { content?: Record<string, { schema: { $ref?: string }; example?: unknown; examples?: Record<string, { value: unknown }> }> }> };
+    const operations = (): Array<[string, Operation]> => [
+      ...Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(([path, ops]) => Object.entries(ops).map(([m, op]) => [`${m.toUpperCase()} ${path}`, op] as [string, Operation])),
+      ...Object.entries(document.webhooks as Record<string, Record<string, Operation>>).map(([type, ops]) => [`webhook ${type}`, ops.post!] as [string, Operation]),
+    ];
+    const schemaValidator = () => {
+      const Ajv2020 = require("ajv/dist/2020").default;
+      const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+      ajv.addSchema({ $id: "openapi", components: document.components });
+      return (schema: object) => ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/')));
+    };
+
+    it("passes Redocly's recommended lint with the committed config (the command CI runs)", async function () {
+      this.timeout(60_000);
+      const cli = require.resolve("@redocly/cli/bin/cli.js");
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, "lint", "--format", "json"], { cwd: new URL("../..", import.meta.url).pathname, maxBuffer: 1 << 24 }).catch((e) => e);
+      const report = JSON.parse(stdout);
+      assert.deepEqual(report.problems.filter((p: { ignored?: boolean }) => !p.ignored).map((p: { ruleId: string; message: string }) => `${p.ruleId}: ${p.message}`), [], stderr);
+      assert.equal(report.totals.errors + report.totals.warnings, 0);
+    });
+
+    it("declares no authentication (capabilities travel in bodies), three servers, and tags with descriptions", () => {
+      assert.deepEqual(document.security, []);
+      assert.deepEqual(document.servers.map((s: { description: string }) => s.description.split(":")[0]), ["local", "test", "production"]);
+      for (const [name, op] of operations()) assert.isNotEmpty(op.tags, name);
+    });
+
+    it("describes every operation with the spec's safety rules where they apply", () => {
+      for (const [name, op] of operations()) assert.isAbove(op.description?.length ?? 0, 40, `${name} has a description`);
+      const text = (path: string) => document.paths[path].post.description as string;
+      assert.include(text("/v1/payments/verify"), "valid: true");
+      assert.include(text("/v1/payments/verify"), "reference equal to the one you stored");
+      assert.include(text("/v1/payments/verify"), "same hash");
+      assert.include(text("/v1/charges"), "never re-charge");
+      assert.include(text("/v1/refunds/verify"), "poll the same hash");
+      assert.include(text("/v1/refunds/prepare"), "no refund history");
+    });
+
+    it("names its schemas, and every request, response and webhook has an example that its schema accepts", () => {
+      const compile = schemaValidator();
+      let checked = 0;
+      for (const [name, op] of operations()) {
+        const bodies = [...(op.requestBody ? [op.requestBody.content["application/json"]!] : []), ...Object.values(op.responses).flatMap((r) => (r.content ? [r.content["application/json"]!] : []))];
+        for (const body of bodies) {
+          assert.match(body.schema.$ref ?? "", /^#\/components\/schemas\/[A-Z]/, `${name}: a named schema`);
+          const examples = body.example !== undefined ? [body.example] : Object.values(body.examples ?? {}).map((e) => e.value);
+          assert.isNotEmpty(examples, `${name} has an example`);
+          const validate = compile(body.schema);
+          for (const example of examples) {
+            assert.isTrue(validate(example), `${name}: ${JSON.stringify(example)} ${JSON.stringify(validate.errors)}`);
+            checked++;
+          }
+        }
+      }
+      assert.isAbove(checked, 100);
+      const validate = compile({ $ref: "#/components/schemas/CreatePaymentRequest" });
+      assert.isFalse(validate({ recipient: "0x12", amount: "1" }), "the validator refuses what it should");
+    });
+
+    it("gives every error answer its operation's codes as an enum, and limits equal to the service's", () => {
+      for (const [name, op] of operations()) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (Number(status) < 400 || name.startsWith("webhook")) continue;
+          const schema = document.components.schemas[response.content!["application/json"]!.schema.$ref!.split("/").pop()!];
+          const codes = schema.properties.error.enum as string[];
+          for (const code of Object.keys(response.content!["application/json"]!.examples!)) {
+            assert.include(codes, code, name);
+            assert.equal(ERROR_CODES[code as keyof typeof ERROR_CODES].status, Number(status), `${name} ${code}`);
+          }
+          assert.includeMembers(codes, ["INVALID_REQUEST", "RATE_LIMITED", "INTERNAL_ERROR"]);
+        }
+      }
+      const chargeCodes = document.components.schemas.ChargeError.properties.error.enum;
+      assert.include(chargeCodes, "NOT_DUE");
+      assert.notInclude(chargeCodes, "INVALID_INTENT", "only the operation's own codes");
+      for (const request of ["CreatePaymentRequest", "CreateLinkRequest", "CreateSubscriptionRequest"]) {
+        assert.equal(document.components.schemas[request].properties.notify_url.maxLength, MAX_NOTIFY_URL_LENGTH, request);
+      }
+    });
+
+    it("has a webhooks section for every event the watcher sends", () => {
+      assert.includeMembers(Object.keys(document.webhooks), ["payment.settled", "subscription.charged", "subscription.revoked"]);
+      const settled = document.webhooks["payment.settled"].post;
+      assert.deepEqual(settled.parameters.map((p: { name: string }) => p.name), ["svc-event-id", "svc-event-type"]);
+      assert.includeMembers(document.components.schemas.SubscriptionChargedEvent.properties.data.required, ["subscription_id", "payer", "state", "paid_count", "period_index", "tx_hash"]);
+    });
   });
 });

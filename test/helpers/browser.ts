@@ -66,10 +66,10 @@ export async function injectWallet(page: Page, chain: LocalChain, account: HDAcc
         case "eth_chainId":
           return { result: `0x${current.toString(16)}` };
         case "wallet_addEthereumChain":
-          known = Number((params?.[0] as { chainId: string }).chainId) === chain.chain.id || known;
+          known = Number((params?.[0] as { chainId: string } | undefined)?.chainId) === chain.chain.id || known;
           return { result: null };
         case "wallet_switchEthereumChain": {
-          const wanted = Number((params?.[0] as { chainId: string }).chainId);
+          const wanted = Number((params?.[0] as { chainId: string } | undefined)?.chainId);
           if (wanted !== chain.chain.id || !known) return { error: { code: 4902, message: "unknown chain" } };
           current = wanted;
           return { result: null };

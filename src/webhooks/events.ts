@@ -1,0 +1,57 @@
+import { z } from "zod";
+
+/**
+ * The webhook events the watcher sends (src/webhooks/watcher.ts), as wire schemas for the OpenAPI
+ * document's `webhooks` section. A body is a hint only: verify before fulfilling.
+ */
+const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+const Bytes32 = z.string().regex(/^0x[0-9a-f]{64}$/);
+const LinkId = z.string().regex(/^0x[0-9a-f]{32}$/);
+const envelope = <T extends string>(type: T) => ({
+  id: z.string().regex(/^evt_[0-9a-f]{32}$/).describe("stable across retries: the svc-event-id header"),
+  type: z.literal(type),
+  created_at: z.number().int().describe("unix seconds: the settled block's timestamp"),
+});
+const subscriptionData = {
+  link_id: LinkId.nullable(),
+  subscription_id: Bytes32,
+  payer: Address,
+  state: z.enum(["PENDING", "ACTIVE", "REVOKED", "ENDED"]),
+  paid_count: z.number().int().nonnegative(),
+};
+
+export const PaymentSettledEvent = z.strictObject({
+  ...envelope("payment.settled"),
+  data: z.strictObject({ intent: z.string(), tx_hash: Bytes32, reference: Bytes32, link_id: LinkId.optional().describe("only for a payment through a link") }),
+});
+
+export const SubscriptionChargedEvent = z.strictObject({
+  ...envelope("subscription.charged"),
+  data: z.strictObject({ ...subscriptionData, period_index: z.number().int().nonnegative(), tx_hash: Bytes32 }),
+});
+
+export const SubscriptionRevokedEvent = z.strictObject({
+  ...envelope("subscription.revoked"),
+  data: z.strictObject(subscriptionData),
+});
+
+/** Every event type, with its schema and what a receiver must do with it. */
+export const WEBHOOK_EVENTS = {
+  "payment.settled": {
+    schema: PaymentSettledEvent,
+    summary: "A watched payment settled (its block is at or below the finality head)",
+    description:
+      "Sent once the Paid event's block is settled, for a payment or link created with notify_url. A hint only: call /v1/payments/verify with data.intent and data.tx_hash, require valid: true and a reference equal to the one you stored (or starting with link_id for a link), and fulfil once per reference and transaction.",
+  },
+  "subscription.charged": {
+    schema: SubscriptionChargedEvent,
+    summary: "A period of a watched subscription was charged and settled",
+    description:
+      "A hint only: a replayed event is a real past charge, so grant or remove access from /v1/subscriptions/state (state and lastPeriod), never one more period per event.",
+  },
+  "subscription.revoked": {
+    schema: SubscriptionRevokedEvent,
+    summary: "The payer revoked a watched subscription (settled)",
+    description: "A hint only: read /v1/subscriptions/state and end access from its state.",
+  },
+} as const;
