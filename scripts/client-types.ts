@@ -1,7 +1,7 @@
 // Writes client/src/types.ts (the merchant client's types) from the OpenAPI document, itself built
 // from the routes' zod schemas and error tables: every request, response, error code and webhook
 // event, with addresses and hashes as `0x${string}`. `--check` fails when the committed file drifted.
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeOrCheckGenerated } from "./lib/generated-file.js";
 import { ERROR_CODES } from "../src/errors.js";
 import { buildOpenApi } from "../src/http/openapi.js";
 import { describedRoutes } from "../src/http/routes/index.js";
@@ -82,21 +82,8 @@ for (const [type, hook] of Object.entries(doc.webhooks)) out.push(`  ${literal(t
 out.push("}", "");
 const text = out.join("\n");
 
-const file = new URL("../client/src/types.ts", import.meta.url);
-if (process.argv.includes("--check")) {
-  const committed = (() => {
-    try {
-      return readFileSync(file, "utf8");
-    } catch {
-      return "";
-    }
-  })();
-  if (committed !== text) {
-    console.error("client/src/types.ts is stale: run `npm run generate:client` and commit it");
-    process.exit(1);
-  }
-  console.log("client/src/types.ts is up to date");
-} else {
-  writeFileSync(file, text);
-  console.log(`client/src/types.ts written (${Object.keys(doc.components.schemas).length} types)`);
-}
+writeOrCheckGenerated(
+  { url: new URL("../client/src/types.ts", import.meta.url), name: "client/src/types.ts", command: "npm run generate:client" },
+  text,
+  `client/src/types.ts written (${Object.keys(doc.components.schemas).length} types)`,
+);
