@@ -78,7 +78,11 @@ describe("HTTP rules", () => {
     const body = Buffer.from(JSON.stringify({ recipient: merchant(), amount: "1" }));
     const encoded = { gzip: gzipSync(body), deflate: deflateSync(body), br: brotliCompressSync(body) };
     /** The raw bytes as sent (superagent would serialize a Buffer as JSON), a minute apart (this suite's rate limit is 5). */
-    const raw = (encoding: string, data: Buffer) => (h.clock.advance(60), h.api).post("/v1/payments").set("content-type", "application/json").set("content-encoding", encoding).serialize((x: unknown) => x as string).send(data as never);
+    const raw = (encoding: string, data: Buffer) => {
+      h.clock.advance(60);
+      return h.api
+        .post("/v1/payments").set("content-type", "application/json").set("content-encoding", encoding).serialize((x: unknown) => x as string).send(data as never);
+    };
     for (const [encoding, data] of Object.entries(encoded)) {
       const sound = await raw(encoding, data);
       assert.equal(sound.status, 200, `${encoding}: ${JSON.stringify(sound.body)}`);
