@@ -26,6 +26,10 @@ export class RpcProxy {
   /** When set, faults apply only to these methods; others pass. */
   faultMethods: Set<string> | null = null;
   readonly calls = new Map<string, number>();
+  /** HTTP requests (round trips) since the last reset: a JSON-RPC batch is one. */
+  requests = 0;
+  /** Added to every forwarded round trip (a remote node), in milliseconds. */
+  latencyMs = 0;
   #server: Server | null = null;
   url = "";
 
@@ -44,6 +48,7 @@ export class RpcProxy {
         } catch {
           // counted as nothing
         }
+        this.requests++;
         for (const m of methods) this.calls.set(m, (this.calls.get(m) ?? 0) + 1);
         const faulty = this.mode !== "pass" && (!this.faultMethods || methods.some((m) => this.faultMethods!.has(m)));
         if (!faulty) return this.#forward(body, res);
@@ -88,6 +93,7 @@ export class RpcProxy {
 
   reset(): void {
     this.calls.clear();
+    this.requests = 0;
     this.mode = "pass";
     this.faultMethods = null;
   }
@@ -98,6 +104,14 @@ export class RpcProxy {
   }
 
   #forward(body: Buffer, res: import("node:http").ServerResponse): void {
+    if (this.latencyMs > 0) {
+      setTimeout(() => this.#send(body, res), this.latencyMs);
+      return;
+    }
+    this.#send(body, res);
+  }
+
+  #send(body: Buffer, res: import("node:http").ServerResponse): void {
     const target = new URL(this.upstream);
     const upstream = httpRequest(
       { hostname: target.hostname, port: target.port, path: target.pathname, method: "POST", headers: { "content-type": "application/json", "content-length": body.length } },
