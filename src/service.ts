@@ -9,7 +9,7 @@ import { loadLiveDeployment, type LiveDeployment } from "./deployments.js";
 import { describeCapabilities, REFUND_TOKEN_TTL_SECONDS } from "./capabilities.js";
 import { chainFor, createChainClient } from "./chain/client.js";
 import { CapabilityTokens } from "./tokens/capability.js";
-import { ConcurrencyGate, FixedWindowLimiter } from "./limits/rate-limiter.js";
+import { ConcurrencyGate, FixedWindowLimiter, SharedWindowLimiter, type RateLimiter } from "./limits/rate-limiter.js";
 import { Payments } from "./payments/payments.js";
 import { Links } from "./links/links.js";
 import { RecurringTokens } from "./recurring/tokens.js";
@@ -78,6 +78,11 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const database = deps.database ?? (await openStore(config));
   await migrate(database);
   const chain = { client, deployment, finality: config.finality };
+  // Rate limits: shared through PostgreSQL when several instances can share it, else per instance.
+  const windowLimiter = (name: string, perMinute: number): RateLimiter =>
+    config.databaseUrl
+      ? new SharedWindowLimiter(database, name, perMinute, 60_000, now, (error) => logger.warn({ limiter: name, error: (error as Error).message }, "shared rate limit unavailable: allowed"))
+      : new FixedWindowLimiter(perMinute, 60_000, now);
 
   const fixedDns = config.webhooks.resolve;
   const configuredTransport = {
@@ -100,7 +105,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     limits: config.payments,
     now,
     randomBytes: random,
-    recoverPerIntent: new FixedWindowLimiter(config.rateLimits.recoverPerIntentPerMinute, 60_000, now),
+    recoverPerIntent: windowLimiter("recover-intent", config.rateLimits.recoverPerIntentPerMinute),
     recoverGate: new ConcurrencyGate(config.rateLimits.recoverConcurrency, 32),
     webhooks,
     links,
@@ -126,8 +131,8 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
 
   const checkoutDir = await buildCheckout();
   const metrics = new Metrics();
-  const limiter = new FixedWindowLimiter(config.rateLimits.perMinute, 60_000, now);
-  const recoverLimit = rateLimit(new FixedWindowLimiter(config.rateLimits.recoverPerMinute, 60_000, now), "recover");
+  const limiter = windowLimiter("api", config.rateLimits.perMinute);
+  const recoverLimit = rateLimit(windowLimiter("recover", config.rateLimits.recoverPerMinute), "recover");
   const app = createApp({
     routes: integrationRoutes({ payments, links, subscriptions, charges, refunds, recoverLimit }),
     capabilities: () => describeCapabilities(config, deployment),
