@@ -50,11 +50,18 @@ export class DeliveryWorker {
     return this.deps.perTarget ?? 4;
   }
 
-  /** Attempts every delivery due now that fits the slots, and waits for those attempts; returns how many. */
+  /**
+   * Attempts every delivery due now, as the slots allow (a target's rows past its slots wait for
+   * them), and waits for those attempts; returns how many were attempted.
+   */
   async runDue(): Promise<number> {
-    const started = await this.#startDue();
-    await Promise.all(started);
-    return started.length;
+    let total = 0;
+    for (;;) {
+      const started = await this.#startDue();
+      if (started.length === 0) return total;
+      total += started.length;
+      await Promise.all(started);
+    }
   }
 
   /**
@@ -98,34 +105,84 @@ export class DeliveryWorker {
 
   #onFailure: ((error: unknown) => void) | null = null;
 
-  /** Leases what fits the free slots (skipping full targets), starts each, returns their promises. */
+  /**
+   * Leases what fits the free slots (skipping full targets) and starts each. A target's rows past its
+   * slots wait here for them, up to as many again as its slots (they finish well within the lease:
+   * each waits at most two attempts); the rest are given back at once.
+   */
   async #startDue(): Promise<Promise<void>[]> {
-    const free = this.#concurrency - this.#running;
+    const free = this.#concurrency - this.#running - this.#waitingCount;
     if (free <= 0) return [];
-    const full = [...this.#inFlight].filter(([, n]) => n >= this.#perTarget).map(([t]) => t);
-    const leased = await this.#deliveries.leaseDue(this.deps.now(), this.deps.leaseMs ?? 60_000, free, full, this.#perTarget);
+    const full = [...this.#inFlight].filter(([t, n]) => n + (this.#waiting.get(t)?.length ?? 0) >= 2 * this.#perTarget).map(([t]) => t);
+    // Leasing rows only to give them back costs a write each: when a lease brought back more than the
+    // slots could take (one busy target), the next one asks for less; when it was all used, more.
+    const limit = Math.min(free, this.#leaseSize);
+    const leased = await this.#deliveries.leaseDue(this.deps.now(), this.deps.leaseMs ?? 60_000, limit, full);
     const started: Promise<void>[] = [];
     const giveBack: string[] = [];
     for (const delivery of leased) {
       const inFlight = this.#inFlight.get(delivery.target) ?? 0;
-      if (inFlight >= this.#perTarget || this.#running >= this.#concurrency) {
-        giveBack.push(delivery.eventId);
+      if (inFlight < this.#perTarget && this.#running < this.#concurrency) {
+        started.push(this.#run(delivery));
         continue;
       }
-      this.#inFlight.set(delivery.target, inFlight + 1);
-      this.#running++;
-      started.push(
-        this.#attempt(delivery).finally(() => {
-          this.#running--;
-          const left = this.#inFlight.get(delivery.target)! - 1;
-          if (left === 0) this.#inFlight.delete(delivery.target);
-          else this.#inFlight.set(delivery.target, left);
-          if (this.#timer) this.pump().catch((error) => this.#onFailure?.(error));
-        }),
-      );
+      const waiting = this.#waiting.get(delivery.target) ?? [];
+      if (inFlight > 0 && waiting.length < this.#perTarget) {
+        waiting.push(delivery);
+        this.#waiting.set(delivery.target, waiting);
+        this.#waitingCount++;
+        started.push(new Promise<void>((resolve) => this.#waitingDone.set(delivery.eventId, resolve)));
+      } else {
+        giveBack.push(delivery.eventId);
+      }
     }
     await this.#deliveries.release(giveBack);
+    if (giveBack.length > 0) this.#leaseSize = Math.max(2 * this.#perTarget, Math.floor(this.#leaseSize / 2));
+    else if (leased.length === limit) this.#leaseSize = Math.min(this.#concurrency, this.#leaseSize * 2);
     return started;
+  }
+
+  #leaseSize = Number.MAX_SAFE_INTEGER;
+
+  readonly #waiting = new Map<string, Delivery[]>();
+  readonly #waitingDone = new Map<string, () => void>();
+  #waitingCount = 0;
+
+  /** Runs one attempt in a slot of its target; when it ends, the target's next waiting row takes the slot. */
+  #run(delivery: Delivery): Promise<void> {
+    this.#inFlight.set(delivery.target, (this.#inFlight.get(delivery.target) ?? 0) + 1);
+    this.#running++;
+    return this.#attempt(delivery).finally(() => {
+      this.#running--;
+      const left = this.#inFlight.get(delivery.target)! - 1;
+      if (left === 0) this.#inFlight.delete(delivery.target);
+      else this.#inFlight.set(delivery.target, left);
+      const next = this.#waiting.get(delivery.target)?.shift();
+      if (next) {
+        this.#waitingCount--;
+        if (this.#waiting.get(delivery.target)!.length === 0) this.#waiting.delete(delivery.target);
+        const done = this.#waitingDone.get(next.eventId)!;
+        this.#waitingDone.delete(next.eventId);
+        void this.#run(next).then(done);
+      }
+      if (this.#timer) this.pump().catch((error) => this.#onFailure?.(error));
+    });
+  }
+
+  #acks: { ids: string[]; done: Promise<void> } | null = null;
+
+  /** Records acknowledgements together: those that arrive in the same turn share one UPDATE. */
+  #acknowledge(eventId: string): Promise<void> {
+    if (!this.#acks) {
+      const batch = { ids: [] as string[], done: Promise.resolve() };
+      batch.done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.#acks = null;
+        return this.#deliveries.markDelivered(batch.ids, this.deps.now());
+      });
+      this.#acks = batch;
+    }
+    this.#acks.ids.push(eventId);
+    return this.#acks.done;
   }
 
   async #attempt(delivery: Delivery): Promise<void> {
@@ -134,7 +191,7 @@ export class DeliveryWorker {
       const status = await this.deps.post(delivery.notifyUrl, { "svc-event-id": delivery.eventId, "svc-event-type": delivery.eventType, "user-agent": "svc-webhooks/1" }, JSON.stringify(delivery.payload));
       if (status >= 200 && status < 300) {
         // Unrecorded (the store unreachable), the lease runs out and the event is sent again: at least once.
-        await this.#deliveries.markDelivered(delivery.eventId, this.deps.now()).catch((error) => this.#onFailure?.(error));
+        await this.#acknowledge(delivery.eventId).catch((error) => this.#onFailure?.(error));
         return;
       }
       failure = `HTTP ${status}`;

@@ -224,23 +224,19 @@ export class Deliveries {
   }
 
   /**
-   * Leases up to `limit` due deliveries for `leaseMs`, at most `perTarget` of one target, skipping
-   * rows another instance holds and the targets named in `skipTargets` (their slots are full here).
-   * Two instances leasing at once never get the same row: the lease condition is checked again on
-   * the locked row.
+   * Leases up to `limit` due deliveries for `leaseMs`, oldest first (by the due index: the cost
+   * grows with `limit`, not with the queue), skipping rows another instance holds and the targets
+   * named in `skipTargets` (their slots are full here).
    */
-  async leaseDue(nowMs: number, leaseMs: number, limit: number, skipTargets: string[] = [], perTarget = limit): Promise<Delivery[]> {
+  async leaseDue(nowMs: number, leaseMs: number, limit: number, skipTargets: string[] = []): Promise<Delivery[]> {
     const rows = await this.db.query<DeliveryRow>(
       `UPDATE webhook_deliveries SET lease_until = $1
-        WHERE status = 'pending' AND lease_until <= $2 AND event_id IN (
-          SELECT event_id FROM (
-            SELECT event_id, next_attempt_at, row_number() OVER (PARTITION BY target ORDER BY next_attempt_at, event_id) AS nth
-              FROM webhook_deliveries
-             WHERE status = 'pending' AND next_attempt_at <= $2 AND lease_until <= $2 AND NOT (target = ANY($4))) due
-           WHERE nth <= $5
-           ORDER BY next_attempt_at LIMIT $3)
+        WHERE event_id IN (
+          SELECT event_id FROM webhook_deliveries
+           WHERE status = 'pending' AND next_attempt_at <= $2 AND lease_until <= $2 AND NOT (target = ANY($4))
+           ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
         RETURNING *`,
-      [nowMs + leaseMs, nowMs, limit, skipTargets, perTarget],
+      [nowMs + leaseMs, nowMs, limit, skipTargets],
     );
     return rows.map(deliveryFrom);
   }
@@ -259,9 +255,12 @@ export class Deliveries {
     return rows.length;
   }
 
-  /** Marks a delivery acknowledged at `nowMs` (kept until pruned). */
-  async markDelivered(eventId: string, nowMs: number): Promise<void> {
-    await this.db.query("UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, lease_until = 0, last_error = NULL, next_attempt_at = $2 WHERE event_id = $1", [eventId, nowMs]);
+  /** Marks deliveries acknowledged at `nowMs` (kept until pruned), in one statement. */
+  async markDelivered(eventIds: string | string[], nowMs: number): Promise<void> {
+    await this.db.query("UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, lease_until = 0, last_error = NULL, next_attempt_at = $2 WHERE event_id = ANY($1)", [
+      typeof eventIds === "string" ? [eventIds] : eventIds,
+      nowMs,
+    ]);
   }
 
   /** Records a failed attempt: due again at `nextAttemptAt`, or dropped when that is null. */
