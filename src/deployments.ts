@@ -22,7 +22,16 @@ export const DeploymentSchema = z.strictObject({
   create2Deployer: address,
   /** The CREATE2 salt shared by our contracts. */
   salt: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
-  token: z.strictObject({ address, symbol: z.string(), decimals: z.number().int() }),
+  token: z.strictObject({
+    address,
+    symbol: z.string(),
+    decimals: z.number().int(),
+    /**
+     * The token's EIP-712 domain name and version, as its contract hashes them (USDC: "USDC"/"2" on
+     * Base Sepolia, "USD Coin"/"2" on Base). Every permit and authorization is signed over them.
+     */
+    eip712: z.strictObject({ name: z.string().min(1), version: z.string().min(1) }),
+  }),
   /** The CREATE2 addresses `parameters` give; null until the parameters are chosen. */
   contracts: z
     .strictObject({

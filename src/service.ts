@@ -8,6 +8,7 @@ import type { Config } from "./config.js";
 import { loadLiveDeployment, type LiveDeployment } from "./deployments.js";
 import { describeCapabilities, REFUND_TOKEN_TTL_SECONDS } from "./capabilities.js";
 import { chainFor, createChainClient } from "./chain/client.js";
+import { checkTokenDomain, TokenDomainMismatchError } from "./chain/token-domain.js";
 import { CapabilityTokens } from "./tokens/capability.js";
 import { ConcurrencyGate, FixedWindowLimiter, SharedWindowLimiter, type RateLimiter } from "./limits/rate-limiter.js";
 import { Payments } from "./payments/payments.js";
@@ -75,6 +76,14 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     { environment: deployment.environment, chainId: deployment.chainId, deployment: `${deployment.contracts.Splitter.address}:${deployment.contracts.RecurringCharges.address}` },
     config.tokenKeys,
   );
+  // The token's EIP-712 domain as recorded must be the one the token hashes, or every permit and
+  // authorization signed over it fails: refuse to start on a mismatch (skip the check if the chain cannot be asked now).
+  try {
+    await checkTokenDomain(client, deployment.chainId, deployment.token.address, deployment.token.eip712);
+  } catch (error) {
+    if (error instanceof TokenDomainMismatchError) throw error;
+    logger.warn({ error: (error as Error).message.split("\n")[0] }, "could not check the token's EIP-712 domain against the chain");
+  }
   const database = deps.database ?? (await openStore(config));
   await migrate(database);
   const chain = { client, deployment, finality: config.finality };

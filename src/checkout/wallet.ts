@@ -77,7 +77,8 @@ export class Wallet {
     }
   }
 
+  /** eth_call from the connected account (a simulation of what it would send). */
   call(to: Address, data: Hex): Promise<Hex> {
-    return this.provider.request({ method: "eth_call", params: [{ to, data }, "latest"] }) as Promise<Hex>;
+    return this.provider.request({ method: "eth_call", params: [{ from: this.account, to, data }, "latest"] }) as Promise<Hex>;
   }
 }

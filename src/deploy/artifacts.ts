@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Hex } from "viem";
@@ -19,4 +20,28 @@ export function creationBytecode(contractName: string, sourcePath = `${contractN
   }
   if (!artifact.bytecode || artifact.bytecode === "0x") throw new Error(`${path} has no bytecode`);
   return artifact.bytecode as Hex;
+}
+
+/**
+ * The creation bytecode of a compiled artifact shipped in a registry package (Circle's FiatToken,
+ * Safe), with its libraries linked: `libraries` maps a library name to its deployed address.
+ * Those contracts are used as their publishers compiled them; their source is never copied here.
+ */
+export function packageBytecode(artifactPath: string, libraries: Record<string, Hex> = {}): Hex {
+  const require = createRequire(import.meta.url);
+  const artifact = JSON.parse(readFileSync(require.resolve(artifactPath), "utf8")) as {
+    bytecode: string;
+    linkReferences?: Record<string, Record<string, { start: number; length: number }[]>>;
+  };
+  let code = artifact.bytecode.slice(2);
+  for (const [, libs] of Object.entries(artifact.linkReferences ?? {})) {
+    for (const [name, refs] of Object.entries(libs)) {
+      const address = libraries[name];
+      if (!address) throw new Error(`${artifactPath} needs library ${name} linked`);
+      for (const { start, length } of refs) {
+        code = code.slice(0, start * 2) + address.slice(2).toLowerCase() + code.slice((start + length) * 2);
+      }
+    }
+  }
+  return `0x${code}` as Hex;
 }

@@ -54,6 +54,9 @@ export const ResolvePaymentResponse = z.strictObject({
   chain_id: z.number().int(),
   reference: Bytes32,
   expires_at: Seconds,
+  token_domain: z
+    .strictObject({ name: z.string(), version: z.string(), chainId: z.number().int(), verifyingContract: Address })
+    .describe("the token's EIP-712 domain, what an EIP-3009 authorization or EIP-2612 permit for this payment is signed over (with EIP712Domain in types)"),
   intent: Token.optional().describe("only for a link token: the fresh intent"),
   link_id: z.string().regex(/^0x[0-9a-f]{32}$/).optional().describe("only for a link token"),
 });

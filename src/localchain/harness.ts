@@ -17,18 +17,18 @@ import {
 } from "viem";
 import { mnemonicToAccount, type HDAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
-import { recurringChargesAbi, testUsdcAbi } from "../generated/contracts.js";
+import { fiatTokenAbi, recurringChargesAbi } from "../generated/contracts.js";
 import { loadLiveDeployment, type LiveDeployment } from "../deployments.js";
-import { creationBytecode } from "../deploy/artifacts.js";
 import { deployCreate2 } from "../deploy/create2.js";
 import { planContracts } from "../deploy/plan.js";
 import { serveJsonRpc, type RequestProvider } from "./rpc-server.js";
+import { placeFiatToken, type FiatTokenRoles } from "./usdc.js";
 
 /** Hardhat's default test mnemonic: every local account is derived from it. Never use it on a real chain. */
 export const LOCAL_MNEMONIC = "test test test test test test test test test test test junk";
-/** How many derived accounts hold ETH and test USDC on the local chain. */
+/** How many derived accounts hold ETH and USDC on the local chain. */
 export const LOCAL_ACCOUNT_COUNT = 20;
-/** 1,000,000 test USDC (6 decimals) per local account. */
+/** 1,000,000 USDC (6 decimals) per local account. */
 export const LOCAL_USDC_UNITS = 1_000_000n * 10n ** 6n;
 /** The chain id the local chain plays: Base Sepolia. */
 export const LOCAL_CHAIN_ID = 84532;
@@ -42,7 +42,7 @@ const CREATE2_DEPLOYER_RUNTIME: Hex =
 
 /** The local accounts by role (index in the mnemonic). */
 export const LOCAL_ROLES = {
-  /** Sends the CREATE2 deployments and mints test USDC. */
+  /** Sends the CREATE2 deployments and mints USDC (USDC's local minter). */
   deployer: 0,
   /** The relayer the local service charges subscriptions with. */
   relayer: 1,
@@ -52,6 +52,24 @@ export const LOCAL_ROLES = {
 
 export function localAccount(index: number): HDAccount {
   return mnemonicToAccount(LOCAL_MNEMONIC, { addressIndex: index });
+}
+
+/**
+ * The accounts that hold USDC's roles on the local chain (indexes past the funded users, so no test
+ * payer is accidentally an administrator); the local deployer (#0) is the minter that funds accounts.
+ */
+export const LOCAL_USDC_ROLE_INDEXES = { proxyAdmin: 100, owner: 101, masterMinter: 102, pauser: 103, blacklister: 104 } as const;
+
+export function localUsdcRoles(): FiatTokenRoles {
+  const i = LOCAL_USDC_ROLE_INDEXES;
+  return {
+    proxyAdmin: localAccount(i.proxyAdmin),
+    owner: localAccount(i.owner),
+    masterMinter: localAccount(i.masterMinter),
+    pauser: localAccount(i.pauser),
+    blacklister: localAccount(i.blacklister),
+    minter: localAccount(LOCAL_ROLES.deployer),
+  };
 }
 
 export interface LocalChain {
@@ -67,6 +85,8 @@ export interface LocalChain {
   /** A wallet client that signs locally with `account` (one of the derived accounts). */
   wallet(account: HDAccount): WalletClient;
   accounts: HDAccount[];
+  /** USDC's roles (owner, master minter, pauser, blacklister, proxy admin, minter): known local keys. */
+  usdcRoles: FiatTokenRoles;
   mine(blocks?: number): Promise<void>;
   /** Moves the next block's timestamp forward by `seconds` and mines it. */
   advanceTime(seconds: number | bigint): Promise<void>;
@@ -80,15 +100,15 @@ export interface LocalChainOptions {
   /** Serve the chain over HTTP on this port (0 = any free port); omit to not serve it. */
   port?: number;
   host?: string;
-  /** Leave our contracts undeployed (the CREATE2 deployer and test USDC are still placed): deploy tests. */
+  /** Leave our contracts undeployed (the CREATE2 deployer and USDC are still placed): deploy tests. */
   withoutContracts?: boolean;
 }
 
 /**
  * Starts the local chain that plays Base Sepolia: chain id 84532, the canonical CREATE2 deployer,
- * the test USDC at the real Base Sepolia USDC address, our contracts at the addresses
+ * Circle's USDC (FiatTokenV2_2 behind FiatTokenProxy) at the real Base Sepolia USDC address, our contracts at the addresses
  * `deployments/84532.json` names (same CREATE2 parameters as the real chain), the local relayer
- * allowed, and every derived account funded with ETH and 1,000,000 test USDC.
+ * allowed, and every derived account funded with ETH and 1,000,000 USDC.
  */
 export async function startLocalChain(options: LocalChainOptions = {}): Promise<LocalChain> {
   const connection = await network.create();
@@ -112,16 +132,11 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     await testClient.setCode({ address: deployment.create2Deployer, bytecode: CREATE2_DEPLOYER_RUNTIME });
   }
 
-  // Test USDC at the real Base Sepolia USDC address: deploy anywhere, copy the runtime code over.
-  // Its name, symbol and minter are code, so no storage needs initialising.
-  const usdcHash = await wallet(deployer).deployContract({
-    abi: testUsdcAbi,
-    bytecode: creationBytecode("TestUSDC", "test/TestUSDC.sol"),
-    args: [deployer.address],
-  });
-  const usdcReceipt = await publicClient.waitForTransactionReceipt({ hash: usdcHash });
-  const usdcRuntime = await publicClient.getCode({ address: usdcReceipt.contractAddress! });
-  await testClient.setCode({ address: deployment.token.address, bytecode: usdcRuntime! });
+  // Circle's USDC (FiatTokenV2_2 behind FiatTokenProxy) at the real Base Sepolia USDC address,
+  // initialised as on Base Sepolia, with known local accounts in its roles.
+  const usdcRoles = localUsdcRoles();
+  for (const role of Object.values(usdcRoles)) await testClient.setBalance({ address: role.address, value: parseEther("10000") });
+  await placeFiatToken({ chain, publicClient, testClient, wallet }, deployment.token.address, usdcRoles);
 
   // Our contracts through CREATE2, with the parameters of deployments/84532.json.
   if (!options.withoutContracts) await deployOurContracts();
@@ -149,9 +164,9 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   }
 
   for (const account of accounts) {
-    const hash = await wallet(deployer).writeContract({
+    const hash = await wallet(usdcRoles.minter).writeContract({
       address: deployment.token.address,
-      abi: testUsdcAbi,
+      abi: fiatTokenAbi,
       functionName: "mint",
       args: [account.address, LOCAL_USDC_UNITS],
     });
@@ -168,6 +183,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     testClient,
     wallet,
     accounts,
+    usdcRoles,
     mine: (blocks = 1) => testClient.mine({ blocks }),
     advanceTime: async (seconds) => {
       await testClient.increaseTime({ seconds: Number(seconds) });

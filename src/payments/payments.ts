@@ -1,4 +1,5 @@
 import { concat, getAddress, isAddressEqual, toHex, zeroAddress, type Address, type Hex } from "viem";
+import { tokenDomain, type TokenDomain } from "../chain/token-authorizations.js";
 import { splitterAbi } from "../generated/contracts.js";
 import { ServiceError } from "../errors.js";
 import { formatAmount } from "../money.js";
@@ -47,6 +48,8 @@ export interface ResolvedPayment {
   chain_id: number;
   reference: Hex;
   expires_at: number;
+  /** The token's EIP-712 domain (from deployments/<chain id>.json): what an EIP-3009 authorization or a permit is signed over. */
+  token_domain: TokenDomain;
 }
 
 /** One-time payments: create an intent, resolve it for the checkout, verify and recover its payment. */
@@ -112,6 +115,7 @@ export class Payments {
       chain_id: deployment.chainId,
       reference: intent.reference,
       expires_at: intent.expiresAt,
+      token_domain: tokenDomain(deployment.chainId, deployment.token.address, deployment.token.eip712),
     };
   }
 
@@ -152,6 +156,7 @@ export class Payments {
       chain_id: deployment.chainId,
       reference,
       expires_at: created.expires_at,
+      token_domain: tokenDomain(deployment.chainId, deployment.token.address, deployment.token.eip712),
       intent: created.intent,
       link_id: link.linkId,
     };

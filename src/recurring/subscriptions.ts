@@ -6,7 +6,7 @@ import { ServiceError } from "../errors.js";
 import { formatAmount, mulDivUp } from "../money.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { checkPayerSignature } from "./signature.js";
-import { subscriptionIdOf, subscriptionState, TERMS_TYPES, recurringDomain, type Terms } from "./terms.js";
+import { subscriptionIdOf, subscriptionState, TERMS_WALLET_TYPES, recurringDomain, type Terms } from "./terms.js";
 import type { Offer, RecurringTokens, SignedSubscription } from "./tokens.js";
 import { gasQuoteUnits, quoteFees, type GasPricing } from "./gas-quote.js";
 
@@ -133,7 +133,7 @@ export class Subscriptions {
       ...(returnUrl ? { return_url: returnUrl } : {}),
       typed_data: {
         domain: recurringDomain(deployment.chainId, this.contract),
-        types: TERMS_TYPES,
+        types: TERMS_WALLET_TYPES,
         primaryType: "Terms" as const,
         message: {
           recipient: offer.recipient,

@@ -1,4 +1,5 @@
 import { hashTypedData, type Address, type Hex } from "viem";
+import { EIP712_DOMAIN_TYPE } from "../chain/token-authorizations.js";
 
 /** The subscription terms a payer signs; mirrors `IRecurringCharges.Terms`. Amounts in token units. */
 export interface Terms {
@@ -34,6 +35,13 @@ export const TERMS_TYPES = {
     { name: "maxGasReimbursement", type: "uint256" },
   ],
 } as const;
+
+/**
+ * The types a wallet is handed for `Terms` (resolve's `typed_data.types`): `Terms` with `EIP712Domain`,
+ * which `eth_signTypedData_v4` wallets hash the domain with (ethers v6 callers drop it: ethers derives
+ * it from the domain and refuses it in `types`).
+ */
+export const TERMS_WALLET_TYPES = { EIP712Domain: EIP712_DOMAIN_TYPE, ...TERMS_TYPES } as const;
 
 /** The EIP-712 domain of a RecurringCharges deployment. */
 export function recurringDomain(chainId: number, contract: Address) {

@@ -104,6 +104,8 @@ describe("one-time payments API", () => {
         chain_id: 84532,
         reference: a.reference,
         expires_at: a.expires_at,
+        // The token's EIP-712 domain from deployments/84532.json, for the checkout's EIP-3009 signature.
+        token_domain: { name: "USDC", version: "2", chainId: 84532, verifyingContract: h.service.deployment.token.address },
       });
     });
 

@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import { decodeFunctionData, encodeAbiParameters, erc20Abi, keccak256, numberToHex, pad, parseEventLogs } from "viem";
-import { recurringChargesAbi, testSmartAccountAbi, testUsdcAbi } from "../../src/generated/contracts.js";
+import { recurringChargesAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../src/localchain/harness.js";
 import { ChargeAttempts } from "../../src/store/charge-attempts.js";
 import { createService } from "../../src/service.js";
@@ -145,7 +145,7 @@ describe("recurring charges API", function () {
       it(`${kind}: sign, finalize, approve, charge, ALREADY_CHARGED, next period, revoke, PERMISSION_REVOKED`, async () => {
         const account = kind === "EOA" ? undefined : await deployTestContract(h.chain, payer(), testSmartAccountAbi, "TestSmartAccount", "TestSmartAccount.sol", [payer().address]);
         const payerAddress = account ?? payer().address;
-        if (account) await send(h.chain, payer(), { address: usdc(), abi: testUsdcAbi, functionName: "transfer", args: [account, 100_000_000n] });
+        if (account) await send(h.chain, payer(), { address: usdc(), abi: fiatTokenAbi, functionName: "transfer", args: [account, 100_000_000n] });
         const s = await subscribe(h, payer(), { payer: account, recipient: merchant().address, amount: "10", period: 3600 });
         assert.deepEqual((await state(s.subscription)).body.state, "PENDING");
         await approveThroughSession(h, payer(), s.subscription, account);

@@ -48,7 +48,7 @@ describe("hosted checkout in Chromium", function () {
     return statusOf(page, "ok");
   }
 
-  it("pay: resolves the intent, pays in one transaction (EIP-3009), shows Paid once settled", async () => {
+  it("pay: resolves the intent, pays in one transaction (EIP-3009 signed by MetaMask's eth-sig-util V4), shows Paid once settled", async () => {
     const intent = await post("/v1/payments", { recipient: merchant().address, amount: "12.5" });
     const wallet = await injectWallet(page, h.chain, buyer());
     await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
@@ -70,6 +70,23 @@ describe("hosted checkout in Chromium", function () {
     await settle();
     assert.equal(wallet.requests.filter((m) => m === "eth_sendTransaction").length, 2, "approve, then pay");
   });
+
+  for (const [signature, why] of [
+    ["otherKey", "a signature the token refuses (the simulation reverts)"],
+    ["long", "a signature longer than 65 bytes (a smart account's)"],
+  ] as const) {
+    it(`pay fallback: ${why} pays with approve + pay, and nothing reverts`, async () => {
+      const intent = await post("/v1/payments", { recipient: merchant().address, amount: "2" });
+      const wallet = await injectWallet(page, h.chain, buyer(), { typedDataSignature: signature });
+      const merchantBefore = await balanceOf(h.chain, usdc(), merchant().address);
+      await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
+      await page.click("#pay");
+      await settle();
+      assert.include(wallet.requests, "eth_signTypedData_v4");
+      assert.equal(wallet.requests.filter((m) => m === "eth_sendTransaction").length, 2, "approve, then pay: no doomed payWithAuthorization");
+      assert.equal((await balanceOf(h.chain, usdc(), merchant().address)) - merchantBefore, 1_960_000n);
+    });
+  }
 
   it("pay on another chain: the wallet is asked to add and switch to the deployment's chain first", async () => {
     const intent = await post("/v1/payments", { recipient: merchant().address, amount: "1" });

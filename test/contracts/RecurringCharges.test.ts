@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import { encodeFunctionData, parseEventLogs, type Hex } from "viem";
-import { recurringChargesAbi, testSmartAccountAbi, testUsdcAbi } from "../../src/generated/contracts.js";
+import { recurringChargesAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES, LOCAL_USDC_UNITS } from "../../src/localchain/harness.js";
 import { subscriptionIdOf, type Terms } from "../../src/recurring/terms.js";
 import { useLocalChain } from "../helpers/local-chain.js";
@@ -180,7 +180,7 @@ describe("RecurringCharges", () => {
     await approve(c.chain, c.payer, c.usdc, c.recurring, terms.amount + 10n);
     await expectRevert(chargeCall(c, terms, signature, 20n), "InsufficientAllowance", [c.payer.address, terms.amount + 10n, terms.amount + 20n]);
     // Balance: move almost everything away.
-    await send(c.chain, c.payer, { address: c.usdc, abi: testUsdcAbi, functionName: "transfer", args: [c.other.address, LOCAL_USDC_UNITS - 5n] });
+    await send(c.chain, c.payer, { address: c.usdc, abi: fiatTokenAbi, functionName: "transfer", args: [c.other.address, LOCAL_USDC_UNITS - 5n] });
     await expectRevert(chargeCall(c, terms, signature, 0n), "InsufficientBalance", [c.payer.address, 5n, terms.amount]);
   });
 
@@ -188,9 +188,9 @@ describe("RecurringCharges", () => {
     it("verifies the owner's signature through isValidSignature, charges, and lets the account revoke", async () => {
       const c = ctx();
       const account = await deployTestContract(c.chain, c.payer, testSmartAccountAbi, "TestSmartAccount", "TestSmartAccount.sol", [c.payer.address]);
-      await send(c.chain, c.payer, { address: c.usdc, abi: testUsdcAbi, functionName: "transfer", args: [account, 100_000_000n] });
+      await send(c.chain, c.payer, { address: c.usdc, abi: fiatTokenAbi, functionName: "transfer", args: [account, 100_000_000n] });
       const terms = await makeTerms(c.chain, account, c.merchant.address);
-      const approveData = encodeFunctionData({ abi: testUsdcAbi, functionName: "approve", args: [c.recurring, 10n ** 12n] });
+      const approveData = encodeFunctionData({ abi: fiatTokenAbi, functionName: "approve", args: [c.recurring, 10n ** 12n] });
       await send(c.chain, c.payer, { address: account, abi: testSmartAccountAbi, functionName: "execute", args: [c.usdc, 0n, approveData] });
 
       const wrongSigner = await signTerms(c.chain, c.other, terms);

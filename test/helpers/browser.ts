@@ -2,7 +2,8 @@ import { existsSync, mkdirSync } from "node:fs";
 import { chromium, type Browser, type Page } from "playwright-core";
 import type { Address, Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
-import type { LocalChain } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES, localAccount, type LocalChain } from "../../src/localchain/harness.js";
+import { signWithMetaMask } from "./signers.js";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const ARTIFACTS = "test-results";
@@ -21,22 +22,21 @@ export async function launchBrowser(): Promise<Browser> {
 export interface TestWalletOptions {
   /** Answer typed-data signing with "method not supported" (a wallet without EIP-712). */
   noTypedData?: boolean;
+  /**
+   * Misbehave on typed data: `otherKey` signs with another account (as a wallet signing over another
+   * domain would: the token refuses it), `long` answers a signature longer than 65 bytes (a smart account's).
+   */
+  typedDataSignature?: "otherKey" | "long";
   /** The chain the wallet starts on; it must be asked to switch (and first to add it, when `unknownChain`). */
   startChainId?: number;
   unknownChain?: boolean;
 }
 
-/** Integer fields as bigints, as viem signs them (a wallet accepts decimal strings). */
-function normalize(typed: { types: Record<string, Array<{ name: string; type: string }>>; primaryType: string; message: Record<string, unknown>; domain: Record<string, unknown> }) {
-  const { EIP712Domain: _domain, ...types } = typed.types;
-  const fields = types[typed.primaryType] ?? [];
-  const message = Object.fromEntries(Object.entries(typed.message).map(([k, v]) => [k, /^u?int/.test(fields.find((f) => f.name === k)?.type ?? "") ? BigInt(v as string) : v]));
-  return { ...typed, types, message };
-}
-
 /**
  * Injects an EIP-1193 wallet (announced by EIP-6963 and as window.ethereum) that signs with a local
  * account and sends to the local chain. Page requests cross into Node through an exposed binding.
+ * Typed data is signed as MetaMask does: exactly the JSON the page hands `eth_signTypedData_v4`,
+ * with `@metamask/eth-sig-util` `signTypedData` V4 (nothing stripped or added).
  */
 export async function injectWallet(page: Page, chain: LocalChain, account: HDAccount, options: TestWalletOptions = {}): Promise<{ requests: string[] }> {
   const requests: string[] = [];
@@ -63,7 +63,12 @@ export async function injectWallet(page: Page, chain: LocalChain, account: HDAcc
         }
         case "eth_signTypedData_v4":
           if (options.noTypedData) return { error: { code: -32601, message: "method not supported" } };
-          return { result: await account.signTypedData(normalize(JSON.parse(params![1] as string)) as never) };
+          if (typeof params?.[1] !== "string") return { error: { code: -32602, message: "eth_signTypedData_v4 takes the typed data as a JSON string" } };
+          {
+            const signer = options.typedDataSignature === "otherKey" ? localAccount(LOCAL_ROLES.firstUser + 9) : account;
+            const signature = signWithMetaMask(signer, JSON.parse(params[1]));
+            return { result: options.typedDataSignature === "long" ? `${signature}${"00".repeat(32)}` : signature };
+          }
         case "eth_sendTransaction": {
           if (current !== chain.chain.id) return { error: { code: 4901, message: "wrong chain" } };
           const tx = params![0] as { to: Address; data: Hex };

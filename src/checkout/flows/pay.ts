@@ -1,6 +1,6 @@
-import { encodeAbiParameters, encodeFunctionData, erc20Abi, keccak256, parseSignature, type Hex } from "viem";
+import { encodeAbiParameters, encodeFunctionData, erc20Abi, isHex, keccak256, parseSignature, size, type Hex } from "viem";
 import { splitterAbi } from "../../generated/contracts.js";
-import { receiveAuthorizationTypedData, tokenDomain } from "../../chain/token-authorizations.js";
+import { receiveAuthorizationTypedData } from "../../chain/token-authorizations.js";
 import { post } from "../api.js";
 import { connectWallet, walletError } from "../connect.js";
 import { button, details, el, render, statusLine } from "../ui.js";
@@ -50,23 +50,40 @@ export async function payFlow(token: string, symbol: string): Promise<void> {
 /** One transaction when possible (EIP-3009 signature + payWithAuthorization), else approve + pay. */
 async function sendPayment(wallet: Wallet, r: Resolved): Promise<Hex> {
   const amount = BigInt(r.amount_units);
-  let signature: Hex | null = null;
-  try {
-    const nonce = keccak256(encodeAbiParameters([{ type: "address" }, { type: "bytes32" }], [r.recipient, r.reference]));
-    signature = await wallet.signTypedData(
-      receiveAuthorizationTypedData(tokenDomain(r.chain_id, r.token), { from: wallet.account, to: r.splitter, value: amount, validAfter: 0n, validBefore: BigInt(r.expires_at), nonce }),
-    );
-  } catch (error) {
-    if ((error as { code?: number }).code === 4001) throw error; // declined: do not fall back behind the user's back
-  }
-  if (signature) {
-    const { v, r: sr, s } = parseSignature(signature);
-    const data = encodeFunctionData({ abi: splitterAbi, functionName: "payWithAuthorization", args: [r.token, wallet.account, r.recipient, amount, r.reference, 0n, BigInt(r.expires_at), Number(v), sr, s] });
-    return wallet.sendTransaction({ to: r.splitter, data });
-  }
+  const oneTransaction = await authorizationPayment(wallet, r, amount);
+  if (oneTransaction) return wallet.sendTransaction({ to: r.splitter, data: oneTransaction });
   const approval = await wallet.sendTransaction({ to: r.token, data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [r.splitter, amount] }) });
   await wallet.waitForReceipt(approval);
   return wallet.sendTransaction({ to: r.splitter, data: encodeFunctionData({ abi: splitterAbi, functionName: "pay", args: [r.token, r.recipient, amount, r.reference] }) });
+}
+
+/**
+ * The `payWithAuthorization` call for one transaction, or null when that path cannot work and the
+ * checkout pays with approve + pay instead: the wallet refuses to sign typed data (any error but the
+ * user declining, which stops here), its signature is not a 65-byte ECDSA signature (a smart
+ * account's, which EIP-3009's v, r, s cannot carry), or a simulation of the call reverts (a wallet
+ * that signed over another domain, a token that refuses the authorization).
+ */
+async function authorizationPayment(wallet: Wallet, r: Resolved, amount: bigint): Promise<Hex | null> {
+  const nonce = keccak256(encodeAbiParameters([{ type: "address" }, { type: "bytes32" }], [r.recipient, r.reference]));
+  let signature: Hex;
+  try {
+    signature = await wallet.signTypedData(
+      receiveAuthorizationTypedData(r.token_domain, { from: wallet.account, to: r.splitter, value: amount, validAfter: 0n, validBefore: BigInt(r.expires_at), nonce }),
+    );
+  } catch (error) {
+    if ((error as { code?: number }).code === 4001) throw error; // declined: do not fall back behind the user's back
+    return null;
+  }
+  if (!isHex(signature) || size(signature) !== 65) return null;
+  const { v, r: sr, s } = parseSignature(signature);
+  const data = encodeFunctionData({ abi: splitterAbi, functionName: "payWithAuthorization", args: [r.token, wallet.account, r.recipient, amount, r.reference, 0n, BigInt(r.expires_at), Number(v), sr, s] });
+  try {
+    await wallet.call(r.splitter, data);
+  } catch {
+    return null;
+  }
+  return data;
 }
 
 /** Polls verify for the same hash until it settles (the merchant verifies again on its side). */

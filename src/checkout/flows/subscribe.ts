@@ -48,9 +48,10 @@ export async function subscribeFlow(setupToken: string, symbol: string): Promise
     try {
       const wallet = await connectWallet(t.chain_id);
       status.set("wait", "Sign the subscription terms in your wallet…");
+      // Exactly what the service served (its types carry EIP712Domain), with the signing account as payer.
       const typedData = {
         domain: t.typed_data.domain,
-        types: { EIP712Domain: [{ name: "name", type: "string" }, { name: "version", type: "string" }, { name: "chainId", type: "uint256" }, { name: "verifyingContract", type: "address" }], ...t.typed_data.types },
+        types: t.typed_data.types,
         primaryType: t.typed_data.primaryType,
         message: { ...t.typed_data.message, payer: wallet.account },
       };
