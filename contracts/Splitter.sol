@@ -9,7 +9,7 @@ import {IERC3009} from "./interfaces/IERC3009.sol";
 
 /// @title Splitter
 /// @notice Moves a one-time payment from the buyer to the merchant and the fee collector in one
-/// transaction, and settles each reference at most once.
+/// transaction, and settles each payment (token, recipient, amount, reference) at most once.
 /// @dev No owner, no upgrade path, no function that moves anyone's tokens but the payer's own
 /// signed or approved payment. On the allowance and permit paths tokens go straight from the payer
 /// to the two payees; on the EIP-3009 path they pass through this contract within the call. The
@@ -27,7 +27,7 @@ contract Splitter is ISplitter {
     address public immutable FEE_COLLECTOR;
 
     /// @inheritdoc ISplitter
-    mapping(bytes32 paymentReference => uint256 blockNumber) public settledBlock;
+    mapping(bytes32 paymentKey => uint256 blockNumber) public settledBlock;
 
     /// @param feeCollector The account that receives every fee.
     /// @param feeBps The fee in basis points; at most 10_000.
@@ -37,6 +37,15 @@ contract Splitter is ISplitter {
         }
         FEE_COLLECTOR = feeCollector;
         FEE_BPS = feeBps;
+    }
+
+    /// @inheritdoc ISplitter
+    function paymentKey(address token, address recipient, uint256 amount, bytes32 paymentReference)
+        public
+        pure
+        returns (bytes32)
+    {
+        return keccak256(abi.encode(token, recipient, amount, paymentReference));
     }
 
     /// @inheritdoc ISplitter
@@ -103,18 +112,40 @@ contract Splitter is ISplitter {
         if (fee != 0) IERC20(token).safeTransfer(FEE_COLLECTOR, fee);
     }
 
-    /// @dev Checks and records the reference before any token moves (checks-effects-interactions),
-    /// so a reentrant token cannot settle the same reference twice.
+    /// @inheritdoc ISplitter
+    function payWithAuthorizationSignature(
+        address token,
+        address payer,
+        address recipient,
+        uint256 amount,
+        bytes32 paymentReference,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes calldata signature
+    ) external {
+        (uint256 fee, uint256 net) = _settle(token, payer, recipient, amount, paymentReference);
+        IERC3009(token).receiveWithAuthorization(
+            payer, address(this), amount, validAfter, validBefore, authorizationNonce(recipient, paymentReference), signature
+        );
+        IERC20(token).safeTransfer(recipient, net);
+        if (fee != 0) IERC20(token).safeTransfer(FEE_COLLECTOR, fee);
+    }
+
+    /// @dev Checks and records the payment before any token moves (checks-effects-interactions),
+    /// so a reentrant token cannot settle the same payment twice. The guard is keyed by the whole
+    /// payment, not the reference alone: a look-alike (another token, recipient or amount) gets its
+    /// own key and cannot block the real one.
     function _settle(address token, address payer, address recipient, uint256 amount, bytes32 paymentReference)
         private
         returns (uint256 fee, uint256 net)
     {
         if (recipient == address(0) || amount == 0) revert InvalidPayment(recipient, amount);
-        uint256 previous = settledBlock[paymentReference];
-        if (previous != 0) revert AlreadySettled(paymentReference, previous);
-        settledBlock[paymentReference] = block.number;
+        bytes32 key = paymentKey(token, recipient, amount, paymentReference);
+        uint256 previous = settledBlock[key];
+        if (previous != 0) revert AlreadySettled(key, previous);
+        settledBlock[key] = block.number;
         fee = amount * FEE_BPS / BPS_DENOMINATOR;
         net = amount - fee;
-        emit Paid(paymentReference, payer, recipient, token, amount, fee);
+        emit Paid(key, paymentReference, recipient, payer, token, amount, fee);
     }
 }

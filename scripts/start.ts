@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from "../src/config.js";
 import { createService, listen } from "../src/service.js";
 import type { LocalChain } from "../src/localchain/harness.js";
 import { formatAmount } from "../src/money.js";
+import { maskSecrets, redactUrl } from "../src/logger.js";
 
 let config;
 try {
@@ -45,7 +46,15 @@ if (harness) {
   config = { ...config, rpcUrl: chain.rpcUrl, relayer: { ...config.relayer, privateKey: config.relayer.privateKey ?? relayerKey } };
 }
 
-const service = await createService(config);
+let service: Awaited<ReturnType<typeof createService>>;
+try {
+  service = await createService(config);
+} catch (error) {
+  // A chain error's message may quote the RPC URL: masked like every logged URL.
+  console.error(`the service did not start: ${maskSecrets((error as Error).message.split("\n")[0] ?? "")}`);
+  await chain?.close();
+  process.exit(1);
+}
 let running: Awaited<ReturnType<typeof listen>>;
 try {
   running = await listen(service);
@@ -62,7 +71,8 @@ console.log("");
 console.log(`API            ${running.apiUrl}   (GET /health, POST /v1/…)`);
 console.log(`Checkout       ${config.checkoutUrl}`);
 console.log(`Ops            ${running.opsUrl}/metrics, /ready (127.0.0.1 only)`);
-console.log(`Chain RPC      ${config.rpcUrl}   chain id ${deployment.chainId} (${deployment.environment})`);
+// The RPC URL may carry credentials or an API key (user:password@, ?key=, /v2/<key>): never printed.
+console.log(`Chain RPC      ${redactUrl(config.rpcUrl!)}   chain id ${deployment.chainId} (${deployment.environment})`);
 console.log(`Splitter       ${deployment.contracts.Splitter.address}`);
 console.log(`Recurring      ${deployment.contracts.RecurringCharges.address}`);
 console.log(`USDC           ${deployment.token.address}`);

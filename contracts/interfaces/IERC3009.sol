@@ -19,4 +19,16 @@ interface IERC3009 {
         bytes32 r,
         bytes32 s
     ) external;
+
+    /// @notice As above, with the signature as bytes (USDC v2.2): an EOA's 65-byte (r, s, v), or
+    /// whatever an ERC-1271 contract account (a Safe, a smart wallet) accepts for `from`.
+    function receiveWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes memory signature
+    ) external;
 }

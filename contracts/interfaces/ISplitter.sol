@@ -3,30 +3,36 @@ pragma solidity ^0.8.24;
 
 /// @title ISplitter
 /// @notice One-time payments: the buyer pays `amount` of an ERC-20 token, the recipient receives
-/// `amount - fee` and the fee collector `fee`, in the same transaction. A 32-byte reference settles
-/// at most once.
+/// `amount - fee` and the fee collector `fee`, in the same transaction. A payment — the tuple
+/// (token, recipient, amount, reference) — settles at most once: paying the same reference with
+/// another token, recipient or amount settles nothing the real payment needs, so nobody who learns
+/// a reference can block its payment by paying a look-alike first.
 /// @dev Amounts are in the token's smallest unit (micro-units for USDC).
 /// `fee = amount * feeBps / 10_000`, rounded down; the recipient receives the remainder, so the
 /// payouts always sum to `amount` exactly.
 interface ISplitter {
-    /// @notice A reference was settled.
+    /// @notice A payment was settled.
+    /// @param paymentKey `paymentKey(token, recipient, amount, paymentReference)`: the replay guard's
+    /// key, indexed so recovery finds the exact payment with one one-block log query.
     /// @param paymentReference The 32-byte reference the service generated for the intent.
-    /// @param payer The account whose tokens paid (the buyer).
     /// @param recipient The merchant account that received `amount - fee`.
+    /// @param payer The account whose tokens paid (the buyer).
     /// @param token The ERC-20 token paid.
     /// @param amount The amount the buyer paid, in token units.
     /// @param fee The part of `amount` sent to the fee collector, in token units.
     event Paid(
+        bytes32 indexed paymentKey,
         bytes32 indexed paymentReference,
-        address indexed payer,
         address indexed recipient,
+        address payer,
         address token,
         uint256 amount,
         uint256 fee
     );
 
-    /// @notice The reference settled before, in block `settledBlock`.
-    error AlreadySettled(bytes32 paymentReference, uint256 settledBlock);
+    /// @notice This payment (same token, recipient, amount and reference) settled before, in block
+    /// `settledBlock`.
+    error AlreadySettled(bytes32 paymentKey, uint256 settledBlock);
     /// @notice Amount zero, or a recipient that is the zero address.
     error InvalidPayment(address recipient, uint256 amount);
     /// @notice The permit left an allowance below the amount (for example a front-run permit).
@@ -40,9 +46,16 @@ interface ISplitter {
     /// @notice The account that receives every fee; fixed at deployment.
     function FEE_COLLECTOR() external view returns (address);
 
-    /// @notice The block number in which `paymentReference` settled, or 0 if it never did.
-    /// @dev Recovery reads this slot, then queries the `Paid` log of that one block.
-    function settledBlock(bytes32 paymentReference) external view returns (uint256);
+    /// @notice The block number in which the payment with key `paymentKey` settled, or 0 if it never did.
+    /// @dev Recovery reads this slot, then queries the `Paid` log with this key in that one block.
+    function settledBlock(bytes32 paymentKey) external view returns (uint256);
+
+    /// @notice The replay guard's key of a payment: `keccak256(abi.encode(token, recipient, amount,
+    /// paymentReference))`. Anyone who knows the payment can compute it off chain.
+    function paymentKey(address token, address recipient, uint256 amount, bytes32 paymentReference)
+        external
+        pure
+        returns (bytes32);
 
     /// @notice The nonce a buyer signs in the EIP-3009 authorization for this payment; it binds the
     /// authorization to one recipient and one reference so no one can redirect it.
@@ -80,5 +93,19 @@ interface ISplitter {
         uint8 v,
         bytes32 r,
         bytes32 s
+    ) external;
+
+    /// @notice As `payWithAuthorization`, with the authorization's signature as bytes (USDC v2.2's
+    /// `receiveWithAuthorization(..., bytes signature)`), so a contract account (ERC-1271: a Safe, a
+    /// smart wallet) pays in one transaction with whatever signature it validates.
+    function payWithAuthorizationSignature(
+        address token,
+        address payer,
+        address recipient,
+        uint256 amount,
+        bytes32 paymentReference,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes calldata signature
     ) external;
 }

@@ -77,6 +77,12 @@ export class Wallet {
     }
   }
 
+  /** Whether the connected account is a contract (a smart wallet: a Safe, a smart account). */
+  async hasCode(): Promise<boolean> {
+    const code = (await this.provider.request({ method: "eth_getCode", params: [this.account, "latest"] })) as Hex | null;
+    return !!code && code !== "0x";
+  }
+
   /** eth_call from the connected account (a simulation of what it would send). */
   call(to: Address, data: Hex): Promise<Hex> {
     return this.provider.request({ method: "eth_call", params: [{ from: this.account, to, data }, "latest"] }) as Promise<Hex>;

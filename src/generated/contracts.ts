@@ -1194,6 +1194,21 @@ export const ierc3009Abi = [
       { name: 'validAfter', internalType: 'uint256', type: 'uint256' },
       { name: 'validBefore', internalType: 'uint256', type: 'uint256' },
       { name: 'nonce', internalType: 'bytes32', type: 'bytes32' },
+      { name: 'signature', internalType: 'bytes', type: 'bytes' },
+    ],
+    name: 'receiveWithAuthorization',
+    outputs: [],
+    stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function',
+    inputs: [
+      { name: 'from', internalType: 'address', type: 'address' },
+      { name: 'to', internalType: 'address', type: 'address' },
+      { name: 'value', internalType: 'uint256', type: 'uint256' },
+      { name: 'validAfter', internalType: 'uint256', type: 'uint256' },
+      { name: 'validBefore', internalType: 'uint256', type: 'uint256' },
+      { name: 'nonce', internalType: 'bytes32', type: 'bytes32' },
       { name: 'v', internalType: 'uint8', type: 'uint8' },
       { name: 'r', internalType: 'bytes32', type: 'bytes32' },
       { name: 's', internalType: 'bytes32', type: 'bytes32' },
@@ -1558,7 +1573,7 @@ export const iSplitterAbi = [
   {
     type: 'error',
     inputs: [
-      { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
+      { name: 'paymentKey', internalType: 'bytes32', type: 'bytes32' },
       { name: 'settledBlock', internalType: 'uint256', type: 'uint256' },
     ],
     name: 'AlreadySettled',
@@ -1592,15 +1607,15 @@ export const iSplitterAbi = [
     anonymous: false,
     inputs: [
       {
-        name: 'paymentReference',
+        name: 'paymentKey',
         internalType: 'bytes32',
         type: 'bytes32',
         indexed: true,
       },
       {
-        name: 'payer',
-        internalType: 'address',
-        type: 'address',
+        name: 'paymentReference',
+        internalType: 'bytes32',
+        type: 'bytes32',
         indexed: true,
       },
       {
@@ -1608,6 +1623,12 @@ export const iSplitterAbi = [
         internalType: 'address',
         type: 'address',
         indexed: true,
+      },
+      {
+        name: 'payer',
+        internalType: 'address',
+        type: 'address',
+        indexed: false,
       },
       {
         name: 'token',
@@ -1683,6 +1704,22 @@ export const iSplitterAbi = [
     type: 'function',
     inputs: [
       { name: 'token', internalType: 'address', type: 'address' },
+      { name: 'payer', internalType: 'address', type: 'address' },
+      { name: 'recipient', internalType: 'address', type: 'address' },
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
+      { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
+      { name: 'validAfter', internalType: 'uint256', type: 'uint256' },
+      { name: 'validBefore', internalType: 'uint256', type: 'uint256' },
+      { name: 'signature', internalType: 'bytes', type: 'bytes' },
+    ],
+    name: 'payWithAuthorizationSignature',
+    outputs: [],
+    stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function',
+    inputs: [
+      { name: 'token', internalType: 'address', type: 'address' },
       { name: 'recipient', internalType: 'address', type: 'address' },
       { name: 'amount', internalType: 'uint256', type: 'uint256' },
       { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
@@ -1698,8 +1735,18 @@ export const iSplitterAbi = [
   {
     type: 'function',
     inputs: [
+      { name: 'token', internalType: 'address', type: 'address' },
+      { name: 'recipient', internalType: 'address', type: 'address' },
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
       { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
     ],
+    name: 'paymentKey',
+    outputs: [{ name: '', internalType: 'bytes32', type: 'bytes32' }],
+    stateMutability: 'pure',
+  },
+  {
+    type: 'function',
+    inputs: [{ name: 'paymentKey', internalType: 'bytes32', type: 'bytes32' }],
     name: 'settledBlock',
     outputs: [{ name: '', internalType: 'uint256', type: 'uint256' }],
     stateMutability: 'view',
@@ -3124,7 +3171,7 @@ export const splitterAbi = [
   {
     type: 'error',
     inputs: [
-      { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
+      { name: 'paymentKey', internalType: 'bytes32', type: 'bytes32' },
       { name: 'settledBlock', internalType: 'uint256', type: 'uint256' },
     ],
     name: 'AlreadySettled',
@@ -3163,15 +3210,15 @@ export const splitterAbi = [
     anonymous: false,
     inputs: [
       {
-        name: 'paymentReference',
+        name: 'paymentKey',
         internalType: 'bytes32',
         type: 'bytes32',
         indexed: true,
       },
       {
-        name: 'payer',
-        internalType: 'address',
-        type: 'address',
+        name: 'paymentReference',
+        internalType: 'bytes32',
+        type: 'bytes32',
         indexed: true,
       },
       {
@@ -3179,6 +3226,12 @@ export const splitterAbi = [
         internalType: 'address',
         type: 'address',
         indexed: true,
+      },
+      {
+        name: 'payer',
+        internalType: 'address',
+        type: 'address',
+        indexed: false,
       },
       {
         name: 'token',
@@ -3254,6 +3307,22 @@ export const splitterAbi = [
     type: 'function',
     inputs: [
       { name: 'token', internalType: 'address', type: 'address' },
+      { name: 'payer', internalType: 'address', type: 'address' },
+      { name: 'recipient', internalType: 'address', type: 'address' },
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
+      { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
+      { name: 'validAfter', internalType: 'uint256', type: 'uint256' },
+      { name: 'validBefore', internalType: 'uint256', type: 'uint256' },
+      { name: 'signature', internalType: 'bytes', type: 'bytes' },
+    ],
+    name: 'payWithAuthorizationSignature',
+    outputs: [],
+    stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function',
+    inputs: [
+      { name: 'token', internalType: 'address', type: 'address' },
       { name: 'recipient', internalType: 'address', type: 'address' },
       { name: 'amount', internalType: 'uint256', type: 'uint256' },
       { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
@@ -3269,8 +3338,18 @@ export const splitterAbi = [
   {
     type: 'function',
     inputs: [
+      { name: 'token', internalType: 'address', type: 'address' },
+      { name: 'recipient', internalType: 'address', type: 'address' },
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
       { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
     ],
+    name: 'paymentKey',
+    outputs: [{ name: '', internalType: 'bytes32', type: 'bytes32' }],
+    stateMutability: 'pure',
+  },
+  {
+    type: 'function',
+    inputs: [{ name: 'paymentKey', internalType: 'bytes32', type: 'bytes32' }],
     name: 'settledBlock',
     outputs: [
       { name: 'blockNumber', internalType: 'uint256', type: 'uint256' },

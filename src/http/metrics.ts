@@ -1,6 +1,6 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { RequestHandler } from "express";
-import type { Logger } from "../logger.js";
+import { maskPath, type Logger } from "../logger.js";
 
 /** Prometheus metrics of one service instance. */
 export class Metrics {
@@ -22,7 +22,7 @@ export function observe(metrics: Metrics, logger: Logger): RequestHandler {
       const routeName = (req.route?.path as string | undefined) ?? "unmatched";
       metrics.requests.inc({ route: routeName, method: req.method, status: String(res.statusCode) });
       metrics.duration.observe({ route: routeName }, seconds);
-      logger.info({ method: req.method, path: req.baseUrl + req.path, status: res.statusCode, ms: Math.round(seconds * 1000) }, "request");
+      logger.info({ method: req.method, path: maskPath(req.baseUrl + req.path), status: res.statusCode, ms: Math.round(seconds * 1000) }, "request");
     });
     next();
   };

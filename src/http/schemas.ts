@@ -41,8 +41,12 @@ export type CreateSubscriptionRequest = z.infer<typeof CreateSubscriptionRequest
 
 export const SetupTokenRequest = z.strictObject({ setup_token: Token });
 
-/** A payer's signature: 0x and an even number of hex digits (65 bytes for an EOA; any length for ERC-1271). */
-export const Signature = z.string().regex(/^0x([0-9a-fA-F]{2}){1,2048}$/, "0x and hex bytes");
+/**
+ * A payer's signature: 0x and an even number of hex digits, at most 2,048 bytes. An EOA's is 65 bytes
+ * with a low `s`; a contract account's (ERC-1271) is whatever its `isValidSignature` accepts, including
+ * `0x` (none) for an account that approved the terms on chain.
+ */
+export const Signature = z.string().regex(/^0x([0-9a-fA-F]{2}){0,2048}$/, "0x and hex bytes (0x alone for an account that approved on chain)");
 
 export const FinalizeSubscriptionRequest = z.strictObject({ setup_token: Token, payer: Address, signature: Signature });
 

@@ -9,7 +9,7 @@ import type { ConcurrencyGate, RateLimiter } from "../limits/rate-limiter.js";
 import type { OpenLink } from "../links/links.js";
 import { mintIntent, readIntent, type Intent } from "./intent.js";
 import { recoverPayment, type RecoverResult } from "./recover.js";
-import { verifyPaymentTransaction, type PaymentChain, type PaymentVerdict } from "./verify.js";
+import { paymentKeyOf, verifyPaymentTransaction, type PaymentChain, type PaymentVerdict } from "./verify.js";
 
 export interface PaymentsDeps {
   chain: PaymentChain;
@@ -24,7 +24,7 @@ export interface PaymentsDeps {
   /** Webhooks: notify_url rules and the watch registrar (false past the caps). */
   webhooks: {
     validate(notifyUrl: string): void;
-    watchPayment(intent: Intent, notifyUrl: string, caller: string, link?: { expiresAt: number }): Promise<boolean>;
+    watchPayment(intent: Intent, notifyUrl: string, caller: string): Promise<boolean>;
   };
   /** Payment links, for resolve with a link token. */
   links?: { open(linkToken: string): Promise<OpenLink> };
@@ -93,15 +93,17 @@ export class Payments {
   }
 
   /**
-   * What the checkout needs to pay an intent. The only place expiry is enforced; a reference that
-   * already settled answers PAYMENT_ALREADY_PROCESSED (nothing is owed), even after expiry.
+   * What the checkout needs to pay an intent. The only place expiry is enforced; when the intent's own
+   * payment (same token, recipient, amount and reference) already settled it answers
+   * PAYMENT_ALREADY_PROCESSED (nothing is owed), even after expiry. A look-alike payment of the same
+   * reference settles another key and leaves the intent payable.
    */
   async resolve(token: string): Promise<ResolvedPayment | (ResolvedPayment & { intent: string; link_id: Hex })> {
     if (token.startsWith("lk.") && this.deps.links) return this.#resolveLink(token);
     const intent = this.#intent(token);
     const { client, deployment } = this.deps.chain;
     const settledBlock = await rpc(() =>
-      client.readContract({ address: deployment.contracts.Splitter.address, abi: splitterAbi, functionName: "settledBlock", args: [intent.reference] }),
+      client.readContract({ address: deployment.contracts.Splitter.address, abi: splitterAbi, functionName: "settledBlock", args: [paymentKeyOf(deployment.token.address, intent)] }),
     );
     if (settledBlock !== 0n) throw new ServiceError("PAYMENT_ALREADY_PROCESSED");
     if (Math.floor(this.deps.now() / 1000) >= intent.expiresAt) throw new ServiceError("INTENT_EXPIRED");
@@ -136,16 +138,13 @@ export class Payments {
 
   /**
    * A payment through a link: a fresh intent whose reference is the link id followed by 16 random
-   * bytes, watched with the link's notify_url until the link expires.
+   * bytes. Nothing is stored (anyone holding the link may resolve it, as often as they like): the
+   * link's own watch covers every payment through it.
    */
   async #resolveLink(token: string) {
     const link = await this.deps.links!.open(token);
     const reference = concat([link.linkId, toHex(this.deps.randomBytes(16))]);
     const created = await this.#mint({ recipient: link.recipient, amountUnits: link.amountUnits, caller: link.caller, linkId: link.linkId, reference });
-    if (link.notifyUrl) {
-      const intent = readIntent(this.deps.tokens, created.intent)!;
-      await this.deps.webhooks.watchPayment(intent, link.notifyUrl, link.caller, { expiresAt: link.expiresAt });
-    }
     const { deployment } = this.deps.chain;
     return {
       recipient: link.recipient,

@@ -4,7 +4,7 @@ import { ServiceError } from "../errors.js";
 import { finalityHead } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { Intent } from "./intent.js";
-import { judgePaid, paidFact, type PaymentChain, type VerifyCode } from "./verify.js";
+import { judgePaid, paidFact, paymentKeyOf, type PaymentChain, type VerifyCode } from "./verify.js";
 
 export type RecoverResult =
   | { found: true; valid: true; tx_hash: Hex; reference: Hex; amount: string; block_number: string; block_hash: Hex; as_of_block: string }
@@ -14,22 +14,25 @@ export type RecoverResult =
 const PAID_EVENT = splitterAbi.find((item) => item.type === "event" && item.name === "Paid")!;
 
 /**
- * Finds the payment of an intent without a transaction hash: the Splitter's replay guard says in
- * which block the reference settled (one read), then one log query of that single block gives the
- * transaction. The number of calls does not grow with the chain's length.
+ * Finds the payment of an intent without a transaction hash: the Splitter's replay guard, keyed by
+ * the whole payment (token, recipient, amount, reference), says in which block exactly this payment
+ * settled (one read), then one log query of that single block, filtered by the same key, gives the
+ * transaction. A look-alike payment of the same reference has another key and is never found here.
+ * The number of calls does not grow with the chain's length.
  */
 export async function recoverPayment(chain: PaymentChain, intent: Intent): Promise<RecoverResult> {
   const { client, deployment } = chain;
   const splitter = deployment.contracts.Splitter.address;
+  const key = paymentKeyOf(deployment.token.address, intent);
   for (let attempt = 0; attempt < 2; attempt++) {
     const latest = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
     const settledBlock = await rpc(() =>
-      client.readContract({ address: splitter, abi: splitterAbi, functionName: "settledBlock", args: [intent.reference], blockNumber: latest }),
+      client.readContract({ address: splitter, abi: splitterAbi, functionName: "settledBlock", args: [key], blockNumber: latest }),
     );
     const asOf = latest.toString();
     if (settledBlock === 0n) return { found: false, code: "PAYMENT_NOT_FOUND", as_of_block: asOf };
     const logs = await rpc(() =>
-      client.getLogs({ address: splitter, event: PAID_EVENT, args: { paymentReference: intent.reference }, fromBlock: settledBlock, toBlock: settledBlock, strict: true }),
+      client.getLogs({ address: splitter, event: PAID_EVENT, args: { paymentKey: key }, fromBlock: settledBlock, toBlock: settledBlock, strict: true }),
     );
     const log = logs[0];
     if (!log) continue; // the chain moved between the two reads (a reorg): read both again

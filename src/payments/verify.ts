@@ -1,4 +1,4 @@
-import { isAddressEqual, parseEventLogs, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import { encodeAbiParameters, isAddressEqual, keccak256, parseEventLogs, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
 import { splitterAbi } from "../generated/contracts.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
@@ -19,9 +19,21 @@ export interface PaymentChain {
   finality: Finality;
 }
 
+/**
+ * The Splitter's replay-guard key of a payment: `keccak256(abi.encode(token, recipient, amount,
+ * reference))`, as `Splitter.paymentKey` computes it. A look-alike (another token, recipient or amount
+ * under the same reference) has another key, so it neither blocks nor counts as this payment.
+ */
+export function paymentKeyOf(token: Address, intent: Pick<Intent, "recipient" | "amountUnits" | "reference">): Hex {
+  return keccak256(
+    encodeAbiParameters([{ type: "address" }, { type: "address" }, { type: "uint256" }, { type: "bytes32" }], [token, intent.recipient, intent.amountUnits, intent.reference]),
+  );
+}
+
 /** What a `Paid` event says, as far as the verdict needs it. */
 export interface PaidFact {
   splitter: Hex;
+  key: Hex;
   reference: Hex;
   payer: Hex;
   recipient: Hex;
@@ -62,6 +74,7 @@ type PaidLog = ReturnType<typeof parseEventLogs<typeof splitterAbi, true, "Paid"
 export function paidFact(log: Pick<PaidLog, "address" | "args">, at: { txHash: Hex; blockNumber: bigint; blockHash: Hex }): PaidFact {
   return {
     splitter: log.address,
+    key: log.args.paymentKey,
     reference: log.args.paymentReference,
     payer: log.args.payer,
     recipient: log.args.recipient,
@@ -80,6 +93,17 @@ export function paidFacts(chain: PaymentChain, receipt: TransactionReceipt): Pai
 }
 
 /**
+ * The `Paid` fact of a receipt that concerns `intent`: the exact payment (same key) when the receipt
+ * holds it, else any payment of the intent's reference (a look-alike, which judges as a mismatch),
+ * else undefined.
+ */
+export function intentPaidFact(chain: PaymentChain, receipt: TransactionReceipt, intent: Intent): PaidFact | undefined {
+  const key = paymentKeyOf(chain.deployment.token.address, intent);
+  const ofReference = paidFacts(chain, receipt).filter((p) => p.reference === intent.reference);
+  return ofReference.find((p) => p.key === key) ?? ofReference[0];
+}
+
+/**
  * Verifies that transaction `txHash` paid `intent`, by re-reading its receipt from the chain: the
  * finality head, then the receipt (two JSON-RPC calls). The verdict names the block hash it was
  * computed on; the receipt is read after the head, so a receipt at or below the head is canonical
@@ -93,7 +117,7 @@ export async function verifyPaymentTransaction(chain: PaymentChain, intent: Inte
     return { valid: false, code: pending ? "PAYMENT_CONFIRMING" : "PAYMENT_NOT_FOUND" };
   }
   if (receipt.status !== "success") return { valid: false, code: "TRANSACTION_REVERTED" };
-  const paid = paidFacts(chain, receipt).find((p) => p.reference === intent.reference);
+  const paid = intentPaidFact(chain, receipt, intent);
   if (!paid) return { valid: false, code: "PAYMENT_MISMATCH" };
   return judgePaid(chain, intent, paid, head);
 }

@@ -19,8 +19,11 @@ export function chargeRefusal(error: unknown, secondsToStart: bigint): ServiceEr
     case "PeriodAlreadyCharged":
       return null;
     case "SubscriptionRevoked":
-    case "InvalidSignature": // the account no longer vouches for the terms (e.g. an ERC-1271 owner changed)
       return new ServiceError("PERMISSION_REVOKED");
+    case "InvalidSignature":
+      // Not a revocation: the signature no longer validates on chain (an ERC-1271 account changed its
+      // owners or its rules, or no longer approves the digest). The payer can sign the terms again.
+      return new ServiceError("INVALID_SIGNATURE");
     case "ChargeBeforeStart":
       return new ServiceError("NOT_DUE", { retryAfter: Number(secondsToStart > 0n ? secondsToStart : 1n) });
     case "SubscriptionEnded":

@@ -87,7 +87,7 @@ export class Charges {
     if (revoked) throw new ServiceError("PERMISSION_REVOKED");
     if (terms.end !== 0n && now >= terms.end) throw new ServiceError("SUBSCRIPTION_EXPIRED");
     const paidIn = await this.#chargedBlock(id, period, block.number);
-    if (paidIn !== 0n) return this.#result("ALREADY_CHARGED", terms, id, period, await this.#chargeTx(id, period, paidIn));
+    if (paidIn !== 0n) return this.#chargedIn(terms, id, period, paidIn);
 
     let fees: FeeQuote;
     try {
@@ -103,8 +103,10 @@ export class Charges {
     } catch (error) {
       const refusal = chargeRefusal(error, terms.start - now);
       if (refusal) throw refusal;
+      // PeriodAlreadyCharged: charged since the read above (another instance, another relayer).
       const paid = await this.#chargedBlock(id, period);
-      return this.#result("ALREADY_CHARGED", terms, id, period, paid ? await this.#chargeTx(id, period, paid) : undefined);
+      if (paid === 0n) throw new ServiceError("RPC_ERROR", { detail: "the chain moved under the charge (reorg in progress)" });
+      return this.#chargedIn(terms, id, period, paid);
     }
     gas = (gas * 12n) / 10n;
     const reimbursement = reimbursementFor(gasQuoteUnits(gas, fees.expectedPerGas, this.deps.pricing), terms.networkFee);
@@ -116,7 +118,13 @@ export class Charges {
     const sent = await relayer.submit({ to: this.#contract, data, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas }, (tx) =>
       attempts.insert({ subscriptionId: id, periodIndex: period, txHash: tx.hash, rawTx: tx.raw, relayer: relayer.address!, nonce: tx.nonce }),
     );
-    if (!sent) throw new ServiceError("CONCURRENCY_LIMIT", { detail: "another instance is charging this period" });
+    if (!sent) {
+      // Another instance recorded its transaction for this period first, after our simulation at the
+      // latest block: it is on its way (its owner broadcasts it) and cannot be settled yet.
+      const winner = await attempts.find(id, period);
+      if (winner) return this.#result("CONFIRMING", terms, id, period, winner.txHash);
+      throw new ServiceError("CONCURRENCY_LIMIT", { detail: "another instance is charging this period" });
+    }
     const followed = await this.#follow(terms, id, period, { subscriptionId: id, periodIndex: period, txHash: sent.hash, rawTx: sent.raw, relayer: relayer.address!, nonce: sent.nonce, status: "sent" });
     return followed ?? this.#result("CONFIRMING", terms, id, period, sent.hash);
   }
@@ -133,7 +141,7 @@ export class Charges {
       const paidIn = await this.#chargedBlock(id, period);
       if (paidIn !== 0n) {
         await attempts.remove(id, period, attempt.txHash);
-        return this.#result("ALREADY_CHARGED", terms, id, period, await this.#chargeTx(id, period, paidIn));
+        return this.#chargedIn(terms, id, period, paidIn);
       }
       // Unknown to the node: recorded but never broadcast (a crash), or reorged out and dropped.
       try {
@@ -147,7 +155,7 @@ export class Charges {
     if (receipt.status !== "success") {
       await attempts.remove(id, period, attempt.txHash);
       const paidIn = await this.#chargedBlock(id, period);
-      if (paidIn !== 0n) return this.#result("ALREADY_CHARGED", terms, id, period, await this.#chargeTx(id, period, paidIn));
+      if (paidIn !== 0n) return this.#chargedIn(terms, id, period, paidIn);
       throw new ServiceError("TRANSACTION_REVERTED");
     }
     if (!(await isReceiptSettled(client, this.deps.finality, receipt))) return this.#result("CONFIRMING", terms, id, period, attempt.txHash);
@@ -218,6 +226,16 @@ export class Charges {
       next_period_at: terms.end !== 0n && periodEnd >= terms.end ? null : Number(periodEnd),
       ...(txHash ? { tx_hash: txHash, amount: formatAmount(terms.amount) } : {}),
     };
+  }
+
+  /**
+   * The answer for a period the contract says was charged in block `paidIn` by a transaction this
+   * call did not follow: ALREADY_CHARGED only once that block is at or below the finality head,
+   * CONFIRMING (WAIT, with the transaction's hash) before. Never a success ahead of the chain.
+   */
+  async #chargedIn(terms: Terms, id: Hex, period: bigint, paidIn: bigint): Promise<ChargeResult> {
+    const [txHash, head] = await Promise.all([this.#chargeTx(id, period, paidIn), finalityHead(this.deps.client, this.deps.finality)]);
+    return this.#result(isSettled(paidIn, head) ? "ALREADY_CHARGED" : "CONFIRMING", terms, id, period, txHash);
   }
 
   #chargedBlock(id: Hex, period: bigint, blockNumber?: bigint): Promise<bigint> {

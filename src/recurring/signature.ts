@@ -1,4 +1,4 @@
-import { BaseError, ContractFunctionRevertedError, ExecutionRevertedError, isAddressEqual, recoverAddress, size, type Address, type Hex, type PublicClient } from "viem";
+import { BaseError, ContractFunctionRevertedError, ExecutionRevertedError, hexToBigInt, isAddressEqual, recoverAddress, size, sliceHex, toHex, type Address, type Hex, type PublicClient } from "viem";
 import { ierc1271Abi } from "../generated/contracts.js";
 import { ServiceError } from "../errors.js";
 import { rpc, toRpcError } from "../chain/rpc-errors.js";
@@ -6,36 +6,57 @@ import { rpc, toRpcError } from "../chain/rpc-errors.js";
 const ERC6492_SUFFIX = "6492649264926492649264926492649264926492649264926492649264926492";
 const ERC1271_MAGIC = "0x1626ba7e";
 
+/** Half the secp256k1 order: OpenZeppelin's ECDSA (and so the contract) refuses an `s` above it. */
+const HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
+
+/**
+ * The EOA signature the contract will accept, or null: exactly 65 bytes (r, s, v) with a low `s`
+ * (OpenZeppelin's ECDSA refuses the malleated high-s twin) and `v` 27 or 28. A `v` of 0 or 1 (some
+ * wallets' y-parity form) is rewritten as 27 or 28: the same signature in the form `ecrecover` takes.
+ */
+export function canonicalEoaSignature(signature: Hex): Hex | null {
+  if (size(signature) !== 65) return null;
+  if (hexToBigInt(sliceHex(signature, 32, 64)) > HALF_ORDER) return null;
+  const v = Number.parseInt(signature.slice(130, 132), 16);
+  if (v === 27 || v === 28) return signature;
+  if (v === 0 || v === 1) return `${signature.slice(0, 130)}${toHex(v + 27).slice(2)}` as Hex;
+  return null;
+}
+
 /** Whether a signature is an ERC-6492 wrapper (a counterfactual account's signature). */
 export function isErc6492(signature: Hex): boolean {
   return signature.toLowerCase().endsWith(ERC6492_SUFFIX);
 }
 
 /**
- * Checks the payer's signature over `digest` as the contract will on the first charge: ECDSA for an
- * account without code, ERC-1271 `isValidSignature` (by eth_call, with a gas cap) for a contract
- * account. ERC-6492 wrappers are refused: the account must be deployed first.
+ * Checks the payer's signature over `digest` by the contract's own rule (OpenZeppelin's
+ * `SignatureChecker` on the first charge): for an account without code, a 65-byte ECDSA signature
+ * with a low `s` (see {@link canonicalEoaSignature}); for a contract account, whatever bytes its
+ * ERC-1271 `isValidSignature` accepts, including none (an account that approved the digest on chain):
+ * the chain decides, by eth_call with a gas cap. ERC-6492 wrappers are refused: the account must be
+ * deployed first. Returns the signature to store (an EOA's `v` in its 27/28 form).
  * Throws UNSUPPORTED_SIGNATURE_FORMAT, INVALID_SIGNATURE, SIGNATURE_VALIDATION_TOO_EXPENSIVE
  * (the cap was too low: not a verdict), or an RPC error.
  */
-export async function checkPayerSignature(client: PublicClient, payer: Address, digest: Hex, signature: Hex, gasCap: bigint): Promise<void> {
+export async function checkPayerSignature(client: PublicClient, payer: Address, digest: Hex, signature: Hex, gasCap: bigint): Promise<Hex> {
   if (isErc6492(signature)) throw new ServiceError("UNSUPPORTED_SIGNATURE_FORMAT");
   const code = await rpc(() => client.getCode({ address: payer }));
   if (!code || code === "0x") {
-    if (size(signature) !== 65) throw new ServiceError("INVALID_SIGNATURE");
+    const canonical = canonicalEoaSignature(signature);
+    if (!canonical) throw new ServiceError("INVALID_SIGNATURE");
     let signer: Address;
     try {
-      signer = await recoverAddress({ hash: digest, signature });
+      signer = await recoverAddress({ hash: digest, signature: canonical });
     } catch {
       throw new ServiceError("INVALID_SIGNATURE");
     }
     if (!isAddressEqual(signer, payer)) throw new ServiceError("INVALID_SIGNATURE");
-    return;
+    return canonical;
   }
   const ask = (gas?: bigint) => client.readContract({ address: payer, abi: ierc1271Abi, functionName: "isValidSignature", args: [digest, signature], ...(gas ? { gas } : {}) } as never) as Promise<Hex>;
   try {
     if ((await ask(gasCap)) !== ERC1271_MAGIC) throw new ServiceError("INVALID_SIGNATURE");
-    return;
+    return signature;
   } catch (error) {
     if (error instanceof ServiceError) throw error;
     if (!isExecutionFailure(error)) throw toRpcError(error);

@@ -156,10 +156,10 @@ export class Subscriptions {
     const { offer, notifyUrl } = this.#setup(input.setupToken, { enforceExpiry: false });
     const terms: Terms = { ...offer, payer: getAddress(input.payer), token: this.deps.deployment.token.address };
     const id = subscriptionIdOf(this.deps.deployment.chainId, this.contract, terms);
-    await checkPayerSignature(this.deps.client, terms.payer, id, input.signature, this.deps.settings.signatureGasCap);
+    const signature = await checkPayerSignature(this.deps.client, terms.payer, id, input.signature, this.deps.settings.signatureGasCap);
     if (notifyUrl) await this.deps.webhooks.watchSubscription(id, terms, notifyUrl, input.caller);
     return {
-      subscription: this.deps.tokens.mintSubscription({ terms, signature: input.signature }),
+      subscription: this.deps.tokens.mintSubscription({ terms, signature }),
       subscription_id: id,
       amount: formatAmount(terms.amount),
       period: Number(terms.period),
@@ -167,7 +167,7 @@ export class Subscriptions {
     };
   }
 
-  /** The subscription's state read from the chain, with its terms echoed. */
+  /** The subscription's state read from the chain, with its terms echoed. A cancel token past its expiry reads nothing (CANCEL_TOKEN_EXPIRED). */
   async state(token: string) {
     const terms = this.readCapabilityOrCancel(token);
     const id = this.subscriptionId(terms);
@@ -229,7 +229,7 @@ export class Subscriptions {
 
   /** Unsigned calldata for `revoke(terms)`: only the payer's wallet can send it. */
   revokePrepare(token: string) {
-    const terms = this.readCapabilityOrCancel(token, { enforceCancelExpiry: true });
+    const terms = this.readCapabilityOrCancel(token);
     const id = this.subscriptionId(terms);
     return {
       chain_id: this.deps.deployment.chainId,
@@ -263,14 +263,17 @@ export class Subscriptions {
     return signed;
   }
 
-  /** The terms of a capability or a cancel token (cancel errors when it looks like a cancel token). */
-  readCapabilityOrCancel(token: string, options: { enforceCancelExpiry?: boolean } = {}): Terms {
+  /**
+   * The terms of a capability or of a live cancel token (cancel errors when it looks like a cancel
+   * token): a cancel token past its expiry is CANCEL_TOKEN_EXPIRED everywhere it is accepted.
+   */
+  readCapabilityOrCancel(token: string): Terms {
     const signed = this.deps.tokens.readSubscription(token);
     if (signed) return signed.terms;
     if (!token.startsWith("ct.")) throw new ServiceError("INVALID_SUBSCRIPTION");
     const cancel = this.deps.tokens.readCancel(token);
     if (!cancel) throw new ServiceError("INVALID_CANCEL_TOKEN");
-    if (options.enforceCancelExpiry && this.#nowSeconds() >= cancel.expiresAt) throw new ServiceError("CANCEL_TOKEN_EXPIRED");
+    if (this.#nowSeconds() >= cancel.expiresAt) throw new ServiceError("CANCEL_TOKEN_EXPIRED");
     return cancel.terms;
   }
 

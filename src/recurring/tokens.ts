@@ -21,7 +21,7 @@ const OfferPayload = {
 };
 
 const SetupPayload = z.strictObject({ ...OfferPayload, expires_at: z.number().int(), notify_url: z.string().max(512).optional(), return_url: z.string().max(512).optional() });
-const SubscriptionPayload = z.strictObject({ ...OfferPayload, payer: address, signature: z.string().regex(/^0x([0-9a-f]{2})+$/) });
+const SubscriptionPayload = z.strictObject({ ...OfferPayload, payer: address, signature: z.string().regex(/^0x([0-9a-f]{2})*$/) });
 const CancelPayload = z.strictObject({ ...OfferPayload, payer: address, expires_at: z.number().int() });
 const ApprovePayload = z.strictObject({ payer: address, subscription_id: z.string().regex(/^0x[0-9a-f]{64}$/), required_units: units, expires_at: z.number().int() });
 

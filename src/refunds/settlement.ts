@@ -4,7 +4,7 @@ import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { ServiceError } from "../errors.js";
 import { isSettled } from "../chain/finality.js";
-import { paidFacts, type PaymentChain } from "../payments/verify.js";
+import { intentPaidFact, type PaymentChain } from "../payments/verify.js";
 import type { Intent } from "../payments/intent.js";
 import type { Terms } from "../recurring/terms.js";
 
@@ -33,7 +33,7 @@ function requireSettled(receipt: TransactionReceipt, head: bigint): void {
 /** The one-time payment a receipt (read after the finality head `head`) made for `intent`, from the Splitter's `Paid` event. */
 export function paymentSettlement(chain: PaymentChain, intent: Intent, receipt: TransactionReceipt | null, head: bigint): Settlement {
   if (!receipt || receipt.status !== "success") throw new ServiceError("PAYMENT_NOT_FOUND");
-  const paid = paidFacts(chain, receipt).find((p) => p.reference === intent.reference);
+  const paid = intentPaidFact(chain, receipt, intent);
   if (!paid || !isAddressEqual(paid.recipient, intent.recipient) || paid.amount !== intent.amountUnits || !isAddressEqual(paid.token, chain.deployment.token.address)) {
     throw new ServiceError("PAYMENT_MISMATCH");
   }

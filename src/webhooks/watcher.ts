@@ -1,4 +1,4 @@
-import { keccak256, toHex, type Hex, type PublicClient } from "viem";
+import { isAddressEqual, keccak256, toHex, type Address, type Hex, type PublicClient } from "viem";
 import { recurringChargesAbi, splitterAbi } from "../generated/contracts.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
@@ -6,7 +6,7 @@ import { finalityHead } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { Database } from "../store/database.js";
 import { subscriptionState } from "../recurring/terms.js";
-import { Deliveries, WatcherCursor, Watches, type Watch } from "./store.js";
+import { Deliveries, LinkRecords, WatcherCursor, Watches, type Watch } from "./store.js";
 
 const EVENTS = [
   splitterAbi.find((i) => i.type === "event" && i.name === "Paid")!,
@@ -82,10 +82,20 @@ export class Watcher {
     const { client, db } = this.deps;
     const watches = new Watches(db);
     const typed = logs as unknown as Array<{ eventName: "Paid" | "Charged" | "Revoked"; args: Record<string, unknown>; transactionHash: Hex; logIndex: number; blockNumber: bigint }>;
-    const payments = new Map((await watches.find("payment", typed.filter((l) => l.eventName === "Paid").map((l) => l.args.paymentReference as string))).map((w) => [w.key, w]));
+    const paidLogs = typed.filter((l) => l.eventName === "Paid");
+    const payments = new Map((await watches.find("payment", paidLogs.map((l) => l.args.paymentReference as string))).map((w) => [w.key, w]));
+    const linkPayments = await this.#linkPaymentWatches(paidLogs.map((l) => l.args.paymentReference as Hex).filter((r) => !payments.has(r)));
     const subscriptions = new Map((await watches.find("subscription", typed.filter((l) => l.eventName !== "Paid").map((l) => l.args.subscriptionId as string))).map((w) => [w.key, w]));
-    const watchOf = (log: (typeof typed)[number]) => (log.eventName === "Paid" ? payments.get(log.args.paymentReference as string) : subscriptions.get(log.args.subscriptionId as string));
-    const matched = typed.filter((log) => watchOf(log));
+    const watchOf = (log: (typeof typed)[number]) =>
+      log.eventName === "Paid"
+        ? (payments.get(log.args.paymentReference as string) ?? linkPayments.get(log.args.paymentReference as string))
+        : subscriptions.get(log.args.subscriptionId as string);
+    // Only the watched payment itself (what verify would call valid once settled), never a look-alike
+    // of its reference with another token, recipient or amount.
+    const matched = typed.filter((log) => {
+      const watch = watchOf(log);
+      return watch && (log.eventName !== "Paid" || this.#isWatchedPayment(log.args, watch));
+    });
     // The matched events' blocks, read at once (one JSON-RPC batch), each block once.
     const blockNumbers = [...new Set(matched.map((l) => l.blockNumber))];
     const times = await Promise.all(blockNumbers.map((n) => rpc(() => client.getBlock({ blockNumber: n })).then((b) => b.timestamp)));
@@ -120,5 +130,44 @@ export class Watcher {
       events.push({ eventId, eventType: type, watch, payload: { ...base, data } });
     }
     return events;
+  }
+
+  /** Whether a `Paid` log is exactly the payment a watch describes: our token, its recipient and amount. */
+  #isWatchedPayment(args: Record<string, unknown>, watch: Watch): boolean {
+    return (
+      isAddressEqual(args.token as Address, this.deps.deployment.token.address) &&
+      isAddressEqual(args.recipient as Address, watch.data.recipient as Address) &&
+      (args.amount as bigint) === BigInt(watch.data.amount_units as string)
+    );
+  }
+
+  /**
+   * Payments through a watched link: the reference starts with the link id (16 bytes). No row is kept
+   * per payment (an anonymous resolve of a link stores nothing); the link's watch and record say where
+   * to announce it and what the payment must be. The intent rebuilt for the event carries the link's
+   * expiry (verify ignores expiry).
+   */
+  async #linkPaymentWatches(references: Hex[]): Promise<Map<string, Watch>> {
+    const found = new Map<string, Watch>();
+    const linkIds = [...new Set(references.map((r) => r.slice(0, 34)))];
+    if (linkIds.length === 0) return found;
+    const linkWatches = new Map((await new Watches(this.deps.db).find("link", linkIds)).map((w) => [w.key, w]));
+    const records = new LinkRecords(this.deps.db);
+    for (const reference of references) {
+      const linkWatch = linkWatches.get(reference.slice(0, 34));
+      if (!linkWatch) continue;
+      const link = await records.find(linkWatch.key);
+      if (!link || link.closed) continue;
+      found.set(reference, {
+        kind: "payment",
+        key: reference,
+        notifyUrl: linkWatch.notifyUrl,
+        caller: linkWatch.caller,
+        linkId: linkWatch.key,
+        data: { recipient: link.recipient, amount_units: link.amountUnits.toString(), expires_at: link.expiresAt },
+        watchUntil: linkWatch.watchUntil,
+      });
+    }
+    return found;
   }
 }

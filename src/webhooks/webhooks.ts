@@ -137,8 +137,8 @@ export class Webhooks {
     return pruned;
   }
 
-  /** Watches a one-time payment until its intent's expiry plus one hour (or, through a link, until the link expires). */
-  async watchPayment(intent: Intent, notifyUrl: string, caller: string, link?: { expiresAt: number }): Promise<boolean> {
+  /** Watches a one-time payment until its intent's expiry plus one hour (payments through a link are covered by the link's watch). */
+  async watchPayment(intent: Intent, notifyUrl: string, caller: string): Promise<boolean> {
     return this.#watches.add({
       kind: "payment",
       key: intent.reference,
@@ -146,7 +146,7 @@ export class Webhooks {
       caller,
       linkId: intent.linkId ?? null,
       data: { recipient: intent.recipient, amount_units: intent.amountUnits.toString(), expires_at: intent.expiresAt },
-      watchUntil: link ? link.expiresAt : intent.expiresAt + PAYMENT_WATCH_GRACE_SECONDS,
+      watchUntil: intent.expiresAt + PAYMENT_WATCH_GRACE_SECONDS,
     }, this.#caps);
   }
 

@@ -1,5 +1,6 @@
 import { assert } from "chai";
 import { Writable } from "node:stream";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import supertest from "supertest";
 import { LOCAL_ROLES } from "../../src/localchain/harness.js";
 import { createService, listen } from "../../src/service.js";
@@ -72,6 +73,27 @@ describe("HTTP rules", () => {
     }
   });
 
+  it("refuses a corrupt or truncated compressed body (gzip, deflate, br) with 400 INVALID_REQUEST, never 500; a sound one is read", async () => {
+    const body = Buffer.from(JSON.stringify({ recipient: merchant(), amount: "1" }));
+    const encoded = { gzip: gzipSync(body), deflate: deflateSync(body), br: brotliCompressSync(body) };
+    /** The raw bytes as sent (superagent would serialize a Buffer as JSON), a minute apart (this suite's rate limit is 5). */
+    const raw = (encoding: string, data: Buffer) => (h.clock.advance(60), h.api).post("/v1/payments").set("content-type", "application/json").set("content-encoding", encoding).serialize((x: unknown) => x as string).send(data as never);
+    for (const [encoding, data] of Object.entries(encoded)) {
+      const sound = await raw(encoding, data);
+      assert.equal(sound.status, 200, `${encoding}: ${JSON.stringify(sound.body)}`);
+      for (const [what, broken] of [
+        ["truncated", data.subarray(0, Math.max(2, data.length - 6))],
+        ["corrupt", Buffer.concat([data.subarray(0, 3), Buffer.from("not compressed at all"), data.subarray(3)])],
+      ] as const) {
+        const res = await raw(encoding, broken);
+        assert.equal(res.status, 400, `${encoding} ${what}: ${JSON.stringify(res.body)}`);
+        assert.deepEqual(res.body, { error: "INVALID_REQUEST", action: "FIX_REQUEST" });
+      }
+    }
+    const unknown = await raw("x-unknown", body);
+    assert.equal(unknown.status, 400, "an unsupported encoding is the client's fault too");
+  });
+
   it("lets a 4 KB token through to the domain (INVALID_INTENT): only bodies over 16 KB are refused for size", async () => {
     const res = await h.api.post("/v1/payments/resolve").send({ intent: "pi." + "a".repeat(4000) });
     assert.equal(res.status, 400);
@@ -134,12 +156,19 @@ describe("HTTP rules", () => {
     const created = await api.post("/v1/payments").send({ recipient: merchant(), amount: "1" });
     await api.post("/v1/payments/resolve").send({ intent: created.body.intent });
     await api.post("/v1/payments/verify").send({ intent: created.body.intent, tx_hash: "0x" + "00".repeat(32) });
+    // A capability a client wrongly sent in a path (or a path-style checkout link) is masked in the request log.
+    const [, , payload, sig] = created.body.intent.split(".");
+    await api.get(`/v1/payments/${created.body.intent}`);
+    await api.post(`/checkout/pay/${encodeURIComponent(created.body.intent)}`).send({});
+    await api.get(`/v1/${payload}/${sig}`);
     h.proxy.mode = "http-500";
     await api.post("/v1/payments/resolve").send({ intent: created.body.intent });
     const log = lines.join("");
-    assert.isAbove(lines.length, 3);
+    assert.isAbove(lines.length, 6);
+    assert.include(log, "/v1/payments/[masked]", "the path is still logged, masked");
     assert.notInclude(log, created.body.intent);
-    assert.notInclude(log, created.body.intent.split(".")[3]);
+    assert.notInclude(log, payload);
+    assert.notInclude(log, sig);
     assert.notInclude(log, h.proxy.url.split("//")[1]! + "/");
     await service.close();
   });

@@ -134,6 +134,36 @@ describe("one-time payments API", () => {
       assert.equal((await resolve(a.intent)).status, 409);
     });
 
+    it("cannot be griefed: look-alikes under the intent's reference settle nothing the buyer needs; resolve stays 200; the buyer pays; verify and recover are valid; then 409", async () => {
+      const a = await create("5");
+      const griefer = h.chain.accounts[LOCAL_ROLES.firstUser + 2]!;
+      // The reference is readable in the intent, the checkout and links: pay it first, cheaply.
+      const toSelf = await payIntent(h.chain, griefer, a.pay, { recipient: griefer.address, amount: 1n });
+      const oneUnit = await payIntent(h.chain, griefer, a.pay, { amount: 1n });
+      const junk = await deployTestContract(h.chain, griefer, noReturnTokenAbi, "NoReturnToken", "HostileTokens.sol");
+      await send(h.chain, griefer, { address: junk, abi: noReturnTokenAbi, functionName: "mint", args: [griefer.address, 10n ** 9n] });
+      await send(h.chain, griefer, { address: junk, abi: noReturnTokenAbi, functionName: "approve", args: [a.pay.splitter, 10n ** 9n] });
+      const worthless = await send(h.chain, griefer, { address: a.pay.splitter, abi: splitterAbi, functionName: "pay", args: [junk, a.pay.recipient, 5_000_000n, a.reference] });
+      await h.chain.mine(2);
+      const resolved = await resolve(a.intent);
+      assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
+      assert.equal(resolved.body.reference, a.reference);
+      for (const lookAlike of [toSelf, oneUnit, worthless]) assert.deepEqual((await verify(a.intent, lookAlike.transactionHash)).body, { valid: false, code: "PAYMENT_MISMATCH" });
+      const before = await recover(a.intent);
+      assert.deepEqual(before.body, { found: false, code: "PAYMENT_NOT_FOUND", as_of_block: before.body.as_of_block }, "a look-alike is not the intent's payment");
+
+      const paid = await payIntent(h.chain, buyer(), a.pay);
+      assert.equal(paid.status, "success");
+      await h.chain.mine(2);
+      const verdict = await verify(a.intent, paid.transactionHash);
+      assert.include(verdict.body, { valid: true, tx_hash: paid.transactionHash, reference: a.reference, amount: "5.000000" });
+      const recovered = await recover(a.intent);
+      assert.deepEqual(recovered.body, { found: true, ...verdict.body, as_of_block: recovered.body.as_of_block });
+      const after = await resolve(a.intent);
+      assert.equal(after.status, 409);
+      assert.deepEqual(after.body, { error: "PAYMENT_ALREADY_PROCESSED", action: "SUCCESS" });
+    });
+
     it("refuses tampered tokens, tokens of another kind, secret, environment or deployment", async () => {
       const a = await create("2");
       const [kind, key, payload, sig] = a.intent.split(".") as [string, string, string, string];
@@ -301,18 +331,37 @@ describe("one-time payments API", () => {
       assert.deepEqual(found.body, { found: true, ...verified.body, as_of_block: (receipt.blockNumber + 2n).toString() });
     });
 
-    it("finds a payment of the reference that does not match the intent, and says so", async () => {
+    it("matches only the exact payment the intent describes: a payment of the reference with another amount is not found", async () => {
       const a = await create("9");
       const receipt = await payIntent(h.chain, buyer(), a.pay, { amount: 1_000_000n });
       await h.chain.mine(2);
       const res = await recover(a.intent);
-      assert.deepEqual(res.body, { found: true, tx_hash: receipt.transactionHash, valid: false, code: "PAYMENT_MISMATCH", as_of_block: (receipt.blockNumber + 2n).toString() });
+      assert.deepEqual(res.body, { found: false, code: "PAYMENT_NOT_FOUND", as_of_block: (receipt.blockNumber + 2n).toString() });
+    });
+
+    it("finds the intent's payment when a look-alike of its reference settled in the same block", async () => {
+      const a = await create("9");
+      const griefer = h.chain.accounts[LOCAL_ROLES.firstUser + 2]!;
+      await approve(h.chain, griefer, a.pay.token, a.pay.splitter, 1n);
+      await approve(h.chain, buyer(), a.pay.token, a.pay.splitter, 9_000_000n);
+      await h.chain.testClient.setAutomine(false);
+      try {
+        await h.chain.wallet(griefer).writeContract({ address: a.pay.splitter, abi: splitterAbi, functionName: "pay", args: [a.pay.token, a.pay.recipient, 1n, a.reference], account: griefer, chain: h.chain.chain });
+        await h.chain.wallet(buyer()).writeContract({ address: a.pay.splitter, abi: splitterAbi, functionName: "pay", args: [a.pay.token, a.pay.recipient, 9_000_000n, a.reference], account: buyer(), chain: h.chain.chain });
+        await h.chain.mine(3);
+      } finally {
+        await h.chain.testClient.setAutomine(true);
+      }
+      const res = await recover(a.intent);
+      assert.equal(res.body.valid, true, JSON.stringify(res.body));
+      assert.equal((await verify(a.intent, res.body.tx_hash)).body.valid, true);
     });
 
     it("answers 502 PAYMENT_RECOVERY_INCONSISTENT when the contract says settled and the log is missing", async () => {
       const a = await create("9");
-      // Write the replay-guard slot by hand: settledBlock[reference] = 3, a block with no Paid log.
-      const slot = keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [a.reference, 0n]));
+      // Write the replay-guard slot by hand: settledBlock[key] = 3, a block with no Paid log.
+      const key = keccak256(encodeAbiParameters([{ type: "address" }, { type: "address" }, { type: "uint256" }, { type: "bytes32" }], [a.pay.token, a.pay.recipient, BigInt(a.pay.amount_units), a.reference]));
+      const slot = keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [key, 0n]));
       await h.chain.testClient.setStorageAt({ address: a.pay.splitter, index: slot, value: pad(numberToHex(3)) });
       const res = await recover(a.intent);
       assert.equal(res.status, 502);

@@ -1,5 +1,5 @@
 import { assert } from "chai";
-import { decodeFunctionData, encodeAbiParameters, erc20Abi, keccak256, numberToHex, pad, parseEventLogs } from "viem";
+import { concat, decodeFunctionData, encodeAbiParameters, encodeFunctionData, erc20Abi, hexToBigInt, keccak256, numberToHex, pad, parseEventLogs, parseSignature, recoverTypedDataAddress } from "viem";
 import { recurringChargesAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../src/localchain/harness.js";
 import { ChargeAttempts } from "../../src/store/charge-attempts.js";
@@ -8,6 +8,7 @@ import { createLogger } from "../../src/logger.js";
 import { configFor, useService } from "../helpers/service.js";
 import { deployTestContract } from "../helpers/deploy.js";
 import { wrap6492 } from "../helpers/subscriptions.js";
+import { approveHashOnChain, createSafe, deploySafeInfra, safeExec, signForSafe, swapOnlyOwner } from "../helpers/safe.js";
 import { balanceOf, send } from "../helpers/tx.js";
 import { approveThroughSession, reimbursingEnv, sendPrepared, subscribe, typedDataDigest, walletTypedData } from "../helpers/recurring.js";
 import supertest from "supertest";
@@ -137,6 +138,72 @@ describe("recurring charges API", function () {
       const rpcDown = await h.api.post("/v1/subscriptions/finalize").send({ setup_token: s.created.setup_token, payer: account, signature: s.signature });
       assert.equal(rpcDown.status, 502);
       assert.equal(rpcDown.body.error, "RPC_ERROR");
+    });
+  });
+
+  describe("one signature rule with the contract (OpenZeppelin's SignatureChecker)", () => {
+    const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+    const finalize = (setup_token: string, payerAddress: string, signature: string) => h.api.post("/v1/subscriptions/finalize").send({ setup_token, payer: payerAddress, signature });
+
+    async function offer() {
+      const created = await h.api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "10", period: 3600 });
+      const resolved = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
+      return { setup: created.body.setup_token as string, resolved: resolved.body };
+    }
+
+    async function fundedSafe(owners = [payer().address]) {
+      const infra = await deploySafeInfra(h.chain, payer());
+      const safe = await createSafe(h.chain, payer(), infra, owners);
+      await send(h.chain, payer(), { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [safe, 100_000_000n] });
+      await safeExec(h.chain, payer(), safe, usdc(), encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] }));
+      return { infra, safe };
+    }
+
+    it("refuses a high-s (malleated) EOA signature, as the contract does; a y-parity v (0/1) is stored as 27/28 and charges", async () => {
+      const { setup, resolved } = await offer();
+      const signature = await payer().signTypedData(walletTypedData(resolved, payer().address) as never);
+      const { r, s: low, v } = parseSignature(signature);
+      const malleated = concat([r, numberToHex(SECP256K1_N - hexToBigInt(low), { size: 32 }), v === 27n ? "0x1c" : "0x1b"]);
+      assert.equal(await recoverTypedDataAddress({ ...walletTypedData(resolved, payer().address), signature: malleated } as never), payer().address, "the twin recovers to the payer");
+      const refused = await finalize(setup, payer().address, malleated);
+      assert.equal(refused.status, 400);
+      assert.deepEqual(refused.body, { error: "INVALID_SIGNATURE", action: "ASK_PAYER" });
+      for (const bad of [signature.slice(0, -2), `${signature}00`, "0x"]) assert.equal((await finalize(setup, payer().address, bad)).body.error, "INVALID_SIGNATURE", `${(bad.length - 2) / 2} bytes`);
+
+      const yParity = `${signature.slice(0, -2)}${v === 27n ? "00" : "01"}`;
+      const accepted = await finalize(setup, payer().address, yParity);
+      assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+      await approveThroughSession(h, payer(), accepted.body.subscription);
+      assert.include((await charge(accepted.body.subscription)).body, { status: "CONFIRMING" });
+    });
+
+    it("accepts an empty signature from a Safe 1.4.1 that approved the terms on chain, and charges it; refuses it before the approval", async () => {
+      const { infra, safe } = await fundedSafe();
+      const { setup, resolved } = await offer();
+      const id = typedDataDigest(resolved, safe);
+      assert.deepEqual((await finalize(setup, safe, "0x")).body, { error: "INVALID_SIGNATURE", action: "ASK_PAYER" }, "not approved yet");
+      await approveHashOnChain(h.chain, payer(), infra, safe, id);
+      const finalized = await finalize(setup, safe, "0x");
+      assert.equal(finalized.status, 200, JSON.stringify(finalized.body));
+      assert.equal(finalized.body.subscription_id, id);
+      const first = await charge(finalized.body.subscription);
+      assert.include(first.body, { status: "CONFIRMING" }, JSON.stringify(first.body));
+      await h.chain.mine(2);
+      assert.include((await charge(finalized.body.subscription)).body, { status: "CHARGED", ok: true, tx_hash: first.body.tx_hash });
+    });
+
+    it("a first charge whose signature no longer validates on chain (the Safe changed owner) is INVALID_SIGNATURE / ASK_PAYER, not a revocation; nothing is sent", async () => {
+      const { safe } = await fundedSafe();
+      const { setup, resolved } = await offer();
+      const id = typedDataDigest(resolved, safe);
+      const finalized = await finalize(setup, safe, await signForSafe(h.chain, payer(), safe, id));
+      assert.equal(finalized.status, 200, JSON.stringify(finalized.body));
+      await swapOnlyOwner(h.chain, payer(), safe, other().address);
+      const nonceBefore = await relayerNonce();
+      const refused = await charge(finalized.body.subscription);
+      assert.equal(refused.status, 400);
+      assert.deepEqual(refused.body, { error: "INVALID_SIGNATURE", action: "ASK_PAYER" });
+      assert.equal(await relayerNonce(), nonceBefore, "nothing sent");
     });
   });
 
@@ -392,6 +459,8 @@ describe("recurring charges API", function () {
       assert.equal((await h.api.post("/v1/subscriptions/state").send({ subscription: cancel })).status, 200, "state reads with a cancel token");
 
       h.clock.advance(900);
+      assert.deepEqual((await h.api.post("/v1/subscriptions/state").send({ subscription: cancel })).body, { error: "CANCEL_TOKEN_EXPIRED", action: "FIX_REQUEST" }, "an expired cancel token reads nothing");
+      assert.equal((await h.api.post("/v1/subscriptions/state").send({ subscription: s.subscription })).status, 200, "the capability still reads");
       assert.deepEqual((await h.api.post("/v1/subscriptions/revoke/prepare").send({ subscription: cancel })).body, { error: "CANCEL_TOKEN_EXPIRED", action: "FIX_REQUEST" });
       assert.deepEqual((await h.api.post("/v1/subscriptions/approve/resolve").send({ approve_token: approve })).body, { error: "APPROVE_TOKEN_EXPIRED", action: "FIX_REQUEST" });
     });

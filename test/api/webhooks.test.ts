@@ -74,6 +74,21 @@ for (const store of ["pglite", "postgres"] as const) {
       assert.equal(receiver.received.length, 1, "delivered once");
     });
 
+    it("announces only the watched payment, never a look-alike of its reference (another recipient, amount or token)", async () => {
+      const created = (await h.api.post("/v1/payments").send({ recipient: merchant().address, amount: "5", notify_url: HOOK })).body;
+      const griefer = h.chain.accounts[LOCAL_ROLES.firstUser + 2]!;
+      await payIntent(h.chain, griefer, created.pay, { amount: 1n });
+      await payIntent(h.chain, griefer, created.pay, { recipient: griefer.address, amount: 5_000_000n });
+      await h.chain.mine(2);
+      await drain();
+      assert.equal(receiver.received.length, 0, "no look-alike is announced");
+      const receipt = await payIntent(h.chain, buyer(), created.pay);
+      await h.chain.mine(2);
+      await drain();
+      assert.equal(receiver.received.length, 1);
+      assert.equal((receiver.received[0]!.body.data as { tx_hash: string }).tx_hash, receipt.transactionHash);
+    });
+
     it("never announces a payment that was reorged out", async () => {
       const snapshot = await h.chain.snapshot();
       await paidWithHook();
@@ -276,6 +291,27 @@ for (const store of ["pglite", "postgres"] as const) {
 
       assert.deepEqual((await h.api.post("/v1/links/close").send({ manage_token: link.link })).body, { error: "INVALID_LINK_TOKEN", action: "FIX_REQUEST" });
       assert.equal((await h.api.post("/v1/payments/verify").send({ intent: link.link, tx_hash: receipt.transactionHash })).body.error, "INVALID_INTENT");
+    });
+
+    it("links: anonymous resolves store nothing (no watch row per resolve), and a look-alike of a link payment is not announced", async () => {
+      const link = (await h.api.post("/v1/links").send({ recipient: merchant().address, amount: "3", notify_url: HOOK })).body;
+      const countWatches = async () => Number((await h.database.query<{ n: string | number }>("SELECT count(*) AS n FROM watches"))[0]!.n);
+      assert.equal(await countWatches(), 1, "the link's own watch");
+      const resolved = [];
+      for (let i = 0; i < 5; i++) resolved.push((await h.api.post("/v1/payments/resolve").send({ intent: link.link })).body);
+      assert.equal(await countWatches(), 1, "resolving a link creates no watch");
+      const pay = { chain_id: 84532, splitter: resolved[0].splitter, token: resolved[0].token, recipient: resolved[0].recipient, amount_units: resolved[0].amount_units, reference: resolved[0].reference };
+      await payIntent(h.chain, buyer(), pay, { amount: 1n });
+      await h.chain.mine(2);
+      await drain();
+      assert.equal(receiver.received.length, 0, "a look-alike of a link payment is not announced");
+      const receipt = await payIntent(h.chain, buyer(), { ...pay, reference: resolved[4].reference });
+      await h.chain.mine(2);
+      await drain();
+      assert.equal(receiver.received.length, 1);
+      const data = receiver.received[0]!.body.data as Record<string, string>;
+      assert.deepEqual([data.tx_hash, data.reference, data.link_id], [receipt.transactionHash, resolved[4].reference, link.link_id]);
+      assert.equal((await h.api.post("/v1/payments/verify").send({ intent: data.intent, tx_hash: data.tx_hash })).body.valid, true);
     });
 
     it("links expire (LINK_CLOSED), and refuse a bad expiry or amount", async () => {

