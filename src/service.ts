@@ -135,7 +135,15 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     chainFor(config.chainId, config.rpcUrl),
     { paused: config.relayer.paused, ...(deps.beforeBroadcast ? { beforeBroadcast: deps.beforeBroadcast } : {}) },
   );
-  const charges = new Charges({ ...chain, subscriptions, attempts: new ChargeAttempts(database), relayer, pricing });
+  const charges = new Charges({
+    ...chain,
+    subscriptions,
+    attempts: new ChargeAttempts(database),
+    relayer,
+    pricing,
+    gate: new ConcurrencyGate(config.relayer.concurrency, config.relayer.queue),
+    now,
+  });
   const refunds = new Refunds({ chain, tokens, subscriptions, ttlSeconds: REFUND_TOKEN_TTL_SECONDS, now });
 
   const checkoutDir = await buildCheckout();
@@ -185,6 +193,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     logger,
     close: async () => {
       webhooks.stop();
+      charges.stop();
       if (!deps.database) await database.close();
     },
   };
@@ -201,12 +210,16 @@ export async function listen(service: Service): Promise<{ apiUrl: string; opsUrl
   const api = await start(service.app, service.config.host, service.config.port);
   const ops = await start(service.opsApp, "127.0.0.1", service.config.opsPort);
   service.webhooks.start();
+  service.charges.start(service.config.relayer.replaceAfterSeconds, service.config.relayer.sweepIntervalMs, (error) =>
+    service.logger.warn({ loop: "relayer", error: (error as Error).message.split("\n")[0] }, "stuck-transaction sweep failed"),
+  );
   const url = (server: Server, host: string) => `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
     apiUrl: url(api, service.config.host),
     opsUrl: url(ops, "127.0.0.1"),
     close: async () => {
       service.webhooks.stop();
+      service.charges.stop();
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => { s.closeAllConnections(); s.close(() => resolve()); })));
     },
   };

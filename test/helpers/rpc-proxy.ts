@@ -61,6 +61,8 @@ export class RpcProxy {
           case "rpc-error": {
             const parsed = JSON.parse(body.toString("utf8"));
             const answer = (r: { id: unknown }) => ({ jsonrpc: "2.0", id: r.id, error: { code: -32603, message: "internal error" } });
+            // In a batch with `faultMethods`, only those elements fail; the others are answered by the node.
+            if (Array.isArray(parsed) && this.faultMethods) return void this.#partial(parsed, answer, res);
             res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)));
             return;
           }
@@ -115,6 +117,17 @@ export class RpcProxy {
       return;
     }
     this.#send(body, res);
+  }
+
+  /** Answers a batch's faulty elements with `answer` and forwards the rest, in the batch's order. */
+  async #partial(batch: Array<{ id: unknown; method: string }>, answer: (r: { id: unknown }) => unknown, res: import("node:http").ServerResponse): Promise<void> {
+    const healthy = batch.filter((r) => !this.faultMethods!.has(r.method));
+    const forwarded = healthy.length
+      ? ((await (await fetch(this.upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(healthy) })).json()) as Array<{ id: unknown }>)
+      : [];
+    const byId = new Map(forwarded.map((r) => [JSON.stringify(r.id), r]));
+    const merged = batch.map((r) => (this.faultMethods!.has(r.method) ? answer(r) : byId.get(JSON.stringify(r.id))));
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(merged));
   }
 
   #send(body: Buffer, res: import("node:http").ServerResponse): void {
