@@ -4,27 +4,8 @@ import { decodeFunctionData, parseTransaction, type Hex } from "viem";
 import { recurringChargesAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../src/localchain/harness.js";
 import { ChargeAttempts } from "../../src/store/charge-attempts.js";
-import { useService, type ServiceHarness } from "../helpers/service.js";
-import { walletTypedData, type ResolvedTerms } from "../helpers/recurring.js";
-import { approve } from "../helpers/tx.js";
-
-/** `count` subscriptions of one payer (its allowance set once, large), through `api`. */
-export async function manySubscriptions(h: ServiceHarness, api: supertest.Agent, count: number, extra: Record<string, unknown> = {}) {
-  const payer = h.chain.accounts[LOCAL_ROLES.firstUser]!;
-  const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
-  const subscriptions: Array<{ subscription: string; id: Hex }> = [];
-  for (let i = 0; i < count; i++) {
-    const created = await api.post("/v1/subscriptions").send({ recipient: merchant.address, amount: "1", period: 3600, ...extra });
-    assert.equal(created.status, 200, JSON.stringify(created.body));
-    const resolved = await api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
-    const signature = await payer.signTypedData(walletTypedData(resolved.body as ResolvedTerms, payer.address) as never);
-    const finalized = await api.post("/v1/subscriptions/finalize").send({ setup_token: created.body.setup_token, payer: payer.address, signature });
-    assert.equal(finalized.status, 200, JSON.stringify(finalized.body));
-    subscriptions.push({ subscription: finalized.body.subscription, id: finalized.body.subscription_id });
-  }
-  await approve(h.chain, payer, h.chain.deployment.token.address, h.chain.deployment.contracts.RecurringCharges.address, 10n ** 12n);
-  return subscriptions;
-}
+import { useService } from "../helpers/service.js";
+import { manySubscriptions } from "../helpers/recurring.js";
 
 describe("charges at scale", function () {
   this.timeout(120_000);
