@@ -9,7 +9,8 @@
 //      of many subscriptions at once, and renewals, against plain token transfers sent back to back
 //      through the same proxy; gas per charge.
 // `--write` puts the tables into docs/benchmarks.md. BENCH_SECONDS (5) sets each HTTP load's
-// length, BENCH_SUBSCRIPTIONS (200) the subscriptions charged at once, BENCH_DELIVERIES (2000).
+// length, BENCH_SUBSCRIPTIONS (200) the subscriptions charged at once, BENCH_DELIVERIES (2000);
+// BENCH_ONLY=http,rpc,deliveries,charges runs only those (and --write is refused).
 import autocannon from "autocannon";
 import express from "express";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -34,6 +35,9 @@ const CONNECTIONS = 10;
 const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 200);
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 2000);
 const RPC_LATENCY_MS = 50;
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",")) : null;
+const runs = (name: string) => !ONLY || ONLY.has(name);
+if (ONLY && process.argv.includes("--write")) throw new Error("--write needs every scenario (unset BENCH_ONLY)");
 const WATCHES = 100_000;
 
 function serve(app: express.Express): Promise<{ url: string; server: Server }> {
@@ -59,7 +63,7 @@ console.log("starting the local chain…");
 const chain = await startLocalChain({ port: 0 });
 const proxy = await new RpcProxy(chain.rpcUrl!).start();
 const quiet = { logger: createLogger("silent") };
-const unlimited = { RATE_LIMIT_PER_MINUTE: "1000000000", RECOVER_LIMIT_PER_MINUTE: "1000000", RECOVER_INTENT_LIMIT_PER_MINUTE: "1000000", WEBHOOK_WATCH_CAP_PER_CALLER: "100000000", WEBHOOK_WATCH_CAP_TOTAL: "100000000" };
+const unlimited = { RPC_TIMEOUT_MS: "30000", RATE_LIMIT_PER_MINUTE: "1000000000", RECOVER_LIMIT_PER_MINUTE: "1000000", RECOVER_INTENT_LIMIT_PER_MINUTE: "1000000", WEBHOOK_WATCH_CAP_PER_CALLER: "100000000", WEBHOOK_WATCH_CAP_TOTAL: "100000000" };
 const receiver = await new Receiver().start();
 const webhookTransport = { resolve: async () => [{ address: "127.0.0.1", family: 4 }], ca: receiver.ca, port: receiver.port };
 const service = await createService(configFor(proxy.url, { ...unlimited, WEBHOOKS_ALLOW_LOOPBACK: "true" }), { ...quiet, webhookTransport });
@@ -70,7 +74,7 @@ const hook = `https://${RECEIVER_HOST}/hooks`;
 const sections: string[] = [];
 
 // 1. HTTP throughput against a bare handler.
-{
+if (runs("http")) {
   const bare = express();
   bare.post("/bare", express.json({ limit: 16 * 1024 }), (req, res) => {
     res.json({ ok: true, echo: Object.keys(req.body ?? {}).length });
@@ -112,7 +116,7 @@ const sections: string[] = [];
 }
 
 // 2. JSON-RPC calls and round trips per request.
-{
+if (runs("rpc")) {
   console.log("counting JSON-RPC calls…");
   const created = (await postJson(api.url, "/v1/payments", { recipient: merchant.address, amount: "12.5" })).body as { intent: string; pay: import("../test/helpers/payments.js").PayBlock };
   const receipt = await payIntent(chain, buyer, created.pay);
@@ -147,7 +151,7 @@ const sections: string[] = [];
 }
 
 // 3. Webhook deliveries to a fast receiver.
-{
+if (runs("deliveries")) {
   console.log(`delivering ${DELIVERIES} webhooks…`);
   const deliveries = new Deliveries(service.database);
   const now = Date.now();
@@ -185,7 +189,7 @@ const sections: string[] = [];
 }
 
 // 4. Recurring charges through a remote-like node (50 ms per round trip).
-{
+if (runs("charges")) {
   console.log(`charging ${SUBSCRIPTIONS} subscriptions with ${RPC_LATENCY_MS} ms per JSON-RPC round trip…`);
   const slow = await new RpcProxy(chain.rpcUrl!).start();
   const charging = await createService(configFor(slow.url, { ...unlimited, WEBHOOKS_ENABLED: "false" }), quiet);

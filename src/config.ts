@@ -55,7 +55,7 @@ const EnvSchema = z.object({
   WATCHER_INTERVAL_MS: positiveInt.default(2000),
   DELIVERY_INTERVAL_MS: positiveInt.default(1000),
   WEBHOOK_DELIVERY_CONCURRENCY: positiveInt.default(64),
-  WEBHOOK_TARGET_CONCURRENCY: positiveInt.default(4),
+  WEBHOOK_TARGET_CONCURRENCY: positiveInt.default(8),
   WEBHOOK_RETENTION_SECONDS: positiveInt.default(7 * 24 * 3600),
   PRUNE_INTERVAL_MS: positiveInt.default(60_000),
   LINK_TTL_SECONDS: positiveInt.default(7 * 24 * 3600),

@@ -46,6 +46,14 @@ export interface ChargesDeps {
   now: () => number;
 }
 
+/** The latest block, the fee quote, the relayer's balance and its pending nonce, each read or failed. */
+type ChainView = [
+  PromiseSettledResult<{ number: bigint; timestamp: bigint }>,
+  PromiseSettledResult<FeeQuote>,
+  PromiseSettledResult<bigint>,
+  PromiseSettledResult<number>,
+];
+
 /** A settled read's value, or its error thrown. */
 function settledValue<T>(result: PromiseSettledResult<T>): T {
   if (result.status === "rejected") throw result.reason;
@@ -87,13 +95,7 @@ export class Charges {
   async #charge({ terms, signature }: SignedSubscription, id: Hex): Promise<ChargeResult> {
     const { client, attempts, relayer } = this.deps;
     const relayerAddress = relayer.address;
-    // One round trip: the latest block, the fee quote, the relayer's balance and its pending nonce.
-    const [blockRead, feesRead, balanceRead, pendingRead] = await Promise.allSettled([
-      rpc(() => client.getBlock({ blockTag: "latest" })),
-      quoteFees(client, this.deps.pricing),
-      relayerAddress ? rpc(() => client.getBalance({ address: relayerAddress })) : Promise.resolve(0n),
-      relayerAddress ? rpc(() => client.getTransactionCount({ address: relayerAddress, blockTag: "pending" })) : Promise.resolve(0),
-    ]);
+    const [blockRead, feesRead, balanceRead, pendingRead] = await this.#chainView();
     const block = settledValue(blockRead);
     const now = block.timestamp;
     if (now < terms.start) throw new ServiceError("NOT_DUE", { retryAfter: Number(terms.start - now) });
@@ -153,6 +155,32 @@ export class Charges {
     }
     await relayer.send(sent);
     return this.#result("CONFIRMING", terms, id, period, sent.hash);
+  }
+
+  #view: Promise<ChainView> | null = null;
+
+  /**
+   * The latest block, the fee quote, the relayer's balance and its pending nonce: one round trip,
+   * shared by every charge that starts while it is in flight (a month-start burst reads them once,
+   * not once per subscription). Never reused once answered.
+   */
+  #chainView(): Promise<ChainView> {
+    if (!this.#view) {
+      this.#view = this.#readChainView();
+      void this.#view.finally(() => (this.#view = null));
+    }
+    return this.#view;
+  }
+
+  #readChainView(): Promise<ChainView> {
+    const { client, relayer } = this.deps;
+    const relayerAddress = relayer.address;
+    return Promise.allSettled([
+      rpc(() => client.getBlock({ blockTag: "latest" })),
+      quoteFees(client, this.deps.pricing),
+      relayerAddress ? rpc(() => client.getBalance({ address: relayerAddress })) : Promise.resolve(0n),
+      relayerAddress ? rpc(() => client.getTransactionCount({ address: relayerAddress, blockTag: "pending" })) : Promise.resolve(0),
+    ]) as Promise<ChainView>;
   }
 
   /**

@@ -47,7 +47,7 @@ export class DeliveryWorker {
   }
 
   get #perTarget(): number {
-    return this.deps.perTarget ?? 4;
+    return this.deps.perTarget ?? 8;
   }
 
   /**
@@ -164,6 +164,7 @@ export class DeliveryWorker {
         const done = this.#waitingDone.get(next.eventId)!;
         this.#waitingDone.delete(next.eventId);
         void this.#run(next).then(done);
+        return; // the slot is taken again without a store read
       }
       if (this.#timer) this.pump().catch((error) => this.#onFailure?.(error));
     });

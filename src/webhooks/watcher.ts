@@ -96,20 +96,22 @@ export class Watcher {
       const watch = watchOf(log);
       return watch && (log.eventName !== "Paid" || this.#isWatchedPayment(log.args, watch));
     });
-    // The matched events' blocks, read at once (one JSON-RPC batch), each block once.
+    // The matched events' blocks (each once) and the subscriptions' state at each charge or
+    // revocation, all read at once: one JSON-RPC batch.
     const blockNumbers = [...new Set(matched.map((l) => l.blockNumber))];
-    const times = await Promise.all(blockNumbers.map((n) => rpc(() => client.getBlock({ blockNumber: n })).then((b) => b.timestamp)));
-    const timestamps = new Map(blockNumbers.map((n, i) => [n, times[i]!]));
-    // The subscriptions' state at each charge or revocation, read at once as well.
-    const states = await Promise.all(
-      matched.map((log) =>
-        log.eventName === "Paid"
-          ? null
-          : rpc(() =>
-              client.readContract({ address: this.deps.deployment.contracts.RecurringCharges.address, abi: recurringChargesAbi, functionName: "subscriptions", args: [log.args.subscriptionId as Hex], blockNumber: log.blockNumber }),
-            ),
+    const [times, states] = await Promise.all([
+      Promise.all(blockNumbers.map((n) => rpc(() => client.getBlock({ blockNumber: n })).then((b) => b.timestamp))),
+      Promise.all(
+        matched.map((log) =>
+          log.eventName === "Paid"
+            ? null
+            : rpc(() =>
+                client.readContract({ address: this.deps.deployment.contracts.RecurringCharges.address, abi: recurringChargesAbi, functionName: "subscriptions", args: [log.args.subscriptionId as Hex], blockNumber: log.blockNumber }),
+              ),
+        ),
       ),
-    );
+    ]);
+    const timestamps = new Map(blockNumbers.map((n, i) => [n, times[i]!]));
     const events: Event[] = [];
     for (const [i, log] of matched.entries()) {
       const watch = watchOf(log)!;
