@@ -25,6 +25,7 @@ export default defineConfig({
     { name: "Safe", abi: packageAbi(`${safe}/Safe.sol/Safe.json`) },
     { name: "SafeProxyFactory", abi: packageAbi(`${safe}/proxies/SafeProxyFactory.sol/SafeProxyFactory.json`) },
     { name: "CompatibilityFallbackHandler", abi: packageAbi(`${safe}/handler/CompatibilityFallbackHandler.sol/CompatibilityFallbackHandler.json`) },
+    { name: "SignMessageLib", abi: packageAbi(`${safe}/libraries/SignMessageLib.sol/SignMessageLib.json`) },
   ],
   plugins: [
     hardhat({

@@ -38,8 +38,15 @@ contract RecurringCharges is IRecurringCharges, EIP712, Ownable2Step {
 
     /// @inheritdoc IRecurringCharges
     mapping(bytes32 subscriptionId => SubscriptionState) public subscriptions;
-    /// @inheritdoc IRecurringCharges
-    mapping(bytes32 subscriptionId => mapping(uint64 periodIndex => uint256 blockNumber)) public chargedBlock;
+    /// @dev Charge records, six periods per slot: period `p`'s block number (40 bits, enough for any
+    /// chain's lifetime) sits at bits `[40 * (p % 6), 40 * (p % 6) + 40)` of `_chargeRecords[id][p / 6]`.
+    /// Five later charges in six update a slot that exists instead of creating one (17,100 gas less);
+    /// `chargedBlock` reads one period's record, so recovery stays one read plus one log query.
+    mapping(bytes32 subscriptionId => mapping(uint256 group => uint256 blockNumbers)) private _chargeRecords;
+
+    uint256 private constant RECORDS_PER_SLOT = 6;
+    uint256 private constant RECORD_BITS = 40;
+    uint256 private constant RECORD_MASK = (1 << RECORD_BITS) - 1;
     /// @inheritdoc IRecurringCharges
     mapping(address account => bool) public isRelayer;
 
@@ -65,6 +72,12 @@ contract RecurringCharges is IRecurringCharges, EIP712, Ownable2Step {
     }
 
     /// @inheritdoc IRecurringCharges
+    function chargedBlock(bytes32 id, uint64 periodIndex) external view returns (uint256) {
+        return (_chargeRecords[id][periodIndex / RECORDS_PER_SLOT] >> (RECORD_BITS * (periodIndex % RECORDS_PER_SLOT)))
+            & RECORD_MASK;
+    }
+
+    /// @inheritdoc IRecurringCharges
     function subscriptionId(Terms calldata terms) public view returns (bytes32) {
         return _hashTypedDataV4(keccak256(abi.encode(TERMS_TYPEHASH, terms)));
     }
@@ -84,7 +97,10 @@ contract RecurringCharges is IRecurringCharges, EIP712, Ownable2Step {
         if (nowSeconds < terms.start) revert ChargeBeforeStart(nowSeconds, terms.start);
         if (terms.end != 0 && nowSeconds >= terms.end) revert SubscriptionEnded(nowSeconds, terms.end);
         periodIndex = (nowSeconds - terms.start) / terms.period;
-        uint256 previous = chargedBlock[id][periodIndex];
+        uint256 group = periodIndex / RECORDS_PER_SLOT;
+        uint256 shift = RECORD_BITS * (periodIndex % RECORDS_PER_SLOT);
+        uint256 records = _chargeRecords[id][group];
+        uint256 previous = (records >> shift) & RECORD_MASK;
         if (previous != 0) revert PeriodAlreadyCharged(id, periodIndex, previous);
 
         if (gasReimbursement > terms.maxGasReimbursement) {
@@ -100,7 +116,7 @@ contract RecurringCharges is IRecurringCharges, EIP712, Ownable2Step {
 
         subscriptions[id] =
             SubscriptionState({lastPeriod: periodIndex, paidCount: state.paidCount + 1, revoked: false});
-        chargedBlock[id][periodIndex] = block.number;
+        _chargeRecords[id][group] = records | (block.number << shift);
         _pull(terms, id, periodIndex, fee, gasReimbursement);
     }
 

@@ -19,7 +19,7 @@ const previous: Record<string, number> = (() => {
 const rows = Object.entries(figures).map(([op, gas]) => {
   const was = previous[op];
   const delta = was === undefined ? "new" : gas === was ? "=" : `${gas - was > 0 ? "+" : ""}${gas - was}`;
-  const target = GAS_TARGETS[op] ? `< ${GAS_TARGETS[op]!.toLocaleString("en")}` : "";
+  const target = GAS_TARGETS[op] ? `≤ ${GAS_TARGETS[op]!.toLocaleString("en")}` : "";
   return { op, gas, delta, target };
 });
 console.log("operation                 gas      vs snapshot  target");

@@ -29,6 +29,11 @@ export const ERROR_CODES = {
   RPC_BUSY: { status: 503, action: "RETRY", retryAfter: 5 },
   PAYMENT_RECOVERY_INCONSISTENT: { status: 502, action: "RETRY", retryAfter: 30 },
   RECOVERY_UNAVAILABLE: { status: 503, action: "RETRY", retryAfter: 10 },
+  // The token refuses (USDC): checked before anything is sent (src/chain/token-refusals.ts)
+  /** The payer, recipient or fee collector is blacklisted by the token: no transfer can succeed. */
+  ACCOUNT_BLOCKED: { status: 400, action: "STOP" },
+  /** The token is paused: nothing moves until its pauser unpauses it. */
+  TOKEN_PAUSED: { status: 503, action: "RETRY", retryAfter: 60 },
   // Recurring
   INVALID_SETUP_TOKEN: { status: 400, action: "FIX_REQUEST" },
   SETUP_TOKEN_EXPIRED: { status: 400, action: "FIX_REQUEST" },

@@ -116,7 +116,8 @@ interface IRecurringCharges {
         returns (uint64 lastPeriod, uint32 paidCount, bool revoked);
 
     /// @notice The block in which `periodIndex` of `subscriptionId` was charged, or 0.
-    /// @dev Recovery reads this slot, then queries the `Charged` log of that one block.
+    /// @dev Records are packed six periods to a storage slot; this reads one period's. Recovery reads
+    /// it, then queries the `Charged` log of that one block.
     function chargedBlock(bytes32 subscriptionId, uint64 periodIndex) external view returns (uint256);
 
     /// @notice Whether `account` may call `charge`.

@@ -2151,13 +2151,11 @@ export const recurringChargesAbi = [
   {
     type: 'function',
     inputs: [
-      { name: 'subscriptionId', internalType: 'bytes32', type: 'bytes32' },
+      { name: 'id', internalType: 'bytes32', type: 'bytes32' },
       { name: 'periodIndex', internalType: 'uint64', type: 'uint64' },
     ],
     name: 'chargedBlock',
-    outputs: [
-      { name: 'blockNumber', internalType: 'uint256', type: 'uint256' },
-    ],
+    outputs: [{ name: '', internalType: 'uint256', type: 'uint256' }],
     stateMutability: 'view',
   },
   {
@@ -3152,6 +3150,40 @@ export const safeProxyFactoryAbi = [
     name: 'proxyCreationCode',
     outputs: [{ name: '', internalType: 'bytes', type: 'bytes' }],
     stateMutability: 'pure',
+  },
+] as const
+
+//////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
+// SignMessageLib
+//////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
+
+export const signMessageLibAbi = [
+  {
+    type: 'event',
+    anonymous: false,
+    inputs: [
+      {
+        name: 'msgHash',
+        internalType: 'bytes32',
+        type: 'bytes32',
+        indexed: true,
+      },
+    ],
+    name: 'SignMsg',
+  },
+  {
+    type: 'function',
+    inputs: [{ name: 'message', internalType: 'bytes', type: 'bytes' }],
+    name: 'getMessageHash',
+    outputs: [{ name: '', internalType: 'bytes32', type: 'bytes32' }],
+    stateMutability: 'view',
+  },
+  {
+    type: 'function',
+    inputs: [{ name: '_data', internalType: 'bytes', type: 'bytes' }],
+    name: 'signMessage',
+    outputs: [],
+    stateMutability: 'nonpayable',
   },
 ] as const
 

@@ -4,6 +4,7 @@ import { splitterAbi } from "../generated/contracts.js";
 import { ServiceError } from "../errors.js";
 import { formatAmount } from "../money.js";
 import { rpc } from "../chain/rpc-errors.js";
+import { checkTokenWillTransfer } from "../chain/token-refusals.js";
 import type { CapabilityTokens } from "../tokens/capability.js";
 import type { ConcurrencyGate, RateLimiter } from "../limits/rate-limiter.js";
 import type { OpenLink } from "../links/links.js";
@@ -108,6 +109,7 @@ export class Payments {
     if (settledBlock !== 0n) throw new ServiceError("PAYMENT_ALREADY_PROCESSED");
     if (Math.floor(this.deps.now() / 1000) >= intent.expiresAt) throw new ServiceError("INTENT_EXPIRED");
     this.#checkBounds(intent.amountUnits);
+    await this.#checkTokenWillTransfer(intent.recipient);
     return {
       recipient: intent.recipient,
       amount: formatAmount(intent.amountUnits),
@@ -141,8 +143,15 @@ export class Payments {
    * bytes. Nothing is stored (anyone holding the link may resolve it, as often as they like): the
    * link's own watch covers every payment through it.
    */
+  /** A checkout must not take a payment that will revert: the token's refusals, before the buyer signs. */
+  #checkTokenWillTransfer(recipient: Address): Promise<void> {
+    const { client, deployment } = this.deps.chain;
+    return checkTokenWillTransfer(client, deployment.token.address, [recipient, deployment.parameters.feeCollector, deployment.contracts.Splitter.address]);
+  }
+
   async #resolveLink(token: string) {
     const link = await this.deps.links!.open(token);
+    await this.#checkTokenWillTransfer(link.recipient);
     const reference = concat([link.linkId, toHex(this.deps.randomBytes(16))]);
     const created = await this.#mint({ recipient: link.recipient, amountUnits: link.amountUnits, caller: link.caller, linkId: link.linkId, reference });
     const { deployment } = this.deps.chain;

@@ -1,6 +1,7 @@
 import { BaseError, ContractFunctionRevertedError } from "viem";
 import { ServiceError } from "../errors.js";
 import { toRpcError } from "../chain/rpc-errors.js";
+import { revertReason, tokenRefusal } from "../chain/token-refusals.js";
 
 /** The custom error a simulated charge reverted with, by name (never by message text). */
 export function revertName(error: unknown): string | null {
@@ -41,6 +42,8 @@ export function chargeRefusal(error: unknown, secondsToStart: bigint): ServiceEr
     case "AmountBelowFees":
     case "InvalidTerms":
       return new ServiceError("INVALID_SUBSCRIPTION", { detail: name });
+    case "Error": // the token's own Error(string) revert, classified in one table
+      return tokenRefusal(error) ?? new ServiceError("RELAYER_ERROR", { detail: `unclassified token revert ${revertReason(error)}` });
     case null:
       return toRpcError(error);
     default:

@@ -7,6 +7,7 @@ import { formatAmount } from "../money.js";
 import { finalityHead, isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import type { ConcurrencyGate } from "../limits/rate-limiter.js";
 import { rpc } from "../chain/rpc-errors.js";
+import { checkTokenWillTransfer } from "../chain/token-refusals.js";
 import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import type { ChargeAttempt, ChargeAttempts } from "../store/charge-attempts.js";
 import { chargeRefusal } from "./charge-errors.js";
@@ -107,11 +108,13 @@ export class Charges {
       if (followed) return followed;
     }
 
-    // A second round trip: the subscription and the period's slot at that block, and the simulation
-    // of the charge (every on-chain refusal by name), which also sizes its gas.
-    const [subscriptionRead, paidRead, gasRead] = await Promise.allSettled([
+    // A second round trip: the subscription and the period's slot at that block, the token's
+    // refusals, and the simulation of the charge (every on-chain refusal by name), which also sizes
+    // its gas. Their answers are taken in that order.
+    const [subscriptionRead, paidRead, tokenRead, gasRead] = await Promise.allSettled([
       rpc(() => client.readContract({ address: this.#contract, abi: recurringChargesAbi, functionName: "subscriptions", args: [id], blockNumber: block.number })),
       this.#chargedBlock(id, period, block.number),
+      checkTokenWillTransfer(client, terms.token, [terms.payer, terms.recipient, this.deps.deployment.parameters.feeCollector, this.#contract]),
       relayerAddress
         ? client.estimateContractGas({ address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, 0n], account: relayerAddress })
         : Promise.reject(new ServiceError("RELAYER_UNAVAILABLE", { detail: "no relayer key" })),
@@ -122,6 +125,8 @@ export class Charges {
     const paidIn = settledValue(paidRead);
     if (paidIn !== 0n) return this.#chargedIn(terms, id, period, paidIn);
 
+    // The token's refusals (blacklisted account, paused token), named before anything is sent.
+    settledValue(tokenRead);
     if (feesRead.status === "rejected") throw new ServiceError("GAS_QUOTE_UNAVAILABLE", { cause: feesRead.reason });
     const fees: FeeQuote = feesRead.value;
     if (!relayerAddress) throw new ServiceError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });

@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import { concat, decodeFunctionData, encodeAbiParameters, encodeFunctionData, erc20Abi, hexToBigInt, keccak256, numberToHex, pad, parseEventLogs, parseSignature, recoverTypedDataAddress } from "viem";
-import { recurringChargesAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
+import { recurringChargesAbi, safeAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../src/localchain/harness.js";
 import { ChargeAttempts } from "../../src/store/charge-attempts.js";
 import { createService } from "../../src/service.js";
@@ -8,7 +8,7 @@ import { createLogger } from "../../src/logger.js";
 import { configFor, useService } from "../helpers/service.js";
 import { deployTestContract } from "../helpers/deploy.js";
 import { wrap6492 } from "../helpers/subscriptions.js";
-import { approveHashOnChain, createSafe, deploySafeInfra, safeExec, signForSafe, swapOnlyOwner } from "../helpers/safe.js";
+import { createSafe, deploySafeInfrastructure, execTransaction, safeMessageSignature, signOnChain } from "../helpers/safe.js";
 import { balanceOf, send } from "../helpers/tx.js";
 import { approveThroughSession, reimbursingEnv, sendPrepared, subscribe, typedDataDigest, walletTypedData } from "../helpers/recurring.js";
 import supertest from "supertest";
@@ -151,11 +151,12 @@ describe("recurring charges API", function () {
       return { setup: created.body.setup_token as string, resolved: resolved.body };
     }
 
-    async function fundedSafe(owners = [payer().address]) {
-      const infra = await deploySafeInfra(h.chain, payer());
-      const safe = await createSafe(h.chain, payer(), infra, owners);
+    /** A 1-of-1 Safe 1.4.1 owned by the payer's key, holding USDC and allowing the contract. */
+    async function fundedSafe() {
+      const infra = await deploySafeInfrastructure(h.chain, payer());
+      const safe = await createSafe(h.chain, infra, payer(), [payer()], 1);
       await send(h.chain, payer(), { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [safe, 100_000_000n] });
-      await safeExec(h.chain, payer(), safe, usdc(), encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] }));
+      await execTransaction(h.chain, safe, [payer()], { to: usdc(), data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] }) });
       return { infra, safe };
     }
 
@@ -182,7 +183,7 @@ describe("recurring charges API", function () {
       const { setup, resolved } = await offer();
       const id = typedDataDigest(resolved, safe);
       assert.deepEqual((await finalize(setup, safe, "0x")).body, { error: "INVALID_SIGNATURE", action: "ASK_PAYER" }, "not approved yet");
-      await approveHashOnChain(h.chain, payer(), infra, safe, id);
+      await signOnChain(h.chain, safe, infra, [payer()], id);
       const finalized = await finalize(setup, safe, "0x");
       assert.equal(finalized.status, 200, JSON.stringify(finalized.body));
       assert.equal(finalized.body.subscription_id, id);
@@ -196,9 +197,11 @@ describe("recurring charges API", function () {
       const { safe } = await fundedSafe();
       const { setup, resolved } = await offer();
       const id = typedDataDigest(resolved, safe);
-      const finalized = await finalize(setup, safe, await signForSafe(h.chain, payer(), safe, id));
+      const finalized = await finalize(setup, safe, await safeMessageSignature(h.chain, safe, [payer()], id));
       assert.equal(finalized.status, 200, JSON.stringify(finalized.body));
-      await swapOnlyOwner(h.chain, payer(), safe, other().address);
+      // The Safe replaces its only owner (Safe's owner list starts at the sentinel address 0x…01).
+      const sentinel = "0x0000000000000000000000000000000000000001";
+      await execTransaction(h.chain, safe, [payer()], { to: safe, data: encodeFunctionData({ abi: safeAbi, functionName: "swapOwner", args: [sentinel, payer().address, other().address] }) });
       const nonceBefore = await relayerNonce();
       const refused = await charge(finalized.body.subscription);
       assert.equal(refused.status, 400);
@@ -502,13 +505,38 @@ describe("recurring charges API", function () {
       assert.deepEqual(skipped.body, { found: false, code: "PAYMENT_NOT_FOUND", as_of_block: (receipt.blockNumber + 2n).toString() });
     });
 
+    it("recovers any period's charge with the same number of RPC calls (one record read, one one-block log query), whatever the period or the chain's length", async () => {
+      const s = await subscribe(h, payer(), { recipient: merchant().address, period: 3600 });
+      await approveThroughSession(h, payer(), s.subscription);
+      const recoverCalls = async (period_index: number) => {
+        h.proxy.reset();
+        const res = await h.api.post("/v1/charges/recover").send({ subscription: s.subscription, period_index });
+        assert.equal(res.body.found, true, JSON.stringify(res.body));
+        return [h.proxy.count(), h.proxy.count("eth_getLogs")];
+      };
+      for (let period = 0; period < 8; period++) {
+        if (period > 0) await h.chain.advanceTime(3600);
+        const sent = await charge(s.subscription);
+        assert.equal(sent.body.status, "CONFIRMING", JSON.stringify(sent.body));
+        await h.chain.mine(2);
+        const settled = await charge(s.subscription);
+        assert.equal(settled.body.status, "CHARGED", `period ${period}: ${JSON.stringify(settled.body)}`);
+      }
+      const first = await recoverCalls(0);
+      assert.deepEqual(first[1], 1);
+      for (const period of [5, 6, 7]) assert.deepEqual(await recoverCalls(period), first, `period ${period}`);
+      await h.chain.mine(5_000);
+      assert.deepEqual(await recoverCalls(7), first, "after 5,000 more blocks");
+    });
+
     it("answers 502 PAYMENT_RECOVERY_INCONSISTENT when the contract's record has no matching log", async () => {
       const s = await subscribe(h, payer(), { recipient: merchant().address });
-      // chargedBlock[id][5] = 3 by hand: a block with no Charged log. Storage: EIP712's two fallback
-      // strings (0, 1), Ownable (2), Ownable2Step (3), subscriptions (4), chargedBlock (5).
+      // Period 5's record = block 3 by hand: a block with no Charged log. Storage: EIP712's two fallback
+      // strings (0, 1), Ownable (2), Ownable2Step (3), subscriptions (4), the charge records (5), six
+      // 40-bit block numbers per slot: period 5 is bits 200..239 of group 0.
       const outer = keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [s.id, 5n]));
-      const slot = keccak256(encodeAbiParameters([{ type: "uint64" }, { type: "bytes32" }], [5n, outer]));
-      await h.chain.testClient.setStorageAt({ address: recurring(), index: slot, value: pad(numberToHex(3)) });
+      const slot = keccak256(encodeAbiParameters([{ type: "uint256" }, { type: "bytes32" }], [0n, outer]));
+      await h.chain.testClient.setStorageAt({ address: recurring(), index: slot, value: pad(numberToHex(3n << 200n)) });
       assert.equal(await h.chain.publicClient.readContract({ address: recurring(), abi: recurringChargesAbi, functionName: "chargedBlock", args: [s.id, 5n] }), 3n);
       const res = await h.api.post("/v1/charges/recover").send({ subscription: s.subscription, period_index: 5 });
       assert.equal(res.status, 502);

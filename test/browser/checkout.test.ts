@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import type { Browser, Page } from "playwright-core";
-import { decodeFunctionData, erc20Abi, hashTypedData, type Address, type Hex } from "viem";
+import { decodeFunctionData, erc20Abi, type Address, type Hex } from "viem";
 import { recurringChargesAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../src/localchain/harness.js";
 import { listen } from "../../src/service.js";
@@ -88,14 +88,18 @@ describe("hosted checkout in Chromium", function () {
   });
 
   it("pay with a smart wallet (Safe 1.4.1, 2 owners): one signature sent as bytes through payWithAuthorizationSignature", async () => {
-    const { createSafe, deploySafeInfra, signForSafeBy } = await import("../helpers/safe.js");
+    const { createSafe, deploySafeInfrastructure, safeMessageSignature } = await import("../helpers/safe.js");
+    const { TypedDataUtils, SignTypedDataVersion } = await import("@metamask/eth-sig-util");
     const owners = [buyer(), h.chain.accounts[LOCAL_ROLES.firstUser + 3]!];
-    const infra = await deploySafeInfra(h.chain, buyer());
-    const safe = await createSafe(h.chain, buyer(), infra, owners.map((o) => o.address), 2);
+    const infra = await deploySafeInfrastructure(h.chain, buyer());
+    const safe = await createSafe(h.chain, infra, buyer(), owners, 2);
     const { send } = await import("../helpers/tx.js");
     await send(h.chain, buyer(), { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [safe, 10_000_000n] });
     const intent = await post("/v1/payments", { recipient: merchant().address, amount: "6" });
-    const wallet = await injectWallet(page, h.chain, buyer(), { smartAccount: { address: safe, signTypedData: (typed) => signForSafeBy(h.chain, owners, safe, hashTypedData(typed)) } });
+    const wallet = await injectWallet(page, h.chain, buyer(), {
+      // The Safe app hashes the typed data the page asked for (as eth_signTypedData_v4 does) and its owners sign that hash's SafeMessage.
+      smartAccount: { address: safe, signTypedData: (typed) => safeMessageSignature(h.chain, safe, owners, `0x${TypedDataUtils.eip712Hash(typed, SignTypedDataVersion.V4).toString("hex")}`) },
+    });
     await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
     await page.click("#pay");
     const paid = await settle();

@@ -86,6 +86,24 @@ describe("RecurringCharges", () => {
     assert.equal(await read(c, "chargedBlock", [id, 2n]), 0n);
   });
 
+  it("keeps every period's record across packed record slots (six per slot): each period once, its own block, neighbours intact", async () => {
+    const c = ctx();
+    const { terms, signature, id } = await signedAndApproved(c, { maxGasReimbursement: 0n });
+    const blocks: bigint[] = [];
+    for (let period = 0n; period < 14n; period++) {
+      if (period === 3n || period === 8n) {
+        blocks.push(0n); // skipped
+      } else {
+        blocks.push((await chargeAsRelayer(c.chain, terms, period === 0n ? signature : "0x")).blockNumber);
+        await expectRevert(chargeCall(c, terms, "0x"), "PeriodAlreadyCharged", [id, period, blocks[Number(period)]]);
+      }
+      await c.chain.advanceTime(terms.period);
+    }
+    for (const [period, block] of blocks.entries()) assert.equal(await read(c, "chargedBlock", [id, BigInt(period)]), block, `period ${period}`);
+    assert.equal(await read(c, "chargedBlock", [id, 14n]), 0n);
+    assert.deepEqual(await read(c, "subscriptions", [id]), [13n, 12, false]);
+  });
+
   it("refuses a charge before start (ChargeBeforeStart) and at or after end (SubscriptionEnded)", async () => {
     const c = ctx();
     const now = (await c.chain.publicClient.getBlock()).timestamp;

@@ -16,7 +16,7 @@ import { signWithViem } from "../helpers/signers.js";
 import { expectRevert } from "../helpers/reverts.js";
 import { approve, balanceOf, seededRandom, send } from "../helpers/tx.js";
 import { deployTestContract } from "../helpers/deploy.js";
-import { createSafe, deploySafeInfra, signForSafe, signForSafeBy } from "../helpers/safe.js";
+import { createSafe, deploySafeInfrastructure, safeMessageSignature } from "../helpers/safe.js";
 import type { HDAccount } from "viem/accounts";
 
 const ref = (label: string): Hex => keccak256(toHex(label));
@@ -260,8 +260,8 @@ describe("Splitter", () => {
   describe("payWithAuthorizationSignature (EIP-3009, bytes signature: ERC-1271 buyers)", () => {
     /** A funded Safe 1.4.1 buyer with these owners and threshold, and the authorization digest it signs. */
     async function safeBuyer(c: ReturnType<typeof ctx>, owners: HDAccount[], threshold: number, value: bigint, reference: Hex) {
-      const infra = await deploySafeInfra(c.chain, c.other);
-      const safe = await createSafe(c.chain, c.other, infra, owners.map((o) => o.address), threshold);
+      const infra = await deploySafeInfrastructure(c.chain, c.other);
+      const safe = await createSafe(c.chain, infra, c.other, owners, threshold);
       await send(c.chain, c.buyer, { address: c.usdc, abi: erc20Abi, functionName: "transfer", args: [safe, 50_000_000n] });
       const nonce = await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "authorizationNonce", args: [c.merchant.address, reference] });
       const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3600);
@@ -273,7 +273,7 @@ describe("Splitter", () => {
       const c = ctx();
       const owners = [c.buyer, c.chain.accounts[LOCAL_ROLES.firstUser + 3]!];
       const { safe, validBefore, digest } = await safeBuyer(c, owners, 2, 7_000_000n, ref("safe"));
-      const signature = await signForSafeBy(c.chain, owners, safe, digest);
+      const signature = await safeMessageSignature(c.chain, safe, owners, digest);
       assert.equal(size(signature), 130, "no (v, r, s) form exists for it");
       const receipt = await send(c.chain, c.other, {
         address: c.splitter,
@@ -294,8 +294,8 @@ describe("Splitter", () => {
       const w = c.chain.wallet(c.other);
       const pay = (recipient: Address, signature: Hex) =>
         w.writeContract({ address: c.splitter, abi: splitterAbi, functionName: "payWithAuthorizationSignature", args: [c.usdc, safe, recipient, 7_000_000n, ref("safe"), 0n, validBefore, signature], account: c.other, chain: c.chain.chain });
-      await expectRevert(pay(c.merchant.address, await signForSafe(c.chain, c.buyer, safe, digest)), "Error", ["FiatTokenV2: invalid signature"]);
-      await expectRevert(pay(c.other.address, await signForSafeBy(c.chain, owners, safe, digest)), "Error", ["FiatTokenV2: invalid signature"]);
+      await expectRevert(pay(c.merchant.address, await safeMessageSignature(c.chain, safe, [c.buyer], digest)), "Error", ["FiatTokenV2: invalid signature"]);
+      await expectRevert(pay(c.other.address, await safeMessageSignature(c.chain, safe, owners, digest)), "Error", ["FiatTokenV2: invalid signature"]);
     });
 
     it("takes an EOA's 65-byte signature as bytes too", async () => {

@@ -39,14 +39,6 @@ export interface TestWalletOptions {
   smartAccount?: { address: Address; signTypedData: (typed: never) => Promise<Hex> };
 }
 
-/** Integer fields as bigints, as viem signs them (a wallet accepts decimal strings): a smart wallet's owners sign with viem. */
-function normalize(typed: { types: Record<string, Array<{ name: string; type: string }>>; primaryType: string; message: Record<string, unknown>; domain: Record<string, unknown> }) {
-  const { EIP712Domain: _domain, ...types } = typed.types;
-  const fields = types[typed.primaryType] ?? [];
-  const message = Object.fromEntries(Object.entries(typed.message).map(([k, v]) => [k, /^u?int/.test(fields.find((f) => f.name === k)?.type ?? "") ? BigInt(v as string) : v]));
-  return { ...typed, types, message };
-}
-
 /**
  * Injects an EIP-1193 wallet (announced by EIP-6963 and as window.ethereum) that signs with a local
  * account and sends to the local chain. Page requests cross into Node through an exposed binding.
@@ -79,7 +71,7 @@ export async function injectWallet(page: Page, chain: LocalChain, account: HDAcc
         case "eth_signTypedData_v4":
           if (options.noTypedData) return { error: { code: -32601, message: "method not supported" } };
           if (typeof params?.[1] !== "string") return { error: { code: -32602, message: "eth_signTypedData_v4 takes the typed data as a JSON string" } };
-          if (options.smartAccount) return { result: await options.smartAccount.signTypedData(normalize(JSON.parse(params[1])) as never) };
+          if (options.smartAccount) return { result: await options.smartAccount.signTypedData(JSON.parse(params[1]) as never) };
           {
             const signer = options.typedDataSignature === "otherKey" ? localAccount(LOCAL_ROLES.firstUser + 9) : account;
             const signature = signWithMetaMask(signer, JSON.parse(params[1]));

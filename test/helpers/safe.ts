@@ -1,85 +1,102 @@
-import { createRequire } from "node:module";
-import { concat, encodeFunctionData, getAddress, pad, parseEventLogs, toHex, zeroAddress, type Abi, type Address, type Hex } from "viem";
+import { assert } from "chai";
+import { concat, encodeFunctionData, getAddress, parseEventLogs, zeroAddress, type Address, type Hex, type TransactionReceipt } from "viem";
 import type { HDAccount } from "viem/accounts";
-import { compatibilityFallbackHandlerAbi, safeAbi, safeProxyFactoryAbi } from "../../src/generated/contracts.js";
+import { compatibilityFallbackHandlerAbi, safeAbi, safeProxyFactoryAbi, signMessageLibAbi } from "../../src/generated/contracts.js";
 import { packageBytecode } from "../../src/deploy/artifacts.js";
 import type { LocalChain } from "../../src/localchain/harness.js";
 import { send } from "./tx.js";
 
-/**
- * Safe 1.4.1 as users hold it, from @safe-global/safe-contracts' compiled artifacts: the singleton,
- * the proxy factory, the CompatibilityFallbackHandler (which answers ERC-1271 for the Safe) and
- * SignMessageLib (a Safe "signs" a message on chain through it; then an empty signature validates).
- */
-const SAFE = "@safe-global/safe-contracts/build/artifacts/contracts";
-const signMessageLibAbi = (createRequire(import.meta.url)(`${SAFE}/libraries/SignMessageLib.sol/SignMessageLib.json`) as { abi: Abi }).abi;
+/** Safe 1.4.1 as its publishers compiled it (`@safe-global/safe-contracts`'s artifacts). */
+const ARTIFACTS = "@safe-global/safe-contracts/build/artifacts/contracts";
 
-export interface SafeInfra {
+export interface SafeInfrastructure {
   singleton: Address;
   factory: Address;
-  handler: Address;
+  fallbackHandler: Address;
   signMessageLib: Address;
 }
 
-async function deploy(chain: LocalChain, from: HDAccount, abi: Abi, artifact: string): Promise<Address> {
-  const hash = await chain.wallet(from).deployContract({ abi, bytecode: packageBytecode(`${SAFE}/${artifact}`), account: from, chain: chain.chain } as never);
+async function deploy(chain: LocalChain, from: HDAccount, artifact: string): Promise<Address> {
+  const hash = await chain.wallet(from).sendTransaction({ account: from, chain: chain.chain, data: packageBytecode(`${ARTIFACTS}/${artifact}`) });
   const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
-  if (!receipt.contractAddress) throw new Error(`${artifact} deployment failed`);
-  return getAddress(receipt.contractAddress);
+  assert.equal(receipt.status, "success", `${artifact} deployment`);
+  return getAddress(receipt.contractAddress!);
 }
 
-/** Deploys the Safe 1.4.1 contracts a Safe account needs. */
-export async function deploySafeInfra(chain: LocalChain, from: HDAccount): Promise<SafeInfra> {
+/** Deploys the Safe singleton, SafeProxyFactory, CompatibilityFallbackHandler (ERC-1271) and SignMessageLib. */
+export async function deploySafeInfrastructure(chain: LocalChain, from: HDAccount): Promise<SafeInfrastructure> {
   return {
-    singleton: await deploy(chain, from, safeAbi, "Safe.sol/Safe.json"),
-    factory: await deploy(chain, from, safeProxyFactoryAbi, "proxies/SafeProxyFactory.sol/SafeProxyFactory.json"),
-    handler: await deploy(chain, from, compatibilityFallbackHandlerAbi, "handler/CompatibilityFallbackHandler.sol/CompatibilityFallbackHandler.json"),
-    signMessageLib: await deploy(chain, from, signMessageLibAbi, "libraries/SignMessageLib.sol/SignMessageLib.json"),
+    singleton: await deploy(chain, from, "Safe.sol/Safe.json"),
+    factory: await deploy(chain, from, "proxies/SafeProxyFactory.sol/SafeProxyFactory.json"),
+    fallbackHandler: await deploy(chain, from, "handler/CompatibilityFallbackHandler.sol/CompatibilityFallbackHandler.json"),
+    signMessageLib: await deploy(chain, from, "libraries/SignMessageLib.sol/SignMessageLib.json"),
   };
 }
 
-let saltNonce = 0n;
-
-/** A Safe proxy with these owners and threshold, answering ERC-1271 through the CompatibilityFallbackHandler. */
-export async function createSafe(chain: LocalChain, from: HDAccount, infra: SafeInfra, owners: Address[], threshold = 1): Promise<Address> {
-  const initializer = encodeFunctionData({ abi: safeAbi, functionName: "setup", args: [owners, BigInt(threshold), zeroAddress, "0x", infra.handler, zeroAddress, 0n, zeroAddress] });
-  const receipt = await send(chain, from, { address: infra.factory, abi: safeProxyFactoryAbi, functionName: "createProxyWithNonce", args: [infra.singleton, initializer, ++saltNonce] });
+/** A Safe (proxy through the factory, as the Safe apps create them) with `owners` and `threshold`, ERC-1271 through the fallback handler. */
+export async function createSafe(chain: LocalChain, infra: SafeInfrastructure, from: HDAccount, owners: HDAccount[], threshold: number, saltNonce = 0n): Promise<Address> {
+  const initializer = encodeFunctionData({
+    abi: safeAbi,
+    functionName: "setup",
+    args: [owners.map((o) => o.address), BigInt(threshold), zeroAddress, "0x", infra.fallbackHandler, zeroAddress, 0n, zeroAddress],
+  });
+  const receipt = await send(chain, from, { address: infra.factory, abi: safeProxyFactoryAbi, functionName: "createProxyWithNonce", args: [infra.singleton, initializer, saltNonce] });
   const [created] = parseEventLogs({ abi: safeProxyFactoryAbi, eventName: "ProxyCreation", logs: receipt.logs });
   return getAddress(created!.args.proxy);
 }
 
-/**
- * Executes a call (operation 0) or delegatecall (1) from a Safe whose threshold is 1, sent by an owner
- * (Safe's "pre-validated" signature: r = the owner, s = 0, v = 1).
- */
-export async function safeExec(chain: LocalChain, owner: HDAccount, safe: Address, to: Address, data: Hex, operation: 0 | 1 = 0) {
-  const signature = concat([pad(owner.address), pad("0x00"), "0x01"]);
-  return send(chain, owner, { address: safe, abi: safeAbi, functionName: "execTransaction", args: [to, 0n, data, operation, 0n, 0n, 0n, zeroAddress, zeroAddress, signature] });
-}
-
-/** One owner's signature of `hash` as the Safe's ERC-1271 check wants it: an EIP-712 `SafeMessage`. */
-export function signForSafe(chain: LocalChain, owner: HDAccount, safe: Address, hash: Hex): Promise<Hex> {
-  return owner.signTypedData({
-    domain: { chainId: chain.chain.id, verifyingContract: safe },
-    types: { SafeMessage: [{ name: "message", type: "bytes" }] },
-    primaryType: "SafeMessage",
-    message: { message: hash },
-  });
-}
-
-/** The owners' signatures of `hash`, concatenated in ascending owner order (as Safe requires). */
-export async function signForSafeBy(chain: LocalChain, owners: HDAccount[], safe: Address, hash: Hex): Promise<Hex> {
+/** Owners' ECDSA signatures over `hash`, in ascending owner order, concatenated as Safe's checkSignatures wants them. */
+async function ownerSignatures(owners: HDAccount[], sign: (owner: HDAccount) => Promise<Hex>): Promise<Hex> {
   const sorted = [...owners].sort((a, b) => (BigInt(a.address) < BigInt(b.address) ? -1 : 1));
-  return concat(await Promise.all(sorted.map((o) => signForSafe(chain, o, safe, hash))));
+  return concat(await Promise.all(sorted.map(sign)));
 }
 
-/** Has a 1-of-n Safe approve `hash` on chain (SignMessageLib by delegatecall): an empty signature then validates. */
-export async function approveHashOnChain(chain: LocalChain, owner: HDAccount, infra: SafeInfra, safe: Address, hash: Hex) {
-  return safeExec(chain, owner, safe, infra.signMessageLib, encodeFunctionData({ abi: signMessageLibAbi, functionName: "signMessage", args: [hash] }), 1);
+/**
+ * An ERC-1271 signature of `dataHash` by the Safe: each owner signs the Safe's EIP-712 `SafeMessage`
+ * over it (what the Safe apps ask owners to sign), as CompatibilityFallbackHandler checks it.
+ */
+export function safeMessageSignature(chain: LocalChain, safe: Address, owners: HDAccount[], dataHash: Hex): Promise<Hex> {
+  return ownerSignatures(owners, (owner) =>
+    owner.signTypedData({
+      domain: { chainId: chain.chain.id, verifyingContract: safe },
+      types: { SafeMessage: [{ name: "message", type: "bytes" }] },
+      primaryType: "SafeMessage",
+      message: { message: dataHash },
+    }),
+  );
 }
 
-/** Replaces the Safe's only owner (`oldOwner`, the first in Safe's list) with `newOwner`. */
-export async function swapOnlyOwner(chain: LocalChain, oldOwner: HDAccount, safe: Address, newOwner: Address) {
-  const sentinel = toHex(1n, { size: 20 });
-  return safeExec(chain, oldOwner, safe, safe, encodeFunctionData({ abi: safeAbi, functionName: "swapOwner", args: [sentinel, oldOwner.address, newOwner] }));
+/** The hash the handler answers for: what `getMessageHashForSafe` gives (a read-only check for tests). */
+export function safeMessageHash(chain: LocalChain, safe: Address, dataHash: Hex): Promise<Hex> {
+  return chain.publicClient.readContract({ address: safe, abi: compatibilityFallbackHandlerAbi, functionName: "getMessageHashForSafe", args: [safe, dataHash] });
+}
+
+/**
+ * Runs a call as the Safe: `execTransaction` signed by `owners` (at least the threshold) over the
+ * Safe's transaction hash, sent by the first owner. `delegate` runs it as a DELEGATECALL (SignMessageLib).
+ */
+export async function execTransaction(chain: LocalChain, safe: Address, owners: HDAccount[], call: { to: Address; data: Hex; delegate?: boolean }): Promise<TransactionReceipt> {
+  const operation = call.delegate ? 1 : 0;
+  const nonce = await chain.publicClient.readContract({ address: safe, abi: safeAbi, functionName: "nonce" });
+  const txHash = await chain.publicClient.readContract({
+    address: safe,
+    abi: safeAbi,
+    functionName: "getTransactionHash",
+    args: [call.to, 0n, call.data, operation, 0n, 0n, 0n, zeroAddress, zeroAddress, nonce],
+  });
+  const signatures = await ownerSignatures(owners, (owner) => owner.sign({ hash: txHash }));
+  const receipt = await send(chain, owners[0]!, {
+    address: safe,
+    abi: safeAbi,
+    functionName: "execTransaction",
+    args: [call.to, 0n, call.data, operation, 0n, 0n, 0n, zeroAddress, zeroAddress, signatures],
+  });
+  const events = parseEventLogs({ abi: safeAbi, logs: receipt.logs }).filter((e) => getAddress(e.address) === safe);
+  assert.ok(events.some((e) => e.eventName === "ExecutionSuccess"), "the Safe executed the call");
+  return receipt;
+}
+
+/** The Safe approves `dataHash` on chain (SignMessageLib through execTransaction): its ERC-1271 signature is then `0x`. */
+export function signOnChain(chain: LocalChain, safe: Address, infra: SafeInfrastructure, owners: HDAccount[], dataHash: Hex): Promise<TransactionReceipt> {
+  return execTransaction(chain, safe, owners, { to: infra.signMessageLib, data: encodeFunctionData({ abi: signMessageLibAbi, functionName: "signMessage", args: [dataHash] }), delegate: true });
 }

@@ -71,11 +71,12 @@ async function sendPayment(wallet: Wallet, r: Resolved): Promise<Hex> {
 }
 
 /**
- * The call that pays with the buyer's EIP-3009 authorization in one transaction (a smart wallet's
- * signature as bytes, an EOA's as v, r, s), or null when that path cannot work and the checkout pays
- * with approve + pay instead: the wallet refuses to sign typed data (any error but the user
- * declining, which stops here), or a simulation of the call reverts (a wallet that signed over
- * another domain, a token that refuses the authorization).
+ * The one-transaction call, or null when that path cannot work and the checkout pays with approve +
+ * pay instead: `payWithAuthorization` (v, r, s) for an EOA's 65-byte signature,
+ * `payWithAuthorizationSignature` (bytes, checked by ERC-1271) for a smart wallet (its address has
+ * code) or any signature that is not 65 bytes. Null when the wallet refuses to sign typed data (any
+ * error but the user declining, which stops here) or a simulation of the call reverts (a wallet that
+ * signed over another domain, a signature the token does not accept).
  */
 async function authorizationPayment(wallet: Wallet, r: Resolved, amount: bigint): Promise<Hex | null> {
   const nonce = keccak256(encodeAbiParameters([{ type: "address" }, { type: "bytes32" }], [r.recipient, r.reference]));
@@ -92,6 +93,10 @@ async function authorizationPayment(wallet: Wallet, r: Resolved, amount: bigint)
   try {
     const payment = { token: r.token, payer: wallet.account, recipient: r.recipient, amount, reference: r.reference, validBefore: BigInt(r.expires_at), signature };
     data = authorizationCall(payment, await wallet.hasCode());
+  } catch {
+    return null; // not hex: nothing to send
+  }
+  try {
     await wallet.call(r.splitter, data);
   } catch {
     return null;
