@@ -54,6 +54,10 @@ const EnvSchema = z.object({
   WEBHOOK_WATCH_CAP_TOTAL: positiveInt.default(100_000),
   WATCHER_INTERVAL_MS: positiveInt.default(2000),
   DELIVERY_INTERVAL_MS: positiveInt.default(1000),
+  WEBHOOK_DELIVERY_CONCURRENCY: positiveInt.default(64),
+  WEBHOOK_TARGET_CONCURRENCY: positiveInt.default(8),
+  WEBHOOK_RETENTION_SECONDS: positiveInt.default(7 * 24 * 3600),
+  PRUNE_INTERVAL_MS: positiveInt.default(60_000),
   LINK_TTL_SECONDS: positiveInt.default(7 * 24 * 3600),
   SUBSCRIPTION_MIN_PERIOD_SECONDS: positiveInt.optional(),
   SETUP_TTL_SECONDS: positiveInt.default(3600),
@@ -64,6 +68,10 @@ const EnvSchema = z.object({
   RELAYER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "0x and 64 hex digits").optional(),
   RELAYER_PAUSED: bool.default(false),
   RELAYER_TIP_WEI: z.coerce.bigint().nonnegative().default(1_000_000n),
+  CHARGE_CONCURRENCY: positiveInt.default(256),
+  CHARGE_QUEUE: z.coerce.number().int().min(0).default(1024),
+  RELAYER_REPLACE_AFTER_SECONDS: positiveInt.default(60),
+  RELAYER_SWEEP_INTERVAL_MS: positiveInt.default(15_000),
   SIGNATURE_GAS_CAP: positiveInt.default(200_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
@@ -114,7 +122,16 @@ export interface Config {
     /** The relayer's priority fee, wei per gas. */
     tipWei: bigint;
   };
-  relayer: { privateKey: `0x${string}` | null; paused: boolean };
+  relayer: {
+    privateKey: `0x${string}` | null;
+    paused: boolean;
+    /** Charges in flight at once per instance, and waiting beyond them; past both, 429 CONCURRENCY_LIMIT. */
+    concurrency: number;
+    queue: number;
+    /** A charge transaction unmined this long after it was sent is replaced with a higher fee. */
+    replaceAfterSeconds: number;
+    sweepIntervalMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -190,6 +207,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       capTotal: e.WEBHOOK_WATCH_CAP_TOTAL,
       watcherIntervalMs: e.WATCHER_INTERVAL_MS,
       deliveryIntervalMs: e.DELIVERY_INTERVAL_MS,
+      deliveryConcurrency: e.WEBHOOK_DELIVERY_CONCURRENCY,
+      targetConcurrency: e.WEBHOOK_TARGET_CONCURRENCY,
+      retentionSeconds: e.WEBHOOK_RETENTION_SECONDS,
+      pruneIntervalMs: e.PRUNE_INTERVAL_MS,
       resolve: e.WEBHOOKS_RESOLVE ? Object.fromEntries(e.WEBHOOKS_RESOLVE.split(",").map((pair) => pair.split("=") as [string, string])) : null,
       portOverride: e.WEBHOOKS_PORT_OVERRIDE ?? null,
     },
@@ -205,6 +226,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       unitsPerEth: e.GAS_PRICE_USDC_PER_ETH,
       tipWei: e.RELAYER_TIP_WEI,
     },
-    relayer: { privateKey: (e.RELAYER_PRIVATE_KEY as `0x${string}` | undefined) ?? null, paused: e.RELAYER_PAUSED },
+    relayer: {
+      privateKey: (e.RELAYER_PRIVATE_KEY as `0x${string}` | undefined) ?? null,
+      paused: e.RELAYER_PAUSED,
+      concurrency: e.CHARGE_CONCURRENCY,
+      queue: e.CHARGE_QUEUE,
+      replaceAfterSeconds: e.RELAYER_REPLACE_AFTER_SECONDS,
+      sweepIntervalMs: e.RELAYER_SWEEP_INTERVAL_MS,
+    },
   };
 }

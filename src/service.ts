@@ -10,7 +10,7 @@ import { describeCapabilities, REFUND_TOKEN_TTL_SECONDS } from "./capabilities.j
 import { chainFor, createChainClient } from "./chain/client.js";
 import { checkTokenDomain, TokenDomainMismatchError } from "./chain/token-domain.js";
 import { CapabilityTokens } from "./tokens/capability.js";
-import { ConcurrencyGate, FixedWindowLimiter } from "./limits/rate-limiter.js";
+import { ConcurrencyGate, FixedWindowLimiter, SharedWindowLimiter, type RateLimiter } from "./limits/rate-limiter.js";
 import { Payments } from "./payments/payments.js";
 import { Links } from "./links/links.js";
 import { RecurringTokens } from "./recurring/tokens.js";
@@ -87,6 +87,11 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const database = deps.database ?? (await openStore(config));
   await migrate(database);
   const chain = { client, deployment, finality: config.finality };
+  // Rate limits: shared through PostgreSQL when several instances can share it, else per instance.
+  const windowLimiter = (name: string, perMinute: number): RateLimiter =>
+    config.databaseUrl
+      ? new SharedWindowLimiter(database, name, perMinute, 60_000, now, (error) => logger.warn({ limiter: name, error: (error as Error).message }, "shared rate limit unavailable: allowed"))
+      : new FixedWindowLimiter(perMinute, 60_000, now);
 
   const fixedDns = config.webhooks.resolve;
   const configuredTransport = {
@@ -110,7 +115,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     limits: config.payments,
     now,
     randomBytes: random,
-    recoverPerIntent: new FixedWindowLimiter(config.rateLimits.recoverPerIntentPerMinute, 60_000, now),
+    recoverPerIntent: windowLimiter("recover-intent", config.rateLimits.recoverPerIntentPerMinute),
     recoverGate: new ConcurrencyGate(config.rateLimits.recoverConcurrency, 32),
     webhooks,
     links,
@@ -132,13 +137,21 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     chainFor(config.chainId, config.rpcUrl),
     { paused: config.relayer.paused, ...(deps.beforeBroadcast ? { beforeBroadcast: deps.beforeBroadcast } : {}) },
   );
-  const charges = new Charges({ ...chain, subscriptions, attempts: new ChargeAttempts(database), relayer, pricing });
+  const charges = new Charges({
+    ...chain,
+    subscriptions,
+    attempts: new ChargeAttempts(database),
+    relayer,
+    pricing,
+    gate: new ConcurrencyGate(config.relayer.concurrency, config.relayer.queue),
+    now,
+  });
   const refunds = new Refunds({ chain, tokens, subscriptions, ttlSeconds: REFUND_TOKEN_TTL_SECONDS, now });
 
   const checkoutDir = await buildCheckout();
   const metrics = new Metrics();
-  const limiter = new FixedWindowLimiter(config.rateLimits.perMinute, 60_000, now);
-  const recoverLimit = rateLimit(new FixedWindowLimiter(config.rateLimits.recoverPerMinute, 60_000, now), "recover");
+  const limiter = windowLimiter("api", config.rateLimits.perMinute);
+  const recoverLimit = rateLimit(windowLimiter("recover", config.rateLimits.recoverPerMinute), "recover");
   const app = createApp({
     routes: integrationRoutes({ payments, links, subscriptions, charges, refunds, recoverLimit }),
     capabilities: () => describeCapabilities(config, deployment),
@@ -182,6 +195,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     logger,
     close: async () => {
       webhooks.stop();
+      charges.stop();
       if (!deps.database) await database.close();
     },
   };
@@ -198,12 +212,16 @@ export async function listen(service: Service): Promise<{ apiUrl: string; opsUrl
   const api = await start(service.app, service.config.host, service.config.port);
   const ops = await start(service.opsApp, "127.0.0.1", service.config.opsPort);
   service.webhooks.start();
+  service.charges.start(service.config.relayer.replaceAfterSeconds, service.config.relayer.sweepIntervalMs, (error) =>
+    service.logger.warn({ loop: "relayer", error: (error as Error).message.split("\n")[0] }, "stuck-transaction sweep failed"),
+  );
   const url = (server: Server, host: string) => `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
     apiUrl: url(api, service.config.host),
     opsUrl: url(ops, "127.0.0.1"),
     close: async () => {
       service.webhooks.stop();
+      service.charges.stop();
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => { s.closeAllConnections(); s.close(() => resolve()); })));
     },
   };

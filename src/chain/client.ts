@@ -11,11 +11,12 @@ export function chainFor(chainId: number, rpcUrl: string): Chain {
 /**
  * A public client over JSON-RPC HTTP with a per-request timeout and no hidden retries: the caller
  * owns retry policy (Retry-After), so one API request makes a countable number of RPC calls.
+ * Reads started together (`Promise.all`) leave as one JSON-RPC batch: one round trip.
  */
 export function createChainClient(chainId: number, rpcUrl: string, timeoutMs: number): PublicClient {
   return createPublicClient({
     chain: chainFor(chainId, rpcUrl),
-    transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 }),
+    transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0, batch: { batchSize: 100, wait: 0 } }),
     cacheTime: 0,
   }) as PublicClient;
 }

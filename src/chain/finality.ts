@@ -1,4 +1,5 @@
-import type { PublicClient, TransactionReceipt } from "viem";
+import type { Hex, PublicClient, TransactionReceipt } from "viem";
+import { readReceipt } from "./transactions.js";
 import type { Finality } from "../config.js";
 import { rpc } from "./rpc-errors.js";
 
@@ -28,4 +29,16 @@ export function isSettled(blockNumber: bigint, head: bigint): boolean {
 export async function isReceiptSettled(client: PublicClient, finality: Finality, receipt: Pick<TransactionReceipt, "blockNumber" | "blockHash">): Promise<boolean> {
   const [head, block] = await Promise.all([finalityHead(client, finality), rpc(() => client.getBlock({ blockNumber: receipt.blockNumber }))]);
   return block.hash === receipt.blockHash && isSettled(receipt.blockNumber, head);
+}
+
+/**
+ * Receipts read after the finality head: the head first, then every receipt at once (one JSON-RPC
+ * batch). A node answers a receipt from its canonical chain only, so a receipt read after the head
+ * whose block is at or below that head is settled: no block-hash check, no third read. (The head
+ * read first can only be lower than the head at the receipt's read, never higher.)
+ */
+export async function readReceiptsAfterHead(client: PublicClient, finality: Finality, hashes: Hex[]): Promise<{ head: bigint; receipts: Array<TransactionReceipt | null> }> {
+  const head = await finalityHead(client, finality);
+  const receipts = await Promise.all(hashes.map((hash) => readReceipt(client, hash)));
+  return { head, receipts };
 }

@@ -1,6 +1,6 @@
 import express, { type Express, type RequestHandler } from "express";
 import { ServiceError } from "../errors.js";
-import type { FixedWindowLimiter } from "../limits/rate-limiter.js";
+import type { RateLimiter } from "../limits/rate-limiter.js";
 import type { Logger } from "../logger.js";
 import { errorHandler } from "./errors.js";
 import { observe, type Metrics } from "./metrics.js";
@@ -12,7 +12,7 @@ export interface AppDeps {
   routes: PostRoute[];
   /** The body of /v1/capabilities. */
   capabilities: () => unknown;
-  limiter: FixedWindowLimiter;
+  limiter: RateLimiter;
   logger: Logger;
   metrics: Metrics;
   trustProxy: number;

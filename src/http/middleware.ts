@@ -1,6 +1,6 @@
 import express, { type RequestHandler } from "express";
 import { ServiceError } from "../errors.js";
-import type { FixedWindowLimiter } from "../limits/rate-limiter.js";
+import type { RateLimiter } from "../limits/rate-limiter.js";
 
 /** Request bodies are at most 16 KB (spec). */
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -30,10 +30,11 @@ export const jsonBody: RequestHandler[] = [
 ];
 
 /** Per-IP, per-route limit: past it, 429 RATE_LIMITED with retry_after and Retry-After. */
-export function rateLimit(limiter: FixedWindowLimiter, scope: string): RequestHandler {
+export function rateLimit(limiter: RateLimiter, scope: string): RequestHandler {
   return (req, _res, next) => {
-    const result = limiter.hit(`${scope}|${req.ip ?? "unknown"}`);
-    if (result.allowed) return next();
-    next(new ServiceError("RATE_LIMITED", { retryAfter: result.retryAfterSeconds }));
+    Promise.resolve(limiter.hit(`${scope}|${req.ip ?? "unknown"}`)).then((result) => {
+      if (result.allowed) return next();
+      next(new ServiceError("RATE_LIMITED", { retryAfter: result.retryAfterSeconds }));
+    }, next);
   };
 }

@@ -1,8 +1,18 @@
+import type { Database } from "../store/database.js";
+
+export type HitResult = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/** Counts hits per key in fixed windows; past the limit, says how long until the window resets. */
+export interface RateLimiter {
+  readonly limit: number;
+  hit(key: string): HitResult | Promise<HitResult>;
+}
+
 /**
  * A fixed-window counter per key (per client IP, per intent…), one window a minute by default.
  * In memory: each API instance counts its own traffic (an abuse ceiling, not a quota).
  */
-export class FixedWindowLimiter {
+export class FixedWindowLimiter implements RateLimiter {
   readonly #windows = new Map<string, { start: number; count: number }>();
   #lastPrune = 0;
 
@@ -13,7 +23,7 @@ export class FixedWindowLimiter {
   ) {}
 
   /** Counts one hit for `key`; when over the limit, says how many seconds until the window resets. */
-  hit(key: string): { allowed: true } | { allowed: false; retryAfterSeconds: number } {
+  hit(key: string): HitResult {
     const now = this.now();
     this.#prune(now);
     let window = this.#windows.get(key);
@@ -30,6 +40,55 @@ export class FixedWindowLimiter {
     if (now - this.#lastPrune < this.windowMs) return;
     this.#lastPrune = now;
     for (const [key, window] of this.#windows) if (now - window.start >= this.windowMs) this.#windows.delete(key);
+  }
+}
+
+/**
+ * The same fixed windows kept in PostgreSQL (`rate_windows`), so the ceiling holds across every
+ * instance sharing the store: one upsert per hit. If the store cannot answer, the hit is allowed
+ * (an abuse ceiling must not take the API down with the store). Windows long over are deleted in
+ * bounded batches, at most once a window.
+ */
+export class SharedWindowLimiter implements RateLimiter {
+  #lastPrune = 0;
+
+  /** @param name Keeps this limiter's keys apart from the others' in the shared table. */
+  constructor(
+    private readonly db: Pick<Database, "query">,
+    readonly name: string,
+    readonly limit: number,
+    readonly windowMs = 60_000,
+    private readonly now: () => number = Date.now,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
+
+  async hit(key: string): Promise<HitResult> {
+    const now = this.now();
+    this.#prune(now);
+    let row: { window_start: string | number; hits: string | number } | undefined;
+    try {
+      [row] = await this.db.query<{ window_start: string | number; hits: string | number }>(
+        `INSERT INTO rate_windows (key, window_start, hits) VALUES ($1, $2, 1)
+         ON CONFLICT (key) DO UPDATE SET
+           window_start = CASE WHEN rate_windows.window_start <= $2::bigint - $3::bigint THEN $2::bigint ELSE rate_windows.window_start END,
+           hits = CASE WHEN rate_windows.window_start <= $2::bigint - $3::bigint THEN 1 ELSE rate_windows.hits + 1 END
+         RETURNING window_start, hits`,
+        [`${this.name}|${key}`, now, this.windowMs],
+      );
+    } catch (error) {
+      this.onError(error);
+      return { allowed: true };
+    }
+    if (Number(row!.hits) <= this.limit) return { allowed: true };
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((Number(row!.window_start) + this.windowMs - now) / 1000)) };
+  }
+
+  #prune(now: number): void {
+    if (now - this.#lastPrune < this.windowMs) return;
+    this.#lastPrune = now;
+    this.db
+      .query("DELETE FROM rate_windows WHERE key IN (SELECT key FROM rate_windows WHERE window_start < $1 LIMIT 1000)", [now - 2 * this.windowMs])
+      .catch((error) => this.onError(error));
   }
 }
 

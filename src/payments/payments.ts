@@ -6,7 +6,7 @@ import { formatAmount } from "../money.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { checkTokenWillTransfer } from "../chain/token-refusals.js";
 import type { CapabilityTokens } from "../tokens/capability.js";
-import type { ConcurrencyGate, FixedWindowLimiter } from "../limits/rate-limiter.js";
+import type { ConcurrencyGate, RateLimiter } from "../limits/rate-limiter.js";
 import type { OpenLink } from "../links/links.js";
 import { mintIntent, readIntent, type Intent } from "./intent.js";
 import { checkReturnUrl } from "./return-url.js";
@@ -21,7 +21,7 @@ export interface PaymentsDeps {
   now: () => number;
   randomBytes: (size: number) => Uint8Array;
   /** Recovery: per-intent limit and low-priority gate. */
-  recoverPerIntent: FixedWindowLimiter;
+  recoverPerIntent: RateLimiter;
   recoverGate: ConcurrencyGate;
   /** Webhooks: notify_url rules and the watch registrar (false past the caps). */
   webhooks: {
@@ -139,7 +139,7 @@ export class Payments {
   /** Finds the intent's payment without a hash; limited per intent and run at low priority. */
   async recover(token: string): Promise<RecoverResult> {
     const intent = this.#intent(token);
-    const limited = this.deps.recoverPerIntent.hit(intent.reference);
+    const limited = await this.deps.recoverPerIntent.hit(intent.reference);
     if (!limited.allowed) throw new ServiceError("RATE_LIMITED", { retryAfter: limited.retryAfterSeconds });
     const result = await this.deps.recoverGate.run(() => recoverPayment(this.deps.chain, intent));
     if (!result) throw new ServiceError("RECOVERY_UNAVAILABLE", { detail: "recovery queue full" });

@@ -2,11 +2,9 @@ import { encodeAbiParameters, isAddressEqual, keccak256, parseEventLogs, type Ad
 import { splitterAbi } from "../generated/contracts.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
-import { ServiceError } from "../errors.js";
 import { formatAmount } from "../money.js";
-import { finalityHead, isSettled } from "../chain/finality.js";
-import { rpc } from "../chain/rpc-errors.js";
-import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
+import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
+import { isKnownTransaction } from "../chain/transactions.js";
 import type { Intent } from "./intent.js";
 
 export type VerifyCode = "PAYMENT_NOT_FOUND" | "PAYMENT_CONFIRMING" | "TRANSACTION_REVERTED" | "PAYMENT_MISMATCH";
@@ -106,26 +104,20 @@ export function intentPaidFact(chain: PaymentChain, receipt: TransactionReceipt,
 }
 
 /**
- * Verifies that transaction `txHash` paid `intent`, by re-reading its receipt from the chain.
- * The verdict names the block hash it was computed on; a receipt whose block is no longer canonical
- * (a reorg under way) is read again, and an unsettled answer is never given as final.
+ * Verifies that transaction `txHash` paid `intent`, by re-reading its receipt from the chain: the
+ * finality head, then the receipt (two JSON-RPC calls). The verdict names the block hash it was
+ * computed on; the receipt is read after the head, so a receipt at or below the head is canonical
+ * and settled, and an unsettled answer is never given as final.
  */
 export async function verifyPaymentTransaction(chain: PaymentChain, intent: Intent, txHash: Hex): Promise<PaymentVerdict> {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const receipt = await readReceipt(chain.client, txHash);
-    if (!receipt) {
-      const pending = await isKnownTransaction(chain.client, txHash);
-      return { valid: false, code: pending ? "PAYMENT_CONFIRMING" : "PAYMENT_NOT_FOUND" };
-    }
-    if (receipt.status !== "success") return { valid: false, code: "TRANSACTION_REVERTED" };
-    const paid = intentPaidFact(chain, receipt, intent);
-    if (!paid) return { valid: false, code: "PAYMENT_MISMATCH" };
-    const [head, block] = await Promise.all([
-      finalityHead(chain.client, chain.finality),
-      rpc(() => chain.client.getBlock({ blockNumber: receipt.blockNumber })),
-    ]);
-    if (block.hash !== receipt.blockHash) continue; // reorged between the two reads: read again
-    return judgePaid(chain, intent, paid, head);
+  const { head, receipts } = await readReceiptsAfterHead(chain.client, chain.finality, [txHash]);
+  const receipt = receipts[0];
+  if (!receipt) {
+    const pending = await isKnownTransaction(chain.client, txHash);
+    return { valid: false, code: pending ? "PAYMENT_CONFIRMING" : "PAYMENT_NOT_FOUND" };
   }
-  throw new ServiceError("RPC_ERROR", { detail: "the receipt's block kept changing (reorg in progress)" });
+  if (receipt.status !== "success") return { valid: false, code: "TRANSACTION_REVERTED" };
+  const paid = intentPaidFact(chain, receipt, intent);
+  if (!paid) return { valid: false, code: "PAYMENT_MISMATCH" };
+  return judgePaid(chain, intent, paid, head);
 }

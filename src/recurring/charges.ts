@@ -4,7 +4,8 @@ import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { ServiceError, type Action } from "../errors.js";
 import { formatAmount } from "../money.js";
-import { finalityHead, isReceiptSettled, isSettled } from "../chain/finality.js";
+import { finalityHead, isSettled, readReceiptsAfterHead } from "../chain/finality.js";
+import type { ConcurrencyGate } from "../limits/rate-limiter.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { checkTokenWillTransfer } from "../chain/token-refusals.js";
 import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
@@ -40,6 +41,24 @@ export interface ChargesDeps {
   attempts: ChargeAttempts;
   relayer: Relayer;
   pricing: GasPricing;
+  /** Bounds the charges in flight and waiting in this instance. */
+  gate: ConcurrencyGate;
+  /** Milliseconds since the epoch. */
+  now: () => number;
+}
+
+/** The latest block, the fee quote, the relayer's balance and its pending nonce, each read or failed. */
+type ChainView = [
+  PromiseSettledResult<{ number: bigint; timestamp: bigint }>,
+  PromiseSettledResult<FeeQuote>,
+  PromiseSettledResult<bigint>,
+  PromiseSettledResult<number>,
+];
+
+/** A settled read's value, or its error thrown. */
+function settledValue<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === "rejected") throw result.reason;
+  return result.value;
 }
 
 const CHARGED_EVENT = recurringChargesAbi.find((i) => i.type === "event" && i.name === "Charged")!;
@@ -65,7 +84,10 @@ export class Charges {
     if (this.#busy.has(id)) throw new ServiceError("CONCURRENCY_LIMIT");
     this.#busy.add(id);
     try {
-      return await this.#charge(signed, id);
+      // Bounded: past the charges running and waiting, 429 CONCURRENCY_LIMIT before anything is read or spent.
+      const ran = await this.deps.gate.run(() => this.#charge(signed, id));
+      if (!ran) throw new ServiceError("CONCURRENCY_LIMIT", { detail: "the charge queue is full" });
+      return ran.value;
     } finally {
       this.#busy.delete(id);
     }
@@ -73,7 +95,9 @@ export class Charges {
 
   async #charge({ terms, signature }: SignedSubscription, id: Hex): Promise<ChargeResult> {
     const { client, attempts, relayer } = this.deps;
-    const block = await rpc(() => client.getBlock({ blockTag: "latest" }));
+    const relayerAddress = relayer.address;
+    const [blockRead, feesRead, balanceRead, pendingRead] = await this.#chainView();
+    const block = settledValue(blockRead);
     const now = block.timestamp;
     if (now < terms.start) throw new ServiceError("NOT_DUE", { retryAfter: Number(terms.start - now) });
     const period = (now - terms.start) / terms.period;
@@ -84,27 +108,33 @@ export class Charges {
       if (followed) return followed;
     }
 
-    const [, , revoked] = await rpc(() => client.readContract({ address: this.#contract, abi: recurringChargesAbi, functionName: "subscriptions", args: [id], blockNumber: block.number }));
+    // A second round trip: the subscription and the period's slot at that block, the token's
+    // refusals, and the simulation of the charge (every on-chain refusal by name), which also sizes
+    // its gas. Their answers are taken in that order.
+    const [subscriptionRead, paidRead, tokenRead, gasRead] = await Promise.allSettled([
+      rpc(() => client.readContract({ address: this.#contract, abi: recurringChargesAbi, functionName: "subscriptions", args: [id], blockNumber: block.number })),
+      this.#chargedBlock(id, period, block.number),
+      checkTokenWillTransfer(client, terms.token, [terms.payer, terms.recipient, this.deps.deployment.parameters.feeCollector, this.#contract]),
+      relayerAddress
+        ? client.estimateContractGas({ address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, 0n], account: relayerAddress })
+        : Promise.reject(new ServiceError("RELAYER_UNAVAILABLE", { detail: "no relayer key" })),
+    ]);
+    const [, , revoked] = settledValue(subscriptionRead);
     if (revoked) throw new ServiceError("PERMISSION_REVOKED");
     if (terms.end !== 0n && now >= terms.end) throw new ServiceError("SUBSCRIPTION_EXPIRED");
-    const paidIn = await this.#chargedBlock(id, period, block.number);
+    const paidIn = settledValue(paidRead);
     if (paidIn !== 0n) return this.#chargedIn(terms, id, period, paidIn);
 
     // The token's refusals (blacklisted account, paused token), named before anything is sent.
-    await checkTokenWillTransfer(client, terms.token, [terms.payer, terms.recipient, this.deps.deployment.parameters.feeCollector, this.#contract]);
-    let fees: FeeQuote;
-    try {
-      fees = await quoteFees(client, this.deps.pricing);
-    } catch (cause) {
-      throw new ServiceError("GAS_QUOTE_UNAVAILABLE", { cause });
-    }
-    if (!relayer.address) throw new ServiceError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
-    // Simulates the charge (every on-chain refusal by name) and sizes its gas, before anything is sent.
+    settledValue(tokenRead);
+    if (feesRead.status === "rejected") throw new ServiceError("GAS_QUOTE_UNAVAILABLE", { cause: feesRead.reason });
+    const fees: FeeQuote = feesRead.value;
+    if (!relayerAddress) throw new ServiceError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
     let gas: bigint;
-    try {
-      gas = await client.estimateContractGas({ address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, 0n], account: relayer.address });
-    } catch (error) {
-      const refusal = chargeRefusal(error, terms.start - now);
+    if (gasRead.status === "fulfilled") {
+      gas = gasRead.value;
+    } else {
+      const refusal = chargeRefusal(gasRead.reason, terms.start - now);
       if (refusal) throw refusal;
       // PeriodAlreadyCharged: charged since the read above (another instance, another relayer).
       const paid = await this.#chargedBlock(id, period);
@@ -115,12 +145,12 @@ export class Charges {
     const reimbursement = reimbursementFor(gasQuoteUnits(gas, fees.expectedPerGas, this.deps.pricing), terms.networkFee);
     if (reimbursement > terms.maxGasReimbursement) throw new ServiceError("GAS_TOO_HIGH");
     if (reimbursement > 0n) await this.#checkFunds(terms, terms.amount + reimbursement);
-    await relayer.ensureAvailable(gas, fees.maxFeePerGas);
+    relayer.ensureAvailable(gas, fees.maxFeePerGas, settledValue(balanceRead));
 
-    const data = encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement] });
-    const sent = await relayer.submit({ to: this.#contract, data, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas }, (tx) =>
-      attempts.insert({ subscriptionId: id, periodIndex: period, txHash: tx.hash, rawTx: tx.raw, relayer: relayer.address!, nonce: tx.nonce }),
-    );
+    const call = { to: this.#contract, data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement] }), gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas };
+    // The nonce is taken and the signed transaction recorded in one store transaction (no chain call
+    // inside), before anything leaves the process.
+    const sent = await attempts.recordWithNonce({ subscriptionId: id, periodIndex: period, relayer: relayerAddress, sentAt: this.deps.now() }, Number(settledValue(pendingRead)), (nonce) => relayer.sign(call, nonce));
     if (!sent) {
       // Another instance recorded its transaction for this period first, after our simulation at the
       // latest block: it is on its way (its owner broadcasts it) and cannot be settled yet.
@@ -128,17 +158,47 @@ export class Charges {
       if (winner) return this.#result("CONFIRMING", terms, id, period, winner.txHash);
       throw new ServiceError("CONCURRENCY_LIMIT", { detail: "another instance is charging this period" });
     }
-    const followed = await this.#follow(terms, id, period, { subscriptionId: id, periodIndex: period, txHash: sent.hash, rawTx: sent.raw, relayer: relayer.address!, nonce: sent.nonce, status: "sent" });
-    return followed ?? this.#result("CONFIRMING", terms, id, period, sent.hash);
+    await relayer.send(sent);
+    return this.#result("CONFIRMING", terms, id, period, sent.hash);
+  }
+
+  #view: Promise<ChainView> | null = null;
+
+  /**
+   * The latest block, the fee quote, the relayer's balance and its pending nonce: one round trip,
+   * shared by every charge that starts while it is in flight (a month-start burst reads them once,
+   * not once per subscription). Never reused once answered.
+   */
+  #chainView(): Promise<ChainView> {
+    if (!this.#view) {
+      this.#view = this.#readChainView();
+      void this.#view.finally(() => (this.#view = null));
+    }
+    return this.#view;
+  }
+
+  #readChainView(): Promise<ChainView> {
+    const { client, relayer } = this.deps;
+    const relayerAddress = relayer.address;
+    return Promise.allSettled([
+      rpc(() => client.getBlock({ blockTag: "latest" })),
+      quoteFees(client, this.deps.pricing),
+      relayerAddress ? rpc(() => client.getBalance({ address: relayerAddress })) : Promise.resolve(0n),
+      relayerAddress ? rpc(() => client.getTransactionCount({ address: relayerAddress, blockTag: "pending" })) : Promise.resolve(0),
+    ]) as Promise<ChainView>;
   }
 
   /**
-   * Follows a recorded transaction. Null means it is gone for good (never reached the chain and can
-   * no longer be sent): the caller charges anew, which the contract still limits to once a period.
+   * Follows a recorded transaction through every hash it was sent with (a replacement's or the
+   * original's may be the one mined). Null means it is gone for good (never reached the chain and
+   * can no longer be sent): the caller charges anew, which the contract still limits to once a period.
    */
   async #follow(terms: Terms, id: Hex, period: bigint, attempt: ChargeAttempt): Promise<ChargeResult | null> {
     const { client, attempts } = this.deps;
-    const receipt = await readReceipt(client, attempt.txHash);
+    // The finality head, then every hash's receipt in one batch: a receipt read after the head and at
+    // or below it is settled.
+    const { head, receipts } = await readReceiptsAfterHead(client, this.deps.finality, attempt.txHashes);
+    const receipt = receipts.find((r) => r !== null) ?? null;
     if (!receipt) {
       if (await isKnownTransaction(client, attempt.txHash)) return this.#result("CONFIRMING", terms, id, period, attempt.txHash);
       const paidIn = await this.#chargedBlock(id, period);
@@ -161,12 +221,63 @@ export class Charges {
       if (paidIn !== 0n) return this.#chargedIn(terms, id, period, paidIn);
       throw new ServiceError("TRANSACTION_REVERTED");
     }
-    if (!(await isReceiptSettled(client, this.deps.finality, receipt))) return this.#result("CONFIRMING", terms, id, period, attempt.txHash);
+    if (!isSettled(receipt.blockNumber, head)) return this.#result("CONFIRMING", terms, id, period, receipt.transactionHash);
     if (attempt.status === "sent") {
       await attempts.markReported(id, period);
-      return this.#result("CHARGED", terms, id, period, attempt.txHash);
+      return this.#result("CHARGED", terms, id, period, receipt.transactionHash);
     }
-    return this.#result("ALREADY_CHARGED", terms, id, period, attempt.txHash);
+    return this.#result("ALREADY_CHARGED", terms, id, period, receipt.transactionHash);
+  }
+
+  /**
+   * Replaces recorded transactions still unmined `afterSeconds` after they were sent: the same
+   * call with the same nonce at a higher fee, recorded (its hash added to the attempt's) before it
+   * is sent. Returns how many were replaced. Run on a timer; several instances may run it (a
+   * replacement is recorded only if the attempt has not moved on).
+   */
+  /** Runs {@link replaceStuck} every `everyMs` until stopped (npm start). */
+  start(afterSeconds: number, everyMs: number, onFailure: (error: unknown) => void): void {
+    if (this.#timer) return;
+    let busy = false;
+    this.#timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      this.replaceStuck(afterSeconds)
+        .catch(onFailure)
+        .finally(() => (busy = false));
+    }, everyMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  #timer: NodeJS.Timeout | null = null;
+
+  async replaceStuck(afterSeconds: number, limit = 100): Promise<number> {
+    const { client, attempts, relayer } = this.deps;
+    if (!relayer.address) return 0;
+    const stale = (await attempts.unsettledSentBefore(this.deps.now() - afterSeconds * 1000, limit)).filter((a) => a.relayer.toLowerCase() === relayer.address!.toLowerCase());
+    if (stale.length === 0) return 0;
+    const [fees, mined] = await Promise.all([
+      quoteFees(client, this.deps.pricing),
+      Promise.all(stale.map((a) => Promise.all(a.txHashes.map((h) => readReceipt(client, h))).then((rs) => rs.some((r) => r !== null)))),
+    ]);
+    let replaced = 0;
+    for (const [i, attempt] of stale.entries()) {
+      if (mined[i]) continue; // mined: a status read reports it
+      const next = await relayer.signReplacement(attempt.rawTx, fees);
+      if (!(await attempts.replace(attempt.subscriptionId, attempt.periodIndex, attempt.txHash, next, this.deps.now()))) continue;
+      try {
+        await relayer.broadcast(next.raw);
+        replaced++;
+      } catch {
+        // Refused (its nonce was used meanwhile, or the node is down): a status read sorts it out.
+      }
+    }
+    return replaced;
   }
 
   /**
@@ -256,7 +367,9 @@ export class Charges {
   async #checkFunds(terms: Terms, required: bigint): Promise<void> {
     const read = (functionName: "allowance" | "balanceOf", args: readonly [`0x${string}`] | readonly [`0x${string}`, `0x${string}`]) =>
       rpc(() => this.deps.client.readContract({ address: terms.token, abi: erc20Abi, functionName, args } as never) as Promise<bigint>);
-    if ((await read("allowance", [terms.payer, this.#contract])) < required) throw new ServiceError("INSUFFICIENT_ALLOWANCE");
-    if ((await read("balanceOf", [terms.payer])) < required) throw new ServiceError("INSUFFICIENT_BALANCE");
+    // Both in one batch; the allowance answers first.
+    const [allowance, balance] = await Promise.allSettled([read("allowance", [terms.payer, this.#contract]), read("balanceOf", [terms.payer])]);
+    if (settledValue(allowance) < required) throw new ServiceError("INSUFFICIENT_ALLOWANCE");
+    if (settledValue(balance) < required) throw new ServiceError("INSUFFICIENT_BALANCE");
   }
 }

@@ -1,12 +1,12 @@
-import { erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex } from "viem";
+import { erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex, type TransactionReceipt } from "viem";
 import { z } from "zod";
 import { ServiceError } from "../errors.js";
 import { formatAmount, parseUnits } from "../money.js";
-import { isReceiptSettled } from "../chain/finality.js";
+import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
 import { readIntent } from "../payments/intent.js";
 import type { Subscriptions } from "../recurring/subscriptions.js";
-import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
+import { isKnownTransaction } from "../chain/transactions.js";
 import { chargeSettlement, paymentSettlement, type Settlement, type SettlementChain } from "./settlement.js";
 
 /** The original settlement a refund names: a payment (intent) or one recurring charge (subscription + period). */
@@ -38,7 +38,9 @@ export class Refunds {
   constructor(private readonly deps: RefundsDeps) {}
 
   async prepare(id: RefundIdentifier, amountText: string) {
-    const settlement = await this.#settlement(id);
+    const judge = this.#settlement(id);
+    const { head, receipts } = await readReceiptsAfterHead(this.deps.chain.client, this.deps.chain.finality, [id.txHash]);
+    const settlement = judge(receipts[0]!, head);
     const amount = this.#amount(amountText, settlement);
     const expiresAt = Math.floor(this.deps.now() / 1000) + this.deps.ttlSeconds;
     const refundToken = this.deps.tokens.mint(TOKEN_KINDS.refund, {
@@ -81,13 +83,16 @@ export class Refunds {
   /**
    * Verifies a refund: the receipt must carry exactly one transfer of the payment token out of the
    * original merchant, to the original payer, for exactly `refund_amount`. By event, not by sender,
-   * so a multisig or smart account executing for the merchant verifies.
+   * so a multisig or smart account executing for the merchant verifies. Three JSON-RPC calls in two
+   * round trips: the finality head, then both receipts in one batch.
    */
   async verify(id: RefundIdentifier, refundAmountText: string, refundTxHash: Hex) {
-    const settlement = await this.#settlement(id);
-    const amount = this.#amount(refundAmountText, settlement);
+    const judge = this.#settlement(id);
     const { client } = this.deps.chain;
-    const receipt = await readReceipt(client, refundTxHash);
+    const { head, receipts } = await readReceiptsAfterHead(client, this.deps.chain.finality, [id.txHash, refundTxHash]);
+    const settlement = judge(receipts[0]!, head);
+    const amount = this.#amount(refundAmountText, settlement);
+    const receipt = receipts[1];
     if (!receipt) {
       if (await isKnownTransaction(client, refundTxHash)) throw new ServiceError("REFUND_CONFIRMING");
       throw new ServiceError("REFUND_TRANSACTION_MISMATCH", { detail: "no such transaction" });
@@ -100,7 +105,7 @@ export class Refunds {
     if (outOfMerchant.length !== 1 || !isAddressEqual(transfer!.args.to, settlement.payer) || transfer!.args.value !== amount) {
       throw new ServiceError("REFUND_TRANSACTION_MISMATCH");
     }
-    if (!(await isReceiptSettled(client, this.deps.chain.finality, receipt))) throw new ServiceError("REFUND_CONFIRMING");
+    if (!isSettled(receipt.blockNumber, head)) throw new ServiceError("REFUND_CONFIRMING");
     return {
       status: "REFUNDED" as const,
       refund_tx_hash: refundTxHash,
@@ -112,18 +117,22 @@ export class Refunds {
     };
   }
 
-  /** Rule 1: exactly one identifier; `intent` wins when both are sent; neither is INVALID_REQUEST. */
-  #settlement(id: RefundIdentifier): Promise<Settlement> {
+  /**
+   * Rule 1: exactly one identifier; `intent` wins when both are sent; neither is INVALID_REQUEST.
+   * Checked before any chain read; returns the judgement of the original receipt.
+   */
+  #settlement(id: RefundIdentifier): (receipt: TransactionReceipt | null, head: bigint) => Settlement {
     const { chain } = this.deps;
     if (id.intent !== undefined) {
       const intent = readIntent(this.deps.tokens, id.intent);
       if (!intent) throw new ServiceError("INVALID_INTENT");
-      return paymentSettlement(chain, intent, id.txHash);
+      return (receipt, head) => paymentSettlement(chain, intent, receipt, head);
     }
     if (id.subscription !== undefined) {
       if (id.periodIndex === undefined) throw new ServiceError("INVALID_REQUEST", { detail: "period_index is required with subscription" });
       const { terms } = this.deps.subscriptions.readCapability(id.subscription);
-      return chargeSettlement(chain, this.deps.subscriptions.subscriptionId(terms), terms, BigInt(id.periodIndex), id.txHash);
+      const subscriptionId = this.deps.subscriptions.subscriptionId(terms);
+      return (receipt, head) => chargeSettlement(chain, subscriptionId, terms, BigInt(id.periodIndex!), receipt, head);
     }
     throw new ServiceError("INVALID_REQUEST", { detail: "send intent or subscription" });
   }

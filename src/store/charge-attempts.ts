@@ -5,11 +5,16 @@ import type { Database } from "./database.js";
 export interface ChargeAttempt {
   subscriptionId: Hex;
   periodIndex: bigint;
+  /** The latest transaction sent for this attempt (after a fee replacement, the replacement). */
   txHash: Hex;
   rawTx: Hex;
+  /** Every hash sent for this attempt, oldest first (same nonce, same call, rising fees). */
+  txHashes: Hex[];
   relayer: Hex;
   nonce: number;
   status: "sent" | "reported";
+  /** Unix milliseconds of the latest (re)send. */
+  sentAt: number;
 }
 
 interface Row {
@@ -17,9 +22,11 @@ interface Row {
   period_index: string | number | bigint;
   tx_hash: string;
   raw_tx: string;
+  tx_hashes: string[] | null;
   relayer: string;
   nonce: string | number | bigint;
   status: "sent" | "reported";
+  sent_at: string | number;
 }
 
 const fromRow = (r: Row): ChargeAttempt => ({
@@ -27,26 +34,82 @@ const fromRow = (r: Row): ChargeAttempt => ({
   periodIndex: BigInt(r.period_index),
   txHash: r.tx_hash as Hex,
   rawTx: r.raw_tx as Hex,
+  txHashes: (r.tx_hashes?.length ? r.tx_hashes : [r.tx_hash]) as Hex[],
   relayer: r.relayer as Hex,
   nonce: Number(r.nonce),
   status: r.status,
+  sentAt: Number(r.sent_at),
 });
 
+/** A transaction signed with a nonce the store handed out. */
+export interface SignedTransaction {
+  hash: Hex;
+  raw: Hex;
+  nonce: number;
+}
+
+const DECLINED = new Error("another caller recorded this period first");
+
 export class ChargeAttempts {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Pick<Database, "query" | "transaction">) {}
 
   async find(subscriptionId: Hex, periodIndex: bigint): Promise<ChargeAttempt | null> {
     const rows = await this.db.query<Row>("SELECT * FROM charge_attempts WHERE subscription_id = $1 AND period_index = $2", [subscriptionId, periodIndex.toString()]);
     return rows[0] ? fromRow(rows[0]) : null;
   }
 
-  /** Records an attempt; false when one is already recorded for this period (another caller won). */
-  async insert(a: Omit<ChargeAttempt, "status">): Promise<boolean> {
-    const rows = await this.db.query<{ tx_hash: string }>(
-      "INSERT INTO charge_attempts (subscription_id, period_index, tx_hash, raw_tx, relayer, nonce, status) VALUES ($1, $2, $3, $4, $5, $6, 'sent') ON CONFLICT DO NOTHING RETURNING tx_hash",
-      [a.subscriptionId, a.periodIndex.toString(), a.txHash, a.rawTx, a.relayer, a.nonce],
+  /**
+   * Takes the relayer's next nonce, signs with it and records the attempt, in one store transaction
+   * (the relayer's row is locked for that time only: no chain call happens inside). The nonce is the
+   * store's next one, or the chain's pending count when that is higher, or a hole below it (a nonce
+   * the chain has not used and no recorded attempt holds: an attempt dropped for good). Null, with
+   * nothing taken, when an attempt for this period is already recorded (another caller won).
+   */
+  async recordWithNonce(
+    a: { subscriptionId: Hex; periodIndex: bigint; relayer: Hex; sentAt: number },
+    chainPending: number,
+    sign: (nonce: number) => Promise<{ hash: Hex; raw: Hex }>,
+  ): Promise<SignedTransaction | null> {
+    return this.db
+      .transaction(async (tx) => {
+        await tx.query("INSERT INTO relayer_nonces (relayer, next_nonce) VALUES ($1, $2) ON CONFLICT (relayer) DO NOTHING", [a.relayer, chainPending]);
+        const [row] = await tx.query<{ next_nonce: string | number }>("SELECT next_nonce FROM relayer_nonces WHERE relayer = $1 FOR UPDATE", [a.relayer]);
+        const next = Number(row!.next_nonce);
+        let nonce = Math.max(next, chainPending);
+        if (chainPending < next) {
+          const held = await tx.query("SELECT 1 FROM charge_attempts WHERE relayer = $1 AND nonce = $2", [a.relayer, chainPending]);
+          if (held.length === 0) nonce = chainPending; // a hole: reuse it, or every later nonce waits behind it
+        }
+        await tx.query("UPDATE relayer_nonces SET next_nonce = $2 WHERE relayer = $1", [a.relayer, Math.max(next, nonce + 1)]);
+        const signed = await sign(nonce);
+        const inserted = await tx.query(
+          "INSERT INTO charge_attempts (subscription_id, period_index, tx_hash, raw_tx, tx_hashes, relayer, nonce, status, sent_at) VALUES ($1, $2, $3, $4, ARRAY[$3], $5, $6, 'sent', $7) ON CONFLICT (subscription_id, period_index) DO NOTHING RETURNING tx_hash",
+          [a.subscriptionId, a.periodIndex.toString(), signed.hash, signed.raw, a.relayer, nonce, a.sentAt],
+        );
+        if (inserted.length !== 1) throw DECLINED;
+        return { ...signed, nonce };
+      })
+      .catch((error) => {
+        if (error === DECLINED) return null;
+        throw error;
+      });
+  }
+
+  /**
+   * Records a replacement of `previousHash` (same nonce, same call, a higher fee) before it is sent.
+   * False when the attempt moved on meanwhile (replaced by another instance, or gone).
+   */
+  async replace(subscriptionId: Hex, periodIndex: bigint, previousHash: Hex, next: { hash: Hex; raw: Hex }, sentAt: number): Promise<boolean> {
+    const rows = await this.db.query(
+      "UPDATE charge_attempts SET tx_hash = $4, raw_tx = $5, tx_hashes = array_append(tx_hashes, $4::text), sent_at = $6 WHERE subscription_id = $1 AND period_index = $2 AND tx_hash = $3 RETURNING tx_hash",
+      [subscriptionId, periodIndex.toString(), previousHash, next.hash, next.raw, sentAt],
     );
     return rows.length === 1;
+  }
+
+  /** Attempts not yet reported whose latest send is older than `beforeMs`, oldest first. */
+  async unsettledSentBefore(beforeMs: number, limit: number): Promise<ChargeAttempt[]> {
+    return (await this.db.query<Row>("SELECT * FROM charge_attempts WHERE status = 'sent' AND sent_at < $1 ORDER BY sent_at LIMIT $2", [beforeMs, limit])).map(fromRow);
   }
 
   async markReported(subscriptionId: Hex, periodIndex: bigint): Promise<void> {

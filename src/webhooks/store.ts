@@ -32,27 +32,49 @@ const watchFrom = (r: WatchRow): Watch => ({
   watchUntil: Number(r.watch_until),
 });
 
-/** Watched references and subscriptions. */
+/** Whether a watch counts toward the caps: a link's own watch and payments made without a link. */
+const counted = (w: { kind: WatchKind; linkId: string | null }) => w.kind === "link" || w.linkId === null;
+
+export interface WatchCaps {
+  perCaller: number;
+  total: number;
+}
+
+/**
+ * Watched references and subscriptions, with their cap counters (`watch_counts`: one row per caller
+ * and one for the total), kept in the same transaction as the rows they count, so a cap check is
+ * two primary-key reads however many watches exist.
+ */
 export class Watches {
-  constructor(private readonly db: Pick<Database, "query">) {}
+  constructor(private readonly db: Pick<Database, "query" | "transaction">) {}
 
   /**
-   * Active watches (`watch_until` after `nowSeconds`) of one caller, and in total. A link counts once;
-   * the payments minted through it do not count again.
+   * Watches not yet pruned of one caller, and in total. A link counts once; the payments minted
+   * through it do not count again. A watch counts until the watcher has read past its end.
    */
-  async activeCounts(caller: string, nowSeconds: number): Promise<{ caller: number; total: number }> {
-    const [row] = await this.db.query<{ caller: string | number; total: string | number }>(
-      "SELECT count(*) FILTER (WHERE caller = $1) AS caller, count(*) AS total FROM watches WHERE watch_until > $2 AND (kind = 'link' OR link_id IS NULL)",
-      [caller, nowSeconds],
-    );
-    return { caller: Number(row!.caller), total: Number(row!.total) };
+  async activeCounts(caller: string): Promise<{ caller: number; total: number }> {
+    const rows = await this.db.query<{ scope: string; active: string | number }>("SELECT scope, active FROM watch_counts WHERE scope = ANY($1)", [[`caller:${caller}`, "total"]]);
+    const of = (scope: string) => Number(rows.find((r) => r.scope === scope)?.active ?? 0);
+    return { caller: of(`caller:${caller}`), total: of("total") };
   }
 
-  async add(w: Watch): Promise<void> {
-    await this.db.query(
-      "INSERT INTO watches (kind, key, notify_url, caller, link_id, data, watch_until) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (kind, key) DO UPDATE SET notify_url = EXCLUDED.notify_url, watch_until = EXCLUDED.watch_until",
-      [w.kind, w.key, w.notifyUrl, w.caller, w.linkId, JSON.stringify(w.data), w.watchUntil],
-    );
+  /**
+   * Adds (or renews) a watch. A new counted watch takes a place under `caps` in the same
+   * transaction; false, with nothing written, when there is none.
+   */
+  async add(w: Watch, caps: WatchCaps | null): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query<{ inserted: boolean }>(
+        "INSERT INTO watches (kind, key, notify_url, caller, link_id, data, watch_until) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (kind, key) DO UPDATE SET notify_url = EXCLUDED.notify_url, watch_until = EXCLUDED.watch_until RETURNING (xmax = 0) AS inserted",
+        [w.kind, w.key, w.notifyUrl, w.caller, w.linkId, JSON.stringify(w.data), w.watchUntil],
+      );
+      if (!row!.inserted || !counted(w)) return true;
+      if (await takePlace(tx, w.caller, caps)) return true;
+      throw NO_ROOM;
+    }).catch((error) => {
+      if (error === NO_ROOM) return false;
+      throw error;
+    });
   }
 
   async find(kind: WatchKind, keys: string[]): Promise<Watch[]> {
@@ -62,8 +84,52 @@ export class Watches {
 
   /** Ends every watch of a link (the link was closed). */
   async endForLink(linkId: string): Promise<void> {
-    await this.db.query("DELETE FROM watches WHERE link_id = $1", [linkId]);
+    await this.db.transaction(async (tx) => {
+      const gone = await tx.query<{ kind: WatchKind; caller: string; link_id: string | null }>("DELETE FROM watches WHERE link_id = $1 RETURNING kind, caller, link_id", [linkId]);
+      await releasePlaces(tx, gone.filter((g) => counted({ kind: g.kind, linkId: g.link_id })).map((g) => g.caller));
+    });
   }
+
+  /**
+   * Deletes up to `limit` watches that ended before `before` (unix seconds), releasing their places.
+   * Returns how many were deleted.
+   */
+  async pruneEnded(before: number, limit: number): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const gone = await tx.query<{ kind: WatchKind; caller: string; link_id: string | null }>(
+        "DELETE FROM watches WHERE (kind, key) IN (SELECT kind, key FROM watches WHERE watch_until < $1 ORDER BY watch_until LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING kind, caller, link_id",
+        [before, limit],
+      );
+      await releasePlaces(tx, gone.filter((g) => counted({ kind: g.kind, linkId: g.link_id })).map((g) => g.caller));
+      return gone.length;
+    });
+  }
+}
+
+const NO_ROOM = new Error("no room under the watch caps");
+
+/** Takes one place for `caller` under the caps (no caps: counts only). False when either is full. */
+async function takePlace(tx: Pick<Database, "query">, caller: string, caps: WatchCaps | null): Promise<boolean> {
+  for (const [scope, cap] of [[`caller:${caller}`, caps?.perCaller], ["total", caps?.total]] as const) {
+    const rows = await tx.query(
+      "INSERT INTO watch_counts (scope, active) SELECT $1, 1 WHERE 1 <= $2::bigint ON CONFLICT (scope) DO UPDATE SET active = watch_counts.active + 1 WHERE watch_counts.active < $2::bigint RETURNING active",
+      [scope, cap ?? Number.MAX_SAFE_INTEGER],
+    );
+    if (rows.length === 0) return false;
+  }
+  return true;
+}
+
+async function releasePlaces(tx: Pick<Database, "query">, callers: string[]): Promise<void> {
+  if (callers.length === 0) return;
+  const perCaller = new Map<string, number>();
+  for (const c of callers) perCaller.set(`caller:${c}`, (perCaller.get(`caller:${c}`) ?? 0) + 1);
+  perCaller.set("total", callers.length);
+  const scopes = [...perCaller.keys()].sort(); // one lock order for every writer
+  await tx.query(
+    "UPDATE watch_counts SET active = GREATEST(0, active - d.n) FROM (SELECT unnest($1::text[]) AS scope, unnest($2::bigint[]) AS n) d WHERE watch_counts.scope = d.scope",
+    [scopes, scopes.map((s) => perCaller.get(s)!)],
+  );
 }
 
 export interface LinkRecord {
@@ -104,8 +170,14 @@ export class LinkRecords {
   }
 }
 
+/** The target a delivery counts against for per-target concurrency: the notify_url's host and port. */
+export function deliveryTarget(notifyUrl: string): string {
+  return new URL(notifyUrl).host.toLowerCase();
+}
+
 export interface Delivery {
   eventId: string;
+  target: string;
   eventType: string;
   notifyUrl: string;
   payload: Record<string, unknown>;
@@ -117,6 +189,7 @@ export interface Delivery {
 
 interface DeliveryRow {
   event_id: string;
+  target: string;
   event_type: string;
   notify_url: string;
   payload: Record<string, unknown> | string;
@@ -128,6 +201,7 @@ interface DeliveryRow {
 
 const deliveryFrom = (r: DeliveryRow): Delivery => ({
   eventId: r.event_id,
+  target: r.target,
   eventType: r.event_type,
   notifyUrl: r.notify_url,
   payload: typeof r.payload === "string" ? JSON.parse(r.payload) : r.payload,
@@ -144,27 +218,49 @@ export class Deliveries {
   /** Enqueues an event once: the same event id again is ignored. */
   async enqueue(e: { eventId: string; eventType: string; notifyUrl: string; payload: Record<string, unknown>; dueAt: number }): Promise<void> {
     await this.db.query(
-      "INSERT INTO webhook_deliveries (event_id, event_type, notify_url, payload, next_attempt_at, status) VALUES ($1, $2, $3, $4, $5, 'pending') ON CONFLICT (event_id) DO NOTHING",
-      [e.eventId, e.eventType, e.notifyUrl, JSON.stringify(e.payload), e.dueAt],
+      "INSERT INTO webhook_deliveries (event_id, event_type, notify_url, target, payload, next_attempt_at, status) VALUES ($1, $2, $3, $4, $5, $6, 'pending') ON CONFLICT (event_id) DO NOTHING",
+      [e.eventId, e.eventType, e.notifyUrl, deliveryTarget(e.notifyUrl), JSON.stringify(e.payload), e.dueAt],
     );
   }
 
-  /** Leases up to `limit` due deliveries for `leaseMs`; rows another instance holds are skipped. */
-  async leaseDue(nowMs: number, leaseMs: number, limit: number): Promise<Delivery[]> {
+  /**
+   * Leases up to `limit` due deliveries for `leaseMs`, oldest first (by the due index: the cost
+   * grows with `limit`, not with the queue), skipping rows another instance holds and the targets
+   * named in `skipTargets` (their slots are full here).
+   */
+  async leaseDue(nowMs: number, leaseMs: number, limit: number, skipTargets: string[] = []): Promise<Delivery[]> {
     const rows = await this.db.query<DeliveryRow>(
       `UPDATE webhook_deliveries SET lease_until = $1
         WHERE event_id IN (
           SELECT event_id FROM webhook_deliveries
-           WHERE status = 'pending' AND next_attempt_at <= $2 AND lease_until <= $2
+           WHERE status = 'pending' AND next_attempt_at <= $2 AND lease_until <= $2 AND NOT (target = ANY($4))
            ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
         RETURNING *`,
-      [nowMs + leaseMs, nowMs, limit],
+      [nowMs + leaseMs, nowMs, limit, skipTargets],
     );
     return rows.map(deliveryFrom);
   }
 
-  async markDelivered(eventId: string): Promise<void> {
-    await this.db.query("UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, lease_until = 0, last_error = NULL WHERE event_id = $1", [eventId]);
+  /** Gives leased rows back untouched (this instance will not attempt them now). */
+  async release(eventIds: string[]): Promise<void> {
+    if (eventIds.length) await this.db.query("UPDATE webhook_deliveries SET lease_until = 0 WHERE event_id = ANY($1)", [eventIds]);
+  }
+
+  /** Deletes up to `limit` delivered or dropped rows whose last attempt was before `beforeMs`. */
+  async pruneFinished(beforeMs: number, limit: number): Promise<number> {
+    const rows = await this.db.query(
+      "DELETE FROM webhook_deliveries WHERE event_id IN (SELECT event_id FROM webhook_deliveries WHERE status <> 'pending' AND next_attempt_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING event_id",
+      [beforeMs, limit],
+    );
+    return rows.length;
+  }
+
+  /** Marks deliveries acknowledged at `nowMs` (kept until pruned), in one statement. */
+  async markDelivered(eventIds: string | string[], nowMs: number): Promise<void> {
+    await this.db.query("UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, lease_until = 0, last_error = NULL, next_attempt_at = $2 WHERE event_id = ANY($1)", [
+      typeof eventIds === "string" ? [eventIds] : eventIds,
+      nowMs,
+    ]);
   }
 
   /** Records a failed attempt: due again at `nextAttemptAt`, or dropped when that is null. */
@@ -184,15 +280,16 @@ export class Deliveries {
 export class WatcherCursor {
   constructor(private readonly db: Pick<Database, "query">) {}
 
-  async get(): Promise<{ blockNumber: bigint; blockHash: string } | null> {
-    const [r] = await this.db.query<{ block_number: string | number; block_hash: string }>("SELECT * FROM watcher_cursor WHERE name = 'chain'");
-    return r ? { blockNumber: BigInt(r.block_number), blockHash: r.block_hash } : null;
+  async get(): Promise<{ blockNumber: bigint; blockHash: string; blockTime: number } | null> {
+    const [r] = await this.db.query<{ block_number: string | number; block_hash: string; block_time: string | number }>("SELECT * FROM watcher_cursor WHERE name = 'chain'");
+    return r ? { blockNumber: BigInt(r.block_number), blockHash: r.block_hash, blockTime: Number(r.block_time) } : null;
   }
 
-  async set(blockNumber: bigint, blockHash: string): Promise<void> {
+  /** Moves the cursor to a block (its number, hash and timestamp in unix seconds). */
+  async set(blockNumber: bigint, blockHash: string, blockTime: number): Promise<void> {
     await this.db.query(
-      "INSERT INTO watcher_cursor (name, block_number, block_hash) VALUES ('chain', $1, $2) ON CONFLICT (name) DO UPDATE SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash",
-      [blockNumber.toString(), blockHash],
+      "INSERT INTO watcher_cursor (name, block_number, block_hash, block_time) VALUES ('chain', $1, $2, $3) ON CONFLICT (name) DO UPDATE SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash, block_time = EXCLUDED.block_time",
+      [blockNumber.toString(), blockHash, blockTime],
     );
   }
 }

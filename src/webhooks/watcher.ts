@@ -75,7 +75,7 @@ export class Watcher {
     await db.transaction(async (tx) => {
       const deliveries = new Deliveries(tx);
       for (const e of events) await deliveries.enqueue({ eventId: e.eventId, eventType: e.eventType, notifyUrl: e.watch.notifyUrl, payload: e.payload, dueAt: this.deps.now() });
-      await new WatcherCursor(tx).set(to, toBlock.hash);
+      await new WatcherCursor(tx).set(to, toBlock.hash, Number(toBlock.timestamp));
     });
     return { from, to, enqueued: events.length };
   }
@@ -88,22 +88,36 @@ export class Watcher {
     const payments = new Map((await watches.find("payment", paidLogs.map((l) => l.args.paymentReference as string))).map((w) => [w.key, w]));
     const linkPayments = await this.#linkPaymentWatches(paidLogs.map((l) => l.args.paymentReference as Hex).filter((r) => !payments.has(r)));
     const subscriptions = new Map((await watches.find("subscription", typed.filter((l) => l.eventName !== "Paid").map((l) => l.args.subscriptionId as string))).map((w) => [w.key, w]));
-    const timestamps = new Map<bigint, bigint>();
-    const timeOf = async (n: bigint) => {
-      if (!timestamps.has(n)) timestamps.set(n, (await rpc(() => client.getBlock({ blockNumber: n }))).timestamp);
-      return timestamps.get(n)!;
-    };
+    const watchOf = (log: (typeof typed)[number]) =>
+      log.eventName === "Paid"
+        ? (payments.get(log.args.paymentReference as string) ?? linkPayments.get(log.args.paymentReference as string))
+        : subscriptions.get(log.args.subscriptionId as string);
+    // Only the watched payment itself (what verify would call valid once settled), never a look-alike
+    // of its reference with another token, recipient or amount.
+    const matched = typed.filter((log) => {
+      const watch = watchOf(log);
+      return watch && (log.eventName !== "Paid" || this.#isWatchedPayment(log.args, watch));
+    });
+    // The matched events' blocks (each once) and the subscriptions' state at each charge or
+    // revocation, all read at once: one JSON-RPC batch.
+    const blockNumbers = [...new Set(matched.map((l) => l.blockNumber))];
+    const [times, states] = await Promise.all([
+      Promise.all(blockNumbers.map((n) => rpc(() => client.getBlock({ blockNumber: n })).then((b) => b.timestamp))),
+      Promise.all(
+        matched.map((log) =>
+          log.eventName === "Paid"
+            ? null
+            : rpc(() =>
+                client.readContract({ address: this.deps.deployment.contracts.RecurringCharges.address, abi: recurringChargesAbi, functionName: "subscriptions", args: [log.args.subscriptionId as Hex], blockNumber: log.blockNumber }),
+              ),
+        ),
+      ),
+    ]);
+    const timestamps = new Map(blockNumbers.map((n, i) => [n, times[i]!]));
     const events: Event[] = [];
-    for (const log of typed) {
-      const watch =
-        log.eventName === "Paid"
-          ? (payments.get(log.args.paymentReference as string) ?? linkPayments.get(log.args.paymentReference as string))
-          : subscriptions.get(log.args.subscriptionId as string);
-      if (!watch) continue;
-      // Only the watched payment itself (what verify would call valid once settled), never a look-alike
-      // of its reference with another token, recipient or amount.
-      if (log.eventName === "Paid" && !this.#isWatchedPayment(log.args, watch)) continue;
-      const at = await timeOf(log.blockNumber);
+    for (const [i, log] of matched.entries()) {
+      const watch = watchOf(log)!;
+      const at = timestamps.get(log.blockNumber)!;
       if (at > BigInt(watch.watchUntil)) continue; // settled after watching ended: recover finds it, no announcement
       const type = log.eventName === "Paid" ? "payment.settled" : log.eventName === "Charged" ? "subscription.charged" : "subscription.revoked";
       const eventId = `evt_${keccak256(toHex(`${type}:${log.transactionHash}:${log.logIndex}:${watch.notifyUrl}`)).slice(2, 34)}`;
@@ -113,9 +127,7 @@ export class Watcher {
         continue;
       }
       const subscriptionId = watch.key as Hex;
-      const [, paidCount, revoked] = await rpc(() =>
-        client.readContract({ address: this.deps.deployment.contracts.RecurringCharges.address, abi: recurringChargesAbi, functionName: "subscriptions", args: [subscriptionId], blockNumber: log.blockNumber }),
-      );
+      const [, paidCount, revoked] = states[i]!;
       const state = subscriptionState({ revoked, paidCount }, BigInt((watch.data.end as number | undefined) ?? 0), at);
       const data: Record<string, unknown> = { link_id: watch.linkId, subscription_id: subscriptionId, payer: watch.data.payer, state, paid_count: paidCount };
       if (type === "subscription.charged") Object.assign(data, { period_index: Number(log.args.periodIndex as bigint), tx_hash: log.transactionHash });

@@ -9,7 +9,7 @@ import type { CapabilityTokens } from "../tokens/capability.js";
 import type { Terms } from "../recurring/terms.js";
 import { notifyUrlProblem } from "./notify-url.js";
 import { DeliveryWorker } from "./delivery.js";
-import { Watches, type Watch } from "./store.js";
+import { Deliveries, WatcherCursor, Watches, type Watch } from "./store.js";
 import { postToTarget, systemResolver, type Resolver } from "./target.js";
 import { Watcher } from "./watcher.js";
 
@@ -22,7 +22,22 @@ export interface WebhookSettings {
   capTotal: number;
   watcherIntervalMs: number;
   deliveryIntervalMs: number;
+  /** Delivery attempts in flight at once per instance, and per target (a notify_url's host). */
+  deliveryConcurrency: number;
+  targetConcurrency: number;
+  /** How long delivered and dropped events are kept (seconds) before they are pruned. */
+  retentionSeconds: number;
+  /** How often expired watches and old events are pruned (ms), in batches of `pruneBatch`. */
+  pruneIntervalMs: number;
 }
+
+/** Rows deleted per statement when pruning (bounded, so a prune never holds locks for long). */
+export const PRUNE_BATCH = 1000;
+/**
+ * A watch is pruned once the watcher has read blocks this many seconds past its end: a reorg the
+ * watcher rewinds for (64 blocks) re-reads at most that far back.
+ */
+export const PRUNE_MARGIN_SECONDS = 600;
 
 export interface WebhooksDeps {
   db: Database;
@@ -73,6 +88,8 @@ export class Webhooks {
           ...(deps.ca ? { ca: deps.ca } : {}),
           ...(deps.port ? { port: deps.port } : {}),
         }),
+      concurrency: deps.settings.deliveryConcurrency,
+      perTarget: deps.settings.targetConcurrency,
       onError: (d, error) => deps.logger.info({ event_id: d.eventId, attempts: d.attempts + 1, error }, "webhook delivery failed"),
     });
   }
@@ -88,16 +105,41 @@ export class Webhooks {
     if (problem) throw new ServiceError("INVALID_REQUEST", { detail: `notify_url: ${problem}` });
   }
 
-  /** Whether one more watch fits the caps (per caller and in total). */
+  /** Whether one more watch fits the caps (per caller and in total): two counter reads, whatever the number of watches. */
   async hasRoom(caller: string): Promise<boolean> {
-    const counts = await this.#watches.activeCounts(caller, this.#nowSeconds());
+    const counts = await this.#watches.activeCounts(caller);
     return counts.caller < this.deps.settings.capPerCaller && counts.total < this.deps.settings.capTotal;
+  }
+
+  get #caps() {
+    return { perCaller: this.deps.settings.capPerCaller, total: this.deps.settings.capTotal };
+  }
+
+  /**
+   * Deletes watches the watcher has read past (by more than {@link PRUNE_MARGIN_SECONDS}) and
+   * delivered or dropped events older than the retention, in bounded batches. Returns the counts.
+   */
+  async prune(maxBatches = 10): Promise<{ watches: number; deliveries: number }> {
+    const cursor = await new WatcherCursor(this.deps.db).get();
+    const readUpTo = Math.min(this.#nowSeconds(), cursor?.blockTime ?? 0) - PRUNE_MARGIN_SECONDS;
+    const deliveries = new Deliveries(this.deps.db);
+    const pruned = { watches: 0, deliveries: 0 };
+    for (let i = 0; i < maxBatches; i++) {
+      const n = readUpTo > 0 ? await this.#watches.pruneEnded(readUpTo, PRUNE_BATCH) : 0;
+      pruned.watches += n;
+      if (n < PRUNE_BATCH) break;
+    }
+    for (let i = 0; i < maxBatches; i++) {
+      const n = await deliveries.pruneFinished(this.deps.now() - this.deps.settings.retentionSeconds * 1000, PRUNE_BATCH);
+      pruned.deliveries += n;
+      if (n < PRUNE_BATCH) break;
+    }
+    return pruned;
   }
 
   /** Watches a one-time payment until its intent's expiry plus one hour (payments through a link are covered by the link's watch). */
   async watchPayment(intent: Intent, notifyUrl: string, caller: string): Promise<boolean> {
-    if (!(await this.hasRoom(caller))) return false;
-    await this.#watches.add({
+    return this.#watches.add({
       kind: "payment",
       key: intent.reference,
       notifyUrl,
@@ -105,21 +147,17 @@ export class Webhooks {
       linkId: intent.linkId ?? null,
       data: { recipient: intent.recipient, amount_units: intent.amountUnits.toString(), expires_at: intent.expiresAt },
       watchUntil: intent.expiresAt + PAYMENT_WATCH_GRACE_SECONDS,
-    });
-    return true;
+    }, this.#caps);
   }
 
   /** Keeps a link's notify_url until the link expires (it covers every payment through the link). */
   async watchLink(linkId: Hex, notifyUrl: string, caller: string, expiresAt: number): Promise<boolean> {
-    if (!(await this.hasRoom(caller))) return false;
-    await this.#watches.add({ kind: "link", key: linkId, notifyUrl, caller, linkId, data: {}, watchUntil: expiresAt });
-    return true;
+    return this.#watches.add({ kind: "link", key: linkId, notifyUrl, caller, linkId, data: {}, watchUntil: expiresAt }, this.#caps);
   }
 
   /** Watches a subscription's charges and revocation until its end (or for as long as it has none). */
   async watchSubscription(subscriptionId: Hex, terms: Terms, notifyUrl: string, caller: string): Promise<boolean> {
-    if (!(await this.hasRoom(caller))) return false;
-    await this.#watches.add({
+    return this.#watches.add({
       kind: "subscription",
       key: subscriptionId,
       notifyUrl,
@@ -127,8 +165,7 @@ export class Webhooks {
       linkId: null,
       data: { payer: terms.payer, end: Number(terms.end) },
       watchUntil: terms.end === 0n ? Number.MAX_SAFE_INTEGER : Number(terms.end),
-    });
-    return true;
+    }, this.#caps);
   }
 
   /** Stops a link's watch and the watches of every payment minted through it. */
@@ -136,7 +173,7 @@ export class Webhooks {
     return this.#watches.endForLink(linkId);
   }
 
-  /** Runs the watcher and the delivery worker on timers (npm start); tests call them directly. */
+  /** Runs the watcher, the delivery worker and the pruning on timers (npm start); tests call them directly. */
   start(): void {
     const loop = (name: string, every: number, run: () => Promise<unknown>) => {
       let busy = false;
@@ -152,11 +189,15 @@ export class Webhooks {
     };
     if (!this.deps.settings.enabled) return;
     loop("watcher", this.deps.settings.watcherIntervalMs, () => this.watcher.tick());
-    loop("delivery", this.deps.settings.deliveryIntervalMs, () => this.delivery.runDue());
+    loop("prune", this.deps.settings.pruneIntervalMs, () => this.prune());
+    this.delivery.start(this.deps.settings.deliveryIntervalMs, (error) =>
+      this.deps.logger.warn({ loop: "delivery", error: (error as Error).message.split("\n")[0] }, "webhook loop failed"),
+    );
   }
 
   stop(): void {
     for (const t of this.#timers.splice(0)) clearInterval(t);
+    this.delivery.stop();
   }
 
   #intentOf(watch: Watch): string {

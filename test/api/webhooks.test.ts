@@ -178,6 +178,23 @@ for (const store of ["pglite", "postgres"] as const) {
       assert.equal(new Set(ids).size, 6);
     });
 
+    it("prunes a watch once the watcher has read past its end, and frees its place under the cap", async () => {
+      const capped = await h.another({ WEBHOOK_WATCH_CAP_PER_CALLER: "1" });
+      const api = supertest(capped.app);
+      const create = () => api.post("/v1/payments").send({ recipient: merchant().address, amount: "1", notify_url: HOOK });
+      assert.equal((await create()).body.notify_url, HOOK);
+      assert.notProperty((await create()).body, "notify_url", "the cap is full");
+      const seconds = 3600 + 3600 + 600 + 60; // intent TTL + watch grace + prune margin
+      await capped.webhooks.watcher.tick();
+      assert.deepEqual(await capped.webhooks.prune(), { watches: 0, deliveries: 0 }, "the watcher has not read past it");
+      await h.chain.advanceTime(seconds);
+      await h.chain.mine(3);
+      h.clock.advance(seconds);
+      await capped.webhooks.watcher.tick();
+      assert.deepEqual(await capped.webhooks.prune(), { watches: 1, deliveries: 0 });
+      assert.equal((await create()).body.notify_url, HOOK, "room again");
+    });
+
     it("enqueues an event once even when blocks are read again (same event id)", async () => {
       await paidWithHook();
       await h.chain.mine(2);

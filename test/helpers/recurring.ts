@@ -5,7 +5,9 @@ import { testSmartAccountAbi } from "../../src/generated/contracts.js";
 import { termsFromWireMessage } from "../../src/recurring/terms.js";
 import { formatAmount } from "../../src/money.js";
 import type { ServiceHarness } from "./service.js";
-import { send } from "./tx.js";
+import { approve, send } from "./tx.js";
+import type supertest from "supertest";
+import { LOCAL_ROLES } from "../../src/localchain/harness.js";
 
 export interface ResolvedTerms {
   typed_data: { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, string | number> };
@@ -74,3 +76,22 @@ export async function reimbursingEnv(h: ServiceHarness): Promise<Record<string, 
   const unitsPerEth = (500_000n * 10n ** 18n) / (180_000n * perGas);
   return { GAS_PRICE_USDC_PER_ETH: formatAmount(unitsPerEth), MAX_GAS_REIMBURSEMENT: "1" };
 }
+
+/** `count` subscriptions of one payer (its allowance set once, large), through `api`. */
+export async function manySubscriptions(h: Pick<ServiceHarness, "chain">, api: supertest.Agent, count: number, extra: Record<string, unknown> = {}) {
+  const payer = h.chain.accounts[LOCAL_ROLES.firstUser]!;
+  const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+  const subscriptions: Array<{ subscription: string; id: Hex }> = [];
+  for (let i = 0; i < count; i++) {
+    const created = await api.post("/v1/subscriptions").send({ recipient: merchant.address, amount: "1", period: 3600, ...extra });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const resolved = await api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
+    const signature = await payer.signTypedData(walletTypedData(resolved.body as ResolvedTerms, payer.address) as never);
+    const finalized = await api.post("/v1/subscriptions/finalize").send({ setup_token: created.body.setup_token, payer: payer.address, signature });
+    assert.equal(finalized.status, 200, JSON.stringify(finalized.body));
+    subscriptions.push({ subscription: finalized.body.subscription, id: finalized.body.subscription_id });
+  }
+  await approve(h.chain, payer, h.chain.deployment.token.address, h.chain.deployment.contracts.RecurringCharges.address, 10n ** 12n);
+  return subscriptions;
+}
+

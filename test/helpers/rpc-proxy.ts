@@ -26,6 +26,10 @@ export class RpcProxy {
   /** When set, faults apply only to these methods; others pass. */
   faultMethods: Set<string> | null = null;
   readonly calls = new Map<string, number>();
+  /** HTTP requests (round trips) since the last reset: a JSON-RPC batch is one. */
+  requests = 0;
+  /** Added to every forwarded round trip (a remote node), in milliseconds. */
+  latencyMs = 0;
   /** When set, every request waits for it before being forwarded (a slow node, to order a race). */
   gate: ((methods: string[]) => Promise<void>) | null = null;
   #server: Server | null = null;
@@ -46,6 +50,7 @@ export class RpcProxy {
         } catch {
           // counted as nothing
         }
+        this.requests++;
         for (const m of methods) this.calls.set(m, (this.calls.get(m) ?? 0) + 1);
         const faulty = this.mode !== "pass" && (!this.faultMethods || methods.some((m) => this.faultMethods!.has(m)));
         if (!faulty) {
@@ -56,6 +61,8 @@ export class RpcProxy {
           case "rpc-error": {
             const parsed = JSON.parse(body.toString("utf8"));
             const answer = (r: { id: unknown }) => ({ jsonrpc: "2.0", id: r.id, error: { code: -32603, message: "internal error" } });
+            // In a batch with `faultMethods`, only those elements fail; the others are answered by the node.
+            if (Array.isArray(parsed) && this.faultMethods) return void this.#partial(parsed, answer, res);
             res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)));
             return;
           }
@@ -93,6 +100,7 @@ export class RpcProxy {
 
   reset(): void {
     this.calls.clear();
+    this.requests = 0;
     this.mode = "pass";
     this.faultMethods = null;
     this.gate = null;
@@ -104,6 +112,25 @@ export class RpcProxy {
   }
 
   #forward(body: Buffer, res: import("node:http").ServerResponse): void {
+    if (this.latencyMs > 0) {
+      setTimeout(() => this.#send(body, res), this.latencyMs);
+      return;
+    }
+    this.#send(body, res);
+  }
+
+  /** Answers a batch's faulty elements with `answer` and forwards the rest, in the batch's order. */
+  async #partial(batch: Array<{ id: unknown; method: string }>, answer: (r: { id: unknown }) => unknown, res: import("node:http").ServerResponse): Promise<void> {
+    const healthy = batch.filter((r) => !this.faultMethods!.has(r.method));
+    const forwarded = healthy.length
+      ? ((await (await fetch(this.upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(healthy) })).json()) as Array<{ id: unknown }>)
+      : [];
+    const byId = new Map(forwarded.map((r) => [JSON.stringify(r.id), r]));
+    const merged = batch.map((r) => (this.faultMethods!.has(r.method) ? answer(r) : byId.get(JSON.stringify(r.id))));
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(merged));
+  }
+
+  #send(body: Buffer, res: import("node:http").ServerResponse): void {
     const target = new URL(this.upstream);
     const upstream = httpRequest(
       { hostname: target.hostname, port: target.port, path: target.pathname, method: "POST", headers: { "content-type": "application/json", "content-length": body.length } },
