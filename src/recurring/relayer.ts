@@ -118,16 +118,17 @@ export class Relayer {
         // Started together: one JSON-RPC batch, in nonce order.
         const results = await Promise.allSettled(round.map((o) => this.client.sendRawTransaction({ serializedTransaction: o.raw })));
         let gapped = false;
-        results.forEach((result, i) => {
+        for (const [i, result] of results.entries()) {
           const o = round[i]!;
-          if (result.status === "fulfilled") return o.resolve();
-          if (isNonceGap(result.reason) && Date.now() - o.firstTried < GAP_RETRY_MS) {
+          if (result.status === "fulfilled") {
+            o.resolve();
+          } else if (isNonceGap(result.reason) && Date.now() - o.firstTried < GAP_RETRY_MS) {
             this.#outbox.push(o);
             gapped = true;
-            return;
+          } else {
+            o.reject(new ServiceError("RELAYER_ERROR", { cause: result.reason }));
           }
-          o.reject(new ServiceError("RELAYER_ERROR", { cause: result.reason }));
-        });
+        }
         if (gapped) await new Promise((resolve) => setTimeout(resolve, GAP_RETRY_EVERY_MS));
       }
     } finally {

@@ -20,16 +20,18 @@ describe("several instances on one PostgreSQL", function () {
   const h = useService();
   let postgres: { url: string; stop(): void };
   const instances: Service[] = [];
+  const receiver = new Receiver();
   before(async () => {
     postgres = await startTestPostgres();
+    await receiver.start();
   });
-  after(() => postgres?.stop());
+  after(async () => {
+    await receiver.stop();
+    postgres?.stop();
+  });
   afterEach(async () => {
     for (const s of instances.splice(0)) await s.close();
   });
-  const receiver = new Receiver();
-  before(() => receiver.start());
-  after(() => receiver.stop());
   const webhookTransport = () => ({ resolve: async () => [{ address: "127.0.0.1", family: 4 }], ca: receiver.ca, port: receiver.port });
   const instance = async (env: Record<string, string> = {}) => {
     const s = await createService(configFor(h.proxy.url, { DATABASE_URL: postgres.url, WEBHOOKS_ALLOW_LOOPBACK: "true", ...env }), { now: h.clock.now, logger: createLogger("silent"), webhookTransport: webhookTransport() });
