@@ -47,7 +47,7 @@ export default defineConfig({
   },
   networks: {
     default: baseSepoliaSim, // used by `hardhat test` / network.create()
-    node: baseSepoliaSim,    // used by `hardhat node`
+    node: baseSepoliaSim, // used by `hardhat node`
     l1: { type: "edr-simulated", chainType: "l1", chainId: 31337 },
     // Real chains, for `hardhat verify` after `npm run deploy` (read only when used).
     baseSepolia: { type: "http", chainType: "op", chainId: 84532, url: configVariable("RPC_URL") },

@@ -47,14 +47,24 @@ function serve(app: express.Express): Promise<{ url: string; server: Server }> {
 }
 
 async function load(url: string, body: unknown) {
-  const result = await autocannon({ url, method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), connections: CONNECTIONS, duration: DURATION });
+  const result = await autocannon({
+    url,
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    connections: CONNECTIONS,
+    duration: DURATION,
+  });
   const non2xx = result.non2xx + result.errors;
   if (non2xx > 0) throw new Error(`${url}: ${non2xx} failed requests`);
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 }
 
 const postJson = (base: string, path: string, body: unknown) =>
-  fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
+  fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as Record<string, unknown>,
+  }));
 const ratio = (a: number, b: number) => (a / b).toFixed(2);
 const byMethod = (calls: Map<string, number>) => [...calls].map(([m, n]) => `${m} ${n}`).join(", ");
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
@@ -63,7 +73,14 @@ console.log("starting the local chain…");
 const chain = await startLocalChain({ port: 0 });
 const proxy = await new RpcProxy(chain.rpcUrl!).start();
 const quiet = { logger: createLogger("silent") };
-const unlimited = { RPC_TIMEOUT_MS: "30000", RATE_LIMIT_PER_MINUTE: "1000000000", RECOVER_LIMIT_PER_MINUTE: "1000000", RECOVER_INTENT_LIMIT_PER_MINUTE: "1000000", WEBHOOK_WATCH_CAP_PER_CALLER: "100000000", WEBHOOK_WATCH_CAP_TOTAL: "100000000" };
+const unlimited = {
+  RPC_TIMEOUT_MS: "30000",
+  RATE_LIMIT_PER_MINUTE: "1000000000",
+  RECOVER_LIMIT_PER_MINUTE: "1000000",
+  RECOVER_INTENT_LIMIT_PER_MINUTE: "1000000",
+  WEBHOOK_WATCH_CAP_PER_CALLER: "100000000",
+  WEBHOOK_WATCH_CAP_TOTAL: "100000000",
+};
 const receiver = await new Receiver().start();
 const webhookTransport = { resolve: async () => [{ address: "127.0.0.1", family: 4 }], ca: receiver.ca, port: receiver.port };
 const service = await createService(configFor(proxy.url, { ...unlimited, WEBHOOKS_ALLOW_LOOPBACK: "true" }), { ...quiet, webhookTransport });
@@ -107,7 +124,10 @@ if (runs("http")) {
     [
       "| Endpoint | Throughput vs bare | p50 latency vs bare | p99 latency vs bare |",
       "|---|---:|---:|---:|",
-      ...rows.map(([name, r]) => `| ${name} | ${ratio(r.rps, baseline.rps)}× | ${ratio(r.p50 || 0.5, baseline.p50 || 0.5)}× | ${ratio(r.p99 || 0.5, baseline.p99 || 0.5)}× |`),
+      ...rows.map(
+        ([name, r]) =>
+          `| ${name} | ${ratio(r.rps, baseline.rps)}× | ${ratio(r.p50 || 0.5, baseline.p50 || 0.5)}× | ${ratio(r.p99 || 0.5, baseline.p99 || 0.5)}× |`,
+      ),
       "",
       `With notify_url vs without: ${ratio(withHook.rps, create.rps)}× the throughput (a watch insert and its counter update in one transaction; the cap check is two primary-key reads).`,
     ].join("\n"),
@@ -118,9 +138,17 @@ if (runs("http")) {
 // 2. JSON-RPC calls and round trips per request.
 if (runs("rpc")) {
   console.log("counting JSON-RPC calls…");
-  const created = (await postJson(api.url, "/v1/payments", { recipient: merchant.address, amount: "12.5" })).body as { intent: string; pay: import("../test/helpers/payments.js").PayBlock };
+  const created = (await postJson(api.url, "/v1/payments", { recipient: merchant.address, amount: "12.5" })).body as {
+    intent: string;
+    pay: import("../test/helpers/payments.js").PayBlock;
+  };
   const receipt = await payIntent(chain, buyer, created.pay);
-  const refund = await send(chain, merchant, { address: chain.deployment.token.address, abi: erc20Abi, functionName: "transfer", args: [buyer.address, 1_000_000n] });
+  const refund = await send(chain, merchant, {
+    address: chain.deployment.token.address,
+    abi: erc20Abi,
+    functionName: "transfer",
+    args: [buyer.address, 1_000_000n],
+  });
   await chain.mine(2);
   const count = async (path: string, body: unknown, ok: (b: Record<string, unknown>) => boolean) => {
     proxy.reset();
@@ -132,7 +160,15 @@ if (runs("rpc")) {
   const valid = (b: Record<string, unknown>) => b.valid === true;
   const rows: Array<[string, number, Awaited<ReturnType<typeof count>>]> = [];
   rows.push(["verify", await height(), await count("/v1/payments/verify", { intent: created.intent, tx_hash: receipt.transactionHash }, valid)]);
-  rows.push(["refunds/verify", await height(), await count("/v1/refunds/verify", { intent: created.intent, tx_hash: receipt.transactionHash, refund_amount: "1000000", refund_tx_hash: refund.transactionHash }, (b) => b.status === "REFUNDED")]);
+  rows.push([
+    "refunds/verify",
+    await height(),
+    await count(
+      "/v1/refunds/verify",
+      { intent: created.intent, tx_hash: receipt.transactionHash, refund_amount: "1000000", refund_tx_hash: refund.transactionHash },
+      (b) => b.status === "REFUNDED",
+    ),
+  ]);
   await chain.mine(Math.max(0, 1_000 - (await height())));
   rows.push(["recover", await height(), await count("/v1/payments/recover", { intent: created.intent }, valid)]);
   await chain.mine(100_000 - (await height()));
@@ -155,11 +191,15 @@ if (runs("deliveries")) {
   console.log(`delivering ${DELIVERIES} webhooks…`);
   const deliveries = new Deliveries(service.database);
   const now = Date.now();
-  for (let i = 0; i < DELIVERIES; i++) await deliveries.enqueue({ eventId: `evt_bench_${i}`, eventType: "payment.settled", notifyUrl: hook, payload: { id: i }, dueAt: now });
+  for (let i = 0; i < DELIVERIES; i++)
+    await deliveries.enqueue({ eventId: `evt_bench_${i}`, eventType: "payment.settled", notifyUrl: hook, payload: { id: i }, dueAt: now });
   receiver.received.length = 0;
   const started = performance.now();
   service.webhooks.delivery.start(1000, (error) => console.error(error));
-  while (receiver.received.length < DELIVERIES || (await service.database.query("SELECT 1 FROM webhook_deliveries WHERE status = 'pending' LIMIT 1")).length > 0) {
+  while (
+    receiver.received.length < DELIVERIES ||
+    (await service.database.query("SELECT 1 FROM webhook_deliveries WHERE status = 'pending' LIMIT 1")).length > 0
+  ) {
     await new Promise((r) => setTimeout(r, 20));
   }
   const queued = DELIVERIES / ((performance.now() - started) / 1000);
@@ -216,9 +256,14 @@ if (runs("charges")) {
   const transferStart = performance.now();
   for (let i = 0; i < transfers; i++) {
     const raw = await sender.signTransaction({
-      chainId: chain.chain.id, type: "eip1559", nonce: nonce++, to: chain.deployment.token.address, gas: 100_000n,
+      chainId: chain.chain.id,
+      type: "eip1559",
+      nonce: nonce++,
+      to: chain.deployment.token.address,
+      gas: 100_000n,
       data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [merchant.address, 1n] }),
-      maxFeePerGas: fees.maxFeePerGas * 2n, maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      maxFeePerGas: fees.maxFeePerGas * 2n,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
     });
     await charging.client.sendRawTransaction({ serializedTransaction: raw });
   }
@@ -233,7 +278,14 @@ if (runs("charges")) {
     const statuses = new Map<string, number>();
     for (const a of answers) statuses.set(String(a.body.status ?? a.body.error), (statuses.get(String(a.body.status ?? a.body.error)) ?? 0) + 1);
     const hashes = new Set(answers.map((a) => a.body.tx_hash as Hex | undefined).filter((h): h is Hex => !!h));
-    return { elapsed, perSecond: SUBSCRIPTIONS / (elapsed / 1000), statuses: [...statuses].map(([s, n]) => `${s} ${n}`).join(", "), hashes, calls: slow.count(), requests: slow.requests };
+    return {
+      elapsed,
+      perSecond: SUBSCRIPTIONS / (elapsed / 1000),
+      statuses: [...statuses].map(([s, n]) => `${s} ${n}`).join(", "),
+      hashes,
+      calls: slow.count(),
+      requests: slow.requests,
+    };
   };
   const first = await chargeAll();
   slow.latencyMs = 0;

@@ -42,7 +42,8 @@ function typeOf(schema: Schema, indent = ""): string {
       const properties = (schema.properties ?? {}) as Record<string, Schema>;
       const required = new Set((schema.required ?? []) as string[]);
       const extra = schema.additionalProperties;
-      if (Object.keys(properties).length === 0) return extra && typeof extra === "object" ? `Record<string, ${typeOf(extra as Schema, indent)}>` : "Record<string, never>";
+      if (Object.keys(properties).length === 0)
+        return extra && typeof extra === "object" ? `Record<string, ${typeOf(extra as Schema, indent)}>` : "Record<string, never>";
       const inner = `${indent}  `;
       const lines = Object.entries(properties).map(([name, p]) => {
         const doc = typeof p.description === "string" ? `${inner}/** ${p.description} */\n` : "";
@@ -60,7 +61,9 @@ const out: string[] = [
   "// itself from the routes' zod schemas and error tables). Do not edit.",
   "",
   "/** Every error code the service answers with. */",
-  `export type ErrorCode =\n${Object.keys(ERROR_CODES).map((c) => `  | ${literal(c)}`).join("\n")};`,
+  `export type ErrorCode =\n${Object.keys(ERROR_CODES)
+    .map((c) => `  | ${literal(c)}`)
+    .join("\n")};`,
   "",
 ];
 for (const [name, schema] of Object.entries(doc.components.schemas)) {
@@ -72,13 +75,18 @@ out.push("/** Every operation: its method and path, request, response and the er
 for (const [path, methods] of Object.entries(doc.paths)) {
   for (const [method, op] of Object.entries(methods)) {
     const body = (b: Body | undefined) => (b?.content ? nameOf(b.content["application/json"]!.schema.$ref) : "never");
-    const errors = Object.entries(op.responses).filter(([s]) => Number(s) >= 400).map(([, r]) => body(r));
+    const errors = Object.entries(op.responses)
+      .filter(([s]) => Number(s) >= 400)
+      .map(([, r]) => body(r));
     out.push(`  /** ${op.summary} */`);
-    out.push(`  ${op.operationId}: { method: ${literal(method.toUpperCase())}; path: ${literal(path)}; request: ${body(op.requestBody)}; response: ${body(op.responses["200"])}; error: ${errors.length ? `${errors[0]}["error"]` : "never"} };`);
+    out.push(
+      `  ${op.operationId}: { method: ${literal(method.toUpperCase())}; path: ${literal(path)}; request: ${body(op.requestBody)}; response: ${body(op.responses["200"])}; error: ${errors.length ? `${errors[0]}["error"]` : "never"} };`,
+    );
   }
 }
 out.push("}", "", "/** Every webhook event, by type. */", "export interface WebhookEvents {");
-for (const [type, hook] of Object.entries(doc.webhooks)) out.push(`  ${literal(type)}: ${nameOf(hook.post.requestBody.content!["application/json"]!.schema.$ref)};`);
+for (const [type, hook] of Object.entries(doc.webhooks))
+  out.push(`  ${literal(type)}: ${nameOf(hook.post.requestBody.content!["application/json"]!.schema.$ref)};`);
 out.push("}", "");
 const text = out.join("\n");
 

@@ -38,7 +38,9 @@ const receiver = new Receiver(HOOK_HOST, join(".data", "demo"));
 await receiver.start(RECEIVER_PORT);
 
 let stack: ChildProcess | null = null;
-const up = await fetch(`${API_URL}/health`).then((r) => r.ok).catch(() => false);
+const up = await fetch(`${API_URL}/health`)
+  .then((r) => r.ok)
+  .catch(() => false);
 if (!up) {
   console.log(`no stack at ${API_URL}: starting one (npm start) that delivers webhooks to ${HOOK_HOST} → this demo…`);
   stack = spawn("npm", ["start"], {
@@ -53,7 +55,14 @@ if (!up) {
     stdio: ["ignore", "ignore", "inherit"],
     detached: true,
   });
-  await until("the stack", () => fetch(`${API_URL}/health`).then((r) => r.ok).catch(() => false), 180);
+  await until(
+    "the stack",
+    () =>
+      fetch(`${API_URL}/health`)
+        .then((r) => r.ok)
+        .catch(() => false),
+    180,
+  );
 }
 
 const api = new PaymentServiceClient({ baseUrl: API_URL });
@@ -80,7 +89,14 @@ try {
   say(`intent for ${payment.amount} USDC, reference ${payment.reference}, notify_url ${payment.notify_url ?? "(not accepted)"}`);
   const pay = payment.pay as { splitter: Address; token: Address; recipient: Address; amount_units: string; reference: Hex };
   await sent(await wallet(buyer).writeContract({ address: pay.token, abi: erc20Abi, functionName: "approve", args: [pay.splitter, BigInt(pay.amount_units)] }));
-  const payReceipt = await sent(await wallet(buyer).writeContract({ address: pay.splitter, abi: splitterAbi, functionName: "pay", args: [pay.token, pay.recipient, BigInt(pay.amount_units), pay.reference] }));
+  const payReceipt = await sent(
+    await wallet(buyer).writeContract({
+      address: pay.splitter,
+      abi: splitterAbi,
+      functionName: "pay",
+      args: [pay.token, pay.recipient, BigInt(pay.amount_units), pay.reference],
+    }),
+  );
   say(`buyer paid in ${payReceipt.transactionHash}`);
   const verdict = await until("the payment to settle", async () => {
     const v = await api.verifyPayment({ intent: payment.intent, tx_hash: payReceipt.transactionHash });
@@ -95,8 +111,22 @@ try {
   say(`link ${link.link_id}, checkout ${link.url.slice(0, 60)}…`);
   const viaLink = await api.resolvePayment({ intent: link.link });
   check(viaLink.reference.startsWith(link.link_id), "a link payment's reference starts with the link id");
-  await sent(await wallet(buyer).writeContract({ address: viaLink.token as Address, abi: erc20Abi, functionName: "approve", args: [viaLink.splitter as Address, BigInt(viaLink.amount_units)] }));
-  const linkPaid = await sent(await wallet(buyer).writeContract({ address: viaLink.splitter as Address, abi: splitterAbi, functionName: "pay", args: [viaLink.token as Address, viaLink.recipient as Address, BigInt(viaLink.amount_units), viaLink.reference as Hex] }));
+  await sent(
+    await wallet(buyer).writeContract({
+      address: viaLink.token as Address,
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [viaLink.splitter as Address, BigInt(viaLink.amount_units)],
+    }),
+  );
+  const linkPaid = await sent(
+    await wallet(buyer).writeContract({
+      address: viaLink.splitter as Address,
+      abi: splitterAbi,
+      functionName: "pay",
+      args: [viaLink.token as Address, viaLink.recipient as Address, BigInt(viaLink.amount_units), viaLink.reference as Hex],
+    }),
+  );
   const linkVerdict = await until("the link payment to settle", async () => {
     const v = await api.verifyPayment({ intent: viaLink.intent!, tx_hash: linkPaid.transactionHash });
     return v.valid ? v : null;
@@ -110,8 +140,20 @@ try {
   const setup = await api.createSubscription({ recipient: merchant, amount: "9.99", period: caps.min_period });
   const terms = await api.resolveSubscription({ setup_token: setup.setup_token });
   const payerAccount = localAccount(payer);
-  const signature = await payerAccount.signTypedData({ domain: terms.typed_data.domain as never, types: TERMS_TYPES, primaryType: "Terms", message: termsFromWireMessage(terms.typed_data.message, payerAccount.address) });
-  await sent(await wallet(payer).writeContract({ address: terms.token as Address, abi: erc20Abi, functionName: "approve", args: [terms.contract as Address, BigInt(terms.amount_units) * 12n] }));
+  const signature = await payerAccount.signTypedData({
+    domain: terms.typed_data.domain as never,
+    types: TERMS_TYPES,
+    primaryType: "Terms",
+    message: termsFromWireMessage(terms.typed_data.message, payerAccount.address),
+  });
+  await sent(
+    await wallet(payer).writeContract({
+      address: terms.token as Address,
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [terms.contract as Address, BigInt(terms.amount_units) * 12n],
+    }),
+  );
   const sub = await api.finalizeSubscription({ setup_token: setup.setup_token, payer: payerAccount.address, signature });
   say(`subscription ${sub.subscription_id}: ${sub.amount} USDC every ${sub.period} s`);
   const chargeUntilSettled = async (period: number) => {
@@ -135,9 +177,23 @@ try {
   step("Refund of the one-time payment");
   const refund = await api.prepareRefund({ intent: payment.intent, tx_hash: payReceipt.transactionHash, amount: payment.pay.amount_units });
   say(`refund token for ${refund.refund_amount} USDC to ${refund.payer} (the merchant absorbs the fee)`);
-  const refundReceipt = await sent(await wallet(LOCAL_ROLES.firstUser + 11).writeContract({ address: refund.token as Address, abi: erc20Abi, functionName: "transfer", args: [refund.payer as Address, BigInt(refund.refund_amount_units)] }));
+  const refundReceipt = await sent(
+    await wallet(LOCAL_ROLES.firstUser + 11).writeContract({
+      address: refund.token as Address,
+      abi: erc20Abi,
+      functionName: "transfer",
+      args: [refund.payer as Address, BigInt(refund.refund_amount_units)],
+    }),
+  );
   const refunded = await until("the refund to settle", async () =>
-    api.verifyRefund({ intent: payment.intent, tx_hash: payReceipt.transactionHash, refund_amount: refund.refund_amount_units, refund_tx_hash: refundReceipt.transactionHash }).catch((e) => (e.error === "REFUND_CONFIRMING" ? null : Promise.reject(e))),
+    api
+      .verifyRefund({
+        intent: payment.intent,
+        tx_hash: payReceipt.transactionHash,
+        refund_amount: refund.refund_amount_units,
+        refund_tx_hash: refundReceipt.transactionHash,
+      })
+      .catch((e) => (e.error === "REFUND_CONFIRMING" ? null : Promise.reject(e))),
   );
   say(`${refunded.status} in block ${refunded.block_number}`);
 

@@ -13,7 +13,11 @@ if (!intent) fail("usage: npm run pay -- <intent> [account index 0–19, default
 const buyer = localAccount(accountIndex(accountArg, LOCAL_ROLES.firstUser));
 
 await run(async () => {
-  const terms = await post<{ recipient: Address; amount: string; amount_units: string; token: Address; splitter: Address; reference: Hex }>("/v1/payments/resolve", { intent }, "resolve refused the intent");
+  const terms = await post<{ recipient: Address; amount: string; amount_units: string; token: Address; splitter: Address; reference: Hex }>(
+    "/v1/payments/resolve",
+    { intent },
+    "resolve refused the intent",
+  );
   const chain = { ...baseSepolia, rpcUrls: { default: { http: [CHAIN_RPC_URL] } } };
   const wallet = createWalletClient({ account: buyer, chain, transport: http(CHAIN_RPC_URL, { retryCount: 0 }) });
   const reader = createPublicClient({ chain, transport: http(CHAIN_RPC_URL, { retryCount: 0 }) });
@@ -21,7 +25,12 @@ await run(async () => {
   console.log(`paying ${terms.amount} USDC to ${terms.recipient} from ${buyer.address}`);
   const approval = await wallet.writeContract({ address: terms.token, abi: erc20Abi, functionName: "approve", args: [terms.splitter, units] });
   await reader.waitForTransactionReceipt({ hash: approval });
-  const hash = await wallet.writeContract({ address: terms.splitter, abi: splitterAbi, functionName: "pay", args: [terms.token, terms.recipient, units, terms.reference] });
+  const hash = await wallet.writeContract({
+    address: terms.splitter,
+    abi: splitterAbi,
+    functionName: "pay",
+    args: [terms.token, terms.recipient, units, terms.reference],
+  });
   const receipt = await reader.waitForTransactionReceipt({ hash });
   console.log(`tx_hash ${hash} (block ${receipt.blockNumber}, ${receipt.status})`);
 });

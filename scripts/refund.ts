@@ -20,14 +20,22 @@ await run(async () => {
   if (txHash !== undefined) {
     let amount = amountArg;
     if (amount === undefined) {
-      const verdict = await post<{ valid: boolean; amount?: string; code?: string }>("/v1/payments/verify", { intent: first, tx_hash: txHash }, "verify refused the payment");
+      const verdict = await post<{ valid: boolean; amount?: string; code?: string }>(
+        "/v1/payments/verify",
+        { intent: first, tx_hash: txHash },
+        "verify refused the payment",
+      );
       if (!verdict.valid) fail(`the payment is not settled (${verdict.code}): nothing to refund yet`);
-      amount = (BigInt(verdict.amount!.replace(".", ""))).toString();
+      amount = BigInt(verdict.amount!.replace(".", "")).toString();
     }
     const prepared = await post<{ refund_token: string }>("/v1/refunds/prepare", { intent: first, tx_hash: txHash, amount }, "prepare refused the refund");
     refundToken = prepared.refund_token;
   }
-  const refund = await post<{ token: Address; merchant: Address; payer: Address; amount: string; amount_units: string }>("/v1/refunds/resolve", { refund_token: refundToken }, "resolve refused the refund token");
+  const refund = await post<{ token: Address; merchant: Address; payer: Address; amount: string; amount_units: string }>(
+    "/v1/refunds/resolve",
+    { refund_token: refundToken },
+    "resolve refused the refund token",
+  );
   const index = Array.from({ length: LOCAL_ACCOUNT_COUNT }, (_, i) => i).find((i) => localAccount(i).address.toLowerCase() === refund.merchant.toLowerCase());
   if (index === undefined) fail(`the merchant ${refund.merchant} is not a local account: its own wallet must send this refund`);
   const merchant = localAccount(index);
@@ -35,9 +43,16 @@ await run(async () => {
   const wallet = createWalletClient({ account: merchant, chain, transport: http(CHAIN_RPC_URL, { retryCount: 0 }) });
   const reader = createPublicClient({ chain, transport: http(CHAIN_RPC_URL, { retryCount: 0 }) });
   console.error(`refunding ${refund.amount} USDC from ${merchant.address} (#${index}) to ${refund.payer}`);
-  const hash: Hex = await wallet.writeContract({ address: refund.token, abi: erc20Abi, functionName: "transfer", args: [refund.payer, BigInt(refund.amount_units)] });
+  const hash: Hex = await wallet.writeContract({
+    address: refund.token,
+    abi: erc20Abi,
+    functionName: "transfer",
+    args: [refund.payer, BigInt(refund.amount_units)],
+  });
   const receipt = await reader.waitForTransactionReceipt({ hash });
   if (receipt.status !== "success") fail(`the refund transfer ${hash} reverted`);
   console.error(`refund_tx_hash ${hash} (block ${receipt.blockNumber}); verify with /v1/refunds/verify once settled:`);
-  console.log(JSON.stringify({ ...(txHash !== undefined ? { intent: first, tx_hash: txHash } : {}), refund_amount: refund.amount_units, refund_tx_hash: hash }));
+  console.log(
+    JSON.stringify({ ...(txHash !== undefined ? { intent: first, tx_hash: txHash } : {}), refund_amount: refund.amount_units, refund_tx_hash: hash }),
+  );
 });

@@ -31,7 +31,9 @@ if (harness) {
     chain = await startLocalChain({ port: chainPort, host: "127.0.0.1" });
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
-    console.error(e.code === "EADDRINUSE" ? `port ${chainPort} is taken: stop the other chain or set CHAIN_PORT` : `the local chain did not start: ${e.message}`);
+    console.error(
+      e.code === "EADDRINUSE" ? `port ${chainPort} is taken: stop the other chain or set CHAIN_PORT` : `the local chain did not start: ${e.message}`,
+    );
     process.exit(1);
   }
   // The embedded chain starts from genesis every time; the store's records refer to that chain, so
@@ -87,7 +89,9 @@ if (chain && harness) {
     const account = chain.accounts[i]!;
     console.log(`  #${i} ${account.address}  key ${Buffer.from(account.getHdKey().privateKey!).toString("hex").replace(/^/, "0x")}`);
   }
-  console.log(`  (all 20 accounts #0–#19 hold ETH and ${formatAmount(LOCAL_USDC_UNITS)} USDC; #${LOCAL_ROLES.deployer} deployed the contracts, #${LOCAL_ROLES.relayer} is the relayer)`);
+  console.log(
+    `  (all 20 accounts #0–#19 hold ETH and ${formatAmount(LOCAL_USDC_UNITS)} USDC; #${LOCAL_ROLES.deployer} deployed the contracts, #${LOCAL_ROLES.relayer} is the relayer)`,
+  );
 }
 console.log("");
 console.log("Ready. Ctrl-C stops everything.");

@@ -14,7 +14,10 @@ export const LOCAL_TOKEN_SECRET = "local-development-secret-not-for-any-real-cha
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInt = z.coerce.number().int().positive();
 const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
-const amount = z.string().refine((v) => parseAmount(v) !== null, "a decimal amount with at most 6 fractional digits").transform((v) => parseAmount(v)!);
+const amount = z
+  .string()
+  .refine((v) => parseAmount(v) !== null, "a decimal amount with at most 6 fractional digits")
+  .transform((v) => parseAmount(v)!);
 
 const EnvSchema = z.object({
   HOST: z.string().default("127.0.0.1"),
@@ -42,7 +45,10 @@ const EnvSchema = z.object({
   WEBHOOKS_ENABLED: bool.default(true),
   TRUST_PROXY: z.coerce.number().int().min(0).default(0),
   DATA_DIR: z.string().default(".data/pglite"),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "a postgres:// URL").optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "a postgres:// URL")
+    .optional(),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
   WEBHOOKS_ALLOW_LOOPBACK: bool.default(false),
   WEBHOOKS_RESOLVE: z
@@ -63,9 +69,16 @@ const EnvSchema = z.object({
   SETUP_TTL_SECONDS: positiveInt.default(3600),
   CANCEL_TTL_SECONDS: positiveInt.default(900),
   APPROVE_TTL_SECONDS: positiveInt.default(900),
-  MAX_GAS_REIMBURSEMENT: z.string().refine((v) => parseAmount(v) !== null, "a decimal amount").transform((v) => parseAmount(v)!).default(0n),
+  MAX_GAS_REIMBURSEMENT: z
+    .string()
+    .refine((v) => parseAmount(v) !== null, "a decimal amount")
+    .transform((v) => parseAmount(v)!)
+    .default(0n),
   GAS_PRICE_USDC_PER_ETH: amount.default(parseAmount("3000")!),
-  RELAYER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "0x and 64 hex digits").optional(),
+  RELAYER_PRIVATE_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, "0x and 64 hex digits")
+    .optional(),
   RELAYER_PAUSED: bool.default(false),
   RELAYER_TIP_WEI: z.coerce.bigint().nonnegative().default(1_000_000n),
   CHARGE_CONCURRENCY: positiveInt.default(256),
@@ -168,7 +181,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push("SUBSCRIPTION_MIN_PERIOD_SECONDS: production's minimum is 3600");
   }
   if (e.CHAIN_ID === 8453 && e.WEBHOOKS_ALLOW_LOOPBACK) problems.push("WEBHOOKS_ALLOW_LOOPBACK: a test-only switch, refused in production");
-  if (e.CHAIN_ID === 8453 && (e.WEBHOOKS_RESOLVE || e.WEBHOOKS_PORT_OVERRIDE)) problems.push("WEBHOOKS_RESOLVE / WEBHOOKS_PORT_OVERRIDE: test-only, refused in production");
+  if (e.CHAIN_ID === 8453 && (e.WEBHOOKS_RESOLVE || e.WEBHOOKS_PORT_OVERRIDE))
+    problems.push("WEBHOOKS_RESOLVE / WEBHOOKS_PORT_OVERRIDE: test-only, refused in production");
   if (problems.length) throw new ConfigError(problems);
 
   const finalityText = e.FINALITY ?? (external ? "safe" : "2");

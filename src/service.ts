@@ -73,7 +73,11 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const deployment = deps.deployment ?? loadLiveDeployment(config.chainId);
   const client = createChainClient(config.chainId, config.rpcUrl, config.rpcTimeoutMs);
   const tokens = new CapabilityTokens(
-    { environment: deployment.environment, chainId: deployment.chainId, deployment: `${deployment.contracts.Splitter.address}:${deployment.contracts.RecurringCharges.address}` },
+    {
+      environment: deployment.environment,
+      chainId: deployment.chainId,
+      deployment: `${deployment.contracts.Splitter.address}:${deployment.contracts.RecurringCharges.address}`,
+    },
     config.tokenKeys,
   );
   // The token's EIP-712 domain as recorded must be the one the token hashes, or every permit and
@@ -90,7 +94,9 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   // Rate limits: shared through PostgreSQL when several instances can share it, else per instance.
   const windowLimiter = (name: string, perMinute: number): RateLimiter =>
     config.databaseUrl
-      ? new SharedWindowLimiter(database, name, perMinute, 60_000, now, (error) => logger.warn({ limiter: name, error: (error as Error).message }, "shared rate limit unavailable: allowed"))
+      ? new SharedWindowLimiter(database, name, perMinute, 60_000, now, (error) =>
+          logger.warn({ limiter: name, error: (error as Error).message }, "shared rate limit unavailable: allowed"),
+        )
       : new FixedWindowLimiter(perMinute, 60_000, now);
 
   const fixedDns = config.webhooks.resolve;
@@ -98,13 +104,27 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     ...(fixedDns ? { resolve: async (host: string) => (fixedDns[host] ? [{ address: fixedDns[host]!, family: 4 }] : systemResolver(host)) } : {}),
     ...(config.webhooks.portOverride ? { port: config.webhooks.portOverride } : {}),
   };
-  const webhooks = new Webhooks({ db: database, ...chain, tokens, settings: config.webhooks, now, logger, ...configuredTransport, ...(deps.webhookTransport ?? {}) });
+  const webhooks = new Webhooks({
+    db: database,
+    ...chain,
+    tokens,
+    settings: config.webhooks,
+    now,
+    logger,
+    ...configuredTransport,
+    ...(deps.webhookTransport ?? {}),
+  });
   const links = new Links({
     db: database,
     tokens,
     webhooks,
     checkoutUrl: config.checkoutUrl,
-    limits: { minUnits: config.payments.minUnits, maxUnits: config.payments.maxUnits, linkTtlSeconds: config.links.ttlSeconds, maxLinkTtlSeconds: config.links.maxTtlSeconds },
+    limits: {
+      minUnits: config.payments.minUnits,
+      maxUnits: config.payments.maxUnits,
+      linkTtlSeconds: config.links.ttlSeconds,
+      maxLinkTtlSeconds: config.links.maxTtlSeconds,
+    },
     now,
     randomBytes: random,
     localChain: config.localChain,
@@ -222,7 +242,15 @@ export async function listen(service: Service): Promise<{ apiUrl: string; opsUrl
     close: async () => {
       service.webhooks.stop();
       service.charges.stop();
-      await Promise.all(servers.map((s) => new Promise<void>((resolve) => { s.closeAllConnections(); s.close(() => resolve()); })));
+      await Promise.all(
+        servers.map(
+          (s) =>
+            new Promise<void>((resolve) => {
+              s.closeAllConnections();
+              s.close(() => resolve());
+            }),
+        ),
+      );
     },
   };
 }

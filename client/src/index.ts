@@ -65,11 +65,19 @@ export class PaymentServiceClient {
   }
 
   async #call<K extends keyof Operations>(method: "GET" | "POST", path: Operations[K]["path"], body?: unknown): Promise<ResponseOf<K>> {
-    const res = await this.#fetch(`${this.#base}${path}`, method === "GET" ? { method } : { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) });
+    const res = await this.#fetch(
+      `${this.#base}${path}`,
+      method === "GET" ? { method } : { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) },
+    );
     const parsed = (await res.json().catch(() => ({ error: "INVALID_RESPONSE" }))) as { error?: string; action?: Action; retry_after?: number };
     if (!res.ok) {
       const header = Number(res.headers.get("retry-after"));
-      throw new ApiError(res.status, (parsed.error ?? "UNKNOWN") as ErrorOf<K> & string, parsed.action, parsed.retry_after ?? (Number.isFinite(header) && header > 0 ? header : undefined));
+      throw new ApiError(
+        res.status,
+        (parsed.error ?? "UNKNOWN") as ErrorOf<K> & string,
+        parsed.action,
+        parsed.retry_after ?? (Number.isFinite(header) && header > 0 ? header : undefined),
+      );
     }
     return parsed as ResponseOf<K>;
   }

@@ -40,7 +40,8 @@ export const CHAIN_RPC_URL = url("CHAIN_RPC_URL", `http://127.0.0.1:${port("CHAI
 export function accountIndex(arg: string | undefined, fallback: number): number {
   if (arg === undefined) return fallback;
   const index = Number(arg);
-  if (!/^\d+$/.test(arg) || index >= LOCAL_ACCOUNT_COUNT) fail(`account must be a local account index 0–${LOCAL_ACCOUNT_COUNT - 1}, not ${JSON.stringify(arg)}`);
+  if (!/^\d+$/.test(arg) || index >= LOCAL_ACCOUNT_COUNT)
+    fail(`account must be a local account index 0–${LOCAL_ACCOUNT_COUNT - 1}, not ${JSON.stringify(arg)}`);
   return index;
 }
 
@@ -63,7 +64,8 @@ export async function run(main: () => Promise<void>): Promise<void> {
     await main();
   } catch (error) {
     const message = error instanceof Error ? error.message.split("\n")[0]! : String(error);
-    if (/fetch failed|ECONNREFUSED|HTTP request failed/i.test(message)) fail(`the chain does not answer at ${CHAIN_RPC_URL}: start the stack (npm start), or set CHAIN_RPC_URL / CHAIN_PORT`);
+    if (/fetch failed|ECONNREFUSED|HTTP request failed/i.test(message))
+      fail(`the chain does not answer at ${CHAIN_RPC_URL}: start the stack (npm start), or set CHAIN_RPC_URL / CHAIN_PORT`);
     fail(message);
   }
 }

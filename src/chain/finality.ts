@@ -26,7 +26,11 @@ export function isSettled(blockNumber: bigint, head: bigint): boolean {
  * Whether a receipt is settled: its block is still canonical (same hash at that height) and at or
  * below the finality head. A reorg under way reads as not settled.
  */
-export async function isReceiptSettled(client: PublicClient, finality: Finality, receipt: Pick<TransactionReceipt, "blockNumber" | "blockHash">): Promise<boolean> {
+export async function isReceiptSettled(
+  client: PublicClient,
+  finality: Finality,
+  receipt: Pick<TransactionReceipt, "blockNumber" | "blockHash">,
+): Promise<boolean> {
   const [head, block] = await Promise.all([finalityHead(client, finality), rpc(() => client.getBlock({ blockNumber: receipt.blockNumber }))]);
   return block.hash === receipt.blockHash && isSettled(receipt.blockNumber, head);
 }
@@ -37,7 +41,11 @@ export async function isReceiptSettled(client: PublicClient, finality: Finality,
  * whose block is at or below that head is settled: no block-hash check, no third read. (The head
  * read first can only be lower than the head at the receipt's read, never higher.)
  */
-export async function readReceiptsAfterHead(client: PublicClient, finality: Finality, hashes: Hex[]): Promise<{ head: bigint; receipts: Array<TransactionReceipt | null> }> {
+export async function readReceiptsAfterHead(
+  client: PublicClient,
+  finality: Finality,
+  hashes: Hex[],
+): Promise<{ head: bigint; receipts: Array<TransactionReceipt | null> }> {
   const head = await finalityHead(client, finality);
   const receipts = await Promise.all(hashes.map((hash) => readReceipt(client, hash)));
   return { head, receipts };

@@ -11,10 +11,7 @@ export function toRpcError(error: unknown): ServiceError {
   const busy =
     error instanceof BaseError &&
     error.walk(
-      (e) =>
-        e instanceof TimeoutError ||
-        e instanceof LimitExceededRpcError ||
-        (e instanceof HttpRequestError && (e.status === 429 || e.status === 503)),
+      (e) => e instanceof TimeoutError || e instanceof LimitExceededRpcError || (e instanceof HttpRequestError && (e.status === 429 || e.status === 503)),
     ) !== null;
   return new ServiceError(busy ? "RPC_BUSY" : "RPC_ERROR", { cause: error });
 }

@@ -50,10 +50,7 @@ export function receiveAuthorizationTypedData(
 }
 
 /** EIP-2612 `Permit` typed data: what a buyer signs to let the Splitter pull in the same transaction. */
-export function permitTypedData(
-  domain: TokenDomain,
-  message: { owner: Address; spender: Address; value: bigint; nonce: bigint; deadline: bigint },
-) {
+export function permitTypedData(domain: TokenDomain, message: { owner: Address; spender: Address; value: bigint; nonce: bigint; deadline: bigint }) {
   return {
     domain,
     types: {

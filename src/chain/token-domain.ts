@@ -1,4 +1,13 @@
-import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, ExecutionRevertedError, domainSeparator, type Address, type Hex, type PublicClient } from "viem";
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  ContractFunctionZeroDataError,
+  ExecutionRevertedError,
+  domainSeparator,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from "viem";
 import { getEip712Domain } from "viem/actions";
 import { fiatTokenAbi } from "../generated/contracts.js";
 import { tokenDomain, type TokenEip712 } from "./token-authorizations.js";
@@ -30,7 +39,12 @@ export async function checkTokenDomain(client: PublicClient, chainId: number, to
   const named = await answer(() => getEip712Domain(client, { address: token }));
   if (named) {
     const d = named.domain;
-    if (d.name !== recorded.name || d.version !== recorded.version || (d.chainId !== undefined && Number(d.chainId) !== chainId) || (d.verifyingContract && d.verifyingContract.toLowerCase() !== token.toLowerCase())) {
+    if (
+      d.name !== recorded.name ||
+      d.version !== recorded.version ||
+      (d.chainId !== undefined && Number(d.chainId) !== chainId) ||
+      (d.verifyingContract && d.verifyingContract.toLowerCase() !== token.toLowerCase())
+    ) {
       throw mismatch(`name "${d.name}" version "${d.version}"`);
     }
     return { checked: true, by: "eip712Domain" };
@@ -54,7 +68,13 @@ async function answer<T>(call: () => Promise<T>): Promise<T | null> {
   } catch (error) {
     const unanswered =
       error instanceof BaseError &&
-      error.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError || (e as Error).name === "Eip712DomainNotFoundError" || e instanceof ExecutionRevertedError) !== null;
+      error.walk(
+        (e) =>
+          e instanceof ContractFunctionRevertedError ||
+          e instanceof ContractFunctionZeroDataError ||
+          (e as Error).name === "Eip712DomainNotFoundError" ||
+          e instanceof ExecutionRevertedError,
+      ) !== null;
     if (unanswered) return null;
     throw error;
   }

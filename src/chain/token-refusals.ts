@@ -56,7 +56,8 @@ async function optional<T>(read: () => Promise<T>): Promise<T | null> {
     try {
       return await read();
     } catch (error) {
-      if (error instanceof BaseError && error.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError) !== null) return null;
+      if (error instanceof BaseError && error.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError) !== null)
+        return null;
       throw error;
     }
   });

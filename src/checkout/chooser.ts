@@ -33,7 +33,10 @@ function ask(wallets: Announced[]): Promise<Announced | null> {
       resolve(choice);
     };
     const options = wallets.map((w) => {
-      const icon = w.info.icon && /^data:image\//.test(w.info.icon) ? el("img", { src: w.info.icon, alt: "", width: "28", height: "28" }) : el("span", { class: "wallet-icon" });
+      const icon =
+        w.info.icon && /^data:image\//.test(w.info.icon)
+          ? el("img", { src: w.info.icon, alt: "", width: "28", height: "28" })
+          : el("span", { class: "wallet-icon" });
       const b = el("button", { type: "button", class: "wallet-option", "data-rdns": w.info.rdns ?? "" }, icon, el("span", {}, w.info.name));
       b.addEventListener("click", () => finish(w));
       return b;
@@ -41,7 +44,12 @@ function ask(wallets: Announced[]): Promise<Announced | null> {
     const cancel = el("button", { type: "button", class: "secondary", id: "wallet-chooser-cancel" }, "Cancel");
     cancel.addEventListener("click", () => finish(null));
     dialog.addEventListener("cancel", () => finish(null));
-    dialog.append(el("h2", { id: "wallet-chooser-title" }, "Choose a wallet"), el("p", { class: "muted" }, "Several wallets are installed in this browser."), ...options, cancel);
+    dialog.append(
+      el("h2", { id: "wallet-chooser-title" }, "Choose a wallet"),
+      el("p", { class: "muted" }, "Several wallets are installed in this browser."),
+      ...options,
+      cancel,
+    );
     document.body.append(dialog);
     dialog.showModal();
   });

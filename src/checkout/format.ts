@@ -55,7 +55,15 @@ export function displayAmount(units: bigint | string, symbol: string): string {
 
 /** A moment in the buyer's own time zone, with the zone named ("22 Nov 2026, 17:05 GMT+1"). */
 export function displayTime(unixSeconds: number, locale?: string, timeZone?: string): string {
-  return new Intl.DateTimeFormat(locale, { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short", ...(timeZone ? { timeZone } : {}) }).format(new Date(unixSeconds * 1000));
+  return new Intl.DateTimeFormat(locale, {
+    day: "numeric",
+    month: "short",
+    year: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZoneName: "short",
+    ...(timeZone ? { timeZone } : {}),
+  }).format(new Date(unixSeconds * 1000));
 }
 
 /** What is left, in words a glance reads: "59:07 left", "2 h 05 min left", "3 days left", "expired". */

@@ -17,7 +17,11 @@ async function route(): Promise<void> {
   const [, kind, token] = /^#\/([a-z]+)\/(.+)$/.exec(location.hash) ?? [];
   let symbol = "USDC";
   try {
-    const caps = (await (await fetch(new URL("../v1/capabilities", location.href.split("#")[0]))).json()) as { token?: { symbol?: string }; chain_id?: number; local_chain?: boolean };
+    const caps = (await (await fetch(new URL("../v1/capabilities", location.href.split("#")[0]))).json()) as {
+      token?: { symbol?: string };
+      chain_id?: number;
+      local_chain?: boolean;
+    };
     symbol = caps.token?.symbol ?? symbol;
     setContext({ symbol, chainId: caps.chain_id ?? null, localChain: caps.local_chain === true });
   } catch {
@@ -38,7 +42,11 @@ async function route(): Promise<void> {
     default: {
       document.title = "Checkout";
       const { chainId } = pageContext();
-      render(...(chainId !== null ? [networkBanner(chainId)] : []), el("h1", {}, "Checkout"), el("p", { class: "muted" }, "Open this page from a payment, subscription, approval, cancellation or refund link."));
+      render(
+        ...(chainId !== null ? [networkBanner(chainId)] : []),
+        el("h1", {}, "Checkout"),
+        el("p", { class: "muted" }, "Open this page from a payment, subscription, approval, cancellation or refund link."),
+      );
     }
   }
 }

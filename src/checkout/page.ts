@@ -122,7 +122,9 @@ export function handoff(open: boolean): HTMLElement {
     el("p", { class: "muted" }, "On a computer: scan this code with your phone's camera or wallet to continue there."),
     el("div", { class: "qr-box" }, qrSvg(url, "QR code of this page")),
     el("p", { class: "muted" }, "The code opens this page; it is not a wallet payment request, which could not carry this payment's reference."),
-    context.localChain ? el("p", { class: "muted", id: "local-note" }, "This service runs on a local chain: a phone can only reach it on the same network.") : null,
+    context.localChain
+      ? el("p", { class: "muted", id: "local-note" }, "This service runs on a local chain: a phone can only reach it on the same network.")
+      : null,
   );
 }
 
@@ -150,7 +152,13 @@ async function fillWalletNotice(box: HTMLElement, chainId: number, button: HTMLE
     try {
       const current = Number(await only.provider.request({ method: "eth_chainId" }));
       if (current !== chainId) {
-        box.append(el("p", { class: "notice", id: "other-chain" }, `Your wallet is on ${chainName(current)}. It will be asked to switch to ${networkOf(chainId, context.localChain).name}.`));
+        box.append(
+          el(
+            "p",
+            { class: "notice", id: "other-chain" },
+            `Your wallet is on ${chainName(current)}. It will be asked to switch to ${networkOf(chainId, context.localChain).name}.`,
+          ),
+        );
       }
     } catch {
       // a wallet that will not say: the switch request will tell

@@ -38,7 +38,10 @@ export async function discoverWallet(waitMs = 300): Promise<Eip1193 | null> {
 
 /** What `wallet_addEthereumChain` needs for the chains we serve, from viem's chain definitions. */
 const CHAINS: Record<number, { chainName: string; rpcUrls: readonly string[]; blockExplorerUrls: string[] }> = Object.fromEntries(
-  ([baseSepolia, base] as Chain[]).map((c) => [c.id, { chainName: c.name, rpcUrls: c.rpcUrls.default.http, blockExplorerUrls: c.blockExplorers ? [c.blockExplorers.default.url] : [] }]),
+  ([baseSepolia, base] as Chain[]).map((c) => [
+    c.id,
+    { chainName: c.name, rpcUrls: c.rpcUrls.default.http, blockExplorerUrls: c.blockExplorers ? [c.blockExplorers.default.url] : [] },
+  ]),
 );
 
 export class Wallet {
@@ -64,7 +67,10 @@ export class Wallet {
       await switchChain();
     } catch (error) {
       if ((error as { code?: number }).code !== 4902 || !CHAINS[chainId]) throw error;
-      await this.provider.request({ method: "wallet_addEthereumChain", params: [{ chainId: hexId, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, ...CHAINS[chainId] }] });
+      await this.provider.request({
+        method: "wallet_addEthereumChain",
+        params: [{ chainId: hexId, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, ...CHAINS[chainId] }],
+      });
       if (!(await onChain())) await switchChain(); // adding does not switch in every wallet
     }
     if (!(await onChain())) throw new Error(`Switch your wallet to ${chainName(chainId)}.`);

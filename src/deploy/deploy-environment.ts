@@ -35,7 +35,8 @@ export async function deployEnvironment(options: DeployOptions): Promise<Deploye
   if (deployment.environment === "production" && !options.allowProduction) {
     throw new Error("refusing to deploy to production (Base, 8453) without --production");
   }
-  if (!isLive(deployment)) throw new Error(`deployments/${options.chainId}.json has no parameters: set owner, feeCollector, feeBps, networkFeeUnits, relayers first`);
+  if (!isLive(deployment))
+    throw new Error(`deployments/${options.chainId}.json has no parameters: set owner, feeCollector, feeBps, networkFeeUnits, relayers first`);
   const chain = deployment.chainId === base.id ? base : baseSepolia;
   const transport = http(options.rpcUrl, { retryCount: 2 });
   const publicClient = createPublicClient({ chain, transport }) as PublicClient;
@@ -58,7 +59,14 @@ export async function deployEnvironment(options: DeployOptions): Promise<Deploye
       results.push({ name: planned.name, address: planned.address, txHash: null });
       continue;
     }
-    const result = await deployCreate2({ public: publicClient, wallet }, options.deployer, chain, deployment.create2Deployer, deployment.salt as Hex, planned.initCode);
+    const result = await deployCreate2(
+      { public: publicClient, wallet },
+      options.deployer,
+      chain,
+      deployment.create2Deployer,
+      deployment.salt as Hex,
+      planned.initCode,
+    );
     log(result.txHash ? `${planned.name}: deployed at ${result.address} in ${result.txHash}` : `${planned.name}: already at ${result.address}`);
     results.push({ name: planned.name, ...result });
   }
@@ -67,17 +75,30 @@ export async function deployEnvironment(options: DeployOptions): Promise<Deploye
   mkdirSync(argsDir, { recursive: true });
   log("verify on the block explorer (ETHERSCAN_API_KEY and RPC_URL set):");
   for (const v of verification(network, deployment.chainId, deployment.contracts, deployment.parameters)) {
-    writeFileSync(join(argsDir, v.argsFile), `// Constructor arguments of ${v.name} on chain ${deployment.chainId}, for hardhat verify.\nexport default ${JSON.stringify(v.args)};\n`);
+    writeFileSync(
+      join(argsDir, v.argsFile),
+      `// Constructor arguments of ${v.name} on chain ${deployment.chainId}, for hardhat verify.\nexport default ${JSON.stringify(v.args)};\n`,
+    );
     log(`  npx hardhat verify --network ${network} --constructor-args-path deployments/verify/${v.argsFile} ${v.address}`);
   }
   return results;
 }
 
 /** What block-explorer verification needs per contract: its address and constructor arguments. */
-export function verification(network: string, chainId: number, contracts: { Splitter: { address: Address }; RecurringCharges: { address: Address } }, p: NonNullable<Deployment["parameters"]>) {
+export function verification(
+  network: string,
+  chainId: number,
+  contracts: { Splitter: { address: Address }; RecurringCharges: { address: Address } },
+  p: NonNullable<Deployment["parameters"]>,
+) {
   void network;
   return [
     { name: "Splitter", address: contracts.Splitter.address, argsFile: `${chainId}.Splitter.args.mjs`, args: [p.feeCollector, p.feeBps] as unknown[] },
-    { name: "RecurringCharges", address: contracts.RecurringCharges.address, argsFile: `${chainId}.RecurringCharges.args.mjs`, args: [p.owner, p.feeCollector, p.feeBps, p.networkFeeUnits, p.relayers] as unknown[] },
+    {
+      name: "RecurringCharges",
+      address: contracts.RecurringCharges.address,
+      argsFile: `${chainId}.RecurringCharges.args.mjs`,
+      args: [p.owner, p.feeCollector, p.feeBps, p.networkFeeUnits, p.relayers] as unknown[],
+    },
   ];
 }

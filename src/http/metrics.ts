@@ -5,8 +5,19 @@ import { maskPath, type Logger } from "../logger.js";
 /** Prometheus metrics of one service instance. */
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests = new Counter({ name: "http_requests_total", help: "HTTP requests by route, method and status", labelNames: ["route", "method", "status"], registers: [this.registry] });
-  readonly duration = new Histogram({ name: "http_request_duration_seconds", help: "HTTP request duration by route", labelNames: ["route"], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10], registers: [this.registry] });
+  readonly requests = new Counter({
+    name: "http_requests_total",
+    help: "HTTP requests by route, method and status",
+    labelNames: ["route", "method", "status"],
+    registers: [this.registry],
+  });
+  readonly duration = new Histogram({
+    name: "http_request_duration_seconds",
+    help: "HTTP request duration by route",
+    labelNames: ["route"],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [this.registry],
+  });
 
   constructor(defaults = false) {
     if (defaults) collectDefaultMetrics({ register: this.registry });

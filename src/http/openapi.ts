@@ -26,7 +26,8 @@ const UNNAMED = new Set(["ErrorBody"]);
 function namedSchemas(): Map<z.ZodType, string> {
   const names = new Map<z.ZodType, string>();
   const add = (module: Record<string, unknown>, rename: (name: string) => string) => {
-    for (const [name, value] of Object.entries(module)) if (value instanceof z.ZodType && !names.has(value) && !UNNAMED.has(name)) names.set(value, rename(name));
+    for (const [name, value] of Object.entries(module))
+      if (value instanceof z.ZodType && !names.has(value) && !UNNAMED.has(name)) names.set(value, rename(name));
   };
   add(R, (n) => n);
   add(Q, (n) => (n in R ? `${n}Input` : n));
@@ -38,7 +39,9 @@ function namedSchemas(): Map<z.ZodType, string> {
 function componentSchemas(names: Map<z.ZodType, string>): Record<string, Schema> {
   const registry = z.registry<{ id: string }>();
   for (const [schema, id] of names) registry.add(schema, { id });
-  const { schemas } = z.toJSONSchema(registry, { target: "draft-2020-12", unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` }) as { schemas: Record<string, Schema> };
+  const { schemas } = z.toJSONSchema(registry, { target: "draft-2020-12", unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` }) as {
+    schemas: Record<string, Schema>;
+  };
   const out: Record<string, Schema> = {};
   for (const [id, { $schema: _s, $id: _i, ...rest }] of Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))) out[id] = rest;
   return out;
@@ -59,7 +62,19 @@ const TOKEN_FIELDS: Record<string, string> = {
   refund_token: TOKEN_KINDS.refund,
   approve_token: TOKEN_KINDS.approve,
 };
-const INTEGERS: Record<string, number> = { period: 2_592_000, chain_id: 84532, end: 0, period_index: 0, fee_bps: 100, decimals: 6, confirmations: 2, paid_count: 1, min_period: 3600, lastPeriod: 0, retry_after: 5 };
+const INTEGERS: Record<string, number> = {
+  period: 2_592_000,
+  chain_id: 84532,
+  end: 0,
+  period_index: 0,
+  fee_bps: 100,
+  decimals: 6,
+  confirmations: 2,
+  paid_count: 1,
+  min_period: 3600,
+  lastPeriod: 0,
+  retry_after: 5,
+};
 
 function sample(schema: Schema, components: Record<string, Schema>, key: string, depth = 0): unknown {
   if (depth > 12) return null;
@@ -130,7 +145,11 @@ function errorResponses(operationId: string, codes: ErrorCode[], components: Rec
   components[name] = {
     type: "object",
     description: `An error answer of ${operationId}: branch on error and action.`,
-    properties: { error: { type: "string", enum: all }, action: ref("Action"), retry_after: { type: "integer", description: "seconds; on every retryable error, with the Retry-After header" } },
+    properties: {
+      error: { type: "string", enum: all },
+      action: ref("Action"),
+      retry_after: { type: "integer", description: "seconds; on every retryable error, with the Retry-After header" },
+    },
     required: ["error"],
     additionalProperties: false,
   };
@@ -148,7 +167,12 @@ function errorResponses(operationId: string, codes: ErrorCode[], components: Rec
   return responses;
 }
 
-function operation(doc: OperationDoc, summary: string, spec: { request?: string; requestRequired?: boolean; response: string; errors: ErrorCode[] | null }, components: Record<string, Schema>) {
+function operation(
+  doc: OperationDoc,
+  summary: string,
+  spec: { request?: string; requestRequired?: boolean; response: string; errors: ErrorCode[] | null },
+  components: Record<string, Schema>,
+) {
   const body = (name: string, key = "") => ({ schema: ref(name), example: sample(ref(name), components, key) });
   return {
     tags: [doc.tag],
@@ -156,7 +180,10 @@ function operation(doc: OperationDoc, summary: string, spec: { request?: string;
     description: doc.description,
     operationId: doc.operationId,
     ...(spec.request ? { requestBody: { required: spec.requestRequired ?? true, content: { "application/json": body(spec.request) } } } : {}),
-    responses: { "200": { description: "OK", content: { "application/json": body(spec.response) } }, ...(spec.errors ? errorResponses(doc.operationId, spec.errors, components) : {}) },
+    responses: {
+      "200": { description: "OK", content: { "application/json": body(spec.response) } },
+      ...(spec.errors ? errorResponses(doc.operationId, spec.errors, components) : {}),
+    },
   };
 }
 
@@ -170,7 +197,11 @@ function docFor(key: string): OperationDoc {
 export function buildOpenApi(routes: PostRoute[]): Record<string, unknown> {
   const names = namedSchemas();
   const components = componentSchemas(names);
-  components.Action = { type: "string", enum: ["SUCCESS", "WAIT", "RETRY", "FIX_REQUEST", "ASK_PAYER", "STOP"], description: "What to do next. WAIT: the transaction exists and the money may have moved; poll the same transaction and start no other." };
+  components.Action = {
+    type: "string",
+    enum: ["SUCCESS", "WAIT", "RETRY", "FIX_REQUEST", "ASK_PAYER", "STOP"],
+    description: "What to do next. WAIT: the transaction exists and the money may have moved; poll the same transaction and start no other.",
+  };
   const nameOf = (schema: z.ZodType, what: string) => {
     const name = names.get(schema);
     if (!name) throw new Error(`${what}: its schema is not exported from schemas.ts or responses.ts`);
@@ -179,13 +210,28 @@ export function buildOpenApi(routes: PostRoute[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {
     "/health": { get: operation(docFor("GET /health"), "Liveness only; not rate limited", { response: "HealthResponse", errors: null }, components) },
     "/v1/capabilities": {
-      post: operation(docFor("POST /v1/capabilities"), "What a client needs to know about this deployment", { request: "EmptyRequest", requestRequired: false, response: "CapabilitiesResponse", errors: [] }, components),
+      post: operation(
+        docFor("POST /v1/capabilities"),
+        "What a client needs to know about this deployment",
+        { request: "EmptyRequest", requestRequired: false, response: "CapabilitiesResponse", errors: [] },
+        components,
+      ),
       get: operation(docFor("GET /v1/capabilities"), "The same, by GET", { response: "CapabilitiesResponse", errors: [] }, components),
     },
   };
   for (const r of routes) {
     paths[r.path] = {
-      post: operation(docFor(`POST ${r.path}`), r.summary, { request: nameOf(r.schema, r.path), requestRequired: r.path !== "/v1/allowances/revoke/prepare", response: nameOf(r.response, r.path), errors: r.errors }, components),
+      post: operation(
+        docFor(`POST ${r.path}`),
+        r.summary,
+        {
+          request: nameOf(r.schema, r.path),
+          requestRequired: r.path !== "/v1/allowances/revoke/prepare",
+          response: nameOf(r.response, r.path),
+          errors: r.errors,
+        },
+        components,
+      ),
     };
   }
 
@@ -222,8 +268,16 @@ export function buildOpenApi(routes: PostRoute[]): Record<string, unknown> {
     },
     servers: [
       { url: "http://127.0.0.1:8787", description: "local: the embedded stack (npm start)" },
-      { url: "https://{host}", description: "test: Base Sepolia (chain 84532); the host your operator gives you", variables: { host: { default: "payments-test.invalid" } } },
-      { url: "https://{host}", description: "production: Base (chain 8453); the host your operator gives you", variables: { host: { default: "payments.invalid" } } },
+      {
+        url: "https://{host}",
+        description: "test: Base Sepolia (chain 84532); the host your operator gives you",
+        variables: { host: { default: "payments-test.invalid" } },
+      },
+      {
+        url: "https://{host}",
+        description: "production: Base (chain 8453); the host your operator gives you",
+        variables: { host: { default: "payments.invalid" } },
+      },
     ],
     security: [],
     tags: [...TAGS, { name: "Webhooks", description: "Events POSTed to a notify_url: hints to verify, never proof of payment." }],

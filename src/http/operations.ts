@@ -9,12 +9,18 @@ export interface OperationDoc {
   description: string;
 }
 
-const VERIFY_RULE = "Fulfil only on valid: true, with a reference equal to the one you stored, once per reference and transaction; never on a browser message, a transaction hash alone or a webhook.";
-const WAIT_RULE = "WAIT (PAYMENT_CONFIRMING, REFUND_CONFIRMING, status CONFIRMING) means the transaction exists and the money may have moved: poll the same hash and start no other.";
+const VERIFY_RULE =
+  "Fulfil only on valid: true, with a reference equal to the one you stored, once per reference and transaction; never on a browser message, a transaction hash alone or a webhook.";
+const WAIT_RULE =
+  "WAIT (PAYMENT_CONFIRMING, REFUND_CONFIRMING, status CONFIRMING) means the transaction exists and the money may have moved: poll the same hash and start no other.";
 const RETRY_RULE = "Errors are { error, action?, retry_after? }: branch on error and action; RETRY errors carry Retry-After, honour it.";
 
 export const OPERATIONS: Record<string, OperationDoc> = {
-  "GET /health": { operationId: "health", tag: "Service", description: "Liveness only: answers while the process runs, never rate limited. Readiness (chain and store) is /ready on the operational port." },
+  "GET /health": {
+    operationId: "health",
+    tag: "Service",
+    description: "Liveness only: answers while the process runs, never rate limited. Readiness (chain and store) is /ready on the operational port.",
+  },
   "POST /v1/capabilities": {
     operationId: "capabilities",
     tag: "Service",
@@ -29,7 +35,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   "POST /v1/payments/resolve": {
     operationId: "resolvePayment",
     tag: "Payments",
-    description: "What a checkout calls: the payment terms of an intent, or of a link token (then with a fresh intent). The only call that enforces expires_at; 409 PAYMENT_ALREADY_PROCESSED (action SUCCESS) once the reference settled: do not pay again.",
+    description:
+      "What a checkout calls: the payment terms of an intent, or of a link token (then with a fresh intent). The only call that enforces expires_at; 409 PAYMENT_ALREADY_PROCESSED (action SUCCESS) once the reference settled: do not pay again.",
   },
   "POST /v1/payments/verify": {
     operationId: "verifyPayment",
@@ -44,38 +51,84 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   "POST /v1/links": {
     operationId: "createLink",
     tag: "Links",
-    description: "Creates a payment link: a browser-safe token that mints a fresh payment each time the checkout opens it. Every payment through it has a reference starting with link_id: fulfil on valid: true with a reference that starts with your link_id. Keep manage_token server-side; it closes the link.",
+    description:
+      "Creates a payment link: a browser-safe token that mints a fresh payment each time the checkout opens it. Every payment through it has a reference starting with link_id: fulfil on valid: true with a reference that starts with your link_id. Keep manage_token server-side; it closes the link.",
   },
-  "POST /v1/links/close": { operationId: "closeLink", tag: "Links", description: "Closes a link and its webhook watch: the checkout stops minting payments for it (LINK_CLOSED). Payments already made stay valid." },
+  "POST /v1/links/close": {
+    operationId: "closeLink",
+    tag: "Links",
+    description: "Closes a link and its webhook watch: the checkout stops minting payments for it (LINK_CLOSED). Payments already made stay valid.",
+  },
   "POST /v1/subscriptions": {
     operationId: "createSubscription",
     tag: "Subscriptions",
-    description: "Creates subscription terms and a setup token for the payer's wallet (the checkout's #/subscribe route). period is in seconds, at least the capabilities' min_period. Nothing is on chain until the payer signs and you finalize.",
+    description:
+      "Creates subscription terms and a setup token for the payer's wallet (the checkout's #/subscribe route). period is in seconds, at least the capabilities' min_period. Nothing is on chain until the payer signs and you finalize.",
   },
-  "POST /v1/subscriptions/resolve": { operationId: "resolveSubscription", tag: "Subscriptions", description: "The terms of a setup token and the exact EIP-712 typed data the payer signs (every field but payer). A wallet shows these terms, never others." },
+  "POST /v1/subscriptions/resolve": {
+    operationId: "resolveSubscription",
+    tag: "Subscriptions",
+    description:
+      "The terms of a setup token and the exact EIP-712 typed data the payer signs (every field but payer). A wallet shows these terms, never others.",
+  },
   "POST /v1/subscriptions/finalize": {
     operationId: "finalizeSubscription",
     tag: "Subscriptions",
-    description: "Merchant server only: checks the payer's signature (ECDSA, or ERC-1271 for a contract wallet; ERC-6492 is refused) and returns the subscription capability. Keep subscription server-side, encrypted: it is what charges.",
+    description:
+      "Merchant server only: checks the payer's signature (ECDSA, or ERC-1271 for a contract wallet; ERC-6492 is refused) and returns the subscription capability. Keep subscription server-side, encrypted: it is what charges.",
   },
-  "POST /v1/subscriptions/state": { operationId: "subscriptionState", tag: "Subscriptions", description: "The subscription's state read from the chain (PENDING, ACTIVE, REVOKED, ENDED), lastPeriod and paid_count. Grant or remove access from this, never from a count of events." },
+  "POST /v1/subscriptions/state": {
+    operationId: "subscriptionState",
+    tag: "Subscriptions",
+    description:
+      "The subscription's state read from the chain (PENDING, ACTIVE, REVOKED, ENDED), lastPeriod and paid_count. Grant or remove access from this, never from a count of events.",
+  },
   "POST /v1/charges": {
     operationId: "charge",
     tag: "Charges",
     description: `Charges the current period through the relayer; safe to repeat: the contract allows one charge per period and the same call returns the same transaction. status CONFIRMING (action WAIT): the charge is on chain, not settled; call again, never charge another way and never re-charge. CHARGED, then ALREADY_CHARGED for the rest of the period. ASK_PAYER codes sent nothing: mint an approve session. STOP codes: end access. ${RETRY_RULE}`,
   },
-  "POST /v1/charges/recover": { operationId: "recoverCharge", tag: "Charges", description: "Finds one period's charge on chain after a lost response. PAYMENT_CONFIRMING means WAIT: ask again; do not charge again." },
-  "POST /v1/subscriptions/approve/session": { operationId: "approveSession", tag: "Subscriptions", description: "Mints a browser-safe approve token for the checkout's #/approve route, after INSUFFICIENT_ALLOWANCE or INSUFFICIENT_BALANCE (ASK_PAYER)." },
-  "POST /v1/subscriptions/approve/resolve": { operationId: "approveResolve", tag: "Subscriptions", description: "What the approve page needs: token, spender and the allowance the next charge requires." },
-  "POST /v1/subscriptions/revoke/session": { operationId: "revokeSession", tag: "Subscriptions", description: "Mints a browser-safe cancel token for the checkout's #/cancel route; the subscription capability never reaches a browser." },
-  "POST /v1/subscriptions/revoke/prepare": { operationId: "revokePrepare", tag: "Subscriptions", description: "Unsigned revoke calldata that only the payer can send. Cancellation is final once settled; read the state afterwards." },
-  "POST /v1/allowances/revoke/prepare": { operationId: "allowanceRevokePrepare", tag: "Subscriptions", description: "Unsigned approve(RecurringCharges, 0) calldata: a payer's way to stop every subscription at once." },
+  "POST /v1/charges/recover": {
+    operationId: "recoverCharge",
+    tag: "Charges",
+    description: "Finds one period's charge on chain after a lost response. PAYMENT_CONFIRMING means WAIT: ask again; do not charge again.",
+  },
+  "POST /v1/subscriptions/approve/session": {
+    operationId: "approveSession",
+    tag: "Subscriptions",
+    description: "Mints a browser-safe approve token for the checkout's #/approve route, after INSUFFICIENT_ALLOWANCE or INSUFFICIENT_BALANCE (ASK_PAYER).",
+  },
+  "POST /v1/subscriptions/approve/resolve": {
+    operationId: "approveResolve",
+    tag: "Subscriptions",
+    description: "What the approve page needs: token, spender and the allowance the next charge requires.",
+  },
+  "POST /v1/subscriptions/revoke/session": {
+    operationId: "revokeSession",
+    tag: "Subscriptions",
+    description: "Mints a browser-safe cancel token for the checkout's #/cancel route; the subscription capability never reaches a browser.",
+  },
+  "POST /v1/subscriptions/revoke/prepare": {
+    operationId: "revokePrepare",
+    tag: "Subscriptions",
+    description: "Unsigned revoke calldata that only the payer can send. Cancellation is final once settled; read the state afterwards.",
+  },
+  "POST /v1/allowances/revoke/prepare": {
+    operationId: "allowanceRevokePrepare",
+    tag: "Subscriptions",
+    description: "Unsigned approve(RecurringCharges, 0) calldata: a payer's way to stop every subscription at once.",
+  },
   "POST /v1/refunds/prepare": {
     operationId: "prepareRefund",
     tag: "Refunds",
-    description: "Prepares a refund of a settled payment or charge: token, merchant, payer and ceiling come from the chain, locked in a refund token. The service keeps no refund history: preparing twice gives two valid refunds, so enforce one refund per payment yourself before calling this.",
+    description:
+      "Prepares a refund of a settled payment or charge: token, merchant, payer and ceiling come from the chain, locked in a refund token. The service keeps no refund history: preparing twice gives two valid refunds, so enforce one refund per payment yourself before calling this.",
   },
-  "POST /v1/refunds/resolve": { operationId: "resolveRefund", tag: "Refunds", description: "Reads a refund token (no chain read): what the merchant's wallet sends, to whom." },
+  "POST /v1/refunds/resolve": {
+    operationId: "resolveRefund",
+    tag: "Refunds",
+    description: "Reads a refund token (no chain read): what the merchant's wallet sends, to whom.",
+  },
   "POST /v1/refunds/verify": {
     operationId: "verifyRefund",
     tag: "Refunds",

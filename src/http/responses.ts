@@ -6,9 +6,18 @@ import { Address } from "./schemas.js";
  * (tests parse real answers with them) and feed the OpenAPI document.
  */
 const Bytes32 = z.string().regex(/^0x[0-9a-f]{64}$/);
-const Amount = z.string().regex(/^(0|[1-9][0-9]*)\.[0-9]{6}$/).describe("Amount: decimal string, six fractional digits");
-const Units = z.string().regex(/^(0|[1-9][0-9]*)$/).describe("AmountUnits: integer string of micro-units");
-const BlockNumber = z.string().regex(/^[0-9]+$/).describe("decimal string");
+const Amount = z
+  .string()
+  .regex(/^(0|[1-9][0-9]*)\.[0-9]{6}$/)
+  .describe("Amount: decimal string, six fractional digits");
+const Units = z
+  .string()
+  .regex(/^(0|[1-9][0-9]*)$/)
+  .describe("AmountUnits: integer string of micro-units");
+const BlockNumber = z
+  .string()
+  .regex(/^[0-9]+$/)
+  .describe("decimal string");
 const Token = z.string().describe("Token: kind.key.payload.signature");
 const Seconds = z.number().int().describe("unix seconds");
 const Action = z.enum(["SUCCESS", "WAIT", "RETRY", "FIX_REQUEST", "ASK_PAYER", "STOP"]);
@@ -32,7 +41,13 @@ export const CapabilitiesResponse = z.strictObject({
   subscription_amount: z.strictObject({ min: Amount, max: Amount }),
   min_period: z.number().int(),
   max_gas_reimbursement: Units,
-  token_lifetimes: z.strictObject({ intent: z.number().int(), setup_token: z.number().int(), cancel_token: z.number().int(), approve_token: z.number().int(), refund_token: z.number().int() }),
+  token_lifetimes: z.strictObject({
+    intent: z.number().int(),
+    setup_token: z.number().int(),
+    cancel_token: z.number().int(),
+    approve_token: z.number().int(),
+    refund_token: z.number().int(),
+  }),
   finality: z.union([z.strictObject({ rule: z.literal("safe") }), z.strictObject({ rule: z.literal("confirmations"), confirmations: z.number().int() })]),
   webhooks_enabled: z.boolean(),
   checkout_url: z.string(),
@@ -61,7 +76,11 @@ export const ResolvePaymentResponse = z.strictObject({
     .strictObject({ name: z.string(), version: z.string(), chainId: z.number().int(), verifyingContract: Address })
     .describe("the token's EIP-712 domain, what an EIP-3009 authorization or EIP-2612 permit for this payment is signed over (with EIP712Domain in types)"),
   intent: Token.optional().describe("only for a link token: the fresh intent"),
-  link_id: z.string().regex(/^0x[0-9a-f]{32}$/).optional().describe("only for a link token"),
+  link_id: z
+    .string()
+    .regex(/^0x[0-9a-f]{32}$/)
+    .optional()
+    .describe("only for a link token"),
   return_url: z.string().optional().describe("extension: the merchant's return_url, when it gave one"),
 });
 
@@ -129,7 +148,13 @@ export const ResolveSubscriptionResponse = z.strictObject({
   }),
 });
 
-export const FinalizeSubscriptionResponse = z.strictObject({ subscription: Token, subscription_id: Bytes32, amount: Amount, period: z.number().int(), end: z.number().int() });
+export const FinalizeSubscriptionResponse = z.strictObject({
+  subscription: Token,
+  subscription_id: Bytes32,
+  amount: Amount,
+  period: z.number().int(),
+  end: z.number().int(),
+});
 
 export const SubscriptionStateResponse = z.strictObject({
   ...EchoedTerms,
@@ -175,10 +200,30 @@ export const ChargeRecoverResponse = z.union([
 ]);
 
 export const ApproveSessionResponse = z.strictObject({ approve_token: Token, expires_at: Seconds, payer: Address, subscription_id: Bytes32 });
-export const ApproveResolveResponse = z.strictObject({ chain_id: z.number().int(), token: Address, spender: Address, payer: Address, subscription_id: Bytes32, required_units: Units, expires_at: Seconds });
+export const ApproveResolveResponse = z.strictObject({
+  chain_id: z.number().int(),
+  token: Address,
+  spender: Address,
+  payer: Address,
+  subscription_id: Bytes32,
+  required_units: Units,
+  expires_at: Seconds,
+});
 export const RevokeSessionResponse = z.strictObject({ cancel_token: Token, expires_at: Seconds, subscription_id: Bytes32, payer: Address });
-export const RevokePrepareResponse = z.strictObject({ chain_id: z.number().int(), payer: Address, to: Address, data: z.string().regex(/^0x[0-9a-f]*$/), subscription_id: Bytes32, description: z.string() });
-export const AllowanceRevokePrepareResponse = z.strictObject({ chain_id: z.number().int(), to: Address, data: z.string().regex(/^0x[0-9a-f]*$/), description: z.string() });
+export const RevokePrepareResponse = z.strictObject({
+  chain_id: z.number().int(),
+  payer: Address,
+  to: Address,
+  data: z.string().regex(/^0x[0-9a-f]*$/),
+  subscription_id: Bytes32,
+  description: z.string(),
+});
+export const AllowanceRevokePrepareResponse = z.strictObject({
+  chain_id: z.number().int(),
+  to: Address,
+  data: z.string().regex(/^0x[0-9a-f]*$/),
+  description: z.string(),
+});
 
 export const PrepareRefundResponse = z.strictObject({
   refund_token: Token,
@@ -192,5 +237,21 @@ export const PrepareRefundResponse = z.strictObject({
   refund_amount_units: Units,
   expires_at: Seconds,
 });
-export const ResolveRefundResponse = z.strictObject({ chain_id: z.number().int(), token: Address, merchant: Address, payer: Address, amount: Amount, amount_units: Units, expires_at: Seconds });
-export const VerifyRefundResponse = z.strictObject({ status: z.literal("REFUNDED"), refund_tx_hash: Bytes32, refund_amount: Units, original_amount: Units, payer: Address, merchant: Address, block_number: BlockNumber });
+export const ResolveRefundResponse = z.strictObject({
+  chain_id: z.number().int(),
+  token: Address,
+  merchant: Address,
+  payer: Address,
+  amount: Amount,
+  amount_units: Units,
+  expires_at: Seconds,
+});
+export const VerifyRefundResponse = z.strictObject({
+  status: z.literal("REFUNDED"),
+  refund_tx_hash: Bytes32,
+  refund_amount: Units,
+  original_amount: Units,
+  payer: Address,
+  merchant: Address,
+  block_number: BlockNumber,
+});

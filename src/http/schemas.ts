@@ -40,8 +40,17 @@ export const EmptyRequest = z.strictObject({});
 export const CreateSubscriptionRequest = z.strictObject({
   recipient: Address,
   amount: Amount,
-  period: z.number().int().positive().max(10 * 365 * 24 * 3600),
-  end: z.number().int().nonnegative().max(2 ** 53 - 1).optional(),
+  period: z
+    .number()
+    .int()
+    .positive()
+    .max(10 * 365 * 24 * 3600),
+  end: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(2 ** 53 - 1)
+    .optional(),
   notify_url: z.string().max(MAX_NOTIFY_URL_LENGTH).optional(),
   /** Where the checkout sends the payer after signing (payer and signature in the fragment). */
   return_url: z.string().max(512).optional(),
@@ -61,7 +70,14 @@ export const FinalizeSubscriptionRequest = z.strictObject({ setup_token: Token, 
 
 export const SubscriptionRequest = z.strictObject({ subscription: Token });
 
-export const ChargeRecoverRequest = z.strictObject({ subscription: Token, period_index: z.number().int().nonnegative().max(2 ** 53 - 1) });
+export const ChargeRecoverRequest = z.strictObject({
+  subscription: Token,
+  period_index: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(2 ** 53 - 1),
+});
 
 export const ApproveTokenRequest = z.strictObject({ approve_token: Token });
 
@@ -70,7 +86,12 @@ const RefundIdentifier = {
   tx_hash: Bytes32,
   intent: Token.optional(),
   subscription: Token.optional(),
-  period_index: z.number().int().nonnegative().max(2 ** 53 - 1).optional(),
+  period_index: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(2 ** 53 - 1)
+    .optional(),
 };
 
 /** `amount` is an AmountUnits string; a malformed one is REFUND_AMOUNT_INVALID (checked by the domain). */
@@ -83,7 +104,12 @@ export const VerifyRefundRequest = z.strictObject({ ...RefundIdentifier, refund_
 export const CreateLinkRequest = z.strictObject({
   recipient: Address,
   amount: Amount,
-  expires_at: z.number().int().positive().max(2 ** 53 - 1).optional(),
+  expires_at: z
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53 - 1)
+    .optional(),
   notify_url: z.string().max(MAX_NOTIFY_URL_LENGTH).optional(),
   return_url: ReturnUrl.optional(),
 });

@@ -32,7 +32,13 @@ export interface OpenLink {
   returnUrl?: string;
 }
 
-const LinkPayload = z.strictObject({ link_id: z.string().regex(/^0x[0-9a-f]{32}$/), recipient: z.string().regex(/^0x[0-9a-fA-F]{40}$/), amount_units: z.string().regex(/^[1-9][0-9]{0,29}$/), expires_at: z.number().int(), return_url: z.string().max(512).optional() });
+const LinkPayload = z.strictObject({
+  link_id: z.string().regex(/^0x[0-9a-f]{32}$/),
+  recipient: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+  amount_units: z.string().regex(/^[1-9][0-9]{0,29}$/),
+  expires_at: z.number().int(),
+  return_url: z.string().max(512).optional(),
+});
 const ManagePayload = z.strictObject({ link_id: z.string().regex(/^0x[0-9a-f]{32}$/) });
 
 /**
@@ -62,8 +68,21 @@ export class Links {
     if (input.notifyUrl !== undefined) this.deps.webhooks.validate(input.notifyUrl);
     const linkId = toHex(this.deps.randomBytes(16));
     const accepted = input.notifyUrl !== undefined && (await this.deps.webhooks.watchLink(linkId, input.notifyUrl, input.caller, expiresAt));
-    await this.#records.add({ linkId, recipient, amountUnits: input.amountUnits, notifyUrl: accepted ? input.notifyUrl! : null, caller: input.caller, expiresAt });
-    const link = this.deps.tokens.mint(TOKEN_KINDS.link, { link_id: linkId, recipient, amount_units: input.amountUnits.toString(), expires_at: expiresAt, ...(input.returnUrl ? { return_url: input.returnUrl } : {}) });
+    await this.#records.add({
+      linkId,
+      recipient,
+      amountUnits: input.amountUnits,
+      notifyUrl: accepted ? input.notifyUrl! : null,
+      caller: input.caller,
+      expiresAt,
+    });
+    const link = this.deps.tokens.mint(TOKEN_KINDS.link, {
+      link_id: linkId,
+      recipient,
+      amount_units: input.amountUnits.toString(),
+      expires_at: expiresAt,
+      ...(input.returnUrl ? { return_url: input.returnUrl } : {}),
+    });
     return {
       link_id: linkId,
       link,
@@ -92,6 +111,14 @@ export class Links {
     if (!data) throw new ServiceError("INVALID_INTENT");
     const record = await this.#records.find(data.link_id);
     if (!record || record.closed || this.#nowSeconds() >= record.expiresAt) throw new ServiceError("LINK_CLOSED");
-    return { linkId: data.link_id as Hex, recipient: getAddress(data.recipient), amountUnits: BigInt(data.amount_units), notifyUrl: record.notifyUrl, caller: record.caller, expiresAt: record.expiresAt, ...(data.return_url ? { returnUrl: data.return_url } : {}) };
+    return {
+      linkId: data.link_id as Hex,
+      recipient: getAddress(data.recipient),
+      amountUnits: BigInt(data.amount_units),
+      notifyUrl: record.notifyUrl,
+      caller: record.caller,
+      expiresAt: record.expiresAt,
+      ...(data.return_url ? { returnUrl: data.return_url } : {}),
+    };
   }
 }

@@ -177,52 +177,66 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   // Our contracts through CREATE2, with the parameters of deployments/84532.json.
   if (!options.withoutContracts) await deployOurContracts();
   async function deployOurContracts() {
-  for (const planned of planContracts(deployment, deployment.parameters)) {
-    const result = await deployCreate2({ public: publicClient, wallet: wallet(deployer) }, deployer, chain, deployment.create2Deployer, deployment.salt as Hex, planned.initCode);
-    const recorded = deployment.contracts[planned.name].address;
-    if (result.address !== recorded && COVERAGE_BUILD) {
-      // Instrumented bytecode lands at another CREATE2 address: place its code and the storage its
-      // constructor wrote at the recorded address, so everything else (service, tests) is unchanged.
-      // deployments/ is never written.
-      await testClient.setCode({ address: recorded, bytecode: (await publicClient.getCode({ address: result.address }))! });
-      for (let slot = 0n; slot < 16n; slot++) {
-        const value = await publicClient.getStorageAt({ address: result.address, slot: toHex(slot, { size: 32 }) });
-        if (value && BigInt(value) !== 0n) await testClient.setStorageAt({ address: recorded, index: toHex(slot, { size: 32 }), value });
-      }
-    } else if (result.address !== recorded) {
-      throw new Error(
-        `${planned.name} deployed at ${result.address} but deployments/84532.json says ${recorded}: the compiled contracts differ from the committed ones. ` +
-          "If you changed a contract, run `npm run build && npm run generate` and commit deployments/ and src/generated/; otherwise rebuild (`npm run build`).",
+    for (const planned of planContracts(deployment, deployment.parameters)) {
+      const result = await deployCreate2(
+        { public: publicClient, wallet: wallet(deployer) },
+        deployer,
+        chain,
+        deployment.create2Deployer,
+        deployment.salt as Hex,
+        planned.initCode,
       );
+      const recorded = deployment.contracts[planned.name].address;
+      if (result.address !== recorded && COVERAGE_BUILD) {
+        // Instrumented bytecode lands at another CREATE2 address: place its code and the storage its
+        // constructor wrote at the recorded address, so everything else (service, tests) is unchanged.
+        // deployments/ is never written.
+        await testClient.setCode({ address: recorded, bytecode: (await publicClient.getCode({ address: result.address }))! });
+        for (let slot = 0n; slot < 16n; slot++) {
+          const value = await publicClient.getStorageAt({ address: result.address, slot: toHex(slot, { size: 32 }) });
+          if (value && BigInt(value) !== 0n) await testClient.setStorageAt({ address: recorded, index: toHex(slot, { size: 32 }), value });
+        }
+      } else if (result.address !== recorded) {
+        throw new Error(
+          `${planned.name} deployed at ${result.address} but deployments/84532.json says ${recorded}: the compiled contracts differ from the committed ones. ` +
+            "If you changed a contract, run `npm run build && npm run generate` and commit deployments/ and src/generated/; otherwise rebuild (`npm run build`).",
+        );
+      }
     }
-  }
 
-  // The local relayer: the owner (not a local key) allows it, impersonated.
-  const relayer = accounts[LOCAL_ROLES.relayer]!;
-  const owner = deployment.parameters.owner;
-  await testClient.impersonateAccount({ address: owner });
-  await testClient.setBalance({ address: owner, value: parseEther("1") });
-  const allowHash = await rpcWallet.sendTransaction({
-    account: owner,
-    to: deployment.contracts.RecurringCharges.address,
-    data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "setRelayer", args: [relayer.address, true] }),
-  });
-  await publicClient.waitForTransactionReceipt({ hash: allowHash });
-  await testClient.stopImpersonatingAccount({ address: owner });
+    // The local relayer: the owner (not a local key) allows it, impersonated.
+    const relayer = accounts[LOCAL_ROLES.relayer]!;
+    const owner = deployment.parameters.owner;
+    await testClient.impersonateAccount({ address: owner });
+    await testClient.setBalance({ address: owner, value: parseEther("1") });
+    const allowHash = await rpcWallet.sendTransaction({
+      account: owner,
+      to: deployment.contracts.RecurringCharges.address,
+      data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "setRelayer", args: [relayer.address, true] }),
+    });
+    await publicClient.waitForTransactionReceipt({ hash: allowHash });
+    await testClient.stopImpersonatingAccount({ address: owner });
   }
 
   // Every account holds exactly 1,000,000 USDC: minted on a fresh chain, written into FiatToken's
   // balance slots on a fork (whatever the forked chain held).
-  if (fork) await writeFiatTokenBalances(usdcClients, deployment.token.address, accounts.map((a) => a.address), LOCAL_USDC_UNITS);
-  else for (const account of accounts) {
-    const hash = await wallet(usdcRoles.minter).writeContract({
-      address: deployment.token.address,
-      abi: fiatTokenAbi,
-      functionName: "mint",
-      args: [account.address, LOCAL_USDC_UNITS],
-    });
-    await publicClient.waitForTransactionReceipt({ hash });
-  }
+  if (fork)
+    await writeFiatTokenBalances(
+      usdcClients,
+      deployment.token.address,
+      accounts.map((a) => a.address),
+      LOCAL_USDC_UNITS,
+    );
+  else
+    for (const account of accounts) {
+      const hash = await wallet(usdcRoles.minter).writeContract({
+        address: deployment.token.address,
+        abi: fiatTokenAbi,
+        functionName: "mint",
+        args: [account.address, LOCAL_USDC_UNITS],
+      });
+      await publicClient.waitForTransactionReceipt({ hash });
+    }
 
   const served = options.port === undefined ? null : await serveJsonRpc(provider, options.host, options.port);
   const localChain: LocalChain = {

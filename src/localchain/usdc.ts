@@ -1,4 +1,19 @@
-import { concat, encodeAbiParameters, encodeFunctionData, hexToBigInt, keccak256, pad, toHex, maxUint256, type Address, type Chain, type Hex, type PublicClient, type TestClient, type WalletClient } from "viem";
+import {
+  concat,
+  encodeAbiParameters,
+  encodeFunctionData,
+  hexToBigInt,
+  keccak256,
+  pad,
+  toHex,
+  maxUint256,
+  type Address,
+  type Chain,
+  type Hex,
+  type PublicClient,
+  type TestClient,
+  type WalletClient,
+} from "viem";
 import type { HDAccount } from "viem/accounts";
 import { fiatTokenAbi, fiatTokenProxyAbi } from "../generated/contracts.js";
 import { packageBytecode } from "../deploy/artifacts.js";
@@ -79,11 +94,22 @@ export async function placeFiatToken(clients: Clients, address: Address, roles: 
   const { owner } = roles;
   const token = (data: Hex) => call(clients, owner, address, data);
   const u = BASE_SEPOLIA_USDC;
-  await token(encodeFunctionData({ abi: fiatTokenAbi, functionName: "initialize", args: [u.name, u.symbol, u.currency, u.decimals, roles.masterMinter.address, roles.pauser.address, roles.blacklister.address, owner.address] }));
+  await token(
+    encodeFunctionData({
+      abi: fiatTokenAbi,
+      functionName: "initialize",
+      args: [u.name, u.symbol, u.currency, u.decimals, roles.masterMinter.address, roles.pauser.address, roles.blacklister.address, owner.address],
+    }),
+  );
   await token(encodeFunctionData({ abi: fiatTokenAbi, functionName: "initializeV2", args: [u.name] }));
   await token(encodeFunctionData({ abi: fiatTokenAbi, functionName: "initializeV2_1", args: [owner.address] }));
   await token(encodeFunctionData({ abi: fiatTokenAbi, functionName: "initializeV2_2", args: [[], u.symbol] }));
-  await call(clients, roles.masterMinter, address, encodeFunctionData({ abi: fiatTokenAbi, functionName: "configureMinter", args: [roles.minter.address, maxUint256] }));
+  await call(
+    clients,
+    roles.masterMinter,
+    address,
+    encodeFunctionData({ abi: fiatTokenAbi, functionName: "configureMinter", args: [roles.minter.address, maxUint256] }),
+  );
 }
 
 /**
@@ -105,14 +131,24 @@ export async function adoptFiatToken(clients: Clients, address: Address, roles: 
   };
   const adminWord = await clients.publicClient.getStorageAt({ address, slot: PROXY_ADMIN_SLOT });
   const admin = `0x${adminWord!.slice(-40)}` as Address;
-  if (!same(admin, roles.proxyAdmin.address)) await asHolder(admin, encodeFunctionData({ abi: fiatTokenProxyAbi, functionName: "changeAdmin", args: [roles.proxyAdmin.address] }));
+  if (!same(admin, roles.proxyAdmin.address))
+    await asHolder(admin, encodeFunctionData({ abi: fiatTokenProxyAbi, functionName: "changeAdmin", args: [roles.proxyAdmin.address] }));
   const owner = await read("owner");
-  if (!same(owner, roles.owner.address)) await asHolder(owner, encodeFunctionData({ abi: fiatTokenAbi, functionName: "transferOwnership", args: [roles.owner.address] }));
+  if (!same(owner, roles.owner.address))
+    await asHolder(owner, encodeFunctionData({ abi: fiatTokenAbi, functionName: "transferOwnership", args: [roles.owner.address] }));
   const asOwner = (data: Hex) => call(clients, roles.owner, address, data);
-  if (!same(await read("pauser"), roles.pauser.address)) await asOwner(encodeFunctionData({ abi: fiatTokenAbi, functionName: "updatePauser", args: [roles.pauser.address] }));
-  if (!same(await read("blacklister"), roles.blacklister.address)) await asOwner(encodeFunctionData({ abi: fiatTokenAbi, functionName: "updateBlacklister", args: [roles.blacklister.address] }));
-  if (!same(await read("masterMinter"), roles.masterMinter.address)) await asOwner(encodeFunctionData({ abi: fiatTokenAbi, functionName: "updateMasterMinter", args: [roles.masterMinter.address] }));
-  await call(clients, roles.masterMinter, address, encodeFunctionData({ abi: fiatTokenAbi, functionName: "configureMinter", args: [roles.minter.address, maxUint256] }));
+  if (!same(await read("pauser"), roles.pauser.address))
+    await asOwner(encodeFunctionData({ abi: fiatTokenAbi, functionName: "updatePauser", args: [roles.pauser.address] }));
+  if (!same(await read("blacklister"), roles.blacklister.address))
+    await asOwner(encodeFunctionData({ abi: fiatTokenAbi, functionName: "updateBlacklister", args: [roles.blacklister.address] }));
+  if (!same(await read("masterMinter"), roles.masterMinter.address))
+    await asOwner(encodeFunctionData({ abi: fiatTokenAbi, functionName: "updateMasterMinter", args: [roles.masterMinter.address] }));
+  await call(
+    clients,
+    roles.masterMinter,
+    address,
+    encodeFunctionData({ abi: fiatTokenAbi, functionName: "configureMinter", args: [roles.minter.address, maxUint256] }),
+  );
 }
 
 /**
@@ -143,7 +179,8 @@ export async function writeFiatTokenBalances(clients: Clients, address: Address,
   await clients.testClient.setStorageAt({ address, index: totalSlot, value: word(total) });
   for (const account of accounts) {
     const balance = await clients.publicClient.readContract({ address, abi: fiatTokenAbi, functionName: "balanceOf", args: [account] });
-    if (balance !== units) throw new Error(`wrote ${units} into USDC's balance slot of ${account} but balanceOf answers ${balance}: not FiatToken's storage layout`);
+    if (balance !== units)
+      throw new Error(`wrote ${units} into USDC's balance slot of ${account} but balanceOf answers ${balance}: not FiatToken's storage layout`);
   }
 }
 

@@ -20,7 +20,10 @@ const IntentPayload = z.strictObject({
   amount_units: z.string().regex(/^[1-9][0-9]{0,29}$/),
   reference: z.string().regex(/^0x[0-9a-f]{64}$/),
   expires_at: z.number().int().positive(),
-  link_id: z.string().regex(/^0x[0-9a-f]{32}$/).optional(),
+  link_id: z
+    .string()
+    .regex(/^0x[0-9a-f]{32}$/)
+    .optional(),
   return_url: z.string().max(512).optional(),
 });
 

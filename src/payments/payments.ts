@@ -69,7 +69,15 @@ export class Payments {
     return this.#mint(input);
   }
 
-  async #mint(input: { recipient: Address; amountUnits: bigint; notifyUrl?: string; returnUrl?: string; caller: string; linkId?: Hex; reference?: Hex }): Promise<CreatedPayment> {
+  async #mint(input: {
+    recipient: Address;
+    amountUnits: bigint;
+    notifyUrl?: string;
+    returnUrl?: string;
+    caller: string;
+    linkId?: Hex;
+    reference?: Hex;
+  }): Promise<CreatedPayment> {
     this.#checkBounds(input.amountUnits);
     const recipient = getAddress(input.recipient);
     if (isAddressEqual(recipient, zeroAddress)) throw new ServiceError("INVALID_REQUEST", { detail: "recipient is the zero address" });
@@ -111,7 +119,12 @@ export class Payments {
     const intent = this.#intent(token);
     const { client, deployment } = this.deps.chain;
     const settledBlock = await rpc(() =>
-      client.readContract({ address: deployment.contracts.Splitter.address, abi: splitterAbi, functionName: "settledBlock", args: [paymentKeyOf(deployment.token.address, intent)] }),
+      client.readContract({
+        address: deployment.contracts.Splitter.address,
+        abi: splitterAbi,
+        functionName: "settledBlock",
+        args: [paymentKeyOf(deployment.token.address, intent)],
+      }),
     );
     if (settledBlock !== 0n) throw new ServiceError("PAYMENT_ALREADY_PROCESSED");
     if (Math.floor(this.deps.now() / 1000) >= intent.expiresAt) throw new ServiceError("INTENT_EXPIRED");
@@ -161,7 +174,14 @@ export class Payments {
     const link = await this.deps.links!.open(token);
     await this.#checkTokenWillTransfer(link.recipient);
     const reference = concat([link.linkId, toHex(this.deps.randomBytes(16))]);
-    const created = await this.#mint({ recipient: link.recipient, amountUnits: link.amountUnits, caller: link.caller, linkId: link.linkId, reference, ...(link.returnUrl ? { returnUrl: link.returnUrl } : {}) });
+    const created = await this.#mint({
+      recipient: link.recipient,
+      amountUnits: link.amountUnits,
+      caller: link.caller,
+      linkId: link.linkId,
+      reference,
+      ...(link.returnUrl ? { returnUrl: link.returnUrl } : {}),
+    });
     const { deployment } = this.deps.chain;
     return {
       recipient: link.recipient,

@@ -26,7 +26,10 @@ export interface PaymentChain {
  */
 export function paymentKeyOf(token: Address, intent: Pick<Intent, "recipient" | "amountUnits" | "reference">): Hex {
   return keccak256(
-    encodeAbiParameters([{ type: "address" }, { type: "address" }, { type: "uint256" }, { type: "bytes32" }], [token, intent.recipient, intent.amountUnits, intent.reference]),
+    encodeAbiParameters(
+      [{ type: "address" }, { type: "address" }, { type: "uint256" }, { type: "bytes32" }],
+      [token, intent.recipient, intent.amountUnits, intent.reference],
+    ),
   );
 }
 

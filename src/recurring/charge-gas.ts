@@ -15,6 +15,7 @@ export const CHARGE_GAS_FIGURE = "first charge (EOA)";
 export function measuredChargeGas(path = GAS_SNAPSHOT): bigint {
   const figures = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
   const gas = figures[CHARGE_GAS_FIGURE];
-  if (typeof gas !== "number" || !Number.isInteger(gas) || gas <= 0) throw new Error(`${path} has no "${CHARGE_GAS_FIGURE}" figure: run \`npm run gas -- --update\``);
+  if (typeof gas !== "number" || !Number.isInteger(gas) || gas <= 0)
+    throw new Error(`${path} has no "${CHARGE_GAS_FIGURE}" figure: run \`npm run gas -- --update\``);
   return BigInt(gas);
 }

@@ -112,11 +112,19 @@ export class Charges {
     // refusals, and the simulation of the charge (every on-chain refusal by name), which also sizes
     // its gas. Their answers are taken in that order.
     const [subscriptionRead, paidRead, tokenRead, gasRead] = await Promise.allSettled([
-      rpc(() => client.readContract({ address: this.#contract, abi: recurringChargesAbi, functionName: "subscriptions", args: [id], blockNumber: block.number })),
+      rpc(() =>
+        client.readContract({ address: this.#contract, abi: recurringChargesAbi, functionName: "subscriptions", args: [id], blockNumber: block.number }),
+      ),
       this.#chargedBlock(id, period, block.number),
       checkTokenWillTransfer(client, terms.token, [terms.payer, terms.recipient, this.deps.deployment.parameters.feeCollector, this.#contract]),
       relayerAddress
-        ? client.estimateContractGas({ address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, 0n], account: relayerAddress })
+        ? client.estimateContractGas({
+            address: this.#contract,
+            abi: recurringChargesAbi,
+            functionName: "charge",
+            args: [terms, signature, 0n],
+            account: relayerAddress,
+          })
         : Promise.reject(new ServiceError("RELAYER_UNAVAILABLE", { detail: "no relayer key" })),
     ]);
     const [, , revoked] = settledValue(subscriptionRead);
@@ -147,10 +155,20 @@ export class Charges {
     if (reimbursement > 0n) await this.#checkFunds(terms, terms.amount + reimbursement);
     relayer.ensureAvailable(gas, fees.maxFeePerGas, settledValue(balanceRead));
 
-    const call = { to: this.#contract, data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement] }), gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas };
+    const call = {
+      to: this.#contract,
+      data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement] }),
+      gas,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    };
     // The nonce is taken and the signed transaction recorded in one store transaction (no chain call
     // inside), before anything leaves the process.
-    const sent = await attempts.recordWithNonce({ subscriptionId: id, periodIndex: period, relayer: relayerAddress, sentAt: this.deps.now() }, Number(settledValue(pendingRead)), (nonce) => relayer.sign(call, nonce));
+    const sent = await attempts.recordWithNonce(
+      { subscriptionId: id, periodIndex: period, relayer: relayerAddress, sentAt: this.deps.now() },
+      Number(settledValue(pendingRead)),
+      (nonce) => relayer.sign(call, nonce),
+    );
     if (!sent) {
       // Another instance recorded its transaction for this period first, after our simulation at the
       // latest block: it is on its way (its owner broadcasts it) and cannot be settled yet.
@@ -259,7 +277,9 @@ export class Charges {
   async replaceStuck(afterSeconds: number, limit = 100): Promise<number> {
     const { client, attempts, relayer } = this.deps;
     if (!relayer.address) return 0;
-    const stale = (await attempts.unsettledSentBefore(this.deps.now() - afterSeconds * 1000, limit)).filter((a) => a.relayer.toLowerCase() === relayer.address!.toLowerCase());
+    const stale = (await attempts.unsettledSentBefore(this.deps.now() - afterSeconds * 1000, limit)).filter(
+      (a) => a.relayer.toLowerCase() === relayer.address!.toLowerCase(),
+    );
     if (stale.length === 0) return 0;
     const [fees, mined] = await Promise.all([
       quoteFees(client, this.deps.pricing),
@@ -353,11 +373,28 @@ export class Charges {
   }
 
   #chargedBlock(id: Hex, period: bigint, blockNumber?: bigint): Promise<bigint> {
-    return rpc(() => this.deps.client.readContract({ address: this.#contract, abi: recurringChargesAbi, functionName: "chargedBlock", args: [id, period], ...(blockNumber ? { blockNumber } : {}) }));
+    return rpc(() =>
+      this.deps.client.readContract({
+        address: this.#contract,
+        abi: recurringChargesAbi,
+        functionName: "chargedBlock",
+        args: [id, period],
+        ...(blockNumber ? { blockNumber } : {}),
+      }),
+    );
   }
 
   #chargedLogs(id: Hex, period: bigint, block: bigint) {
-    return rpc(() => this.deps.client.getLogs({ address: this.#contract, event: CHARGED_EVENT, args: { subscriptionId: id, periodIndex: period }, fromBlock: block, toBlock: block, strict: true }));
+    return rpc(() =>
+      this.deps.client.getLogs({
+        address: this.#contract,
+        event: CHARGED_EVENT,
+        args: { subscriptionId: id, periodIndex: period },
+        fromBlock: block,
+        toBlock: block,
+        strict: true,
+      }),
+    );
   }
 
   async #chargeTx(id: Hex, period: bigint, block: bigint): Promise<Hex | undefined> {

@@ -1,4 +1,17 @@
-import { BaseError, ContractFunctionRevertedError, ExecutionRevertedError, hexToBigInt, isAddressEqual, recoverAddress, size, sliceHex, toHex, type Address, type Hex, type PublicClient } from "viem";
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  ExecutionRevertedError,
+  hexToBigInt,
+  isAddressEqual,
+  recoverAddress,
+  size,
+  sliceHex,
+  toHex,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from "viem";
 import { ierc1271Abi } from "../generated/contracts.js";
 import { ServiceError } from "../errors.js";
 import { rpc, toRpcError } from "../chain/rpc-errors.js";
@@ -53,7 +66,14 @@ export async function checkPayerSignature(client: PublicClient, payer: Address, 
     if (!isAddressEqual(signer, payer)) throw new ServiceError("INVALID_SIGNATURE");
     return canonical;
   }
-  const ask = (gas?: bigint) => client.readContract({ address: payer, abi: ierc1271Abi, functionName: "isValidSignature", args: [digest, signature], ...(gas ? { gas } : {}) } as never) as Promise<Hex>;
+  const ask = (gas?: bigint) =>
+    client.readContract({
+      address: payer,
+      abi: ierc1271Abi,
+      functionName: "isValidSignature",
+      args: [digest, signature],
+      ...(gas ? { gas } : {}),
+    } as never) as Promise<Hex>;
   try {
     if ((await ask(gasCap)) !== ERC1271_MAGIC) throw new ServiceError("INVALID_SIGNATURE");
     return signature;
@@ -78,6 +98,8 @@ export async function checkPayerSignature(client: PublicClient, payer: Address, 
 function isExecutionFailure(error: unknown): boolean {
   return (
     error instanceof BaseError &&
-    error.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ExecutionRevertedError || [3, -32000].includes((e as { code?: number }).code ?? 0)) !== null
+    error.walk(
+      (e) => e instanceof ContractFunctionRevertedError || e instanceof ExecutionRevertedError || [3, -32000].includes((e as { code?: number }).code ?? 0),
+    ) !== null
   );
 }

@@ -96,7 +96,8 @@ export class Subscriptions {
     if (input.period < settings.minPeriodSeconds) throw new ServiceError("INVALID_REQUEST", { detail: `period below ${settings.minPeriodSeconds} s` });
     const start = await this.#chainNow();
     if (input.end !== 0 && input.end <= start) throw new ServiceError("INVALID_REQUEST", { detail: "end is not in the future" });
-    if (input.returnUrl !== undefined && !isReturnUrl(input.returnUrl)) throw new ServiceError("INVALID_REQUEST", { detail: "return_url must be https (or http on localhost)" });
+    if (input.returnUrl !== undefined && !isReturnUrl(input.returnUrl))
+      throw new ServiceError("INVALID_REQUEST", { detail: "return_url must be https (or http on localhost)" });
     if (input.notifyUrl !== undefined) this.deps.webhooks.validate(input.notifyUrl);
     const notifyUrl = input.notifyUrl !== undefined && (await this.deps.webhooks.hasRoom(input.caller)) ? input.notifyUrl : undefined;
     const offer: Offer = {
@@ -112,7 +113,10 @@ export class Subscriptions {
     };
     const expiresAt = start + settings.setupTtlSeconds;
     return {
-      setup_token: this.deps.tokens.mintSetup(offer, expiresAt, { ...(notifyUrl ? { notifyUrl } : {}), ...(input.returnUrl ? { returnUrl: input.returnUrl } : {}) }),
+      setup_token: this.deps.tokens.mintSetup(offer, expiresAt, {
+        ...(notifyUrl ? { notifyUrl } : {}),
+        ...(input.returnUrl ? { returnUrl: input.returnUrl } : {}),
+      }),
       expires_at: expiresAt,
       chain_id: deployment.chainId,
       contract: this.contract,
@@ -199,7 +203,12 @@ export class Subscriptions {
     const expiresAt = this.#nowSeconds() + this.deps.settings.approveTtlSeconds;
     const id = this.subscriptionId(terms);
     return {
-      approve_token: this.deps.tokens.mintApprove({ payer: terms.payer, subscriptionId: id, requiredUnits: terms.amount + terms.maxGasReimbursement, expiresAt }),
+      approve_token: this.deps.tokens.mintApprove({
+        payer: terms.payer,
+        subscriptionId: id,
+        requiredUnits: terms.amount + terms.maxGasReimbursement,
+        expiresAt,
+      }),
       expires_at: expiresAt,
       payer: terms.payer,
       subscription_id: id,
@@ -225,7 +234,12 @@ export class Subscriptions {
   revokeSession(token: string) {
     const { terms } = this.readCapability(token);
     const expiresAt = this.#nowSeconds() + this.deps.settings.cancelTtlSeconds;
-    return { cancel_token: this.deps.tokens.mintCancel(terms, expiresAt), expires_at: expiresAt, subscription_id: this.subscriptionId(terms), payer: terms.payer };
+    return {
+      cancel_token: this.deps.tokens.mintCancel(terms, expiresAt),
+      expires_at: expiresAt,
+      subscription_id: this.subscriptionId(terms),
+      payer: terms.payer,
+    };
   }
 
   /** Unsigned calldata for `revoke(terms)`: only the payer's wallet can send it. */

@@ -20,10 +20,20 @@ const OfferPayload = {
   max_gas_units: units,
 };
 
-const SetupPayload = z.strictObject({ ...OfferPayload, expires_at: z.number().int(), notify_url: z.string().max(512).optional(), return_url: z.string().max(512).optional() });
+const SetupPayload = z.strictObject({
+  ...OfferPayload,
+  expires_at: z.number().int(),
+  notify_url: z.string().max(512).optional(),
+  return_url: z.string().max(512).optional(),
+});
 const SubscriptionPayload = z.strictObject({ ...OfferPayload, payer: address, signature: z.string().regex(/^0x([0-9a-f]{2})*$/) });
 const CancelPayload = z.strictObject({ ...OfferPayload, payer: address, expires_at: z.number().int() });
-const ApprovePayload = z.strictObject({ payer: address, subscription_id: z.string().regex(/^0x[0-9a-f]{64}$/), required_units: units, expires_at: z.number().int() });
+const ApprovePayload = z.strictObject({
+  payer: address,
+  subscription_id: z.string().regex(/^0x[0-9a-f]{64}$/),
+  required_units: units,
+  expires_at: z.number().int(),
+});
 
 function offerData(offer: Offer) {
   return {
@@ -79,7 +89,12 @@ export class RecurringTokens {
     const data = this.tokens.verify(TOKEN_KINDS.setup, token, SetupPayload);
     if (!data) return null;
     const { notify_url, return_url, expires_at } = data;
-    return { offer: offerFrom(data), expiresAt: expires_at, ...(notify_url ? { notifyUrl: notify_url } : {}), ...(return_url ? { returnUrl: return_url } : {}) };
+    return {
+      offer: offerFrom(data),
+      expiresAt: expires_at,
+      ...(notify_url ? { notifyUrl: notify_url } : {}),
+      ...(return_url ? { returnUrl: return_url } : {}),
+    };
   }
 
   /** The capability that charges: bound to the signed terms and the signature. Merchant server only. */
@@ -106,12 +121,22 @@ export class RecurringTokens {
 
   /** Browser-safe: restores one subscription's allowance and nothing else. */
   mintApprove(a: { payer: Address; subscriptionId: Hex; requiredUnits: bigint; expiresAt: number }): string {
-    return this.tokens.mint(TOKEN_KINDS.approve, { payer: a.payer, subscription_id: a.subscriptionId, required_units: a.requiredUnits.toString(), expires_at: a.expiresAt });
+    return this.tokens.mint(TOKEN_KINDS.approve, {
+      payer: a.payer,
+      subscription_id: a.subscriptionId,
+      required_units: a.requiredUnits.toString(),
+      expires_at: a.expiresAt,
+    });
   }
 
   readApprove(token: string): { payer: Address; subscriptionId: Hex; requiredUnits: bigint; expiresAt: number } | null {
     const data = this.tokens.verify(TOKEN_KINDS.approve, token, ApprovePayload);
     if (!data) return null;
-    return { payer: getAddress(data.payer), subscriptionId: data.subscription_id as Hex, requiredUnits: BigInt(data.required_units), expiresAt: data.expires_at };
+    return {
+      payer: getAddress(data.payer),
+      subscriptionId: data.subscription_id as Hex,
+      requiredUnits: BigInt(data.required_units),
+      expiresAt: data.expires_at,
+    };
   }
 }

@@ -27,7 +27,13 @@ export interface RefundsDeps {
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 /** A refund token locks terms derived from the chain only; the merchant chose nothing but the amount. */
-const RefundPayload = z.strictObject({ token: address, merchant: address, payer: address, amount_units: z.string().regex(/^[1-9][0-9]{0,29}$/), expires_at: z.number().int() });
+const RefundPayload = z.strictObject({
+  token: address,
+  merchant: address,
+  payer: address,
+  amount_units: z.string().regex(/^[1-9][0-9]{0,29}$/),
+  expires_at: z.number().int(),
+});
 
 /**
  * Refunds: a plain token transfer from the merchant's wallet to the wallet that paid. The service

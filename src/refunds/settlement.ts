@@ -34,7 +34,12 @@ function requireSettled(receipt: TransactionReceipt, head: bigint): void {
 export function paymentSettlement(chain: PaymentChain, intent: Intent, receipt: TransactionReceipt | null, head: bigint): Settlement {
   if (receipt?.status !== "success") throw new ServiceError("PAYMENT_NOT_FOUND");
   const paid = intentPaidFact(chain, receipt, intent);
-  if (!paid || !isAddressEqual(paid.recipient, intent.recipient) || paid.amount !== intent.amountUnits || !isAddressEqual(paid.token, chain.deployment.token.address)) {
+  if (
+    !paid ||
+    !isAddressEqual(paid.recipient, intent.recipient) ||
+    paid.amount !== intent.amountUnits ||
+    !isAddressEqual(paid.token, chain.deployment.token.address)
+  ) {
     throw new ServiceError("PAYMENT_MISMATCH");
   }
   requireSettled(receipt, head);
@@ -42,12 +47,28 @@ export function paymentSettlement(chain: PaymentChain, intent: Intent, receipt: 
 }
 
 /** The recurring charge of `periodIndex` a receipt (read after the finality head `head`) made for the signed terms, from the `Charged` event. */
-export function chargeSettlement(chain: SettlementChain, subscriptionId: Hex, terms: Terms, periodIndex: bigint, receipt: TransactionReceipt | null, head: bigint): Settlement {
+export function chargeSettlement(
+  chain: SettlementChain,
+  subscriptionId: Hex,
+  terms: Terms,
+  periodIndex: bigint,
+  receipt: TransactionReceipt | null,
+  head: bigint,
+): Settlement {
   if (receipt?.status !== "success") throw new ServiceError("PAYMENT_NOT_FOUND");
   const charged = parseEventLogs({ abi: recurringChargesAbi, eventName: "Charged", logs: receipt.logs, strict: true }).find(
-    (l) => isAddressEqual(l.address, chain.deployment.contracts.RecurringCharges.address) && l.args.subscriptionId === subscriptionId && l.args.periodIndex === periodIndex,
+    (l) =>
+      isAddressEqual(l.address, chain.deployment.contracts.RecurringCharges.address) &&
+      l.args.subscriptionId === subscriptionId &&
+      l.args.periodIndex === periodIndex,
   );
-  if (!charged || !isAddressEqual(charged.args.recipient, terms.recipient) || !isAddressEqual(charged.args.payer, terms.payer) || !isAddressEqual(charged.args.token, terms.token) || charged.args.amount !== terms.amount) {
+  if (
+    !charged ||
+    !isAddressEqual(charged.args.recipient, terms.recipient) ||
+    !isAddressEqual(charged.args.payer, terms.payer) ||
+    !isAddressEqual(charged.args.token, terms.token) ||
+    charged.args.amount !== terms.amount
+  ) {
     throw new ServiceError("PAYMENT_MISMATCH");
   }
   requireSettled(receipt, head);

@@ -54,7 +54,10 @@ export class ChargeAttempts {
   constructor(private readonly db: Pick<Database, "query" | "transaction">) {}
 
   async find(subscriptionId: Hex, periodIndex: bigint): Promise<ChargeAttempt | null> {
-    const rows = await this.db.query<Row>("SELECT * FROM charge_attempts WHERE subscription_id = $1 AND period_index = $2", [subscriptionId, periodIndex.toString()]);
+    const rows = await this.db.query<Row>("SELECT * FROM charge_attempts WHERE subscription_id = $1 AND period_index = $2", [
+      subscriptionId,
+      periodIndex.toString(),
+    ]);
     return rows[0] ? fromRow(rows[0]) : null;
   }
 
@@ -109,15 +112,24 @@ export class ChargeAttempts {
 
   /** Attempts not yet reported whose latest send is older than `beforeMs`, oldest first. */
   async unsettledSentBefore(beforeMs: number, limit: number): Promise<ChargeAttempt[]> {
-    return (await this.db.query<Row>("SELECT * FROM charge_attempts WHERE status = 'sent' AND sent_at < $1 ORDER BY sent_at LIMIT $2", [beforeMs, limit])).map(fromRow);
+    return (await this.db.query<Row>("SELECT * FROM charge_attempts WHERE status = 'sent' AND sent_at < $1 ORDER BY sent_at LIMIT $2", [beforeMs, limit])).map(
+      fromRow,
+    );
   }
 
   async markReported(subscriptionId: Hex, periodIndex: bigint): Promise<void> {
-    await this.db.query("UPDATE charge_attempts SET status = 'reported' WHERE subscription_id = $1 AND period_index = $2", [subscriptionId, periodIndex.toString()]);
+    await this.db.query("UPDATE charge_attempts SET status = 'reported' WHERE subscription_id = $1 AND period_index = $2", [
+      subscriptionId,
+      periodIndex.toString(),
+    ]);
   }
 
   /** Forgets an attempt whose transaction is gone from the chain (reorged out and dropped) or failed. */
   async remove(subscriptionId: Hex, periodIndex: bigint, txHash: Hex): Promise<void> {
-    await this.db.query("DELETE FROM charge_attempts WHERE subscription_id = $1 AND period_index = $2 AND tx_hash = $3", [subscriptionId, periodIndex.toString(), txHash]);
+    await this.db.query("DELETE FROM charge_attempts WHERE subscription_id = $1 AND period_index = $2 AND tx_hash = $3", [
+      subscriptionId,
+      periodIndex.toString(),
+      txHash,
+    ]);
   }
 }

@@ -19,8 +19,7 @@ export interface Database {
 export async function openDatabase(dataDir: string | null): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const db = dataDir ? await PGlite.create(dataDir) : await PGlite.create();
-  const query = async <T>(sql: string, params: unknown[] = [], on: Pick<PGlite, "query"> = db) =>
-    (await on.query<T>(sql, params as never[])).rows;
+  const query = async <T>(sql: string, params: unknown[] = [], on: Pick<PGlite, "query"> = db) => (await on.query<T>(sql, params as never[])).rows;
   return {
     query: (sql, params) => query(sql, params),
     transaction: (work) => db.transaction((tx) => work({ query: (sql, params) => query(sql, params, tx) })),

@@ -7,7 +7,9 @@ const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), "migrations
 
 /** Applies every `migrations/NNN_name.sql` not applied yet, in order, in one transaction. */
 export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
-  const files = readdirSync(dir).filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f)).sort();
+  const files = readdirSync(dir)
+    .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
+    .sort();
   // One migrator at a time across instances sharing a PostgreSQL: a transaction-scoped advisory lock.
   return db.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock(727274)");
@@ -16,7 +18,11 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
     const pending = files.filter((f) => !applied.has(f));
     for (const name of pending) {
       const sql = readFileSync(join(dir, name), "utf8");
-      for (const statement of sql.split(/;\s*$/m).map((s) => s.trim()).filter(Boolean)) await tx.query(statement);
+      for (const statement of sql
+        .split(/;\s*$/m)
+        .map((s) => s.trim())
+        .filter(Boolean))
+        await tx.query(statement);
       await tx.query("INSERT INTO schema_migrations (name) VALUES ($1)", [name]);
     }
     return pending;

@@ -61,9 +61,7 @@ export class CapabilityTokens {
 
   /** Mints a token of `kind` carrying `data` (plus the environment and chain id). */
   mint(kind: TokenKind, data: Record<string, unknown>): string {
-    const payload = Buffer.from(
-      JSON.stringify({ env: this.#scope.environment, chain_id: this.#scope.chainId, ...data }),
-    ).toString("base64url");
+    const payload = Buffer.from(JSON.stringify({ env: this.#scope.environment, chain_id: this.#scope.chainId, ...data })).toString("base64url");
     const head = `${kind}.${this.#signing.id}.${payload}`;
     return `${head}.${this.#sign(this.#signing.id, kind, head).toString("base64url")}`;
   }

@@ -189,7 +189,11 @@ export class DeliveryWorker {
   async #attempt(delivery: Delivery): Promise<void> {
     let failure: string;
     try {
-      const status = await this.deps.post(delivery.notifyUrl, { "svc-event-id": delivery.eventId, "svc-event-type": delivery.eventType, "user-agent": "svc-webhooks/1" }, JSON.stringify(delivery.payload));
+      const status = await this.deps.post(
+        delivery.notifyUrl,
+        { "svc-event-id": delivery.eventId, "svc-event-type": delivery.eventType, "user-agent": "svc-webhooks/1" },
+        JSON.stringify(delivery.payload),
+      );
       if (status >= 200 && status < 300) {
         // Unrecorded (the store unreachable), the lease runs out and the event is sent again: at least once.
         await this.#acknowledge(delivery.eventId).catch((error) => this.#onFailure?.(error));

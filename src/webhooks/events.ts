@@ -8,7 +8,10 @@ const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 const Bytes32 = z.string().regex(/^0x[0-9a-f]{64}$/);
 const LinkId = z.string().regex(/^0x[0-9a-f]{32}$/);
 const envelope = <T extends string>(type: T) => ({
-  id: z.string().regex(/^evt_[0-9a-f]{32}$/).describe("stable across retries: the svc-event-id header"),
+  id: z
+    .string()
+    .regex(/^evt_[0-9a-f]{32}$/)
+    .describe("stable across retries: the svc-event-id header"),
   type: z.literal(type),
   created_at: z.number().int().describe("unix seconds: the settled block's timestamp"),
 });

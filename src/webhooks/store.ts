@@ -53,7 +53,9 @@ export class Watches {
    * through it do not count again. A watch counts until the watcher has read past its end.
    */
   async activeCounts(caller: string): Promise<{ caller: number; total: number }> {
-    const rows = await this.db.query<{ scope: string; active: string | number }>("SELECT scope, active FROM watch_counts WHERE scope = ANY($1)", [[`caller:${caller}`, "total"]]);
+    const rows = await this.db.query<{ scope: string; active: string | number }>("SELECT scope, active FROM watch_counts WHERE scope = ANY($1)", [
+      [`caller:${caller}`, "total"],
+    ]);
     const of = (scope: string) => Number(rows.find((r) => r.scope === scope)?.active ?? 0);
     return { caller: of(`caller:${caller}`), total: of("total") };
   }
@@ -63,18 +65,20 @@ export class Watches {
    * transaction; false, with nothing written, when there is none.
    */
   async add(w: Watch, caps: WatchCaps | null): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
-      const [row] = await tx.query<{ inserted: boolean }>(
-        "INSERT INTO watches (kind, key, notify_url, caller, link_id, data, watch_until) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (kind, key) DO UPDATE SET notify_url = EXCLUDED.notify_url, watch_until = EXCLUDED.watch_until RETURNING (xmax = 0) AS inserted",
-        [w.kind, w.key, w.notifyUrl, w.caller, w.linkId, JSON.stringify(w.data), w.watchUntil],
-      );
-      if (!row!.inserted || !counted(w)) return true;
-      if (await takePlace(tx, w.caller, caps)) return true;
-      throw NO_ROOM;
-    }).catch((error) => {
-      if (error === NO_ROOM) return false;
-      throw error;
-    });
+    return this.db
+      .transaction(async (tx) => {
+        const [row] = await tx.query<{ inserted: boolean }>(
+          "INSERT INTO watches (kind, key, notify_url, caller, link_id, data, watch_until) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (kind, key) DO UPDATE SET notify_url = EXCLUDED.notify_url, watch_until = EXCLUDED.watch_until RETURNING (xmax = 0) AS inserted",
+          [w.kind, w.key, w.notifyUrl, w.caller, w.linkId, JSON.stringify(w.data), w.watchUntil],
+        );
+        if (!row!.inserted || !counted(w)) return true;
+        if (await takePlace(tx, w.caller, caps)) return true;
+        throw NO_ROOM;
+      })
+      .catch((error) => {
+        if (error === NO_ROOM) return false;
+        throw error;
+      });
   }
 
   async find(kind: WatchKind, keys: string[]): Promise<Watch[]> {
@@ -85,8 +89,14 @@ export class Watches {
   /** Ends every watch of a link (the link was closed). */
   async endForLink(linkId: string): Promise<void> {
     await this.db.transaction(async (tx) => {
-      const gone = await tx.query<{ kind: WatchKind; caller: string; link_id: string | null }>("DELETE FROM watches WHERE link_id = $1 RETURNING kind, caller, link_id", [linkId]);
-      await releasePlaces(tx, gone.filter((g) => counted({ kind: g.kind, linkId: g.link_id })).map((g) => g.caller));
+      const gone = await tx.query<{ kind: WatchKind; caller: string; link_id: string | null }>(
+        "DELETE FROM watches WHERE link_id = $1 RETURNING kind, caller, link_id",
+        [linkId],
+      );
+      await releasePlaces(
+        tx,
+        gone.filter((g) => counted({ kind: g.kind, linkId: g.link_id })).map((g) => g.caller),
+      );
     });
   }
 
@@ -100,7 +110,10 @@ export class Watches {
         "DELETE FROM watches WHERE (kind, key) IN (SELECT kind, key FROM watches WHERE watch_until < $1 ORDER BY watch_until LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING kind, caller, link_id",
         [before, limit],
       );
-      await releasePlaces(tx, gone.filter((g) => counted({ kind: g.kind, linkId: g.link_id })).map((g) => g.caller));
+      await releasePlaces(
+        tx,
+        gone.filter((g) => counted({ kind: g.kind, linkId: g.link_id })).map((g) => g.caller),
+      );
       return gone.length;
     });
   }
@@ -110,7 +123,10 @@ const NO_ROOM = new Error("no room under the watch caps");
 
 /** Takes one place for `caller` under the caps (no caps: counts only). False when either is full. */
 async function takePlace(tx: Pick<Database, "query">, caller: string, caps: WatchCaps | null): Promise<boolean> {
-  for (const [scope, cap] of [[`caller:${caller}`, caps?.perCaller], ["total", caps?.total]] as const) {
+  for (const [scope, cap] of [
+    [`caller:${caller}`, caps?.perCaller],
+    ["total", caps?.total],
+  ] as const) {
     const rows = await tx.query(
       "INSERT INTO watch_counts (scope, active) SELECT $1, 1 WHERE 1 <= $2::bigint ON CONFLICT (scope) DO UPDATE SET active = watch_counts.active + 1 WHERE watch_counts.active < $2::bigint RETURNING active",
       [scope, cap ?? Number.MAX_SAFE_INTEGER],
@@ -158,11 +174,26 @@ export class LinkRecords {
   }
 
   async find(linkId: string): Promise<LinkRecord | null> {
-    const [r] = await this.db.query<{ link_id: string; recipient: string; amount_units: string; notify_url: string | null; caller: string; expires_at: string | number; closed: boolean }>(
-      "SELECT * FROM links WHERE link_id = $1",
-      [linkId],
-    );
-    return r ? { linkId: r.link_id, recipient: r.recipient, amountUnits: BigInt(r.amount_units), notifyUrl: r.notify_url, caller: r.caller, expiresAt: Number(r.expires_at), closed: r.closed } : null;
+    const [r] = await this.db.query<{
+      link_id: string;
+      recipient: string;
+      amount_units: string;
+      notify_url: string | null;
+      caller: string;
+      expires_at: string | number;
+      closed: boolean;
+    }>("SELECT * FROM links WHERE link_id = $1", [linkId]);
+    return r
+      ? {
+          linkId: r.link_id,
+          recipient: r.recipient,
+          amountUnits: BigInt(r.amount_units),
+          notifyUrl: r.notify_url,
+          caller: r.caller,
+          expiresAt: Number(r.expires_at),
+          closed: r.closed,
+        }
+      : null;
   }
 
   async close(linkId: string): Promise<void> {
@@ -257,10 +288,10 @@ export class Deliveries {
 
   /** Marks deliveries acknowledged at `nowMs` (kept until pruned), in one statement. */
   async markDelivered(eventIds: string | string[], nowMs: number): Promise<void> {
-    await this.db.query("UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, lease_until = 0, last_error = NULL, next_attempt_at = $2 WHERE event_id = ANY($1)", [
-      typeof eventIds === "string" ? [eventIds] : eventIds,
-      nowMs,
-    ]);
+    await this.db.query(
+      "UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, lease_until = 0, last_error = NULL, next_attempt_at = $2 WHERE event_id = ANY($1)",
+      [typeof eventIds === "string" ? [eventIds] : eventIds, nowMs],
+    );
   }
 
   /** Records a failed attempt: due again at `nextAttemptAt`, or dropped when that is null. */
@@ -281,7 +312,9 @@ export class WatcherCursor {
   constructor(private readonly db: Pick<Database, "query">) {}
 
   async get(): Promise<{ blockNumber: bigint; blockHash: string; blockTime: number } | null> {
-    const [r] = await this.db.query<{ block_number: string | number; block_hash: string; block_time: string | number }>("SELECT * FROM watcher_cursor WHERE name = 'chain'");
+    const [r] = await this.db.query<{ block_number: string | number; block_hash: string; block_time: string | number }>(
+      "SELECT * FROM watcher_cursor WHERE name = 'chain'",
+    );
     return r ? { blockNumber: BigInt(r.block_number), blockHash: r.block_hash, blockTime: Number(r.block_time) } : null;
   }
 

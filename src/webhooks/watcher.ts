@@ -68,13 +68,22 @@ export class Watcher {
     const to = head - from + 1n > (this.deps.maxRange ?? 2000n) ? from + (this.deps.maxRange ?? 2000n) - 1n : head;
     const { contracts } = this.deps.deployment;
     const [logs, toBlock] = await Promise.all([
-      rpc(() => client.getLogs({ address: [contracts.Splitter.address, contracts.RecurringCharges.address], events: EVENTS, fromBlock: from, toBlock: to, strict: true })),
+      rpc(() =>
+        client.getLogs({
+          address: [contracts.Splitter.address, contracts.RecurringCharges.address],
+          events: EVENTS,
+          fromBlock: from,
+          toBlock: to,
+          strict: true,
+        }),
+      ),
       rpc(() => client.getBlock({ blockNumber: to })),
     ]);
     const events = await this.#events(logs);
     await db.transaction(async (tx) => {
       const deliveries = new Deliveries(tx);
-      for (const e of events) await deliveries.enqueue({ eventId: e.eventId, eventType: e.eventType, notifyUrl: e.watch.notifyUrl, payload: e.payload, dueAt: this.deps.now() });
+      for (const e of events)
+        await deliveries.enqueue({ eventId: e.eventId, eventType: e.eventType, notifyUrl: e.watch.notifyUrl, payload: e.payload, dueAt: this.deps.now() });
       await new WatcherCursor(tx).set(to, toBlock.hash, Number(toBlock.timestamp));
     });
     return { from, to, enqueued: events.length };
@@ -83,11 +92,31 @@ export class Watcher {
   async #events(logs: Awaited<ReturnType<PublicClient["getLogs"]>>): Promise<Event[]> {
     const { client, db } = this.deps;
     const watches = new Watches(db);
-    const typed = logs as unknown as Array<{ eventName: "Paid" | "Charged" | "Revoked"; args: Record<string, unknown>; transactionHash: Hex; logIndex: number; blockNumber: bigint }>;
+    const typed = logs as unknown as Array<{
+      eventName: "Paid" | "Charged" | "Revoked";
+      args: Record<string, unknown>;
+      transactionHash: Hex;
+      logIndex: number;
+      blockNumber: bigint;
+    }>;
     const paidLogs = typed.filter((l) => l.eventName === "Paid");
-    const payments = new Map((await watches.find("payment", paidLogs.map((l) => l.args.paymentReference as string))).map((w) => [w.key, w]));
+    const payments = new Map(
+      (
+        await watches.find(
+          "payment",
+          paidLogs.map((l) => l.args.paymentReference as string),
+        )
+      ).map((w) => [w.key, w]),
+    );
     const linkPayments = await this.#linkPaymentWatches(paidLogs.map((l) => l.args.paymentReference as Hex).filter((r) => !payments.has(r)));
-    const subscriptions = new Map((await watches.find("subscription", typed.filter((l) => l.eventName !== "Paid").map((l) => l.args.subscriptionId as string))).map((w) => [w.key, w]));
+    const subscriptions = new Map(
+      (
+        await watches.find(
+          "subscription",
+          typed.filter((l) => l.eventName !== "Paid").map((l) => l.args.subscriptionId as string),
+        )
+      ).map((w) => [w.key, w]),
+    );
     const watchOf = (log: (typeof typed)[number]) =>
       log.eventName === "Paid"
         ? (payments.get(log.args.paymentReference as string) ?? linkPayments.get(log.args.paymentReference as string))
@@ -108,7 +137,13 @@ export class Watcher {
           log.eventName === "Paid"
             ? null
             : rpc(() =>
-                client.readContract({ address: this.deps.deployment.contracts.RecurringCharges.address, abi: recurringChargesAbi, functionName: "subscriptions", args: [log.args.subscriptionId as Hex], blockNumber: log.blockNumber }),
+                client.readContract({
+                  address: this.deps.deployment.contracts.RecurringCharges.address,
+                  abi: recurringChargesAbi,
+                  functionName: "subscriptions",
+                  args: [log.args.subscriptionId as Hex],
+                  blockNumber: log.blockNumber,
+                }),
               ),
         ),
       ),
@@ -123,7 +158,20 @@ export class Watcher {
       const eventId = `evt_${keccak256(toHex(`${type}:${log.transactionHash}:${log.logIndex}:${watch.notifyUrl}`)).slice(2, 34)}`;
       const base = { id: eventId, type, created_at: Number(at) };
       if (type === "payment.settled") {
-        events.push({ eventId, eventType: type, watch, payload: { ...base, data: { intent: this.deps.intentFor(watch), tx_hash: log.transactionHash, reference: watch.key, ...(watch.linkId ? { link_id: watch.linkId } : {}) } } });
+        events.push({
+          eventId,
+          eventType: type,
+          watch,
+          payload: {
+            ...base,
+            data: {
+              intent: this.deps.intentFor(watch),
+              tx_hash: log.transactionHash,
+              reference: watch.key,
+              ...(watch.linkId ? { link_id: watch.linkId } : {}),
+            },
+          },
+        });
         continue;
       }
       const subscriptionId = watch.key as Hex;

@@ -139,15 +139,18 @@ export class Webhooks {
 
   /** Watches a one-time payment until its intent's expiry plus one hour (payments through a link are covered by the link's watch). */
   async watchPayment(intent: Intent, notifyUrl: string, caller: string): Promise<boolean> {
-    return this.#watches.add({
-      kind: "payment",
-      key: intent.reference,
-      notifyUrl,
-      caller,
-      linkId: intent.linkId ?? null,
-      data: { recipient: intent.recipient, amount_units: intent.amountUnits.toString(), expires_at: intent.expiresAt },
-      watchUntil: intent.expiresAt + PAYMENT_WATCH_GRACE_SECONDS,
-    }, this.#caps);
+    return this.#watches.add(
+      {
+        kind: "payment",
+        key: intent.reference,
+        notifyUrl,
+        caller,
+        linkId: intent.linkId ?? null,
+        data: { recipient: intent.recipient, amount_units: intent.amountUnits.toString(), expires_at: intent.expiresAt },
+        watchUntil: intent.expiresAt + PAYMENT_WATCH_GRACE_SECONDS,
+      },
+      this.#caps,
+    );
   }
 
   /** Keeps a link's notify_url until the link expires (it covers every payment through the link). */
@@ -157,15 +160,18 @@ export class Webhooks {
 
   /** Watches a subscription's charges and revocation until its end (or for as long as it has none). */
   async watchSubscription(subscriptionId: Hex, terms: Terms, notifyUrl: string, caller: string): Promise<boolean> {
-    return this.#watches.add({
-      kind: "subscription",
-      key: subscriptionId,
-      notifyUrl,
-      caller,
-      linkId: null,
-      data: { payer: terms.payer, end: Number(terms.end) },
-      watchUntil: terms.end === 0n ? Number.MAX_SAFE_INTEGER : Number(terms.end),
-    }, this.#caps);
+    return this.#watches.add(
+      {
+        kind: "subscription",
+        key: subscriptionId,
+        notifyUrl,
+        caller,
+        linkId: null,
+        data: { payer: terms.payer, end: Number(terms.end) },
+        watchUntil: terms.end === 0n ? Number.MAX_SAFE_INTEGER : Number(terms.end),
+      },
+      this.#caps,
+    );
   }
 
   /** Stops a link's watch and the watches of every payment minted through it. */

@@ -76,7 +76,10 @@ describe("two instances racing one charge (PostgreSQL)", function () {
   it("the simulation's PeriodAlreadyCharged: the other instance's charge landed between our read and our simulation → CONFIRMING", async () => {
     const s = await ready();
     const gate = holdFirst("eth_estimateGas");
-    const lateDone = supertest(second.app).post("/v1/charges").send({ subscription: s.subscription }).then((r) => r);
+    const lateDone = supertest(second.app)
+      .post("/v1/charges")
+      .send({ subscription: s.subscription })
+      .then((r) => r);
     await gate.arrived;
     const first = await h.api.post("/v1/charges").send({ subscription: s.subscription });
     assert.equal(first.body.status, "CONFIRMING");
@@ -90,7 +93,12 @@ describe("two instances racing one charge (PostgreSQL)", function () {
 
   it("the recorded attempt, and both at once: never ok before settlement, one transaction, then CHARGED once and ALREADY_CHARGED", async () => {
     const s = await ready();
-    const calls = [h.api, supertest(second.app), h.api, supertest(second.app)].map((api) => api.post("/v1/charges").send({ subscription: s.subscription }).then((r) => r));
+    const calls = [h.api, supertest(second.app), h.api, supertest(second.app)].map((api) =>
+      api
+        .post("/v1/charges")
+        .send({ subscription: s.subscription })
+        .then((r) => r),
+    );
     const answers = await Promise.all(calls);
     const hashes = new Set<string>();
     for (const a of answers) {
@@ -104,10 +112,15 @@ describe("two instances racing one charge (PostgreSQL)", function () {
     }
     assert.equal(hashes.size, 1, "one transaction");
     const [txHash] = [...hashes];
-    assertUnsettled((await supertest(second.app).post("/v1/charges").send({ subscription: s.subscription })).body, txHash!, "recorded attempt, 0 confirmations");
+    assertUnsettled(
+      (await supertest(second.app).post("/v1/charges").send({ subscription: s.subscription })).body,
+      txHash!,
+      "recorded attempt, 0 confirmations",
+    );
     await h.chain.mine(2);
     const statuses = [];
-    for (const api of [supertest(second.app), h.api, supertest(second.app)]) statuses.push((await api.post("/v1/charges").send({ subscription: s.subscription })).body.status);
+    for (const api of [supertest(second.app), h.api, supertest(second.app)])
+      statuses.push((await api.post("/v1/charges").send({ subscription: s.subscription })).body.status);
     assert.deepEqual(statuses, ["CHARGED", "ALREADY_CHARGED", "ALREADY_CHARGED"]);
   });
 });

@@ -13,7 +13,8 @@ describe("charges at scale", function () {
   const relayer = () => h.chain.accounts[LOCAL_ROLES.relayer]!.address;
   const relayerNonce = () => h.chain.publicClient.getTransactionCount({ address: relayer() });
   const recurring = () => h.service.deployment.contracts.RecurringCharges.address;
-  const paidCount = async (id: Hex) => (await h.chain.publicClient.readContract({ address: recurring(), abi: recurringChargesAbi, functionName: "subscriptions", args: [id] }))[1];
+  const paidCount = async (id: Hex) =>
+    (await h.chain.publicClient.readContract({ address: recurring(), abi: recurringChargesAbi, functionName: "subscriptions", args: [id] }))[1];
 
   it("charges many subscriptions at once: one transaction each, consecutive nonces, each charged once", async () => {
     const subs = await manySubscriptions(h, h.api, 12);
@@ -23,7 +24,10 @@ describe("charges at scale", function () {
     assert.equal(new Set(answers.map((a) => a.body.tx_hash)).size, 12);
     assert.equal(await relayerNonce(), nonce + 12, "every nonce used once, none skipped");
     const recorded = await h.database.query<{ nonce: string | number }>("SELECT nonce FROM charge_attempts ORDER BY nonce");
-    assert.deepEqual(recorded.map((r) => Number(r.nonce)), Array.from({ length: 12 }, (_, i) => nonce + i));
+    assert.deepEqual(
+      recorded.map((r) => Number(r.nonce)),
+      Array.from({ length: 12 }, (_, i) => nonce + i),
+    );
     await h.chain.mine(2);
     const settled = await Promise.all(subs.map((s) => h.api.post("/v1/charges").send({ subscription: s.subscription })));
     for (const [i, a] of settled.entries()) assert.include(a.body, { status: "CHARGED", tx_hash: answers[i]!.body.tx_hash });
@@ -43,7 +47,10 @@ describe("charges at scale", function () {
       await released;
     };
     const nonce = await relayerNonce();
-    const first = supertest(bounded.app).post("/v1/charges").send({ subscription: subs[0]!.subscription }).then((r) => r);
+    const first = supertest(bounded.app)
+      .post("/v1/charges")
+      .send({ subscription: subs[0]!.subscription })
+      .then((r) => r);
     await arrived;
     h.proxy.calls.clear();
     const refused = await supertest(bounded.app).post("/v1/charges").send({ subscription: subs[1]!.subscription });

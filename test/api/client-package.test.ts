@@ -40,7 +40,14 @@ describe("the client as a package of its own (client/: build, npm pack, install 
   it("ships JavaScript and type declarations only, and installs with no other package", async () => {
     const { stdout } = await run("tar", ["-tzf", tarball]);
     const files = stdout.trim().split("\n").sort();
-    assert.deepEqual(files, ["package/README.md", "package/dist/index.d.ts", "package/dist/index.js", "package/dist/types.d.ts", "package/dist/types.js", "package/package.json"]);
+    assert.deepEqual(files, [
+      "package/README.md",
+      "package/dist/index.d.ts",
+      "package/dist/index.js",
+      "package/dist/types.d.ts",
+      "package/dist/types.js",
+      "package/package.json",
+    ]);
     const installed = readdirSync(join(app, "node_modules")).filter((n) => !n.startsWith("."));
     assert.deepEqual(installed, ["@stablecoin-payments"]);
     assert.deepEqual(readdirSync(join(app, "node_modules", "@stablecoin-payments")), ["client"]);
@@ -50,11 +57,15 @@ describe("the client as a package of its own (client/: build, npm pack, install 
     const running = await listen(h.service);
     try {
       const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 1]!.address;
-            const runners = [process.execPath, ...(existsSync(NODE_20) ? [NODE_20] : [])];
+      const runners = [process.execPath, ...(existsSync(NODE_20) ? [NODE_20] : [])];
       for (const node of runners) {
         const { stdout } = await run(node, ["main.mjs", running.apiUrl, merchant], { cwd: app });
         const out = JSON.parse(stdout);
-        assert.deepInclude(out, { chain: 84532, amount: "2.500000", paid: false, code: "PAYMENT_NOT_FOUND", refused: "400 INVALID_INTENT FIX_REQUEST", ran: true }, node);
+        assert.deepInclude(
+          out,
+          { chain: 84532, amount: "2.500000", paid: false, code: "PAYMENT_NOT_FOUND", refused: "400 INVALID_INTENT FIX_REQUEST", ran: true },
+          node,
+        );
       }
       if (existsSync(NODE_20)) assert.match((await run(NODE_20, ["--version"])).stdout, /^v20\./);
     } finally {
@@ -64,14 +75,27 @@ describe("the client as a package of its own (client/: build, npm pack, install 
 
   it("type-checks a merchant's TypeScript against the installed declarations, addresses as `0x…` template types", async () => {
     copyFileSync(join(FIXTURES, "check.ts.txt"), join(app, "check.ts"));
-    writeFileSync(join(app, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: "nodenext", target: "es2022", lib: ["es2022", "dom"], types: [] }, files: ["check.ts"] }));
+    writeFileSync(
+      join(app, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, module: "nodenext", target: "es2022", lib: ["es2022", "dom"], types: [] },
+        files: ["check.ts"],
+      }),
+    );
     const result = await run(process.execPath, [tsc, "-p", "."], { cwd: app }).catch((e) => e as { stdout: string; code: number });
     assert.equal((result as { code?: number }).code ?? 0, 0, (result as { stdout: string }).stdout);
   });
 
   it("bundles for a browser with no Node built-in (fetch only)", async () => {
     const { build } = await import("esbuild");
-    const out = await build({ stdin: { contents: `export * from "@stablecoin-payments/client";`, resolveDir: app }, bundle: true, platform: "browser", format: "esm", write: false, logLevel: "silent" });
+    const out = await build({
+      stdin: { contents: `export * from "@stablecoin-payments/client";`, resolveDir: app },
+      bundle: true,
+      platform: "browser",
+      format: "esm",
+      write: false,
+      logLevel: "silent",
+    });
     const text = out.outputFiles[0]!.text;
     assert.match(text, /PaymentServiceClient = class|class PaymentServiceClient/);
     assert.notMatch(text, /\bfrom\s*["']node:|require\(/);

@@ -61,7 +61,10 @@ describe("HTTP rules", () => {
     const cases = [
       h.api.post("/v1/payments").send({ recipient: merchant(), amount: "1", extra: 1 }),
       h.api.post("/v1/payments").set("content-type", "application/json").send('{"recipient": '),
-      h.api.post("/v1/payments").set("content-type", "text/plain").send(JSON.stringify({ recipient: merchant(), amount: "1" })),
+      h.api
+        .post("/v1/payments")
+        .set("content-type", "text/plain")
+        .send(JSON.stringify({ recipient: merchant(), amount: "1" })),
       h.api.post("/v1/payments").set("content-type", "application/json").send("[1,2]"),
       h.api.post("/v1/payments").set("content-type", "application/json").send('"a string"'),
       h.api.post("/v1/payments/verify").send({ intent: "x".repeat(17 * 1024), tx_hash: "0x" + "00".repeat(32) }),
@@ -81,7 +84,11 @@ describe("HTTP rules", () => {
     const raw = (encoding: string, data: Buffer) => {
       h.clock.advance(60);
       return h.api
-        .post("/v1/payments").set("content-type", "application/json").set("content-encoding", encoding).serialize((x: unknown) => x as string).send(data as never);
+        .post("/v1/payments")
+        .set("content-type", "application/json")
+        .set("content-encoding", encoding)
+        .serialize((x: unknown) => x as string)
+        .send(data as never);
     };
     for (const [encoding, data] of Object.entries(encoded)) {
       const sound = await raw(encoding, data);
@@ -155,7 +162,12 @@ describe("HTTP rules", () => {
 
   it("never writes a token or a request body to the logs", async () => {
     const lines: string[] = [];
-    const sink = new Writable({ write(chunk, _enc, done) { lines.push(chunk.toString()); done(); } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
     const service = await createService(configFor(h.proxy.url), { now: h.clock.now, logger: createLogger("trace", sink), database: h.database });
     const api = supertest(service.app);
     const created = await api.post("/v1/payments").send({ recipient: merchant(), amount: "1" });
@@ -179,7 +191,11 @@ describe("HTTP rules", () => {
   });
 
   it("serves /metrics and /ready on the operational port, bound to 127.0.0.1", async () => {
-    const service = await createService(configFor(h.proxy.url, { PORT: "0", OPS_PORT: "0" }), { now: h.clock.now, logger: createLogger("silent"), database: h.database });
+    const service = await createService(configFor(h.proxy.url, { PORT: "0", OPS_PORT: "0" }), {
+      now: h.clock.now,
+      logger: createLogger("silent"),
+      database: h.database,
+    });
     const running = await listen(service);
     try {
       assert.match(running.opsUrl, /^http:\/\/127\.0\.0\.1:\d+$/);

@@ -34,7 +34,11 @@ describe("several instances on one PostgreSQL", function () {
   });
   const webhookTransport = () => ({ resolve: async () => [{ address: "127.0.0.1", family: 4 }], ca: receiver.ca, port: receiver.port });
   const instance = async (env: Record<string, string> = {}) => {
-    const s = await createService(configFor(h.proxy.url, { DATABASE_URL: postgres.url, WEBHOOKS_ALLOW_LOOPBACK: "true", ...env }), { now: h.clock.now, logger: createLogger("silent"), webhookTransport: webhookTransport() });
+    const s = await createService(configFor(h.proxy.url, { DATABASE_URL: postgres.url, WEBHOOKS_ALLOW_LOOPBACK: "true", ...env }), {
+      now: h.clock.now,
+      logger: createLogger("silent"),
+      webhookTransport: webhookTransport(),
+    });
     instances.push(s);
     return s;
   };
@@ -81,17 +85,31 @@ describe("several instances on one PostgreSQL", function () {
     assert.equal(new Set(answers.map((r) => r.body.tx_hash)).size, count, "one transaction per subscription");
     assert.equal(await h.chain.publicClient.getTransactionCount({ address: relayer }), nonce + count, "no nonce lost or used twice");
     const nonces = (await a.database.query<{ nonce: string | number }>("SELECT nonce FROM charge_attempts ORDER BY nonce")).map((r) => Number(r.nonce));
-    assert.deepEqual(nonces, Array.from({ length: count }, (_, i) => nonce + i));
+    assert.deepEqual(
+      nonces,
+      Array.from({ length: count }, (_, i) => nonce + i),
+    );
 
     await h.chain.mine(2);
-    const settled = await Promise.all(subs.map((s, i) => supertest((i % 2 ? a : b).app).post("/v1/charges").send({ subscription: s.subscription })));
+    const settled = await Promise.all(
+      subs.map((s, i) =>
+        supertest((i % 2 ? a : b).app)
+          .post("/v1/charges")
+          .send({ subscription: s.subscription }),
+      ),
+    );
     for (const [i, r] of settled.entries()) {
       assert.oneOf(r.body.status, ["CHARGED", "ALREADY_CHARGED"], JSON.stringify(r.body));
       assert.equal(r.body.tx_hash, answers[2 * i]!.body.tx_hash);
       assert.isAtMost([answers[2 * i]!, answers[2 * i + 1]!, r].filter((x) => x.body.status === "CHARGED").length, 1, "CHARGED answered once");
     }
     for (const s of subs) {
-      const [, paidCount] = await h.chain.publicClient.readContract({ address: h.chain.deployment.contracts.RecurringCharges.address, abi: recurringChargesAbi, functionName: "subscriptions", args: [s.id] });
+      const [, paidCount] = await h.chain.publicClient.readContract({
+        address: h.chain.deployment.contracts.RecurringCharges.address,
+        abi: recurringChargesAbi,
+        functionName: "subscriptions",
+        args: [s.id],
+      });
       assert.equal(paidCount, 1, "charged once");
       assert.equal((await new ChargeAttempts(a.database).find(s.id, 0n))!.status, "reported");
     }
@@ -102,6 +120,9 @@ describe("several instances on one PostgreSQL", function () {
     const charged = receiver.received.filter((r) => r.headers["svc-event-type"] === "subscription.charged");
     assert.equal(charged.length, count, "one webhook per charge");
     assert.equal(new Set(charged.map((r) => r.headers["svc-event-id"])).size, count, "none twice");
-    assert.sameMembers(charged.map((r) => (r.body.data as { subscription_id: string }).subscription_id), subs.map((s) => s.id));
+    assert.sameMembers(
+      charged.map((r) => (r.body.data as { subscription_id: string }).subscription_id),
+      subs.map((s) => s.id),
+    );
   });
 });

@@ -28,12 +28,17 @@ describe("OpenAPI document with openapi-typescript and openapi-fetch (what a mer
     copyFileSync(join(root, "test/fixtures/openapi-fetch/program.ts.txt"), join(WORK, "program.ts"));
     writeFileSync(
       join(WORK, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: "nodenext", target: "es2022", lib: ["es2022", "dom"], types: ["node"], skipLibCheck: true }, files: ["program.ts"] }),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, module: "nodenext", target: "es2022", lib: ["es2022", "dom"], types: ["node"], skipLibCheck: true },
+        files: ["program.ts"],
+      }),
     );
   });
 
   it("generates types that a program using openapi-fetch type-checks against (TypeScript 5, the generator's peer)", async () => {
-    const result = await run(process.execPath, [join(TOOL, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: WORK }).catch((e) => e as { code: number; stdout: string });
+    const result = await run(process.execPath, [join(TOOL, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: WORK }).catch(
+      (e) => e as { code: number; stdout: string },
+    );
     assert.equal((result as { code?: number }).code ?? 0, 0, (result as { stdout: string }).stdout);
   });
 

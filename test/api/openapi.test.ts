@@ -59,19 +59,41 @@ describe("OpenAPI document", () => {
   });
 
   it("documents every route the app serves, and serves every route it documents", () => {
-    const served = servedRoutes(h.service.app).filter((r) => r !== "GET /").sort();
-    const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    const served = servedRoutes(h.service.app)
+      .filter((r) => r !== "GET /")
+      .sort();
+    const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>)
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
     assert.deepEqual(served, documented);
     assert.equal(documented.filter((r) => r.startsWith("POST /v1/")).length, 21, "21 integration endpoints");
   });
 
   it("names every error code of the spec on its endpoint", () => {
-    const codesOf = (path: string) => Object.values(document.paths[path].post.responses as Record<string, { description: string }>).flatMap((r) => r.description.split(", "));
+    const codesOf = (path: string) =>
+      Object.values(document.paths[path].post.responses as Record<string, { description: string }>).flatMap((r) => r.description.split(", "));
     const table: Record<string, string[]> = {
       "/v1/payments": ["AMOUNT_OUT_OF_BOUNDS", "INVALID_REQUEST", "RATE_LIMITED", "INTERNAL_ERROR"],
       "/v1/payments/resolve": ["INVALID_INTENT", "INTENT_EXPIRED", "AMOUNT_OUT_OF_BOUNDS", "PAYMENT_ALREADY_PROCESSED", "RPC_ERROR", "RPC_BUSY"],
       "/v1/payments/recover": ["INVALID_INTENT", "RATE_LIMITED", "PAYMENT_RECOVERY_INCONSISTENT", "RECOVERY_UNAVAILABLE", "RPC_BUSY"],
-      "/v1/charges": ["INVALID_SUBSCRIPTION", "PERMISSION_REVOKED", "INSUFFICIENT_BALANCE", "INSUFFICIENT_ALLOWANCE", "TRANSACTION_REVERTED", "NOT_DUE", "SUBSCRIPTION_EXPIRED", "GAS_TOO_HIGH", "PAYMENT_ALREADY_PROCESSED", "RATE_LIMITED", "CONCURRENCY_LIMIT", "GAS_QUOTE_UNAVAILABLE", "RELAYER_ERROR", "RPC_ERROR", "RELAYER_UNAVAILABLE", "RPC_BUSY"],
+      "/v1/charges": [
+        "INVALID_SUBSCRIPTION",
+        "PERMISSION_REVOKED",
+        "INSUFFICIENT_BALANCE",
+        "INSUFFICIENT_ALLOWANCE",
+        "TRANSACTION_REVERTED",
+        "NOT_DUE",
+        "SUBSCRIPTION_EXPIRED",
+        "GAS_TOO_HIGH",
+        "PAYMENT_ALREADY_PROCESSED",
+        "RATE_LIMITED",
+        "CONCURRENCY_LIMIT",
+        "GAS_QUOTE_UNAVAILABLE",
+        "RELAYER_ERROR",
+        "RPC_ERROR",
+        "RELAYER_UNAVAILABLE",
+        "RPC_BUSY",
+      ],
       "/v1/subscriptions/resolve": ["INVALID_SETUP_TOKEN", "SETUP_TOKEN_EXPIRED", "AMOUNT_OUT_OF_BOUNDS"],
       "/v1/subscriptions/finalize": ["UNSUPPORTED_SIGNATURE_FORMAT", "SIGNATURE_VALIDATION_TOO_EXPENSIVE", "RPC_ERROR"],
       "/v1/subscriptions/revoke/prepare": ["INVALID_SUBSCRIPTION", "INVALID_CANCEL_TOKEN", "CANCEL_TOKEN_EXPIRED"],
@@ -104,10 +126,20 @@ describe("OpenAPI document", () => {
   });
 
   describe("what tools need", () => {
-    type Operation = { operationId: string; description?: string; tags?: string[]; requestBody?: { content: Record<string, { schema: { $ref?: string }; example?: unknown; examples?: Record<string, { value: unknown }> }> }; responses: Record<string, { content?: Record<string, { schema: { $ref?: string }; example?: unknown; examples?: Record<string, { value: unknown }> }> }> };
+    type Operation = {
+      operationId: string;
+      description?: string;
+      tags?: string[];
+      requestBody?: { content: Record<string, { schema: { $ref?: string }; example?: unknown; examples?: Record<string, { value: unknown }> }> };
+      responses: Record<string, { content?: Record<string, { schema: { $ref?: string }; example?: unknown; examples?: Record<string, { value: unknown }> }> }>;
+    };
     const operations = (): Array<[string, Operation]> => [
-      ...Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(([path, ops]) => Object.entries(ops).map(([m, op]) => [`${m.toUpperCase()} ${path}`, op] as [string, Operation])),
-      ...Object.entries(document.webhooks as Record<string, Record<string, Operation>>).map(([type, ops]) => [`webhook ${type}`, ops.post!] as [string, Operation]),
+      ...Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(([path, ops]) =>
+        Object.entries(ops).map(([m, op]) => [`${m.toUpperCase()} ${path}`, op] as [string, Operation]),
+      ),
+      ...Object.entries(document.webhooks as Record<string, Record<string, Operation>>).map(
+        ([type, ops]) => [`webhook ${type}`, ops.post!] as [string, Operation],
+      ),
     ];
     const schemaValidator = () => {
       const Ajv2020 = require("ajv/dist/2020").default;
@@ -119,15 +151,25 @@ describe("OpenAPI document", () => {
     it("passes Redocly's recommended lint with the committed config (the command CI runs)", async function () {
       this.timeout(60_000);
       const cli = require.resolve("@redocly/cli/bin/cli.js");
-      const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, "lint", "--format", "json"], { cwd: new URL("../..", import.meta.url).pathname, maxBuffer: 1 << 24 }).catch((e) => e);
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, "lint", "--format", "json"], {
+        cwd: new URL("../..", import.meta.url).pathname,
+        maxBuffer: 1 << 24,
+      }).catch((e) => e);
       const report = JSON.parse(stdout);
-      assert.deepEqual(report.problems.filter((p: { ignored?: boolean }) => !p.ignored).map((p: { ruleId: string; message: string }) => `${p.ruleId}: ${p.message}`), [], stderr);
+      assert.deepEqual(
+        report.problems.filter((p: { ignored?: boolean }) => !p.ignored).map((p: { ruleId: string; message: string }) => `${p.ruleId}: ${p.message}`),
+        [],
+        stderr,
+      );
       assert.equal(report.totals.errors + report.totals.warnings, 0);
     });
 
     it("declares no authentication (capabilities travel in bodies), three servers, and tags with descriptions", () => {
       assert.deepEqual(document.security, []);
-      assert.deepEqual(document.servers.map((s: { description: string }) => s.description.split(":")[0]), ["local", "test", "production"]);
+      assert.deepEqual(
+        document.servers.map((s: { description: string }) => s.description.split(":")[0]),
+        ["local", "test", "production"],
+      );
       for (const [name, op] of operations()) assert.isNotEmpty(op.tags, name);
     });
 
@@ -146,7 +188,10 @@ describe("OpenAPI document", () => {
       const compile = schemaValidator();
       let checked = 0;
       for (const [name, op] of operations()) {
-        const bodies = [...(op.requestBody ? [op.requestBody.content["application/json"]!] : []), ...Object.values(op.responses).flatMap((r) => (r.content ? [r.content["application/json"]!] : []))];
+        const bodies = [
+          ...(op.requestBody ? [op.requestBody.content["application/json"]!] : []),
+          ...Object.values(op.responses).flatMap((r) => (r.content ? [r.content["application/json"]!] : [])),
+        ];
         for (const body of bodies) {
           assert.match(body.schema.$ref ?? "", /^#\/components\/schemas\/[A-Z]/, `${name}: a named schema`);
           const examples = body.example !== undefined ? [body.example] : Object.values(body.examples ?? {}).map((e) => e.value);
@@ -187,8 +232,18 @@ describe("OpenAPI document", () => {
     it("has a webhooks section for every event the watcher sends", () => {
       assert.includeMembers(Object.keys(document.webhooks), ["payment.settled", "subscription.charged", "subscription.revoked"]);
       const settled = document.webhooks["payment.settled"].post;
-      assert.deepEqual(settled.parameters.map((p: { name: string }) => p.name), ["svc-event-id", "svc-event-type"]);
-      assert.includeMembers(document.components.schemas.SubscriptionChargedEvent.properties.data.required, ["subscription_id", "payer", "state", "paid_count", "period_index", "tx_hash"]);
+      assert.deepEqual(
+        settled.parameters.map((p: { name: string }) => p.name),
+        ["svc-event-id", "svc-event-type"],
+      );
+      assert.includeMembers(document.components.schemas.SubscriptionChargedEvent.properties.data.required, [
+        "subscription_id",
+        "payer",
+        "state",
+        "paid_count",
+        "period_index",
+        "tx_hash",
+      ]);
     });
   });
 });

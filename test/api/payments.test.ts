@@ -18,7 +18,14 @@ describe("one-time payments API", () => {
   async function create(amount = "12.5", extra: Record<string, unknown> = {}) {
     const res = await h.api.post("/v1/payments").send({ recipient: merchant().address, amount, ...extra });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    return res.body as { intent: string; reference: Hex; amount: string; expires_at: number; pay: import("../helpers/payments.js").PayBlock; notify_url?: string };
+    return res.body as {
+      intent: string;
+      reference: Hex;
+      amount: string;
+      expires_at: number;
+      pay: import("../helpers/payments.js").PayBlock;
+      notify_url?: string;
+    };
   }
   const verify = (intent: string, tx_hash: Hex) => h.api.post("/v1/payments/verify").send({ intent, tx_hash });
   const recover = (intent: string) => h.api.post("/v1/payments/recover").send({ intent });
@@ -76,7 +83,13 @@ describe("one-time payments API", () => {
     });
 
     it("validates notify_url, and refuses it when the deployment has webhooks disabled", async () => {
-      for (const notify_url of ["http://merchant.example.com/hook", "https://merchant.com:8443/hook", "https://10.0.0.1/hook", "https://user:pw@merchant.com/", `https://merchant.com/${"a".repeat(513 - 21)}`]) {
+      for (const notify_url of [
+        "http://merchant.example.com/hook",
+        "https://merchant.com:8443/hook",
+        "https://10.0.0.1/hook",
+        "https://user:pw@merchant.com/",
+        `https://merchant.com/${"a".repeat(513 - 21)}`,
+      ]) {
         const res = await h.api.post("/v1/payments").send({ recipient: merchant().address, amount: "1", notify_url });
         assert.equal(res.status, 400, notify_url);
         assert.equal(res.body.error, "INVALID_REQUEST");
@@ -84,7 +97,10 @@ describe("one-time payments API", () => {
       const longest = `https://merchant.com/${"a".repeat(512 - 21)}`;
       assert.equal((await h.api.post("/v1/payments").send({ recipient: merchant().address, amount: "1", notify_url: longest })).status, 200);
       const disabled = await h.another({ WEBHOOKS_ENABLED: "false" });
-      const res = await (await import("supertest")).default(disabled.app).post("/v1/payments").send({ recipient: merchant().address, amount: "1", notify_url: "https://merchant.com/hook" });
+      const res = await (await import("supertest"))
+        .default(disabled.app)
+        .post("/v1/payments")
+        .send({ recipient: merchant().address, amount: "1", notify_url: "https://merchant.com/hook" });
       assert.equal(res.status, 400);
       assert.equal(res.body.error, "INVALID_REQUEST");
     });
@@ -143,14 +159,24 @@ describe("one-time payments API", () => {
       const junk = await deployTestContract(h.chain, griefer, noReturnTokenAbi, "NoReturnToken", "HostileTokens.sol");
       await send(h.chain, griefer, { address: junk, abi: noReturnTokenAbi, functionName: "mint", args: [griefer.address, 10n ** 9n] });
       await send(h.chain, griefer, { address: junk, abi: noReturnTokenAbi, functionName: "approve", args: [a.pay.splitter, 10n ** 9n] });
-      const worthless = await send(h.chain, griefer, { address: a.pay.splitter, abi: splitterAbi, functionName: "pay", args: [junk, a.pay.recipient, 5_000_000n, a.reference] });
+      const worthless = await send(h.chain, griefer, {
+        address: a.pay.splitter,
+        abi: splitterAbi,
+        functionName: "pay",
+        args: [junk, a.pay.recipient, 5_000_000n, a.reference],
+      });
       await h.chain.mine(2);
       const resolved = await resolve(a.intent);
       assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
       assert.equal(resolved.body.reference, a.reference);
-      for (const lookAlike of [toSelf, oneUnit, worthless]) assert.deepEqual((await verify(a.intent, lookAlike.transactionHash)).body, { valid: false, code: "PAYMENT_MISMATCH" });
+      for (const lookAlike of [toSelf, oneUnit, worthless])
+        assert.deepEqual((await verify(a.intent, lookAlike.transactionHash)).body, { valid: false, code: "PAYMENT_MISMATCH" });
       const before = await recover(a.intent);
-      assert.deepEqual(before.body, { found: false, code: "PAYMENT_NOT_FOUND", as_of_block: before.body.as_of_block }, "a look-alike is not the intent's payment");
+      assert.deepEqual(
+        before.body,
+        { found: false, code: "PAYMENT_NOT_FOUND", as_of_block: before.body.as_of_block },
+        "a look-alike is not the intent's payment",
+      );
 
       const paid = await payIntent(h.chain, buyer(), a.pay);
       assert.equal(paid.status, "success");
@@ -169,7 +195,11 @@ describe("one-time payments API", () => {
       const [kind, key, payload, sig] = a.intent.split(".") as [string, string, string, string];
       const data = JSON.parse(Buffer.from(payload, "base64url").toString());
       const tamperedPayload = Buffer.from(JSON.stringify({ ...data, amount_units: "1" })).toString("base64url");
-      const scope = { environment: "test" as const, chainId: 84532, deployment: `${h.service.deployment.contracts.Splitter.address}:${h.service.deployment.contracts.RecurringCharges.address}` };
+      const scope = {
+        environment: "test" as const,
+        chainId: 84532,
+        deployment: `${h.service.deployment.contracts.Splitter.address}:${h.service.deployment.contracts.RecurringCharges.address}`,
+      };
       const same = new CapabilityTokens(scope, [{ id: "k1", secret: SECRET }]);
       const forged = [
         `${kind}.${key}.${tamperedPayload}.${sig}`,
@@ -243,10 +273,20 @@ describe("one-time payments API", () => {
       const token = await deployTestContract(h.chain, buyer(), noReturnTokenAbi, "NoReturnToken", "HostileTokens.sol");
       await send(h.chain, buyer(), { address: token, abi: noReturnTokenAbi, functionName: "mint", args: [buyer().address, 10n ** 9n] });
       await send(h.chain, buyer(), { address: token, abi: noReturnTokenAbi, functionName: "approve", args: [c.pay.splitter, 10n ** 9n] });
-      const wrongToken = await send(h.chain, buyer(), { address: c.pay.splitter, abi: splitterAbi, functionName: "pay", args: [token, c.pay.recipient, 5_000_000n, c.reference] });
+      const wrongToken = await send(h.chain, buyer(), {
+        address: c.pay.splitter,
+        abi: splitterAbi,
+        functionName: "pay",
+        args: [token, c.pay.recipient, 5_000_000n, c.reference],
+      });
       const d = await create("5");
       const otherIntentPaid = await payIntent(h.chain, buyer(), d.pay);
-      const plainTransfer = await send(h.chain, buyer(), { address: a.pay.token, abi: erc20Abi, functionName: "transfer", args: [merchant().address, 5_000_000n] });
+      const plainTransfer = await send(h.chain, buyer(), {
+        address: a.pay.token,
+        abi: erc20Abi,
+        functionName: "transfer",
+        args: [merchant().address, 5_000_000n],
+      });
       await h.chain.mine(2);
       const cases: Array<[string, Hex]> = [
         [a.intent, wrongAmount.transactionHash],
@@ -323,7 +363,13 @@ describe("one-time payments API", () => {
 
       const receipt = await payIntent(h.chain, buyer(), a.pay);
       const confirming = await recover(a.intent);
-      assert.deepEqual(confirming.body, { found: true, tx_hash: receipt.transactionHash, valid: false, code: "PAYMENT_CONFIRMING", as_of_block: receipt.blockNumber.toString() });
+      assert.deepEqual(confirming.body, {
+        found: true,
+        tx_hash: receipt.transactionHash,
+        valid: false,
+        code: "PAYMENT_CONFIRMING",
+        as_of_block: receipt.blockNumber.toString(),
+      });
 
       await h.chain.mine(2);
       const found = await recover(a.intent);
@@ -346,8 +392,22 @@ describe("one-time payments API", () => {
       await approve(h.chain, buyer(), a.pay.token, a.pay.splitter, 9_000_000n);
       await h.chain.testClient.setAutomine(false);
       try {
-        await h.chain.wallet(griefer).writeContract({ address: a.pay.splitter, abi: splitterAbi, functionName: "pay", args: [a.pay.token, a.pay.recipient, 1n, a.reference], account: griefer, chain: h.chain.chain });
-        await h.chain.wallet(buyer()).writeContract({ address: a.pay.splitter, abi: splitterAbi, functionName: "pay", args: [a.pay.token, a.pay.recipient, 9_000_000n, a.reference], account: buyer(), chain: h.chain.chain });
+        await h.chain.wallet(griefer).writeContract({
+          address: a.pay.splitter,
+          abi: splitterAbi,
+          functionName: "pay",
+          args: [a.pay.token, a.pay.recipient, 1n, a.reference],
+          account: griefer,
+          chain: h.chain.chain,
+        });
+        await h.chain.wallet(buyer()).writeContract({
+          address: a.pay.splitter,
+          abi: splitterAbi,
+          functionName: "pay",
+          args: [a.pay.token, a.pay.recipient, 9_000_000n, a.reference],
+          account: buyer(),
+          chain: h.chain.chain,
+        });
         await h.chain.mine(3);
       } finally {
         await h.chain.testClient.setAutomine(true);
@@ -360,7 +420,12 @@ describe("one-time payments API", () => {
     it("answers 502 PAYMENT_RECOVERY_INCONSISTENT when the contract says settled and the log is missing", async () => {
       const a = await create("9");
       // Write the replay-guard slot by hand: settledBlock[key] = 3, a block with no Paid log.
-      const key = keccak256(encodeAbiParameters([{ type: "address" }, { type: "address" }, { type: "uint256" }, { type: "bytes32" }], [a.pay.token, a.pay.recipient, BigInt(a.pay.amount_units), a.reference]));
+      const key = keccak256(
+        encodeAbiParameters(
+          [{ type: "address" }, { type: "address" }, { type: "uint256" }, { type: "bytes32" }],
+          [a.pay.token, a.pay.recipient, BigInt(a.pay.amount_units), a.reference],
+        ),
+      );
       const slot = keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [key, 0n]));
       await h.chain.testClient.setStorageAt({ address: a.pay.splitter, index: slot, value: pad(numberToHex(3)) });
       const res = await recover(a.intent);

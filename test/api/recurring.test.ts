@@ -1,5 +1,18 @@
 import { assert } from "chai";
-import { concat, decodeFunctionData, encodeAbiParameters, encodeFunctionData, erc20Abi, hexToBigInt, keccak256, numberToHex, pad, parseEventLogs, parseSignature, recoverTypedDataAddress } from "viem";
+import {
+  concat,
+  decodeFunctionData,
+  encodeAbiParameters,
+  encodeFunctionData,
+  erc20Abi,
+  hexToBigInt,
+  keccak256,
+  numberToHex,
+  pad,
+  parseEventLogs,
+  parseSignature,
+  recoverTypedDataAddress,
+} from "viem";
 import { recurringChargesAbi, safeAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../src/localchain/harness.js";
 import { ChargeAttempts } from "../../src/store/charge-attempts.js";
@@ -82,7 +95,22 @@ describe("recurring charges API", function () {
       const res = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
       assert.equal(res.status, 200);
       const b = res.body;
-      assert.include(b, { recipient: merchant().address, amount: "10.000000", amount_units: "10000000", period: 3600, end: 0, token: usdc(), chain_id: 84532, contract: recurring(), salt: created.body.salt, max_gas_reimbursement: "0", fee_bps: 200, network_fee: "0.100000", network_fee_units: "100000", expires_at: created.body.expires_at });
+      assert.include(b, {
+        recipient: merchant().address,
+        amount: "10.000000",
+        amount_units: "10000000",
+        period: 3600,
+        end: 0,
+        token: usdc(),
+        chain_id: 84532,
+        contract: recurring(),
+        salt: created.body.salt,
+        max_gas_reimbursement: "0",
+        fee_bps: 200,
+        network_fee: "0.100000",
+        network_fee_units: "100000",
+        expires_at: created.body.expires_at,
+      });
       assert.equal(b.start, Math.floor(h.clock.ms / 1000));
       assert.match(b.network_fee_estimate, /^[0-9]+\.[0-9]{6}$/);
       // The measured gas of a first charge on real USDC (snapshots/gas.json), at the next base fee + tip.
@@ -93,7 +121,12 @@ describe("recurring charges API", function () {
       assert.deepEqual(b.typed_data.domain, { name: "RecurringCharges", version: "1", chainId: 84532, verifyingContract: recurring() });
       assert.equal(b.typed_data.primaryType, "Terms");
       const typed = walletTypedData(b, payer().address);
-      const onChain = await h.chain.publicClient.readContract({ address: recurring(), abi: recurringChargesAbi, functionName: "subscriptionId", args: [typed.message] });
+      const onChain = await h.chain.publicClient.readContract({
+        address: recurring(),
+        abi: recurringChargesAbi,
+        functionName: "subscriptionId",
+        args: [typed.message],
+      });
       assert.equal(typedDataDigest(b, payer().address), onChain);
     });
 
@@ -120,13 +153,18 @@ describe("recurring charges API", function () {
     it("returns the capability for a valid EOA signature, and refuses another signer or an ERC-6492 wrapper", async () => {
       const s = await subscribe(h, payer(), { recipient: merchant().address });
       assert.match(s.subscription, /^sc\.k1\./);
-      assert.deepEqual({ ...s.finalized, subscription: undefined }, { subscription: undefined, subscription_id: typedDataDigest(s.resolved, payer().address), amount: "10.000000", period: 3600, end: 0 });
+      assert.deepEqual(
+        { ...s.finalized, subscription: undefined },
+        { subscription: undefined, subscription_id: typedDataDigest(s.resolved, payer().address), amount: "10.000000", period: 3600, end: 0 },
+      );
 
       const wrong = await other().signTypedData(walletTypedData(s.resolved, payer().address) as never);
       const refused = await h.api.post("/v1/subscriptions/finalize").send({ setup_token: s.created.setup_token, payer: payer().address, signature: wrong });
       assert.equal(refused.status, 400);
       assert.equal(refused.body.error, "INVALID_SIGNATURE");
-      const wrapped = await h.api.post("/v1/subscriptions/finalize").send({ setup_token: s.created.setup_token, payer: payer().address, signature: wrap6492(s.signature, other().address) });
+      const wrapped = await h.api
+        .post("/v1/subscriptions/finalize")
+        .send({ setup_token: s.created.setup_token, payer: payer().address, signature: wrap6492(s.signature, other().address) });
       assert.equal(wrapped.status, 400);
       assert.deepEqual(wrapped.body, { error: "UNSUPPORTED_SIGNATURE_FORMAT", action: "ASK_PAYER" });
     });
@@ -151,7 +189,8 @@ describe("recurring charges API", function () {
 
   describe("one signature rule with the contract (OpenZeppelin's SignatureChecker)", () => {
     const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
-    const finalize = (setup_token: string, payerAddress: string, signature: string) => h.api.post("/v1/subscriptions/finalize").send({ setup_token, payer: payerAddress, signature });
+    const finalize = (setup_token: string, payerAddress: string, signature: string) =>
+      h.api.post("/v1/subscriptions/finalize").send({ setup_token, payer: payerAddress, signature });
 
     async function offer() {
       const created = await h.api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "10", period: 3600 });
@@ -164,7 +203,10 @@ describe("recurring charges API", function () {
       const infra = await deploySafeInfrastructure(h.chain, payer());
       const safe = await createSafe(h.chain, infra, payer(), [payer()], 1);
       await send(h.chain, payer(), { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [safe, 100_000_000n] });
-      await execTransaction(h.chain, safe, [payer()], { to: usdc(), data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] }) });
+      await execTransaction(h.chain, safe, [payer()], {
+        to: usdc(),
+        data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] }),
+      });
       return { infra, safe };
     }
 
@@ -173,11 +215,16 @@ describe("recurring charges API", function () {
       const signature = await payer().signTypedData(walletTypedData(resolved, payer().address) as never);
       const { r, s: low, v } = parseSignature(signature);
       const malleated = concat([r, numberToHex(SECP256K1_N - hexToBigInt(low), { size: 32 }), v === 27n ? "0x1c" : "0x1b"]);
-      assert.equal(await recoverTypedDataAddress({ ...walletTypedData(resolved, payer().address), signature: malleated } as never), payer().address, "the twin recovers to the payer");
+      assert.equal(
+        await recoverTypedDataAddress({ ...walletTypedData(resolved, payer().address), signature: malleated } as never),
+        payer().address,
+        "the twin recovers to the payer",
+      );
       const refused = await finalize(setup, payer().address, malleated);
       assert.equal(refused.status, 400);
       assert.deepEqual(refused.body, { error: "INVALID_SIGNATURE", action: "ASK_PAYER" });
-      for (const bad of [signature.slice(0, -2), `${signature}00`, "0x"]) assert.equal((await finalize(setup, payer().address, bad)).body.error, "INVALID_SIGNATURE", `${(bad.length - 2) / 2} bytes`);
+      for (const bad of [signature.slice(0, -2), `${signature}00`, "0x"])
+        assert.equal((await finalize(setup, payer().address, bad)).body.error, "INVALID_SIGNATURE", `${(bad.length - 2) / 2} bytes`);
 
       const yParity = `${signature.slice(0, -2)}${v === 27n ? "00" : "01"}`;
       const accepted = await finalize(setup, payer().address, yParity);
@@ -209,7 +256,10 @@ describe("recurring charges API", function () {
       assert.equal(finalized.status, 200, JSON.stringify(finalized.body));
       // The Safe replaces its only owner (Safe's owner list starts at the sentinel address 0x…01).
       const sentinel = "0x0000000000000000000000000000000000000001";
-      await execTransaction(h.chain, safe, [payer()], { to: safe, data: encodeFunctionData({ abi: safeAbi, functionName: "swapOwner", args: [sentinel, payer().address, other().address] }) });
+      await execTransaction(h.chain, safe, [payer()], {
+        to: safe,
+        data: encodeFunctionData({ abi: safeAbi, functionName: "swapOwner", args: [sentinel, payer().address, other().address] }),
+      });
       const nonceBefore = await relayerNonce();
       const refused = await charge(finalized.body.subscription);
       assert.equal(refused.status, 400);
@@ -221,7 +271,10 @@ describe("recurring charges API", function () {
   describe("a full cycle", () => {
     for (const kind of ["EOA", "ERC-1271 account"] as const) {
       it(`${kind}: sign, finalize, approve, charge, ALREADY_CHARGED, next period, revoke, PERMISSION_REVOKED`, async () => {
-        const account = kind === "EOA" ? undefined : await deployTestContract(h.chain, payer(), testSmartAccountAbi, "TestSmartAccount", "TestSmartAccount.sol", [payer().address]);
+        const account =
+          kind === "EOA"
+            ? undefined
+            : await deployTestContract(h.chain, payer(), testSmartAccountAbi, "TestSmartAccount", "TestSmartAccount.sol", [payer().address]);
         const payerAddress = account ?? payer().address;
         if (account) await send(h.chain, payer(), { address: usdc(), abi: fiatTokenAbi, functionName: "transfer", args: [account, 100_000_000n] });
         const s = await subscribe(h, payer(), { payer: account, recipient: merchant().address, amount: "10", period: 3600 });
@@ -231,7 +284,15 @@ describe("recurring charges API", function () {
 
         const first = await charge(s.subscription);
         assert.equal(first.status, 200, JSON.stringify(first.body));
-        assert.include(first.body, { status: "CONFIRMING", ok: false, already_paid: false, action: "WAIT", subscription_id: s.id, period_index: 0, amount: "10.000000" });
+        assert.include(first.body, {
+          status: "CONFIRMING",
+          ok: false,
+          already_paid: false,
+          action: "WAIT",
+          subscription_id: s.id,
+          period_index: 0,
+          amount: "10.000000",
+        });
         assert.match(first.body.tx_hash, /^0x[0-9a-f]{64}$/);
         const again = await charge(s.subscription);
         assert.include(again.body, { status: "CONFIRMING", tx_hash: first.body.tx_hash });
@@ -286,7 +347,12 @@ describe("recurring charges API", function () {
       await h.chain.mine(2);
       assert.include((await charge(s.subscription)).body, { status: "CHARGED", tx_hash: first.body.tx_hash });
       assert.equal((await balanceOf(h.chain, usdc(), merchant().address)) - merchantBefore, 9_700_000n);
-      const [, paidCount] = await h.chain.publicClient.readContract({ address: recurring(), abi: recurringChargesAbi, functionName: "subscriptions", args: [s.id] });
+      const [, paidCount] = await h.chain.publicClient.readContract({
+        address: recurring(),
+        abi: recurringChargesAbi,
+        functionName: "subscriptions",
+        args: [s.id],
+      });
       assert.equal(paidCount, 1);
     });
 
@@ -311,7 +377,10 @@ describe("recurring charges API", function () {
       const resumed = await supertest(restarted.app).post("/v1/charges").send({ subscription: s.subscription });
       assert.include(resumed.body, { status: "CONFIRMING", tx_hash: recorded.txHash });
       await h.chain.mine(2);
-      assert.include((await supertest(restarted.app).post("/v1/charges").send({ subscription: s.subscription })).body, { status: "CHARGED", tx_hash: recorded.txHash });
+      assert.include((await supertest(restarted.app).post("/v1/charges").send({ subscription: s.subscription })).body, {
+        status: "CHARGED",
+        tx_hash: recorded.txHash,
+      });
     });
 
     it("a service killed after broadcasting answers CONFIRMING, then CHARGED, for the same transaction after restart", async () => {
@@ -346,8 +415,21 @@ describe("recurring charges API", function () {
       const session = await h.api.post("/v1/subscriptions/approve/session").send({ subscription: s.subscription });
       assert.include(session.body, { payer: payer().address, subscription_id: s.id });
       const approval = await h.api.post("/v1/subscriptions/approve/resolve").send({ approve_token: session.body.approve_token });
-      assert.deepEqual(approval.body, { chain_id: 84532, token: usdc(), spender: recurring(), payer: payer().address, subscription_id: s.id, required_units: "10000000", expires_at: session.body.expires_at });
-      await send(h.chain, payer(), { address: usdc(), abi: erc20Abi, functionName: "approve", args: [approval.body.spender, BigInt(approval.body.required_units)] });
+      assert.deepEqual(approval.body, {
+        chain_id: 84532,
+        token: usdc(),
+        spender: recurring(),
+        payer: payer().address,
+        subscription_id: s.id,
+        required_units: "10000000",
+        expires_at: session.body.expires_at,
+      });
+      await send(h.chain, payer(), {
+        address: usdc(),
+        abi: erc20Abi,
+        functionName: "approve",
+        args: [approval.body.spender, BigInt(approval.body.required_units)],
+      });
       assert.equal((await charge(s.subscription)).body.status, "CONFIRMING");
     });
 
@@ -399,7 +481,8 @@ describe("recurring charges API", function () {
       const resolved = await api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
       assert.equal(resolved.body.max_gas_reimbursement, "1000000");
       const signature = await payer().signTypedData(walletTypedData(resolved.body, payer().address) as never);
-      const sub = (await api.post("/v1/subscriptions/finalize").send({ setup_token: created.body.setup_token, payer: payer().address, signature })).body.subscription;
+      const sub = (await api.post("/v1/subscriptions/finalize").send({ setup_token: created.body.setup_token, payer: payer().address, signature })).body
+        .subscription;
       const payerBefore = await balanceOf(h.chain, usdc(), payer().address);
       const sent = await api.post("/v1/charges").send({ subscription: sub });
       assert.equal(sent.body.status, "CONFIRMING", JSON.stringify(sent.body));
@@ -437,7 +520,10 @@ describe("recurring charges API", function () {
       assert.equal(limited.body.error, "CONCURRENCY_LIMIT");
       assert.equal(limited.headers["retry-after"], String(limited.body.retry_after));
       const parallel = await Promise.all([charge(b.subscription), charge(c.subscription)]);
-      assert.deepEqual(parallel.map((r) => r.body.status), ["CONFIRMING", "CONFIRMING"]);
+      assert.deepEqual(
+        parallel.map((r) => r.body.status),
+        ["CONFIRMING", "CONFIRMING"],
+      );
       const txs = await Promise.all(parallel.map((r) => h.chain.publicClient.getTransaction({ hash: r.body.tx_hash })));
       assert.notEqual(txs[0]!.nonce, txs[1]!.nonce);
     });
@@ -465,15 +551,28 @@ describe("recurring charges API", function () {
         assert.equal((await h.api.post("/v1/subscriptions/approve/resolve").send({ approve_token: token })).body.error, "INVALID_APPROVE_TOKEN");
       }
       assert.equal((await h.api.post("/v1/subscriptions/revoke/prepare").send({ subscription: intent })).body.error, "INVALID_SUBSCRIPTION");
-      assert.equal((await h.api.post("/v1/subscriptions/revoke/prepare").send({ subscription: cancel.slice(0, -4) + "AAAA" })).body.error, "INVALID_CANCEL_TOKEN");
+      assert.equal(
+        (await h.api.post("/v1/subscriptions/revoke/prepare").send({ subscription: cancel.slice(0, -4) + "AAAA" })).body.error,
+        "INVALID_CANCEL_TOKEN",
+      );
       assert.equal((await h.api.post("/v1/subscriptions/revoke/prepare").send({ subscription: s.subscription })).status, 200, "the capability itself works");
       assert.equal((await h.api.post("/v1/subscriptions/state").send({ subscription: cancel })).status, 200, "state reads with a cancel token");
 
       h.clock.advance(900);
-      assert.deepEqual((await h.api.post("/v1/subscriptions/state").send({ subscription: cancel })).body, { error: "CANCEL_TOKEN_EXPIRED", action: "FIX_REQUEST" }, "an expired cancel token reads nothing");
+      assert.deepEqual(
+        (await h.api.post("/v1/subscriptions/state").send({ subscription: cancel })).body,
+        { error: "CANCEL_TOKEN_EXPIRED", action: "FIX_REQUEST" },
+        "an expired cancel token reads nothing",
+      );
       assert.equal((await h.api.post("/v1/subscriptions/state").send({ subscription: s.subscription })).status, 200, "the capability still reads");
-      assert.deepEqual((await h.api.post("/v1/subscriptions/revoke/prepare").send({ subscription: cancel })).body, { error: "CANCEL_TOKEN_EXPIRED", action: "FIX_REQUEST" });
-      assert.deepEqual((await h.api.post("/v1/subscriptions/approve/resolve").send({ approve_token: approve })).body, { error: "APPROVE_TOKEN_EXPIRED", action: "FIX_REQUEST" });
+      assert.deepEqual((await h.api.post("/v1/subscriptions/revoke/prepare").send({ subscription: cancel })).body, {
+        error: "CANCEL_TOKEN_EXPIRED",
+        action: "FIX_REQUEST",
+      });
+      assert.deepEqual((await h.api.post("/v1/subscriptions/approve/resolve").send({ approve_token: approve })).body, {
+        error: "APPROVE_TOKEN_EXPIRED",
+        action: "FIX_REQUEST",
+      });
     });
 
     it("allowance revoke prepare takes {} or no body, nothing else", async () => {
@@ -545,7 +644,10 @@ describe("recurring charges API", function () {
       const outer = keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [s.id, 5n]));
       const slot = keccak256(encodeAbiParameters([{ type: "uint256" }, { type: "bytes32" }], [0n, outer]));
       await h.chain.testClient.setStorageAt({ address: recurring(), index: slot, value: pad(numberToHex(3n << 200n)) });
-      assert.equal(await h.chain.publicClient.readContract({ address: recurring(), abi: recurringChargesAbi, functionName: "chargedBlock", args: [s.id, 5n] }), 3n);
+      assert.equal(
+        await h.chain.publicClient.readContract({ address: recurring(), abi: recurringChargesAbi, functionName: "chargedBlock", args: [s.id, 5n] }),
+        3n,
+      );
       const res = await h.api.post("/v1/charges/recover").send({ subscription: s.subscription, period_index: 5 });
       assert.equal(res.status, 502);
       assert.equal(res.body.error, "PAYMENT_RECOVERY_INCONSISTENT");

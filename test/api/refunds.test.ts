@@ -52,14 +52,30 @@ describe("refunds API", function () {
     assert.deepEqual(over.body, { error: "REFUND_AMOUNT_INVALID", action: "FIX_REQUEST" });
 
     const resolved = await post("/v1/refunds/resolve", { refund_token });
-    assert.deepEqual(resolved.body, { chain_id: 84532, token: usdc(), merchant: merchant().address, payer: buyer().address, amount: "10.000000", amount_units: "10000000", expires_at: rest.expires_at });
+    assert.deepEqual(resolved.body, {
+      chain_id: 84532,
+      token: usdc(),
+      merchant: merchant().address,
+      payer: buyer().address,
+      amount: "10.000000",
+      amount_units: "10000000",
+      expires_at: rest.expires_at,
+    });
 
     const refundTx = await transfer();
     await h.chain.mine(2);
     const receipt = await h.chain.publicClient.getTransactionReceipt({ hash: refundTx });
     const verified = await post("/v1/refunds/verify", { ...p, refund_amount: "10000000", refund_tx_hash: refundTx });
     assert.equal(verified.status, 200, JSON.stringify(verified.body));
-    assert.deepEqual(verified.body, { status: "REFUNDED", refund_tx_hash: refundTx, refund_amount: "10000000", original_amount: "10000000", payer: buyer().address, merchant: merchant().address, block_number: receipt.blockNumber.toString() });
+    assert.deepEqual(verified.body, {
+      status: "REFUNDED",
+      refund_tx_hash: refundTx,
+      refund_amount: "10000000",
+      original_amount: "10000000",
+      payer: buyer().address,
+      merchant: merchant().address,
+      block_number: receipt.blockNumber.toString(),
+    });
   });
 
   it("refunds part of a payment, and preparing twice gives two valid refunds (no history is kept)", async () => {
@@ -80,7 +96,8 @@ describe("refunds API", function () {
     const created = await api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "10", period: 3600 });
     const resolved = await api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
     const signature = await buyer().signTypedData(walletTypedData(resolved.body, buyer().address) as never);
-    const subscription = (await api.post("/v1/subscriptions/finalize").send({ setup_token: created.body.setup_token, payer: buyer().address, signature })).body.subscription;
+    const subscription = (await api.post("/v1/subscriptions/finalize").send({ setup_token: created.body.setup_token, payer: buyer().address, signature })).body
+      .subscription;
     await approve(h.chain, buyer(), usdc(), h.service.deployment.contracts.RecurringCharges.address, 10n ** 12n);
     const charged = await api.post("/v1/charges").send({ subscription });
     await h.chain.mine(2);
@@ -95,7 +112,11 @@ describe("refunds API", function () {
     const withReimbursement = (10_000_000n + event!.args.gasReimbursement).toString();
     assert.equal((await post("/v1/refunds/prepare", { ...id, amount: withReimbursement })).body.error, "REFUND_AMOUNT_INVALID");
     assert.equal((await post("/v1/refunds/prepare", { ...id, period_index: 1, amount: "1" })).body.error, "PAYMENT_MISMATCH");
-    assert.equal((await post("/v1/refunds/prepare", { tx_hash: id.tx_hash, subscription, amount: "1" })).body.error, "INVALID_REQUEST", "period_index required");
+    assert.equal(
+      (await post("/v1/refunds/prepare", { tx_hash: id.tx_hash, subscription, amount: "1" })).body.error,
+      "INVALID_REQUEST",
+      "period_index required",
+    );
 
     const refundTx = await transfer(merchant(), buyer().address, 10_000_000n);
     await h.chain.mine(2);
@@ -125,8 +146,21 @@ describe("refunds API", function () {
     const toSomeoneElse = await transfer(merchant(), stranger().address, 10_000_000n);
     // Two transfers out of the merchant in one receipt: a "refund" through the Splitter (net + fee).
     await approve(h.chain, merchant(), usdc(), h.service.deployment.contracts.Splitter.address, 10_000_000n);
-    const twoTransfers = (await send(h.chain, merchant(), { address: h.service.deployment.contracts.Splitter.address, abi: splitterAbi, functionName: "pay", args: [usdc(), buyer().address, 10_000_000n, `0x${"77".repeat(32)}`] })).transactionHash;
-    const reverted = await h.chain.wallet(merchant()).sendTransaction({ account: merchant(), chain: h.chain.chain, to: usdc(), gas: 100_000n, data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [buyer().address, 10n ** 18n] }) });
+    const twoTransfers = (
+      await send(h.chain, merchant(), {
+        address: h.service.deployment.contracts.Splitter.address,
+        abi: splitterAbi,
+        functionName: "pay",
+        args: [usdc(), buyer().address, 10_000_000n, `0x${"77".repeat(32)}`],
+      })
+    ).transactionHash;
+    const reverted = await h.chain.wallet(merchant()).sendTransaction({
+      account: merchant(),
+      chain: h.chain.chain,
+      to: usdc(),
+      gas: 100_000n,
+      data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [buyer().address, 10n ** 18n] }),
+    });
     await h.chain.mine(2);
     for (const hash of [wrongAmount, wrongToken, wrongDirection, toSomeoneElse, twoTransfers, reverted, `0x${"99".repeat(32)}` as Hex]) {
       const res = await post("/v1/refunds/verify", { ...p, refund_amount: "10000000", refund_tx_hash: hash });

@@ -13,7 +13,10 @@ import { Receiver, RECEIVER_HOST } from "../helpers/receiver.js";
 describe("JSON-RPC calls per request", function () {
   this.timeout(60_000);
   const receiver = new Receiver();
-  const h = useService({ WEBHOOKS_ALLOW_LOOPBACK: "true" }, { deps: () => ({ webhookTransport: { resolve: async () => [{ address: "127.0.0.1", family: 4 }], ca: receiver.ca, port: receiver.port } }) });
+  const h = useService(
+    { WEBHOOKS_ALLOW_LOOPBACK: "true" },
+    { deps: () => ({ webhookTransport: { resolve: async () => [{ address: "127.0.0.1", family: 4 }], ca: receiver.ca, port: receiver.port } }) },
+  );
   before(() => receiver.start());
   after(() => receiver.stop());
   const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
@@ -45,7 +48,14 @@ describe("JSON-RPC calls per request", function () {
     h.proxy.reset();
     assert.equal((await post("/v1/refunds/prepare", { ...p, amount: "1000000" })).status, 200);
     assert.isAtMost(h.proxy.count(), 2);
-    const refund = (await send(h.chain, merchant(), { address: h.service.deployment.token.address, abi: erc20Abi, functionName: "transfer", args: [buyer().address, 1_000_000n] })).transactionHash;
+    const refund = (
+      await send(h.chain, merchant(), {
+        address: h.service.deployment.token.address,
+        abi: erc20Abi,
+        functionName: "transfer",
+        args: [buyer().address, 1_000_000n],
+      })
+    ).transactionHash;
     await h.chain.mine(2);
     h.proxy.reset();
     const verified = await post("/v1/refunds/verify", { ...p, refund_amount: "1000000", refund_tx_hash: refund });

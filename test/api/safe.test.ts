@@ -57,7 +57,10 @@ describe("Safe accounts (Safe 1.4.1)", function () {
     const safe = await fundedSafe(owners, 1);
     const { setupToken, digest } = await terms(safe);
     const signature = await safeMessageSignature(h.chain, safe, owners, digest);
-    assert.equal(await h.chain.publicClient.readContract({ address: safe, abi: ierc1271Abi, functionName: "isValidSignature", args: [digest, signature] }), "0x1626ba7e");
+    assert.equal(
+      await h.chain.publicClient.readContract({ address: safe, abi: ierc1271Abi, functionName: "isValidSignature", args: [digest, signature] }),
+      "0x1626ba7e",
+    );
     const finalized = await post("/v1/subscriptions/finalize", { setup_token: setupToken, payer: safe, signature });
     assert.equal(finalized.status, 200, JSON.stringify(finalized.body));
     const subscription = finalized.body.subscription as string;
@@ -104,7 +107,12 @@ describe("Safe accounts (Safe 1.4.1)", function () {
     assert.equal(finalized.status, 200, JSON.stringify(finalized.body));
     await approveAsSafe(safe, owners, 100_000_000n);
     await chargeUntilCharged(finalized.body.subscription);
-    const [, paidCount, revoked] = await h.chain.publicClient.readContract({ address: recurring(), abi: recurringChargesAbi, functionName: "subscriptions", args: [finalized.body.subscription_id as Hex] });
+    const [, paidCount, revoked] = await h.chain.publicClient.readContract({
+      address: recurring(),
+      abi: recurringChargesAbi,
+      functionName: "subscriptions",
+      args: [finalized.body.subscription_id as Hex],
+    });
     assert.deepEqual([revoked, paidCount], [false, 1]);
   });
 
@@ -118,10 +126,18 @@ describe("Safe accounts (Safe 1.4.1)", function () {
     const prepared = await post("/v1/refunds/prepare", { intent: intent.intent, tx_hash: receipt.transactionHash, amount: "5000000" });
     assert.equal(prepared.status, 200, JSON.stringify(prepared.body));
     assert.equal(prepared.body.merchant, safe);
-    const refund = await execTransaction(h.chain, safe, [owners[0]!, owners[1]!], { to: usdc(), data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [buyer().address, 5_000_000n] }) });
+    const refund = await execTransaction(h.chain, safe, [owners[0]!, owners[1]!], {
+      to: usdc(),
+      data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [buyer().address, 5_000_000n] }),
+    });
     assert.equal(refund.from.toLowerCase(), owners[0]!.address.toLowerCase(), "the transaction is the owner's, the transfer the Safe's");
     await h.chain.mine(2);
-    const verified = await post("/v1/refunds/verify", { intent: intent.intent, tx_hash: receipt.transactionHash, refund_amount: "5000000", refund_tx_hash: refund.transactionHash });
+    const verified = await post("/v1/refunds/verify", {
+      intent: intent.intent,
+      tx_hash: receipt.transactionHash,
+      refund_amount: "5000000",
+      refund_tx_hash: refund.transactionHash,
+    });
     assert.equal(verified.status, 200, JSON.stringify(verified.body));
     assert.deepInclude(verified.body, { status: "REFUNDED", merchant: safe, payer: buyer().address, refund_amount: "5000000" });
   });

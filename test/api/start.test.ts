@@ -18,7 +18,16 @@ describe("npm start with RPC_URL", function () {
     const queryKey = "q-secret-7f3a9c";
     const rpcUrl = `${proxy.url}/v2/${pathKey}?apikey=${queryKey}`;
     const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts"], {
-      env: { ...process.env, RPC_URL: rpcUrl, TOKEN_KEYS: `k1:${"b".repeat(40)}`, FINALITY: "2", PORT: "0", OPS_PORT: "0", DATA_DIR: "memory", LOG_LEVEL: "silent" },
+      env: {
+        ...process.env,
+        RPC_URL: rpcUrl,
+        TOKEN_KEYS: `k1:${"b".repeat(40)}`,
+        FINALITY: "2",
+        PORT: "0",
+        OPS_PORT: "0",
+        DATA_DIR: "memory",
+        LOG_LEVEL: "silent",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";

@@ -18,14 +18,29 @@ describe("token refusals a renewal job can act on (Circle's FiatToken)", functio
   const other = () => h.chain.accounts[LOCAL_ROLES.firstUser + 2]!;
   const usdc = () => h.chain.deployment.token.address;
   const relayerNonce = () => h.chain.publicClient.getTransactionCount({ address: h.chain.accounts[LOCAL_ROLES.relayer]!.address });
-  const blacklist = (account: Address) => send(h.chain, h.chain.usdcRoles.blacklister, { address: usdc(), abi: fiatTokenAbi, functionName: "blacklist", args: [account] });
+  const blacklist = (account: Address) =>
+    send(h.chain, h.chain.usdcRoles.blacklister, { address: usdc(), abi: fiatTokenAbi, functionName: "blacklist", args: [account] });
   const pause = () => send(h.chain, h.chain.usdcRoles.pauser, { address: usdc(), abi: fiatTokenAbi, functionName: "pause", args: [] });
   const unpause = () => send(h.chain, h.chain.usdcRoles.pauser, { address: usdc(), abi: fiatTokenAbi, functionName: "unpause", args: [] });
   /** A transfer simulated on USDC: the error it fails with. */
   const failedTransfer = async (from: HDAccount, to: Address, amount: bigint, spender?: HDAccount): Promise<unknown> => {
     try {
-      if (spender) await h.chain.publicClient.simulateContract({ address: usdc(), abi: fiatTokenAbi, functionName: "transferFrom", args: [from.address, to, amount], account: spender.address });
-      else await h.chain.publicClient.simulateContract({ address: usdc(), abi: fiatTokenAbi, functionName: "transfer", args: [to, amount], account: from.address });
+      if (spender)
+        await h.chain.publicClient.simulateContract({
+          address: usdc(),
+          abi: fiatTokenAbi,
+          functionName: "transferFrom",
+          args: [from.address, to, amount],
+          account: spender.address,
+        });
+      else
+        await h.chain.publicClient.simulateContract({
+          address: usdc(),
+          abi: fiatTokenAbi,
+          functionName: "transfer",
+          args: [to, amount],
+          account: from.address,
+        });
     } catch (error) {
       return error;
     }

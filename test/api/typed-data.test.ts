@@ -60,7 +60,9 @@ describe("typed data every wallet signs the same", function () {
     assert.throws(() => TypedDataEncoder.hash(asServed.domain, asServed.types as never, asServed.message));
     const { EIP712Domain: _dropped, ...bare } = asServed.types;
     const withoutDomainType = signWithMetaMask(buyer(), { ...asServed, types: bare });
-    const finalized = await h.api.post("/v1/subscriptions/finalize").send({ setup_token: created.setup_token, payer: buyer().address, signature: withoutDomainType });
+    const finalized = await h.api
+      .post("/v1/subscriptions/finalize")
+      .send({ setup_token: created.setup_token, payer: buyer().address, signature: withoutDomainType });
     assert.equal(finalized.status, 400);
     assert.equal(finalized.body.error, "INVALID_SIGNATURE");
   });
@@ -70,14 +72,26 @@ describe("typed data every wallet signs the same", function () {
     const r = await post("/v1/payments/resolve", { intent: intent.intent });
     assert.deepEqual(r.token_domain, { name: "USDC", version: "2", chainId: 84532, verifyingContract: h.chain.deployment.token.address });
     const nonce = keccak256(encodeAbiParameters([{ type: "address" }, { type: "bytes32" }], [r.recipient, r.reference]));
-    const typed = receiveAuthorizationTypedData(r.token_domain, { from: buyer().address, to: r.splitter, value: 3_000_000n, validAfter: 0n, validBefore: BigInt(r.expires_at), nonce });
+    const typed = receiveAuthorizationTypedData(r.token_domain, {
+      from: buyer().address,
+      to: r.splitter,
+      value: 3_000_000n,
+      validAfter: 0n,
+      validBefore: BigInt(r.expires_at),
+      nonce,
+    });
     assert.deepEqual(typed.types.EIP712Domain, EIP712_DOMAIN_TYPE);
     const all = await signEveryWay(buyer(), typed as unknown as WalletTypedData, asJson(typed) as unknown as WalletTypedData);
     assert.equal(all.ethers, all.viem);
     assert.equal(all.metamask, all.viem);
     const { v, r: sr, s } = parseSignature(all.metamask);
     const before = await balanceOf(h.chain, r.token, merchant().address);
-    await send(h.chain, relayer(), { address: r.splitter, abi: splitterAbi, functionName: "payWithAuthorization", args: [r.token, buyer().address, r.recipient, 3_000_000n, r.reference, 0n, BigInt(r.expires_at), Number(v), sr, s] });
+    await send(h.chain, relayer(), {
+      address: r.splitter,
+      abi: splitterAbi,
+      functionName: "payWithAuthorization",
+      args: [r.token, buyer().address, r.recipient, 3_000_000n, r.reference, 0n, BigInt(r.expires_at), Number(v), sr, s],
+    });
     assert.equal((await balanceOf(h.chain, r.token, merchant().address)) - before, 2_940_000n);
   });
 
@@ -90,8 +104,16 @@ describe("typed data every wallet signs the same", function () {
     const all = await signEveryWay(buyer(), typed as unknown as WalletTypedData, asJson(typed) as unknown as WalletTypedData);
     assert.equal(all.ethers, all.viem);
     assert.equal(all.metamask, all.viem);
-    await send(h.chain, relayer(), { address: token.address, abi: fiatTokenAbi, functionName: "permit", args: [buyer().address, spender, 7_000_000n, deadline, all.metamask] });
-    assert.equal(await h.chain.publicClient.readContract({ address: token.address, abi: fiatTokenAbi, functionName: "allowance", args: [buyer().address, spender] }), 7_000_000n);
+    await send(h.chain, relayer(), {
+      address: token.address,
+      abi: fiatTokenAbi,
+      functionName: "permit",
+      args: [buyer().address, spender, 7_000_000n, deadline, all.metamask],
+    });
+    assert.equal(
+      await h.chain.publicClient.readContract({ address: token.address, abi: fiatTokenAbi, functionName: "allowance", args: [buyer().address, spender] }),
+      7_000_000n,
+    );
   });
 });
 
@@ -99,7 +121,7 @@ describe("the token's EIP-712 domain per environment", function () {
   this.timeout(60_000);
   const h = useService();
 
-  it("deployments record it: Base Sepolia USDC is \"USDC\"/\"2\", Base mainnet USDC is \"USD Coin\"/\"2\", and typed data uses the file's", () => {
+  it('deployments record it: Base Sepolia USDC is "USDC"/"2", Base mainnet USDC is "USD Coin"/"2", and typed data uses the file\'s', () => {
     const sepolia = loadDeployment(84532);
     const mainnet = loadDeployment(8453);
     assert.deepEqual(sepolia.token.eip712, { name: "USDC", version: "2" });

@@ -69,7 +69,10 @@ for (const store of ["pglite", "postgres"] as const) {
       const verdict = await h.api.post("/v1/payments/verify").send({ intent: data.intent, tx_hash: data.tx_hash });
       assert.equal(verdict.body.valid, true);
       assert.equal(verdict.body.reference, created.reference);
-      assert.deepEqual((await deliveries()).map((d) => d.status), ["delivered"]);
+      assert.deepEqual(
+        (await deliveries()).map((d) => d.status),
+        ["delivered"],
+      );
       await drain();
       assert.equal(receiver.received.length, 1, "delivered once");
     });
@@ -138,7 +141,10 @@ for (const store of ["pglite", "postgres"] as const) {
       h.clock.advance(300);
       await h.service.webhooks.delivery.runDue();
       assert.equal((await deliveries())[0]!.lastError, "HTTP 302");
-      assert.isFalse(receiver.received.some((r) => r.path === "/elsewhere"), "redirect not followed");
+      assert.isFalse(
+        receiver.received.some((r) => r.path === "/elsewhere"),
+        "redirect not followed",
+      );
 
       receiver.behave = { status: 204 };
       h.clock.advance(1800);
@@ -172,7 +178,10 @@ for (const store of ["pglite", "postgres"] as const) {
       await h.service.webhooks.watcher.tick();
       const [a, b] = [await h.another(), await h.another()];
       const counts = await Promise.all([a.webhooks.delivery.runDue(), b.webhooks.delivery.runDue(), h.service.webhooks.delivery.runDue()]);
-      assert.equal(counts.reduce((x, y) => x + y, 0), 6);
+      assert.equal(
+        counts.reduce((x, y) => x + y, 0),
+        6,
+      );
       const ids = receiver.received.map((r) => String(r.headers["svc-event-id"]));
       assert.equal(ids.length, 6);
       assert.equal(new Set(ids).size, 6);
@@ -269,7 +278,14 @@ for (const store of ["pglite", "postgres"] as const) {
       assert.match(first.body.intent, /^pi\./);
       assert.include(first.body, { amount: "3.000000", amount_units: "3000000", recipient: merchant().address, chain_id: 84532 });
 
-      const pay = { chain_id: 84532, splitter: first.body.splitter, token: first.body.token, recipient: first.body.recipient, amount_units: first.body.amount_units, reference: first.body.reference };
+      const pay = {
+        chain_id: 84532,
+        splitter: first.body.splitter,
+        token: first.body.token,
+        recipient: first.body.recipient,
+        amount_units: first.body.amount_units,
+        reference: first.body.reference,
+      };
       const receipt = await payIntent(h.chain, buyer(), pay);
       await h.chain.mine(2);
       await drain();
@@ -300,7 +316,14 @@ for (const store of ["pglite", "postgres"] as const) {
       const resolved = [];
       for (let i = 0; i < 5; i++) resolved.push((await h.api.post("/v1/payments/resolve").send({ intent: link.link })).body);
       assert.equal(await countWatches(), 1, "resolving a link creates no watch");
-      const pay = { chain_id: 84532, splitter: resolved[0].splitter, token: resolved[0].token, recipient: resolved[0].recipient, amount_units: resolved[0].amount_units, reference: resolved[0].reference };
+      const pay = {
+        chain_id: 84532,
+        splitter: resolved[0].splitter,
+        token: resolved[0].token,
+        recipient: resolved[0].recipient,
+        amount_units: resolved[0].amount_units,
+        reference: resolved[0].reference,
+      };
       await payIntent(h.chain, buyer(), pay, { amount: 1n });
       await h.chain.mine(2);
       await drain();
@@ -329,14 +352,23 @@ for (const store of ["pglite", "postgres"] as const) {
       assert.equal(created.body.notify_url, HOOK);
       const resolved = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
       const signature = await buyer().signTypedData(walletTypedData(resolved.body, buyer().address) as never);
-      const finalized = (await h.api.post("/v1/subscriptions/finalize").send({ setup_token: created.body.setup_token, payer: buyer().address, signature })).body;
+      const finalized = (await h.api.post("/v1/subscriptions/finalize").send({ setup_token: created.body.setup_token, payer: buyer().address, signature }))
+        .body;
       await approveThroughSession(h, buyer(), finalized.subscription);
       const charged = await h.api.post("/v1/charges").send({ subscription: finalized.subscription });
       await h.chain.mine(2);
       await drain();
       assert.equal(receiver.received.length, 1);
       assert.equal(receiver.received[0]!.headers["svc-event-type"], "subscription.charged");
-      assert.deepEqual(receiver.received[0]!.body.data, { link_id: null, subscription_id: finalized.subscription_id, payer: buyer().address, state: "ACTIVE", paid_count: 1, period_index: 0, tx_hash: charged.body.tx_hash });
+      assert.deepEqual(receiver.received[0]!.body.data, {
+        link_id: null,
+        subscription_id: finalized.subscription_id,
+        payer: buyer().address,
+        state: "ACTIVE",
+        paid_count: 1,
+        period_index: 0,
+        tx_hash: charged.body.tx_hash,
+      });
 
       const cancel = (await h.api.post("/v1/subscriptions/revoke/session").send({ subscription: finalized.subscription })).body.cancel_token;
       const prepared = (await h.api.post("/v1/subscriptions/revoke/prepare").send({ subscription: cancel })).body;
@@ -345,7 +377,13 @@ for (const store of ["pglite", "postgres"] as const) {
       await drain();
       assert.equal(receiver.received.length, 2);
       assert.equal(receiver.received[1]!.headers["svc-event-type"], "subscription.revoked");
-      assert.deepEqual(receiver.received[1]!.body.data, { link_id: null, subscription_id: finalized.subscription_id, payer: buyer().address, state: "REVOKED", paid_count: 1 });
+      assert.deepEqual(receiver.received[1]!.body.data, {
+        link_id: null,
+        subscription_id: finalized.subscription_id,
+        payer: buyer().address,
+        state: "REVOKED",
+        paid_count: 1,
+      });
     });
 
     it("does not announce a payment settled after its watch ended (intent expiry plus one hour)", async () => {

@@ -36,7 +36,12 @@ describe("hosted checkout in Chromium", function () {
     page = await browser.newPage({ viewport: { width: 390, height: 844 } }); // a phone
   });
   afterEach(async function () {
-    await page.screenshot({ path: `${ARTIFACTS}/checkout-${this.currentTest!.title.split(":")[0]!.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}.png`, fullPage: true });
+    await page.screenshot({
+      path: `${ARTIFACTS}/checkout-${this.currentTest!.title.split(":")[0]!
+        .replace(/[^a-z0-9]+/gi, "-")
+        .toLowerCase()}.png`,
+      fullPage: true,
+    });
     await page.close();
     await close();
   });
@@ -100,7 +105,10 @@ describe("hosted checkout in Chromium", function () {
     const intent = await post("/v1/payments", { recipient: merchant().address, amount: "6" });
     const wallet = await injectWallet(page, h.chain, buyer(), {
       // The Safe app hashes the typed data the page asked for (as eth_signTypedData_v4 does) and its owners sign that hash's SafeMessage.
-      smartAccount: { address: safe, signTypedData: (typed) => safeMessageSignature(h.chain, safe, owners, `0x${TypedDataUtils.eip712Hash(typed, SignTypedDataVersion.V4).toString("hex")}`) },
+      smartAccount: {
+        address: safe,
+        signTypedData: (typed) => safeMessageSignature(h.chain, safe, owners, `0x${TypedDataUtils.eip712Hash(typed, SignTypedDataVersion.V4).toString("hex")}`),
+      },
     });
     await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
     await page.click("#pay");
@@ -191,9 +199,18 @@ describe("hosted checkout in Chromium", function () {
     assert.equal(fragment.get("payer"), buyer().address);
     assert.notInclude(page.url(), "sc.", "the capability never reaches the browser");
 
-    const finalized = await post("/v1/subscriptions/finalize", { setup_token: setup.setup_token, payer: fragment.get("payer"), signature: fragment.get("signature") });
+    const finalized = await post("/v1/subscriptions/finalize", {
+      setup_token: setup.setup_token,
+      payer: fragment.get("payer"),
+      signature: fragment.get("signature"),
+    });
     assert.match(finalized.subscription, /^sc\./);
-    const allowance = await h.chain.publicClient.readContract({ address: usdc(), abi: erc20Abi, functionName: "allowance", args: [buyer().address, h.service.deployment.contracts.RecurringCharges.address] });
+    const allowance = await h.chain.publicClient.readContract({
+      address: usdc(),
+      abi: erc20Abi,
+      functionName: "allowance",
+      args: [buyer().address, h.service.deployment.contracts.RecurringCharges.address],
+    });
     assert.equal(allowance, 9_990_000n * 12n);
     assert.equal((await post("/v1/charges", { subscription: finalized.subscription })).status, "CONFIRMING");
     await h.chain.mine(2);
@@ -219,7 +236,15 @@ describe("hosted checkout in Chromium", function () {
     assert.equal(await page.locator("#amount").textContent(), "5.00 USDC");
     await page.click("#approve");
     assert.include(await statusOf(page, "ok"), "Allowance restored");
-    assert.equal(await h.chain.publicClient.readContract({ address: usdc(), abi: erc20Abi, functionName: "allowance", args: [buyer().address, h.service.deployment.contracts.RecurringCharges.address] }), 5_000_000n);
+    assert.equal(
+      await h.chain.publicClient.readContract({
+        address: usdc(),
+        abi: erc20Abi,
+        functionName: "allowance",
+        args: [buyer().address, h.service.deployment.contracts.RecurringCharges.address],
+      }),
+      5_000_000n,
+    );
     assert.equal((await post("/v1/charges", { subscription })).status, "CONFIRMING");
   });
 
@@ -230,7 +255,12 @@ describe("hosted checkout in Chromium", function () {
     await page.goto(`${api}/checkout/#/cancel/${session.cancel_token}`);
     await page.click("#cancel");
     assert.include(await statusOf(page, "ok"), "Subscription cancelled");
-    const [, , revoked] = await h.chain.publicClient.readContract({ address: h.service.deployment.contracts.RecurringCharges.address, abi: recurringChargesAbi, functionName: "subscriptions", args: [id] });
+    const [, , revoked] = await h.chain.publicClient.readContract({
+      address: h.service.deployment.contracts.RecurringCharges.address,
+      abi: recurringChargesAbi,
+      functionName: "subscriptions",
+      args: [id],
+    });
     assert.isTrue(revoked);
     assert.equal((await post("/v1/subscriptions/state", { subscription })).state, "REVOKED");
   });
@@ -249,7 +279,12 @@ describe("hosted checkout in Chromium", function () {
     const refundTx = (await page.locator("#tx code").getAttribute("title")) as Hex;
     assert.equal((await balanceOf(h.chain, usdc(), buyer().address)) - buyerBefore, 8_000_000n);
     await h.chain.mine(2);
-    const verified = await post("/v1/refunds/verify", { intent: intent.intent, tx_hash: receipt.transactionHash, refund_amount: "8000000", refund_tx_hash: refundTx });
+    const verified = await post("/v1/refunds/verify", {
+      intent: intent.intent,
+      tx_hash: receipt.transactionHash,
+      refund_amount: "8000000",
+      refund_tx_hash: refundTx,
+    });
     assert.equal(verified.status, "REFUNDED");
   });
 
@@ -274,6 +309,9 @@ describe("hosted checkout in Chromium", function () {
     assert.include(csp, "frame-ancestors 'none'");
     assert.equal(res!.headers()["referrer-policy"], "no-referrer");
     await page.locator("h1").waitFor();
-    assert.isTrue(requests.every((u) => u.startsWith(api)), requests.join(", "));
+    assert.isTrue(
+      requests.every((u) => u.startsWith(api)),
+      requests.join(", "),
+    );
   });
 });

@@ -93,13 +93,21 @@ for (const size of SIZES) {
       assert.equal(await page.locator("#network .network-name").textContent(), "Base Sepolia (test)");
       assert.isTrue(await page.locator("#test-badge").isVisible());
       assert.include(await page.locator("#network").textContent(), "local chain");
-      assert.match((await page.locator("#validity").textContent())!, size.name === "phone" ? /^Valid until \d+ \w{3} \d{4}, \d\d:\d\d (CET|CEST) · (\d+:\d\d|1 h 00 min) left$/ : /^Valid until \w{3} \d+, \d{4}, \d\d:\d\d (AM|PM) (EST|EDT) · (\d+:\d\d|1 h 00 min) left$/);
+      assert.match(
+        (await page.locator("#validity").textContent())!,
+        size.name === "phone"
+          ? /^Valid until \d+ \w{3} \d{4}, \d\d:\d\d (CET|CEST) · (\d+:\d\d|1 h 00 min) left$/
+          : /^Valid until \w{3} \d+, \d{4}, \d\d:\d\d (AM|PM) (EST|EDT) · (\d+:\d\d|1 h 00 min) left$/,
+      );
       assert.isNull(await page.locator("details.more").getAttribute("open"), "the reference is folded away");
       assert.isFalse(await page.locator("details.more dd").first().isVisible());
       const url = page.url();
       assert.equal(await page.locator("#open-in-metamask").getAttribute("href"), `https://link.metamask.io/dapp/${url.replace(/^http:\/\//, "")}`);
       assert.equal(await page.locator("#open-in-coinbase").getAttribute("href"), `https://go.cb-w.com/dapp?cb_url=${encodeURIComponent(url)}`);
-      assert.equal(await page.locator("#open-in-trust").getAttribute("href"), `https://link.trustwallet.com/open_url?coin_id=60&url=${encodeURIComponent(url)}`);
+      assert.equal(
+        await page.locator("#open-in-trust").getAttribute("href"),
+        `https://link.trustwallet.com/open_url?coin_id=60&url=${encodeURIComponent(url)}`,
+      );
       assert.isTrue(await page.locator("#handoff svg.qr").isVisible());
       assert.isAbove(Number(await page.locator("#handoff svg.qr").getAttribute("data-modules")), 20, "a QR code big enough for the URL");
       await check("pay-no-wallet", /^Pay 12\.50 USDC · Checkout$/);
@@ -127,7 +135,10 @@ for (const size of SIZES) {
       assert.equal(await page.locator("#tx code").getAttribute("title"), hash, "a reload shows the transaction this tab sent");
       assert.equal(await page.locator("#return-link").getAttribute("href"), back());
       const stored = await page.evaluate<Array<[string, string]>>("Object.entries(sessionStorage)");
-      assert.isTrue(stored.every(([k, v]) => !k.includes(intent.intent) && !v.includes(intent.intent)), "the intent is never stored");
+      assert.isTrue(
+        stored.every(([k, v]) => !k.includes(intent.intent) && !v.includes(intent.intent)),
+        "the intent is never stored",
+      );
       await check("pay-paid-reload", /^Paid · Checkout$/);
     });
 
@@ -201,7 +212,10 @@ for (const size of SIZES) {
       await page.reload();
       assert.equal(await page.locator("details.more dd").first().textContent(), reference, "the same payment, not a new one");
       const stored = await page.evaluate<Array<[string, string]>>("Object.entries(sessionStorage)");
-      assert.isTrue(stored.every(([k, v]) => !k.includes(link.link) && !v.includes(link.link)), "the link token is never stored in clear");
+      assert.isTrue(
+        stored.every(([k, v]) => !k.includes(link.link) && !v.includes(link.link)),
+        "the link token is never stored in clear",
+      );
       await page.click("#pay");
       await settle();
       await page.reload();
@@ -209,14 +223,22 @@ for (const size of SIZES) {
       assert.equal(await page.locator("#amount").textContent(), "3.00 USDC");
       assert.match((await page.locator("#tx code").getAttribute("title"))!, /^0x[0-9a-f]{64}$/);
       assert.equal(await page.locator("#return-link").getAttribute("href"), back());
-      assert.notExists(await page.locator("#pay").elementHandle({ timeout: 100 }).catch(() => null), "never offered to pay again");
+      assert.notExists(
+        await page
+          .locator("#pay")
+          .elementHandle({ timeout: 100 })
+          .catch(() => null),
+        "never offered to pay again",
+      );
       await check("link-paid-reload", /^Paid · Checkout$/);
     });
 
     it("two wallets in the browser: the buyer chooses, and the chosen one pays", async () => {
       const intent = await post("/v1/payments", { recipient: merchant().address, amount: "2" });
       const first = await injectWallet(page, h.chain, buyer());
-      const second = await injectWallet(page, h.chain, buyer(), { second: { name: "Second Wallet", uuid: "00000000-0000-4000-8000-000000000002", rdns: "second.wallet" } });
+      const second = await injectWallet(page, h.chain, buyer(), {
+        second: { name: "Second Wallet", uuid: "00000000-0000-4000-8000-000000000002", rdns: "second.wallet" },
+      });
       await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
       assert.equal(await page.locator("#several-wallets").textContent(), "2 wallets found: you will choose one.");
       await page.click("#pay");

@@ -26,7 +26,14 @@ describe("RecurringCharges", () => {
   const read = <T>(c: ReturnType<typeof ctx>, functionName: string, args: readonly unknown[] = []) =>
     c.chain.publicClient.readContract({ address: c.recurring, abi: recurringChargesAbi, functionName, args } as never) as Promise<T>;
   const chargeCall = (c: ReturnType<typeof ctx>, terms: Terms, signature: Hex, reimbursement = 0n, from = relayerOf(c.chain)) =>
-    c.chain.wallet(from).writeContract({ address: c.recurring, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement], account: from, chain: c.chain.chain });
+    c.chain.wallet(from).writeContract({
+      address: c.recurring,
+      abi: recurringChargesAbi,
+      functionName: "charge",
+      args: [terms, signature, reimbursement],
+      account: from,
+      chain: c.chain.chain,
+    });
 
   async function signedAndApproved(c: ReturnType<typeof ctx>, overrides: Partial<Terms> = {}) {
     const terms = await makeTerms(c.chain, c.payer.address, c.merchant.address, overrides);
@@ -121,7 +128,9 @@ describe("RecurringCharges", () => {
     const c = ctx();
     const { terms, signature, id } = await signedAndApproved(c);
     await expectRevert(
-      c.chain.wallet(c.other).writeContract({ address: c.recurring, abi: recurringChargesAbi, functionName: "revoke", args: [terms], account: c.other, chain: c.chain.chain }),
+      c.chain
+        .wallet(c.other)
+        .writeContract({ address: c.recurring, abi: recurringChargesAbi, functionName: "revoke", args: [terms], account: c.other, chain: c.chain.chain }),
       "NotPayer",
       [c.other.address, c.payer.address],
     );
@@ -142,7 +151,14 @@ describe("RecurringCharges", () => {
     const { terms, signature } = await signedAndApproved(c);
     await expectRevert(chargeCall(c, terms, signature, 0n, c.other), "NotRelayer", [c.other.address]);
     await expectRevert(
-      c.chain.wallet(c.other).writeContract({ address: c.recurring, abi: recurringChargesAbi, functionName: "setRelayer", args: [c.other.address, true], account: c.other, chain: c.chain.chain }),
+      c.chain.wallet(c.other).writeContract({
+        address: c.recurring,
+        abi: recurringChargesAbi,
+        functionName: "setRelayer",
+        args: [c.other.address, true],
+        account: c.other,
+        chain: c.chain.chain,
+      }),
       "OwnableUnauthorizedAccount",
       [c.other.address],
     );
@@ -152,7 +168,10 @@ describe("RecurringCharges", () => {
   it("caps the gas reimbursement at the signed maximum", async () => {
     const c = ctx();
     const { terms, signature } = await signedAndApproved(c);
-    await expectRevert(chargeCall(c, terms, signature, terms.maxGasReimbursement + 1n), "ReimbursementOverCap", [terms.maxGasReimbursement + 1n, terms.maxGasReimbursement]);
+    await expectRevert(chargeCall(c, terms, signature, terms.maxGasReimbursement + 1n), "ReimbursementOverCap", [
+      terms.maxGasReimbursement + 1n,
+      terms.maxGasReimbursement,
+    ]);
     await chargeAsRelayer(c.chain, terms, signature, terms.maxGasReimbursement);
   });
 

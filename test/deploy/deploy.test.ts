@@ -29,20 +29,39 @@ describe("deploy script", () => {
       writeFileSync(join(deploymentsDir, "84532.json"), JSON.stringify(file));
     }
     const expected = loadDeployment(84532, deploymentsDir).contracts!;
-    const dry = await deployEnvironment({ chainId: 84532, rpcUrl: chain.rpcUrl!, deployer: deployer(), dryRun: true, deploymentsDir, log: (l) => lines.push(l) });
-    assert.deepEqual(dry.map((d) => d.txHash), [null, null]);
+    const dry = await deployEnvironment({
+      chainId: 84532,
+      rpcUrl: chain.rpcUrl!,
+      deployer: deployer(),
+      dryRun: true,
+      deploymentsDir,
+      log: (l) => lines.push(l),
+    });
+    assert.deepEqual(
+      dry.map((d) => d.txHash),
+      [null, null],
+    );
     assert.equal(await chain.publicClient.getCode({ address: expected.Splitter.address }), undefined);
 
     const first = await deployEnvironment({ chainId: 84532, rpcUrl: chain.rpcUrl!, deployer: deployer(), deploymentsDir, log: (l) => lines.push(l) });
-    assert.deepEqual(first.map((d) => d.address), [expected.Splitter.address, expected.RecurringCharges.address]);
+    assert.deepEqual(
+      first.map((d) => d.address),
+      [expected.Splitter.address, expected.RecurringCharges.address],
+    );
     assert.ok(first.every((d) => d.txHash));
     const feeBps = await chain.publicClient.readContract({ address: expected.Splitter.address, abi: splitterAbi, functionName: "FEE_BPS" });
     assert.equal(feeBps, 200);
 
     const again = await deployEnvironment({ chainId: 84532, rpcUrl: chain.rpcUrl!, deployer: deployer(), deploymentsDir, log: (l) => lines.push(l) });
-    assert.deepEqual(again.map((d) => d.txHash), [null, null]);
+    assert.deepEqual(
+      again.map((d) => d.txHash),
+      [null, null],
+    );
     assert.ok(lines.some((l) => l.includes("already at")));
-    assert.ok(lines.some((l) => l.endsWith(`--constructor-args-path deployments/verify/84532.Splitter.args.mjs ${expected.Splitter.address}`)), "prints the verification commands");
+    assert.ok(
+      lines.some((l) => l.endsWith(`--constructor-args-path deployments/verify/84532.Splitter.args.mjs ${expected.Splitter.address}`)),
+      "prints the verification commands",
+    );
     const args = (await import(join(deploymentsDir, "verify", "84532.RecurringCharges.args.mjs"))).default;
     assert.deepEqual(args.slice(0, 3), [loadDeployment(84532).parameters!.owner, loadDeployment(84532).parameters!.feeCollector, 200]);
   });

@@ -34,9 +34,19 @@ describe("fork mode (FORK_URL) against a local upstream", function () {
     await send(upstream, roles.owner, { address: usdc, abi: fiatTokenAbi, functionName: "transferOwnership", args: [foreign.owner!] });
     await send(upstream, roles.proxyAdmin, { address: usdc, abi: fiatTokenProxyAbi, functionName: "changeAdmin", args: [foreign.proxyAdmin!] });
     // One account holds an odd balance there; the fork gives it exactly 1,000,000.
-    await send(upstream, upstream.accounts[LOCAL_ROLES.firstUser]!, { address: usdc, abi: fiatTokenAbi, functionName: "transfer", args: [upstream.accounts[LOCAL_ROLES.firstUser + 1]!.address, 123n] });
+    await send(upstream, upstream.accounts[LOCAL_ROLES.firstUser]!, {
+      address: usdc,
+      abi: fiatTokenAbi,
+      functionName: "transfer",
+      args: [upstream.accounts[LOCAL_ROLES.firstUser + 1]!.address, 123n],
+    });
     upstreamUsdcCode = (await upstream.publicClient.getCode({ address: usdc }))!;
-    upstreamImplementation = await upstream.publicClient.readContract({ address: usdc, abi: fiatTokenProxyAbi, functionName: "implementation", account: foreign.proxyAdmin! });
+    upstreamImplementation = await upstream.publicClient.readContract({
+      address: usdc,
+      abi: fiatTokenProxyAbi,
+      functionName: "implementation",
+      account: foreign.proxyAdmin!,
+    });
     fork = await startLocalChain({ fork: { url: upstream.rpcUrl! } });
   });
   after(async () => {
@@ -55,7 +65,12 @@ describe("fork mode (FORK_URL) against a local upstream", function () {
     assert.deepEqual(fork.fork, { url: upstream.rpcUrl! });
     assert.equal(await fork.publicClient.getChainId(), 84532);
     assert.equal(keccak256((await fork.publicClient.getCode({ address: token.address }))!), keccak256(upstreamUsdcCode));
-    const implementation = await fork.publicClient.readContract({ address: token.address, abi: fiatTokenProxyAbi, functionName: "implementation", account: fork.usdcRoles.proxyAdmin.address });
+    const implementation = await fork.publicClient.readContract({
+      address: token.address,
+      abi: fiatTokenProxyAbi,
+      functionName: "implementation",
+      account: fork.usdcRoles.proxyAdmin.address,
+    });
     assert.equal(implementation, upstreamImplementation, "USDC's implementation is the upstream's, not a new one");
     assert.equal(await fork.publicClient.getCode({ address: create2Deployer }), await upstream.publicClient.getCode({ address: create2Deployer }));
   });
@@ -67,12 +82,15 @@ describe("fork mode (FORK_URL) against a local upstream", function () {
       assert.equal(await upstream.publicClient.getCode({ address }), undefined, "nothing on the upstream");
     }
     const relayer = fork.accounts[LOCAL_ROLES.relayer]!.address;
-    assert.isTrue(await fork.publicClient.readContract({ address: RecurringCharges.address, abi: recurringChargesAbi, functionName: "isRelayer", args: [relayer] }));
+    assert.isTrue(
+      await fork.publicClient.readContract({ address: RecurringCharges.address, abi: recurringChargesAbi, functionName: "isRelayer", args: [relayer] }),
+    );
   });
 
   it("funds every test account with exactly 1,000,000 USDC by writing FiatToken's balance slots, the total supply kept", async () => {
     const usdc = fork.deployment.token.address;
-    const balance = (chain: LocalChain, account: Address) => chain.publicClient.readContract({ address: usdc, abi: fiatTokenAbi, functionName: "balanceOf", args: [account] });
+    const balance = (chain: LocalChain, account: Address) =>
+      chain.publicClient.readContract({ address: usdc, abi: fiatTokenAbi, functionName: "balanceOf", args: [account] });
     assert.equal(await balance(upstream, upstream.accounts[LOCAL_ROLES.firstUser + 1]!.address), LOCAL_USDC_UNITS + 123n);
     for (const account of fork.accounts) assert.equal(await balance(fork, account.address), LOCAL_USDC_UNITS);
     const supply = (chain: LocalChain) => chain.publicClient.readContract({ address: usdc, abi: fiatTokenAbi, functionName: "totalSupply" });
@@ -82,11 +100,14 @@ describe("fork mode (FORK_URL) against a local upstream", function () {
   it("hands USDC's roles to the local keys, so tests blacklist and pause there (and only there)", async () => {
     const usdc = fork.deployment.token.address;
     const roles = fork.usdcRoles;
-    const read = (chain: LocalChain, functionName: "owner" | "pauser" | "blacklister" | "masterMinter") => chain.publicClient.readContract({ address: usdc, abi: fiatTokenAbi, functionName });
-    assert.deepEqual(
-      await Promise.all((["owner", "pauser", "blacklister", "masterMinter"] as const).map((f) => read(fork, f))),
-      [roles.owner.address, roles.pauser.address, roles.blacklister.address, roles.masterMinter.address],
-    );
+    const read = (chain: LocalChain, functionName: "owner" | "pauser" | "blacklister" | "masterMinter") =>
+      chain.publicClient.readContract({ address: usdc, abi: fiatTokenAbi, functionName });
+    assert.deepEqual(await Promise.all((["owner", "pauser", "blacklister", "masterMinter"] as const).map((f) => read(fork, f))), [
+      roles.owner.address,
+      roles.pauser.address,
+      roles.blacklister.address,
+      roles.masterMinter.address,
+    ]);
     assert.equal((await read(upstream, "pauser")).toLowerCase(), foreign.pauser);
     const victim = fork.accounts[LOCAL_ROLES.firstUser + 4]!.address;
     await send(fork, roles.blacklister, { address: usdc, abi: fiatTokenAbi, functionName: "blacklist", args: [victim] });

@@ -38,15 +38,64 @@ export async function measureGas(chain: LocalChain): Promise<GasFigures> {
   await send(chain, buyer, { address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 1_000_000n, ref("warm-up")] });
 
   await approve(chain, buyer, usdc, splitter, 25_000_000n);
-  figures["pay (allowance)"] = Number((await send(chain, buyer, { address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 25_000_000n, ref("allowance")] })).gasUsed);
+  figures["pay (allowance)"] = Number(
+    (await send(chain, buyer, { address: splitter, abi: splitterAbi, functionName: "pay", args: [usdc, merchant.address, 25_000_000n, ref("allowance")] }))
+      .gasUsed,
+  );
 
   const nonce = await chain.publicClient.readContract({ address: usdc, abi: fiatTokenAbi, functionName: "nonces", args: [buyer.address] });
-  const permit = parseSignature(await signWithViem(buyer, permitTypedData(tokenDomain(84532, usdc, chain.deployment.token.eip712), { owner: buyer.address, spender: splitter, value: 25_000_000n, nonce, deadline })));
-  figures["pay (permit)"] = Number((await send(chain, buyer, { address: splitter, abi: splitterAbi, functionName: "payWithPermit", args: [usdc, merchant.address, 25_000_000n, ref("permit"), deadline, Number(permit.v), permit.r, permit.s] })).gasUsed);
+  const permit = parseSignature(
+    await signWithViem(
+      buyer,
+      permitTypedData(tokenDomain(84532, usdc, chain.deployment.token.eip712), {
+        owner: buyer.address,
+        spender: splitter,
+        value: 25_000_000n,
+        nonce,
+        deadline,
+      }),
+    ),
+  );
+  figures["pay (permit)"] = Number(
+    (
+      await send(chain, buyer, {
+        address: splitter,
+        abi: splitterAbi,
+        functionName: "payWithPermit",
+        args: [usdc, merchant.address, 25_000_000n, ref("permit"), deadline, Number(permit.v), permit.r, permit.s],
+      })
+    ).gasUsed,
+  );
 
-  const authNonce = await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "authorizationNonce", args: [merchant.address, ref("3009")] });
-  const auth = parseSignature(await signWithViem(buyer, receiveAuthorizationTypedData(tokenDomain(84532, usdc, chain.deployment.token.eip712), { from: buyer.address, to: splitter, value: 25_000_000n, validAfter: 0n, validBefore: deadline, nonce: authNonce })));
-  figures["pay (EIP-3009)"] = Number((await send(chain, submitter, { address: splitter, abi: splitterAbi, functionName: "payWithAuthorization", args: [usdc, buyer.address, merchant.address, 25_000_000n, ref("3009"), 0n, deadline, Number(auth.v), auth.r, auth.s] })).gasUsed);
+  const authNonce = await chain.publicClient.readContract({
+    address: splitter,
+    abi: splitterAbi,
+    functionName: "authorizationNonce",
+    args: [merchant.address, ref("3009")],
+  });
+  const auth = parseSignature(
+    await signWithViem(
+      buyer,
+      receiveAuthorizationTypedData(tokenDomain(84532, usdc, chain.deployment.token.eip712), {
+        from: buyer.address,
+        to: splitter,
+        value: 25_000_000n,
+        validAfter: 0n,
+        validBefore: deadline,
+        nonce: authNonce,
+      }),
+    ),
+  );
+  figures["pay (EIP-3009)"] = Number(
+    (
+      await send(chain, submitter, {
+        address: splitter,
+        abi: splitterAbi,
+        functionName: "payWithAuthorization",
+        args: [usdc, buyer.address, merchant.address, 25_000_000n, ref("3009"), 0n, deadline, Number(auth.v), auth.r, auth.s],
+      })
+    ).gasUsed,
+  );
 
   // Recurring: the fee collector already holds a balance from the payments above.
   const terms = await makeTerms(chain, buyer.address, merchant.address, { start: GAS_EPOCH });
@@ -55,7 +104,12 @@ export async function measureGas(chain: LocalChain): Promise<GasFigures> {
 
   const account = await deployTestContract(chain, buyer, testSmartAccountAbi, "TestSmartAccount", "TestSmartAccount.sol", [buyer.address]);
   await send(chain, buyer, { address: usdc, abi: fiatTokenAbi, functionName: "transfer", args: [account, 100_000_000n] });
-  await send(chain, buyer, { address: account, abi: testSmartAccountAbi, functionName: "execute", args: [usdc, 0n, encodeFunctionData({ abi: fiatTokenAbi, functionName: "approve", args: [recurring, 10n ** 12n] })] });
+  await send(chain, buyer, {
+    address: account,
+    abi: testSmartAccountAbi,
+    functionName: "execute",
+    args: [usdc, 0n, encodeFunctionData({ abi: fiatTokenAbi, functionName: "approve", args: [recurring, 10n ** 12n] })],
+  });
   const accountTerms = await makeTerms(chain, account, merchant.address, { start: GAS_EPOCH });
   figures["first charge (ERC-1271)"] = Number((await chargeAsRelayer(chain, accountTerms, await signTerms(chain, buyer, accountTerms), 10_000n)).gasUsed);
 
@@ -72,4 +126,9 @@ export async function measureGas(chain: LocalChain): Promise<GasFigures> {
  * Targets from the payment-safety issue, on real USDC (FiatTokenV2_2 behind its proxy), steady state:
  * exceeded means a regression worth a look before landing.
  */
-export const GAS_TARGETS: GasFigures = { "pay (allowance)": 90_000, "first charge (EOA)": 140_000, "first charge (ERC-1271)": 140_000, "later charge": 100_000 };
+export const GAS_TARGETS: GasFigures = {
+  "pay (allowance)": 90_000,
+  "first charge (EOA)": 140_000,
+  "first charge (ERC-1271)": 140_000,
+  "later charge": 100_000,
+};

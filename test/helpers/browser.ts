@@ -15,7 +15,15 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
 }
 
@@ -57,7 +65,8 @@ export async function injectWallet(page: Page, chain: LocalChain, account: HDAcc
   const binding = options.second ? `__svcTestWallet_${options.second.uuid.replace(/[^a-z0-9]/gi, "")}` : "__svcTestWallet";
   await page.exposeBinding(binding, async (_source, { method, params }: { method: string; params?: unknown[] }) => {
     requests.push(method);
-    if (options.refuse && (method === "eth_signTypedData_v4" || method === "eth_sendTransaction")) return { error: { code: 4001, message: "User rejected the request." } };
+    if (options.refuse && (method === "eth_signTypedData_v4" || method === "eth_sendTransaction"))
+      return { error: { code: 4001, message: "User rejected the request." } };
     try {
       switch (method) {
         case "eth_requestAccounts":

@@ -4,7 +4,14 @@ import { creationBytecode } from "../../src/deploy/artifacts.js";
 import type { LocalChain } from "../../src/localchain/harness.js";
 
 /** Deploys a test-only contract (contracts/test/) from `from` and returns its address. */
-export async function deployTestContract(chain: LocalChain, from: HDAccount, abi: Abi, name: string, source: string, args: readonly unknown[] = []): Promise<Address> {
+export async function deployTestContract(
+  chain: LocalChain,
+  from: HDAccount,
+  abi: Abi,
+  name: string,
+  source: string,
+  args: readonly unknown[] = [],
+): Promise<Address> {
   const hash: Hex = await chain.wallet(from).deployContract({
     abi,
     bytecode: creationBytecode(name, `test/${source}`),

@@ -14,7 +14,12 @@ export interface PayBlock {
 }
 
 /** Pays a create-payment `pay` block through the Splitter (approve + pay), with optional changes. */
-export async function payIntent(chain: LocalChain, buyer: HDAccount, pay: PayBlock, changes: Partial<{ recipient: Address; amount: bigint; token: Address; reference: Hex }> = {}): Promise<TransactionReceipt> {
+export async function payIntent(
+  chain: LocalChain,
+  buyer: HDAccount,
+  pay: PayBlock,
+  changes: Partial<{ recipient: Address; amount: bigint; token: Address; reference: Hex }> = {},
+): Promise<TransactionReceipt> {
   const amount = changes.amount ?? BigInt(pay.amount_units);
   const token = changes.token ?? pay.token;
   await approve(chain, buyer, token, pay.splitter, amount);

@@ -26,13 +26,35 @@ export class Receiver {
   port = 0;
 
   /** @param dir Where the certificate is kept (made there if missing); a fresh temp folder by default. */
-  constructor(readonly host = RECEIVER_HOST, dir = mkdtempSync(join(tmpdir(), "receiver-"))) {
+  constructor(
+    readonly host = RECEIVER_HOST,
+    dir = mkdtempSync(join(tmpdir(), "receiver-")),
+  ) {
     mkdirSync(dir, { recursive: true });
     if (!existsSync(join(dir, "cert.pem"))) {
-      execFileSync("openssl", [
-        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "30",
-        "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-subj", `/CN=${host}`, "-addext", `subjectAltName=DNS:${host}`,
-      ], { stdio: "ignore" });
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "ec",
+          "-pkeyopt",
+          "ec_paramgen_curve:prime256v1",
+          "-nodes",
+          "-days",
+          "30",
+          "-keyout",
+          join(dir, "key.pem"),
+          "-out",
+          join(dir, "cert.pem"),
+          "-subj",
+          `/CN=${host}`,
+          "-addext",
+          `subjectAltName=DNS:${host}`,
+        ],
+        { stdio: "ignore" },
+      );
     }
     this.ca = readFileSync(join(dir, "cert.pem"), "utf8");
     this.#key = readFileSync(join(dir, "key.pem"), "utf8");

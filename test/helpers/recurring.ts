@@ -29,16 +29,32 @@ export function typedDataDigest(resolved: ResolvedTerms, payer: Address): Hex {
 }
 
 /** Creates, resolves, signs (by `signer` for `payer`) and finalizes a subscription. */
-export async function subscribe(h: ServiceHarness, signer: HDAccount, options: { payer?: Address; recipient: Address; amount?: string; period?: number; end?: number }) {
+export async function subscribe(
+  h: ServiceHarness,
+  signer: HDAccount,
+  options: { payer?: Address; recipient: Address; amount?: string; period?: number; end?: number },
+) {
   const payer = options.payer ?? signer.address;
-  const created = await h.api.post("/v1/subscriptions").send({ recipient: options.recipient, amount: options.amount ?? "10", period: options.period ?? 3600, ...(options.end !== undefined ? { end: options.end } : {}) });
+  const created = await h.api.post("/v1/subscriptions").send({
+    recipient: options.recipient,
+    amount: options.amount ?? "10",
+    period: options.period ?? 3600,
+    ...(options.end !== undefined ? { end: options.end } : {}),
+  });
   assert.equal(created.status, 200, JSON.stringify(created.body));
   const resolved = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
   assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
   const signature = await signer.signTypedData(walletTypedData(resolved.body, payer) as never);
   const finalized = await h.api.post("/v1/subscriptions/finalize").send({ setup_token: created.body.setup_token, payer, signature });
   assert.equal(finalized.status, 200, JSON.stringify(finalized.body));
-  return { created: created.body, resolved: resolved.body as ResolvedTerms, signature, subscription: finalized.body.subscription as string, id: finalized.body.subscription_id as Hex, finalized: finalized.body };
+  return {
+    created: created.body,
+    resolved: resolved.body as ResolvedTerms,
+    signature,
+    subscription: finalized.body.subscription as string,
+    id: finalized.body.subscription_id as Hex,
+    finalized: finalized.body,
+  };
 }
 
 /** Sets the payer's allowance to what an approve session asks for (the checkout's approve page). */
@@ -59,7 +75,8 @@ export async function approveThroughSession(h: ServiceHarness, payer: HDAccount,
 
 /** Sends prepared calldata (`to`, `data`) from `from`, directly or through a smart account it owns. */
 export async function sendPrepared(h: ServiceHarness, from: HDAccount, prepared: { to: Address; data: Hex }, viaAccount?: Address) {
-  if (viaAccount) return send(h.chain, from, { address: viaAccount, abi: testSmartAccountAbi, functionName: "execute", args: [prepared.to, 0n, prepared.data] });
+  if (viaAccount)
+    return send(h.chain, from, { address: viaAccount, abi: testSmartAccountAbi, functionName: "execute", args: [prepared.to, 0n, prepared.data] });
   const hash = await h.chain.wallet(from).sendTransaction({ account: from, chain: h.chain.chain, to: prepared.to, data: prepared.data });
   const receipt = await h.chain.publicClient.waitForTransactionReceipt({ hash });
   assert.equal(receipt.status, "success");
@@ -94,4 +111,3 @@ export async function manySubscriptions(h: Pick<ServiceHarness, "chain">, api: s
   await approve(h.chain, payer, h.chain.deployment.token.address, h.chain.deployment.contracts.RecurringCharges.address, 10n ** 12n);
   return subscriptions;
 }
-

@@ -120,10 +120,16 @@ export class RpcProxy {
   }
 
   /** Answers a batch's faulty elements with `answer` and forwards the rest, in the batch's order. */
-  async #partial(batch: Array<{ id: unknown; method: string }>, answer: (r: { id: unknown }) => unknown, res: import("node:http").ServerResponse): Promise<void> {
+  async #partial(
+    batch: Array<{ id: unknown; method: string }>,
+    answer: (r: { id: unknown }) => unknown,
+    res: import("node:http").ServerResponse,
+  ): Promise<void> {
     const healthy = batch.filter((r) => !this.faultMethods!.has(r.method));
     const forwarded = healthy.length
-      ? ((await (await fetch(this.upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(healthy) })).json()) as Array<{ id: unknown }>)
+      ? ((await (
+          await fetch(this.upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(healthy) })
+        ).json()) as Array<{ id: unknown }>)
       : [];
     const byId = new Map(forwarded.map((r) => [JSON.stringify(r.id), r]));
     const merged = batch.map((r) => (this.faultMethods!.has(r.method) ? answer(r) : byId.get(JSON.stringify(r.id))));
@@ -133,7 +139,13 @@ export class RpcProxy {
   #send(body: Buffer, res: import("node:http").ServerResponse): void {
     const target = new URL(this.upstream);
     const upstream = httpRequest(
-      { hostname: target.hostname, port: target.port, path: target.pathname, method: "POST", headers: { "content-type": "application/json", "content-length": body.length } },
+      {
+        hostname: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": body.length },
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, { "content-type": "application/json" });
         answer.pipe(res);

@@ -34,13 +34,25 @@ export async function deploySafeInfrastructure(chain: LocalChain, from: HDAccoun
 }
 
 /** A Safe (proxy through the factory, as the Safe apps create them) with `owners` and `threshold`, ERC-1271 through the fallback handler. */
-export async function createSafe(chain: LocalChain, infra: SafeInfrastructure, from: HDAccount, owners: HDAccount[], threshold: number, saltNonce = 0n): Promise<Address> {
+export async function createSafe(
+  chain: LocalChain,
+  infra: SafeInfrastructure,
+  from: HDAccount,
+  owners: HDAccount[],
+  threshold: number,
+  saltNonce = 0n,
+): Promise<Address> {
   const initializer = encodeFunctionData({
     abi: safeAbi,
     functionName: "setup",
     args: [owners.map((o) => o.address), BigInt(threshold), zeroAddress, "0x", infra.fallbackHandler, zeroAddress, 0n, zeroAddress],
   });
-  const receipt = await send(chain, from, { address: infra.factory, abi: safeProxyFactoryAbi, functionName: "createProxyWithNonce", args: [infra.singleton, initializer, saltNonce] });
+  const receipt = await send(chain, from, {
+    address: infra.factory,
+    abi: safeProxyFactoryAbi,
+    functionName: "createProxyWithNonce",
+    args: [infra.singleton, initializer, saltNonce],
+  });
   const [created] = parseEventLogs({ abi: safeProxyFactoryAbi, eventName: "ProxyCreation", logs: receipt.logs });
   return getAddress(created!.args.proxy);
 }
@@ -68,14 +80,24 @@ export function safeMessageSignature(chain: LocalChain, safe: Address, owners: H
 
 /** The hash the handler answers for: what `getMessageHashForSafe` gives (a read-only check for tests). */
 export function safeMessageHash(chain: LocalChain, safe: Address, dataHash: Hex): Promise<Hex> {
-  return chain.publicClient.readContract({ address: safe, abi: compatibilityFallbackHandlerAbi, functionName: "getMessageHashForSafe", args: [safe, dataHash] });
+  return chain.publicClient.readContract({
+    address: safe,
+    abi: compatibilityFallbackHandlerAbi,
+    functionName: "getMessageHashForSafe",
+    args: [safe, dataHash],
+  });
 }
 
 /**
  * Runs a call as the Safe: `execTransaction` signed by `owners` (at least the threshold) over the
  * Safe's transaction hash, sent by the first owner. `delegate` runs it as a DELEGATECALL (SignMessageLib).
  */
-export async function execTransaction(chain: LocalChain, safe: Address, owners: HDAccount[], call: { to: Address; data: Hex; delegate?: boolean }): Promise<TransactionReceipt> {
+export async function execTransaction(
+  chain: LocalChain,
+  safe: Address,
+  owners: HDAccount[],
+  call: { to: Address; data: Hex; delegate?: boolean },
+): Promise<TransactionReceipt> {
   const operation = call.delegate ? 1 : 0;
   const nonce = await chain.publicClient.readContract({ address: safe, abi: safeAbi, functionName: "nonce" });
   const txHash = await chain.publicClient.readContract({
@@ -92,11 +114,18 @@ export async function execTransaction(chain: LocalChain, safe: Address, owners: 
     args: [call.to, 0n, call.data, operation, 0n, 0n, 0n, zeroAddress, zeroAddress, signatures],
   });
   const events = parseEventLogs({ abi: safeAbi, logs: receipt.logs }).filter((e) => getAddress(e.address) === safe);
-  assert.ok(events.some((e) => e.eventName === "ExecutionSuccess"), "the Safe executed the call");
+  assert.ok(
+    events.some((e) => e.eventName === "ExecutionSuccess"),
+    "the Safe executed the call",
+  );
   return receipt;
 }
 
 /** The Safe approves `dataHash` on chain (SignMessageLib through execTransaction): its ERC-1271 signature is then `0x`. */
 export function signOnChain(chain: LocalChain, safe: Address, infra: SafeInfrastructure, owners: HDAccount[], dataHash: Hex): Promise<TransactionReceipt> {
-  return execTransaction(chain, safe, owners, { to: infra.signMessageLib, data: encodeFunctionData({ abi: signMessageLibAbi, functionName: "signMessage", args: [dataHash] }), delegate: true });
+  return execTransaction(chain, safe, owners, {
+    to: infra.signMessageLib,
+    data: encodeFunctionData({ abi: signMessageLibAbi, functionName: "signMessage", args: [dataHash] }),
+    delegate: true,
+  });
 }

@@ -15,7 +15,9 @@ import { migrate } from "../../src/store/migrate.js";
 
 /** Empties every table but the migration log. */
 export async function resetStore(database: Database): Promise<void> {
-  const tables = await database.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'");
+  const tables = await database.query<{ tablename: string }>(
+    "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'",
+  );
   if (tables.length) await database.query(`TRUNCATE ${tables.map((t) => `"${t.tablename}"`).join(", ")}`);
 }
 
@@ -59,7 +61,12 @@ export function useService(env: Record<string, string> = {}, options: ServiceHar
   let database: Database | undefined;
   let postgres: { url: string; stop(): void } | undefined;
   const build = async (extra: Record<string, string> = {}) => {
-    const s = await createService(configFor(proxy!.url, { ...env, ...extra }), { now: clock!.now, logger: createLogger("silent"), database, ...(options.deps?.() ?? {}) });
+    const s = await createService(configFor(proxy!.url, { ...env, ...extra }), {
+      now: clock!.now,
+      logger: createLogger("silent"),
+      database,
+      ...(options.deps?.() ?? {}),
+    });
     built.push(s);
     return s;
   };

@@ -31,10 +31,7 @@ export function signTerms(chain: LocalChain, signer: HDAccount, terms: Terms): P
 
 /** Wraps a signature in the ERC-6492 envelope (factory, calldata, signature) with its magic suffix. */
 export function wrap6492(signature: Hex, factory: Address): Hex {
-  const body = encodeAbiParameters(
-    [{ type: "address" }, { type: "bytes" }, { type: "bytes" }],
-    [factory, "0xdeadbeef", signature],
-  );
+  const body = encodeAbiParameters([{ type: "address" }, { type: "bytes" }, { type: "bytes" }], [factory, "0xdeadbeef", signature]);
   return concat([body, "0x6492649264926492649264926492649264926492649264926492649264926492"]);
 }
 

@@ -4,10 +4,7 @@ import type { HDAccount } from "viem/accounts";
 import type { LocalChain } from "../../src/localchain/harness.js";
 
 /** Sends a contract write from `from`, waits for the receipt and asserts it succeeded. */
-export async function send<
-  const abi extends Abi,
-  name extends ContractFunctionName<abi, "nonpayable" | "payable">,
->(
+export async function send<const abi extends Abi, name extends ContractFunctionName<abi, "nonpayable" | "payable">>(
   chain: LocalChain,
   from: HDAccount,
   call: { address: Address; abi: abi; functionName: name; args: ContractFunctionArgs<abi, "nonpayable" | "payable", name> },

@@ -17,12 +17,16 @@ describe("relayer nonces in the store", () => {
   });
   beforeEach(() => resetStore(db));
   after(() => db.close());
-  const record = (attempts: ChargeAttempts, sub: number, pending: number) => attempts.recordWithNonce({ subscriptionId: id(sub), periodIndex: 0n, relayer: RELAYER, sentAt: 0 }, pending, fakeSign);
+  const record = (attempts: ChargeAttempts, sub: number, pending: number) =>
+    attempts.recordWithNonce({ subscriptionId: id(sub), periodIndex: 0n, relayer: RELAYER, sentAt: 0 }, pending, fakeSign);
 
   it("hands out each nonce once, from the chain's pending count, concurrently too", async () => {
     const attempts = new ChargeAttempts(db);
     const signed = await Promise.all(Array.from({ length: 20 }, (_, i) => record(attempts, i, 7)));
-    assert.deepEqual(signed.map((s) => s!.nonce).sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => 7 + i));
+    assert.deepEqual(
+      signed.map((s) => s!.nonce).sort((a, b) => a - b),
+      Array.from({ length: 20 }, (_, i) => 7 + i),
+    );
   });
 
   it("takes nothing when the period is already recorded (the nonce stays free)", async () => {

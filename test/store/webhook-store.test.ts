@@ -71,8 +71,12 @@ for (const store of ["pglite", "postgres"] as const) {
       });
 
       it("reads two counter rows whatever the number of watches (no count(*) in the plan)", async () => {
-        await db.query("INSERT INTO watches (kind, key, notify_url, caller, link_id, data, watch_until) SELECT 'payment', 'k' || g, 'https://a.example/', 'ip-' || (g % 50), NULL, '{}', 10 FROM generate_series(1, 5000) g");
-        const plan = (await db.query<Record<string, string>>("EXPLAIN SELECT scope, active FROM watch_counts WHERE scope = ANY(ARRAY['caller:ip-1', 'total'])")).map((r) => Object.values(r)[0]).join("\n");
+        await db.query(
+          "INSERT INTO watches (kind, key, notify_url, caller, link_id, data, watch_until) SELECT 'payment', 'k' || g, 'https://a.example/', 'ip-' || (g % 50), NULL, '{}', 10 FROM generate_series(1, 5000) g",
+        );
+        const plan = (await db.query<Record<string, string>>("EXPLAIN SELECT scope, active FROM watch_counts WHERE scope = ANY(ARRAY['caller:ip-1', 'total'])"))
+          .map((r) => Object.values(r)[0])
+          .join("\n");
         assert.notMatch(plan, /watches/);
       });
     });
@@ -86,17 +90,27 @@ for (const store of ["pglite", "postgres"] as const) {
         assert.equal(await watches.pruneEnded(103, 2), 1, "only those that ended before 103");
         assert.equal(await watches.pruneEnded(103, 2), 0);
         assert.deepEqual(await watches.activeCounts("ip-a"), { caller: 3, total: 3 });
-        assert.deepEqual((await db.query<{ key: string }>("SELECT key FROM watches ORDER BY key")).map((r) => r.key), ["live", "old3", "old4"]);
+        assert.deepEqual(
+          (await db.query<{ key: string }>("SELECT key FROM watches ORDER BY key")).map((r) => r.key),
+          ["live", "old3", "old4"],
+        );
       });
 
       it("deletes delivered and dropped events after the retention, never a pending one", async () => {
         const deliveries = new Deliveries(db);
-        for (const id of ["a", "b", "c", "d"]) await deliveries.enqueue({ eventId: id, eventType: "payment.settled", notifyUrl: "https://a.example/", payload: {}, dueAt: 1_000 });
+        for (const id of ["a", "b", "c", "d"])
+          await deliveries.enqueue({ eventId: id, eventType: "payment.settled", notifyUrl: "https://a.example/", payload: {}, dueAt: 1_000 });
         await deliveries.markDelivered("a", 1_000);
         await deliveries.markFailed("b", "HTTP 500", null);
         await deliveries.markDelivered("c", 5_000);
         assert.equal(await deliveries.pruneFinished(2_000, 100), 2);
-        assert.deepEqual((await deliveries.all()).map((d) => [d.eventId, d.status]), [["c", "delivered"], ["d", "pending"]]);
+        assert.deepEqual(
+          (await deliveries.all()).map((d) => [d.eventId, d.status]),
+          [
+            ["c", "delivered"],
+            ["d", "pending"],
+          ],
+        );
       });
     });
 
@@ -114,18 +128,28 @@ for (const store of ["pglite", "postgres"] as const) {
           return Promise.resolve(200);
         };
         let now = 1_000;
-        for (let i = 0; i < 6; i++) await deliveries.enqueue({ eventId: `slow${i}`, eventType: "t", notifyUrl: "https://slow.example/h", payload: {}, dueAt: now++ });
-        for (let i = 0; i < 20; i++) await deliveries.enqueue({ eventId: `fast${i}`, eventType: "t", notifyUrl: `https://fast${i % 3}.example/h`, payload: {}, dueAt: now++ });
+        for (let i = 0; i < 6; i++)
+          await deliveries.enqueue({ eventId: `slow${i}`, eventType: "t", notifyUrl: "https://slow.example/h", payload: {}, dueAt: now++ });
+        for (let i = 0; i < 20; i++)
+          await deliveries.enqueue({ eventId: `fast${i}`, eventType: "t", notifyUrl: `https://fast${i % 3}.example/h`, payload: {}, dueAt: now++ });
         const failures: unknown[] = [];
         const worker = new DeliveryWorker({ db, post, now: () => now, concurrency: 8, perTarget: 2 });
         worker.start(3_600_000, (e) => failures.push(e));
         try {
           await worker.pump();
-          const status = async () => Object.fromEntries((await db.query<{ status: string; n: string | number }>("SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status")).map((r) => [r.status, Number(r.n)]));
+          const status = async () =>
+            Object.fromEntries(
+              (await db.query<{ status: string; n: string | number }>("SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status")).map((r) => [
+                r.status,
+                Number(r.n),
+              ]),
+            );
           await until(async () => (await status()).delivered === 20, "every fast delivery done");
           assert.equal(posted.slow, 2, "the slow target got only its two slots");
           assert.equal(posted.fast, 20);
-          const slowRows = await db.query<{ lease_until: string | number }>("SELECT lease_until FROM webhook_deliveries WHERE target = 'slow.example' AND status = 'pending'");
+          const slowRows = await db.query<{ lease_until: string | number }>(
+            "SELECT lease_until FROM webhook_deliveries WHERE target = 'slow.example' AND status = 'pending'",
+          );
           assert.equal(slowRows.filter((r) => Number(r.lease_until) > 0).length, 4, "two in its slots, two waiting for them; the rest left to others");
           while (posted.slow < 6 || held.length) {
             held.shift()?.();

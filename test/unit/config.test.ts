@@ -27,7 +27,10 @@ describe("config", () => {
     assert.throws(() => loadConfig({ CHAIN_ID: "8453", WEBHOOKS_ALLOW_LOOPBACK: "true" }), ConfigError, /WEBHOOKS_ALLOW_LOOPBACK/);
     assert.equal(loadConfig({ WEBHOOKS_ALLOW_LOOPBACK: "true" }).webhooks.allowLoopback, true);
     assert.throws(() => loadConfig({ CHAIN_ID: "8453", WEBHOOKS_RESOLVE: "hooks.demo-merchant.example.com=127.0.0.1" }), ConfigError, /WEBHOOKS_RESOLVE/);
-    assert.deepEqual(loadConfig({ WEBHOOKS_RESOLVE: "a.example=127.0.0.1,b.example=127.0.0.2" }).webhooks.resolve, { "a.example": "127.0.0.1", "b.example": "127.0.0.2" });
+    assert.deepEqual(loadConfig({ WEBHOOKS_RESOLVE: "a.example=127.0.0.1,b.example=127.0.0.2" }).webhooks.resolve, {
+      "a.example": "127.0.0.1",
+      "b.example": "127.0.0.2",
+    });
   });
 
   it("uses the node's safe block with a real RPC, and demands real token keys there", () => {
@@ -36,7 +39,10 @@ describe("config", () => {
     assert.deepEqual(config.finality, { kind: "safe" });
     assert.equal(config.recurring.minPeriodSeconds, 3600, "3600 s on a real chain");
     assert.throws(() => loadConfig({ CHAIN_ID: "8453", SUBSCRIPTION_MIN_PERIOD_SECONDS: "60" }), ConfigError, /3600/);
-    assert.deepEqual(config.tokenKeys.map((k) => k.id), ["v2", "v1"]);
+    assert.deepEqual(
+      config.tokenKeys.map((k) => k.id),
+      ["v2", "v1"],
+    );
     assert.deepEqual(loadConfig({ FINALITY: "0" }).finality, { kind: "confirmations", confirmations: 0 });
   });
 

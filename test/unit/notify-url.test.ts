@@ -3,7 +3,12 @@ import { notifyUrlProblem } from "../../src/webhooks/notify-url.js";
 
 describe("notify_url rules", () => {
   it("accepts public https URLs on the default port, any path and query", () => {
-    for (const ok of ["https://shop.example.com/hooks/pay?x=1", "https://api.merchant.io", "https://api.merchant.io:443/h", `https://m.com/${"a".repeat(512 - 14)}`]) {
+    for (const ok of [
+      "https://shop.example.com/hooks/pay?x=1",
+      "https://api.merchant.io",
+      "https://api.merchant.io:443/h",
+      `https://m.com/${"a".repeat(512 - 14)}`,
+    ]) {
       assert.isNull(notifyUrlProblem(ok), ok);
     }
   });

@@ -23,10 +23,18 @@ describe("the checkout's one-transaction call (authorizationCall)", () => {
 
   it("a smart wallet (address with code), or any signature that is not 65 bytes, goes as bytes through payWithAuthorizationSignature", () => {
     const safeSignature = `0x${"44".repeat(130)}` as Hex;
-    for (const [signature, hasCode] of [[eoaSignature, true], [safeSignature, false], [safeSignature, true], ["0x", true]] as const) {
+    for (const [signature, hasCode] of [
+      [eoaSignature, true],
+      [safeSignature, false],
+      [safeSignature, true],
+      ["0x", true],
+    ] as const) {
       const call = decode(authorizationCall({ ...base, signature }, hasCode));
       assert.equal(call.functionName, "payWithAuthorizationSignature");
-      assert.deepEqual(call.args!.map((a) => (typeof a === "string" ? a.toLowerCase() : a)), [base.token.toLowerCase(), base.payer, base.recipient, base.amount, base.reference, 0n, base.validBefore, signature]);
+      assert.deepEqual(
+        call.args!.map((a) => (typeof a === "string" ? a.toLowerCase() : a)),
+        [base.token.toLowerCase(), base.payer, base.recipient, base.amount, base.reference, 0n, base.validBefore, signature],
+      );
     }
   });
 });

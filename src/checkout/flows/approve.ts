@@ -7,12 +7,15 @@ import { loadOrExplain, transactionButton } from "./common.js";
 /** `#/approve/<approve_token>`: restores one subscription's allowance, with numbers only from the API. */
 export async function approveFlow(approveToken: string, symbol: string): Promise<void> {
   const status = statusLine();
-  const a = await loadOrExplain<{ chain_id: number; token: Address; spender: Address; payer: Address; subscription_id: string; required_units: string; expires_at: number }>(
-    "Restore allowance",
-    "/v1/subscriptions/approve/resolve",
-    { approve_token: approveToken },
-    status,
-  );
+  const a = await loadOrExplain<{
+    chain_id: number;
+    token: Address;
+    spender: Address;
+    payer: Address;
+    subscription_id: string;
+    required_units: string;
+    expires_at: number;
+  }>("Restore allowance", "/v1/subscriptions/approve/resolve", { approve_token: approveToken }, status);
   if (!a) return;
   const go = transactionButton({
     id: "approve",
@@ -21,7 +24,11 @@ export async function approveFlow(approveToken: string, symbol: string): Promise
     status,
     expected: { account: a.payer, role: "paying" },
     pending: "Confirm the allowance in your wallet…",
-    send: (wallet) => wallet.sendTransaction({ to: a.token, data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [a.spender, BigInt(a.required_units)] }) }),
+    send: (wallet) =>
+      wallet.sendTransaction({
+        to: a.token,
+        data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [a.spender, BigInt(a.required_units)] }),
+      }),
     done: () => "Allowance restored. The subscription can be charged again.",
   });
   setTitle("Restore allowance");
@@ -35,7 +42,11 @@ export async function approveFlow(approveToken: string, symbol: string): Promise
       el("div", { class: "amount", id: "amount" }, displayAmount(a.required_units, symbol)),
       details([["Payer", a.payer]]),
       validity("Link valid until", a.expires_at),
-      folded("Details", [["Subscription", a.subscription_id], ["Contract", a.spender], ["Token", a.token]]),
+      folded("Details", [
+        ["Subscription", a.subscription_id],
+        ["Contract", a.spender],
+        ["Token", a.token],
+      ]),
       go,
       status.node,
       walletNotice(a.chain_id, go),

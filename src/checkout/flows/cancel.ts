@@ -32,7 +32,11 @@ export async function cancelFlow(cancelToken: string): Promise<void> {
       { class: "card" },
       el("p", {}, "Stop this subscription: once the cancellation is on chain, no further charge can be taken."),
       details([["Payer", p.payer]]),
-      folded("Details", [["What is sent", p.description], ["Subscription", p.subscription_id], ["Contract", p.to]]),
+      folded("Details", [
+        ["What is sent", p.description],
+        ["Subscription", p.subscription_id],
+        ["Contract", p.to],
+      ]),
       go,
       status.node,
       walletNotice(p.chain_id, go),

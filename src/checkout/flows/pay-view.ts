@@ -104,7 +104,12 @@ export function showPaid(status: Status, hash: Hex, returnUrl: string | undefine
 function paidPage(p: KeptPayment | null, status: Status): void {
   const { symbol, chainId } = pageContext();
   setTitle("Paid");
-  status.set("ok", p?.txHash ? "Paid. Nothing more is owed." : explain("PAYMENT_ALREADY_PROCESSED", undefined), p?.txHash ? transactionLink(p.txHash) : null, returnLink(p?.returnUrl));
+  status.set(
+    "ok",
+    p?.txHash ? "Paid. Nothing more is owed." : explain("PAYMENT_ALREADY_PROCESSED", undefined),
+    p?.txHash ? transactionLink(p.txHash) : null,
+    returnLink(p?.returnUrl),
+  );
   render(
     ...(chainId !== null ? [networkBanner(chainId)] : []),
     el("h1", {}, "Paid"),

@@ -51,9 +51,15 @@ async function sendPayment(wallet: Wallet, r: Resolved): Promise<Hex> {
   const amount = BigInt(r.amount_units);
   const oneTransaction = await authorizationPayment(wallet, r, amount);
   if (oneTransaction) return wallet.sendTransaction({ to: r.splitter, data: oneTransaction });
-  const approval = await wallet.sendTransaction({ to: r.token, data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [r.splitter, amount] }) });
+  const approval = await wallet.sendTransaction({
+    to: r.token,
+    data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [r.splitter, amount] }),
+  });
   await wallet.waitForReceipt(approval);
-  return wallet.sendTransaction({ to: r.splitter, data: encodeFunctionData({ abi: splitterAbi, functionName: "pay", args: [r.token, r.recipient, amount, r.reference] }) });
+  return wallet.sendTransaction({
+    to: r.splitter,
+    data: encodeFunctionData({ abi: splitterAbi, functionName: "pay", args: [r.token, r.recipient, amount, r.reference] }),
+  });
 }
 
 /**
@@ -69,7 +75,14 @@ async function authorizationPayment(wallet: Wallet, r: Resolved, amount: bigint)
   let signature: Hex;
   try {
     signature = await wallet.signTypedData(
-      receiveAuthorizationTypedData(r.token_domain, { from: wallet.account, to: r.splitter, value: amount, validAfter: 0n, validBefore: BigInt(r.expires_at), nonce }),
+      receiveAuthorizationTypedData(r.token_domain, {
+        from: wallet.account,
+        to: r.splitter,
+        value: amount,
+        validAfter: 0n,
+        validBefore: BigInt(r.expires_at),
+        nonce,
+      }),
     );
   } catch (error) {
     if ((error as { code?: number }).code === 4001) throw error; // declined: do not fall back behind the user's back
@@ -77,7 +90,15 @@ async function authorizationPayment(wallet: Wallet, r: Resolved, amount: bigint)
   }
   let data: Hex;
   try {
-    const payment = { token: r.token, payer: wallet.account, recipient: r.recipient, amount, reference: r.reference, validBefore: BigInt(r.expires_at), signature };
+    const payment = {
+      token: r.token,
+      payer: wallet.account,
+      recipient: r.recipient,
+      amount,
+      reference: r.reference,
+      validBefore: BigInt(r.expires_at),
+      signature,
+    };
     data = authorizationCall(payment, await wallet.hasCode());
   } catch {
     return null; // not hex: nothing to send

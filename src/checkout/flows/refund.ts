@@ -7,12 +7,15 @@ import { loadOrExplain, transactionButton } from "./common.js";
 /** `#/refund/<refund_token>`: the merchant's wallet transfers to the payer the refund token names (and only it). */
 export async function refundFlow(refundToken: string, symbol: string): Promise<void> {
   const status = statusLine();
-  const r = await loadOrExplain<{ chain_id: number; token: Address; merchant: Address; payer: Address; amount: string; amount_units: string; expires_at: number }>(
-    "Refund",
-    "/v1/refunds/resolve",
-    { refund_token: refundToken },
-    status,
-  );
+  const r = await loadOrExplain<{
+    chain_id: number;
+    token: Address;
+    merchant: Address;
+    payer: Address;
+    amount: string;
+    amount_units: string;
+    expires_at: number;
+  }>("Refund", "/v1/refunds/resolve", { refund_token: refundToken }, status);
   if (!r) return;
   const go = transactionButton({
     id: "refund",
@@ -21,7 +24,8 @@ export async function refundFlow(refundToken: string, symbol: string): Promise<v
     status,
     expected: { account: r.merchant, role: "merchant" },
     pending: "Confirm the refund in your wallet…",
-    send: (wallet) => wallet.sendTransaction({ to: r.token, data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [r.payer, BigInt(r.amount_units)] }) }),
+    send: (wallet) =>
+      wallet.sendTransaction({ to: r.token, data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [r.payer, BigInt(r.amount_units)] }) }),
     done: () => "Refund sent.",
   });
   setTitle(`Refund ${displayAmount(r.amount_units, symbol)}`);
@@ -32,7 +36,10 @@ export async function refundFlow(refundToken: string, symbol: string): Promise<v
       "div",
       { class: "card" },
       el("div", { class: "amount", id: "amount" }, displayAmount(r.amount_units, symbol)),
-      details([["To (the payer)", r.payer], ["From (merchant)", r.merchant]]),
+      details([
+        ["To (the payer)", r.payer],
+        ["From (merchant)", r.merchant],
+      ]),
       validity("Valid until", r.expires_at, () => {
         if (!status.node.dataset.state) go.remove();
       }),

@@ -28,7 +28,11 @@ interface Terms {
 const ALLOWANCE_PERIODS = 12n;
 
 function every(seconds: number): string {
-  for (const [unit, size] of [["day", 86_400], ["hour", 3600], ["minute", 60]] as const) {
+  for (const [unit, size] of [
+    ["day", 86_400],
+    ["hour", 3600],
+    ["minute", 60],
+  ] as const) {
     if (seconds % size === 0) return `every ${seconds / size} ${unit}${seconds / size === 1 ? "" : "s"}`;
   }
   return `every ${seconds} seconds`;
@@ -59,7 +63,10 @@ export async function subscribeFlow(setupToken: string, symbol: string): Promise
       };
       const signature = await wallet.signTypedData(typedData);
       status.set("wait", `Allow the subscription contract to charge up to ${displayAmount(allowance, symbol)}…`);
-      const hash = await wallet.sendTransaction({ to: t.token, data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [t.contract, allowance] }) });
+      const hash = await wallet.sendTransaction({
+        to: t.token,
+        data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [t.contract, allowance] }),
+      });
       await wallet.waitForReceipt(hash);
       sign.remove();
       document.getElementById("wallet-notice")?.remove();

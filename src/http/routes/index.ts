@@ -27,5 +27,12 @@ export function integrationRoutes(d: Domains): PostRoute[] {
 /** The routes with no domain behind them: for describing the API (OpenAPI), never for serving it. */
 export function describedRoutes(): PostRoute[] {
   const unavailable = new Proxy({}, { get: () => () => Promise.reject(new Error("description only")) });
-  return integrationRoutes({ payments: unavailable, links: unavailable, subscriptions: unavailable, charges: unavailable, refunds: unavailable, recoverLimit: ((_req, _res, next) => next()) as RequestHandler } as never);
+  return integrationRoutes({
+    payments: unavailable,
+    links: unavailable,
+    subscriptions: unavailable,
+    charges: unavailable,
+    refunds: unavailable,
+    recoverLimit: ((_req, _res, next) => next()) as RequestHandler,
+  } as never);
 }

@@ -8,7 +8,10 @@ import { CloseLinkRequest, CreateLinkRequest } from "../schemas.js";
 export function linkRoutes(links: Links): PostRoute[] {
   return [
     route({
-      path: "/v1/links", summary: "Create a payment link", response: R.CreateLinkResponse, errors: ["AMOUNT_OUT_OF_BOUNDS"],
+      path: "/v1/links",
+      summary: "Create a payment link",
+      response: R.CreateLinkResponse,
+      errors: ["AMOUNT_OUT_OF_BOUNDS"],
       schema: CreateLinkRequest,
       handle: (b, request) =>
         links.create({
@@ -20,6 +23,13 @@ export function linkRoutes(links: Links): PostRoute[] {
           ...(b.return_url !== undefined ? { returnUrl: b.return_url } : {}),
         }),
     }),
-    route({ path: "/v1/links/close", summary: "Close a payment link and its watch", response: R.CloseLinkResponse, errors: ["INVALID_LINK_TOKEN"], schema: CloseLinkRequest, handle: (b) => links.close(b.manage_token) }),
+    route({
+      path: "/v1/links/close",
+      summary: "Close a payment link and its watch",
+      response: R.CloseLinkResponse,
+      errors: ["INVALID_LINK_TOKEN"],
+      schema: CloseLinkRequest,
+      handle: (b) => links.close(b.manage_token),
+    }),
   ];
 }

@@ -9,13 +9,54 @@ import { CreatePaymentRequest, IntentRequest, VerifyPaymentRequest } from "../sc
 export function paymentRoutes(payments: Payments, recoverLimit: RequestHandler): PostRoute[] {
   return [
     route({
-      path: "/v1/payments", summary: "Create a payment intent", response: R.CreatePaymentResponse, errors: ["AMOUNT_OUT_OF_BOUNDS"],
+      path: "/v1/payments",
+      summary: "Create a payment intent",
+      response: R.CreatePaymentResponse,
+      errors: ["AMOUNT_OUT_OF_BOUNDS"],
       schema: CreatePaymentRequest,
       handle: (body, request) =>
-        payments.create({ recipient: body.recipient as Hex, amountUnits: parseAmount(body.amount)!, caller: request.ip, ...(body.notify_url !== undefined ? { notifyUrl: body.notify_url } : {}), ...(body.return_url !== undefined ? { returnUrl: body.return_url } : {}) }),
+        payments.create({
+          recipient: body.recipient as Hex,
+          amountUnits: parseAmount(body.amount)!,
+          caller: request.ip,
+          ...(body.notify_url !== undefined ? { notifyUrl: body.notify_url } : {}),
+          ...(body.return_url !== undefined ? { returnUrl: body.return_url } : {}),
+        }),
     }),
-    route({ path: "/v1/payments/resolve", summary: "Resolve an intent (or a link token) for the checkout; the only call that enforces expiry", response: R.ResolvePaymentResponse, errors: ["INVALID_INTENT", "INTENT_EXPIRED", "AMOUNT_OUT_OF_BOUNDS", "LINK_CLOSED", "PAYMENT_ALREADY_PROCESSED", "ACCOUNT_BLOCKED", "TOKEN_PAUSED", "RPC_ERROR", "RPC_BUSY"], schema: IntentRequest, handle: (body) => payments.resolve(body.intent) }),
-    route({ path: "/v1/payments/verify", summary: "Verify a transaction against the intent (200 with valid false and a code when it does not)", response: R.VerifyPaymentResponse, errors: ["INVALID_INTENT", "RPC_ERROR", "RPC_BUSY"], schema: VerifyPaymentRequest, handle: (body) => payments.verify(body.intent, body.tx_hash.toLowerCase() as Hex) }),
-    route({ path: "/v1/payments/recover", summary: "Find the intent's payment without a hash (limited; not for polling)", response: R.RecoverPaymentResponse, errors: ["INVALID_INTENT", "PAYMENT_RECOVERY_INCONSISTENT", "RECOVERY_UNAVAILABLE", "RPC_ERROR", "RPC_BUSY"], schema: IntentRequest, limits: [recoverLimit], handle: (body) => payments.recover(body.intent) }),
+    route({
+      path: "/v1/payments/resolve",
+      summary: "Resolve an intent (or a link token) for the checkout; the only call that enforces expiry",
+      response: R.ResolvePaymentResponse,
+      errors: [
+        "INVALID_INTENT",
+        "INTENT_EXPIRED",
+        "AMOUNT_OUT_OF_BOUNDS",
+        "LINK_CLOSED",
+        "PAYMENT_ALREADY_PROCESSED",
+        "ACCOUNT_BLOCKED",
+        "TOKEN_PAUSED",
+        "RPC_ERROR",
+        "RPC_BUSY",
+      ],
+      schema: IntentRequest,
+      handle: (body) => payments.resolve(body.intent),
+    }),
+    route({
+      path: "/v1/payments/verify",
+      summary: "Verify a transaction against the intent (200 with valid false and a code when it does not)",
+      response: R.VerifyPaymentResponse,
+      errors: ["INVALID_INTENT", "RPC_ERROR", "RPC_BUSY"],
+      schema: VerifyPaymentRequest,
+      handle: (body) => payments.verify(body.intent, body.tx_hash.toLowerCase() as Hex),
+    }),
+    route({
+      path: "/v1/payments/recover",
+      summary: "Find the intent's payment without a hash (limited; not for polling)",
+      response: R.RecoverPaymentResponse,
+      errors: ["INVALID_INTENT", "PAYMENT_RECOVERY_INCONSISTENT", "RECOVERY_UNAVAILABLE", "RPC_ERROR", "RPC_BUSY"],
+      schema: IntentRequest,
+      limits: [recoverLimit],
+      handle: (body) => payments.recover(body.intent),
+    }),
   ];
 }

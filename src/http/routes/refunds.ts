@@ -13,8 +13,49 @@ const identifier = (b: { tx_hash: string; intent?: string | undefined; subscript
 
 export function refundRoutes(refunds: Refunds): PostRoute[] {
   return [
-    route({ path: "/v1/refunds/prepare", summary: "Prepare a refund: terms derived from the chain, locked in a refund token", response: R.PrepareRefundResponse, errors: ["INVALID_INTENT", "INVALID_SUBSCRIPTION", "REFUND_AMOUNT_INVALID", "PAYMENT_NOT_FOUND", "PAYMENT_MISMATCH", "PAYMENT_CONFIRMING", "RPC_ERROR", "RPC_BUSY"], schema: PrepareRefundRequest, handle: (b) => refunds.prepare(identifier(b), b.amount) }),
-    route({ path: "/v1/refunds/resolve", summary: "Read a refund token (no chain read)", response: R.ResolveRefundResponse, errors: ["INVALID_REFUND_TOKEN", "REFUND_TOKEN_EXPIRED"], schema: RefundTokenRequest, handle: (b) => refunds.resolve(b.refund_token) }),
-    route({ path: "/v1/refunds/verify", summary: "Verify a refund transfer by its event", response: R.VerifyRefundResponse, errors: ["INVALID_INTENT", "INVALID_SUBSCRIPTION", "REFUND_AMOUNT_INVALID", "REFUND_TRANSACTION_MISMATCH", "REFUND_CONFIRMING", "PAYMENT_NOT_FOUND", "PAYMENT_MISMATCH", "PAYMENT_CONFIRMING", "RPC_ERROR", "RPC_BUSY"], schema: VerifyRefundRequest, handle: (b) => refunds.verify(identifier(b), b.refund_amount, b.refund_tx_hash.toLowerCase() as Hex) }),
+    route({
+      path: "/v1/refunds/prepare",
+      summary: "Prepare a refund: terms derived from the chain, locked in a refund token",
+      response: R.PrepareRefundResponse,
+      errors: [
+        "INVALID_INTENT",
+        "INVALID_SUBSCRIPTION",
+        "REFUND_AMOUNT_INVALID",
+        "PAYMENT_NOT_FOUND",
+        "PAYMENT_MISMATCH",
+        "PAYMENT_CONFIRMING",
+        "RPC_ERROR",
+        "RPC_BUSY",
+      ],
+      schema: PrepareRefundRequest,
+      handle: (b) => refunds.prepare(identifier(b), b.amount),
+    }),
+    route({
+      path: "/v1/refunds/resolve",
+      summary: "Read a refund token (no chain read)",
+      response: R.ResolveRefundResponse,
+      errors: ["INVALID_REFUND_TOKEN", "REFUND_TOKEN_EXPIRED"],
+      schema: RefundTokenRequest,
+      handle: (b) => refunds.resolve(b.refund_token),
+    }),
+    route({
+      path: "/v1/refunds/verify",
+      summary: "Verify a refund transfer by its event",
+      response: R.VerifyRefundResponse,
+      errors: [
+        "INVALID_INTENT",
+        "INVALID_SUBSCRIPTION",
+        "REFUND_AMOUNT_INVALID",
+        "REFUND_TRANSACTION_MISMATCH",
+        "REFUND_CONFIRMING",
+        "PAYMENT_NOT_FOUND",
+        "PAYMENT_MISMATCH",
+        "PAYMENT_CONFIRMING",
+        "RPC_ERROR",
+        "RPC_BUSY",
+      ],
+      schema: VerifyRefundRequest,
+      handle: (b) => refunds.verify(identifier(b), b.refund_amount, b.refund_tx_hash.toLowerCase() as Hex),
+    }),
   ];
 }
