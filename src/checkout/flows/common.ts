@@ -23,7 +23,7 @@ export async function loadOrExplain<T>(title: string, path: string, body: unknow
 
 /**
  * A button that connects the wallet on `chainId`, insists on the expected account, sends one
- * transaction, waits for it, and reports.
+ * transaction (or none, when `send` finds nothing to do), waits for it, and reports.
  */
 export function transactionButton(options: {
   id: string;
@@ -32,8 +32,9 @@ export function transactionButton(options: {
   status: Status;
   expected: { account: Address; role: string };
   pending: string;
-  send: (wallet: Wallet) => Promise<Hex>;
-  done: (hash: Hex) => string;
+  /** The transaction sent, or null when there was nothing to send (done says why). */
+  send: (wallet: Wallet) => Promise<Hex | null>;
+  done: (hash: Hex | null) => string;
 }): HTMLButtonElement {
   const { status } = options;
   const self: HTMLButtonElement = button(options.id, options.label, async () => {
@@ -45,10 +46,10 @@ export function transactionButton(options: {
       }
       status.set("wait", options.pending);
       const hash = await options.send(wallet);
-      await wallet.waitForReceipt(hash);
+      if (hash) await wallet.waitForReceipt(hash);
       self.remove();
       document.getElementById("wallet-notice")?.remove();
-      status.set("ok", options.done(hash), transactionLink(hash));
+      status.set("ok", options.done(hash), hash ? transactionLink(hash) : null);
     } catch (error) {
       status.set("error", walletError(error));
     }
