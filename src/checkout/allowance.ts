@@ -1,5 +1,4 @@
-import { decodeFunctionResult, encodeFunctionData, erc20Abi, maxUint256, type Address } from "viem";
-import type { Wallet } from "./wallet.js";
+import { decodeFunctionResult, encodeFunctionData, erc20Abi, maxUint256, type Address, type Hex } from "viem";
 
 /**
  * An allowance at or above 2^255 is "unlimited" (a wallet's "max" approval): approving more would only
@@ -19,7 +18,7 @@ export function allowanceTotal(current: bigint, adding: bigint): bigint | null {
 }
 
 /** `token.allowance(owner, spender)`, read through the buyer's wallet (the page has no RPC of its own). */
-export async function readAllowance(wallet: Wallet, token: Address, owner: Address, spender: Address): Promise<bigint> {
+export async function readAllowance(wallet: { call(to: Address, data: Hex): Promise<Hex> }, token: Address, owner: Address, spender: Address): Promise<bigint> {
   const data = await wallet.call(token, encodeFunctionData({ abi: erc20Abi, functionName: "allowance", args: [owner, spender] }));
   return decodeFunctionResult({ abi: erc20Abi, functionName: "allowance", data });
 }
