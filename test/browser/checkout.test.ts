@@ -183,6 +183,26 @@ describe("hosted checkout in Chromium", function () {
     assert.include(await statusOf(page, "error"), "expired");
   });
 
+  it("pay confirming: resolve answers 409 PAYMENT_CONFIRMING; the page says so with no pay button and asks again until already paid", async () => {
+    const intent = await post("/v1/payments", { recipient: merchant().address, amount: "1" });
+    await payIntent(h.chain, buyer(), intent.pay);
+    let asked = 0;
+    // The service answers PAYMENT_CONFIRMING while the payment is short of the finality head: the first two asks.
+    await page.route("**/v1/payments/resolve", async (route) => {
+      asked += 1;
+      if (asked <= 2)
+        return route.fulfill({ status: 409, contentType: "application/json", body: JSON.stringify({ error: "PAYMENT_CONFIRMING", action: "WAIT" }) });
+      return route.continue();
+    });
+    await injectWallet(page, h.chain, buyer());
+    await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
+    assert.include(await statusOf(page, "wait"), "A payment for this is confirming…");
+    assert.equal(await page.locator("#pay").count(), 0, "no pay button while a payment confirms");
+    assert.include(await statusOf(page, "ok"), "already made");
+    assert.equal(asked, 3);
+    assert.equal(await page.locator("#pay").count(), 0);
+  });
+
   it("link: each visit mints a fresh payment whose reference starts with the link id", async () => {
     const link = await post("/v1/links", { recipient: merchant().address, amount: "3" });
     await injectWallet(page, h.chain, buyer());

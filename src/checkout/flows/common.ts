@@ -2,7 +2,8 @@ import { isAddressEqual, type Address, type Hex } from "viem";
 import { post } from "../api.js";
 import { connectWallet, walletError } from "../connect.js";
 import { errorPage, setTitle, transactionLink } from "../page.js";
-import { button, explain, type statusLine } from "../ui.js";
+import { button, type statusLine } from "../ui.js";
+import { explain } from "../words.js";
 import type { Wallet } from "../wallet.js";
 
 export type Status = ReturnType<typeof statusLine>;
