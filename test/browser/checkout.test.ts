@@ -1,13 +1,13 @@
 import { assert } from "chai";
 import type { Browser, Page } from "playwright-core";
-import { decodeFunctionData, erc20Abi, type Address, type Hex } from "viem";
+import { decodeFunctionData, erc20Abi, maxUint256, type Address, type Hex } from "viem";
 import { recurringChargesAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../src/localchain/harness.js";
 import { listen } from "../../src/service.js";
 import { useService } from "../helpers/service.js";
 import { ARTIFACTS, injectWallet, launchBrowser, statusOf } from "../helpers/browser.js";
 import { payIntent } from "../helpers/payments.js";
-import { balanceOf } from "../helpers/tx.js";
+import { approve, balanceOf } from "../helpers/tx.js";
 import { sendPrepared } from "../helpers/recurring.js";
 
 describe("hosted checkout in Chromium", function () {
@@ -21,6 +21,15 @@ describe("hosted checkout in Chromium", function () {
   const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
   const usdc = () => h.service.deployment.token.address;
   const post = async (path: string, body: object) => (await h.api.post(path).send(body)).body;
+  const recurring = () => h.service.deployment.contracts.RecurringCharges.address;
+  /** The payer's one allowance to the recurring contract, shared by all their subscriptions. */
+  const recurringAllowance = () =>
+    h.chain.publicClient.readContract({ address: usdc(), abi: erc20Abi, functionName: "allowance", args: [buyer().address, recurring()] });
+  /** The amount of an approve the page sent to the recurring contract, with the status line the buyer saw as it went. */
+  const approvals = (seen: Array<{ amount: bigint; status: string }>) => async (tx: { to: Address; data: Hex }) => {
+    const call = decodeFunctionData({ abi: erc20Abi, data: tx.data });
+    if (call.functionName === "approve") seen.push({ amount: call.args[1] as bigint, status: (await page.locator("#status").textContent()) ?? "" });
+  };
 
   before(async () => {
     browser = await launchBrowser();
@@ -174,6 +183,26 @@ describe("hosted checkout in Chromium", function () {
     assert.include(await statusOf(page, "error"), "expired");
   });
 
+  it("pay confirming: resolve answers 409 PAYMENT_CONFIRMING; the page says so with no pay button and asks again until already paid", async () => {
+    const intent = await post("/v1/payments", { recipient: merchant().address, amount: "1" });
+    await payIntent(h.chain, buyer(), intent.pay);
+    let asked = 0;
+    // The service answers PAYMENT_CONFIRMING while the payment is short of the finality head: the first two asks.
+    await page.route("**/v1/payments/resolve", async (route) => {
+      asked += 1;
+      if (asked <= 2)
+        return route.fulfill({ status: 409, contentType: "application/json", body: JSON.stringify({ error: "PAYMENT_CONFIRMING", action: "WAIT" }) });
+      return route.continue();
+    });
+    await injectWallet(page, h.chain, buyer());
+    await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
+    assert.include(await statusOf(page, "wait"), "A payment for this is confirming…");
+    assert.equal(await page.locator("#pay").count(), 0, "no pay button while a payment confirms");
+    assert.include(await statusOf(page, "ok"), "already made");
+    assert.equal(asked, 3);
+    assert.equal(await page.locator("#pay").count(), 0);
+  });
+
   it("link: each visit mints a fresh payment whose reference starts with the link id", async () => {
     const link = await post("/v1/links", { recipient: merchant().address, amount: "3" });
     await injectWallet(page, h.chain, buyer());
@@ -217,6 +246,46 @@ describe("hosted checkout in Chromium", function () {
     assert.equal((await post("/v1/charges", { subscription: finalized.subscription })).status, "CHARGED");
   });
 
+  it("subscribe to two merchants with one wallet: the second subscription adds its share to the allowance, the first keeps its own", async () => {
+    const merchantB = h.chain.accounts[LOCAL_ROLES.firstUser + 2]!;
+    await sendPrepared(h, buyer(), await post("/v1/allowances/revoke/prepare", {}));
+    const seen: Array<{ amount: bigint; status: string }> = [];
+    await injectWallet(page, h.chain, buyer(), { beforeSend: approvals(seen) });
+    const share = async (setup: { setup_token: string }) => {
+      const t = await post("/v1/subscriptions/resolve", { setup_token: setup.setup_token });
+      return (BigInt(t.amount_units) + BigInt(t.max_gas_reimbursement)) * 12n; // no end: 12 periods
+    };
+    const signed = async (setup: { setup_token: string }) => {
+      await page.goto(`${api}/checkout/#/subscribe/${setup.setup_token}`);
+      await page.reload();
+      await page.click("#subscribe");
+      await statusOf(page, "ok");
+      return post("/v1/subscriptions/finalize", {
+        setup_token: setup.setup_token,
+        payer: buyer().address,
+        signature: await page.locator("#signature").inputValue(),
+      });
+    };
+
+    const setupA = await post("/v1/subscriptions", { recipient: merchant().address, amount: "5", period: 3600 });
+    const a = await signed(setupA);
+    assert.equal(await recurringAllowance(), await share(setupA));
+    const setupB = await post("/v1/subscriptions", { recipient: merchantB.address, amount: "1", period: 3600 });
+    const b = await signed(setupB);
+    assert.match(a.subscription, /^sc\./);
+    assert.match(b.subscription, /^sc\./);
+    const [shareA, shareB] = [await share(setupA), await share(setupB)];
+    assert.equal(await recurringAllowance(), shareA + shareB, "A's share is kept: allowance = A's + B's");
+    assert.deepEqual(
+      seen.map((s) => s.amount),
+      [shareA, shareA + shareB],
+    );
+    assert.include(seen[1]!.status, `adds ${shareB / 1_000_000n}.00 USDC for this subscription to your existing allowance of ${shareA / 1_000_000n}.00 USDC`);
+    assert.include(seen[1]!.status, `up to ${(shareA + shareB) / 1_000_000n}.00 USDC in all`);
+    assert.equal((await post("/v1/charges", { subscription: a.subscription })).status, "CONFIRMING");
+    assert.equal((await post("/v1/charges", { subscription: b.subscription })).status, "CONFIRMING");
+  });
+
   async function subscribed(): Promise<{ subscription: string; id: Hex }> {
     const setup = await post("/v1/subscriptions", { recipient: merchant().address, amount: "5", period: 3600 });
     const resolved = await post("/v1/subscriptions/resolve", { setup_token: setup.setup_token });
@@ -246,6 +315,36 @@ describe("hosted checkout in Chromium", function () {
       5_000_000n,
     );
     assert.equal((await post("/v1/charges", { subscription })).status, "CONFIRMING");
+  });
+
+  it("approve on top of an existing allowance: the page adds required_units to what the payer's other subscriptions rely on", async () => {
+    const { subscription } = await subscribed();
+    await approve(h.chain, buyer(), usdc(), recurring(), 7_000_000n); // what the payer's other subscriptions rely on
+    const session = await post("/v1/subscriptions/approve/session", { subscription });
+    const seen: Array<{ amount: bigint; status: string }> = [];
+    await injectWallet(page, h.chain, buyer(), { beforeSend: approvals(seen) });
+    await page.goto(`${api}/checkout/#/approve/${session.approve_token}`);
+    assert.equal(await page.locator("#amount").textContent(), "5.00 USDC");
+    await page.click("#approve");
+    assert.include(await statusOf(page, "ok"), "Allowance restored");
+    assert.equal(await recurringAllowance(), 12_000_000n, "7 kept + 5 added, not replaced by 5");
+    assert.deepEqual(
+      seen.map((s) => s.amount),
+      [12_000_000n],
+    );
+    assert.include(seen[0]!.status, "up to 12.00 USDC in all: this adds 5.00 USDC for this subscription to your existing allowance of 7.00 USDC");
+  });
+
+  it("approve with an unlimited allowance: nothing is sent, the allowance stays unlimited", async () => {
+    const { subscription } = await subscribed();
+    await approve(h.chain, buyer(), usdc(), recurring(), maxUint256);
+    const session = await post("/v1/subscriptions/approve/session", { subscription });
+    const wallet = await injectWallet(page, h.chain, buyer());
+    await page.goto(`${api}/checkout/#/approve/${session.approve_token}`);
+    await page.click("#approve");
+    assert.include(await statusOf(page, "ok"), "already unlimited");
+    assert.notInclude(wallet.requests, "eth_sendTransaction");
+    assert.equal(await recurringAllowance(), maxUint256);
   });
 
   it("cancel: the payer sends the prepared revoke; the contract records it", async () => {

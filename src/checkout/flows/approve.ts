@@ -1,10 +1,15 @@
 import { encodeFunctionData, erc20Abi, type Address } from "viem";
+import { allowanceTotal, allowanceWords, readAllowance, UNLIMITED_WORDS } from "../allowance.js";
 import { displayAmount } from "../format.js";
 import { folded, networkBanner, setTitle, validity, walletNotice } from "../page.js";
 import { details, el, render, statusLine } from "../ui.js";
 import { loadOrExplain, transactionButton } from "./common.js";
 
-/** `#/approve/<approve_token>`: restores one subscription's allowance, with numbers only from the API. */
+/**
+ * `#/approve/<approve_token>`: restores one subscription's allowance, with numbers only from the API.
+ * The payer's allowance to the contract serves all their subscriptions, so the page adds
+ * required_units to the current allowance (never replaces it), and sends nothing when it is unlimited.
+ */
 export async function approveFlow(approveToken: string, symbol: string): Promise<void> {
   const status = statusLine();
   const a = await loadOrExplain<{
@@ -24,12 +29,18 @@ export async function approveFlow(approveToken: string, symbol: string): Promise
     status,
     expected: { account: a.payer, role: "paying" },
     pending: "Confirm the allowance in your wallet…",
-    send: (wallet) =>
-      wallet.sendTransaction({
+    send: async (wallet) => {
+      const adding = BigInt(a.required_units);
+      const current = await readAllowance(wallet, a.token, a.payer, a.spender);
+      const total = allowanceTotal(current, adding);
+      if (total === null) return null;
+      status.set("wait", `${allowanceWords(current, adding, total, (units) => displayAmount(units, symbol))} Confirm in your wallet…`);
+      return wallet.sendTransaction({
         to: a.token,
-        data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [a.spender, BigInt(a.required_units)] }),
-      }),
-    done: () => "Allowance restored. The subscription can be charged again.",
+        data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [a.spender, total] }),
+      });
+    },
+    done: (hash) => (hash ? "Allowance restored. The subscription can be charged again." : `${UNLIMITED_WORDS} The subscription can be charged.`),
   });
   setTitle("Restore allowance");
   render(
@@ -40,6 +51,7 @@ export async function approveFlow(approveToken: string, symbol: string): Promise
       { class: "card" },
       el("p", {}, "Allow the subscription contract to take the next charge:"),
       el("div", { class: "amount", id: "amount" }, displayAmount(a.required_units, symbol)),
+      el("p", { id: "allowance-rule" }, "This is added to the allowance your other subscriptions already use; your wallet shows the total."),
       details([["Payer", a.payer]]),
       validity("Link valid until", a.expires_at),
       folded("Details", [

@@ -2,7 +2,8 @@ import { isAddressEqual, type Address, type Hex } from "viem";
 import { post } from "../api.js";
 import { connectWallet, walletError } from "../connect.js";
 import { errorPage, setTitle, transactionLink } from "../page.js";
-import { button, explain, type statusLine } from "../ui.js";
+import { button, type statusLine } from "../ui.js";
+import { explain } from "../words.js";
 import type { Wallet } from "../wallet.js";
 
 export type Status = ReturnType<typeof statusLine>;
@@ -23,7 +24,7 @@ export async function loadOrExplain<T>(title: string, path: string, body: unknow
 
 /**
  * A button that connects the wallet on `chainId`, insists on the expected account, sends one
- * transaction, waits for it, and reports.
+ * transaction (or none, when `send` finds nothing to do), waits for it, and reports.
  */
 export function transactionButton(options: {
   id: string;
@@ -32,8 +33,9 @@ export function transactionButton(options: {
   status: Status;
   expected: { account: Address; role: string };
   pending: string;
-  send: (wallet: Wallet) => Promise<Hex>;
-  done: (hash: Hex) => string;
+  /** The transaction sent, or null when there was nothing to send (done says why). */
+  send: (wallet: Wallet) => Promise<Hex | null>;
+  done: (hash: Hex | null) => string;
 }): HTMLButtonElement {
   const { status } = options;
   const self: HTMLButtonElement = button(options.id, options.label, async () => {
@@ -45,10 +47,10 @@ export function transactionButton(options: {
       }
       status.set("wait", options.pending);
       const hash = await options.send(wallet);
-      await wallet.waitForReceipt(hash);
+      if (hash) await wallet.waitForReceipt(hash);
       self.remove();
       document.getElementById("wallet-notice")?.remove();
-      status.set("ok", options.done(hash), transactionLink(hash));
+      status.set("ok", options.done(hash), hash ? transactionLink(hash) : null);
     } catch (error) {
       status.set("error", walletError(error));
     }

@@ -1,9 +1,11 @@
 import type { Hex } from "viem";
-import { post } from "../api.js";
+import { post, type ApiAnswer } from "../api.js";
 import { displayAmount } from "../format.js";
 import { forgetPayment, keepPayment, recallPayment, type KeptPayment } from "../payment-session.js";
 import { errorPage, folded, networkBanner, pageContext, returnLink, setTitle, transactionLink, validity, walletNotice } from "../page.js";
-import { el, explain, render } from "../ui.js";
+import { CONFIRMING_POLL_MS, resolveState } from "../resolve-state.js";
+import { el, render } from "../ui.js";
+import { explain } from "../words.js";
 import type { ResolvedPayment } from "../../payments/payments.js";
 import type { Status } from "./common.js";
 
@@ -21,7 +23,7 @@ const isLink = (token: string) => token.startsWith("lk.");
 export async function resolvePayment(token: string, status: Status): Promise<Resolved | null> {
   const kept = recallPayment(token);
   if (isLink(token) && kept?.intent) {
-    const again = await post<Resolved>("/v1/payments/resolve", { intent: kept.intent });
+    const again = await resolveSettling(kept.intent, status);
     if (again.ok) return { ...again.body, intent: kept.intent };
     if (again.body.error === "PAYMENT_ALREADY_PROCESSED") {
       paidPage(kept, status);
@@ -29,7 +31,7 @@ export async function resolvePayment(token: string, status: Status): Promise<Res
     }
     forgetPayment(token); // expired or refused: mint a fresh one below
   }
-  const answer = await post<Resolved>("/v1/payments/resolve", { intent: token });
+  const answer = await resolveSettling(token, status);
   if (!answer.ok) {
     const b = answer.body;
     if (b.error === "PAYMENT_ALREADY_PROCESSED") {
@@ -49,6 +51,29 @@ export async function resolvePayment(token: string, status: Status): Promise<Res
     keepPayment(token, { amountUnits: r.amount_units, expiresAt: r.expires_at, ...returnUrl });
   }
   return r;
+}
+
+/**
+ * Resolves `intent`; while the answer is PAYMENT_CONFIRMING (a payment for it is mined, not yet
+ * final), shows so with no pay button and asks again every CONFIRMING_POLL_MS (a retryable error
+ * meanwhile waits its Retry-After and asks again). Returns the first other answer.
+ */
+async function resolveSettling(intent: string, status: Status): Promise<ApiAnswer<Resolved>> {
+  let confirming = false;
+  for (;;) {
+    const answer = await post<Resolved>("/v1/payments/resolve", { intent });
+    const state = resolveState(answer);
+    const retrying = confirming && state === "explain" && answer.body.action === "RETRY";
+    if (state !== "confirming" && !retrying) return answer;
+    if (!confirming) {
+      confirming = true;
+      setTitle("Confirming");
+      status.set("wait", explain("PAYMENT_CONFIRMING", "WAIT"));
+      errorPage("Payment", status.node);
+    }
+    const wait = retrying ? Math.max(CONFIRMING_POLL_MS, (answer.body.retry_after ?? 0) * 1000) : CONFIRMING_POLL_MS;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
 }
 
 /** Remembers the transaction sent, so a reload can show it with Paid. */

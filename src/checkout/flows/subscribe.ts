@@ -1,4 +1,5 @@
 import { encodeFunctionData, erc20Abi, type Address, type Hex } from "viem";
+import { allowanceTotal, allowanceWords, readAllowance, UNLIMITED_WORDS } from "../allowance.js";
 import { connectWallet, walletError } from "../connect.js";
 import { parseAmount } from "../../money.js";
 import { displayAmount, displayTime } from "../format.js";
@@ -48,6 +49,7 @@ export async function subscribeFlow(setupToken: string, symbol: string): Promise
   const t = await loadOrExplain<Terms>("Subscription", "/v1/subscriptions/resolve", { setup_token: setupToken }, status);
   if (!t) return;
   const periods = t.end === 0 ? ALLOWANCE_PERIODS : BigInt(Math.max(1, Math.ceil((t.end - t.start) / t.period)));
+  // What this subscription adds to the payer's allowance: one allowance serves all their subscriptions.
   const allowance = (BigInt(t.amount_units) + BigInt(t.max_gas_reimbursement)) * periods;
   const result = el("div", { id: "result" });
   const sign = button("subscribe", "Connect wallet, sign and allow", async () => {
@@ -62,16 +64,21 @@ export async function subscribeFlow(setupToken: string, symbol: string): Promise
         message: { ...t.typed_data.message, payer: wallet.account },
       };
       const signature = await wallet.signTypedData(typedData);
-      status.set("wait", `Allow the subscription contract to charge up to ${displayAmount(allowance, symbol)}…`);
-      const hash = await wallet.sendTransaction({
-        to: t.token,
-        data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [t.contract, allowance] }),
-      });
-      await wallet.waitForReceipt(hash);
+      // Never lower or replace what the payer's other subscriptions rely on: add to the current allowance.
+      const current = await readAllowance(wallet, t.token, wallet.account, t.contract);
+      const total = allowanceTotal(current, allowance);
+      if (total !== null) {
+        status.set("wait", `${allowanceWords(current, allowance, total, (units) => displayAmount(units, symbol))} Confirm in your wallet…`);
+        const hash = await wallet.sendTransaction({
+          to: t.token,
+          data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [t.contract, total] }),
+        });
+        await wallet.waitForReceipt(hash);
+      }
       sign.remove();
       document.getElementById("wallet-notice")?.remove();
       handBack(t, wallet.account, signature);
-      status.set("ok", "Subscribed: the merchant can now start the subscription.");
+      status.set("ok", `Subscribed: the merchant can now start the subscription.${total === null ? ` ${UNLIMITED_WORDS}` : ""}`);
       result.replaceChildren(details([["Payer", wallet.account]]), el("textarea", { id: "signature", rows: "3", readonly: "" }, signature));
     } catch (error) {
       status.set("error", walletError(error));
@@ -90,7 +97,7 @@ export async function subscribeFlow(setupToken: string, symbol: string): Promise
         ["To", t.recipient],
         ["Starts", displayTime(t.start)],
         ["Ends", t.end === 0 ? "no end (cancel any time)" : displayTime(t.end)],
-        ["Allowance asked", `${displayAmount(allowance, symbol)} (${periods} periods)`],
+        ["Allowance added", `${displayAmount(allowance, symbol)} (${periods} periods), on top of what your other subscriptions already have`],
       ]),
       validity("Offer valid until", t.expires_at),
       folded("Fees and contract", [
