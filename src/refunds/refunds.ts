@@ -7,7 +7,7 @@ import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
 import { readIntent } from "../payments/intent.js";
 import type { Subscriptions } from "../recurring/subscriptions.js";
 import { isKnownTransaction } from "../chain/transactions.js";
-import { chargeSettlement, paymentSettlement, type Settlement, type SettlementChain } from "./settlement.js";
+import { chargeSettlement, isAfter, paymentSettlement, type Settlement, type SettlementChain } from "./settlement.js";
 
 /** The original settlement a refund names: a payment (intent) or one recurring charge (subscription + period). */
 export interface RefundIdentifier {
@@ -88,7 +88,8 @@ export class Refunds {
 
   /**
    * Verifies a refund: the receipt must carry exactly one transfer of the payment token out of the
-   * original merchant, to the original payer, for exactly `refund_amount`. By event, not by sender,
+   * original merchant, to the original payer, for exactly `refund_amount`, after the original
+   * settlement's event (by block, then log index). By event, not by sender,
    * so a multisig or smart account executing for the merchant verifies. Three JSON-RPC calls in two
    * round trips: the finality head, then both receipts in one batch.
    */
@@ -110,6 +111,10 @@ export class Refunds {
     const [transfer] = outOfMerchant;
     if (outOfMerchant.length !== 1 || !isAddressEqual(transfer!.args.to, settlement.payer) || transfer!.args.value !== amount) {
       throw new ServiceError("REFUND_TRANSACTION_MISMATCH");
+    }
+    // A transfer at or before the original's event (an earlier payout of the same amount) is not its refund.
+    if (!isAfter({ blockNumber: receipt.blockNumber, logIndex: transfer!.logIndex }, settlement.position)) {
+      throw new ServiceError("REFUND_TRANSACTION_MISMATCH", { detail: "the transfer precedes the original settlement" });
     }
     if (!isSettled(receipt.blockNumber, head)) throw new ServiceError("REFUND_CONFIRMING");
     return {
