@@ -6,7 +6,6 @@ import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
 import { readIntent } from "../payments/intent.js";
 import type { Subscriptions } from "../recurring/subscriptions.js";
-import { isKnownTransaction } from "../chain/transactions.js";
 import { chargeSettlement, isAfter, paymentSettlement, type Settlement, type SettlementChain } from "./settlement.js";
 
 /** The original settlement a refund names: a payment (intent) or one recurring charge (subscription + period). */
@@ -100,10 +99,9 @@ export class Refunds {
     const settlement = judge(receipts[0]!, head);
     const amount = this.#amount(refundAmountText, settlement);
     const receipt = receipts[1];
-    if (!receipt) {
-      if (await isKnownTransaction(client, refundTxHash)) throw new ServiceError("REFUND_CONFIRMING");
-      throw new ServiceError("REFUND_TRANSACTION_MISMATCH", { detail: "no such transaction" });
-    }
+    // Not mined, or not known to this node (it may have been broadcast through another): the money
+    // may already have moved, so the caller polls the same hash and never sends another refund.
+    if (!receipt) throw new ServiceError("REFUND_CONFIRMING", { detail: "no receipt yet" });
     if (receipt.status !== "success") throw new ServiceError("REFUND_TRANSACTION_MISMATCH", { detail: "reverted" });
     const outOfMerchant = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs, strict: true }).filter(
       (l) => isAddressEqual(l.address, settlement.token) && isAddressEqual(l.args.from, settlement.merchant),

@@ -142,7 +142,7 @@ describe("refunds API", function () {
     assert.equal(verified.body.merchant, account);
   });
 
-  it("says REFUND_TRANSACTION_MISMATCH for a wrong amount, token, direction, recipient, two transfers, a revert or an unknown hash", async () => {
+  it("says REFUND_TRANSACTION_MISMATCH for a wrong amount, token, direction, recipient, a Splitter payment, a revert", async () => {
     const p = await paid("10");
     const other = await deployTestContract(h.chain, merchant(), falseReturningTokenAbi, "FalseReturningToken", "HostileTokens.sol");
     await send(h.chain, merchant(), { address: other, abi: falseReturningTokenAbi, functionName: "mint", args: [merchant().address, 10n ** 12n] });
@@ -168,7 +168,7 @@ describe("refunds API", function () {
       data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [buyer().address, 10n ** 18n] }),
     });
     await h.chain.mine(2);
-    for (const hash of [wrongAmount, wrongToken, wrongDirection, toSomeoneElse, twoTransfers, reverted, `0x${"99".repeat(32)}` as Hex]) {
+    for (const hash of [wrongAmount, wrongToken, wrongDirection, toSomeoneElse, twoTransfers, reverted]) {
       const res = await post("/v1/refunds/verify", { ...p, refund_amount: "10000000", refund_tx_hash: hash });
       assert.equal(res.status, 400, hash);
       assert.deepEqual(res.body, { error: "REFUND_TRANSACTION_MISMATCH", action: "FIX_REQUEST" }, hash);
@@ -217,6 +217,36 @@ describe("refunds API", function () {
     assert.equal((await verify(after!.transactionHash)).body.status, "REFUNDED");
     // No refund history: one later transfer verifies as the refund of either earlier payment.
     assert.equal((await post("/v1/refunds/verify", { ...p, refund_amount: "10000000", refund_tx_hash: after!.transactionHash })).body.status, "REFUNDED");
+  });
+
+  it("says 409 REFUND_CONFIRMING (WAIT) for a refund hash the node has not mined or does not know: the money may have moved", async () => {
+    const p = await paid("10");
+    const body = (hash: Hex) => ({ ...p, refund_amount: "10000000", refund_tx_hash: hash });
+    const unknown = await post("/v1/refunds/verify", body(`0x${"99".repeat(32)}`));
+    assert.equal(unknown.status, 409, JSON.stringify(unknown.body));
+    assert.deepEqual(unknown.body, { error: "REFUND_CONFIRMING", action: "WAIT", retry_after: 5 });
+    assert.equal(unknown.headers["retry-after"], "5");
+    await h.chain.testClient.setAutomine(false);
+    try {
+      const pending = await h.chain.wallet(merchant()).writeContract({
+        address: usdc(),
+        abi: erc20Abi,
+        functionName: "transfer",
+        args: [buyer().address, 10_000_000n],
+        account: merchant(),
+        chain: h.chain.chain,
+      });
+      const waiting = await post("/v1/refunds/verify", body(pending));
+      assert.equal(waiting.status, 409, JSON.stringify(waiting.body));
+      assert.deepEqual(waiting.body, { error: "REFUND_CONFIRMING", action: "WAIT", retry_after: 5 });
+      await h.chain.mine(3);
+      assert.equal((await post("/v1/refunds/verify", body(pending))).body.status, "REFUNDED");
+    } finally {
+      await h.chain.testClient.setAutomine(true);
+    }
+    // The original payment's own lookups are unchanged: an unknown original is PAYMENT_NOT_FOUND.
+    const unknownOriginal = await post("/v1/refunds/verify", { ...body(`0x${"99".repeat(32)}`), tx_hash: `0x${"98".repeat(32)}` });
+    assert.deepEqual(unknownOriginal.body, { error: "PAYMENT_NOT_FOUND", action: "FIX_REQUEST" });
   });
 
   it("says 409 REFUND_CONFIRMING (WAIT) below finality, REFUNDED after; prepare waits for a settled original", async () => {
