@@ -86,11 +86,12 @@ export class Refunds {
   }
 
   /**
-   * Verifies a refund: the receipt must carry exactly one transfer of the payment token out of the
-   * original merchant, to the original payer, for exactly `refund_amount`, after the original
-   * settlement's event (by block, then log index). By event, not by sender,
-   * so a multisig or smart account executing for the merchant verifies. Three JSON-RPC calls in two
-   * round trips: the finality head, then both receipts in one batch.
+   * Verifies a refund: the receipt must carry exactly one transfer of the payment token from the
+   * original merchant to the original payer, for exactly `refund_amount`, after the original
+   * settlement's event (by block, then log index). Other transfers in the receipt (a multisig's
+   * batch) are ignored. By event, not by sender, so a multisig or smart account executing for the
+   * merchant verifies. Three JSON-RPC calls in two round trips: the finality head, then both
+   * receipts in one batch.
    */
   async verify(id: RefundIdentifier, refundAmountText: string, refundTxHash: Hex) {
     const judge = this.#settlement(id);
@@ -103,13 +104,13 @@ export class Refunds {
     // may already have moved, so the caller polls the same hash and never sends another refund.
     if (!receipt) throw new ServiceError("REFUND_CONFIRMING", { detail: "no receipt yet" });
     if (receipt.status !== "success") throw new ServiceError("REFUND_TRANSACTION_MISMATCH", { detail: "reverted" });
-    const outOfMerchant = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs, strict: true }).filter(
-      (l) => isAddressEqual(l.address, settlement.token) && isAddressEqual(l.args.from, settlement.merchant),
+    // Only the payment token's transfers from the merchant to the payer count: a batch (a multisig
+    // paying others in the same transaction) verifies by its one transfer to the payer.
+    const toPayer = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs, strict: true }).filter(
+      (l) => isAddressEqual(l.address, settlement.token) && isAddressEqual(l.args.from, settlement.merchant) && isAddressEqual(l.args.to, settlement.payer),
     );
-    const [transfer] = outOfMerchant;
-    if (outOfMerchant.length !== 1 || !isAddressEqual(transfer!.args.to, settlement.payer) || transfer!.args.value !== amount) {
-      throw new ServiceError("REFUND_TRANSACTION_MISMATCH");
-    }
+    const [transfer] = toPayer;
+    if (toPayer.length !== 1 || transfer!.args.value !== amount) throw new ServiceError("REFUND_TRANSACTION_MISMATCH");
     // A transfer at or before the original's event (an earlier payout of the same amount) is not its refund.
     if (!isAfter({ blockNumber: receipt.blockNumber, logIndex: transfer!.logIndex }, settlement.position)) {
       throw new ServiceError("REFUND_TRANSACTION_MISMATCH", { detail: "the transfer precedes the original settlement" });
