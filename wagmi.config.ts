@@ -26,6 +26,7 @@ export default defineConfig({
     { name: "SafeProxyFactory", abi: packageAbi(`${safe}/proxies/SafeProxyFactory.sol/SafeProxyFactory.json`) },
     { name: "CompatibilityFallbackHandler", abi: packageAbi(`${safe}/handler/CompatibilityFallbackHandler.sol/CompatibilityFallbackHandler.json`) },
     { name: "SignMessageLib", abi: packageAbi(`${safe}/libraries/SignMessageLib.sol/SignMessageLib.json`) },
+    { name: "MultiSendCallOnly", abi: packageAbi(`${safe}/libraries/MultiSendCallOnly.sol/MultiSendCallOnly.json`) },
   ],
   plugins: [
     hardhat({

@@ -45,6 +45,8 @@ export interface PaidFact {
   txHash: Hex;
   blockNumber: bigint;
   blockHash: Hex;
+  /** The log's position in its block. */
+  logIndex: number;
 }
 
 /**
@@ -74,7 +76,7 @@ export function judgePaid(chain: PaymentChain, intent: Intent, paid: PaidFact, h
 type PaidLog = ReturnType<typeof parseEventLogs<typeof splitterAbi, true, "Paid">>[number];
 
 /** What a `Paid` log says, with the transaction and block it is in. */
-export function paidFact(log: Pick<PaidLog, "address" | "args">, at: { txHash: Hex; blockNumber: bigint; blockHash: Hex }): PaidFact {
+export function paidFact(log: Pick<PaidLog, "address" | "args" | "logIndex">, at: { txHash: Hex; blockNumber: bigint; blockHash: Hex }): PaidFact {
   return {
     splitter: log.address,
     key: log.args.paymentKey,
@@ -83,6 +85,7 @@ export function paidFact(log: Pick<PaidLog, "address" | "args">, at: { txHash: H
     recipient: log.args.recipient,
     token: log.args.token,
     amount: log.args.amount,
+    logIndex: log.logIndex,
     ...at,
   };
 }

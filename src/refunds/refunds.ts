@@ -6,8 +6,7 @@ import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
 import { readIntent } from "../payments/intent.js";
 import type { Subscriptions } from "../recurring/subscriptions.js";
-import { isKnownTransaction } from "../chain/transactions.js";
-import { chargeSettlement, paymentSettlement, type Settlement, type SettlementChain } from "./settlement.js";
+import { chargeSettlement, isAfter, paymentSettlement, type Settlement, type SettlementChain } from "./settlement.js";
 
 /** The original settlement a refund names: a payment (intent) or one recurring charge (subscription + period). */
 export interface RefundIdentifier {
@@ -87,10 +86,12 @@ export class Refunds {
   }
 
   /**
-   * Verifies a refund: the receipt must carry exactly one transfer of the payment token out of the
-   * original merchant, to the original payer, for exactly `refund_amount`. By event, not by sender,
-   * so a multisig or smart account executing for the merchant verifies. Three JSON-RPC calls in two
-   * round trips: the finality head, then both receipts in one batch.
+   * Verifies a refund: the receipt must carry exactly one transfer of the payment token from the
+   * original merchant to the original payer, for exactly `refund_amount`, after the original
+   * settlement's event (by block, then log index). Other transfers in the receipt (a multisig's
+   * batch) are ignored. By event, not by sender, so a multisig or smart account executing for the
+   * merchant verifies. Three JSON-RPC calls in two round trips: the finality head, then both
+   * receipts in one batch.
    */
   async verify(id: RefundIdentifier, refundAmountText: string, refundTxHash: Hex) {
     const judge = this.#settlement(id);
@@ -99,17 +100,20 @@ export class Refunds {
     const settlement = judge(receipts[0]!, head);
     const amount = this.#amount(refundAmountText, settlement);
     const receipt = receipts[1];
-    if (!receipt) {
-      if (await isKnownTransaction(client, refundTxHash)) throw new ServiceError("REFUND_CONFIRMING");
-      throw new ServiceError("REFUND_TRANSACTION_MISMATCH", { detail: "no such transaction" });
-    }
+    // Not mined, or not known to this node (it may have been broadcast through another): the money
+    // may already have moved, so the caller polls the same hash and never sends another refund.
+    if (!receipt) throw new ServiceError("REFUND_CONFIRMING", { detail: "no receipt yet" });
     if (receipt.status !== "success") throw new ServiceError("REFUND_TRANSACTION_MISMATCH", { detail: "reverted" });
-    const outOfMerchant = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs, strict: true }).filter(
-      (l) => isAddressEqual(l.address, settlement.token) && isAddressEqual(l.args.from, settlement.merchant),
+    // Only the payment token's transfers from the merchant to the payer count: a batch (a multisig
+    // paying others in the same transaction) verifies by its one transfer to the payer.
+    const toPayer = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs, strict: true }).filter(
+      (l) => isAddressEqual(l.address, settlement.token) && isAddressEqual(l.args.from, settlement.merchant) && isAddressEqual(l.args.to, settlement.payer),
     );
-    const [transfer] = outOfMerchant;
-    if (outOfMerchant.length !== 1 || !isAddressEqual(transfer!.args.to, settlement.payer) || transfer!.args.value !== amount) {
-      throw new ServiceError("REFUND_TRANSACTION_MISMATCH");
+    const [transfer] = toPayer;
+    if (toPayer.length !== 1 || transfer!.args.value !== amount) throw new ServiceError("REFUND_TRANSACTION_MISMATCH");
+    // A transfer at or before the original's event (an earlier payout of the same amount) is not its refund.
+    if (!isAfter({ blockNumber: receipt.blockNumber, logIndex: transfer!.logIndex }, settlement.position)) {
+      throw new ServiceError("REFUND_TRANSACTION_MISMATCH", { detail: "the transfer precedes the original settlement" });
     }
     if (!isSettled(receipt.blockNumber, head)) throw new ServiceError("REFUND_CONFIRMING");
     return {

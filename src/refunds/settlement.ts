@@ -17,6 +17,19 @@ export interface Settlement {
   payer: Address;
   /** The refund ceiling: the commercial amount paid (never a gas reimbursement), token units. */
   amountUnits: bigint;
+  /** Where the settlement's `Paid` or `Charged` event is on chain: a refund's transfer must come after it. */
+  position: ChainPosition;
+}
+
+/** A log's place in the chain's order: its block, then its index in that block. */
+export interface ChainPosition {
+  blockNumber: bigint;
+  logIndex: number;
+}
+
+/** Whether the log at `a` comes strictly after the log at `b` in the chain's order. */
+export function isAfter(a: ChainPosition, b: ChainPosition): boolean {
+  return a.blockNumber > b.blockNumber || (a.blockNumber === b.blockNumber && a.logIndex > b.logIndex);
 }
 
 export interface SettlementChain {
@@ -43,7 +56,13 @@ export function paymentSettlement(chain: PaymentChain, intent: Intent, receipt: 
     throw new ServiceError("PAYMENT_MISMATCH");
   }
   requireSettled(receipt, head);
-  return { token: paid.token, merchant: paid.recipient, payer: paid.payer, amountUnits: paid.amount };
+  return {
+    token: paid.token,
+    merchant: paid.recipient,
+    payer: paid.payer,
+    amountUnits: paid.amount,
+    position: { blockNumber: paid.blockNumber, logIndex: paid.logIndex },
+  };
 }
 
 /** The recurring charge of `periodIndex` a receipt (read after the finality head `head`) made for the signed terms, from the `Charged` event. */
@@ -72,5 +91,11 @@ export function chargeSettlement(
     throw new ServiceError("PAYMENT_MISMATCH");
   }
   requireSettled(receipt, head);
-  return { token: charged.args.token, merchant: charged.args.recipient, payer: charged.args.payer, amountUnits: charged.args.amount };
+  return {
+    token: charged.args.token,
+    merchant: charged.args.recipient,
+    payer: charged.args.payer,
+    amountUnits: charged.args.amount,
+    position: { blockNumber: charged.blockNumber, logIndex: charged.logIndex },
+  };
 }

@@ -99,6 +99,7 @@ describe("refunds API", function () {
     const subscription = (await api.post("/v1/subscriptions/finalize").send({ setup_token: created.body.setup_token, payer: buyer().address, signature })).body
       .subscription;
     await approve(h.chain, buyer(), usdc(), h.service.deployment.contracts.RecurringCharges.address, 10n ** 12n);
+    const payoutBefore = await transfer(merchant(), buyer().address, 10_000_000n);
     const charged = await api.post("/v1/charges").send({ subscription });
     await h.chain.mine(2);
     const receipt = await h.chain.publicClient.getTransactionReceipt({ hash: charged.body.tx_hash });
@@ -121,6 +122,11 @@ describe("refunds API", function () {
     const refundTx = await transfer(merchant(), buyer().address, 10_000_000n);
     await h.chain.mine(2);
     assert.equal((await post("/v1/refunds/verify", { ...id, refund_amount: "10000000", refund_tx_hash: refundTx })).body.status, "REFUNDED");
+    assert.equal(
+      (await post("/v1/refunds/verify", { ...id, refund_amount: "10000000", refund_tx_hash: payoutBefore })).body.error,
+      "REFUND_TRANSACTION_MISMATCH",
+      "a transfer before the Charged event",
+    );
   });
 
   it("verifies a refund sent by a contract account executing for the merchant (by event, not sender)", async () => {
@@ -136,7 +142,7 @@ describe("refunds API", function () {
     assert.equal(verified.body.merchant, account);
   });
 
-  it("says REFUND_TRANSACTION_MISMATCH for a wrong amount, token, direction, recipient, two transfers, a revert or an unknown hash", async () => {
+  it("says REFUND_TRANSACTION_MISMATCH for a wrong amount, token, direction, recipient, a Splitter payment, a revert", async () => {
     const p = await paid("10");
     const other = await deployTestContract(h.chain, merchant(), falseReturningTokenAbi, "FalseReturningToken", "HostileTokens.sol");
     await send(h.chain, merchant(), { address: other, abi: falseReturningTokenAbi, functionName: "mint", args: [merchant().address, 10n ** 12n] });
@@ -144,9 +150,9 @@ describe("refunds API", function () {
     const wrongToken = await transfer(merchant(), buyer().address, 10_000_000n, other);
     const wrongDirection = await transfer(buyer(), merchant().address, 10_000_000n);
     const toSomeoneElse = await transfer(merchant(), stranger().address, 10_000_000n);
-    // Two transfers out of the merchant in one receipt: a "refund" through the Splitter (net + fee).
+    // A "refund" paid through the Splitter: the buyer gets the net, the fee goes to the collector.
     await approve(h.chain, merchant(), usdc(), h.service.deployment.contracts.Splitter.address, 10_000_000n);
-    const twoTransfers = (
+    const throughSplitter = (
       await send(h.chain, merchant(), {
         address: h.service.deployment.contracts.Splitter.address,
         abi: splitterAbi,
@@ -162,11 +168,85 @@ describe("refunds API", function () {
       data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [buyer().address, 10n ** 18n] }),
     });
     await h.chain.mine(2);
-    for (const hash of [wrongAmount, wrongToken, wrongDirection, toSomeoneElse, twoTransfers, reverted, `0x${"99".repeat(32)}` as Hex]) {
+    for (const hash of [wrongAmount, wrongToken, wrongDirection, toSomeoneElse, throughSplitter, reverted]) {
       const res = await post("/v1/refunds/verify", { ...p, refund_amount: "10000000", refund_tx_hash: hash });
       assert.equal(res.status, 400, hash);
       assert.deepEqual(res.body, { error: "REFUND_TRANSACTION_MISMATCH", action: "FIX_REQUEST" }, hash);
     }
+  });
+
+  it("refuses a matching transfer made before the original settlement (an earlier payout is not its refund), by block and log index", async () => {
+    const earlierBlock = await transfer(merchant(), buyer().address, 10_000_000n);
+    const p = await paid("10");
+    const refuse = async (hash: Hex, label: string) => {
+      const res = await post("/v1/refunds/verify", { ...p, refund_amount: "10000000", refund_tx_hash: hash });
+      assert.equal(res.status, 400, `${label}: ${JSON.stringify(res.body)}`);
+      assert.deepEqual(res.body, { error: "REFUND_TRANSACTION_MISMATCH", action: "FIX_REQUEST" }, label);
+    };
+    await refuse(earlierBlock, "a payout in an earlier block");
+
+    // One block: a payout, then the payment, then the refund. Only the transfer after the `Paid` log verifies.
+    const created = (await post("/v1/payments", { recipient: merchant().address, amount: "10" })).body;
+    await approve(h.chain, buyer(), usdc(), created.pay.splitter, 10_000_000n);
+    const write = (from: ReturnType<typeof buyer>, call: object) =>
+      h.chain.wallet(from).writeContract({ ...call, account: from, chain: h.chain.chain } as never);
+    const transferCall = { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [buyer().address, 10_000_000n] } as const;
+    await h.chain.testClient.setAutomine(false);
+    let hashes: Hex[];
+    try {
+      hashes = [
+        await write(merchant(), transferCall),
+        await write(buyer(), {
+          address: created.pay.splitter,
+          abi: splitterAbi,
+          functionName: "pay",
+          args: [usdc(), merchant().address, 10_000_000n, created.pay.reference],
+        }),
+        await write(merchant(), transferCall),
+      ];
+      await h.chain.mine(3);
+    } finally {
+      await h.chain.testClient.setAutomine(true);
+    }
+    const [before, payment, after] = await Promise.all(hashes.map((hash) => h.chain.publicClient.getTransactionReceipt({ hash })));
+    assert.equal(new Set([before!.blockNumber, payment!.blockNumber, after!.blockNumber]).size, 1, "one block");
+    assert.deepEqual([before!.transactionIndex, payment!.transactionIndex, after!.transactionIndex], [0, 1, 2], "payout, payment, refund in that order");
+    const sameBlock = { intent: created.intent, tx_hash: payment!.transactionHash };
+    const verify = (hash: Hex) => post("/v1/refunds/verify", { ...sameBlock, refund_amount: "10000000", refund_tx_hash: hash });
+    assert.deepEqual((await verify(before!.transactionHash)).body, { error: "REFUND_TRANSACTION_MISMATCH", action: "FIX_REQUEST" });
+    assert.equal((await verify(after!.transactionHash)).body.status, "REFUNDED");
+    // No refund history: one later transfer verifies as the refund of either earlier payment.
+    assert.equal((await post("/v1/refunds/verify", { ...p, refund_amount: "10000000", refund_tx_hash: after!.transactionHash })).body.status, "REFUNDED");
+  });
+
+  it("says 409 REFUND_CONFIRMING (WAIT) for a refund hash the node has not mined or does not know: the money may have moved", async () => {
+    const p = await paid("10");
+    const body = (hash: Hex) => ({ ...p, refund_amount: "10000000", refund_tx_hash: hash });
+    const unknown = await post("/v1/refunds/verify", body(`0x${"99".repeat(32)}`));
+    assert.equal(unknown.status, 409, JSON.stringify(unknown.body));
+    assert.deepEqual(unknown.body, { error: "REFUND_CONFIRMING", action: "WAIT", retry_after: 5 });
+    assert.equal(unknown.headers["retry-after"], "5");
+    await h.chain.testClient.setAutomine(false);
+    try {
+      const pending = await h.chain.wallet(merchant()).writeContract({
+        address: usdc(),
+        abi: erc20Abi,
+        functionName: "transfer",
+        args: [buyer().address, 10_000_000n],
+        account: merchant(),
+        chain: h.chain.chain,
+      });
+      const waiting = await post("/v1/refunds/verify", body(pending));
+      assert.equal(waiting.status, 409, JSON.stringify(waiting.body));
+      assert.deepEqual(waiting.body, { error: "REFUND_CONFIRMING", action: "WAIT", retry_after: 5 });
+      await h.chain.mine(3);
+      assert.equal((await post("/v1/refunds/verify", body(pending))).body.status, "REFUNDED");
+    } finally {
+      await h.chain.testClient.setAutomine(true);
+    }
+    // The original payment's own lookups are unchanged: an unknown original is PAYMENT_NOT_FOUND.
+    const unknownOriginal = await post("/v1/refunds/verify", { ...body(`0x${"99".repeat(32)}`), tx_hash: `0x${"98".repeat(32)}` });
+    assert.deepEqual(unknownOriginal.body, { error: "PAYMENT_NOT_FOUND", action: "FIX_REQUEST" });
   });
 
   it("says 409 REFUND_CONFIRMING (WAIT) below finality, REFUNDED after; prepare waits for a settled original", async () => {

@@ -1,5 +1,5 @@
 import { assert } from "chai";
-import { encodeFunctionData, erc20Abi, type Address, type Hex } from "viem";
+import { encodeFunctionData, erc20Abi, parseEventLogs, type Address, type Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { ierc1271Abi, recurringChargesAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../src/localchain/harness.js";
@@ -7,7 +7,15 @@ import { useService } from "../helpers/service.js";
 import { typedDataDigest, type ResolvedTerms } from "../helpers/recurring.js";
 import { payIntent } from "../helpers/payments.js";
 import { balanceOf, send } from "../helpers/tx.js";
-import { createSafe, deploySafeInfrastructure, execTransaction, safeMessageSignature, signOnChain, type SafeInfrastructure } from "../helpers/safe.js";
+import {
+  createSafe,
+  deploySafeInfrastructure,
+  execTransaction,
+  multiSend,
+  safeMessageSignature,
+  signOnChain,
+  type SafeInfrastructure,
+} from "../helpers/safe.js";
 
 /** Safe 1.4.1 (singleton, SafeProxyFactory, CompatibilityFallbackHandler) as payer and as merchant. */
 describe("Safe accounts (Safe 1.4.1)", function () {
@@ -140,5 +148,37 @@ describe("Safe accounts (Safe 1.4.1)", function () {
     });
     assert.equal(verified.status, 200, JSON.stringify(verified.body));
     assert.deepInclude(verified.body, { status: "REFUNDED", merchant: safe, payer: buyer().address, refund_amount: "5000000" });
+  });
+
+  it("a Safe merchant's batched refund (MultiSendCallOnly: the payer and someone else) verifies by its one transfer to the payer", async () => {
+    const owners = [owner(0), owner(1)];
+    const safe = await fundedSafe(owners, 2);
+    const intent = (await post("/v1/payments", { recipient: safe, amount: "8" })).body;
+    const receipt = await payIntent(h.chain, buyer(), intent.pay);
+    await h.chain.mine(2);
+    const transfer = (to: Address, value: bigint) => ({
+      to: usdc(),
+      data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [to, value] }),
+    });
+    const someoneElse = h.chain.accounts[LOCAL_ROLES.firstUser + 2]!.address;
+    const batched = await execTransaction(h.chain, safe, owners, multiSend(infra, [transfer(buyer().address, 100_000n), transfer(someoneElse, 500_000n)]));
+    const twoToPayer = await execTransaction(h.chain, safe, owners, multiSend(infra, [transfer(buyer().address, 50_000n), transfer(buyer().address, 50_000n)]));
+    await h.chain.mine(2);
+    const fromSafe = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: batched.logs }).filter((l) => l.args.from === safe);
+    assert.equal(fromSafe.length, 2, "one transaction, two transfers out of the Safe");
+    const verify = (refund_amount: string, refund_tx_hash: Hex) =>
+      post("/v1/refunds/verify", { intent: intent.intent, tx_hash: receipt.transactionHash, refund_amount, refund_tx_hash });
+
+    const verified = await verify("100000", batched.transactionHash);
+    assert.equal(verified.status, 200, JSON.stringify(verified.body));
+    assert.deepInclude(verified.body, { status: "REFUNDED", merchant: safe, payer: buyer().address, refund_amount: "100000" });
+    // The transfer to someone else is not a refund to the payer, nor is the sum of both.
+    for (const amount of ["500000", "600000"]) {
+      assert.deepEqual((await verify(amount, batched.transactionHash)).body, { error: "REFUND_TRANSACTION_MISMATCH", action: "FIX_REQUEST" }, amount);
+    }
+    // Exactly one transfer to the payer: two of them in one transaction match neither amount.
+    for (const amount of ["50000", "100000"]) {
+      assert.deepEqual((await verify(amount, twoToPayer.transactionHash)).body, { error: "REFUND_TRANSACTION_MISMATCH", action: "FIX_REQUEST" }, amount);
+    }
   });
 });

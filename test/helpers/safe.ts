@@ -1,7 +1,7 @@
 import { assert } from "chai";
-import { concat, encodeFunctionData, getAddress, parseEventLogs, zeroAddress, type Address, type Hex, type TransactionReceipt } from "viem";
+import { concat, encodeFunctionData, encodePacked, getAddress, parseEventLogs, size, zeroAddress, type Address, type Hex, type TransactionReceipt } from "viem";
 import type { HDAccount } from "viem/accounts";
-import { compatibilityFallbackHandlerAbi, safeAbi, safeProxyFactoryAbi, signMessageLibAbi } from "../../src/generated/contracts.js";
+import { compatibilityFallbackHandlerAbi, multiSendCallOnlyAbi, safeAbi, safeProxyFactoryAbi, signMessageLibAbi } from "../../src/generated/contracts.js";
 import { packageBytecode } from "../../src/deploy/artifacts.js";
 import type { LocalChain } from "../../src/localchain/harness.js";
 import { send } from "./tx.js";
@@ -14,6 +14,7 @@ export interface SafeInfrastructure {
   factory: Address;
   fallbackHandler: Address;
   signMessageLib: Address;
+  multiSendCallOnly: Address;
 }
 
 async function deploy(chain: LocalChain, from: HDAccount, artifact: string): Promise<Address> {
@@ -23,13 +24,14 @@ async function deploy(chain: LocalChain, from: HDAccount, artifact: string): Pro
   return getAddress(receipt.contractAddress!);
 }
 
-/** Deploys the Safe singleton, SafeProxyFactory, CompatibilityFallbackHandler (ERC-1271) and SignMessageLib. */
+/** Deploys the Safe singleton, SafeProxyFactory, CompatibilityFallbackHandler (ERC-1271), SignMessageLib and MultiSendCallOnly. */
 export async function deploySafeInfrastructure(chain: LocalChain, from: HDAccount): Promise<SafeInfrastructure> {
   return {
     singleton: await deploy(chain, from, "Safe.sol/Safe.json"),
     factory: await deploy(chain, from, "proxies/SafeProxyFactory.sol/SafeProxyFactory.json"),
     fallbackHandler: await deploy(chain, from, "handler/CompatibilityFallbackHandler.sol/CompatibilityFallbackHandler.json"),
     signMessageLib: await deploy(chain, from, "libraries/SignMessageLib.sol/SignMessageLib.json"),
+    multiSendCallOnly: await deploy(chain, from, "libraries/MultiSendCallOnly.sol/MultiSendCallOnly.json"),
   };
 }
 
@@ -128,4 +130,18 @@ export function signOnChain(chain: LocalChain, safe: Address, infra: SafeInfrast
     data: encodeFunctionData({ abi: signMessageLibAbi, functionName: "signMessage", args: [dataHash] }),
     delegate: true,
   });
+}
+
+/**
+ * Several calls as one Safe transaction, as the Safe apps batch them: MultiSendCallOnly run by
+ * DELEGATECALL, each call packed as (operation 0, to, value 0, data length, data). Pass the result to
+ * `execTransaction`.
+ */
+export function multiSend(infra: SafeInfrastructure, calls: Array<{ to: Address; data: Hex }>): { to: Address; data: Hex; delegate: true } {
+  const transactions = concat(calls.map((c) => encodePacked(["uint8", "address", "uint256", "uint256", "bytes"], [0, c.to, 0n, BigInt(size(c.data)), c.data])));
+  return {
+    to: infra.multiSendCallOnly,
+    data: encodeFunctionData({ abi: multiSendCallOnlyAbi, functionName: "multiSend", args: [transactions] }),
+    delegate: true,
+  };
 }
