@@ -4,6 +4,7 @@ import { splitterAbi } from "../generated/contracts.js";
 import { ServiceError } from "../errors.js";
 import { formatAmount } from "../money.js";
 import { rpc } from "../chain/rpc-errors.js";
+import { finalityHead, isSettled } from "../chain/finality.js";
 import { checkTokenWillTransfer } from "../chain/token-refusals.js";
 import type { CapabilityTokens } from "../tokens/capability.js";
 import type { ConcurrencyGate, RateLimiter } from "../limits/rate-limiter.js";
@@ -110,9 +111,10 @@ export class Payments {
 
   /**
    * What the checkout needs to pay an intent. The only place expiry is enforced; when the intent's own
-   * payment (same token, recipient, amount and reference) already settled it answers
-   * PAYMENT_ALREADY_PROCESSED (nothing is owed), even after expiry. A look-alike payment of the same
-   * reference settles another key and leaves the intent payable.
+   * payment (same token, recipient, amount and reference) already settled, at or below the finality
+   * head, it answers PAYMENT_ALREADY_PROCESSED (nothing is owed), even after expiry; mined above the
+   * head it answers PAYMENT_CONFIRMING (WAIT: the buyer paid, do not pay again, ask later). A
+   * look-alike payment of the same reference settles another key and leaves the intent payable.
    */
   async resolve(token: string): Promise<ResolvedPayment | (ResolvedPayment & { intent: string; link_id: Hex })> {
     if (token.startsWith("lk.") && this.deps.links) return this.#resolveLink(token);
@@ -126,7 +128,10 @@ export class Payments {
         args: [paymentKeyOf(deployment.token.address, intent)],
       }),
     );
-    if (settledBlock !== 0n) throw new ServiceError("PAYMENT_ALREADY_PROCESSED");
+    if (settledBlock !== 0n) {
+      const head = await finalityHead(client, this.deps.chain.finality);
+      throw new ServiceError(isSettled(settledBlock, head) ? "PAYMENT_ALREADY_PROCESSED" : "PAYMENT_CONFIRMING");
+    }
     if (Math.floor(this.deps.now() / 1000) >= intent.expiresAt) throw new ServiceError("INTENT_EXPIRED");
     this.#checkBounds(intent.amountUnits);
     await this.#checkTokenWillTransfer(intent.recipient);

@@ -140,14 +140,22 @@ describe("one-time payments API", () => {
       assert.equal(recovered.body.valid, true);
     });
 
-    it("answers 409 PAYMENT_ALREADY_PROCESSED once the reference settled, even after expiry", async () => {
+    it("answers 409 PAYMENT_CONFIRMING (WAIT) while the payment is above the finality head, then PAYMENT_ALREADY_PROCESSED, even after expiry", async () => {
       const a = await create("2");
       await payIntent(h.chain, buyer(), a.pay);
+      for (const confirmations of [0, 1]) {
+        if (confirmations) await h.chain.mine(1);
+        const confirming = await resolve(a.intent);
+        assert.equal(confirming.status, 409, `mined, ${confirmations} confirmation(s) of 2`);
+        assert.deepEqual(confirming.body, { error: "PAYMENT_CONFIRMING", action: "WAIT", retry_after: 5 });
+        assert.equal(confirming.headers["retry-after"], "5");
+      }
+      await h.chain.mine(1);
       const res = await resolve(a.intent);
       assert.equal(res.status, 409);
       assert.deepEqual(res.body, { error: "PAYMENT_ALREADY_PROCESSED", action: "SUCCESS" });
       h.clock.advance(7200);
-      assert.equal((await resolve(a.intent)).status, 409);
+      assert.deepEqual((await resolve(a.intent)).body, { error: "PAYMENT_ALREADY_PROCESSED", action: "SUCCESS" });
     });
 
     it("cannot be griefed: look-alikes under the intent's reference settle nothing the buyer needs; resolve stays 200; the buyer pays; verify and recover are valid; then 409", async () => {
