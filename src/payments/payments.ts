@@ -1,4 +1,4 @@
-import { concat, getAddress, isAddressEqual, toHex, zeroAddress, type Address, type Hex } from "viem";
+import { concat, toHex, type Address, type Hex } from "viem";
 import { tokenDomain, type TokenDomain } from "../chain/token-authorizations.js";
 import { splitterAbi } from "../generated/contracts.js";
 import { ServiceError } from "../errors.js";
@@ -11,6 +11,7 @@ import type { ConcurrencyGate, RateLimiter } from "../limits/rate-limiter.js";
 import type { OpenLink } from "../links/links.js";
 import { mintIntent, readIntent, type Intent } from "./intent.js";
 import { checkReturnUrl } from "./return-url.js";
+import { checkRecipient } from "./recipient.js";
 import { recoverPayment, type RecoverResult } from "./recover.js";
 import { paymentKeyOf, verifyPaymentTransaction, type PaymentChain, type PaymentVerdict } from "./verify.js";
 
@@ -80,8 +81,7 @@ export class Payments {
     reference?: Hex;
   }): Promise<CreatedPayment> {
     this.#checkBounds(input.amountUnits);
-    const recipient = getAddress(input.recipient);
-    if (isAddressEqual(recipient, zeroAddress)) throw new ServiceError("INVALID_REQUEST", { detail: "recipient is the zero address" });
+    const recipient = checkRecipient(this.deps.chain.deployment, input.recipient);
     const intent: Intent = {
       recipient,
       amountUnits: input.amountUnits,

@@ -82,6 +82,25 @@ describe("one-time payments API", () => {
       }
     });
 
+    it("refuses the token, the Splitter and RecurringCharges as recipient (the net amount would be locked), at /v1/payments, /v1/links and /v1/subscriptions", async () => {
+      const { deployment } = h.service;
+      const ours = [deployment.token.address, deployment.contracts.Splitter.address, deployment.contracts.RecurringCharges.address];
+      const creations = [
+        ["/v1/payments", { amount: "1" }],
+        ["/v1/links", { amount: "1" }],
+        ["/v1/subscriptions", { amount: "1", period: 3600 }],
+      ] as const;
+      for (const [path, body] of creations) {
+        for (const recipient of [...ours, ...ours.map((a) => a.toLowerCase())]) {
+          const res = await h.api.post(path).send({ recipient, ...body });
+          assert.equal(res.status, 400, `${path} ${recipient}`);
+          assert.deepEqual(res.body, { error: "INVALID_REQUEST", action: "FIX_REQUEST" }, `${path} ${recipient}`);
+        }
+        const fine = await h.api.post(path).send({ recipient: merchant().address, ...body });
+        assert.equal(fine.status, 200, `${path}: ${JSON.stringify(fine.body)}`);
+      }
+    });
+
     it("validates notify_url, and refuses it when the deployment has webhooks disabled", async () => {
       for (const notify_url of [
         "http://merchant.example.com/hook",
