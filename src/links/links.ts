@@ -108,12 +108,25 @@ export class Links {
     return { link_id: linkId, closed: true as const };
   }
 
+  /**
+   * LINK_CLOSED unless the link is still open: what resolve asks of an intent minted through a link,
+   * so that closing (or the link's expiry) stops the link's intents already handed out too.
+   */
+  async checkOpen(linkId: Hex): Promise<void> {
+    await this.#openRecord(linkId);
+  }
+
+  async #openRecord(linkId: Hex) {
+    const record = await this.#records.find(linkId);
+    if (!record || record.closed || this.#nowSeconds() >= record.expiresAt) throw new ServiceError("LINK_CLOSED");
+    return record;
+  }
+
   /** The link a token names, if it is still open: INVALID_INTENT for a bad token, LINK_CLOSED when closed or expired. */
   async open(linkToken: string): Promise<OpenLink> {
     const data = this.deps.tokens.verify(TOKEN_KINDS.link, linkToken, LinkPayload);
     if (!data) throw new ServiceError("INVALID_INTENT");
-    const record = await this.#records.find(data.link_id);
-    if (!record || record.closed || this.#nowSeconds() >= record.expiresAt) throw new ServiceError("LINK_CLOSED");
+    const record = await this.#openRecord(data.link_id as Hex);
     return {
       linkId: data.link_id as Hex,
       recipient: getAddress(data.recipient),

@@ -31,7 +31,7 @@ export interface PaymentsDeps {
     watchPayment(intent: Intent, notifyUrl: string, caller: string): Promise<boolean>;
   };
   /** Payment links, for resolve with a link token. */
-  links?: { open(linkToken: string): Promise<OpenLink> };
+  links?: { open(linkToken: string): Promise<OpenLink>; checkOpen(linkId: Hex): Promise<void> };
   /** The local chain allows a plain-http return_url (see returnUrlProblem). */
   localChain?: boolean;
 }
@@ -115,6 +115,7 @@ export class Payments {
    * head, it answers PAYMENT_ALREADY_PROCESSED (nothing is owed), even after expiry; mined above the
    * head it answers PAYMENT_CONFIRMING (WAIT: the buyer paid, do not pay again, ask later). A
    * look-alike payment of the same reference settles another key and leaves the intent payable.
+   * An unpaid intent of a link that was closed or expired is LINK_CLOSED.
    */
   async resolve(token: string): Promise<ResolvedPayment | (ResolvedPayment & { intent: string; link_id: Hex })> {
     if (token.startsWith("lk.") && this.deps.links) return this.#resolveLink(token);
@@ -133,6 +134,11 @@ export class Payments {
       throw new ServiceError(isSettled(settledBlock, head) ? "PAYMENT_ALREADY_PROCESSED" : "PAYMENT_CONFIRMING");
     }
     if (Math.floor(this.deps.now() / 1000) >= intent.expiresAt) throw new ServiceError("INTENT_EXPIRED");
+    // An intent minted through a link dies with the link (closed or expired): LINK_CLOSED.
+    if (intent.linkId) {
+      if (!this.deps.links) throw new ServiceError("LINK_CLOSED");
+      await this.deps.links.checkOpen(intent.linkId);
+    }
     this.#checkBounds(intent.amountUnits);
     await this.#checkTokenWillTransfer(intent.recipient);
     return {

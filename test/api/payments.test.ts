@@ -217,6 +217,48 @@ describe("one-time payments API", () => {
       assert.deepEqual(after.body, { error: "PAYMENT_ALREADY_PROCESSED", action: "SUCCESS" });
     });
 
+    it("refuses an intent minted through a link once the link is closed or expired (LINK_CLOSED); the link's payment made before still verifies, recovers and refunds", async () => {
+      const link = (await h.api.post("/v1/links").send({ recipient: merchant().address, amount: "4" })).body;
+      const mintThrough = async () => {
+        const res = await resolve(link.link);
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        return res.body as { intent: string; reference: Hex; splitter: Hex; token: Hex; recipient: Hex; amount_units: string };
+      };
+      const paid = await mintThrough();
+      const unpaid = await mintThrough();
+      assert.equal((await resolve(unpaid.intent)).status, 200, "payable while the link is open");
+      const pay = {
+        chain_id: 84532,
+        splitter: paid.splitter,
+        token: paid.token,
+        recipient: paid.recipient,
+        amount_units: paid.amount_units,
+        reference: paid.reference,
+      };
+      const receipt = await payIntent(h.chain, buyer(), pay);
+      await h.chain.mine(2);
+
+      const closed = await h.api.post("/v1/links/close").send({ manage_token: link.manage_token });
+      assert.deepEqual(closed.body, { link_id: link.link_id, closed: true });
+      const refused = await resolve(unpaid.intent);
+      assert.equal(refused.status, 400);
+      assert.deepEqual(refused.body, { error: "LINK_CLOSED", action: "STOP" });
+      // The payment made through the link before it closed: nothing is owed, and it stays verifiable and refundable.
+      assert.deepEqual((await resolve(paid.intent)).body, { error: "PAYMENT_ALREADY_PROCESSED", action: "SUCCESS" });
+      assert.equal((await verify(paid.intent, receipt.transactionHash)).body.valid, true);
+      assert.include((await recover(paid.intent)).body, { found: true, valid: true, tx_hash: receipt.transactionHash });
+      const refund = await h.api.post("/v1/refunds/prepare").send({ intent: paid.intent, tx_hash: receipt.transactionHash, amount: "4000000" });
+      assert.equal(refund.status, 200, JSON.stringify(refund.body));
+
+      const expiring = (await h.api.post("/v1/links").send({ recipient: merchant().address, amount: "4", expires_at: Math.floor(h.clock.ms / 1000) + 60 }))
+        .body;
+      const early = await resolve(expiring.link);
+      assert.equal(early.status, 200);
+      h.clock.advance(60);
+      assert.isAbove(early.body.expires_at, Math.floor(h.clock.ms / 1000), "the intent itself has not expired");
+      assert.deepEqual((await resolve(early.body.intent)).body, { error: "LINK_CLOSED", action: "STOP" });
+    });
+
     it("refuses tampered tokens, tokens of another kind, secret, environment or deployment", async () => {
       const a = await create("2");
       const [kind, key, payload, sig] = a.intent.split(".") as [string, string, string, string];
