@@ -601,10 +601,15 @@ describe("recurring charges API", function () {
       const s = await subscribe(h, payer(), { recipient: merchant().address });
       await approveThroughSession(h, payer(), s.subscription);
       const sent = await charge(s.subscription);
-      const confirming = await h.api.post("/v1/charges/recover").send({ subscription: s.subscription, period_index: 0 });
+      const confirming = await h.api.post("/v1/charges/recover").set("Origin", "https://shop.example").send({ subscription: s.subscription, period_index: 0 });
       assert.equal(confirming.status, 409);
       assert.deepEqual(confirming.body, { error: "PAYMENT_CONFIRMING", action: "WAIT", retry_after: 5 });
       assert.equal(confirming.headers["svc-tx-hash"], sent.body.tx_hash);
+      // A browser may read the hash and Retry-After only when CORS exposes them.
+      const exposed = String(confirming.headers["access-control-expose-headers"])
+        .split(",")
+        .map((name) => name.trim().toLowerCase());
+      assert.includeMembers(exposed, ["svc-tx-hash", "retry-after"]);
       await h.chain.mine(2);
       const receipt = await h.chain.publicClient.getTransactionReceipt({ hash: sent.body.tx_hash });
       const found = await h.api.post("/v1/charges/recover").send({ subscription: s.subscription, period_index: 0 });
