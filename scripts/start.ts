@@ -92,6 +92,22 @@ if (chain && harness) {
   console.log(
     `  (all 20 accounts #0–#19 hold ETH and ${formatAmount(LOCAL_USDC_UNITS)} USDC; #${LOCAL_ROLES.deployer} deployed the contracts, #${LOCAL_ROLES.relayer} is the relayer)`,
   );
+  // USDC's role holders (same mnemonic, indexes past the funded accounts; each holds ETH for gas), so a
+  // tester can blacklist an account or pause the token and watch the service refuse (ACCOUNT_BLOCKED, TOKEN_PAUSED).
+  const { LOCAL_USDC_ROLE_INDEXES } = harness;
+  const roles = [
+    ["owner", "owner", "updatePauser, updateBlacklister, updateMasterMinter"],
+    ["master minter", "masterMinter", "configureMinter"],
+    ["pauser", "pauser", "pause, unpause"],
+    ["blacklister", "blacklister", "blacklist, unBlacklist"],
+  ] as const;
+  console.log("");
+  console.log("USDC role holders (same mnemonic; each holds ETH for gas):");
+  for (const [label, role, calls] of roles) {
+    const account = chain.usdcRoles[role];
+    const key = `0x${Buffer.from(account.getHdKey().privateKey!).toString("hex")}`;
+    console.log(`  ${label.padEnd(13)} #${LOCAL_USDC_ROLE_INDEXES[role]} ${account.address}  key ${key}  (${calls})`);
+  }
 }
 console.log("");
 console.log("Ready. Ctrl-C stops everything.");

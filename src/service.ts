@@ -118,6 +118,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     db: database,
     tokens,
     webhooks,
+    deployment,
     checkoutUrl: config.checkoutUrl,
     limits: {
       minUnits: config.payments.minUnits,

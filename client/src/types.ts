@@ -452,7 +452,7 @@ export type RefundTokenRequest = {
 
 /** An error answer of resolvePayment: branch on error and action. */
 export type ResolvePaymentError = {
-  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_INTENT" | "INTENT_EXPIRED" | "AMOUNT_OUT_OF_BOUNDS" | "LINK_CLOSED" | "PAYMENT_ALREADY_PROCESSED" | "ACCOUNT_BLOCKED" | "TOKEN_PAUSED" | "RPC_ERROR" | "RPC_BUSY";
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_INTENT" | "INTENT_EXPIRED" | "AMOUNT_OUT_OF_BOUNDS" | "LINK_CLOSED" | "PAYMENT_ALREADY_PROCESSED" | "PAYMENT_CONFIRMING" | "ACCOUNT_BLOCKED" | "TOKEN_PAUSED" | "RPC_ERROR" | "RPC_BUSY";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;

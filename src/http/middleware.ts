@@ -5,10 +5,13 @@ import type { RateLimiter } from "../limits/rate-limiter.js";
 /** Request bodies are at most 16 KB (spec). */
 export const MAX_BODY_BYTES = 16 * 1024;
 
-/** Open CORS, never with credentials; Retry-After readable by browser clients. */
+/**
+ * Open CORS, never with credentials. The response headers a browser client must read are exposed:
+ * Retry-After, and svc-tx-hash (the transaction of a 409 PAYMENT_CONFIRMING at charge recovery).
+ */
 export const cors: RequestHandler = (req, res, next) => {
   res.setHeader("Access-Control-Allow-Origin", "*");
-  res.setHeader("Access-Control-Expose-Headers", "Retry-After");
+  res.setHeader("Access-Control-Expose-Headers", "Retry-After, svc-tx-hash");
   if (req.method === "OPTIONS") {
     res.setHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
     res.setHeader("Access-Control-Allow-Headers", "Content-Type");

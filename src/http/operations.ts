@@ -36,7 +36,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: "resolvePayment",
     tag: "Payments",
     description:
-      "What a checkout calls: the payment terms of an intent, or of a link token (then with a fresh intent). The only call that enforces expires_at; 409 PAYMENT_ALREADY_PROCESSED (action SUCCESS) once the reference settled: do not pay again.",
+      "What a checkout calls: the payment terms of an intent, or of a link token (then with a fresh intent). The only call that enforces expires_at; 409 PAYMENT_ALREADY_PROCESSED (action SUCCESS) once the intent's payment settled at or below the finality head, 409 PAYMENT_CONFIRMING (action WAIT, Retry-After) while it is mined above it: do not pay again.",
   },
   "POST /v1/payments/verify": {
     operationId: "verifyPayment",

@@ -1,10 +1,12 @@
-import { getAddress, isAddressEqual, toHex, zeroAddress, type Address, type Hex } from "viem";
+import { getAddress, toHex, type Address, type Hex } from "viem";
 import { z } from "zod";
 import { ServiceError } from "../errors.js";
 import { formatAmount } from "../money.js";
 import type { Database } from "../store/database.js";
 import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
 import { checkReturnUrl } from "../payments/return-url.js";
+import { checkRecipient } from "../payments/recipient.js";
+import type { LiveDeployment } from "../deployments.js";
 import { LinkRecords } from "../webhooks/store.js";
 import type { Webhooks } from "../webhooks/webhooks.js";
 
@@ -12,6 +14,8 @@ export interface LinksDeps {
   db: Database;
   tokens: CapabilityTokens;
   webhooks: Webhooks;
+  /** Where our contracts and the token are: a link cannot pay them (see checkRecipient). */
+  deployment: LiveDeployment;
   checkoutUrl: string;
   limits: { minUnits: bigint; maxUnits: bigint; linkTtlSeconds: number; maxLinkTtlSeconds: number };
   /** The local chain allows a plain-http return_url (see returnUrlProblem). */
@@ -58,8 +62,7 @@ export class Links {
 
   async create(input: { recipient: Address; amountUnits: bigint; expiresAt?: number; notifyUrl?: string; returnUrl?: string; caller: string }) {
     const { limits } = this.deps;
-    const recipient = getAddress(input.recipient);
-    if (isAddressEqual(recipient, zeroAddress)) throw new ServiceError("INVALID_REQUEST", { detail: "recipient is the zero address" });
+    const recipient = checkRecipient(this.deps.deployment, input.recipient);
     if (input.amountUnits < limits.minUnits || input.amountUnits > limits.maxUnits) throw new ServiceError("AMOUNT_OUT_OF_BOUNDS");
     const now = this.#nowSeconds();
     const expiresAt = input.expiresAt ?? now + limits.linkTtlSeconds;
@@ -105,12 +108,25 @@ export class Links {
     return { link_id: linkId, closed: true as const };
   }
 
+  /**
+   * LINK_CLOSED unless the link is still open: what resolve asks of an intent minted through a link,
+   * so that closing (or the link's expiry) stops the link's intents already handed out too.
+   */
+  async checkOpen(linkId: Hex): Promise<void> {
+    await this.#openRecord(linkId);
+  }
+
+  async #openRecord(linkId: Hex) {
+    const record = await this.#records.find(linkId);
+    if (!record || record.closed || this.#nowSeconds() >= record.expiresAt) throw new ServiceError("LINK_CLOSED");
+    return record;
+  }
+
   /** The link a token names, if it is still open: INVALID_INTENT for a bad token, LINK_CLOSED when closed or expired. */
   async open(linkToken: string): Promise<OpenLink> {
     const data = this.deps.tokens.verify(TOKEN_KINDS.link, linkToken, LinkPayload);
     if (!data) throw new ServiceError("INVALID_INTENT");
-    const record = await this.#records.find(data.link_id);
-    if (!record || record.closed || this.#nowSeconds() >= record.expiresAt) throw new ServiceError("LINK_CLOSED");
+    const record = await this.#openRecord(data.link_id as Hex);
     return {
       linkId: data.link_id as Hex,
       recipient: getAddress(data.recipient),

@@ -1,15 +1,17 @@
-import { concat, getAddress, isAddressEqual, toHex, zeroAddress, type Address, type Hex } from "viem";
+import { concat, toHex, type Address, type Hex } from "viem";
 import { tokenDomain, type TokenDomain } from "../chain/token-authorizations.js";
 import { splitterAbi } from "../generated/contracts.js";
 import { ServiceError } from "../errors.js";
 import { formatAmount } from "../money.js";
 import { rpc } from "../chain/rpc-errors.js";
+import { finalityHead, isSettled } from "../chain/finality.js";
 import { checkTokenWillTransfer } from "../chain/token-refusals.js";
 import type { CapabilityTokens } from "../tokens/capability.js";
 import type { ConcurrencyGate, RateLimiter } from "../limits/rate-limiter.js";
 import type { OpenLink } from "../links/links.js";
 import { mintIntent, readIntent, type Intent } from "./intent.js";
 import { checkReturnUrl } from "./return-url.js";
+import { checkRecipient } from "./recipient.js";
 import { recoverPayment, type RecoverResult } from "./recover.js";
 import { paymentKeyOf, verifyPaymentTransaction, type PaymentChain, type PaymentVerdict } from "./verify.js";
 
@@ -29,7 +31,7 @@ export interface PaymentsDeps {
     watchPayment(intent: Intent, notifyUrl: string, caller: string): Promise<boolean>;
   };
   /** Payment links, for resolve with a link token. */
-  links?: { open(linkToken: string): Promise<OpenLink> };
+  links?: { open(linkToken: string): Promise<OpenLink>; checkOpen(linkId: Hex): Promise<void> };
   /** The local chain allows a plain-http return_url (see returnUrlProblem). */
   localChain?: boolean;
 }
@@ -79,8 +81,7 @@ export class Payments {
     reference?: Hex;
   }): Promise<CreatedPayment> {
     this.#checkBounds(input.amountUnits);
-    const recipient = getAddress(input.recipient);
-    if (isAddressEqual(recipient, zeroAddress)) throw new ServiceError("INVALID_REQUEST", { detail: "recipient is the zero address" });
+    const recipient = checkRecipient(this.deps.chain.deployment, input.recipient);
     const intent: Intent = {
       recipient,
       amountUnits: input.amountUnits,
@@ -110,9 +111,11 @@ export class Payments {
 
   /**
    * What the checkout needs to pay an intent. The only place expiry is enforced; when the intent's own
-   * payment (same token, recipient, amount and reference) already settled it answers
-   * PAYMENT_ALREADY_PROCESSED (nothing is owed), even after expiry. A look-alike payment of the same
-   * reference settles another key and leaves the intent payable.
+   * payment (same token, recipient, amount and reference) already settled, at or below the finality
+   * head, it answers PAYMENT_ALREADY_PROCESSED (nothing is owed), even after expiry; mined above the
+   * head it answers PAYMENT_CONFIRMING (WAIT: the buyer paid, do not pay again, ask later). A
+   * look-alike payment of the same reference settles another key and leaves the intent payable.
+   * An unpaid intent of a link that was closed or expired is LINK_CLOSED.
    */
   async resolve(token: string): Promise<ResolvedPayment | (ResolvedPayment & { intent: string; link_id: Hex })> {
     if (token.startsWith("lk.") && this.deps.links) return this.#resolveLink(token);
@@ -126,8 +129,16 @@ export class Payments {
         args: [paymentKeyOf(deployment.token.address, intent)],
       }),
     );
-    if (settledBlock !== 0n) throw new ServiceError("PAYMENT_ALREADY_PROCESSED");
+    if (settledBlock !== 0n) {
+      const head = await finalityHead(client, this.deps.chain.finality);
+      throw new ServiceError(isSettled(settledBlock, head) ? "PAYMENT_ALREADY_PROCESSED" : "PAYMENT_CONFIRMING");
+    }
     if (Math.floor(this.deps.now() / 1000) >= intent.expiresAt) throw new ServiceError("INTENT_EXPIRED");
+    // An intent minted through a link dies with the link (closed or expired): LINK_CLOSED.
+    if (intent.linkId) {
+      if (!this.deps.links) throw new ServiceError("LINK_CLOSED");
+      await this.deps.links.checkOpen(intent.linkId);
+    }
     this.#checkBounds(intent.amountUnits);
     await this.#checkTokenWillTransfer(intent.recipient);
     return {

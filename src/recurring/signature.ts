@@ -46,10 +46,10 @@ export function isErc6492(signature: Hex): boolean {
  * `SignatureChecker` on the first charge): for an account without code, a 65-byte ECDSA signature
  * with a low `s` (see {@link canonicalEoaSignature}); for a contract account, whatever bytes its
  * ERC-1271 `isValidSignature` accepts, including none (an account that approved the digest on chain):
- * the chain decides, by eth_call with a gas cap. ERC-6492 wrappers are refused: the account must be
- * deployed first. Returns the signature to store (an EOA's `v` in its 27/28 form).
- * Throws UNSUPPORTED_SIGNATURE_FORMAT, INVALID_SIGNATURE, SIGNATURE_VALIDATION_TOO_EXPENSIVE
- * (the cap was too low: not a verdict), or an RPC error.
+ * the chain decides, by one eth_call under the gas cap (never without it). ERC-6492 wrappers are
+ * refused: the account must be deployed first. Returns the signature to store (an EOA's `v` in its
+ * 27/28 form). Throws UNSUPPORTED_SIGNATURE_FORMAT, INVALID_SIGNATURE,
+ * SIGNATURE_VALIDATION_TOO_EXPENSIVE (validation ran out of the cap: not a verdict), or an RPC error.
  */
 export async function checkPayerSignature(client: PublicClient, payer: Address, digest: Hex, signature: Hex, gasCap: bigint): Promise<Hex> {
   if (isErc6492(signature)) throw new ServiceError("UNSUPPORTED_SIGNATURE_FORMAT");
@@ -66,29 +66,48 @@ export async function checkPayerSignature(client: PublicClient, payer: Address, 
     if (!isAddressEqual(signer, payer)) throw new ServiceError("INVALID_SIGNATURE");
     return canonical;
   }
-  const ask = (gas?: bigint) =>
-    client.readContract({
+  // One call, always under the cap: a contract whose isValidSignature loops must not burn the node's
+  // own gas cap (or its time). Running out of the cap is SIGNATURE_VALIDATION_TOO_EXPENSIVE, not a
+  // verdict; a revert or any answer but the magic value is INVALID_SIGNATURE.
+  try {
+    const answer = (await client.readContract({
       address: payer,
       abi: ierc1271Abi,
       functionName: "isValidSignature",
       args: [digest, signature],
-      ...(gas ? { gas } : {}),
-    } as never) as Promise<Hex>;
-  try {
-    if ((await ask(gasCap)) !== ERC1271_MAGIC) throw new ServiceError("INVALID_SIGNATURE");
+      gas: gasCap,
+    } as never)) as Hex;
+    if (answer !== ERC1271_MAGIC) throw new ServiceError("INVALID_SIGNATURE");
     return signature;
   } catch (error) {
     if (error instanceof ServiceError) throw error;
     if (!isExecutionFailure(error)) throw toRpcError(error);
+    if (!isRevert(error) && isOutOfGas(error)) throw new ServiceError("SIGNATURE_VALIDATION_TOO_EXPENSIVE", { cause: error });
+    throw new ServiceError("INVALID_SIGNATURE", { cause: error });
   }
-  // The capped call failed in execution. Without the cap: if it answers, the cap was the problem.
-  try {
-    await ask();
-  } catch (error) {
-    if (!isExecutionFailure(error)) throw toRpcError(error);
-    throw new ServiceError("INVALID_SIGNATURE");
-  }
-  throw new ServiceError("SIGNATURE_VALIDATION_TOO_EXPENSIVE");
+}
+
+/** Whether an eth_call reverted (JSON-RPC code 3, or viem decoded a revert): the account's own answer. */
+function isRevert(error: unknown): boolean {
+  return (
+    error instanceof BaseError &&
+    error.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ExecutionRevertedError || (e as { code?: number }).code === 3) !== null
+  );
+}
+
+/**
+ * Whether an eth_call that did not revert ran out of the gas it was given: the node says so in its
+ * error (geth and Base's nodes: "out of gas", code -32000; Hardhat/EDR: "Transaction ran out of gas";
+ * anvil: "OutOfGas").
+ */
+function isOutOfGas(error: unknown): boolean {
+  return (
+    error instanceof BaseError &&
+    error.walk((e) => {
+      const { details, message } = e as { details?: unknown; message?: unknown };
+      return [details, message].some((text) => typeof text === "string" && /out of gas|outofgas/i.test(text));
+    }) !== null
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import { encodeFunctionData, erc20Abi, getAddress, isAddressEqual, toHex, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
+import { encodeFunctionData, erc20Abi, getAddress, toHex, type Address, type Hex, type PublicClient } from "viem";
 import { measuredChargeGas } from "./charge-gas.js";
 import { recurringChargesAbi } from "../generated/contracts.js";
 import type { Finality } from "../config.js";
@@ -7,6 +7,7 @@ import { ServiceError } from "../errors.js";
 import { formatAmount, mulDivUp } from "../money.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { checkPayerSignature } from "./signature.js";
+import { checkRecipient } from "../payments/recipient.js";
 import { subscriptionIdOf, subscriptionState, TERMS_WALLET_TYPES, recurringDomain, type Terms } from "./terms.js";
 import type { Offer, RecurringTokens, SignedSubscription } from "./tokens.js";
 import { gasQuoteUnits, quoteFees, type GasPricing } from "./gas-quote.js";
@@ -90,8 +91,7 @@ export class Subscriptions {
   /** Mints a setup token for terms the payer will sign; the service makes the salt. */
   async create(input: { recipient: Address; amountUnits: bigint; period: number; end: number; notifyUrl?: string; returnUrl?: string; caller: string }) {
     const { settings, deployment } = this.deps;
-    const recipient = getAddress(input.recipient);
-    if (isAddressEqual(recipient, zeroAddress)) throw new ServiceError("INVALID_REQUEST", { detail: "recipient is the zero address" });
+    const recipient = checkRecipient(deployment, input.recipient);
     if (input.amountUnits < this.floorUnits || input.amountUnits > settings.maxAmountUnits) throw new ServiceError("AMOUNT_OUT_OF_BOUNDS");
     if (input.period < settings.minPeriodSeconds) throw new ServiceError("INVALID_REQUEST", { detail: `period below ${settings.minPeriodSeconds} s` });
     const start = await this.#chainNow();

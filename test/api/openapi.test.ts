@@ -74,7 +74,15 @@ describe("OpenAPI document", () => {
       Object.values(document.paths[path].post.responses as Record<string, { description: string }>).flatMap((r) => r.description.split(", "));
     const table: Record<string, string[]> = {
       "/v1/payments": ["AMOUNT_OUT_OF_BOUNDS", "INVALID_REQUEST", "RATE_LIMITED", "INTERNAL_ERROR"],
-      "/v1/payments/resolve": ["INVALID_INTENT", "INTENT_EXPIRED", "AMOUNT_OUT_OF_BOUNDS", "PAYMENT_ALREADY_PROCESSED", "RPC_ERROR", "RPC_BUSY"],
+      "/v1/payments/resolve": [
+        "INVALID_INTENT",
+        "INTENT_EXPIRED",
+        "AMOUNT_OUT_OF_BOUNDS",
+        "PAYMENT_ALREADY_PROCESSED",
+        "PAYMENT_CONFIRMING",
+        "RPC_ERROR",
+        "RPC_BUSY",
+      ],
       "/v1/payments/recover": ["INVALID_INTENT", "RATE_LIMITED", "PAYMENT_RECOVERY_INCONSISTENT", "RECOVERY_UNAVAILABLE", "RPC_BUSY"],
       "/v1/charges": [
         "INVALID_SUBSCRIPTION",

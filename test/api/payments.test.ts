@@ -82,6 +82,25 @@ describe("one-time payments API", () => {
       }
     });
 
+    it("refuses the token, the Splitter and RecurringCharges as recipient (the net amount would be locked), at /v1/payments, /v1/links and /v1/subscriptions", async () => {
+      const { deployment } = h.service;
+      const ours = [deployment.token.address, deployment.contracts.Splitter.address, deployment.contracts.RecurringCharges.address];
+      const creations = [
+        ["/v1/payments", { amount: "1" }],
+        ["/v1/links", { amount: "1" }],
+        ["/v1/subscriptions", { amount: "1", period: 3600 }],
+      ] as const;
+      for (const [path, body] of creations) {
+        for (const recipient of [...ours, ...ours.map((a) => a.toLowerCase())]) {
+          const res = await h.api.post(path).send({ recipient, ...body });
+          assert.equal(res.status, 400, `${path} ${recipient}`);
+          assert.deepEqual(res.body, { error: "INVALID_REQUEST", action: "FIX_REQUEST" }, `${path} ${recipient}`);
+        }
+        const fine = await h.api.post(path).send({ recipient: merchant().address, ...body });
+        assert.equal(fine.status, 200, `${path}: ${JSON.stringify(fine.body)}`);
+      }
+    });
+
     it("validates notify_url, and refuses it when the deployment has webhooks disabled", async () => {
       for (const notify_url of [
         "http://merchant.example.com/hook",
@@ -140,14 +159,22 @@ describe("one-time payments API", () => {
       assert.equal(recovered.body.valid, true);
     });
 
-    it("answers 409 PAYMENT_ALREADY_PROCESSED once the reference settled, even after expiry", async () => {
+    it("answers 409 PAYMENT_CONFIRMING (WAIT) while the payment is above the finality head, then PAYMENT_ALREADY_PROCESSED, even after expiry", async () => {
       const a = await create("2");
       await payIntent(h.chain, buyer(), a.pay);
+      for (const confirmations of [0, 1]) {
+        if (confirmations) await h.chain.mine(1);
+        const confirming = await resolve(a.intent);
+        assert.equal(confirming.status, 409, `mined, ${confirmations} confirmation(s) of 2`);
+        assert.deepEqual(confirming.body, { error: "PAYMENT_CONFIRMING", action: "WAIT", retry_after: 5 });
+        assert.equal(confirming.headers["retry-after"], "5");
+      }
+      await h.chain.mine(1);
       const res = await resolve(a.intent);
       assert.equal(res.status, 409);
       assert.deepEqual(res.body, { error: "PAYMENT_ALREADY_PROCESSED", action: "SUCCESS" });
       h.clock.advance(7200);
-      assert.equal((await resolve(a.intent)).status, 409);
+      assert.deepEqual((await resolve(a.intent)).body, { error: "PAYMENT_ALREADY_PROCESSED", action: "SUCCESS" });
     });
 
     it("cannot be griefed: look-alikes under the intent's reference settle nothing the buyer needs; resolve stays 200; the buyer pays; verify and recover are valid; then 409", async () => {
@@ -188,6 +215,48 @@ describe("one-time payments API", () => {
       const after = await resolve(a.intent);
       assert.equal(after.status, 409);
       assert.deepEqual(after.body, { error: "PAYMENT_ALREADY_PROCESSED", action: "SUCCESS" });
+    });
+
+    it("refuses an intent minted through a link once the link is closed or expired (LINK_CLOSED); the link's payment made before still verifies, recovers and refunds", async () => {
+      const link = (await h.api.post("/v1/links").send({ recipient: merchant().address, amount: "4" })).body;
+      const mintThrough = async () => {
+        const res = await resolve(link.link);
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        return res.body as { intent: string; reference: Hex; splitter: Hex; token: Hex; recipient: Hex; amount_units: string };
+      };
+      const paid = await mintThrough();
+      const unpaid = await mintThrough();
+      assert.equal((await resolve(unpaid.intent)).status, 200, "payable while the link is open");
+      const pay = {
+        chain_id: 84532,
+        splitter: paid.splitter,
+        token: paid.token,
+        recipient: paid.recipient,
+        amount_units: paid.amount_units,
+        reference: paid.reference,
+      };
+      const receipt = await payIntent(h.chain, buyer(), pay);
+      await h.chain.mine(2);
+
+      const closed = await h.api.post("/v1/links/close").send({ manage_token: link.manage_token });
+      assert.deepEqual(closed.body, { link_id: link.link_id, closed: true });
+      const refused = await resolve(unpaid.intent);
+      assert.equal(refused.status, 400);
+      assert.deepEqual(refused.body, { error: "LINK_CLOSED", action: "STOP" });
+      // The payment made through the link before it closed: nothing is owed, and it stays verifiable and refundable.
+      assert.deepEqual((await resolve(paid.intent)).body, { error: "PAYMENT_ALREADY_PROCESSED", action: "SUCCESS" });
+      assert.equal((await verify(paid.intent, receipt.transactionHash)).body.valid, true);
+      assert.include((await recover(paid.intent)).body, { found: true, valid: true, tx_hash: receipt.transactionHash });
+      const refund = await h.api.post("/v1/refunds/prepare").send({ intent: paid.intent, tx_hash: receipt.transactionHash, amount: "4000000" });
+      assert.equal(refund.status, 200, JSON.stringify(refund.body));
+
+      const expiring = (await h.api.post("/v1/links").send({ recipient: merchant().address, amount: "4", expires_at: Math.floor(h.clock.ms / 1000) + 60 }))
+        .body;
+      const early = await resolve(expiring.link);
+      assert.equal(early.status, 200);
+      h.clock.advance(60);
+      assert.isAbove(early.body.expires_at, Math.floor(h.clock.ms / 1000), "the intent itself has not expired");
+      assert.deepEqual((await resolve(early.body.intent)).body, { error: "LINK_CLOSED", action: "STOP" });
     });
 
     it("refuses tampered tokens, tokens of another kind, secret, environment or deployment", async () => {

@@ -7,6 +7,7 @@ import {
   erc20Abi,
   hexToBigInt,
   keccak256,
+  maxUint256,
   numberToHex,
   pad,
   parseEventLogs,
@@ -184,6 +185,18 @@ describe("recurring charges API", function () {
       const rpcDown = await h.api.post("/v1/subscriptions/finalize").send({ setup_token: s.created.setup_token, payer: account, signature: s.signature });
       assert.equal(rpcDown.status, 502);
       assert.equal(rpcDown.body.error, "RPC_ERROR");
+    });
+
+    it("asks isValidSignature once, under the gas cap: one that loops forever is SIGNATURE_VALIDATION_TOO_EXPENSIVE, never a retry without the cap", async () => {
+      const account = await deployTestContract(h.chain, payer(), testSmartAccountAbi, "TestSmartAccount", "TestSmartAccount.sol", [payer().address]);
+      const s = await subscribe(h, payer(), { payer: account, recipient: merchant().address });
+      // A hostile "payer": validation never ends (2^256 - 1 rounds), whatever gas it is given.
+      await send(h.chain, payer(), { address: account, abi: testSmartAccountAbi, functionName: "setValidationGasBurn", args: [maxUint256] });
+      h.proxy.reset();
+      const endless = await h.api.post("/v1/subscriptions/finalize").send({ setup_token: s.created.setup_token, payer: account, signature: s.signature });
+      assert.equal(endless.status, 400);
+      assert.deepEqual(endless.body, { error: "SIGNATURE_VALIDATION_TOO_EXPENSIVE", action: "FIX_REQUEST" });
+      assert.equal(h.proxy.calls.get("eth_call"), 1, "one capped eth_call, no uncapped retry");
     });
   });
 
@@ -588,10 +601,15 @@ describe("recurring charges API", function () {
       const s = await subscribe(h, payer(), { recipient: merchant().address });
       await approveThroughSession(h, payer(), s.subscription);
       const sent = await charge(s.subscription);
-      const confirming = await h.api.post("/v1/charges/recover").send({ subscription: s.subscription, period_index: 0 });
+      const confirming = await h.api.post("/v1/charges/recover").set("Origin", "https://shop.example").send({ subscription: s.subscription, period_index: 0 });
       assert.equal(confirming.status, 409);
       assert.deepEqual(confirming.body, { error: "PAYMENT_CONFIRMING", action: "WAIT", retry_after: 5 });
       assert.equal(confirming.headers["svc-tx-hash"], sent.body.tx_hash);
+      // A browser may read the hash and Retry-After only when CORS exposes them.
+      const exposed = String(confirming.headers["access-control-expose-headers"])
+        .split(",")
+        .map((name) => name.trim().toLowerCase());
+      assert.includeMembers(exposed, ["svc-tx-hash", "retry-after"]);
       await h.chain.mine(2);
       const receipt = await h.chain.publicClient.getTransactionReceipt({ hash: sent.body.tx_hash });
       const found = await h.api.post("/v1/charges/recover").send({ subscription: s.subscription, period_index: 0 });

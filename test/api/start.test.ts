@@ -2,6 +2,38 @@ import { assert } from "chai";
 import { spawn } from "node:child_process";
 import { useLocalChain } from "../helpers/local-chain.js";
 import { RpcProxy } from "../helpers/rpc-proxy.js";
+import { LOCAL_USDC_ROLE_INDEXES, localUsdcRoles } from "../../src/localchain/harness.js";
+
+/** Runs `npm start` (scripts/start.ts) with `env` until it prints "Ready.", stops it, and returns what it printed. */
+async function startOutput(env: Record<string, string>): Promise<string> {
+  const inherited = { ...process.env };
+  delete inherited.RPC_URL;
+  delete inherited.FORK_URL;
+  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts"], {
+    env: { ...inherited, PORT: "0", OPS_PORT: "0", DATA_DIR: "memory", LOG_LEVEL: "silent", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no "Ready." in time:\n${out}`)), 100_000);
+      const check = () => {
+        if (out.includes("Ready.")) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stdout.on("data", check);
+      child.on("exit", (code) => reject(new Error(`exited ${code}:\n${out}`)));
+    });
+  } finally {
+    child.kill("SIGTERM");
+    await new Promise((resolve) => child.once("exit", resolve));
+  }
+  return out;
+}
 
 /** `npm start` against an RPC_URL that carries an API key in its path and query: the key is never printed. */
 describe("npm start with RPC_URL", function () {
@@ -17,40 +49,24 @@ describe("npm start with RPC_URL", function () {
     const pathKey = "AbCdEf0123456789AbCdEf0123456789";
     const queryKey = "q-secret-7f3a9c";
     const rpcUrl = `${proxy.url}/v2/${pathKey}?apikey=${queryKey}`;
-    const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts"], {
-      env: {
-        ...process.env,
-        RPC_URL: rpcUrl,
-        TOKEN_KEYS: `k1:${"b".repeat(40)}`,
-        FINALITY: "2",
-        PORT: "0",
-        OPS_PORT: "0",
-        DATA_DIR: "memory",
-        LOG_LEVEL: "silent",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no "Ready." in time:\n${out}`)), 100_000);
-        const check = () => {
-          if (out.includes("Ready.")) {
-            clearTimeout(timer);
-            resolve();
-          }
-        };
-        child.stdout.on("data", check);
-        child.on("exit", (code) => reject(new Error(`exited ${code}:\n${out}`)));
-      });
-    } finally {
-      child.kill("SIGTERM");
-      await new Promise((resolve) => child.once("exit", resolve));
-    }
+    const out = await startOutput({ RPC_URL: rpcUrl, TOKEN_KEYS: `k1:${"b".repeat(40)}`, FINALITY: "2" });
     assert.match(out, /Chain RPC +http:\/\/127\.0\.0\.1:\d+\/v2\/\*\*\*\?apikey=\*\*\*/);
     assert.notInclude(out, pathKey);
     assert.notInclude(out, queryKey);
+  });
+});
+
+describe("npm start on the embedded chain", function () {
+  this.timeout(120_000);
+
+  it("prints USDC's role holders (owner, master minter, pauser, blacklister) with their keys, so a tester can pause and blacklist", async () => {
+    const out = await startOutput({ CHAIN_PORT: "0", BLOCK_INTERVAL_MS: "0" });
+    const roles = localUsdcRoles();
+    for (const role of ["owner", "masterMinter", "pauser", "blacklister"] as const) {
+      const account = roles[role];
+      const key = `0x${Buffer.from(account.getHdKey().privateKey!).toString("hex")}`;
+      assert.match(out, new RegExp(`#${LOCAL_USDC_ROLE_INDEXES[role]} ${account.address} +key ${key}`), role);
+    }
+    assert.notInclude(out, roles.proxyAdmin.address, "the proxy admin cannot call the token: not printed");
   });
 });

@@ -169,6 +169,7 @@ describe("hosted checkout in Chromium", function () {
   it("pay states: already paid, expired, bad token", async () => {
     const intent = await post("/v1/payments", { recipient: merchant().address, amount: "1" });
     await payIntent(h.chain, buyer(), intent.pay);
+    await h.chain.mine(2); // settled: resolve says PAYMENT_CONFIRMING above the finality head
     await injectWallet(page, h.chain, buyer());
     await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
     assert.include(await statusOf(page, "ok"), "already made");

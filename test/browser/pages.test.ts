@@ -162,6 +162,7 @@ for (const size of SIZES) {
       await check("pay-expired", /^Expired · Checkout$/);
       const paid = await post("/v1/payments", { recipient: merchant().address, amount: "1" });
       await payIntent(h.chain, buyer(), paid.pay);
+      await h.chain.mine(2); // settled: resolve says PAYMENT_CONFIRMING above the finality head
       await page.goto(`${api}/checkout/#/pay/${paid.intent}`);
       await page.reload();
       assert.include(await statusOf(page, "ok"), "already made");

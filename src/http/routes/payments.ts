@@ -33,6 +33,7 @@ export function paymentRoutes(payments: Payments, recoverLimit: RequestHandler):
         "AMOUNT_OUT_OF_BOUNDS",
         "LINK_CLOSED",
         "PAYMENT_ALREADY_PROCESSED",
+        "PAYMENT_CONFIRMING",
         "ACCOUNT_BLOCKED",
         "TOKEN_PAUSED",
         "RPC_ERROR",
