@@ -187,6 +187,7 @@ describe("hosted checkout in Chromium", function () {
   it("pay confirming: resolve answers 409 PAYMENT_CONFIRMING; the page says so with no pay button and asks again until already paid", async () => {
     const intent = await post("/v1/payments", { recipient: merchant().address, amount: "1" });
     await payIntent(h.chain, buyer(), intent.pay);
+    await h.chain.mine(2); // settled: the real resolve, once asked, answers already paid
     let asked = 0;
     // The service answers PAYMENT_CONFIRMING while the payment is short of the finality head: the first two asks.
     await page.route("**/v1/payments/resolve", async (route) => {
