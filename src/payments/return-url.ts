@@ -1,5 +1,5 @@
 import { ServiceError } from "../errors.js";
-import { MAX_NOTIFY_URL_LENGTH, notifyUrlProblem } from "../webhooks/notify-url.js";
+import { notifyUrlProblem, parseBoundedUrl } from "../webhooks/notify-url.js";
 
 /**
  * Why a `return_url` (where the checkout offers to send the buyer back after paying) is refused, or
@@ -10,13 +10,8 @@ import { MAX_NOTIFY_URL_LENGTH, notifyUrlProblem } from "../webhooks/notify-url.
  */
 export function returnUrlProblem(value: string, options: { localChain: boolean }): string | null {
   if (!options.localChain) return notifyUrlProblem(value);
-  if (value.length > MAX_NOTIFY_URL_LENGTH) return "longer than 512 characters";
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return "not a URL";
-  }
+  const url = parseBoundedUrl(value);
+  if (typeof url === "string") return url;
   if (url.protocol !== "https:" && url.protocol !== "http:") return "not http or https";
   if (url.username !== "" || url.password !== "") return "carries a user name or password";
   return null;

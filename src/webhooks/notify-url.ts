@@ -6,18 +6,26 @@ export const MAX_NOTIFY_URL_LENGTH = 512;
 const NON_PUBLIC_SUFFIXES = [".localhost", ".local", ".internal", ".intranet", ".lan", ".home.arpa", ".corp", ".test", ".invalid", ".example"];
 
 /**
+ * A URL the service keeps for a merchant (notify_url, return_url): at most 512 characters and
+ * parseable; the parsed URL, or why not.
+ */
+export function parseBoundedUrl(value: string): URL | string {
+  if (value.length > MAX_NOTIFY_URL_LENGTH) return "longer than 512 characters";
+  try {
+    return new URL(value);
+  } catch {
+    return "not a URL";
+  }
+}
+
+/**
  * Why a notify_url is refused, or null when it is acceptable: a public https URL on the default
  * port, with a DNS name (no IP address) as host, no user name or password, at most 512 characters.
  * Path and query are free. (Where the name resolves is checked again at every delivery.)
  */
 export function notifyUrlProblem(value: string): string | null {
-  if (value.length > MAX_NOTIFY_URL_LENGTH) return "longer than 512 characters";
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return "not a URL";
-  }
+  const url = parseBoundedUrl(value);
+  if (typeof url === "string") return url;
   if (url.protocol !== "https:") return "not https";
   if (url.port !== "") return "not the default port";
   if (url.username !== "" || url.password !== "") return "carries a user name or password";
