@@ -30,7 +30,7 @@ async function route(): Promise<void> {
   switch (kind) {
     case "pay":
     case "link":
-      return payFlow(token!, symbol);
+      return payFlow(token!);
     case "subscribe":
       return subscribeFlow(token!, symbol);
     case "approve":

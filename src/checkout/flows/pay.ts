@@ -11,7 +11,7 @@ import { authorizationCall } from "./pay-call.js";
 import { payPage, rememberTransaction, resolvePayment, showPaid, type Resolved } from "./pay-view.js";
 
 /** `#/pay/<intent>` and `#/link/<link>`: resolve, then pay in one transaction when the wallet can sign. */
-export async function payFlow(token: string, _symbol: string): Promise<void> {
+export async function payFlow(token: string): Promise<void> {
   const status = statusLine();
   const r = await resolvePayment(token, status);
   if (!r) return;
