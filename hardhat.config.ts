@@ -5,7 +5,7 @@ import hardhatNetworkHelpers from "@nomicfoundation/hardhat-network-helpers";
 import hardhatVerify from "@nomicfoundation/hardhat-verify";
 import { configVariable } from "hardhat/config";
 import { createRequire } from "node:module";
-import { BUILD_PATHS } from "./src/deploy/build-mode.js";
+import { BUILD_PATHS } from "./dev/deploy/build-mode.js";
 
 const require = createRequire(import.meta.url);
 // Offline solc: the WASM build shipped inside the npm `solc` package.

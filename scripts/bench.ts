@@ -22,7 +22,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { encodeFunctionData, erc20Abi, parseEventLogs, type Hex } from "viem";
 import { recurringChargesAbi } from "../src/generated/contracts.js";
-import { startLocalChain, LOCAL_ROLES } from "../src/localchain/harness.js";
+import { startLocalChain, LOCAL_ROLES } from "../dev/localchain/harness.js";
 import { createService } from "../src/service.js";
 import { createLogger } from "../src/logger.js";
 import { Deliveries } from "../src/webhooks/store.js";

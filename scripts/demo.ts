@@ -9,7 +9,7 @@ import { createPublicClient, createTestClient, createWalletClient, erc20Abi, htt
 import { baseSepolia } from "viem/chains";
 import { PaymentServiceClient, fulfilOnce, isPaid } from "../client/src/index.js";
 import { splitterAbi } from "../src/generated/contracts.js";
-import { LOCAL_ROLES, localAccount } from "../src/localchain/harness.js";
+import { LOCAL_ROLES, localAccount } from "../dev/localchain/harness.js";
 import { TERMS_TYPES, termsFromWireMessage } from "../src/recurring/terms.js";
 import { Receiver } from "../test/helpers/receiver.js";
 import { API_URL, CHAIN_RPC_URL } from "./lib/local-stack.js";

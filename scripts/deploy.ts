@@ -1,7 +1,7 @@
 // Deploys the contracts of one environment: `npm run deploy -- --chain 84532 [--dry-run] [--production]`.
 // Reads RPC_URL and DEPLOYER_PRIVATE_KEY from the environment (never from a file in the repo).
 import { privateKeyToAccount } from "viem/accounts";
-import { deployEnvironment } from "../src/deploy/deploy-environment.js";
+import { deployEnvironment } from "../dev/deploy/deploy-environment.js";
 
 function flag(name: string): string | undefined {
   const i = process.argv.indexOf(name);

@@ -1,7 +1,7 @@
 // Measures gas per operation on the local chain and prints it next to the committed snapshot
 // (snapshots/gas.json). `--update` rewrites the snapshot and the table in docs/gas.md.
 import { readFileSync, writeFileSync } from "node:fs";
-import { startLocalChain } from "../src/localchain/harness.js";
+import { startLocalChain } from "../dev/localchain/harness.js";
 import { GAS_TARGETS, measureGas } from "../test/gas/scenarios.js";
 
 const SNAPSHOT = new URL("../snapshots/gas.json", import.meta.url);

@@ -5,7 +5,7 @@
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from "viem";
 import { baseSepolia } from "viem/chains";
 import { splitterAbi } from "../src/generated/contracts.js";
-import { LOCAL_ROLES, localAccount } from "../src/localchain/harness.js";
+import { LOCAL_ROLES, localAccount } from "../dev/localchain/harness.js";
 import { CHAIN_RPC_URL, accountIndex, fail, post, run } from "./lib/local-stack.js";
 
 const [intent, accountArg] = process.argv.slice(2);

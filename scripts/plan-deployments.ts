@@ -2,7 +2,7 @@
 // and the compiled bytecode. `--check` only compares and exits 1 when a file is stale (CI).
 import { readdirSync } from "node:fs";
 import { DEPLOYMENTS_DIR, loadDeployment, writeDeployment } from "../src/deployments.js";
-import { expectedContracts } from "../src/deploy/plan.js";
+import { expectedContracts } from "../dev/deploy/plan.js";
 
 const check = process.argv.includes("--check");
 let stale = 0;

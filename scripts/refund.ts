@@ -5,7 +5,7 @@
 // For the local stack only (Hardhat's public test mnemonic). Finds the stack as `npm run pay` does.
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from "viem";
 import { baseSepolia } from "viem/chains";
-import { LOCAL_ACCOUNT_COUNT, localAccount } from "../src/localchain/harness.js";
+import { LOCAL_ACCOUNT_COUNT, localAccount } from "../dev/localchain/harness.js";
 import { CHAIN_RPC_URL, fail, post, run } from "./lib/local-stack.js";
 
 const args = process.argv.slice(2);

@@ -4,7 +4,7 @@
 import { rmSync } from "node:fs";
 import { ConfigError, loadConfig, type Config } from "../src/config.js";
 import { createService, listen } from "../src/service.js";
-import type { LocalChain } from "../src/localchain/harness.js";
+import type { LocalChain } from "../dev/localchain/harness.js";
 import { formatAmount } from "../src/money.js";
 import { maskSecrets, redactUrl } from "../src/logger.js";
 
@@ -22,7 +22,7 @@ try {
 let chain: LocalChain | null = null;
 // The embedded chain needs Hardhat (a development dependency): loaded only when there is no RPC_URL.
 if (!config.rpcUrl) await compileContracts();
-const harness = config.rpcUrl ? null : await import("../src/localchain/harness.js");
+const harness = config.rpcUrl ? null : await import("../dev/localchain/harness.js");
 if (harness) {
   const { startLocalChain, LOCAL_ROLES } = harness;
   const chainPort = Number(process.env.CHAIN_PORT ?? 8545);

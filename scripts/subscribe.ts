@@ -4,7 +4,7 @@
 // For the local stack only (Hardhat's public test mnemonic). Finds the stack as `npm run pay` does.
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address } from "viem";
 import { baseSepolia } from "viem/chains";
-import { LOCAL_ROLES, localAccount } from "../src/localchain/harness.js";
+import { LOCAL_ROLES, localAccount } from "../dev/localchain/harness.js";
 import { TERMS_TYPES, termsFromWireMessage } from "../src/recurring/terms.js";
 import { CHAIN_RPC_URL, accountIndex, fail, post, run } from "./lib/local-stack.js";
 

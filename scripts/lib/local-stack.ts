@@ -2,7 +2,7 @@
 // variables `npm start` reads, so a stack started with PORT / CHAIN_PORT is found without more.
 //   API_URL        default http://127.0.0.1:$PORT (PORT default 8787; HOST when it is not a wildcard)
 //   CHAIN_RPC_URL  default http://127.0.0.1:$CHAIN_PORT (CHAIN_PORT default 8545)
-import { LOCAL_ACCOUNT_COUNT } from "../../src/localchain/harness.js";
+import { LOCAL_ACCOUNT_COUNT } from "../../dev/localchain/harness.js";
 
 const env = process.env;
 

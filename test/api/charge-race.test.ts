@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import supertest from "supertest";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { createLogger } from "../../src/logger.js";
 import { createService, type Service } from "../../src/service.js";
 import { configFor, useService } from "../helpers/service.js";

@@ -2,7 +2,7 @@ import { assert } from "chai";
 import supertest from "supertest";
 import { decodeFunctionData, parseTransaction, type Hex } from "viem";
 import { recurringChargesAbi } from "../../src/generated/contracts.js";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { ChargeAttempts } from "../../src/store/charge-attempts.js";
 import { useService } from "../helpers/service.js";
 import { manySubscriptions } from "../helpers/recurring.js";

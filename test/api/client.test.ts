@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import { ApiError, PaymentServiceClient, fulfilOnce, isPaid, withRetry } from "../../client/src/index.js";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { listen } from "../../src/service.js";
 import { useService } from "../helpers/service.js";
 import { payIntent, type PayBlock } from "../helpers/payments.js";

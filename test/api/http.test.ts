@@ -2,7 +2,7 @@ import { assert } from "chai";
 import { Writable } from "node:stream";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import supertest from "supertest";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { createService, listen } from "../../src/service.js";
 import { createLogger } from "../../src/logger.js";
 import { configFor, useService } from "../helpers/service.js";

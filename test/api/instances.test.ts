@@ -2,7 +2,7 @@ import { assert } from "chai";
 import supertest from "supertest";
 import { createService, type Service } from "../../src/service.js";
 import { createLogger } from "../../src/logger.js";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { configFor, useService } from "../helpers/service.js";
 import { startTestPostgres } from "../helpers/postgres.js";
 import { recurringChargesAbi } from "../../src/generated/contracts.js";

@@ -5,7 +5,7 @@ import type { Express } from "express";
 import { buildOpenApi } from "../../src/http/openapi.js";
 import { describedRoutes } from "../../src/http/routes/index.js";
 import * as R from "../../src/http/responses.js";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { ERROR_CODES } from "../../src/errors.js";
 import { MAX_NOTIFY_URL_LENGTH } from "../../src/webhooks/notify-url.js";
 import { execFile } from "node:child_process";

@@ -1,7 +1,7 @@
 import { assert } from "chai";
 import { encodeAbiParameters, encodeFunctionData, erc20Abi, keccak256, numberToHex, pad, type Hex } from "viem";
 import { splitterAbi, noReturnTokenAbi } from "../../src/generated/contracts.js";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { CapabilityTokens, TOKEN_KINDS } from "../../src/tokens/capability.js";
 import { useService } from "../helpers/service.js";
 import { payIntent } from "../helpers/payments.js";

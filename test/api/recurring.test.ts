@@ -15,7 +15,7 @@ import {
   recoverTypedDataAddress,
 } from "viem";
 import { recurringChargesAbi, safeAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { ChargeAttempts } from "../../src/store/charge-attempts.js";
 import { createService } from "../../src/service.js";
 import { createLogger } from "../../src/logger.js";

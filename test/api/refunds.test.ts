@@ -2,7 +2,7 @@ import { assert } from "chai";
 import { encodeFunctionData, erc20Abi, parseEventLogs, type Address, type Hex } from "viem";
 import supertest from "supertest";
 import { falseReturningTokenAbi, recurringChargesAbi, splitterAbi, testSmartAccountAbi } from "../../src/generated/contracts.js";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { useService } from "../helpers/service.js";
 import { payIntent } from "../helpers/payments.js";
 import { deployTestContract } from "../helpers/deploy.js";

@@ -1,5 +1,5 @@
 import { assert } from "chai";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import * as R from "../../src/http/responses.js";
 import { useService } from "../helpers/service.js";
 

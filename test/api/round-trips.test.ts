@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import { erc20Abi, type Hex } from "viem";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { useService } from "../helpers/service.js";
 import { payIntent } from "../helpers/payments.js";
 import { send } from "../helpers/tx.js";

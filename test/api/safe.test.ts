@@ -2,7 +2,7 @@ import { assert } from "chai";
 import { encodeFunctionData, erc20Abi, parseEventLogs, type Address, type Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { ierc1271Abi, recurringChargesAbi } from "../../src/generated/contracts.js";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { useService } from "../helpers/service.js";
 import { typedDataDigest, type ResolvedTerms } from "../helpers/recurring.js";
 import { payIntent } from "../helpers/payments.js";

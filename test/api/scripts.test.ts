@@ -2,7 +2,7 @@ import { assert } from "chai";
 import { execFile } from "node:child_process";
 import { createRequire } from "node:module";
 import { promisify } from "node:util";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { listen } from "../../src/service.js";
 import { useService } from "../helpers/service.js";
 

@@ -2,7 +2,7 @@ import { assert } from "chai";
 import { spawn } from "node:child_process";
 import { useLocalChain } from "../helpers/local-chain.js";
 import { RpcProxy } from "../helpers/rpc-proxy.js";
-import { LOCAL_USDC_ROLE_INDEXES, localUsdcRoles } from "../../src/localchain/harness.js";
+import { LOCAL_USDC_ROLE_INDEXES, localUsdcRoles } from "../../dev/localchain/harness.js";
 
 /** Runs `npm start` (scripts/start.ts) with `env` until it prints "Ready.", stops it, and returns what it printed. */
 async function startOutput(env: Record<string, string>): Promise<string> {

@@ -2,7 +2,7 @@ import { assert } from "chai";
 import type { Address } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { fiatTokenAbi, recurringChargesAbi } from "../../src/generated/contracts.js";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { TOKEN_REVERT_REASONS, revertReason, tokenRefusal } from "../../src/chain/token-refusals.js";
 import { chargeRefusal } from "../../src/recurring/charge-errors.js";
 import { useService } from "../helpers/service.js";

@@ -2,7 +2,7 @@ import { assert } from "chai";
 import { TypedDataEncoder } from "ethers";
 import { encodeAbiParameters, keccak256, parseSignature, type Address, type Hex } from "viem";
 import { fiatTokenAbi, splitterAbi, testUsdcAbi } from "../../src/generated/contracts.js";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { EIP712_DOMAIN_TYPE, permitTypedData, receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
 import { checkTokenDomain, TokenDomainMismatchError } from "../../src/chain/token-domain.js";
 import { loadDeployment } from "../../src/deployments.js";

@@ -1,7 +1,7 @@
 import { assert } from "chai";
 import supertest from "supertest";
 import type { Hex } from "viem";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { Deliveries } from "../../src/webhooks/store.js";
 import { RETRY_SCHEDULE_SECONDS } from "../../src/webhooks/delivery.js";
 import { useService } from "../helpers/service.js";

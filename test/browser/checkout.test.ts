@@ -2,7 +2,7 @@ import { assert } from "chai";
 import type { Browser, Page } from "playwright-core";
 import { decodeFunctionData, erc20Abi, maxUint256, type Address, type Hex } from "viem";
 import { recurringChargesAbi, splitterAbi } from "../../src/generated/contracts.js";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { listen } from "../../src/service.js";
 import { useService } from "../helpers/service.js";
 import { ARTIFACTS, injectWallet, launchBrowser, statusOf } from "../helpers/browser.js";

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { assert } from "chai";
 import type { Browser, Page } from "playwright-core";
 import type { Hex } from "viem";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { listen } from "../../src/service.js";
 import { useService } from "../helpers/service.js";
 import { ARTIFACTS, injectWallet, launchBrowser, statusOf } from "../helpers/browser.js";

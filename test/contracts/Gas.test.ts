@@ -2,7 +2,7 @@ import { assert } from "chai";
 import { readFileSync } from "node:fs";
 import { useLocalChain } from "../helpers/local-chain.js";
 import { GAS_TARGETS, measureGas } from "../gas/scenarios.js";
-import { COVERAGE_BUILD } from "../../src/deploy/build-mode.js";
+import { COVERAGE_BUILD } from "../../dev/deploy/build-mode.js";
 
 describe("Gas", () => {
   const local = useLocalChain();

@@ -1,7 +1,7 @@
 import { assert } from "chai";
 import { encodeFunctionData, parseEventLogs, type Hex } from "viem";
 import { recurringChargesAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
-import { LOCAL_ROLES, LOCAL_USDC_UNITS } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES, LOCAL_USDC_UNITS } from "../../dev/localchain/harness.js";
 import { subscriptionIdOf, type Terms } from "../../src/recurring/terms.js";
 import { useLocalChain } from "../helpers/local-chain.js";
 import { expectRevert } from "../helpers/reverts.js";

@@ -1,8 +1,8 @@
 import { assert } from "chai";
 import { zeroAddress } from "viem";
 import { recurringChargesAbi } from "../../src/generated/contracts.js";
-import { creationBytecode } from "../../src/deploy/artifacts.js";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { creationBytecode } from "../../dev/deploy/artifacts.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { useLocalChain } from "../helpers/local-chain.js";
 import { expectRevert } from "../helpers/reverts.js";
 

@@ -16,7 +16,7 @@ import {
   type Hex,
 } from "viem";
 import { falseReturningTokenAbi, noReturnTokenAbi, reentrantTokenAbi, splitterAbi, fiatTokenAbi, fiatTokenProxyAbi } from "../../src/generated/contracts.js";
-import { LOCAL_ROLES, LOCAL_USDC_UNITS } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES, LOCAL_USDC_UNITS } from "../../dev/localchain/harness.js";
 import { permitTypedData, receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
 import { useLocalChain } from "../helpers/local-chain.js";
 import { signWithViem } from "../helpers/signers.js";
@@ -248,7 +248,7 @@ describe("Splitter", () => {
 
     it("refuses a fee above 100% at construction", async () => {
       const { chain, collector, buyer } = ctx();
-      const { creationBytecode } = await import("../../src/deploy/artifacts.js");
+      const { creationBytecode } = await import("../../dev/deploy/artifacts.js");
       await expectRevert(
         chain
           .wallet(buyer)

@@ -2,10 +2,10 @@ import { assert } from "chai";
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startLocalChain, type LocalChain } from "../../src/localchain/harness.js";
-import { deployEnvironment } from "../../src/deploy/deploy-environment.js";
-import { COVERAGE_BUILD } from "../../src/deploy/build-mode.js";
-import { planContracts } from "../../src/deploy/plan.js";
+import { startLocalChain, type LocalChain } from "../../dev/localchain/harness.js";
+import { deployEnvironment } from "../../dev/deploy/deploy-environment.js";
+import { COVERAGE_BUILD } from "../../dev/deploy/build-mode.js";
+import { planContracts } from "../../dev/deploy/plan.js";
 import { DEPLOYMENTS_DIR, loadDeployment } from "../../src/deployments.js";
 import { splitterAbi } from "../../src/generated/contracts.js";
 

@@ -1,7 +1,7 @@
 import { assert } from "chai";
 import { keccak256, type Address, type Hex } from "viem";
 import { fiatTokenAbi, fiatTokenProxyAbi, recurringChargesAbi } from "../../src/generated/contracts.js";
-import { forkFromEnvironment, LOCAL_ROLES, LOCAL_USDC_UNITS, startLocalChain, type LocalChain } from "../../src/localchain/harness.js";
+import { forkFromEnvironment, LOCAL_ROLES, LOCAL_USDC_UNITS, startLocalChain, type LocalChain } from "../../dev/localchain/harness.js";
 import { send } from "../helpers/tx.js";
 
 /**

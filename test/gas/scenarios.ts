@@ -2,7 +2,7 @@ import { encodeFunctionData, keccak256, parseSignature, toHex } from "viem";
 import { recurringChargesAbi, splitterAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
 import { signWithViem } from "../helpers/signers.js";
 import { permitTypedData, receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
-import { LOCAL_ROLES, type LocalChain } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES, type LocalChain } from "../../dev/localchain/harness.js";
 import { deployTestContract } from "../helpers/deploy.js";
 import { chargeAsRelayer, makeTerms, signTerms } from "../helpers/subscriptions.js";
 import { approve, send } from "../helpers/tx.js";

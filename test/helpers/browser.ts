@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { chromium, type Browser, type Page } from "playwright-core";
 import type { Address, Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
-import { LOCAL_ROLES, localAccount, type LocalChain } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES, localAccount, type LocalChain } from "../../dev/localchain/harness.js";
 import { signWithMetaMask } from "./signers.js";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

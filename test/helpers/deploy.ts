@@ -1,7 +1,7 @@
 import { getAddress, type Abi, type Address, type Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
-import { creationBytecode } from "../../src/deploy/artifacts.js";
-import type { LocalChain } from "../../src/localchain/harness.js";
+import { creationBytecode } from "../../dev/deploy/artifacts.js";
+import type { LocalChain } from "../../dev/localchain/harness.js";
 
 /** Deploys a test-only contract (contracts/test/) from `from` and returns its address. */
 export async function deployTestContract(

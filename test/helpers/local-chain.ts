@@ -1,4 +1,4 @@
-import { startLocalChain, type LocalChain, type LocalChainOptions } from "../../src/localchain/harness.js";
+import { startLocalChain, type LocalChain, type LocalChainOptions } from "../../dev/localchain/harness.js";
 import type { Hex } from "viem";
 
 /**

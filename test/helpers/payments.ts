@@ -1,7 +1,7 @@
 import type { Address, Hex, TransactionReceipt } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { splitterAbi } from "../../src/generated/contracts.js";
-import type { LocalChain } from "../../src/localchain/harness.js";
+import type { LocalChain } from "../../dev/localchain/harness.js";
 import { approve, send } from "./tx.js";
 
 export interface PayBlock {

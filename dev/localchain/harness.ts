@@ -18,8 +18,8 @@ import {
 } from "viem";
 import { mnemonicToAccount, type HDAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
-import { fiatTokenAbi, recurringChargesAbi } from "../generated/contracts.js";
-import { loadLiveDeployment, type LiveDeployment } from "../deployments.js";
+import { fiatTokenAbi, recurringChargesAbi } from "../../src/generated/contracts.js";
+import { loadLiveDeployment, type LiveDeployment } from "../../src/deployments.js";
 import { COVERAGE_BUILD } from "../deploy/build-mode.js";
 import { deployCreate2 } from "../deploy/create2.js";
 import { planContracts } from "../deploy/plan.js";

@@ -2,7 +2,7 @@ import { createPublicClient, createWalletClient, http, type Account, type Addres
 import { base, baseSepolia } from "viem/chains";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEPLOYMENTS_DIR, isLive, loadDeployment, type Deployment } from "../deployments.js";
+import { DEPLOYMENTS_DIR, isLive, loadDeployment, type Deployment } from "../../src/deployments.js";
 import { deployCreate2 } from "./create2.js";
 import { planContracts } from "./plan.js";
 

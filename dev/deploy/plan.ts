@@ -1,6 +1,6 @@
 import { encodeDeployData, type Address, type Hex } from "viem";
-import { recurringChargesAbi, splitterAbi } from "../generated/contracts.js";
-import type { Deployment } from "../deployments.js";
+import { recurringChargesAbi, splitterAbi } from "../../src/generated/contracts.js";
+import type { Deployment } from "../../src/deployments.js";
 import { creationBytecode } from "./artifacts.js";
 import { create2Address } from "./create2.js";
 
