@@ -25,7 +25,7 @@ import { recurringChargesAbi } from "../src/generated/contracts.js";
 import { startLocalChain, LOCAL_ROLES } from "../dev/localchain/harness.js";
 import { createService } from "../src/service.js";
 import { createLogger } from "../src/logger.js";
-import { Deliveries } from "../src/webhooks/store.js";
+import { Deliveries } from "../src/webhooks/deliveries.js";
 import { postToTarget } from "../src/webhooks/target.js";
 import { configFor } from "../test/helpers/service.js";
 import { RpcProxy } from "../test/helpers/rpc-proxy.js";

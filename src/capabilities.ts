@@ -1,4 +1,4 @@
-import type { Address } from "viem";
+import type { CapabilitiesResponse } from "./wire/index.js";
 import type { Config } from "./config.js";
 import type { LiveDeployment } from "./deployments.js";
 import { formatAmount } from "./money.js";
@@ -7,28 +7,9 @@ import { amountFloor } from "./recurring/subscriptions.js";
 /** Refund tokens live about 15 minutes (spec). */
 export const REFUND_TOKEN_TTL_SECONDS = 900;
 
-export const API_VERSION = "1.0.0";
+export const API_VERSION = "1.0.0" as const;
 
-export interface Capabilities {
-  environment: "test" | "production";
-  chain_id: number;
-  api_version: string;
-  contracts: { splitter: Address; recurring_charges: Address };
-  token: { address: Address; symbol: string; decimals: number };
-  fee_bps: number;
-  network_fee: string;
-  network_fee_units: string;
-  payment_amount: { min: string; max: string };
-  subscription_amount: { min: string; max: string };
-  min_period: number;
-  max_gas_reimbursement: string;
-  token_lifetimes: { intent: number; setup_token: number; cancel_token: number; approve_token: number; refund_token: number };
-  finality: { rule: "safe" } | { rule: "confirmations"; confirmations: number };
-  webhooks_enabled: boolean;
-  checkout_url: string;
-  /** Extension: a development chain (the checkout shows no explorer link; http return_url allowed). */
-  local_chain: boolean;
-}
+export type Capabilities = CapabilitiesResponse;
 
 /** What a client needs to know about this deployment, and nothing secret. */
 export function describeCapabilities(config: Config, deployment: LiveDeployment): Capabilities {

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { parseAmount } from "./money.js";
 import type { SigningKey } from "./tokens/capability.js";
-import type { WebhookSettings } from "./webhooks/webhooks.js";
 
 /**
  * Configuration, parsed once at start from environment variables. A bad value stops the process
@@ -88,6 +87,25 @@ const EnvSchema = z.object({
   SIGNATURE_GAS_CAP: positiveInt.default(200_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
+
+/** How webhooks are watched and delivered (src/webhooks). */
+export interface WebhookSettings {
+  enabled: boolean;
+  /** Test-only: loopback targets allowed (refused in production configuration). */
+  allowLoopback: boolean;
+  timeoutMs: number;
+  capPerCaller: number;
+  capTotal: number;
+  watcherIntervalMs: number;
+  deliveryIntervalMs: number;
+  /** Delivery attempts in flight at once per instance, and per target (a notify_url's host). */
+  deliveryConcurrency: number;
+  targetConcurrency: number;
+  /** How long delivered and dropped events are kept (seconds) before they are pruned. */
+  retentionSeconds: number;
+  /** How often expired watches and old events are pruned (ms), in batches of `pruneBatch`. */
+  pruneIntervalMs: number;
+}
 
 export type Finality = { kind: "safe" } | { kind: "confirmations"; confirmations: number };
 

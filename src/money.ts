@@ -4,13 +4,12 @@
  * micro-units. No float ever holds money.
  */
 
+import { AMOUNT_PATTERN, UNITS_PATTERN } from "./wire/primitives.js";
+
 export const UNIT_DECIMALS = 6;
 const SCALE = 10n ** BigInt(UNIT_DECIMALS);
 
-/** Accepted in requests: digits, optionally a point and 1–6 fractional digits. No sign, exponent or spaces. */
-export const AMOUNT_PATTERN = /^(0|[1-9][0-9]{0,17})(\.[0-9]{1,6})?$/;
-/** An integer string of micro-units; no sign, no leading zeros (except "0"). */
-export const UNITS_PATTERN = /^(0|[1-9][0-9]{0,29})$/;
+export { AMOUNT_PATTERN, UNITS_PATTERN };
 
 /** Parses a request `Amount` into micro-units; null when it is not a valid amount string. */
 export function parseAmount(text: string): bigint | null {

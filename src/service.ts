@@ -28,6 +28,7 @@ import { createOpsApp } from "./http/ops.js";
 import { Metrics } from "./http/metrics.js";
 import { rateLimit } from "./http/middleware.js";
 import { integrationRoutes } from "./http/routes/index.js";
+import type { ResponseCheck } from "./http/route.js";
 import { createLogger, type Logger } from "./logger.js";
 import { buildCheckout, checkoutHandler } from "./http/checkout.js";
 
@@ -41,6 +42,8 @@ export interface ServiceDeps {
   database?: Database;
   /** Test hook: runs between recording a charge and broadcasting it. */
   beforeBroadcast?: RelayerOptions["beforeBroadcast"];
+  /** Checks every answer against its wire schema and reports a mismatch (tests fail on any). */
+  checkResponses?: ResponseCheck;
   /** Test seams for webhook delivery: DNS answers, the receiver's CA, its port. */
   webhookTransport?: { resolve?: Resolver; ca?: string; port?: number };
 }
@@ -114,10 +117,24 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     ...configuredTransport,
     ...(deps.webhookTransport ?? {}),
   });
+  const payments = new Payments({
+    chain,
+    tokens,
+    limits: config.payments,
+    now,
+    randomBytes: random,
+    recoverPerIntent: windowLimiter("recover-intent", config.rateLimits.recoverPerIntentPerMinute),
+    recoverGate: new ConcurrencyGate(config.rateLimits.recoverConcurrency, 32),
+    webhooks,
+    // Links are built next and hold the link table; an intent minted through a link asks them.
+    linkStatus: { checkOpen: (linkId) => links.checkOpen(linkId) },
+    localChain: config.localChain,
+  });
   const links = new Links({
     db: database,
     tokens,
-    webhooks,
+    watches: webhooks,
+    payments,
     deployment,
     checkoutUrl: config.checkoutUrl,
     limits: {
@@ -130,18 +147,6 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     randomBytes: random,
     localChain: config.localChain,
   });
-  const payments = new Payments({
-    chain,
-    tokens,
-    limits: config.payments,
-    now,
-    randomBytes: random,
-    recoverPerIntent: windowLimiter("recover-intent", config.rateLimits.recoverPerIntentPerMinute),
-    recoverGate: new ConcurrencyGate(config.rateLimits.recoverConcurrency, 32),
-    webhooks,
-    links,
-    localChain: config.localChain,
-  });
   const pricing = { unitsPerEth: config.recurring.unitsPerEth, tipWei: config.recurring.tipWei };
   const subscriptions = new Subscriptions({
     ...chain,
@@ -151,6 +156,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     webhooks,
     now,
     randomBytes: random,
+    localChain: config.localChain,
   });
   const relayer = new Relayer(
     client,
@@ -181,6 +187,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     metrics,
     trustProxy: config.trustProxy,
     mounts: [{ path: "/checkout", handler: checkoutHandler(checkoutDir) }],
+    ...(deps.checkResponses ? { checkResponses: deps.checkResponses } : {}),
   });
   const opsApp = createOpsApp(metrics, async () => {
     const checks = { chain: false, contracts: false, store: false };

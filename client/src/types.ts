@@ -318,7 +318,7 @@ export type CreateSubscriptionRequest = {
   period: number;
   end?: number;
   notify_url?: string;
-  return_url?: string;
+  return_url?: ReturnUrl;
 };
 
 export type CreateSubscriptionResponse = {
@@ -373,8 +373,8 @@ export type PaymentSettledEvent = {
   created_at: number;
   data: {
     intent: string;
-    tx_hash: `0x${string}`;
-    reference: `0x${string}`;
+    tx_hash: Hash;
+    reference: Hash;
     /** only for a payment through a link */
     link_id?: `0x${string}`;
   };
@@ -593,12 +593,12 @@ export type SubscriptionChargedEvent = {
   created_at: number;
   data: {
     link_id: `0x${string}` | null;
-    subscription_id: `0x${string}`;
-    payer: `0x${string}`;
+    subscription_id: Hash;
+    payer: Address;
     state: "PENDING" | "ACTIVE" | "REVOKED" | "ENDED";
     paid_count: number;
     period_index: number;
-    tx_hash: `0x${string}`;
+    tx_hash: Hash;
   };
 };
 
@@ -614,8 +614,8 @@ export type SubscriptionRevokedEvent = {
   created_at: number;
   data: {
     link_id: `0x${string}` | null;
-    subscription_id: `0x${string}`;
-    payer: `0x${string}`;
+    subscription_id: Hash;
+    payer: Address;
     state: "PENDING" | "ACTIVE" | "REVOKED" | "ENDED";
     paid_count: number;
   };

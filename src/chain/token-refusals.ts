@@ -1,6 +1,6 @@
 import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, type Address, type PublicClient } from "viem";
 import { fiatTokenAbi } from "../generated/contracts.js";
-import { ServiceError, type ErrorCode } from "../errors.js";
+import { DomainError, type ErrorCode } from "../errors.js";
 import { rpc } from "./rpc-errors.js";
 
 /**
@@ -29,10 +29,10 @@ export function revertReason(error: unknown): string | null {
 }
 
 /** The service error a token's `Error(string)` revert means, or null when the table does not list it. */
-export function tokenRefusal(error: unknown): ServiceError | null {
+export function tokenRefusal(error: unknown): DomainError | null {
   const reason = revertReason(error);
   if (reason === null || !(reason in TOKEN_REVERT_REASONS)) return null;
-  return new ServiceError(TOKEN_REVERT_REASONS[reason as keyof typeof TOKEN_REVERT_REASONS], { detail: reason });
+  return new DomainError(TOKEN_REVERT_REASONS[reason as keyof typeof TOKEN_REVERT_REASONS], { detail: reason });
 }
 
 /**
@@ -46,8 +46,8 @@ export async function checkTokenWillTransfer(client: PublicClient, token: Addres
     optional(() => client.readContract({ address: token, abi: fiatTokenAbi, functionName: "paused" })),
     ...accounts.map((account) => optional(() => client.readContract({ address: token, abi: fiatTokenAbi, functionName: "isBlacklisted", args: [account] }))),
   ]);
-  if (blocked.some((b) => b === true)) throw new ServiceError("ACCOUNT_BLOCKED");
-  if (paused === true) throw new ServiceError("TOKEN_PAUSED");
+  if (blocked.some((b) => b === true)) throw new DomainError("ACCOUNT_BLOCKED");
+  if (paused === true) throw new DomainError("TOKEN_PAUSED");
 }
 
 /** A read the token may not have: its answer, or null when it reverts or returns nothing; RPC failures map as usual. */

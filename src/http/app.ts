@@ -1,23 +1,25 @@
 import express, { type Express, type RequestHandler } from "express";
-import { ServiceError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import type { RateLimiter } from "../limits/rate-limiter.js";
 import type { Logger } from "../logger.js";
 import { errorHandler } from "./errors.js";
 import { observe, type Metrics } from "./metrics.js";
 import { cors, jsonBody, rateLimit } from "./middleware.js";
-import { handlerFor, type PostRoute } from "./route.js";
-import { EmptyRequest } from "./schemas.js";
+import { checkAnswer, handlerFor, type PostRoute, type ResponseCheck } from "./route.js";
+import { CapabilitiesResponse, EmptyRequest, HealthResponse } from "../wire/index.js";
 
 export interface AppDeps {
   routes: PostRoute[];
   /** The body of /v1/capabilities. */
-  capabilities: () => unknown;
+  capabilities: () => CapabilitiesResponse;
   limiter: RateLimiter;
   logger: Logger;
   metrics: Metrics;
   trustProxy: number;
   /** Extra mounts (the checkout's static files). */
   mounts?: Array<{ path: string; handler: RequestHandler }>;
+  /** Checks every answer against its wire schema and reports a mismatch (tests). */
+  checkResponses?: ResponseCheck;
 }
 
 /** The public HTTP API: thin routes over the domain, one error mapping, open CORS. */
@@ -28,21 +30,29 @@ export function createApp(deps: AppDeps): Express {
   app.use(observe(deps.metrics, deps.logger));
   app.use(cors);
 
+  const check = deps.checkResponses;
+  const health: HealthResponse = { ok: true };
   app.get("/health", (_req, res) => {
-    res.json({ ok: true });
+    if (check) checkAnswer(HealthResponse, health, "GET /health", check);
+    res.json(health);
   });
 
+  const capabilities = () => {
+    const body = deps.capabilities();
+    if (check) checkAnswer(CapabilitiesResponse, body, "/v1/capabilities", check);
+    return body;
+  };
   const capabilitiesLimit = rateLimit(deps.limiter, "/v1/capabilities");
   app.get("/v1/capabilities", capabilitiesLimit, (_req, res) => {
-    res.json(deps.capabilities());
+    res.json(capabilities());
   });
   app.post("/v1/capabilities", capabilitiesLimit, ...jsonBody, (req, res) => {
-    if (!EmptyRequest.safeParse(req.body ?? {}).success) throw new ServiceError("INVALID_REQUEST");
-    res.json(deps.capabilities());
+    if (!EmptyRequest.safeParse(req.body ?? {}).success) throw new DomainError("INVALID_REQUEST");
+    res.json(capabilities());
   });
 
   for (const spec of deps.routes) {
-    app.post(spec.path, rateLimit(deps.limiter, spec.path), ...(spec.limits ?? []), ...jsonBody, handlerFor(spec));
+    app.post(spec.path, rateLimit(deps.limiter, spec.path), ...(spec.limits ?? []), ...jsonBody, handlerFor(spec, check));
   }
   for (const mount of deps.mounts ?? []) app.use(mount.path, mount.handler);
 
@@ -51,8 +61,8 @@ export function createApp(deps: AppDeps): Express {
     res.redirect(302, "/checkout/");
   });
   app.use((req, _res, next) => {
-    next(new ServiceError(known.has(req.path) ? "METHOD_NOT_ALLOWED" : "NOT_FOUND"));
+    next(new DomainError(known.has(req.path) ? "METHOD_NOT_ALLOWED" : "NOT_FOUND"));
   });
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(deps.logger, check));
   return app;
 }

@@ -1,31 +1,48 @@
 import type { ErrorRequestHandler, Response } from "express";
-import { ServiceError, errorBody } from "../errors.js";
+import { DomainError } from "../errors.js";
+import { ErrorBody } from "../wire/index.js";
+import { statusOf } from "./error-status.js";
+import { checkAnswer, type ResponseCheck } from "./route.js";
 import { maskPath, maskSecrets, type Logger } from "../logger.js";
 
-/** Writes a service error: status, `{ error, action?, retry_after? }`, and Retry-After when retryable. */
-export function sendError(res: Response, error: ServiceError): void {
+/** The only shape an error body ever has. */
+export function errorBody(error: DomainError): ErrorBody {
+  return {
+    error: error.code,
+    ...(error.action ? { action: error.action } : {}),
+    ...(error.retryAfter !== undefined ? { retry_after: error.retryAfter } : {}),
+  };
+}
+
+/**
+ * Writes a domain error: its status from the one table, `{ error, action?, retry_after? }`,
+ * Retry-After when retryable, and `svc-tx-hash` when the answer is about a transaction.
+ */
+export function sendError(res: Response, error: DomainError, check?: ResponseCheck): void {
   if (error.retryAfter !== undefined) res.setHeader("Retry-After", String(error.retryAfter));
-  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  res.status(error.status).json(errorBody(error));
+  if (error.txHash) res.setHeader("svc-tx-hash", error.txHash);
+  const body = errorBody(error);
+  if (check) checkAnswer(ErrorBody, body, `error ${error.code}`, check);
+  res.status(statusOf(error.code)).json(body);
 }
 
 /** The one place any thrown error becomes an HTTP answer. Nothing internal ever reaches the body. */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+export function errorHandler(logger: Logger, check?: ResponseCheck): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
-    let mapped: ServiceError;
-    if (error instanceof ServiceError) {
+    let mapped: DomainError;
+    if (error instanceof DomainError) {
       mapped = error;
     } else if (isBodyParserError(error)) {
-      mapped = new ServiceError("INVALID_REQUEST", { detail: error.type ?? "unreadable body" });
+      mapped = new DomainError("INVALID_REQUEST", { detail: error.type ?? "unreadable body" });
     } else {
-      mapped = new ServiceError("INTERNAL_ERROR", { cause: error });
+      mapped = new DomainError("INTERNAL_ERROR", { cause: error });
     }
-    if (mapped.status >= 500) {
+    if (statusOf(mapped.code) >= 500) {
       const cause = mapped.cause instanceof Error ? `${mapped.cause.name}: ${mapped.cause.message.split("\n")[0]}` : undefined;
       logger.warn({ path: maskPath(req.path), code: mapped.code, cause: cause && maskSecrets(cause) }, "request failed");
     }
-    sendError(res, mapped);
+    sendError(res, mapped, check);
   };
 }
 

@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from "express";
-import { ServiceError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import type { RateLimiter } from "../limits/rate-limiter.js";
 
 /** Request bodies are at most 16 KB (spec). */
@@ -26,7 +26,7 @@ export const cors: RequestHandler = (req, res, next) => {
 export const jsonBody: RequestHandler[] = [
   (req, _res, next) => {
     const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
-    if (hasBody && !req.is("application/json")) return next(new ServiceError("INVALID_REQUEST", { detail: "content-type must be application/json" }));
+    if (hasBody && !req.is("application/json")) return next(new DomainError("INVALID_REQUEST", { detail: "content-type must be application/json" }));
     next();
   },
   express.json({ limit: MAX_BODY_BYTES, strict: true, type: "application/json" }),
@@ -37,7 +37,7 @@ export function rateLimit(limiter: RateLimiter, scope: string): RequestHandler {
   return (req, _res, next) => {
     Promise.resolve(limiter.hit(`${scope}|${req.ip ?? "unknown"}`)).then((result) => {
       if (result.allowed) return next();
-      next(new ServiceError("RATE_LIMITED", { retryAfter: result.retryAfterSeconds }));
+      next(new DomainError("RATE_LIMITED", { retryAfter: result.retryAfterSeconds }));
     }, next);
   };
 }

@@ -1,37 +1,39 @@
 import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "../errors.js";
+import { HTTP_STATUS } from "./error-status.js";
 import { API_VERSION } from "../capabilities.js";
-import { TOKEN_KINDS } from "../tokens/capability.js";
-import * as E from "../webhooks/events.js";
-import { WEBHOOK_EVENTS } from "../webhooks/events.js";
+import * as W from "../wire/index.js";
+import { WEBHOOK_EVENTS } from "../wire/index.js";
+import { sample, type Schema } from "./openapi-examples.js";
 import { OPERATIONS, TAGS, type OperationDoc } from "./operations.js";
 import type { PostRoute } from "./route.js";
-import * as R from "./responses.js";
-import * as Q from "./schemas.js";
 
 /** Codes every integration endpoint can answer. */
 export const COMMON_ERRORS: ErrorCode[] = ["INVALID_REQUEST", "RATE_LIMITED", "INTERNAL_ERROR"];
 
-type Schema = Record<string, unknown>;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-/** Exports that are not components: each operation has its own error schema instead of ErrorBody. */
-const UNNAMED = new Set(["ErrorBody"]);
-
 /**
- * Every exported wire schema, named like its export: requests (schemas.ts), responses
- * (responses.ts) and webhook events. Where a request and a response export share a name for
- * different shapes, the request's gets the suffix `Input`.
+ * Wire exports kept inline in the document rather than named as components: the error body (each
+ * operation has its own error schema) and the small shared pieces that were always written inline.
  */
+const INLINE = new Set([
+  "ErrorBody",
+  "TokenDomain",
+  "VerifyCode",
+  "ChargeStatus",
+  "SubscriptionStateName",
+  "LinkId",
+  "ChainId",
+  "Calldata",
+  "NotifyUrl",
+  "Count",
+]);
+
+/** Every exported wire schema (src/wire), named like its export. */
 function namedSchemas(): Map<z.ZodType, string> {
   const names = new Map<z.ZodType, string>();
-  const add = (module: Record<string, unknown>, rename: (name: string) => string) => {
-    for (const [name, value] of Object.entries(module))
-      if (value instanceof z.ZodType && !names.has(value) && !UNNAMED.has(name)) names.set(value, rename(name));
-  };
-  add(R, (n) => n);
-  add(Q, (n) => (n in R ? `${n}Input` : n));
-  add(E, (n) => n);
+  for (const [name, value] of Object.entries(W)) if (value instanceof z.ZodType && !names.has(value) && !INLINE.has(name)) names.set(value, name);
   return names;
 }
 
@@ -46,90 +48,6 @@ function componentSchemas(names: Map<z.ZodType, string>): Record<string, Schema>
   for (const [id, { $schema: _s, $id: _i, ...rest }] of Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))) out[id] = rest;
   return out;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Examples: made from the schemas, with field-name hints, so they stay true when a schema changes
-// (the OpenAPI test validates every example against its schema).
-
-const SAMPLE_TIME = 1795349274;
-const TOKEN_FIELDS: Record<string, string> = {
-  intent: TOKEN_KINDS.intent,
-  link: TOKEN_KINDS.link,
-  manage_token: TOKEN_KINDS.linkManage,
-  setup_token: TOKEN_KINDS.setup,
-  subscription: TOKEN_KINDS.subscription,
-  cancel_token: TOKEN_KINDS.cancel,
-  refund_token: TOKEN_KINDS.refund,
-  approve_token: TOKEN_KINDS.approve,
-};
-const INTEGERS: Record<string, number> = {
-  period: 2_592_000,
-  chain_id: 84532,
-  end: 0,
-  period_index: 0,
-  fee_bps: 100,
-  decimals: 6,
-  confirmations: 2,
-  paid_count: 1,
-  min_period: 3600,
-  lastPeriod: 0,
-  retry_after: 5,
-};
-
-function sample(schema: Schema, components: Record<string, Schema>, key: string, depth = 0): unknown {
-  if (depth > 12) return null;
-  if (typeof schema.$ref === "string") return sample(components[schema.$ref.split("/").pop()!]!, components, key, depth + 1);
-  if ("const" in schema) return schema.const;
-  if (Array.isArray(schema.enum)) return schema.enum[0];
-  const branches = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
-  if (branches) return sample(branches.find((b) => b.type !== "null") ?? branches[0]!, components, key, depth + 1);
-  switch (schema.type) {
-    case "object": {
-      const properties = (schema.properties ?? {}) as Record<string, Schema>;
-      const required = new Set((schema.required ?? []) as string[]);
-      const out: Record<string, unknown> = {};
-      for (const [name, property] of Object.entries(properties)) {
-        if (!required.has(name) && !["notify_url", "intent", "period_index"].includes(name)) continue;
-        out[name] = sample(property, components, name, depth + 1);
-      }
-      return out;
-    }
-    case "array":
-      return [sample((schema.items ?? {}) as Schema, components, key, depth + 1)];
-    case "boolean":
-      return true;
-    case "integer":
-    case "number":
-      if (key in INTEGERS) return INTEGERS[key];
-      if (/_at$|^start$/.test(key)) return SAMPLE_TIME;
-      return typeof schema.minimum === "number" && schema.minimum > 1 ? schema.minimum : 1;
-    case "string":
-      return sampleString(schema, key);
-    default:
-      return null;
-  }
-}
-
-function sampleString(schema: Schema, key: string): string {
-  const pattern = typeof schema.pattern === "string" ? schema.pattern : "";
-  if (pattern.includes("{40}")) return key === "payer" ? "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC" : "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
-  if (pattern.includes("{64}")) return `0x${(key === "reference" ? "5d1ce0f2" : key.includes("hash") ? "b413b500" : "7a2e91c4").repeat(8)}`;
-  if (pattern.includes("{32}")) return key === "id" ? `evt_${"4f0e3556".repeat(4)}` : `0x${"7e1b4c2a".repeat(4)}`;
-  if (/\{2\}\)\{[01],/.test(pattern)) return `0x${"ab".repeat(65)}`; // hex bytes (a signature)
-  if (pattern.startsWith("^0x[0-9a-f]*")) return "0x095ea7b3";
-  if (pattern.includes("\\.[0-9]{6}")) return "12.500000";
-  if (pattern.includes("[0-9]{1,6}")) return "12.50";
-  if (pattern === "^(0|[1-9][0-9]*)$" || key === "amount" || key === "refund_amount") return "12500000";
-  if (pattern === "^[0-9]+$") return "32";
-  if (key in TOKEN_FIELDS) return `${TOKEN_FIELDS[key]}.local.eyJlbnYiOiJ0ZXN0In0.aPVYf6bKipkHqDKfhmD_1FwyJ1RgV7WBWtu7IxRklO0`;
-  if (key === "notify_url") return "https://shop.example.com/hooks";
-  if (key === "return_url") return "https://shop.example.com/subscribed";
-  if (key.endsWith("url")) return "http://127.0.0.1:8787/checkout/";
-  if (key === "symbol") return "USDC";
-  return key === "description" ? "Revoke the subscription" : "string";
-}
-
-// ---------------------------------------------------------------------------------------------
 
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -154,7 +72,7 @@ function errorResponses(operationId: string, codes: ErrorCode[], components: Rec
     additionalProperties: false,
   };
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of all) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
+  for (const code of all) byStatus.set(HTTP_STATUS[code], [...(byStatus.get(HTTP_STATUS[code]) ?? []), code]);
   const responses: Record<string, unknown> = {};
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
     const retryable = list.some((c) => "retryAfter" in ERROR_CODES[c]);
@@ -204,7 +122,7 @@ export function buildOpenApi(routes: PostRoute[]): Record<string, unknown> {
   };
   const nameOf = (schema: z.ZodType, what: string) => {
     const name = names.get(schema);
-    if (!name) throw new Error(`${what}: its schema is not exported from schemas.ts or responses.ts`);
+    if (!name) throw new Error(`${what}: its schema is not exported from src/wire`);
     return name;
   };
   const paths: Record<string, Record<string, unknown>> = {

@@ -1,49 +1,38 @@
-import { getAddress, toHex, type Address, type Hex } from "viem";
-import { z } from "zod";
-import { ServiceError } from "../errors.js";
+import { toHex, type Address, type Hex } from "viem";
+import { DomainError } from "../errors.js";
 import { formatAmount } from "../money.js";
 import type { Database } from "../store/database.js";
-import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
-import { checkReturnUrl } from "../payments/return-url.js";
-import { checkRecipient } from "../payments/recipient.js";
+import type { CapabilityTokens } from "../tokens/capability.js";
+import { checkReturnUrl } from "../rules/return-url.js";
+import { checkRecipient } from "../rules/recipient.js";
 import type { LiveDeployment } from "../deployments.js";
-import { LinkRecords } from "../webhooks/store.js";
-import type { Webhooks } from "../webhooks/webhooks.js";
+import type { Payments } from "../payments/payments.js";
+import type { CloseLinkResponse, CreateLinkResponse, ResolvePaymentResponse } from "../wire/index.js";
+import { LinkRecords } from "./records.js";
+import { LinkTokens } from "./tokens.js";
+
+/** What links need of webhooks (the composition root passes the webhooks module; links never import it). */
+export interface LinkWatches {
+  validate(notifyUrl: string): void;
+  watchLink(linkId: Hex, notifyUrl: string, caller: string, expiresAt: number): Promise<boolean>;
+  endLink(linkId: Hex): Promise<void>;
+}
 
 export interface LinksDeps {
   db: Database;
   tokens: CapabilityTokens;
-  webhooks: Webhooks;
+  watches: LinkWatches;
+  /** Mints the payment each resolve of a link hands out. */
+  payments: Pick<Payments, "resolveThroughLink">;
   /** Where our contracts and the token are: a link cannot pay them (see checkRecipient). */
   deployment: LiveDeployment;
   checkoutUrl: string;
   limits: { minUnits: bigint; maxUnits: bigint; linkTtlSeconds: number; maxLinkTtlSeconds: number };
-  /** The local chain allows a plain-http return_url (see returnUrlProblem). */
+  /** The local chain allows a plain-http return_url (src/rules/return-url.ts). */
   localChain?: boolean;
   now: () => number;
   randomBytes: (size: number) => Uint8Array;
 }
-
-/** An open link, as a payment through it needs it. */
-export interface OpenLink {
-  linkId: Hex;
-  recipient: Address;
-  amountUnits: bigint;
-  notifyUrl: string | null;
-  caller: string;
-  expiresAt: number;
-  /** Carried in the link token (so it cannot be changed), copied into each intent minted through it. */
-  returnUrl?: string;
-}
-
-const LinkPayload = z.strictObject({
-  link_id: z.string().regex(/^0x[0-9a-f]{32}$/),
-  recipient: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
-  amount_units: z.string().regex(/^[1-9][0-9]{0,29}$/),
-  expires_at: z.number().int(),
-  return_url: z.string().max(512).optional(),
-});
-const ManagePayload = z.strictObject({ link_id: z.string().regex(/^0x[0-9a-f]{32}$/) });
 
 /**
  * Payment links: a browser-safe token that mints a fresh payment (a reference starting with the
@@ -51,26 +40,40 @@ const ManagePayload = z.strictObject({ link_id: z.string().regex(/^0x[0-9a-f]{32
  */
 export class Links {
   readonly #records: LinkRecords;
+  readonly #tokens: LinkTokens;
 
   constructor(private readonly deps: LinksDeps) {
     this.#records = new LinkRecords(deps.db);
+    this.#tokens = new LinkTokens(deps.tokens);
+  }
+
+  /** Whether a token is a link's (payment resolve hands those to {@link resolvePayment}). */
+  owns(token: string): boolean {
+    return LinkTokens.isLinkToken(token);
   }
 
   #nowSeconds(): number {
     return Math.floor(this.deps.now() / 1000);
   }
 
-  async create(input: { recipient: Address; amountUnits: bigint; expiresAt?: number; notifyUrl?: string; returnUrl?: string; caller: string }) {
+  async create(input: {
+    recipient: Address;
+    amountUnits: bigint;
+    expiresAt?: number;
+    notifyUrl?: string;
+    returnUrl?: string;
+    caller: string;
+  }): Promise<CreateLinkResponse> {
     const { limits } = this.deps;
     const recipient = checkRecipient(this.deps.deployment, input.recipient);
-    if (input.amountUnits < limits.minUnits || input.amountUnits > limits.maxUnits) throw new ServiceError("AMOUNT_OUT_OF_BOUNDS");
+    if (input.amountUnits < limits.minUnits || input.amountUnits > limits.maxUnits) throw new DomainError("AMOUNT_OUT_OF_BOUNDS");
     const now = this.#nowSeconds();
     const expiresAt = input.expiresAt ?? now + limits.linkTtlSeconds;
-    if (expiresAt <= now || expiresAt > now + limits.maxLinkTtlSeconds) throw new ServiceError("INVALID_REQUEST", { detail: "expires_at out of range" });
+    if (expiresAt <= now || expiresAt > now + limits.maxLinkTtlSeconds) throw new DomainError("INVALID_REQUEST", { detail: "expires_at out of range" });
     if (input.returnUrl !== undefined) checkReturnUrl(input.returnUrl, this.deps.localChain ?? false);
-    if (input.notifyUrl !== undefined) this.deps.webhooks.validate(input.notifyUrl);
+    if (input.notifyUrl !== undefined) this.deps.watches.validate(input.notifyUrl);
     const linkId = toHex(this.deps.randomBytes(16));
-    const accepted = input.notifyUrl !== undefined && (await this.deps.webhooks.watchLink(linkId, input.notifyUrl, input.caller, expiresAt));
+    const accepted = input.notifyUrl !== undefined && (await this.deps.watches.watchLink(linkId, input.notifyUrl, input.caller, expiresAt));
     await this.#records.add({
       linkId,
       recipient,
@@ -79,18 +82,18 @@ export class Links {
       caller: input.caller,
       expiresAt,
     });
-    const link = this.deps.tokens.mint(TOKEN_KINDS.link, {
-      link_id: linkId,
+    const link = this.#tokens.mint({
+      linkId,
       recipient,
-      amount_units: input.amountUnits.toString(),
-      expires_at: expiresAt,
-      ...(input.returnUrl ? { return_url: input.returnUrl } : {}),
+      amountUnits: input.amountUnits,
+      expiresAt,
+      ...(input.returnUrl ? { returnUrl: input.returnUrl } : {}),
     });
     return {
       link_id: linkId,
       link,
       url: `${this.deps.checkoutUrl.replace(/\/$/, "")}/#/link/${link}`,
-      manage_token: this.deps.tokens.mint(TOKEN_KINDS.linkManage, { link_id: linkId }),
+      manage_token: this.#tokens.mintManage(linkId),
       expires_at: expiresAt,
       amount: formatAmount(input.amountUnits),
       recipient,
@@ -99,12 +102,11 @@ export class Links {
   }
 
   /** Stops the link and its watch. */
-  async close(manageToken: string) {
-    const data = this.deps.tokens.verify(TOKEN_KINDS.linkManage, manageToken, ManagePayload);
-    if (!data) throw new ServiceError("INVALID_LINK_TOKEN");
-    const linkId = data.link_id as Hex;
+  async close(manageToken: string): Promise<CloseLinkResponse> {
+    const linkId = this.#tokens.readManage(manageToken);
+    if (!linkId) throw new DomainError("INVALID_LINK_TOKEN");
     await this.#records.close(linkId);
-    await this.deps.webhooks.endLink(linkId);
+    await this.deps.watches.endLink(linkId);
     return { link_id: linkId, closed: true as const };
   }
 
@@ -118,23 +120,20 @@ export class Links {
 
   async #openRecord(linkId: Hex) {
     const record = await this.#records.find(linkId);
-    if (!record || record.closed || this.#nowSeconds() >= record.expiresAt) throw new ServiceError("LINK_CLOSED");
+    if (!record || record.closed || this.#nowSeconds() >= record.expiresAt) throw new DomainError("LINK_CLOSED");
     return record;
   }
 
-  /** The link a token names, if it is still open: INVALID_INTENT for a bad token, LINK_CLOSED when closed or expired. */
-  async open(linkToken: string): Promise<OpenLink> {
-    const data = this.deps.tokens.verify(TOKEN_KINDS.link, linkToken, LinkPayload);
-    if (!data) throw new ServiceError("INVALID_INTENT");
-    const record = await this.#openRecord(data.link_id as Hex);
-    return {
-      linkId: data.link_id as Hex,
-      recipient: getAddress(data.recipient),
-      amountUnits: BigInt(data.amount_units),
-      notifyUrl: record.notifyUrl,
-      caller: record.caller,
-      expiresAt: record.expiresAt,
-      ...(data.return_url ? { returnUrl: data.return_url } : {}),
-    };
+  /**
+   * A payment through a link: a fresh intent whose reference is the link id followed by 16 random
+   * bytes, resolved like any intent. Nothing is stored (anyone holding the link may resolve it, as
+   * often as they like): the link's own watch covers every payment through it. INVALID_INTENT for a
+   * bad token, LINK_CLOSED when the link is closed or expired.
+   */
+  async resolvePayment(linkToken: string): Promise<ResolvePaymentResponse> {
+    const link = this.#tokens.read(linkToken);
+    if (!link) throw new DomainError("INVALID_INTENT");
+    const record = await this.#openRecord(link.linkId);
+    return this.deps.payments.resolveThroughLink({ ...link, caller: record.caller });
   }
 }

@@ -1,15 +1,12 @@
-import type { Hex } from "viem";
 import { splitterAbi } from "../generated/contracts.js";
-import { ServiceError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import { finalityHead } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { Intent } from "./intent.js";
-import { judgePaid, paidFact, paymentKeyOf, type PaymentChain, type VerifyCode } from "./verify.js";
+import { judgePaid, paidFact, paymentKeyOf, type PaymentChain } from "./verify.js";
+import type { RecoverPaymentResponse } from "../wire/index.js";
 
-export type RecoverResult =
-  | { found: true; valid: true; tx_hash: Hex; reference: Hex; amount: string; block_number: string; block_hash: Hex; as_of_block: string }
-  | { found: true; valid: false; tx_hash: Hex; code: VerifyCode; as_of_block: string }
-  | { found: false; code: "PAYMENT_NOT_FOUND"; as_of_block: string };
+export type RecoverResult = RecoverPaymentResponse;
 
 const PAID_EVENT = splitterAbi.find((item) => item.type === "event" && item.name === "Paid")!;
 
@@ -41,5 +38,5 @@ export async function recoverPayment(chain: PaymentChain, intent: Intent): Promi
     if (verdict.valid) return { found: true, ...verdict, as_of_block: asOf };
     return { found: true, tx_hash: log.transactionHash, valid: false, code: verdict.code, as_of_block: asOf };
   }
-  throw new ServiceError("PAYMENT_RECOVERY_INCONSISTENT", { detail: `settledBlock set but no Paid log for ${intent.reference}` });
+  throw new DomainError("PAYMENT_RECOVERY_INCONSISTENT", { detail: `settledBlock set but no Paid log for ${intent.reference}` });
 }

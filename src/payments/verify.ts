@@ -6,12 +6,11 @@ import { formatAmount } from "../money.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import { isKnownTransaction } from "../chain/transactions.js";
 import type { Intent } from "./intent.js";
+import type { VerifyCode, VerifyPaymentResponse } from "../wire/index.js";
 
-export type VerifyCode = "PAYMENT_NOT_FOUND" | "PAYMENT_CONFIRMING" | "TRANSACTION_REVERTED" | "PAYMENT_MISMATCH";
-
-export type PaymentVerdict =
-  | { valid: true; tx_hash: Hex; reference: Hex; amount: string; block_number: string; block_hash: Hex }
-  | { valid: false; code: VerifyCode };
+export type { VerifyCode };
+/** A verdict on one transaction: the wire's VerifyPaymentResponse. */
+export type PaymentVerdict = VerifyPaymentResponse;
 
 export interface PaymentChain {
   client: PublicClient;

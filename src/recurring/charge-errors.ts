@@ -1,5 +1,5 @@
 import { BaseError, ContractFunctionRevertedError } from "viem";
-import { ServiceError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import { toRpcError } from "../chain/rpc-errors.js";
 import { revertReason, tokenRefusal } from "../chain/token-refusals.js";
 
@@ -14,39 +14,39 @@ export function revertName(error: unknown): string | null {
  * Maps a refused charge simulation to the service's answer. `PeriodAlreadyCharged` is not an error
  * (the caller answers ALREADY_CHARGED) and comes back as null.
  */
-export function chargeRefusal(error: unknown, secondsToStart: bigint): ServiceError | null {
+export function chargeRefusal(error: unknown, secondsToStart: bigint): DomainError | null {
   const name = revertName(error);
   switch (name) {
     case "PeriodAlreadyCharged":
       return null;
     case "SubscriptionRevoked":
-      return new ServiceError("PERMISSION_REVOKED");
+      return new DomainError("PERMISSION_REVOKED");
     case "InvalidSignature":
       // Not a revocation: the signature no longer validates on chain (an ERC-1271 account changed its
       // owners or its rules, or no longer approves the digest). The payer can sign the terms again.
-      return new ServiceError("INVALID_SIGNATURE");
+      return new DomainError("INVALID_SIGNATURE");
     case "ChargeBeforeStart":
-      return new ServiceError("NOT_DUE", { retryAfter: Number(secondsToStart > 0n ? secondsToStart : 1n) });
+      return new DomainError("NOT_DUE", { retryAfter: Number(secondsToStart > 0n ? secondsToStart : 1n) });
     case "SubscriptionEnded":
-      return new ServiceError("SUBSCRIPTION_EXPIRED");
+      return new DomainError("SUBSCRIPTION_EXPIRED");
     case "InsufficientAllowance":
-      return new ServiceError("INSUFFICIENT_ALLOWANCE");
+      return new DomainError("INSUFFICIENT_ALLOWANCE");
     case "InsufficientBalance":
-      return new ServiceError("INSUFFICIENT_BALANCE");
+      return new DomainError("INSUFFICIENT_BALANCE");
     case "ReimbursementOverCap":
-      return new ServiceError("GAS_TOO_HIGH");
+      return new DomainError("GAS_TOO_HIGH");
     case "NotRelayer":
-      return new ServiceError("RELAYER_UNAVAILABLE", { detail: "the relayer is not allowed by the contract" });
+      return new DomainError("RELAYER_UNAVAILABLE", { detail: "the relayer is not allowed by the contract" });
     case "UnsupportedSignatureFormat":
     case "FeeTermsMismatch":
     case "AmountBelowFees":
     case "InvalidTerms":
-      return new ServiceError("INVALID_SUBSCRIPTION", { detail: name });
+      return new DomainError("INVALID_SUBSCRIPTION", { detail: name });
     case "Error": // the token's own Error(string) revert, classified in one table
-      return tokenRefusal(error) ?? new ServiceError("RELAYER_ERROR", { detail: `unclassified token revert ${revertReason(error)}` });
+      return tokenRefusal(error) ?? new DomainError("RELAYER_ERROR", { detail: `unclassified token revert ${revertReason(error)}` });
     case null:
       return toRpcError(error);
     default:
-      return new ServiceError("RELAYER_ERROR", { detail: `unexpected revert ${name}` });
+      return new DomainError("RELAYER_ERROR", { detail: `unexpected revert ${name}` });
   }
 }

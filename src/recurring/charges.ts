@@ -2,7 +2,7 @@ import { encodeFunctionData, erc20Abi, isAddressEqual, type Hex, type PublicClie
 import { recurringChargesAbi } from "../generated/contracts.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
-import { ServiceError, type Action } from "../errors.js";
+import { DomainError } from "../errors.js";
 import { formatAmount } from "../money.js";
 import { finalityHead, isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import type { ConcurrencyGate } from "../limits/rate-limiter.js";
@@ -16,22 +16,11 @@ import type { Relayer } from "./relayer.js";
 import type { Subscriptions } from "./subscriptions.js";
 import type { Terms } from "./terms.js";
 import type { SignedSubscription } from "./tokens.js";
+import type { ChargeResponse, ChargeStatus } from "../wire/index.js";
 
-export type ChargeStatus = "CHARGED" | "ALREADY_CHARGED" | "CONFIRMING";
-
-export interface ChargeResult {
-  status: ChargeStatus;
-  ok: boolean;
-  already_paid: boolean;
-  action: Action;
-  subscription_id: Hex;
-  period_index: number;
-  period_start: number;
-  period_end: number;
-  next_period_at: number | null;
-  tx_hash?: Hex;
-  amount?: string;
-}
+export type { ChargeStatus };
+/** A charge's answer: the wire's ChargeResponse. */
+export type ChargeResult = ChargeResponse;
 
 export interface ChargesDeps {
   client: PublicClient;
@@ -81,12 +70,12 @@ export class Charges {
   async charge(token: string): Promise<ChargeResult> {
     const signed = this.deps.subscriptions.readCapability(token);
     const id = this.deps.subscriptions.subscriptionId(signed.terms);
-    if (this.#busy.has(id)) throw new ServiceError("CONCURRENCY_LIMIT");
+    if (this.#busy.has(id)) throw new DomainError("CONCURRENCY_LIMIT");
     this.#busy.add(id);
     try {
       // Bounded: past the charges running and waiting, 429 CONCURRENCY_LIMIT before anything is read or spent.
       const ran = await this.deps.gate.run(() => this.#charge(signed, id));
-      if (!ran) throw new ServiceError("CONCURRENCY_LIMIT", { detail: "the charge queue is full" });
+      if (!ran) throw new DomainError("CONCURRENCY_LIMIT", { detail: "the charge queue is full" });
       return ran.value;
     } finally {
       this.#busy.delete(id);
@@ -99,7 +88,7 @@ export class Charges {
     const [blockRead, feesRead, balanceRead, pendingRead] = await this.#chainView();
     const block = settledValue(blockRead);
     const now = block.timestamp;
-    if (now < terms.start) throw new ServiceError("NOT_DUE", { retryAfter: Number(terms.start - now) });
+    if (now < terms.start) throw new DomainError("NOT_DUE", { retryAfter: Number(terms.start - now) });
     const period = (now - terms.start) / terms.period;
 
     const attempt = await attempts.find(id, period);
@@ -125,19 +114,19 @@ export class Charges {
             args: [terms, signature, 0n],
             account: relayerAddress,
           })
-        : Promise.reject(new ServiceError("RELAYER_UNAVAILABLE", { detail: "no relayer key" })),
+        : Promise.reject(new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" })),
     ]);
     const [, , revoked] = settledValue(subscriptionRead);
-    if (revoked) throw new ServiceError("PERMISSION_REVOKED");
-    if (terms.end !== 0n && now >= terms.end) throw new ServiceError("SUBSCRIPTION_EXPIRED");
+    if (revoked) throw new DomainError("PERMISSION_REVOKED");
+    if (terms.end !== 0n && now >= terms.end) throw new DomainError("SUBSCRIPTION_EXPIRED");
     const paidIn = settledValue(paidRead);
     if (paidIn !== 0n) return this.#chargedIn(terms, id, period, paidIn);
 
     // The token's refusals (blacklisted account, paused token), named before anything is sent.
     settledValue(tokenRead);
-    if (feesRead.status === "rejected") throw new ServiceError("GAS_QUOTE_UNAVAILABLE", { cause: feesRead.reason });
+    if (feesRead.status === "rejected") throw new DomainError("GAS_QUOTE_UNAVAILABLE", { cause: feesRead.reason });
     const fees: FeeQuote = feesRead.value;
-    if (!relayerAddress) throw new ServiceError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
+    if (!relayerAddress) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
     let gas: bigint;
     if (gasRead.status === "fulfilled") {
       gas = gasRead.value;
@@ -146,12 +135,12 @@ export class Charges {
       if (refusal) throw refusal;
       // PeriodAlreadyCharged: charged since the read above (another instance, another relayer).
       const paid = await this.#chargedBlock(id, period);
-      if (paid === 0n) throw new ServiceError("RPC_ERROR", { detail: "the chain moved under the charge (reorg in progress)" });
+      if (paid === 0n) throw new DomainError("RPC_ERROR", { detail: "the chain moved under the charge (reorg in progress)" });
       return this.#chargedIn(terms, id, period, paid);
     }
     gas = (gas * 12n) / 10n;
     const reimbursement = reimbursementFor(gasQuoteUnits(gas, fees.expectedPerGas, this.deps.pricing), terms.networkFee);
-    if (reimbursement > terms.maxGasReimbursement) throw new ServiceError("GAS_TOO_HIGH");
+    if (reimbursement > terms.maxGasReimbursement) throw new DomainError("GAS_TOO_HIGH");
     if (reimbursement > 0n) await this.#checkFunds(terms, terms.amount + reimbursement);
     relayer.ensureAvailable(gas, fees.maxFeePerGas, settledValue(balanceRead));
 
@@ -174,7 +163,7 @@ export class Charges {
       // latest block: it is on its way (its owner broadcasts it) and cannot be settled yet.
       const winner = await attempts.find(id, period);
       if (winner) return this.#result("CONFIRMING", terms, id, period, winner.txHash);
-      throw new ServiceError("CONCURRENCY_LIMIT", { detail: "another instance is charging this period" });
+      throw new DomainError("CONCURRENCY_LIMIT", { detail: "another instance is charging this period" });
     }
     await relayer.send(sent);
     return this.#result("CONFIRMING", terms, id, period, sent.hash);
@@ -237,7 +226,7 @@ export class Charges {
       await attempts.remove(id, period, attempt.txHash);
       const paidIn = await this.#chargedBlock(id, period);
       if (paidIn !== 0n) return this.#chargedIn(terms, id, period, paidIn);
-      throw new ServiceError("TRANSACTION_REVERTED");
+      throw new DomainError("TRANSACTION_REVERTED");
     }
     if (!isSettled(receipt.blockNumber, head)) return this.#result("CONFIRMING", terms, id, period, receipt.transactionHash);
     if (attempt.status === "sent") {
@@ -325,9 +314,9 @@ export class Charges {
         a.fee === fee &&
         a.networkFee === terms.networkFee &&
         a.net === terms.amount - fee - terms.networkFee;
-      if (!matches) throw new ServiceError("PAYMENT_RECOVERY_INCONSISTENT", { detail: "the Charged log contradicts the signed terms" });
+      if (!matches) throw new DomainError("PAYMENT_RECOVERY_INCONSISTENT", { detail: "the Charged log contradicts the signed terms" });
       const head = await finalityHead(client, this.deps.finality, latest);
-      if (!isSettled(log.blockNumber, head)) throw new ServiceError("PAYMENT_CONFIRMING", { headers: { "svc-tx-hash": log.transactionHash } });
+      if (!isSettled(log.blockNumber, head)) throw new DomainError("PAYMENT_CONFIRMING", { txHash: log.transactionHash });
       return {
         found: true as const,
         subscription_id: id,
@@ -342,7 +331,7 @@ export class Charges {
         amount_units: a.amount.toString(),
       };
     }
-    throw new ServiceError("PAYMENT_RECOVERY_INCONSISTENT", { detail: "chargedBlock set but no Charged log" });
+    throw new DomainError("PAYMENT_RECOVERY_INCONSISTENT", { detail: "chargedBlock set but no Charged log" });
   }
 
   #result(status: ChargeStatus, terms: Terms, id: Hex, period: bigint, txHash?: Hex): ChargeResult {
@@ -406,7 +395,7 @@ export class Charges {
       rpc(() => this.deps.client.readContract({ address: terms.token, abi: erc20Abi, functionName, args } as never) as Promise<bigint>);
     // Both in one batch; the allowance answers first.
     const [allowance, balance] = await Promise.allSettled([read("allowance", [terms.payer, this.#contract]), read("balanceOf", [terms.payer])]);
-    if (settledValue(allowance) < required) throw new ServiceError("INSUFFICIENT_ALLOWANCE");
-    if (settledValue(balance) < required) throw new ServiceError("INSUFFICIENT_BALANCE");
+    if (settledValue(allowance) < required) throw new DomainError("INSUFFICIENT_ALLOWANCE");
+    if (settledValue(balance) < required) throw new DomainError("INSUFFICIENT_BALANCE");
   }
 }

@@ -1,5 +1,5 @@
 import { BaseError, keccak256, parseTransaction, type Address, type Chain, type Hex, type PrivateKeyAccount, type PublicClient } from "viem";
-import { ServiceError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import type { SignedTransaction } from "../store/charge-attempts.js";
 
 export type { SignedTransaction };
@@ -56,8 +56,8 @@ export class Relayer {
 
   /** Refuses when paused, keyless, or without `balance` enough to pay `gas` at `maxFeePerGas`. Nothing is spent. */
   ensureAvailable(gas: bigint, maxFeePerGas: bigint, balance: bigint): Address {
-    if (this.options.paused || !this.account) throw new ServiceError("RELAYER_UNAVAILABLE", { detail: this.account ? "paused" : "no relayer key" });
-    if (balance < gas * maxFeePerGas) throw new ServiceError("RELAYER_UNAVAILABLE", { detail: "relayer short of gas money" });
+    if (this.options.paused || !this.account) throw new DomainError("RELAYER_UNAVAILABLE", { detail: this.account ? "paused" : "no relayer key" });
+    if (balance < gas * maxFeePerGas) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "relayer short of gas money" });
     return this.account.address;
   }
 
@@ -126,7 +126,7 @@ export class Relayer {
             this.#outbox.push(o);
             gapped = true;
           } else {
-            o.reject(new ServiceError("RELAYER_ERROR", { cause: result.reason }));
+            o.reject(new DomainError("RELAYER_ERROR", { cause: result.reason }));
           }
         }
         if (gapped) await new Promise((resolve) => setTimeout(resolve, GAP_RETRY_EVERY_MS));

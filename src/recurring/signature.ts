@@ -13,7 +13,7 @@ import {
   type PublicClient,
 } from "viem";
 import { ierc1271Abi } from "../generated/contracts.js";
-import { ServiceError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import { rpc, toRpcError } from "../chain/rpc-errors.js";
 
 const ERC6492_SUFFIX = "6492649264926492649264926492649264926492649264926492649264926492";
@@ -52,18 +52,18 @@ export function isErc6492(signature: Hex): boolean {
  * SIGNATURE_VALIDATION_TOO_EXPENSIVE (validation ran out of the cap: not a verdict), or an RPC error.
  */
 export async function checkPayerSignature(client: PublicClient, payer: Address, digest: Hex, signature: Hex, gasCap: bigint): Promise<Hex> {
-  if (isErc6492(signature)) throw new ServiceError("UNSUPPORTED_SIGNATURE_FORMAT");
+  if (isErc6492(signature)) throw new DomainError("UNSUPPORTED_SIGNATURE_FORMAT");
   const code = await rpc(() => client.getCode({ address: payer }));
   if (!code || code === "0x") {
     const canonical = canonicalEoaSignature(signature);
-    if (!canonical) throw new ServiceError("INVALID_SIGNATURE");
+    if (!canonical) throw new DomainError("INVALID_SIGNATURE");
     let signer: Address;
     try {
       signer = await recoverAddress({ hash: digest, signature: canonical });
     } catch {
-      throw new ServiceError("INVALID_SIGNATURE");
+      throw new DomainError("INVALID_SIGNATURE");
     }
-    if (!isAddressEqual(signer, payer)) throw new ServiceError("INVALID_SIGNATURE");
+    if (!isAddressEqual(signer, payer)) throw new DomainError("INVALID_SIGNATURE");
     return canonical;
   }
   // One call, always under the cap: a contract whose isValidSignature loops must not burn the node's
@@ -77,13 +77,13 @@ export async function checkPayerSignature(client: PublicClient, payer: Address, 
       args: [digest, signature],
       gas: gasCap,
     } as never)) as Hex;
-    if (answer !== ERC1271_MAGIC) throw new ServiceError("INVALID_SIGNATURE");
+    if (answer !== ERC1271_MAGIC) throw new DomainError("INVALID_SIGNATURE");
     return signature;
   } catch (error) {
-    if (error instanceof ServiceError) throw error;
+    if (error instanceof DomainError) throw error;
     if (!isExecutionFailure(error)) throw toRpcError(error);
-    if (!isRevert(error) && isOutOfGas(error)) throw new ServiceError("SIGNATURE_VALIDATION_TOO_EXPENSIVE", { cause: error });
-    throw new ServiceError("INVALID_SIGNATURE", { cause: error });
+    if (!isRevert(error) && isOutOfGas(error)) throw new DomainError("SIGNATURE_VALIDATION_TOO_EXPENSIVE", { cause: error });
+    throw new DomainError("INVALID_SIGNATURE", { cause: error });
   }
 }
 

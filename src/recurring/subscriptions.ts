@@ -3,14 +3,16 @@ import { measuredChargeGas } from "./charge-gas.js";
 import { recurringChargesAbi } from "../generated/contracts.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
-import { ServiceError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import { formatAmount, mulDivUp } from "../money.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { checkPayerSignature } from "./signature.js";
-import { checkRecipient } from "../payments/recipient.js";
+import { checkRecipient } from "../rules/recipient.js";
+import { checkReturnUrl } from "../rules/return-url.js";
 import { subscriptionIdOf, subscriptionState, TERMS_WALLET_TYPES, recurringDomain, type Terms } from "./terms.js";
 import type { Offer, RecurringTokens, SignedSubscription } from "./tokens.js";
 import { gasQuoteUnits, quoteFees, type GasPricing } from "./gas-quote.js";
+import type { ResolveSubscriptionResponse } from "../wire/index.js";
 
 export interface RecurringSettings {
   minPeriodSeconds: number;
@@ -37,20 +39,12 @@ export interface SubscriptionsDeps {
   };
   now: () => number;
   randomBytes: (size: number) => Uint8Array;
+  /** The local chain allows a plain-http return_url (src/rules/return-url.ts). */
+  localChain?: boolean;
 }
 
 /** The gas of one charge for the indicative fee estimate: measured on real USDC (snapshots/gas.json, docs/gas.md). */
 const CHARGE_GAS = measuredChargeGas();
-
-/** Where a checkout may send the payer back: https, or http on the local machine. */
-function isReturnUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === "https:" || (url.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname));
-  } catch {
-    return false;
-  }
-}
 
 /** The smallest subscription amount: the recipient must keep at least one unit after fee and network fee. */
 export function amountFloor(feeBps: number, networkFeeUnits: bigint): bigint {
@@ -92,12 +86,11 @@ export class Subscriptions {
   async create(input: { recipient: Address; amountUnits: bigint; period: number; end: number; notifyUrl?: string; returnUrl?: string; caller: string }) {
     const { settings, deployment } = this.deps;
     const recipient = checkRecipient(deployment, input.recipient);
-    if (input.amountUnits < this.floorUnits || input.amountUnits > settings.maxAmountUnits) throw new ServiceError("AMOUNT_OUT_OF_BOUNDS");
-    if (input.period < settings.minPeriodSeconds) throw new ServiceError("INVALID_REQUEST", { detail: `period below ${settings.minPeriodSeconds} s` });
+    if (input.amountUnits < this.floorUnits || input.amountUnits > settings.maxAmountUnits) throw new DomainError("AMOUNT_OUT_OF_BOUNDS");
+    if (input.period < settings.minPeriodSeconds) throw new DomainError("INVALID_REQUEST", { detail: `period below ${settings.minPeriodSeconds} s` });
     const start = await this.#chainNow();
-    if (input.end !== 0 && input.end <= start) throw new ServiceError("INVALID_REQUEST", { detail: "end is not in the future" });
-    if (input.returnUrl !== undefined && !isReturnUrl(input.returnUrl))
-      throw new ServiceError("INVALID_REQUEST", { detail: "return_url must be https (or http on localhost)" });
+    if (input.end !== 0 && input.end <= start) throw new DomainError("INVALID_REQUEST", { detail: "end is not in the future" });
+    if (input.returnUrl !== undefined) checkReturnUrl(input.returnUrl, this.deps.localChain ?? false);
     if (input.notifyUrl !== undefined) this.deps.webhooks.validate(input.notifyUrl);
     const notifyUrl = input.notifyUrl !== undefined && (await this.deps.webhooks.hasRoom(input.caller)) ? input.notifyUrl : undefined;
     const offer: Offer = {
@@ -127,9 +120,9 @@ export class Subscriptions {
   }
 
   /** The terms and the exact EIP-712 typed data the wallet will show (the payer fills `payer`). */
-  async resolve(setupToken: string) {
+  async resolve(setupToken: string): Promise<ResolveSubscriptionResponse> {
     const { offer, expiresAt, returnUrl } = this.#setup(setupToken, { enforceExpiry: true });
-    if (offer.amount < this.floorUnits || offer.amount > this.deps.settings.maxAmountUnits) throw new ServiceError("AMOUNT_OUT_OF_BOUNDS");
+    if (offer.amount < this.floorUnits || offer.amount > this.deps.settings.maxAmountUnits) throw new DomainError("AMOUNT_OUT_OF_BOUNDS");
     const { deployment } = this.deps;
     return {
       ...this.#echo(offer),
@@ -138,7 +131,8 @@ export class Subscriptions {
       ...(returnUrl ? { return_url: returnUrl } : {}),
       typed_data: {
         domain: recurringDomain(deployment.chainId, this.contract),
-        types: TERMS_WALLET_TYPES,
+        // A copy the wire type can hold (the constant is read-only, as viem wants it).
+        types: Object.fromEntries(Object.entries(TERMS_WALLET_TYPES).map(([name, fields]) => [name, [...fields]])),
         primaryType: "Terms" as const,
         message: {
           recipient: offer.recipient,
@@ -217,8 +211,8 @@ export class Subscriptions {
 
   approveResolve(token: string) {
     const session = this.deps.tokens.readApprove(token);
-    if (!session) throw new ServiceError("INVALID_APPROVE_TOKEN");
-    if (this.#nowSeconds() >= session.expiresAt) throw new ServiceError("APPROVE_TOKEN_EXPIRED");
+    if (!session) throw new DomainError("INVALID_APPROVE_TOKEN");
+    if (this.#nowSeconds() >= session.expiresAt) throw new DomainError("APPROVE_TOKEN_EXPIRED");
     return {
       chain_id: this.deps.deployment.chainId,
       token: this.deps.deployment.token.address,
@@ -274,7 +268,7 @@ export class Subscriptions {
   /** The signed subscription a capability carries, or INVALID_SUBSCRIPTION. */
   readCapability(token: string): SignedSubscription {
     const signed = this.deps.tokens.readSubscription(token);
-    if (!signed) throw new ServiceError("INVALID_SUBSCRIPTION");
+    if (!signed) throw new DomainError("INVALID_SUBSCRIPTION");
     return signed;
   }
 
@@ -285,17 +279,17 @@ export class Subscriptions {
   readCapabilityOrCancel(token: string): Terms {
     const signed = this.deps.tokens.readSubscription(token);
     if (signed) return signed.terms;
-    if (!token.startsWith("ct.")) throw new ServiceError("INVALID_SUBSCRIPTION");
+    if (!token.startsWith("ct.")) throw new DomainError("INVALID_SUBSCRIPTION");
     const cancel = this.deps.tokens.readCancel(token);
-    if (!cancel) throw new ServiceError("INVALID_CANCEL_TOKEN");
-    if (this.#nowSeconds() >= cancel.expiresAt) throw new ServiceError("CANCEL_TOKEN_EXPIRED");
+    if (!cancel) throw new DomainError("INVALID_CANCEL_TOKEN");
+    if (this.#nowSeconds() >= cancel.expiresAt) throw new DomainError("CANCEL_TOKEN_EXPIRED");
     return cancel.terms;
   }
 
   #setup(token: string, options: { enforceExpiry: boolean }) {
     const setup = this.deps.tokens.readSetup(token);
-    if (!setup) throw new ServiceError("INVALID_SETUP_TOKEN");
-    if (options.enforceExpiry && this.#nowSeconds() >= setup.expiresAt) throw new ServiceError("SETUP_TOKEN_EXPIRED");
+    if (!setup) throw new DomainError("INVALID_SETUP_TOKEN");
+    if (options.enforceExpiry && this.#nowSeconds() >= setup.expiresAt) throw new DomainError("SETUP_TOKEN_EXPIRED");
     return setup;
   }
 

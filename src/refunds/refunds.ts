@@ -1,6 +1,6 @@
 import { erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex, type TransactionReceipt } from "viem";
 import { z } from "zod";
-import { ServiceError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import { formatAmount, parseUnits } from "../money.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
@@ -72,8 +72,8 @@ export class Refunds {
   /** What the checkout's refund page needs; reads only the token, touches no chain. */
   resolve(refundToken: string) {
     const data = this.deps.tokens.verify(TOKEN_KINDS.refund, refundToken, RefundPayload);
-    if (!data) throw new ServiceError("INVALID_REFUND_TOKEN");
-    if (Math.floor(this.deps.now() / 1000) >= data.expires_at) throw new ServiceError("REFUND_TOKEN_EXPIRED");
+    if (!data) throw new DomainError("INVALID_REFUND_TOKEN");
+    if (Math.floor(this.deps.now() / 1000) >= data.expires_at) throw new DomainError("REFUND_TOKEN_EXPIRED");
     return {
       chain_id: this.deps.chain.deployment.chainId,
       token: data.token as Address,
@@ -102,20 +102,20 @@ export class Refunds {
     const receipt = receipts[1];
     // Not mined, or not known to this node (it may have been broadcast through another): the money
     // may already have moved, so the caller polls the same hash and never sends another refund.
-    if (!receipt) throw new ServiceError("REFUND_CONFIRMING", { detail: "no receipt yet" });
-    if (receipt.status !== "success") throw new ServiceError("REFUND_TRANSACTION_MISMATCH", { detail: "reverted" });
+    if (!receipt) throw new DomainError("REFUND_CONFIRMING", { detail: "no receipt yet" });
+    if (receipt.status !== "success") throw new DomainError("REFUND_TRANSACTION_MISMATCH", { detail: "reverted" });
     // Only the payment token's transfers from the merchant to the payer count: a batch (a multisig
     // paying others in the same transaction) verifies by its one transfer to the payer.
     const toPayer = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs, strict: true }).filter(
       (l) => isAddressEqual(l.address, settlement.token) && isAddressEqual(l.args.from, settlement.merchant) && isAddressEqual(l.args.to, settlement.payer),
     );
     const [transfer] = toPayer;
-    if (toPayer.length !== 1 || transfer!.args.value !== amount) throw new ServiceError("REFUND_TRANSACTION_MISMATCH");
+    if (toPayer.length !== 1 || transfer!.args.value !== amount) throw new DomainError("REFUND_TRANSACTION_MISMATCH");
     // A transfer at or before the original's event (an earlier payout of the same amount) is not its refund.
     if (!isAfter({ blockNumber: receipt.blockNumber, logIndex: transfer!.logIndex }, settlement.position)) {
-      throw new ServiceError("REFUND_TRANSACTION_MISMATCH", { detail: "the transfer precedes the original settlement" });
+      throw new DomainError("REFUND_TRANSACTION_MISMATCH", { detail: "the transfer precedes the original settlement" });
     }
-    if (!isSettled(receipt.blockNumber, head)) throw new ServiceError("REFUND_CONFIRMING");
+    if (!isSettled(receipt.blockNumber, head)) throw new DomainError("REFUND_CONFIRMING");
     return {
       status: "REFUNDED" as const,
       refund_tx_hash: refundTxHash,
@@ -135,22 +135,22 @@ export class Refunds {
     const { chain } = this.deps;
     if (id.intent !== undefined) {
       const intent = readIntent(this.deps.tokens, id.intent);
-      if (!intent) throw new ServiceError("INVALID_INTENT");
+      if (!intent) throw new DomainError("INVALID_INTENT");
       return (receipt, head) => paymentSettlement(chain, intent, receipt, head);
     }
     if (id.subscription !== undefined) {
-      if (id.periodIndex === undefined) throw new ServiceError("INVALID_REQUEST", { detail: "period_index is required with subscription" });
+      if (id.periodIndex === undefined) throw new DomainError("INVALID_REQUEST", { detail: "period_index is required with subscription" });
       const { terms } = this.deps.subscriptions.readCapability(id.subscription);
       const subscriptionId = this.deps.subscriptions.subscriptionId(terms);
       return (receipt, head) => chargeSettlement(chain, subscriptionId, terms, BigInt(id.periodIndex!), receipt, head);
     }
-    throw new ServiceError("INVALID_REQUEST", { detail: "send intent or subscription" });
+    throw new DomainError("INVALID_REQUEST", { detail: "send intent or subscription" });
   }
 
   /** Rule 3: a positive integer number of units, at most the commercial amount paid. */
   #amount(text: string, settlement: Settlement): bigint {
     const units = parseUnits(text);
-    if (units === null || units === 0n || units > settlement.amountUnits) throw new ServiceError("REFUND_AMOUNT_INVALID");
+    if (units === null || units === 0n || units > settlement.amountUnits) throw new DomainError("REFUND_AMOUNT_INVALID");
     return units;
   }
 }

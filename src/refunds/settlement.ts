@@ -2,7 +2,7 @@ import { isAddressEqual, parseEventLogs, type Address, type Hex, type PublicClie
 import { recurringChargesAbi } from "../generated/contracts.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
-import { ServiceError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import { isSettled } from "../chain/finality.js";
 import { intentPaidFact, type PaymentChain } from "../payments/verify.js";
 import type { Intent } from "../payments/intent.js";
@@ -40,12 +40,12 @@ export interface SettlementChain {
 
 /** Throws PAYMENT_CONFIRMING unless the receipt (read after the head `head`) is at or below it. */
 function requireSettled(receipt: TransactionReceipt, head: bigint): void {
-  if (!isSettled(receipt.blockNumber, head)) throw new ServiceError("PAYMENT_CONFIRMING");
+  if (!isSettled(receipt.blockNumber, head)) throw new DomainError("PAYMENT_CONFIRMING");
 }
 
 /** The one-time payment a receipt (read after the finality head `head`) made for `intent`, from the Splitter's `Paid` event. */
 export function paymentSettlement(chain: PaymentChain, intent: Intent, receipt: TransactionReceipt | null, head: bigint): Settlement {
-  if (receipt?.status !== "success") throw new ServiceError("PAYMENT_NOT_FOUND");
+  if (receipt?.status !== "success") throw new DomainError("PAYMENT_NOT_FOUND");
   const paid = intentPaidFact(chain, receipt, intent);
   if (
     !paid ||
@@ -53,7 +53,7 @@ export function paymentSettlement(chain: PaymentChain, intent: Intent, receipt: 
     paid.amount !== intent.amountUnits ||
     !isAddressEqual(paid.token, chain.deployment.token.address)
   ) {
-    throw new ServiceError("PAYMENT_MISMATCH");
+    throw new DomainError("PAYMENT_MISMATCH");
   }
   requireSettled(receipt, head);
   return {
@@ -74,7 +74,7 @@ export function chargeSettlement(
   receipt: TransactionReceipt | null,
   head: bigint,
 ): Settlement {
-  if (receipt?.status !== "success") throw new ServiceError("PAYMENT_NOT_FOUND");
+  if (receipt?.status !== "success") throw new DomainError("PAYMENT_NOT_FOUND");
   const charged = parseEventLogs({ abi: recurringChargesAbi, eventName: "Charged", logs: receipt.logs, strict: true }).find(
     (l) =>
       isAddressEqual(l.address, chain.deployment.contracts.RecurringCharges.address) &&
@@ -88,7 +88,7 @@ export function chargeSettlement(
     !isAddressEqual(charged.args.token, terms.token) ||
     charged.args.amount !== terms.amount
   ) {
-    throw new ServiceError("PAYMENT_MISMATCH");
+    throw new DomainError("PAYMENT_MISMATCH");
   }
   requireSettled(receipt, head);
   return {

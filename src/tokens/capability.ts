@@ -1,5 +1,6 @@
 import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
+import { MAX_TOKEN_LENGTH } from "../wire/primitives.js";
 
 /**
  * Capability tokens: `<kind>.<key>.<payload>.<signature>`.
@@ -39,7 +40,7 @@ export interface TokenScope {
 const KEY_ID = /^[a-z0-9]{1,16}$/;
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
 /** Tokens longer than this are refused before any work. */
-export const MAX_TOKEN_LENGTH = 4096;
+export { MAX_TOKEN_LENGTH };
 
 export class CapabilityTokens {
   readonly #scope: TokenScope;
@@ -64,6 +65,12 @@ export class CapabilityTokens {
     const payload = Buffer.from(JSON.stringify({ env: this.#scope.environment, chain_id: this.#scope.chainId, ...data })).toString("base64url");
     const head = `${kind}.${this.#signing.id}.${payload}`;
     return `${head}.${this.#sign(this.#signing.id, kind, head).toString("base64url")}`;
+  }
+
+  /** The kind marker a token claims (unverified: for routing a request to the domain that owns the kind). */
+  static kindOf(token: string): string | null {
+    const [kind] = token.split(".", 1);
+    return token.includes(".") ? (kind ?? null) : null;
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Database } from "../store/database.js";
-import { Deliveries, type Delivery } from "./store.js";
+import { Deliveries, type Delivery } from "./deliveries.js";
 
 /** Retries after 1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours, 12 hours; then the event is dropped. */
 export const RETRY_SCHEDULE_SECONDS = [60, 300, 1800, 7200, 21600, 43200] as const;

@@ -6,8 +6,11 @@ import { finalityHead } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { Database } from "../store/database.js";
 import { subscriptionState } from "../recurring/terms.js";
-import { Deliveries, LinkRecords, WatcherCursor, Watches, type Watch } from "./store.js";
-import type { WEBHOOK_EVENTS } from "./events.js";
+import { LinkRecords } from "../links/records.js";
+import { WatcherCursor } from "./cursor.js";
+import { Deliveries } from "./deliveries.js";
+import { Watches, type Watch } from "./watches.js";
+import type { SubscriptionChargedEvent, SubscriptionRevokedEvent, WebhookEvent } from "../wire/index.js";
 
 const EVENTS = [
   splitterAbi.find((i) => i.type === "event" && i.name === "Paid")!,
@@ -35,10 +38,10 @@ export interface WatcherDeps {
 /** One webhook event, with an id derived from the chain event (so a re-read enqueues nothing new). */
 interface Event {
   eventId: string;
-  /** Every type must have its schema in events.ts (the OpenAPI document's webhooks come from there). */
-  eventType: keyof typeof WEBHOOK_EVENTS;
+  eventType: WebhookEvent["type"];
   watch: Watch;
-  payload: Record<string, unknown>;
+  /** The body, typed by its wire schema (src/wire/events.ts). */
+  payload: WebhookEvent;
 }
 
 /**
@@ -156,19 +159,21 @@ export class Watcher {
       if (at > BigInt(watch.watchUntil)) continue; // settled after watching ended: recover finds it, no announcement
       const type = log.eventName === "Paid" ? "payment.settled" : log.eventName === "Charged" ? "subscription.charged" : "subscription.revoked";
       const eventId = `evt_${keccak256(toHex(`${type}:${log.transactionHash}:${log.logIndex}:${watch.notifyUrl}`)).slice(2, 34)}`;
-      const base = { id: eventId, type, created_at: Number(at) };
+      const created_at = Number(at);
       if (type === "payment.settled") {
         events.push({
           eventId,
           eventType: type,
           watch,
           payload: {
-            ...base,
+            id: eventId,
+            type,
+            created_at,
             data: {
               intent: this.deps.intentFor(watch),
               tx_hash: log.transactionHash,
-              reference: watch.key,
-              ...(watch.linkId ? { link_id: watch.linkId } : {}),
+              reference: watch.key as Hex,
+              ...(watch.linkId ? { link_id: watch.linkId as Hex } : {}),
             },
           },
         });
@@ -177,9 +182,23 @@ export class Watcher {
       const subscriptionId = watch.key as Hex;
       const [, paidCount, revoked] = states[i]!;
       const state = subscriptionState({ revoked, paidCount }, BigInt((watch.data.end as number | undefined) ?? 0), at);
-      const data: Record<string, unknown> = { link_id: watch.linkId, subscription_id: subscriptionId, payer: watch.data.payer, state, paid_count: paidCount };
-      if (type === "subscription.charged") Object.assign(data, { period_index: Number(log.args.periodIndex as bigint), tx_hash: log.transactionHash });
-      events.push({ eventId, eventType: type, watch, payload: { ...base, data } });
+      const data: SubscriptionRevokedEvent["data"] = {
+        link_id: (watch.linkId as Hex | null) ?? null,
+        subscription_id: subscriptionId,
+        payer: watch.data.payer as Address,
+        state,
+        paid_count: paidCount,
+      };
+      const payload: WebhookEvent =
+        type === "subscription.charged"
+          ? ({
+              id: eventId,
+              type,
+              created_at,
+              data: { ...data, period_index: Number(log.args.periodIndex as bigint), tx_hash: log.transactionHash },
+            } satisfies SubscriptionChargedEvent)
+          : { id: eventId, type, created_at, data };
+      events.push({ eventId, eventType: type, watch, payload });
     }
     return events;
   }

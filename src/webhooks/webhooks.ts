@@ -1,35 +1,19 @@
 import type { Hex, PublicClient } from "viem";
-import type { Finality } from "../config.js";
+import type { Finality, WebhookSettings } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
-import { ServiceError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Database } from "../store/database.js";
 import { mintIntent, type Intent } from "../payments/intent.js";
 import type { CapabilityTokens } from "../tokens/capability.js";
 import type { Terms } from "../recurring/terms.js";
-import { notifyUrlProblem } from "./notify-url.js";
+import { notifyUrlProblem } from "../rules/notify-url.js";
 import { DeliveryWorker } from "./delivery.js";
-import { Deliveries, WatcherCursor, Watches, type Watch } from "./store.js";
+import { WatcherCursor } from "./cursor.js";
+import { Deliveries } from "./deliveries.js";
+import { Watches, type Watch } from "./watches.js";
 import { postToTarget, systemResolver, type Resolver } from "./target.js";
 import { Watcher } from "./watcher.js";
-
-export interface WebhookSettings {
-  enabled: boolean;
-  /** Test-only: loopback targets allowed (refused in production configuration). */
-  allowLoopback: boolean;
-  timeoutMs: number;
-  capPerCaller: number;
-  capTotal: number;
-  watcherIntervalMs: number;
-  deliveryIntervalMs: number;
-  /** Delivery attempts in flight at once per instance, and per target (a notify_url's host). */
-  deliveryConcurrency: number;
-  targetConcurrency: number;
-  /** How long delivered and dropped events are kept (seconds) before they are pruned. */
-  retentionSeconds: number;
-  /** How often expired watches and old events are pruned (ms), in batches of `pruneBatch`. */
-  pruneIntervalMs: number;
-}
 
 /** Rows deleted per statement when pruning (bounded, so a prune never holds locks for long). */
 export const PRUNE_BATCH = 1000;
@@ -100,9 +84,9 @@ export class Webhooks {
 
   /** Refuses a notify_url the deployment or the rules do not allow (INVALID_REQUEST). */
   validate(notifyUrl: string): void {
-    if (!this.deps.settings.enabled) throw new ServiceError("INVALID_REQUEST", { detail: "webhooks are disabled in this deployment" });
+    if (!this.deps.settings.enabled) throw new DomainError("INVALID_REQUEST", { detail: "webhooks are disabled in this deployment" });
     const problem = notifyUrlProblem(notifyUrl);
-    if (problem) throw new ServiceError("INVALID_REQUEST", { detail: `notify_url: ${problem}` });
+    if (problem) throw new DomainError("INVALID_REQUEST", { detail: `notify_url: ${problem}` });
   }
 
   /** Whether one more watch fits the caps (per caller and in total): two counter reads, whatever the number of watches. */

@@ -4,10 +4,10 @@ import { createRequire } from "node:module";
 import type { Express } from "express";
 import { buildOpenApi } from "../../src/http/openapi.js";
 import { describedRoutes } from "../../src/http/routes/index.js";
-import * as R from "../../src/http/responses.js";
+import * as R from "../../src/wire/index.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
-import { ERROR_CODES } from "../../src/errors.js";
-import { MAX_NOTIFY_URL_LENGTH } from "../../src/webhooks/notify-url.js";
+import { HTTP_STATUS } from "../../src/http/error-status.js";
+import { MAX_NOTIFY_URL_LENGTH } from "../../src/rules/notify-url.js";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { useService } from "../helpers/service.js";
@@ -224,7 +224,7 @@ describe("OpenAPI document", () => {
           const codes = schema.properties.error.enum as string[];
           for (const code of Object.keys(response.content!["application/json"]!.examples!)) {
             assert.include(codes, code, name);
-            assert.equal(ERROR_CODES[code as keyof typeof ERROR_CODES].status, Number(status), `${name} ${code}`);
+            assert.equal(HTTP_STATUS[code as keyof typeof HTTP_STATUS], Number(status), `${name} ${code}`);
           }
           assert.includeMembers(codes, ["INVALID_REQUEST", "RATE_LIMITED", "INTERNAL_ERROR"]);
         }

@@ -1,9 +1,9 @@
 import { assert } from "chai";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
-import * as R from "../../src/http/responses.js";
+import * as R from "../../src/wire/index.js";
 import { useService } from "../helpers/service.js";
 
-describe("return_url on payments and links (extension)", () => {
+describe("return_url on payments, links and subscriptions (extension): one rule", () => {
   const h = useService();
   const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
   const back = "http://127.0.0.1:3000/shop/thanks?order=42";
@@ -26,10 +26,28 @@ describe("return_url on payments and links (extension)", () => {
     assert.equal(again.body.return_url, back, "the minted intent carries it too");
   });
 
-  it("refuses a bad return_url with INVALID_REQUEST (credentials, other schemes, over 512 characters)", async () => {
-    for (const bad of ["http://u:p@127.0.0.1/x", "javascript:alert(1)", `http://localhost/${"a".repeat(520)}`]) {
-      for (const path of ["/v1/payments", "/v1/links"]) {
-        const res = await h.api.post(path).send({ recipient: merchant().address, amount: "1", return_url: bad });
+  it("a subscription carries it in the setup token; resolve returns it", async () => {
+    const created = await h.api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "9.99", period: 3600, return_url: back });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const resolved = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
+    assert.equal(R.ResolveSubscriptionResponse.parse(resolved.body).return_url, back);
+  });
+
+  it("refuses a bad return_url with INVALID_REQUEST on all three (credentials, other schemes, over 512 characters)", async () => {
+    const bodies: Record<string, Record<string, unknown>> = {
+      "/v1/payments": { recipient: merchant().address, amount: "1" },
+      "/v1/links": { recipient: merchant().address, amount: "1" },
+      "/v1/subscriptions": { recipient: merchant().address, amount: "9.99", period: 3600 },
+    };
+    for (const bad of [
+      "http://u:p@127.0.0.1/x",
+      "https://user:password@shop.example.com/",
+      "javascript:alert(1)",
+      "ftp://shop.example.com/",
+      `http://localhost/${"a".repeat(520)}`,
+    ]) {
+      for (const [path, body] of Object.entries(bodies)) {
+        const res = await h.api.post(path).send({ ...body, return_url: bad });
         assert.equal(res.status, 400, `${path} ${bad}`);
         assert.equal(res.body.error, "INVALID_REQUEST");
       }

@@ -2,7 +2,7 @@ import { assert } from "chai";
 import supertest from "supertest";
 import type { Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
-import { Deliveries } from "../../src/webhooks/store.js";
+import { Deliveries } from "../../src/webhooks/deliveries.js";
 import { RETRY_SCHEDULE_SECONDS } from "../../src/webhooks/delivery.js";
 import { useService } from "../helpers/service.js";
 import { payIntent } from "../helpers/payments.js";
@@ -34,6 +34,9 @@ for (const store of ["pglite", "postgres"] as const) {
       receiver.behave = { status: 200 };
       dns.lookups = 0;
       dns.answers = [];
+    });
+    afterEach(() => {
+      assert.deepEqual(receiver.mismatches.splice(0), [], "every webhook body matches its event's wire schema");
     });
     const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
     const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;

@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { WEBHOOK_EVENTS } from "../../src/wire/index.js";
 
 export const RECEIVER_HOST = "hooks.merchant.example.com";
 
@@ -19,6 +20,8 @@ export interface Received {
  */
 export class Receiver {
   readonly received: Received[] = [];
+  /** Bodies that do not match their event's wire schema (or name no known event): tests assert none. */
+  readonly mismatches: string[] = [];
   behave: { status: number; delayMs?: number; location?: string } = { status: 200 };
   readonly ca: string;
   #key: string;
@@ -65,7 +68,9 @@ export class Receiver {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
-        this.received.push({ path: req.url ?? "", headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString() || "{}") });
+        const body = JSON.parse(Buffer.concat(chunks).toString() || "{}");
+        this.received.push({ path: req.url ?? "", headers: req.headers, body });
+        this.#check(body);
         const { status, delayMs, location } = this.behave;
         const answer = () => res.writeHead(status, location ? { location } : {}).end("ok");
         if (delayMs) setTimeout(answer, delayMs).unref();
@@ -75,6 +80,12 @@ export class Receiver {
     await new Promise<void>((resolve) => this.#server!.listen(port, "127.0.0.1", resolve));
     this.port = (this.#server!.address() as AddressInfo).port;
     return this;
+  }
+
+  #check(body: { type?: unknown }): void {
+    const event = WEBHOOK_EVENTS[body.type as keyof typeof WEBHOOK_EVENTS];
+    const parsed = event?.schema.safeParse(body);
+    if (!parsed?.success) this.mismatches.push(`${String(body.type)}: ${parsed ? parsed.error.message : "unknown event type"}`);
   }
 
   /** Stops listening (a receiver that is down); `start(port)` brings it back on the same port. */

@@ -58,6 +58,8 @@ export function useService(env: Record<string, string> = {}, options: ServiceHar
   let service: Service | undefined;
   let clock: FakeClock | undefined;
   const built: Service[] = [];
+  // Every answer of every service built here is checked against its wire schema; any mismatch fails the test.
+  const mismatches: string[] = [];
   let database: Database | undefined;
   let postgres: { url: string; stop(): void } | undefined;
   const build = async (extra: Record<string, string> = {}) => {
@@ -65,6 +67,7 @@ export function useService(env: Record<string, string> = {}, options: ServiceHar
       now: clock!.now,
       logger: createLogger("silent"),
       database,
+      checkResponses: (problem) => mismatches.push(problem),
       ...(options.deps?.() ?? {}),
     });
     built.push(s);
@@ -92,6 +95,8 @@ export function useService(env: Record<string, string> = {}, options: ServiceHar
   });
   afterEach(async () => {
     for (const s of built.splice(0)) await s.close();
+    const found = mismatches.splice(0);
+    if (found.length) throw new Error(`answers that do not match their wire schema:\n${found.join("\n")}`);
   });
   after(async () => {
     await proxy?.close();

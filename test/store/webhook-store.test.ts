@@ -2,7 +2,8 @@ import { assert } from "chai";
 import { connectPostgres, openDatabase, type Database } from "../../src/store/database.js";
 import { migrate } from "../../src/store/migrate.js";
 import { DeliveryWorker } from "../../src/webhooks/delivery.js";
-import { Deliveries, Watches, type Watch } from "../../src/webhooks/store.js";
+import { Deliveries } from "../../src/webhooks/deliveries.js";
+import { Watches, type Watch } from "../../src/webhooks/watches.js";
 import { resetStore } from "../helpers/service.js";
 import { startTestPostgres } from "../helpers/postgres.js";
 

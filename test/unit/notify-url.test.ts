@@ -1,5 +1,5 @@
 import { assert } from "chai";
-import { notifyUrlProblem } from "../../src/webhooks/notify-url.js";
+import { notifyUrlProblem } from "../../src/rules/notify-url.js";
 
 describe("notify_url rules", () => {
   it("accepts public https URLs on the default port, any path and query", () => {

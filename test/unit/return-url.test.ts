@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import { loadConfig } from "../../src/config.js";
-import { returnUrlProblem } from "../../src/payments/return-url.js";
+import { returnUrlProblem } from "../../src/rules/return-url.js";
 
 describe("return_url rules (an extension: where the checkout sends the buyer back)", () => {
   it("off the local chain: exactly notify_url's rules (https, default port, public DNS name, no credentials, ≤ 512)", () => {

@@ -6,7 +6,7 @@ import { errorPage, folded, networkBanner, pageContext, returnLink, setTitle, tr
 import { CONFIRMING_POLL_MS, resolveState } from "../resolve-state.js";
 import { el, render } from "../ui.js";
 import { explain } from "../words.js";
-import type { ResolvedPayment } from "../../payments/payments.js";
+import type { ResolvePaymentResponse as ResolvedPayment } from "../../wire/index.js";
 import type { Status } from "./common.js";
 
 /** What the pay page works from: the resolve answer, plus the fresh intent when it came from a link. */

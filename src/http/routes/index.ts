@@ -21,7 +21,12 @@ export interface Domains {
 
 /** Every integration endpoint but /v1/capabilities (served by the app itself). */
 export function integrationRoutes(d: Domains): PostRoute[] {
-  return [...paymentRoutes(d.payments, d.recoverLimit), ...linkRoutes(d.links), ...recurringRoutes(d.subscriptions, d.charges), ...refundRoutes(d.refunds)];
+  return [
+    ...paymentRoutes(d.payments, d.links, d.recoverLimit),
+    ...linkRoutes(d.links),
+    ...recurringRoutes(d.subscriptions, d.charges),
+    ...refundRoutes(d.refunds),
+  ];
 }
 
 /** The routes with no domain behind them: for describing the API (OpenAPI), never for serving it. */

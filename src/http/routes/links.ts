@@ -2,8 +2,8 @@ import type { Hex } from "viem";
 import { parseAmount } from "../../money.js";
 import type { Links } from "../../links/links.js";
 import { route, type PostRoute } from "../route.js";
-import * as R from "../responses.js";
-import { CloseLinkRequest, CreateLinkRequest } from "../schemas.js";
+import * as R from "../../wire/index.js";
+import { CloseLinkRequest, CreateLinkRequest } from "../../wire/index.js";
 
 export function linkRoutes(links: Links): PostRoute[] {
   return [

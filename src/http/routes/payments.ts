@@ -2,11 +2,12 @@ import type { Hex } from "viem";
 import type { RequestHandler } from "express";
 import { parseAmount } from "../../money.js";
 import type { Payments } from "../../payments/payments.js";
+import type { Links } from "../../links/links.js";
 import { route, type PostRoute } from "../route.js";
-import * as R from "../responses.js";
-import { CreatePaymentRequest, IntentRequest, VerifyPaymentRequest } from "../schemas.js";
+import * as R from "../../wire/index.js";
+import { CreatePaymentRequest, IntentRequest, VerifyPaymentRequest } from "../../wire/index.js";
 
-export function paymentRoutes(payments: Payments, recoverLimit: RequestHandler): PostRoute[] {
+export function paymentRoutes(payments: Payments, links: Links, recoverLimit: RequestHandler): PostRoute[] {
   return [
     route({
       path: "/v1/payments",
@@ -40,7 +41,8 @@ export function paymentRoutes(payments: Payments, recoverLimit: RequestHandler):
         "RPC_BUSY",
       ],
       schema: IntentRequest,
-      handle: (body) => payments.resolve(body.intent),
+      // A link token in `intent` (DESIGN.md) mints a fresh payment through the link.
+      handle: (body) => (links.owns(body.intent) ? links.resolvePayment(body.intent) : payments.resolve(body.intent)),
     }),
     route({
       path: "/v1/payments/verify",

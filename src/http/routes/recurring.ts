@@ -3,7 +3,7 @@ import { parseAmount } from "../../money.js";
 import type { Charges } from "../../recurring/charges.js";
 import type { Subscriptions } from "../../recurring/subscriptions.js";
 import { route, type PostRoute } from "../route.js";
-import * as R from "../responses.js";
+import * as R from "../../wire/index.js";
 import {
   ApproveTokenRequest,
   ChargeRecoverRequest,
@@ -12,7 +12,7 @@ import {
   FinalizeSubscriptionRequest,
   SetupTokenRequest,
   SubscriptionRequest,
-} from "../schemas.js";
+} from "../../wire/index.js";
 
 export function recurringRoutes(subscriptions: Subscriptions, charges: Charges): PostRoute[] {
   return [

@@ -1,8 +1,8 @@
 import type { Hex } from "viem";
 import type { Refunds } from "../../refunds/refunds.js";
 import { route, type PostRoute } from "../route.js";
-import * as R from "../responses.js";
-import { PrepareRefundRequest, RefundTokenRequest, VerifyRefundRequest } from "../schemas.js";
+import * as R from "../../wire/index.js";
+import { PrepareRefundRequest, RefundTokenRequest, VerifyRefundRequest } from "../../wire/index.js";
 
 const identifier = (b: { tx_hash: string; intent?: string | undefined; subscription?: string | undefined; period_index?: number | undefined }) => ({
   txHash: b.tx_hash.toLowerCase() as Hex,

@@ -1,6 +1,6 @@
 import { getAddress, isAddressEqual, zeroAddress, type Address } from "viem";
 import type { LiveDeployment } from "../deployments.js";
-import { ServiceError } from "../errors.js";
+import { DomainError } from "../errors.js";
 
 /**
  * The recipient of a payment, a link or a subscription, checksummed; INVALID_REQUEST for an address
@@ -10,9 +10,9 @@ import { ServiceError } from "../errors.js";
  */
 export function checkRecipient(deployment: LiveDeployment, recipient: Address): Address {
   const address = getAddress(recipient);
-  if (isAddressEqual(address, zeroAddress)) throw new ServiceError("INVALID_REQUEST", { detail: "recipient is the zero address" });
+  if (isAddressEqual(address, zeroAddress)) throw new DomainError("INVALID_REQUEST", { detail: "recipient is the zero address" });
   const refused = [deployment.token.address, deployment.contracts.Splitter.address, deployment.contracts.RecurringCharges.address];
   if (refused.some((ours) => isAddressEqual(address, ours)))
-    throw new ServiceError("INVALID_REQUEST", { detail: "recipient is the token or one of the service's contracts" });
+    throw new DomainError("INVALID_REQUEST", { detail: "recipient is the token or one of the service's contracts" });
   return address;
 }

@@ -1,7 +1,8 @@
+import { MAX_URL_LENGTH } from "../wire/primitives.js";
 import { isIP } from "node:net";
 
 /** The longest notify_url accepted (spec: at most 512 characters). */
-export const MAX_NOTIFY_URL_LENGTH = 512;
+export const MAX_NOTIFY_URL_LENGTH = MAX_URL_LENGTH;
 
 const NON_PUBLIC_SUFFIXES = [".localhost", ".local", ".internal", ".intranet", ".lan", ".home.arpa", ".corp", ".test", ".invalid", ".example"];
 

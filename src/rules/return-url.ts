@@ -1,5 +1,5 @@
-import { ServiceError } from "../errors.js";
-import { notifyUrlProblem, parseBoundedUrl } from "../webhooks/notify-url.js";
+import { DomainError } from "../errors.js";
+import { notifyUrlProblem, parseBoundedUrl } from "./notify-url.js";
 
 /**
  * Why a `return_url` (where the checkout offers to send the buyer back after paying) is refused, or
@@ -17,8 +17,8 @@ export function returnUrlProblem(value: string, options: { localChain: boolean }
   return null;
 }
 
-/** INVALID_REQUEST naming the rule a return_url breaks (one rule for payments and links). */
+/** INVALID_REQUEST naming the rule a return_url breaks (one rule for payments, links and subscriptions). */
 export function checkReturnUrl(value: string, localChain: boolean): void {
   const problem = returnUrlProblem(value, { localChain });
-  if (problem) throw new ServiceError("INVALID_REQUEST", { detail: `return_url: ${problem}` });
+  if (problem) throw new DomainError("INVALID_REQUEST", { detail: `return_url: ${problem}` });
 }

@@ -1,12 +1,11 @@
 import { z } from "zod";
+import { Address, Hash, LinkId } from "./primitives.js";
+import { SubscriptionStateName } from "./recurring.js";
 
 /**
- * The webhook events the watcher sends (src/webhooks/watcher.ts), as wire schemas for the OpenAPI
- * document's `webhooks` section. A body is a hint only: verify before fulfilling.
+ * The webhook events the watcher sends (src/webhooks/watcher.ts): the bodies it builds are typed by
+ * these schemas, and they feed the OpenAPI document's `webhooks` section. A body is a hint only: verify before fulfilling.
  */
-const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
-const Bytes32 = z.string().regex(/^0x[0-9a-f]{64}$/);
-const LinkId = z.string().regex(/^0x[0-9a-f]{32}$/);
 const envelope = <T extends string>(type: T) => ({
   id: z
     .string()
@@ -17,20 +16,20 @@ const envelope = <T extends string>(type: T) => ({
 });
 const subscriptionData = {
   link_id: LinkId.nullable(),
-  subscription_id: Bytes32,
+  subscription_id: Hash,
   payer: Address,
-  state: z.enum(["PENDING", "ACTIVE", "REVOKED", "ENDED"]),
+  state: SubscriptionStateName,
   paid_count: z.number().int().nonnegative(),
 };
 
 export const PaymentSettledEvent = z.strictObject({
   ...envelope("payment.settled"),
-  data: z.strictObject({ intent: z.string(), tx_hash: Bytes32, reference: Bytes32, link_id: LinkId.optional().describe("only for a payment through a link") }),
+  data: z.strictObject({ intent: z.string(), tx_hash: Hash, reference: Hash, link_id: LinkId.optional().describe("only for a payment through a link") }),
 });
 
 export const SubscriptionChargedEvent = z.strictObject({
   ...envelope("subscription.charged"),
-  data: z.strictObject({ ...subscriptionData, period_index: z.number().int().nonnegative(), tx_hash: Bytes32 }),
+  data: z.strictObject({ ...subscriptionData, period_index: z.number().int().nonnegative(), tx_hash: Hash }),
 });
 
 export const SubscriptionRevokedEvent = z.strictObject({
@@ -58,3 +57,9 @@ export const WEBHOOK_EVENTS = {
     description: "A hint only: read /v1/subscriptions/state and end access from its state.",
   },
 } as const;
+
+export type PaymentSettledEvent = z.infer<typeof PaymentSettledEvent>;
+export type SubscriptionChargedEvent = z.infer<typeof SubscriptionChargedEvent>;
+export type SubscriptionRevokedEvent = z.infer<typeof SubscriptionRevokedEvent>;
+/** Any webhook body. */
+export type WebhookEvent = PaymentSettledEvent | SubscriptionChargedEvent | SubscriptionRevokedEvent;

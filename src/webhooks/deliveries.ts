@@ -1,0 +1,107 @@
+import type { Database } from "../store/database.js";
+
+/** The target a delivery counts against for per-target concurrency: the notify_url's host and port. */
+export function deliveryTarget(notifyUrl: string): string {
+  return new URL(notifyUrl).host.toLowerCase();
+}
+
+export interface Delivery {
+  eventId: string;
+  target: string;
+  eventType: string;
+  notifyUrl: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  nextAttemptAt: number;
+  status: "pending" | "delivered" | "dropped";
+  lastError: string | null;
+}
+
+interface DeliveryRow {
+  event_id: string;
+  target: string;
+  event_type: string;
+  notify_url: string;
+  payload: Record<string, unknown> | string;
+  attempts: number;
+  next_attempt_at: string | number;
+  status: Delivery["status"];
+  last_error: string | null;
+}
+
+const deliveryFrom = (r: DeliveryRow): Delivery => ({
+  eventId: r.event_id,
+  target: r.target,
+  eventType: r.event_type,
+  notifyUrl: r.notify_url,
+  payload: typeof r.payload === "string" ? JSON.parse(r.payload) : r.payload,
+  attempts: Number(r.attempts),
+  nextAttemptAt: Number(r.next_attempt_at),
+  status: r.status,
+  lastError: r.last_error,
+});
+
+/** The persisted delivery queue. Several instances take due rows with leases (SKIP LOCKED). */
+export class Deliveries {
+  constructor(private readonly db: Pick<Database, "query">) {}
+
+  /** Enqueues an event once: the same event id again is ignored. */
+  async enqueue(e: { eventId: string; eventType: string; notifyUrl: string; payload: object; dueAt: number }): Promise<void> {
+    await this.db.query(
+      "INSERT INTO webhook_deliveries (event_id, event_type, notify_url, target, payload, next_attempt_at, status) VALUES ($1, $2, $3, $4, $5, $6, 'pending') ON CONFLICT (event_id) DO NOTHING",
+      [e.eventId, e.eventType, e.notifyUrl, deliveryTarget(e.notifyUrl), JSON.stringify(e.payload), e.dueAt],
+    );
+  }
+
+  /**
+   * Leases up to `limit` due deliveries for `leaseMs`, oldest first (by the due index: the cost
+   * grows with `limit`, not with the queue), skipping rows another instance holds and the targets
+   * named in `skipTargets` (their slots are full here).
+   */
+  async leaseDue(nowMs: number, leaseMs: number, limit: number, skipTargets: string[] = []): Promise<Delivery[]> {
+    const rows = await this.db.query<DeliveryRow>(
+      `UPDATE webhook_deliveries SET lease_until = $1
+        WHERE event_id IN (
+          SELECT event_id FROM webhook_deliveries
+           WHERE status = 'pending' AND next_attempt_at <= $2 AND lease_until <= $2 AND NOT (target = ANY($4))
+           ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+        RETURNING *`,
+      [nowMs + leaseMs, nowMs, limit, skipTargets],
+    );
+    return rows.map(deliveryFrom);
+  }
+
+  /** Gives leased rows back untouched (this instance will not attempt them now). */
+  async release(eventIds: string[]): Promise<void> {
+    if (eventIds.length) await this.db.query("UPDATE webhook_deliveries SET lease_until = 0 WHERE event_id = ANY($1)", [eventIds]);
+  }
+
+  /** Deletes up to `limit` delivered or dropped rows whose last attempt was before `beforeMs`. */
+  async pruneFinished(beforeMs: number, limit: number): Promise<number> {
+    const rows = await this.db.query(
+      "DELETE FROM webhook_deliveries WHERE event_id IN (SELECT event_id FROM webhook_deliveries WHERE status <> 'pending' AND next_attempt_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING event_id",
+      [beforeMs, limit],
+    );
+    return rows.length;
+  }
+
+  /** Marks deliveries acknowledged at `nowMs` (kept until pruned), in one statement. */
+  async markDelivered(eventIds: string | string[], nowMs: number): Promise<void> {
+    await this.db.query(
+      "UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, lease_until = 0, last_error = NULL, next_attempt_at = $2 WHERE event_id = ANY($1)",
+      [typeof eventIds === "string" ? [eventIds] : eventIds, nowMs],
+    );
+  }
+
+  /** Records a failed attempt: due again at `nextAttemptAt`, or dropped when that is null. */
+  async markFailed(eventId: string, error: string, nextAttemptAt: number | null): Promise<void> {
+    await this.db.query(
+      "UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = 0, last_error = $2, status = $3, next_attempt_at = COALESCE($4, next_attempt_at) WHERE event_id = $1",
+      [eventId, error.slice(0, 500), nextAttemptAt === null ? "dropped" : "pending", nextAttemptAt],
+    );
+  }
+
+  async all(): Promise<Delivery[]> {
+    return (await this.db.query<DeliveryRow>("SELECT * FROM webhook_deliveries ORDER BY created_at, event_id")).map(deliveryFrom);
+  }
+}

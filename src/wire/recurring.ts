@@ -1,0 +1,182 @@
+import { z } from "zod";
+import {
+  Action,
+  Address,
+  Amount,
+  AmountInput,
+  AmountUnits,
+  BlockNumber,
+  Calldata,
+  CapabilityToken,
+  ChainId,
+  Count,
+  Hash,
+  NotifyUrl,
+  ReturnUrl,
+  Signature,
+  Token,
+  UnixSeconds,
+} from "./primitives.js";
+
+/** Subscriptions, charges, approval and cancellation. */
+
+export const CreateSubscriptionRequest = z.strictObject({
+  recipient: Address,
+  amount: AmountInput,
+  period: z
+    .number()
+    .int()
+    .positive()
+    .max(10 * 365 * 24 * 3600),
+  end: Count.optional(),
+  notify_url: NotifyUrl.optional(),
+  /** Where the checkout sends the payer after signing (payer and signature in the fragment). */
+  return_url: ReturnUrl.optional(),
+});
+export type CreateSubscriptionRequest = z.infer<typeof CreateSubscriptionRequest>;
+
+export const SetupTokenRequest = z.strictObject({ setup_token: Token });
+export const FinalizeSubscriptionRequest = z.strictObject({ setup_token: Token, payer: Address, signature: Signature });
+export const SubscriptionRequest = z.strictObject({ subscription: Token });
+export const ChargeRecoverRequest = z.strictObject({ subscription: Token, period_index: Count });
+export const ApproveTokenRequest = z.strictObject({ approve_token: Token });
+
+export const SubscriptionStateName = z.enum(["PENDING", "ACTIVE", "REVOKED", "ENDED"]);
+export type SubscriptionStateName = z.infer<typeof SubscriptionStateName>;
+
+export const CreateSubscriptionResponse = z.strictObject({
+  setup_token: CapabilityToken,
+  expires_at: UnixSeconds,
+  chain_id: ChainId,
+  contract: Address,
+  amount: Amount,
+  salt: Hash,
+  notify_url: z.string().optional(),
+});
+export type CreateSubscriptionResponse = z.infer<typeof CreateSubscriptionResponse>;
+
+/** The signed terms, echoed by resolve and state. */
+const EchoedTerms = {
+  recipient: Address,
+  amount: Amount,
+  amount_units: AmountUnits,
+  period: z.number().int(),
+  start: UnixSeconds,
+  end: z.number().int().describe("unix seconds, exclusive; 0 = no end"),
+  token: Address,
+  chain_id: ChainId,
+  contract: Address,
+  salt: Hash,
+  max_gas_reimbursement: AmountUnits,
+  fee_bps: z.number().int(),
+  network_fee: Amount,
+  network_fee_units: AmountUnits,
+};
+export type EchoedTerms = z.infer<z.ZodObject<typeof EchoedTerms>>;
+
+export const ResolveSubscriptionResponse = z.strictObject({
+  ...EchoedTerms,
+  network_fee_estimate: Amount.nullable(),
+  expires_at: UnixSeconds,
+  return_url: z.string().optional(),
+  typed_data: z.strictObject({
+    domain: z.strictObject({ name: z.literal("RecurringCharges"), version: z.literal("1"), chainId: ChainId, verifyingContract: Address }),
+    types: z.record(z.string(), z.array(z.strictObject({ name: z.string(), type: z.string() }))),
+    primaryType: z.literal("Terms"),
+    message: z.record(z.string(), z.union([z.string(), z.number()])).describe("every field but payer, which the signing wallet fills"),
+  }),
+});
+export type ResolveSubscriptionResponse = z.infer<typeof ResolveSubscriptionResponse>;
+
+export const FinalizeSubscriptionResponse = z.strictObject({
+  subscription: CapabilityToken,
+  subscription_id: Hash,
+  amount: Amount,
+  period: z.number().int(),
+  end: z.number().int(),
+});
+export type FinalizeSubscriptionResponse = z.infer<typeof FinalizeSubscriptionResponse>;
+
+export const SubscriptionStateResponse = z.strictObject({
+  ...EchoedTerms,
+  payer: Address,
+  subscription_id: Hash,
+  state: SubscriptionStateName,
+  lastPeriod: z.number().int().nullable(),
+  paid_count: z.number().int(),
+  period_index: z.number().int().nullable(),
+  next_period_at: UnixSeconds.nullable(),
+  as_of_block: BlockNumber,
+});
+export type SubscriptionStateResponse = z.infer<typeof SubscriptionStateResponse>;
+
+export const ChargeStatus = z.enum(["CHARGED", "ALREADY_CHARGED", "CONFIRMING"]);
+export type ChargeStatus = z.infer<typeof ChargeStatus>;
+
+export const ChargeResponse = z.strictObject({
+  status: ChargeStatus,
+  ok: z.boolean(),
+  already_paid: z.boolean(),
+  action: Action,
+  subscription_id: Hash,
+  period_index: z.number().int(),
+  period_start: UnixSeconds,
+  period_end: UnixSeconds,
+  next_period_at: UnixSeconds.nullable(),
+  tx_hash: Hash.optional(),
+  amount: Amount.optional(),
+});
+export type ChargeResponse = z.infer<typeof ChargeResponse>;
+
+export const ChargeRecoverResponse = z.union([
+  z.strictObject({
+    found: z.literal(true),
+    subscription_id: Hash,
+    period_index: z.number().int(),
+    tx_hash: Hash,
+    block_number: BlockNumber,
+    payer: Address,
+    recipient: Address,
+    net_units: AmountUnits,
+    fee_units: AmountUnits,
+    network_fee_units: AmountUnits,
+    amount_units: AmountUnits,
+  }),
+  z.strictObject({ found: z.literal(false), code: z.literal("PAYMENT_NOT_FOUND"), as_of_block: BlockNumber }),
+]);
+export type ChargeRecoverResponse = z.infer<typeof ChargeRecoverResponse>;
+
+export const ApproveSessionResponse = z.strictObject({ approve_token: CapabilityToken, expires_at: UnixSeconds, payer: Address, subscription_id: Hash });
+export type ApproveSessionResponse = z.infer<typeof ApproveSessionResponse>;
+
+export const ApproveResolveResponse = z.strictObject({
+  chain_id: ChainId,
+  token: Address,
+  spender: Address,
+  payer: Address,
+  subscription_id: Hash,
+  required_units: AmountUnits,
+  expires_at: UnixSeconds,
+});
+export type ApproveResolveResponse = z.infer<typeof ApproveResolveResponse>;
+
+export const RevokeSessionResponse = z.strictObject({ cancel_token: CapabilityToken, expires_at: UnixSeconds, subscription_id: Hash, payer: Address });
+export type RevokeSessionResponse = z.infer<typeof RevokeSessionResponse>;
+
+export const RevokePrepareResponse = z.strictObject({
+  chain_id: ChainId,
+  payer: Address,
+  to: Address,
+  data: Calldata,
+  subscription_id: Hash,
+  description: z.string(),
+});
+export type RevokePrepareResponse = z.infer<typeof RevokePrepareResponse>;
+
+export const AllowanceRevokePrepareResponse = z.strictObject({
+  chain_id: ChainId,
+  to: Address,
+  data: Calldata,
+  description: z.string(),
+});
+export type AllowanceRevokePrepareResponse = z.infer<typeof AllowanceRevokePrepareResponse>;

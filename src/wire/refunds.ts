@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { Address, Amount, AmountUnits, BlockNumber, Bytes32, CapabilityToken, ChainId, Count, Hash, Token, UnixSeconds } from "./primitives.js";
+
+/** Refunds: POST /v1/refunds/prepare, /resolve, /verify. */
+
+/** Rule 1 of refunds: `intent` or `subscription` (+ `period_index`) names the original settlement. */
+const RefundIdentifier = {
+  tx_hash: Bytes32,
+  intent: Token.optional(),
+  subscription: Token.optional(),
+  period_index: Count.optional(),
+};
+
+/** `amount` is an AmountUnits string; a malformed one is REFUND_AMOUNT_INVALID (checked by the domain). */
+export const PrepareRefundRequest = z.strictObject({ ...RefundIdentifier, amount: z.string().max(64) });
+export type PrepareRefundRequest = z.infer<typeof PrepareRefundRequest>;
+
+export const RefundTokenRequest = z.strictObject({ refund_token: Token });
+
+export const VerifyRefundRequest = z.strictObject({ ...RefundIdentifier, refund_amount: z.string().max(64), refund_tx_hash: Bytes32 });
+export type VerifyRefundRequest = z.infer<typeof VerifyRefundRequest>;
+
+export const PrepareRefundResponse = z.strictObject({
+  refund_token: CapabilityToken,
+  chain_id: ChainId,
+  token: Address,
+  merchant: Address,
+  payer: Address,
+  original_amount: Amount,
+  original_amount_units: AmountUnits,
+  refund_amount: Amount,
+  refund_amount_units: AmountUnits,
+  expires_at: UnixSeconds,
+});
+export type PrepareRefundResponse = z.infer<typeof PrepareRefundResponse>;
+
+export const ResolveRefundResponse = z.strictObject({
+  chain_id: ChainId,
+  token: Address,
+  merchant: Address,
+  payer: Address,
+  amount: Amount,
+  amount_units: AmountUnits,
+  expires_at: UnixSeconds,
+});
+export type ResolveRefundResponse = z.infer<typeof ResolveRefundResponse>;
+
+export const VerifyRefundResponse = z.strictObject({
+  status: z.literal("REFUNDED"),
+  refund_tx_hash: Hash,
+  refund_amount: AmountUnits,
+  original_amount: AmountUnits,
+  payer: Address,
+  merchant: Address,
+  block_number: BlockNumber,
+});
+export type VerifyRefundResponse = z.infer<typeof VerifyRefundResponse>;

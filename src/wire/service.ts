@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { Action, Address, Amount, AmountUnits } from "./primitives.js";
+
+/** The service's own answers: health, capabilities, and the one error body. */
+
+/** `{}` or no body at all. */
+export const EmptyRequest = z.strictObject({});
+
+export const HealthResponse = z.strictObject({ ok: z.literal(true) });
+export type HealthResponse = z.infer<typeof HealthResponse>;
+
+export const CapabilitiesResponse = z.strictObject({
+  environment: z.enum(["test", "production"]),
+  chain_id: z.number().int(),
+  api_version: z.literal("1.0.0"),
+  contracts: z.strictObject({ splitter: Address, recurring_charges: Address }),
+  token: z.strictObject({ address: Address, symbol: z.string(), decimals: z.number().int() }),
+  fee_bps: z.number().int(),
+  network_fee: Amount,
+  network_fee_units: AmountUnits,
+  payment_amount: z.strictObject({ min: Amount, max: Amount }),
+  subscription_amount: z.strictObject({ min: Amount, max: Amount }),
+  min_period: z.number().int(),
+  max_gas_reimbursement: AmountUnits,
+  token_lifetimes: z.strictObject({
+    intent: z.number().int(),
+    setup_token: z.number().int(),
+    cancel_token: z.number().int(),
+    approve_token: z.number().int(),
+    refund_token: z.number().int(),
+  }),
+  finality: z.union([z.strictObject({ rule: z.literal("safe") }), z.strictObject({ rule: z.literal("confirmations"), confirmations: z.number().int() })]),
+  webhooks_enabled: z.boolean(),
+  checkout_url: z.string(),
+  local_chain: z.boolean().describe("extension: a development chain (no block explorer; http return_url allowed)"),
+});
+export type CapabilitiesResponse = z.infer<typeof CapabilitiesResponse>;
+
+/** Every error body: `{ error, action?, retry_after? }` and nothing else. */
+export const ErrorBody = z.strictObject({ error: z.string(), action: Action.optional(), retry_after: z.number().int().optional() });
+export type ErrorBody = z.infer<typeof ErrorBody>;
