@@ -16,15 +16,20 @@ import { Links } from "./links/links.js";
 import { RecurringTokens } from "./recurring/tokens.js";
 import { Subscriptions } from "./recurring/subscriptions.js";
 import { Charges } from "./recurring/charges.js";
+import { ChargeRecovery } from "./recurring/charge-recovery.js";
+import { SubscriptionCapabilities } from "./recurring/capabilities.js";
+import { SubscriptionSessions } from "./recurring/sessions.js";
+import { StuckCharges } from "./recurring/stuck-charges.js";
 import { Relayer, type RelayerOptions } from "./recurring/relayer.js";
 import { Refunds } from "./refunds/refunds.js";
 import { openStore, type Database } from "./store/database.js";
 import { migrate } from "./store/migrate.js";
 import { ChargeAttempts } from "./store/charge-attempts.js";
 import { Webhooks } from "./webhooks/webhooks.js";
-import { systemResolver, type Resolver } from "./webhooks/target.js";
+import { configuredTransport, type Resolver } from "./webhooks/target.js";
 import { createApp } from "./http/app.js";
 import { createOpsApp } from "./http/ops.js";
+import { readinessProbe } from "./http/readiness.js";
 import { Metrics } from "./http/metrics.js";
 import { rateLimit } from "./http/middleware.js";
 import { integrationRoutes } from "./http/routes/index.js";
@@ -59,6 +64,8 @@ export interface Service {
   links: Links;
   subscriptions: Subscriptions;
   charges: Charges;
+  capabilities: SubscriptionCapabilities;
+  stuckCharges: StuckCharges;
   refunds: Refunds;
   webhooks: Webhooks;
   database: Database;
@@ -102,11 +109,6 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
         )
       : new FixedWindowLimiter(perMinute, 60_000, now);
 
-  const fixedDns = config.webhooks.resolve;
-  const configuredTransport = {
-    ...(fixedDns ? { resolve: async (host: string) => (fixedDns[host] ? [{ address: fixedDns[host]!, family: 4 }] : systemResolver(host)) } : {}),
-    ...(config.webhooks.portOverride ? { port: config.webhooks.portOverride } : {}),
-  };
   const webhooks = new Webhooks({
     db: database,
     ...chain,
@@ -114,7 +116,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     settings: config.webhooks,
     now,
     logger,
-    ...configuredTransport,
+    ...configuredTransport(config.webhooks),
     ...(deps.webhookTransport ?? {}),
   });
   const payments = new Payments({
@@ -148,9 +150,12 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     localChain: config.localChain,
   });
   const pricing = { unitsPerEth: config.recurring.unitsPerEth, tipWei: config.recurring.tipWei };
+  const recurringTokens = new RecurringTokens(tokens, deployment.token.address);
+  const capabilities = new SubscriptionCapabilities(recurringTokens, deployment.chainId, deployment.contracts.RecurringCharges.address, now);
   const subscriptions = new Subscriptions({
     ...chain,
-    tokens: new RecurringTokens(tokens, deployment.token.address),
+    tokens: recurringTokens,
+    capabilities,
     settings: { ...config.recurring, maxAmountUnits: config.payments.maxUnits },
     pricing,
     webhooks,
@@ -164,23 +169,33 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     chainFor(config.chainId, config.rpcUrl),
     { paused: config.relayer.paused, ...(deps.beforeBroadcast ? { beforeBroadcast: deps.beforeBroadcast } : {}) },
   );
+  const sessions = new SubscriptionSessions({
+    deployment,
+    tokens: recurringTokens,
+    capabilities,
+    settings: config.recurring,
+    now,
+  });
+  const attempts = new ChargeAttempts(database);
   const charges = new Charges({
     ...chain,
-    subscriptions,
-    attempts: new ChargeAttempts(database),
+    capabilities,
+    attempts,
     relayer,
     pricing,
     gate: new ConcurrencyGate(config.relayer.concurrency, config.relayer.queue),
     now,
   });
-  const refunds = new Refunds({ chain, tokens, subscriptions, ttlSeconds: REFUND_TOKEN_TTL_SECONDS, now });
+  const chargeRecovery = new ChargeRecovery({ ...chain, capabilities });
+  const stuckCharges = new StuckCharges({ client, attempts, relayer, pricing, now });
+  const refunds = new Refunds({ chain, tokens, subscriptions: capabilities, ttlSeconds: REFUND_TOKEN_TTL_SECONDS, now });
 
   const checkoutDir = await buildCheckout();
   const metrics = new Metrics();
   const limiter = windowLimiter("api", config.rateLimits.perMinute);
   const recoverLimit = rateLimit(windowLimiter("recover", config.rateLimits.recoverPerMinute), "recover");
   const app = createApp({
-    routes: integrationRoutes({ payments, links, subscriptions, charges, refunds, recoverLimit }),
+    routes: integrationRoutes({ payments, links, subscriptions, sessions, charges, chargeRecovery, refunds, recoverLimit }),
     capabilities: () => describeCapabilities(config, deployment),
     limiter,
     logger,
@@ -189,23 +204,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     mounts: [{ path: "/checkout", handler: checkoutHandler(checkoutDir) }],
     ...(deps.checkResponses ? { checkResponses: deps.checkResponses } : {}),
   });
-  const opsApp = createOpsApp(metrics, async () => {
-    const checks = { chain: false, contracts: false, store: false };
-    try {
-      checks.chain = (await client.getChainId()) === deployment.chainId;
-      const code = await client.getCode({ address: deployment.contracts.Splitter.address });
-      checks.contracts = !!code && code !== "0x";
-    } catch {
-      // not ready
-    }
-    try {
-      await database.query("SELECT 1");
-      checks.store = true;
-    } catch {
-      // not ready
-    }
-    return { ready: checks.chain && checks.contracts && checks.store, checks };
-  });
+  const opsApp = createOpsApp(metrics, readinessProbe(client, deployment, database));
   return {
     app,
     opsApp,
@@ -217,13 +216,15 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     links,
     subscriptions,
     charges,
+    capabilities,
+    stuckCharges,
     refunds,
     webhooks,
     database,
     logger,
     close: async () => {
       webhooks.stop();
-      charges.stop();
+      stuckCharges.stop();
       if (!deps.database) await database.close();
     },
   };
@@ -240,7 +241,7 @@ export async function listen(service: Service): Promise<{ apiUrl: string; opsUrl
   const api = await start(service.app, service.config.host, service.config.port);
   const ops = await start(service.opsApp, "127.0.0.1", service.config.opsPort);
   service.webhooks.start();
-  service.charges.start(service.config.relayer.replaceAfterSeconds, service.config.relayer.sweepIntervalMs, (error) =>
+  service.stuckCharges.start(service.config.relayer.replaceAfterSeconds, service.config.relayer.sweepIntervalMs, (error) =>
     service.logger.warn({ loop: "relayer", error: (error as Error).message.split("\n")[0] }, "stuck-transaction sweep failed"),
   );
   const url = (server: Server, host: string) => `http://${host}:${(server.address() as AddressInfo).port}`;
@@ -249,7 +250,7 @@ export async function listen(service: Service): Promise<{ apiUrl: string; opsUrl
     opsUrl: url(ops, "127.0.0.1"),
     close: async () => {
       service.webhooks.stop();
-      service.charges.stop();
+      service.stuckCharges.stop();
       await Promise.all(
         servers.map(
           (s) =>

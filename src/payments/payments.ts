@@ -1,10 +1,9 @@
 import { concat, toHex, type Address, type Hex } from "viem";
 import { tokenDomain } from "../chain/token-authorizations.js";
 import type { CreatePaymentResponse, RecoverPaymentResponse, ResolvePaymentResponse, VerifyPaymentResponse } from "../wire/index.js";
-import { splitterAbi } from "../generated/contracts.js";
+import { SplitterReader } from "../chain/contracts/splitter.js";
 import { DomainError } from "../errors.js";
 import { formatAmount } from "../money.js";
-import { rpc } from "../chain/rpc-errors.js";
 import { finalityHead, isSettled } from "../chain/finality.js";
 import { checkTokenWillTransfer } from "../chain/token-refusals.js";
 import type { CapabilityTokens } from "../tokens/capability.js";
@@ -99,14 +98,7 @@ export class Payments {
   async resolve(token: string): Promise<ResolvedPayment> {
     const intent = this.#intent(token);
     const { client, deployment } = this.deps.chain;
-    const settledBlock = await rpc(() =>
-      client.readContract({
-        address: deployment.contracts.Splitter.address,
-        abi: splitterAbi,
-        functionName: "settledBlock",
-        args: [paymentKeyOf(deployment.token.address, intent)],
-      }),
-    );
+    const settledBlock = await SplitterReader.of(this.deps.chain).settledBlock(paymentKeyOf(deployment.token.address, intent));
     if (settledBlock !== 0n) {
       const head = await finalityHead(client, this.deps.chain.finality);
       throw new DomainError(isSettled(settledBlock, head) ? "PAYMENT_ALREADY_PROCESSED" : "PAYMENT_CONFIRMING");

@@ -1,4 +1,4 @@
-import { splitterAbi } from "../generated/contracts.js";
+import { SplitterReader } from "../chain/contracts/splitter.js";
 import { DomainError } from "../errors.js";
 import { finalityHead } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";
@@ -7,8 +7,6 @@ import { judgePaid, paidFact, paymentKeyOf, type PaymentChain } from "./verify.j
 import type { RecoverPaymentResponse } from "../wire/index.js";
 
 export type RecoverResult = RecoverPaymentResponse;
-
-const PAID_EVENT = splitterAbi.find((item) => item.type === "event" && item.name === "Paid")!;
 
 /**
  * Finds the payment of an intent without a transaction hash: the Splitter's replay guard, keyed by
@@ -19,19 +17,14 @@ const PAID_EVENT = splitterAbi.find((item) => item.type === "event" && item.name
  */
 export async function recoverPayment(chain: PaymentChain, intent: Intent): Promise<RecoverResult> {
   const { client, deployment } = chain;
-  const splitter = deployment.contracts.Splitter.address;
+  const splitter = SplitterReader.of(chain);
   const key = paymentKeyOf(deployment.token.address, intent);
   for (let attempt = 0; attempt < 2; attempt++) {
     const latest = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
-    const settledBlock = await rpc(() =>
-      client.readContract({ address: splitter, abi: splitterAbi, functionName: "settledBlock", args: [key], blockNumber: latest }),
-    );
+    const settledBlock = await splitter.settledBlock(key, latest);
     const asOf = latest.toString();
     if (settledBlock === 0n) return { found: false, code: "PAYMENT_NOT_FOUND", as_of_block: asOf };
-    const logs = await rpc(() =>
-      client.getLogs({ address: splitter, event: PAID_EVENT, args: { paymentKey: key }, fromBlock: settledBlock, toBlock: settledBlock, strict: true }),
-    );
-    const log = logs[0];
+    const log = (await splitter.paidLogs(key, settledBlock))[0];
     if (!log) continue; // the chain moved between the two reads (a reorg): read both again
     const head = await finalityHead(client, chain.finality, latest);
     const verdict = judgePaid(chain, intent, paidFact(log, { txHash: log.transactionHash, blockNumber: log.blockNumber, blockHash: log.blockHash }), head);

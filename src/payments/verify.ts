@@ -1,5 +1,5 @@
-import { encodeAbiParameters, isAddressEqual, keccak256, parseEventLogs, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
-import { splitterAbi } from "../generated/contracts.js";
+import { encodeAbiParameters, isAddressEqual, keccak256, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import { SplitterReader, type PaidLog } from "../chain/contracts/splitter.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { formatAmount } from "../money.js";
@@ -72,8 +72,6 @@ export function judgePaid(chain: PaymentChain, intent: Intent, paid: PaidFact, h
   };
 }
 
-type PaidLog = ReturnType<typeof parseEventLogs<typeof splitterAbi, true, "Paid">>[number];
-
 /** What a `Paid` log says, with the transaction and block it is in. */
 export function paidFact(log: Pick<PaidLog, "address" | "args" | "logIndex">, at: { txHash: Hex; blockNumber: bigint; blockHash: Hex }): PaidFact {
   return {
@@ -91,9 +89,8 @@ export function paidFact(log: Pick<PaidLog, "address" | "args" | "logIndex">, at
 
 /** The `Paid` events our Splitter emitted in a receipt. */
 export function paidFacts(chain: PaymentChain, receipt: TransactionReceipt): PaidFact[] {
-  const splitter = chain.deployment.contracts.Splitter.address;
-  return parseEventLogs({ abi: splitterAbi, eventName: "Paid", logs: receipt.logs, strict: true })
-    .filter((log) => isAddressEqual(log.address, splitter))
+  return SplitterReader.of(chain)
+    .paidIn(receipt)
     .map((log) => paidFact(log, { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash }));
 }
 

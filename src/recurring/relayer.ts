@@ -1,4 +1,5 @@
-import { BaseError, keccak256, parseTransaction, type Address, type Chain, type Hex, type PrivateKeyAccount, type PublicClient } from "viem";
+import { BaseError, keccak256, NonceTooHighError, parseTransaction, type Address, type Chain, type Hex, type PrivateKeyAccount, type PublicClient } from "viem";
+import { getNodeError } from "viem/utils";
 import { DomainError } from "../errors.js";
 import type { SignedTransaction } from "../store/charge-attempts.js";
 
@@ -138,10 +139,10 @@ export class Relayer {
 }
 
 /**
- * Whether a node refused a transaction because its nonce is above the account's next one. Nodes say
- * so only in the message (geth queues such a transaction; an automining node refuses it).
+ * Whether a node refused a transaction because its nonce is above the account's next one (geth
+ * queues such a transaction; an automining node refuses it): viem's node-error classification,
+ * `NonceTooHighError`, which `sendRawTransaction` does not apply by itself.
  */
-function isNonceGap(error: unknown): boolean {
-  const text = error instanceof BaseError ? `${error.details} ${error.shortMessage}` : String(error);
-  return /nonce too high/i.test(text);
+export function isNonceGap(error: unknown): boolean {
+  return error instanceof BaseError && getNodeError(error, {}) instanceof NonceTooHighError;
 }

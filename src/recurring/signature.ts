@@ -96,9 +96,11 @@ function isRevert(error: unknown): boolean {
 }
 
 /**
- * Whether an eth_call that did not revert ran out of the gas it was given: the node says so in its
- * error (geth and Base's nodes: "out of gas", code -32000; Hardhat/EDR: "Transaction ran out of gas";
- * anvil: "OutOfGas").
+ * Whether an eth_call that did not revert ran out of the gas it was given. viem has no error class
+ * for it (its node errors cover sending, not an eth_call's execution: `getNodeError` answers
+ * UnknownNodeError), so this reads the node's own words, once, here: geth and Base's nodes say
+ * "out of gas" (code -32000), Hardhat/EDR "Transaction ran out of gas", anvil "OutOfGas". A revert
+ * is told apart first by class (ContractFunctionRevertedError, ExecutionRevertedError).
  */
 function isOutOfGas(error: unknown): boolean {
   return (

@@ -1,16 +1,17 @@
-import { encodeFunctionData, erc20Abi, getAddress, toHex, type Address, type Hex, type PublicClient } from "viem";
+import { getAddress, toHex, type Address, type Hex, type PublicClient } from "viem";
 import { measuredChargeGas } from "./charge-gas.js";
-import { recurringChargesAbi } from "../generated/contracts.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { DomainError } from "../errors.js";
 import { formatAmount, mulDivUp } from "../money.js";
 import { rpc } from "../chain/rpc-errors.js";
+import { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
 import { checkPayerSignature } from "./signature.js";
 import { checkRecipient } from "../rules/recipient.js";
 import { checkReturnUrl } from "../rules/return-url.js";
-import { subscriptionIdOf, subscriptionState, TERMS_WALLET_TYPES, recurringDomain, type Terms } from "./terms.js";
-import type { Offer, RecurringTokens, SignedSubscription } from "./tokens.js";
+import { subscriptionState, TERMS_WALLET_TYPES, recurringDomain, type Terms } from "./terms.js";
+import type { Offer, RecurringTokens } from "./tokens.js";
+import type { SubscriptionCapabilities } from "./capabilities.js";
 import { gasQuoteUnits, quoteFees, type GasPricing } from "./gas-quote.js";
 import type { ResolveSubscriptionResponse } from "../wire/index.js";
 
@@ -29,6 +30,7 @@ export interface SubscriptionsDeps {
   deployment: LiveDeployment;
   finality: Finality;
   tokens: RecurringTokens;
+  capabilities: SubscriptionCapabilities;
   settings: RecurringSettings;
   pricing: GasPricing;
   /** Optional webhooks for the subscription's charges and revocation. */
@@ -51,7 +53,7 @@ export function amountFloor(feeBps: number, networkFeeUnits: bigint): bigint {
   return mulDivUp(networkFeeUnits, 10_000n, BigInt(10_000 - feeBps));
 }
 
-/** Subscriptions: create, resolve for the wallet, finalize, read state, approve and cancel sessions. */
+/** Subscriptions: create the terms, resolve them for the wallet, finalize the signature, read the state from the chain. */
 export class Subscriptions {
   constructor(private readonly deps: SubscriptionsDeps) {}
 
@@ -154,7 +156,7 @@ export class Subscriptions {
   async finalize(input: { setupToken: string; payer: Address; signature: Hex; caller: string }) {
     const { offer, notifyUrl } = this.#setup(input.setupToken, { enforceExpiry: false });
     const terms: Terms = { ...offer, payer: getAddress(input.payer), token: this.deps.deployment.token.address };
-    const id = subscriptionIdOf(this.deps.deployment.chainId, this.contract, terms);
+    const id = this.deps.capabilities.subscriptionId(terms);
     const signature = await checkPayerSignature(this.deps.client, terms.payer, id, input.signature, this.deps.settings.signatureGasCap);
     if (notifyUrl) await this.deps.webhooks.watchSubscription(id, terms, notifyUrl, input.caller);
     return {
@@ -168,12 +170,10 @@ export class Subscriptions {
 
   /** The subscription's state read from the chain, with its terms echoed. A cancel token past its expiry reads nothing (CANCEL_TOKEN_EXPIRED). */
   async state(token: string) {
-    const terms = this.readCapabilityOrCancel(token);
-    const id = this.subscriptionId(terms);
+    const terms = this.deps.capabilities.readOrCancel(token);
+    const id = this.deps.capabilities.subscriptionId(terms);
     const block = await rpc(() => this.deps.client.getBlock({ blockTag: "latest" }));
-    const [lastPeriod, paidCount, revoked] = await rpc(() =>
-      this.deps.client.readContract({ address: this.contract, abi: recurringChargesAbi, functionName: "subscriptions", args: [id], blockNumber: block.number }),
-    );
+    const { lastPeriod, paidCount, revoked } = await RecurringChargesReader.of(this.deps).subscription(id, block.number);
     const now = block.timestamp;
     const state = subscriptionState({ revoked, paidCount }, terms.end, now);
     const periodIndex = now < terms.start ? null : (now - terms.start) / terms.period;
@@ -189,101 +189,6 @@ export class Subscriptions {
       next_period_at: state === "REVOKED" || (terms.end !== 0n && nextStart >= terms.end) ? null : Number(nextStart),
       as_of_block: block.number.toString(),
     };
-  }
-
-  /** A browser-safe token that can restore this subscription's allowance and nothing else. */
-  approveSession(token: string) {
-    const { terms } = this.readCapability(token);
-    const expiresAt = this.#nowSeconds() + this.deps.settings.approveTtlSeconds;
-    const id = this.subscriptionId(terms);
-    return {
-      approve_token: this.deps.tokens.mintApprove({
-        payer: terms.payer,
-        subscriptionId: id,
-        requiredUnits: terms.amount + terms.maxGasReimbursement,
-        expiresAt,
-      }),
-      expires_at: expiresAt,
-      payer: terms.payer,
-      subscription_id: id,
-    };
-  }
-
-  approveResolve(token: string) {
-    const session = this.deps.tokens.readApprove(token);
-    if (!session) throw new DomainError("INVALID_APPROVE_TOKEN");
-    if (this.#nowSeconds() >= session.expiresAt) throw new DomainError("APPROVE_TOKEN_EXPIRED");
-    return {
-      chain_id: this.deps.deployment.chainId,
-      token: this.deps.deployment.token.address,
-      spender: this.contract,
-      payer: session.payer,
-      subscription_id: session.subscriptionId,
-      required_units: session.requiredUnits.toString(),
-      expires_at: session.expiresAt,
-    };
-  }
-
-  /** A browser-safe cancel token: the terms needed to build the revoke, no signature, cannot charge. */
-  revokeSession(token: string) {
-    const { terms } = this.readCapability(token);
-    const expiresAt = this.#nowSeconds() + this.deps.settings.cancelTtlSeconds;
-    return {
-      cancel_token: this.deps.tokens.mintCancel(terms, expiresAt),
-      expires_at: expiresAt,
-      subscription_id: this.subscriptionId(terms),
-      payer: terms.payer,
-    };
-  }
-
-  /** Unsigned calldata for `revoke(terms)`: only the payer's wallet can send it. */
-  revokePrepare(token: string) {
-    const terms = this.readCapabilityOrCancel(token);
-    const id = this.subscriptionId(terms);
-    return {
-      chain_id: this.deps.deployment.chainId,
-      payer: terms.payer,
-      to: this.contract,
-      data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "revoke", args: [terms] }),
-      subscription_id: id,
-      description: `Revoke subscription ${id}: no further charge of ${formatAmount(terms.amount)} ${this.deps.deployment.token.symbol} every ${terms.period} s to ${terms.recipient}. Send from the payer ${terms.payer}.`,
-    };
-  }
-
-  /** Unsigned calldata for `approve(RecurringCharges, 0)` on the token: stops every subscription of that wallet in that token. */
-  allowanceRevokePrepare() {
-    const { deployment } = this.deps;
-    return {
-      chain_id: deployment.chainId,
-      to: deployment.token.address,
-      data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [this.contract, 0n] }),
-      description: `Set the ${deployment.token.symbol} allowance of the recurring-charge contract ${this.contract} to zero: stops every subscription of the sending wallet paid in ${deployment.token.symbol}.`,
-    };
-  }
-
-  subscriptionId(terms: Terms): Hex {
-    return subscriptionIdOf(this.deps.deployment.chainId, this.contract, terms);
-  }
-
-  /** The signed subscription a capability carries, or INVALID_SUBSCRIPTION. */
-  readCapability(token: string): SignedSubscription {
-    const signed = this.deps.tokens.readSubscription(token);
-    if (!signed) throw new DomainError("INVALID_SUBSCRIPTION");
-    return signed;
-  }
-
-  /**
-   * The terms of a capability or of a live cancel token (cancel errors when it looks like a cancel
-   * token): a cancel token past its expiry is CANCEL_TOKEN_EXPIRED everywhere it is accepted.
-   */
-  readCapabilityOrCancel(token: string): Terms {
-    const signed = this.deps.tokens.readSubscription(token);
-    if (signed) return signed.terms;
-    if (!token.startsWith("ct.")) throw new DomainError("INVALID_SUBSCRIPTION");
-    const cancel = this.deps.tokens.readCancel(token);
-    if (!cancel) throw new DomainError("INVALID_CANCEL_TOKEN");
-    if (this.#nowSeconds() >= cancel.expiresAt) throw new DomainError("CANCEL_TOKEN_EXPIRED");
-    return cancel.terms;
   }
 
   #setup(token: string, options: { enforceExpiry: boolean }) {

@@ -5,7 +5,7 @@ import { formatAmount, parseUnits } from "../money.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
 import { readIntent } from "../payments/intent.js";
-import type { Subscriptions } from "../recurring/subscriptions.js";
+import type { SubscriptionCapabilities } from "../recurring/capabilities.js";
 import { chargeSettlement, isAfter, paymentSettlement, type Settlement, type SettlementChain } from "./settlement.js";
 
 /** The original settlement a refund names: a payment (intent) or one recurring charge (subscription + period). */
@@ -19,7 +19,7 @@ export interface RefundIdentifier {
 export interface RefundsDeps {
   chain: SettlementChain;
   tokens: CapabilityTokens;
-  subscriptions: Subscriptions;
+  subscriptions: SubscriptionCapabilities;
   ttlSeconds: number;
   now: () => number;
 }
@@ -140,7 +140,7 @@ export class Refunds {
     }
     if (id.subscription !== undefined) {
       if (id.periodIndex === undefined) throw new DomainError("INVALID_REQUEST", { detail: "period_index is required with subscription" });
-      const { terms } = this.deps.subscriptions.readCapability(id.subscription);
+      const { terms } = this.deps.subscriptions.read(id.subscription);
       const subscriptionId = this.deps.subscriptions.subscriptionId(terms);
       return (receipt, head) => chargeSettlement(chain, subscriptionId, terms, BigInt(id.periodIndex!), receipt, head);
     }

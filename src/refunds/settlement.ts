@@ -1,5 +1,5 @@
-import { isAddressEqual, parseEventLogs, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
-import { recurringChargesAbi } from "../generated/contracts.js";
+import { isAddressEqual, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { DomainError } from "../errors.js";
@@ -75,12 +75,7 @@ export function chargeSettlement(
   head: bigint,
 ): Settlement {
   if (receipt?.status !== "success") throw new DomainError("PAYMENT_NOT_FOUND");
-  const charged = parseEventLogs({ abi: recurringChargesAbi, eventName: "Charged", logs: receipt.logs, strict: true }).find(
-    (l) =>
-      isAddressEqual(l.address, chain.deployment.contracts.RecurringCharges.address) &&
-      l.args.subscriptionId === subscriptionId &&
-      l.args.periodIndex === periodIndex,
-  );
+  const charged = RecurringChargesReader.of(chain).chargedIn(receipt, subscriptionId, periodIndex);
   if (
     !charged ||
     !isAddressEqual(charged.args.recipient, terms.recipient) ||

@@ -102,3 +102,15 @@ export async function postToTarget(url: string, headers: Record<string, string>,
     req.end(body);
   });
 }
+
+/**
+ * The delivery transport a configuration asks for: fixed DNS answers for some hosts (the demo's local
+ * receiver; WEBHOOKS_RESOLVE) and a port override (WEBHOOKS_PORT_OVERRIDE). Nothing for production.
+ */
+export function configuredTransport(settings: { resolve: Record<string, string> | null; portOverride: number | null }): { resolve?: Resolver; port?: number } {
+  const fixed = settings.resolve;
+  return {
+    ...(fixed ? { resolve: async (host: string) => (fixed[host] ? [{ address: fixed[host]!, family: 4 }] : systemResolver(host)) } : {}),
+    ...(settings.portOverride ? { port: settings.portOverride } : {}),
+  };
+}

@@ -1,5 +1,6 @@
 import { isAddressEqual, keccak256, toHex, type Address, type Hex, type PublicClient } from "viem";
-import { recurringChargesAbi, splitterAbi } from "../generated/contracts.js";
+import { CHARGED_EVENT, RecurringChargesReader, REVOKED_EVENT } from "../chain/contracts/recurring-charges.js";
+import { PAID_EVENT } from "../chain/contracts/splitter.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { finalityHead } from "../chain/finality.js";
@@ -12,11 +13,7 @@ import { Deliveries } from "./deliveries.js";
 import { Watches, type Watch } from "./watches.js";
 import type { SubscriptionChargedEvent, SubscriptionRevokedEvent, WebhookEvent } from "../wire/index.js";
 
-const EVENTS = [
-  splitterAbi.find((i) => i.type === "event" && i.name === "Paid")!,
-  recurringChargesAbi.find((i) => i.type === "event" && i.name === "Charged")!,
-  recurringChargesAbi.find((i) => i.type === "event" && i.name === "Revoked")!,
-];
+const EVENTS = [PAID_EVENT, CHARGED_EVENT, REVOKED_EVENT];
 
 export interface WatcherDeps {
   client: PublicClient;
@@ -137,17 +134,7 @@ export class Watcher {
       Promise.all(blockNumbers.map((n) => rpc(() => client.getBlock({ blockNumber: n })).then((b) => b.timestamp))),
       Promise.all(
         matched.map((log) =>
-          log.eventName === "Paid"
-            ? null
-            : rpc(() =>
-                client.readContract({
-                  address: this.deps.deployment.contracts.RecurringCharges.address,
-                  abi: recurringChargesAbi,
-                  functionName: "subscriptions",
-                  args: [log.args.subscriptionId as Hex],
-                  blockNumber: log.blockNumber,
-                }),
-              ),
+          log.eventName === "Paid" ? null : RecurringChargesReader.of(this.deps).subscription(log.args.subscriptionId as Hex, log.blockNumber),
         ),
       ),
     ]);
@@ -180,7 +167,7 @@ export class Watcher {
         continue;
       }
       const subscriptionId = watch.key as Hex;
-      const [, paidCount, revoked] = states[i]!;
+      const { paidCount, revoked } = states[i]!;
       const state = subscriptionState({ revoked, paidCount }, BigInt((watch.data.end as number | undefined) ?? 0), at);
       const data: SubscriptionRevokedEvent["data"] = {
         link_id: (watch.linkId as Hex | null) ?? null,

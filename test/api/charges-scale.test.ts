@@ -70,10 +70,10 @@ describe("charges at scale", function () {
     try {
       const first = await h.api.post("/v1/charges").send({ subscription: s!.subscription });
       assert.equal(first.body.status, "CONFIRMING", JSON.stringify(first.body));
-      assert.equal(await h.service.charges.replaceStuck(60), 0, "not stuck yet");
+      assert.equal(await h.service.stuckCharges.replaceStuck(60), 0, "not stuck yet");
       const before = parseTransaction((await new ChargeAttempts(h.database).find(s!.id, 0n))!.rawTx);
       h.clock.advance(61);
-      assert.equal(await h.service.charges.replaceStuck(60), 1);
+      assert.equal(await h.service.stuckCharges.replaceStuck(60), 1);
       const attempt = (await new ChargeAttempts(h.database).find(s!.id, 0n))!;
       assert.equal(attempt.txHashes.length, 2);
       assert.equal(attempt.txHashes[0], first.body.tx_hash);
@@ -98,6 +98,6 @@ describe("charges at scale", function () {
     assert.equal(await paidCount(s!.id), 1);
     assert.equal(await relayerNonce(), nonce + 1);
     h.clock.advance(61);
-    assert.equal(await h.service.charges.replaceStuck(60), 0, "reported: nothing to replace");
+    assert.equal(await h.service.stuckCharges.replaceStuck(60), 0, "reported: nothing to replace");
   });
 });

@@ -77,7 +77,7 @@ describe("token refusals a renewal job can act on (Circle's FiatToken)", functio
     it("a charge simulation that USDC refuses maps by the table, not to RELAYER_ERROR", async () => {
       const s = await subscribe(h, payer(), { recipient: merchant().address });
       await approveThroughSession(h, payer(), s.subscription);
-      const signed = h.service.subscriptions.readCapability(s.subscription);
+      const signed = h.service.capabilities.read(s.subscription);
       const simulate = async () => {
         try {
           await h.chain.publicClient.estimateContractGas({

@@ -3,6 +3,8 @@ import type { Payments } from "../../payments/payments.js";
 import type { Links } from "../../links/links.js";
 import type { Subscriptions } from "../../recurring/subscriptions.js";
 import type { Charges } from "../../recurring/charges.js";
+import type { ChargeRecovery } from "../../recurring/charge-recovery.js";
+import type { SubscriptionSessions } from "../../recurring/sessions.js";
 import type { Refunds } from "../../refunds/refunds.js";
 import type { PostRoute } from "../route.js";
 import { linkRoutes } from "./links.js";
@@ -14,7 +16,9 @@ export interface Domains {
   payments: Payments;
   links: Links;
   subscriptions: Subscriptions;
+  sessions: SubscriptionSessions;
   charges: Charges;
+  chargeRecovery: ChargeRecovery;
   refunds: Refunds;
   recoverLimit: RequestHandler;
 }
@@ -24,7 +28,7 @@ export function integrationRoutes(d: Domains): PostRoute[] {
   return [
     ...paymentRoutes(d.payments, d.links, d.recoverLimit),
     ...linkRoutes(d.links),
-    ...recurringRoutes(d.subscriptions, d.charges),
+    ...recurringRoutes(d.subscriptions, d.sessions, d.charges, d.chargeRecovery),
     ...refundRoutes(d.refunds),
   ];
 }
@@ -36,7 +40,9 @@ export function describedRoutes(): PostRoute[] {
     payments: unavailable,
     links: unavailable,
     subscriptions: unavailable,
+    sessions: unavailable,
     charges: unavailable,
+    chargeRecovery: unavailable,
     refunds: unavailable,
     recoverLimit: ((_req, _res, next) => next()) as RequestHandler,
   } as never);

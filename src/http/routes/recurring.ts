@@ -2,6 +2,8 @@ import type { Hex } from "viem";
 import { parseAmount } from "../../money.js";
 import type { Charges } from "../../recurring/charges.js";
 import type { Subscriptions } from "../../recurring/subscriptions.js";
+import type { SubscriptionSessions } from "../../recurring/sessions.js";
+import type { ChargeRecovery } from "../../recurring/charge-recovery.js";
 import { route, type PostRoute } from "../route.js";
 import * as R from "../../wire/index.js";
 import {
@@ -14,7 +16,7 @@ import {
   SubscriptionRequest,
 } from "../../wire/index.js";
 
-export function recurringRoutes(subscriptions: Subscriptions, charges: Charges): PostRoute[] {
+export function recurringRoutes(subscriptions: Subscriptions, sessions: SubscriptionSessions, charges: Charges, recovery: ChargeRecovery): PostRoute[] {
   return [
     route({
       path: "/v1/subscriptions",
@@ -91,7 +93,7 @@ export function recurringRoutes(subscriptions: Subscriptions, charges: Charges):
       response: R.ChargeRecoverResponse,
       errors: ["INVALID_SUBSCRIPTION", "PAYMENT_CONFIRMING", "PAYMENT_RECOVERY_INCONSISTENT", "RECOVERY_UNAVAILABLE", "RPC_ERROR", "RPC_BUSY"],
       schema: ChargeRecoverRequest,
-      handle: (b) => charges.recover(b.subscription, b.period_index),
+      handle: (b) => recovery.recover(b.subscription, b.period_index),
     }),
     route({
       path: "/v1/subscriptions/approve/session",
@@ -99,7 +101,7 @@ export function recurringRoutes(subscriptions: Subscriptions, charges: Charges):
       response: R.ApproveSessionResponse,
       errors: ["INVALID_SUBSCRIPTION"],
       schema: SubscriptionRequest,
-      handle: (b) => subscriptions.approveSession(b.subscription),
+      handle: (b) => sessions.approveSession(b.subscription),
     }),
     route({
       path: "/v1/subscriptions/approve/resolve",
@@ -107,7 +109,7 @@ export function recurringRoutes(subscriptions: Subscriptions, charges: Charges):
       response: R.ApproveResolveResponse,
       errors: ["INVALID_APPROVE_TOKEN", "APPROVE_TOKEN_EXPIRED"],
       schema: ApproveTokenRequest,
-      handle: (b) => subscriptions.approveResolve(b.approve_token),
+      handle: (b) => sessions.approveResolve(b.approve_token),
     }),
     route({
       path: "/v1/subscriptions/revoke/session",
@@ -115,7 +117,7 @@ export function recurringRoutes(subscriptions: Subscriptions, charges: Charges):
       response: R.RevokeSessionResponse,
       errors: ["INVALID_SUBSCRIPTION"],
       schema: SubscriptionRequest,
-      handle: (b) => subscriptions.revokeSession(b.subscription),
+      handle: (b) => sessions.revokeSession(b.subscription),
     }),
     route({
       path: "/v1/subscriptions/revoke/prepare",
@@ -123,7 +125,7 @@ export function recurringRoutes(subscriptions: Subscriptions, charges: Charges):
       response: R.RevokePrepareResponse,
       errors: ["INVALID_SUBSCRIPTION", "INVALID_CANCEL_TOKEN", "CANCEL_TOKEN_EXPIRED"],
       schema: SubscriptionRequest,
-      handle: (b) => subscriptions.revokePrepare(b.subscription),
+      handle: (b) => sessions.revokePrepare(b.subscription),
     }),
     route({
       path: "/v1/allowances/revoke/prepare",
@@ -131,7 +133,7 @@ export function recurringRoutes(subscriptions: Subscriptions, charges: Charges):
       response: R.AllowanceRevokePrepareResponse,
       errors: [],
       schema: EmptyRequest,
-      handle: () => subscriptions.allowanceRevokePrepare(),
+      handle: () => sessions.allowanceRevokePrepare(),
     }),
   ];
 }

@@ -1,0 +1,60 @@
+import type { Hex, PublicClient } from "viem";
+import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
+import type { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
+import { isKnownTransaction } from "../chain/transactions.js";
+import type { Finality } from "../config.js";
+import { DomainError } from "../errors.js";
+import type { ChargeAttempt, ChargeAttempts } from "../store/charge-attempts.js";
+import type { ChargeResponse } from "../wire/index.js";
+import { chargedInAnswer, periodAnswer } from "./charge-answers.js";
+import type { Terms } from "./terms.js";
+
+export interface FollowDeps {
+  client: PublicClient;
+  finality: Finality;
+  contract: RecurringChargesReader;
+  attempts: ChargeAttempts;
+  /** Sends a recorded signed transaction again (it never reached the node, or was dropped). */
+  broadcast(raw: Hex): Promise<void>;
+}
+
+/**
+ * Follows a recorded transaction through every hash it was sent with (a replacement's or the
+ * original's may be the one mined). Null means it is gone for good (never reached the chain and
+ * can no longer be sent): the caller charges anew, which the contract still limits to once a period.
+ */
+export async function followAttempt(deps: FollowDeps, terms: Terms, id: Hex, period: bigint, attempt: ChargeAttempt): Promise<ChargeResponse | null> {
+  const { client, attempts, contract } = deps;
+  // The finality head, then every hash's receipt in one batch: a receipt read after the head and at
+  // or below it is settled.
+  const { head, receipts } = await readReceiptsAfterHead(client, deps.finality, attempt.txHashes);
+  const receipt = receipts.find((r) => r !== null) ?? null;
+  if (!receipt) {
+    if (await isKnownTransaction(client, attempt.txHash)) return periodAnswer("CONFIRMING", terms, id, period, attempt.txHash);
+    const paidIn = await contract.chargedBlock(id, period);
+    if (paidIn !== 0n) {
+      await attempts.remove(id, period, attempt.txHash);
+      return chargedInAnswer(deps, terms, id, period, paidIn);
+    }
+    // Unknown to the node: recorded but never broadcast (a crash), or reorged out and dropped.
+    try {
+      await deps.broadcast(attempt.rawTx);
+      return periodAnswer("CONFIRMING", terms, id, period, attempt.txHash);
+    } catch {
+      await attempts.remove(id, period, attempt.txHash);
+      return null;
+    }
+  }
+  if (receipt.status !== "success") {
+    await attempts.remove(id, period, attempt.txHash);
+    const paidIn = await contract.chargedBlock(id, period);
+    if (paidIn !== 0n) return chargedInAnswer(deps, terms, id, period, paidIn);
+    throw new DomainError("TRANSACTION_REVERTED");
+  }
+  if (!isSettled(receipt.blockNumber, head)) return periodAnswer("CONFIRMING", terms, id, period, receipt.transactionHash);
+  if (attempt.status === "sent") {
+    await attempts.markReported(id, period);
+    return periodAnswer("CHARGED", terms, id, period, receipt.transactionHash);
+  }
+  return periodAnswer("ALREADY_CHARGED", terms, id, period, receipt.transactionHash);
+}

@@ -1,0 +1,75 @@
+import type { PublicClient } from "viem";
+import { readReceipt } from "../chain/transactions.js";
+import type { ChargeAttempts } from "../store/charge-attempts.js";
+import { quoteFees, type GasPricing } from "./gas-quote.js";
+import type { Relayer } from "./relayer.js";
+
+export interface StuckChargesDeps {
+  client: PublicClient;
+  attempts: ChargeAttempts;
+  relayer: Relayer;
+  pricing: GasPricing;
+  /** Milliseconds since the epoch. */
+  now: () => number;
+}
+
+/**
+ * The stuck-transaction sweeper: a charge transaction still unmined a while after it was sent is
+ * replaced at the same nonce with a higher fee.
+ */
+export class StuckCharges {
+  #timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly deps: StuckChargesDeps) {}
+
+  /** Runs {@link replaceStuck} every `everyMs` until stopped (npm start). */
+  start(afterSeconds: number, everyMs: number, onFailure: (error: unknown) => void): void {
+    if (this.#timer) return;
+    let busy = false;
+    this.#timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      this.replaceStuck(afterSeconds)
+        .catch(onFailure)
+        .finally(() => (busy = false));
+    }, everyMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  /**
+   * Replaces recorded transactions still unmined `afterSeconds` after they were sent: the same
+   * call with the same nonce at a higher fee, recorded (its hash added to the attempt's) before it
+   * is sent. Returns how many were replaced. Run on a timer; several instances may run it (a
+   * replacement is recorded only if the attempt has not moved on).
+   */
+  async replaceStuck(afterSeconds: number, limit = 100): Promise<number> {
+    const { client, attempts, relayer } = this.deps;
+    if (!relayer.address) return 0;
+    const stale = (await attempts.unsettledSentBefore(this.deps.now() - afterSeconds * 1000, limit)).filter(
+      (a) => a.relayer.toLowerCase() === relayer.address!.toLowerCase(),
+    );
+    if (stale.length === 0) return 0;
+    const [fees, mined] = await Promise.all([
+      quoteFees(client, this.deps.pricing),
+      Promise.all(stale.map((a) => Promise.all(a.txHashes.map((h) => readReceipt(client, h))).then((rs) => rs.some((r) => r !== null)))),
+    ]);
+    let replaced = 0;
+    for (const [i, attempt] of stale.entries()) {
+      if (mined[i]) continue; // mined: a status read reports it
+      const next = await relayer.signReplacement(attempt.rawTx, fees);
+      if (!(await attempts.replace(attempt.subscriptionId, attempt.periodIndex, attempt.txHash, next, this.deps.now()))) continue;
+      try {
+        await relayer.broadcast(next.raw);
+        replaced++;
+      } catch {
+        // Refused (its nonce was used meanwhile, or the node is down): a status read sorts it out.
+      }
+    }
+    return replaced;
+  }
+}
