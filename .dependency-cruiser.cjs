@@ -17,7 +17,7 @@ module.exports = {
       comment: "Service code never imports Hardhat, the dev/ harness, tests or scripts (devDependencies and tooling).",
       severity: "error",
       from: { path: "^src", pathNot: "^src/checkout" },
-      to: { path: ["^node_modules/(hardhat|@nomicfoundation)/", "^dev/", "^test/", "^scripts/"] },
+      to: { path: ["(^|/)node_modules/(hardhat|@nomicfoundation)/", "^(hardhat|@nomicfoundation/.*)$", "^dev/", "^test/", "^scripts/"] },
     },
     {
       name: "domains-never-speak-http",
