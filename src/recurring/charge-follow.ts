@@ -52,9 +52,8 @@ export async function followAttempt(deps: FollowDeps, terms: Terms, id: Hex, per
     throw new DomainError("TRANSACTION_REVERTED");
   }
   if (!isSettled(receipt.blockNumber, head)) return periodAnswer("CONFIRMING", terms, id, period, receipt.transactionHash);
-  if (attempt.status === "sent") {
-    await attempts.markReported(id, period);
-    return periodAnswer("CHARGED", terms, id, period, receipt.transactionHash);
-  }
-  return periodAnswer("ALREADY_CHARGED", terms, id, period, receipt.transactionHash);
+  // CHARGED once per period across every instance: only the caller whose compare-and-set moves the
+  // attempt from 'sent' to 'reported' says CHARGED; every other answer for the period is ALREADY_CHARGED.
+  const first = attempt.status === "sent" && (await attempts.markReported(id, period));
+  return periodAnswer(first ? "CHARGED" : "ALREADY_CHARGED", terms, id, period, receipt.transactionHash);
 }

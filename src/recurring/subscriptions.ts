@@ -106,7 +106,8 @@ export class Subscriptions {
       networkFee: BigInt(deployment.parameters.networkFeeUnits),
       maxGasReimbursement: settings.maxGasReimbursementUnits,
     };
-    const expiresAt = start + settings.setupTtlSeconds;
+    // One clock for a token's lifetime: set and enforced on the service's (the terms' start follows the chain's).
+    const expiresAt = this.#nowSeconds() + settings.setupTtlSeconds;
     return {
       setup_token: this.deps.tokens.mintSetup(offer, expiresAt, {
         ...(notifyUrl ? { notifyUrl } : {}),

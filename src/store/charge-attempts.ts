@@ -117,11 +117,17 @@ export class ChargeAttempts {
     );
   }
 
-  async markReported(subscriptionId: Hex, periodIndex: bigint): Promise<void> {
-    await this.db.query("UPDATE charge_attempts SET status = 'reported' WHERE subscription_id = $1 AND period_index = $2", [
-      subscriptionId,
-      periodIndex.toString(),
-    ]);
+  /**
+   * Marks the period reported (CHARGED answered), as a compare-and-set: true for the one caller, of
+   * every instance on this store, whose update moved it from 'sent'; false for every other, which
+   * must answer ALREADY_CHARGED. CHARGED is answered once per period.
+   */
+  async markReported(subscriptionId: Hex, periodIndex: bigint): Promise<boolean> {
+    const rows = await this.db.query(
+      "UPDATE charge_attempts SET status = 'reported' WHERE subscription_id = $1 AND period_index = $2 AND status = 'sent' RETURNING status",
+      [subscriptionId, periodIndex.toString()],
+    );
+    return rows.length === 1;
   }
 
   /** Forgets an attempt whose transaction is gone from the chain (reorged out and dropped) or failed. */

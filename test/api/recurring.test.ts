@@ -148,6 +148,19 @@ describe("recurring charges API", function () {
       assert.equal(expired.status, 400);
       assert.deepEqual(expired.body, { error: "SETUP_TOKEN_EXPIRED", action: "FIX_REQUEST" });
     });
+
+    it("sets a setup token's lifetime on the clock that enforces it, even when the chain's clock is ahead (one clock)", async () => {
+      await h.chain.advanceTime(7200);
+      await h.chain.mine(1);
+      const created = await h.api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "10", period: 3600 });
+      const nowSeconds = Math.floor(h.clock.now() / 1000);
+      assert.equal(created.body.expires_at, nowSeconds + 3600, "the service's clock plus SETUP_TTL_SECONDS");
+      const terms = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
+      assert.isAtLeast(terms.body.start, nowSeconds + 7200, "the terms start on the chain's clock (the contract's)");
+      h.clock.advance(3600);
+      const expired = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
+      assert.deepEqual(expired.body, { error: "SETUP_TOKEN_EXPIRED", action: "FIX_REQUEST" }, "expired one TTL later, as expires_at says");
+    });
   });
 
   describe("POST /v1/subscriptions/finalize", () => {

@@ -46,4 +46,13 @@ describe("relayer nonces in the store", () => {
     assert.equal((await record(attempts, 4, 10))!.nonce, 10, "the hole is filled, or every later nonce would wait");
     assert.equal((await record(attempts, 5, 10))!.nonce, 11);
   });
+
+  it("reports a period once: of many concurrent callers (one or several instances on the store), one compare-and-set wins", async () => {
+    const attempts = [new ChargeAttempts(db), new ChargeAttempts(db)];
+    await record(attempts[0]!, 1, 0);
+    const won = await Promise.all(Array.from({ length: 12 }, (_, i) => attempts[i % 2]!.markReported(id(1), 0n)));
+    assert.equal(won.filter(Boolean).length, 1, "CHARGED answered once");
+    assert.isFalse(await attempts[0]!.markReported(id(1), 0n), "and never again");
+    assert.equal((await attempts[1]!.find(id(1), 0n))!.status, "reported");
+  });
 });
