@@ -20,12 +20,12 @@ export const RefundTokenRequest = z.strictObject({ refund_token: Token });
 export const VerifyRefundRequest = z.strictObject({ ...RefundIdentifier, refund_amount: z.string().max(64), refund_tx_hash: Bytes32 });
 export type VerifyRefundRequest = z.infer<typeof VerifyRefundRequest>;
 
+/** Who refunds whom, in which token on which chain: what prepare and resolve both show. */
+const RefundParties = { chain_id: ChainId, token: Address, merchant: Address, payer: Address };
+
 export const PrepareRefundResponse = z.strictObject({
   refund_token: CapabilityToken,
-  chain_id: ChainId,
-  token: Address,
-  merchant: Address,
-  payer: Address,
+  ...RefundParties,
   original_amount: Amount,
   original_amount_units: AmountUnits,
   refund_amount: Amount,
@@ -35,10 +35,7 @@ export const PrepareRefundResponse = z.strictObject({
 export type PrepareRefundResponse = z.infer<typeof PrepareRefundResponse>;
 
 export const ResolveRefundResponse = z.strictObject({
-  chain_id: ChainId,
-  token: Address,
-  merchant: Address,
-  payer: Address,
+  ...RefundParties,
   amount: Amount,
   amount_units: AmountUnits,
   expires_at: UnixSeconds,
