@@ -55,10 +55,13 @@ export class Relayer {
     return this.account?.address ?? null;
   }
 
-  /** Refuses when paused, keyless, or without `balance` enough to pay `gas` at `maxFeePerGas`. Nothing is spent. */
-  ensureAvailable(gas: bigint, maxFeePerGas: bigint, balance: bigint): Address {
+  /**
+   * Refuses when paused, keyless, or without `balance` enough to pay `gas` at `maxFeePerGas` plus the
+   * L1 data fee (`l1FeeWei`, which an OP-stack chain takes from the sender too). Nothing is spent.
+   */
+  ensureAvailable(gas: bigint, maxFeePerGas: bigint, balance: bigint, l1FeeWei = 0n): Address {
     if (this.options.paused || !this.account) throw new DomainError("RELAYER_UNAVAILABLE", { detail: this.account ? "paused" : "no relayer key" });
-    if (balance < gas * maxFeePerGas) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "relayer short of gas money" });
+    if (balance < gas * maxFeePerGas + l1FeeWei) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "relayer short of gas money" });
     return this.account.address;
   }
 
