@@ -43,7 +43,7 @@ interface Outgoing {
  * the store (see `ChargeAttempts.recordWithNonce`), so no lock is held across a chain round trip:
  * many charges are simulated, signed and recorded at once. Broadcasts leave in nonce order: every
  * transaction waiting when a broadcast round starts goes in one JSON-RPC batch (one round trip for
- * all of them), after the node's latest nonce is read.
+ * all of them) with a read of the node's latest nonce for the next round.
  *
  * The node's pool holds at most {@link POOL_WINDOW} pending transactions per sender: a transaction
  * that would be the 17th waits in the outbox until blocks make room, and a refusal for a full pool
@@ -123,11 +123,6 @@ export class Relayer {
       this.#outbox.push({ nonce, raw, resolve, reject });
       void this.#flush();
     });
-  }
-
-  /** Transactions waiting in the outbox (for room in the pool's window, or to be tried again). */
-  get waiting(): number {
-    return this.#outbox.length;
   }
 
   /** The node's latest nonce for the relayer as last read (null until read): the pool's window starts there. */
