@@ -144,8 +144,8 @@ export class Charges {
     const fees: FeeQuote = feesRead.value;
     const l1Fee = l1FeeWithMargin(l1FeeRead.value);
     if (!relayerAddress) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
-    // An OP-stack node takes the L1 fee from the sender even in a gas estimate: a relayer that cannot
-    // pay it has its simulation refused without a revert, so its balance is checked first.
+    // A relayer that cannot pay the L1 fee cannot send; EDR's OP mode even refuses its gas estimate
+    // without a revert (it takes the L1 fee from the sender there too), so the balance is checked first.
     relayer.ensureAvailable(0n, 0n, settledValue(balanceRead), l1Fee);
     let gas: bigint;
     if (gasRead.status === "fulfilled") {

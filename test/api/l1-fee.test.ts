@@ -5,7 +5,8 @@ import { recurringChargesAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { L1_FEE_LEVELS } from "../../dev/localchain/l1-fees.js";
 import { parseAmount } from "../../src/money.js";
-import { weiToUnits } from "../../src/recurring/gas-quote.js";
+import { gasQuoteUnits, weiToUnits } from "../../src/recurring/gas-quote.js";
+import { measuredChargeGas } from "../../src/recurring/charge-gas.js";
 import type { Service } from "../../src/service.js";
 import { useService } from "../helpers/service.js";
 import { reimbursingEnv, walletTypedData } from "../helpers/recurring.js";
@@ -122,5 +123,28 @@ describe("L1 data fee pricing (Base's L1 fee in quotes, reimbursements, GAS_TOO_
     await h.chain.setL1Fees(L1_FEE_LEVELS.spiking);
     const spiking = await estimate();
     assert.isAbove(Number(spiking), Number(low) * 5, `spiking ${spiking} vs low ${low}`);
+  });
+
+  it("a chain without a GasPriceOracle (not an OP-stack chain) adds no L1 fee; an oracle that fails is GAS_QUOTE_UNAVAILABLE (and a null estimate)", async () => {
+    const created = await h.api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "10", period: 3600 });
+    const estimate = async () =>
+      parseAmount((await h.api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token })).body.network_fee_estimate)!;
+    const withL1 = await estimate();
+    await h.chain.testClient.setCode({ address: "0x420000000000000000000000000000000000000F", bytecode: "0x" });
+    const history = await h.chain.publicClient.getFeeHistory({ blockCount: 1, rewardPercentiles: [] });
+    const pricing = h.service.config.recurring;
+    const l2Only = gasQuoteUnits(measuredChargeGas(), history.baseFeePerGas.at(-1)! + pricing.tipWei, pricing);
+    assert.equal(await estimate(), l2Only, "the L2 part alone");
+    assert.isAbove(Number(withL1), Number(l2Only));
+
+    // A GasPriceOracle that answers with a revert: no L1 fee, so no quote, and nothing is sent.
+    await h.chain.testClient.setCode({ address: "0x420000000000000000000000000000000000000F", bytecode: "0x60006000fd" });
+    const { api, subscription } = await subscribeThrough(h.service);
+    assert.isNull((await h.api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token })).body.network_fee_estimate);
+    const nonce = await relayerNonce();
+    const noQuote = await api.post("/v1/charges").send({ subscription });
+    assert.equal(noQuote.status, 502);
+    assert.equal(noQuote.body.error, "GAS_QUOTE_UNAVAILABLE");
+    assert.equal(await relayerNonce(), nonce, "nothing sent");
   });
 });
