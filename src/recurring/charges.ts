@@ -144,14 +144,14 @@ export class Charges {
     const fees: FeeQuote = feesRead.value;
     const l1Fee = l1FeeWithMargin(l1FeeRead.value);
     if (!relayerAddress) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
-    // A relayer that cannot pay the L1 fee cannot send; EDR's OP mode even refuses its gas estimate
-    // without a revert (it takes the L1 fee from the sender there too), so the balance is checked first.
-    relayer.ensureAvailable(0n, 0n, settledValue(balanceRead), l1Fee);
     let gas: bigint;
     if (gasRead.status === "fulfilled") {
       gas = gasRead.value;
     } else {
       const refusal = chargeRefusal(gasRead.reason, terms.start - now);
+      // A relayer that cannot pay the L1 fee: EDR's OP mode takes it from the sender even in a gas
+      // estimate and refuses without a revert. It could not send anyway.
+      if (refusal?.code === "RPC_ERROR") relayer.ensureAvailable(0n, 0n, settledValue(balanceRead), l1Fee);
       if (refusal) throw refusal;
       // PeriodAlreadyCharged: charged since the read above (another instance, another relayer).
       const paid = await this.#reader.chargedBlock(id, period);
