@@ -23,7 +23,7 @@ import { loadLiveDeployment, type LiveDeployment } from "../../src/deployments.j
 import { COVERAGE_BUILD } from "../deploy/build-mode.js";
 import { deployCreate2 } from "../deploy/create2.js";
 import { planContracts } from "../deploy/plan.js";
-import { L1_FEE_LEVELS, setL1Fees, type L1FeeParameters } from "./l1-fees.js";
+import { callsWithoutL1Fee, L1_FEE_LEVELS, setL1Fees, type L1FeeParameters } from "./l1-fees.js";
 import { serveJsonRpc, type RequestProvider } from "./rpc-server.js";
 import { adoptFiatToken, placeFiatToken, writeFiatTokenBalances, type FiatTokenRoles } from "./usdc.js";
 
@@ -142,7 +142,8 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   const connection = await network.create(
     fork ? { override: { forking: { url: fork.url, ...(fork.blockNumber !== undefined ? { blockNumber: fork.blockNumber } : {}) } } } : undefined,
   );
-  const provider = connection.provider as unknown as RequestProvider;
+  // Calls answered as Base answers them: without the L1 data fee (see callsWithoutL1Fee).
+  const provider = callsWithoutL1Fee(connection.provider as unknown as RequestProvider);
   const deployment = loadLiveDeployment(LOCAL_CHAIN_ID);
   const transport = custom(provider, { retryCount: 0 });
   const chain = baseSepolia;

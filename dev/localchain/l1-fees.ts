@@ -1,5 +1,6 @@
 import { toHex, type Hex, type PublicClient, type TestClient } from "viem";
 import { chainConfig } from "viem/op-stack";
+import type { RequestProvider } from "./rpc-server.js";
 
 /**
  * The L1 fee parameters an OP-stack chain (Base) prices a transaction's L1 data fee with (Ecotone
@@ -64,4 +65,35 @@ export async function setL1Fees(clients: { publicClient: PublicClient; testClien
   await testClient.setStorageAt({ address: L1_BLOCK_ADDRESS, index: slot(L1_BLOCK_SLOTS.basefee), value: word(parameters.l1BaseFee) });
   await testClient.setStorageAt({ address: L1_BLOCK_ADDRESS, index: slot(L1_BLOCK_SLOTS.blobBaseFee), value: word(parameters.blobBaseFee) });
   await testClient.setStorageAt({ address: L1_BLOCK_ADDRESS, index: slot(L1_BLOCK_SLOTS.scalars), value: word(packScalars(current, parameters)) });
+}
+
+/** EDR's refusal of a call whose sender cannot pay the upfront cost (for an eth_call: the L1 data fee). */
+const UPFRONT_REFUSAL = /max upfront cost is: (\d+) and the sender's balance is: (\d+)/;
+
+/**
+ * `eth_call` as an OP-stack node (op-geth, reth) answers it: without charging the L1 data fee.
+ * EDR's OP mode takes the L1 fee from the sender's balance in an `eth_call` too, so a call from an
+ * account without ETH (a Safe simulating what it would send, a payer holding only USDC) is refused
+ * locally where Base answers it. Such a refused call (no fee fields, no state override) is asked
+ * again with the sender's balance raised by exactly the upfront cost EDR names, which it takes back
+ * before running the call: the call runs against the sender's real balance, as on Base. Every other
+ * request, and every other refusal, passes through unchanged. (`eth_estimateGas` takes no state
+ * override in EDR and keeps charging the L1 fee; the service estimates only as its funded relayer.)
+ */
+export function callsWithoutL1Fee(provider: RequestProvider): RequestProvider {
+  return {
+    async request(args) {
+      if (args.method !== "eth_call") return provider.request(args);
+      try {
+        return await provider.request(args);
+      } catch (error) {
+        const params = Array.isArray(args.params) ? args.params : [];
+        const call = params[0] as { from?: string; gasPrice?: string; maxFeePerGas?: string } | undefined;
+        const refused = UPFRONT_REFUSAL.exec(String((error as Error)?.message ?? ""));
+        if (!refused || !call?.from || call.gasPrice || call.maxFeePerGas || params.length > 2) throw error;
+        const balance = BigInt(refused[1]!) + BigInt(refused[2]!);
+        return provider.request({ method: "eth_call", params: [call, params[1] ?? "latest", { [call.from]: { balance: toHex(balance) } }] });
+      }
+    },
+  };
 }

@@ -41,8 +41,6 @@ describe("fork mode (FORK_URL) against a local upstream", function () {
       args: [upstream.accounts[LOCAL_ROLES.firstUser + 1]!.address, 123n],
     });
     upstreamUsdcCode = (await upstream.publicClient.getCode({ address: usdc }))!;
-    // EDR takes the L1 data fee from an eth_call's sender too: the admin has ETH, as a real one does.
-    await upstream.testClient.setBalance({ address: foreign.proxyAdmin!, value: 10n ** 18n });
     upstreamImplementation = await upstream.publicClient.readContract({
       address: usdc,
       abi: fiatTokenProxyAbi,

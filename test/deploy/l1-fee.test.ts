@@ -1,5 +1,5 @@
 import { assert } from "chai";
-import { serializeTransaction, type Hex } from "viem";
+import { erc20Abi, serializeTransaction, type Hex } from "viem";
 import { estimateL1Fee, getL1BaseFee } from "viem/op-stack";
 import { L1_BLOCK_ADDRESS, L1_BLOCK_SLOTS, L1_FEE_LEVELS, packScalars } from "../../dev/localchain/l1-fees.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
@@ -35,7 +35,8 @@ describe("the local chain's L1 data fee (L1Block predeploy, GasPriceOracle, rece
       maxFeePerGas: fees.maxFeePerGas,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
     };
-    // The GasPriceOracle's price for this exact transaction (unsigned RLP; it adds the signature's 68 bytes), before it is mined.
+    // The GasPriceOracle's price for this exact transaction (unsigned RLP; it adds the signature's 68
+    // bytes), before it is mined. The OP stack's predeploy, not ours: viem does not export its ABI.
     const oracle = await client.readContract({
       address: "0x420000000000000000000000000000000000000F",
       abi: [{ type: "function", name: "getL1Fee", stateMutability: "view", inputs: [{ type: "bytes" }], outputs: [{ type: "uint256" }] }] as const,
@@ -82,5 +83,23 @@ describe("the local chain's L1 data fee (L1Block predeploy, GasPriceOracle, rece
     const { receipt } = await sendWith(data);
     const ratio = Number(estimate) / Number(BigInt(receipt.l1Fee));
     assert.approximately(ratio, 1, 0.01, `estimate ${estimate} vs receipt ${BigInt(receipt.l1Fee)}`);
+  });
+
+  it("answers an eth_call from an account without ETH as Base does: no L1 fee taken, the sender's real balance seen", async () => {
+    const unfunded = "0x00000000000000000000000000000000000a0001";
+    const probe = "0x00000000000000000000000000000000000b0001";
+    // CALLER BALANCE PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN: answers the caller's ETH balance.
+    await h.chain.testClient.setCode({ address: probe, bytecode: "0x3331600052602060" + "00f3" });
+    await h.chain.testClient.setBalance({ address: unfunded, value: 7n });
+    const answer = await h.chain.publicClient.call({ account: unfunded, to: probe, data: "0x" });
+    assert.equal(BigInt(answer.data!), 7n, "the call ran with the sender's own balance");
+    const balance = await h.chain.publicClient.readContract({
+      address: h.chain.deployment.token.address,
+      abi: erc20Abi,
+      functionName: "balanceOf",
+      args: [unfunded],
+      account: unfunded,
+    });
+    assert.equal(balance, 0n);
   });
 });
