@@ -89,7 +89,7 @@ describe("the local chain's L1 data fee (L1Block predeploy, GasPriceOracle, rece
     const unfunded = "0x00000000000000000000000000000000000a0001";
     const probe = "0x00000000000000000000000000000000000b0001";
     // CALLER BALANCE PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN: answers the caller's ETH balance.
-    await h.chain.testClient.setCode({ address: probe, bytecode: "0x3331600052602060" + "00f3" });
+    await h.chain.testClient.setCode({ address: probe, bytecode: "0x333160005260206000f3" });
     await h.chain.testClient.setBalance({ address: unfunded, value: 7n });
     const answer = await h.chain.publicClient.call({ account: unfunded, to: probe, data: "0x" });
     assert.equal(BigInt(answer.data!), 7n, "the call ran with the sender's own balance");
