@@ -15,6 +15,8 @@
 // length, BENCH_SUBSCRIPTIONS (200) the subscriptions charged at once, BENCH_DELIVERIES (2000),
 // BENCH_RENEWALS (10000), BENCH_IN_FLIGHT (512);
 // BENCH_ONLY=http,rpc,deliveries,charges,renewals runs only those (and --write is refused).
+// `--base` runs scripts/bench-base.ts instead: renewals on a node that plays Base (2 s blocks, 16
+// unmined per sender, 50 ms round trips, the L1 data fee).
 import autocannon from "autocannon";
 import express from "express";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -74,6 +76,11 @@ const postJson = (base: string, path: string, body: unknown) =>
 const ratio = (a: number, b: number) => (a / b).toFixed(2);
 const byMethod = (calls: Map<string, number>) => [...calls].map(([m, n]) => `${m} ${n}`).join(", ");
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
+
+if (process.argv.includes("--base")) {
+  await import("./bench-base.js");
+  process.exit();
+}
 
 console.log("starting the local chain…");
 const chain = await startLocalChain({ port: 0 });

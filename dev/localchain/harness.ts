@@ -23,6 +23,7 @@ import { loadLiveDeployment, type LiveDeployment } from "../../src/deployments.j
 import { COVERAGE_BUILD } from "../deploy/build-mode.js";
 import { deployCreate2 } from "../deploy/create2.js";
 import { planContracts } from "../deploy/plan.js";
+import { callsWithoutL1Fee, L1_FEE_LEVELS, setL1Fees, type L1FeeParameters } from "./l1-fees.js";
 import { serveJsonRpc, type RequestProvider } from "./rpc-server.js";
 import { adoptFiatToken, placeFiatToken, writeFiatTokenBalances, type FiatTokenRoles } from "./usdc.js";
 
@@ -92,6 +93,8 @@ export interface LocalChain {
   /** The chain this one forks (FORK_URL), or null when it was built from nothing. */
   fork: ForkOptions | null;
   mine(blocks?: number): Promise<void>;
+  /** Sets the L1 fee parameters (L1Block predeploy) every later transaction's L1 data fee is priced with. */
+  setL1Fees(parameters: L1FeeParameters): Promise<void>;
   /** Moves the next block's timestamp forward by `seconds` and mines it. */
   advanceTime(seconds: number | bigint): Promise<void>;
   snapshot(): Promise<Hex>;
@@ -139,7 +142,8 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   const connection = await network.create(
     fork ? { override: { forking: { url: fork.url, ...(fork.blockNumber !== undefined ? { blockNumber: fork.blockNumber } : {}) } } } : undefined,
   );
-  const provider = connection.provider as unknown as RequestProvider;
+  // Calls answered as Base answers them: without the L1 data fee (see callsWithoutL1Fee).
+  const provider = callsWithoutL1Fee(connection.provider as unknown as RequestProvider);
   const deployment = loadLiveDeployment(LOCAL_CHAIN_ID);
   const transport = custom(provider, { retryCount: 0 });
   const chain = baseSepolia;
@@ -153,6 +157,11 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   const chainId = await publicClient.getChainId();
   if (chainId !== LOCAL_CHAIN_ID) throw new Error(`hardhat network has chain id ${chainId}, expected ${LOCAL_CHAIN_ID}`);
   for (const account of accounts) await testClient.setBalance({ address: account.address, value: parseEther("10000") });
+
+  // The L1 data fee, as on Base: an ordinary L1 market with Base's scalars, written where L1Block
+  // keeps them (EDR's defaults sit at offsets nothing reads, so every l1Fee was 0). A fork keeps the
+  // forked chain's values.
+  if (!fork) await setL1Fees({ publicClient, testClient }, L1_FEE_LEVELS.normal);
 
   // The CREATE2 deployer, as on every real chain.
   const deployerCode = await publicClient.getCode({ address: deployment.create2Deployer });
@@ -251,6 +260,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     usdcRoles,
     fork,
     mine: (blocks = 1) => testClient.mine({ blocks }),
+    setL1Fees: (parameters) => setL1Fees({ publicClient, testClient }, parameters),
     advanceTime: async (seconds) => {
       await testClient.increaseTime({ seconds: Number(seconds) });
       await testClient.mine({ blocks: 1 });

@@ -17,9 +17,16 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /**
  * Serves an in-process provider (the Hardhat simulated chain) as JSON-RPC over HTTP, single and
- * batch requests, so the service reaches the local chain exactly as it reaches a real node.
+ * batch requests, so the service reaches the local chain exactly as it reaches a real node;
+ * `latencyMs` is added to every round trip (a node across the internet).
  */
-export async function serveJsonRpc(provider: RequestProvider, host = "127.0.0.1", port = 0): Promise<{ url: string; server: Server; close(): Promise<void> }> {
+export async function serveJsonRpc(
+  provider: RequestProvider,
+  host = "127.0.0.1",
+  port = 0,
+  options: { latencyMs?: number } = {},
+): Promise<{ url: string; server: Server; close(): Promise<void> }> {
+  const latencyMs = options.latencyMs ?? 0;
   const server = createServer((req, res) => {
     if (req.method !== "POST") {
       res.writeHead(405, { allow: "POST" }).end();
@@ -39,6 +46,8 @@ export async function serveJsonRpc(provider: RequestProvider, host = "127.0.0.1"
       } catch {
         return send(res, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } });
       }
+      // A remote node: every round trip (a single request or a whole batch) takes `latencyMs` more.
+      if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
       const answer = Array.isArray(body) ? await Promise.all(body.map((r) => handle(provider, r))) : await handle(provider, body);
       send(res, answer);
     });

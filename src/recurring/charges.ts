@@ -8,7 +8,8 @@ import { rpc } from "../chain/rpc-errors.js";
 import { checkTokenWillTransfer } from "../chain/token-refusals.js";
 import type { ChargeAttempts } from "../store/charge-attempts.js";
 import { chargeRefusal } from "./charge-errors.js";
-import { gasQuoteUnits, quoteFees, reimbursementFor, type FeeQuote, type GasPricing } from "./gas-quote.js";
+import { quoteFees, reimbursementFor, transactionCostUnits, type FeeQuote, type GasPricing } from "./gas-quote.js";
+import { l1FeeWithMargin, quoteL1Fee } from "../chain/l1-fee.js";
 import type { Relayer } from "./relayer.js";
 import type { SubscriptionCapabilities } from "./capabilities.js";
 import { chargedInAnswer, periodAnswer } from "./charge-answers.js";
@@ -110,8 +111,9 @@ export class Charges {
 
     // A second round trip: the subscription and the period's slot at that block, the token's
     // refusals, and the simulation of the charge (every on-chain refusal by name), which also sizes
-    // its gas. Their answers are taken in that order.
-    const [subscriptionRead, paidRead, tokenRead, gasRead] = await Promise.allSettled([
+    // its gas, and the L1 data fee of the charge (priced with the largest reimbursement the terms
+    // allow in its calldata). Their answers are taken in that order.
+    const [subscriptionRead, paidRead, tokenRead, gasRead, l1FeeRead] = await Promise.allSettled([
       this.#reader.subscription(id, block.number),
       this.#reader.chargedBlock(id, period, block.number),
       checkTokenWillTransfer(client, terms.token, [terms.payer, terms.recipient, this.deps.deployment.parameters.feeCollector, this.#contract]),
@@ -124,6 +126,10 @@ export class Charges {
             account: relayerAddress,
           })
         : Promise.reject(new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" })),
+      quoteL1Fee(client, {
+        to: this.#contract,
+        data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, terms.maxGasReimbursement] }),
+      }),
     ]);
     const { revoked } = settledValue(subscriptionRead);
     if (revoked) throw new DomainError("PERMISSION_REVOKED");
@@ -134,13 +140,18 @@ export class Charges {
     // The token's refusals (blacklisted account, paused token), named before anything is sent.
     settledValue(tokenRead);
     if (feesRead.status === "rejected") throw new DomainError("GAS_QUOTE_UNAVAILABLE", { cause: feesRead.reason });
+    if (l1FeeRead.status === "rejected") throw new DomainError("GAS_QUOTE_UNAVAILABLE", { cause: l1FeeRead.reason });
     const fees: FeeQuote = feesRead.value;
+    const l1Fee = l1FeeWithMargin(l1FeeRead.value);
     if (!relayerAddress) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
     let gas: bigint;
     if (gasRead.status === "fulfilled") {
       gas = gasRead.value;
     } else {
       const refusal = chargeRefusal(gasRead.reason, terms.start - now);
+      // A relayer that cannot pay the L1 fee: EDR's OP mode takes it from the sender even in a gas
+      // estimate and refuses without a revert. It could not send anyway.
+      if (refusal?.code === "RPC_ERROR") relayer.ensureAvailable(0n, 0n, settledValue(balanceRead), l1Fee);
       if (refusal) throw refusal;
       // PeriodAlreadyCharged: charged since the read above (another instance, another relayer).
       const paid = await this.#reader.chargedBlock(id, period);
@@ -148,10 +159,11 @@ export class Charges {
       return chargedInAnswer(this.#chain, terms, id, period, paid);
     }
     gas = (gas * 12n) / 10n;
-    const reimbursement = reimbursementFor(gasQuoteUnits(gas, fees.expectedPerGas, this.deps.pricing), terms.networkFee);
+    // The whole cost: L2 gas and the L1 data fee (on Base usually the larger part when L1 is busy).
+    const reimbursement = reimbursementFor(transactionCostUnits(gas, fees.expectedPerGas, l1Fee, this.deps.pricing), terms.networkFee);
     if (reimbursement > terms.maxGasReimbursement) throw new DomainError("GAS_TOO_HIGH");
     if (reimbursement > 0n) await this.#checkFunds(terms, terms.amount + reimbursement);
-    relayer.ensureAvailable(gas, fees.maxFeePerGas, settledValue(balanceRead));
+    relayer.ensureAvailable(gas, fees.maxFeePerGas, settledValue(balanceRead), l1Fee);
 
     const call = {
       to: this.#contract,

@@ -26,9 +26,22 @@ export async function quoteFees(client: PublicClient, pricing: GasPricing): Prom
 
 /** The token units `gas` costs at `feePerGas` wei, rounded up. */
 export function gasQuoteUnits(gas: bigint, feePerGas: bigint, pricing: GasPricing): bigint {
-  const wei = gas * feePerGas * pricing.unitsPerEth;
+  return weiToUnits(gas * feePerGas, pricing);
+}
+
+/**
+ * The token units a transaction costs on an OP-stack chain: its L2 gas at `feePerGas` plus its L1
+ * data fee (`l1FeeWei`, see chain/l1-fee.ts), both converted at the same price, rounded up once.
+ */
+export function transactionCostUnits(gas: bigint, feePerGas: bigint, l1FeeWei: bigint, pricing: GasPricing): bigint {
+  return weiToUnits(gas * feePerGas + l1FeeWei, pricing);
+}
+
+/** Token units for `wei` at the configured ETH price, rounded up. */
+export function weiToUnits(wei: bigint, pricing: GasPricing): bigint {
+  const scaled = wei * pricing.unitsPerEth;
   const ONE_ETH = 10n ** 18n;
-  return wei / ONE_ETH + (wei % ONE_ETH === 0n ? 0n : 1n);
+  return scaled / ONE_ETH + (scaled % ONE_ETH === 0n ? 0n : 1n);
 }
 
 /**

@@ -20,14 +20,20 @@ export interface RelayerCall {
   maxPriorityFeePerGas: bigint;
 }
 
-/** How long a broadcast refused for a nonce gap is tried again (its lower nonce is on its way). */
-const GAP_RETRY_MS = 10_000;
-const GAP_RETRY_EVERY_MS = 25;
+/**
+ * How many of the relayer's transactions may wait unmined at the node: the per-sender slots of
+ * geth's and reth's default transaction pools (16). A transaction whose nonce is that far past the
+ * node's latest nonce waits in the outbox, unsent, until blocks make room.
+ */
+export const POOL_WINDOW = 16;
+/** How long the outbox waits (for room in the window, or after a refusal it retries) without the chain moving before it gives up. */
+const STALL_MS = 30_000;
+/** The pause between broadcast rounds while something waits (a 2 s block frees the window in steps). */
+const RETRY_EVERY_MS = 50;
 
 interface Outgoing {
   nonce: number;
   raw: Hex;
-  firstTried: number;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -37,8 +43,14 @@ interface Outgoing {
  * the store (see `ChargeAttempts.recordWithNonce`), so no lock is held across a chain round trip:
  * many charges are simulated, signed and recorded at once. Broadcasts leave in nonce order: every
  * transaction waiting when a broadcast round starts goes in one JSON-RPC batch (one round trip for
- * all of them). A node that refuses a nonce above its next (an automining node cannot queue; another
- * instance's lower nonce is still on its way) is asked again shortly, for a while.
+ * all of them) with a read of the node's latest nonce for the next round.
+ *
+ * The node's pool holds at most {@link POOL_WINDOW} pending transactions per sender: a transaction
+ * that would be the 17th waits in the outbox until blocks make room, and a refusal for a full pool
+ * or a nonce gap (a lower nonce still on its way) is tried again in the next round, lowest nonce
+ * first, so a refused broadcast never leaves a gap behind it. None of this is an error the merchant
+ * sees: the charge's answer waits. Only a chain that stops moving for {@link STALL_MS} while
+ * something waits turns into RELAYER_ERROR.
  */
 export class Relayer {
   readonly #outbox: Outgoing[] = [];
@@ -55,10 +67,13 @@ export class Relayer {
     return this.account?.address ?? null;
   }
 
-  /** Refuses when paused, keyless, or without `balance` enough to pay `gas` at `maxFeePerGas`. Nothing is spent. */
-  ensureAvailable(gas: bigint, maxFeePerGas: bigint, balance: bigint): Address {
+  /**
+   * Refuses when paused, keyless, or without `balance` enough to pay `gas` at `maxFeePerGas` plus the
+   * L1 data fee (`l1FeeWei`, which an OP-stack chain takes from the sender too). Nothing is spent.
+   */
+  ensureAvailable(gas: bigint, maxFeePerGas: bigint, balance: bigint, l1FeeWei = 0n): Address {
     if (this.options.paused || !this.account) throw new DomainError("RELAYER_UNAVAILABLE", { detail: this.account ? "paused" : "no relayer key" });
-    if (balance < gas * maxFeePerGas) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "relayer short of gas money" });
+    if (balance < gas * maxFeePerGas + l1FeeWei) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "relayer short of gas money" });
     return this.account.address;
   }
 
@@ -101,36 +116,67 @@ export class Relayer {
     await this.broadcast(tx.raw);
   }
 
-  /** Sends a signed transaction, in nonce order with the others waiting; a refusal is RELAYER_ERROR. */
+  /** Sends a signed transaction, in nonce order with the others waiting; a final refusal is RELAYER_ERROR. */
   broadcast(raw: Hex): Promise<void> {
     const nonce = parseTransaction(raw).nonce ?? 0;
     return new Promise<void>((resolve, reject) => {
-      this.#outbox.push({ nonce, raw, firstTried: Date.now(), resolve, reject });
+      this.#outbox.push({ nonce, raw, resolve, reject });
       void this.#flush();
     });
+  }
+
+  /** The node's latest nonce for the relayer as last read (null until read): the pool's window starts there. */
+  #mined: number | null = null;
+  #movedAt = Date.now();
+
+  #noteMined(mined: number): void {
+    if (this.#mined === null || mined > this.#mined) {
+      this.#mined = mined;
+      this.#movedAt = Date.now();
+    }
   }
 
   async #flush(): Promise<void> {
     if (this.#flushing) return;
     this.#flushing = true;
+    const address = this.account!.address;
+    const readMined = () => this.client.getTransactionCount({ address, blockTag: "latest" });
+    this.#movedAt = Date.now(); // a stall is counted from when there is something to send
     try {
       while (this.#outbox.length > 0) {
-        const round = this.#outbox.splice(0).sort((a, b) => a.nonce - b.nonce);
-        // Started together: one JSON-RPC batch, in nonce order.
-        const results = await Promise.allSettled(round.map((o) => this.client.sendRawTransaction({ serializedTransaction: o.raw })));
-        let gapped = false;
-        for (const [i, result] of results.entries()) {
-          const o = round[i]!;
-          if (result.status === "fulfilled") {
-            o.resolve();
-          } else if (isNonceGap(result.reason) && Date.now() - o.firstTried < GAP_RETRY_MS) {
-            this.#outbox.push(o);
-            gapped = true;
-          } else {
-            o.reject(new DomainError("RELAYER_ERROR", { cause: result.reason }));
+        const waiting = this.#outbox.splice(0).sort((a, b) => a.nonce - b.nonce);
+        // The window is known from the last round; read first only when it is unknown or full.
+        if (this.#mined === null || waiting.some((o) => o.nonce >= this.#mined! + POOL_WINDOW)) {
+          try {
+            this.#noteMined(await readMined());
+          } catch (error) {
+            for (const o of waiting) o.reject(new DomainError("RELAYER_ERROR", { cause: error }));
+            continue;
           }
         }
-        if (gapped) await new Promise((resolve) => setTimeout(resolve, GAP_RETRY_EVERY_MS));
+        const mined = this.#mined!;
+        // Within the pool's window: at most POOL_WINDOW unmined per sender. The rest waits.
+        const round = waiting.filter((o) => o.nonce < mined + POOL_WINDOW);
+        const retry = waiting.filter((o) => o.nonce >= mined + POOL_WINDOW);
+        // Started together: one JSON-RPC batch, in nonce order, with the latest nonce read again for the next round.
+        const [minedRead, ...results] = await Promise.allSettled([
+          readMined(),
+          ...round.map((o) => this.client.sendRawTransaction({ serializedTransaction: o.raw })),
+        ]);
+        if (minedRead.status === "fulfilled") this.#noteMined(minedRead.value as number);
+        for (const [i, result] of results.entries()) {
+          const o = round[i]!;
+          if (result.status === "fulfilled") o.resolve();
+          else if (isNonceGap(result.reason) || isPoolFull(result.reason)) retry.push(o);
+          else o.reject(new DomainError("RELAYER_ERROR", { cause: result.reason }));
+        }
+        if (retry.length === 0) continue;
+        if (Date.now() - this.#movedAt > STALL_MS) {
+          for (const o of retry) o.reject(new DomainError("RELAYER_ERROR", { detail: "the chain has not mined the relayer's transactions for a while" }));
+          continue;
+        }
+        this.#outbox.push(...retry);
+        await new Promise((resolve) => setTimeout(resolve, RETRY_EVERY_MS));
       }
     } finally {
       this.#flushing = false;
@@ -145,4 +191,15 @@ export class Relayer {
  */
 export function isNonceGap(error: unknown): boolean {
   return error instanceof BaseError && getNodeError(error, {}) instanceof NonceTooHighError;
+}
+
+/**
+ * Whether a node refused a transaction because the sender's slots in its pool are taken (geth's
+ * "account limit exceeded" and "txpool is full", reth's "exceeds max account slots"): no viem class
+ * names it, so the node's message decides. Tried again once blocks make room.
+ */
+export function isPoolFull(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false;
+  const full = /account limit exceeded|txpool is full|transaction pool is full|max account slots/i;
+  return error.walk((e) => full.test((e as BaseError).details ?? (e as Error).message)) !== null;
 }

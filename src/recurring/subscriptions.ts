@@ -12,7 +12,9 @@ import { checkReturnUrl } from "../rules/return-url.js";
 import { subscriptionState, TERMS_WALLET_TYPES, recurringDomain, type Terms } from "./terms.js";
 import type { Offer, RecurringTokens } from "./tokens.js";
 import type { SubscriptionCapabilities } from "./capabilities.js";
-import { gasQuoteUnits, quoteFees, type GasPricing } from "./gas-quote.js";
+import { quoteFees, transactionCostUnits, type GasPricing } from "./gas-quote.js";
+import { quoteL1Fee } from "../chain/l1-fee.js";
+import { typicalChargeCall } from "./charge-calldata.js";
 import type { ResolveSubscriptionResponse } from "../wire/index.js";
 
 export interface RecurringSettings {
@@ -129,7 +131,7 @@ export class Subscriptions {
     const { deployment } = this.deps;
     return {
       ...this.#echo(offer),
-      network_fee_estimate: await this.#networkFeeEstimate(),
+      network_fee_estimate: await this.#networkFeeEstimate(offer),
       expires_at: expiresAt,
       ...(returnUrl ? { return_url: returnUrl } : {}),
       typed_data: {
@@ -219,11 +221,18 @@ export class Subscriptions {
     };
   }
 
-  /** Indicative: what one charge's gas costs now, in the token; null when the chain cannot be asked. */
-  async #networkFeeEstimate(): Promise<string | null> {
+  /**
+   * Indicative: what one charge of `offer` costs now, in the token: the measured gas at the next base
+   * fee + tip, plus the L1 data fee of such a charge's transaction (both read in one round trip);
+   * null when the chain cannot be asked.
+   */
+  async #networkFeeEstimate(offer: Offer): Promise<string | null> {
     try {
-      const fees = await quoteFees(this.deps.client, this.deps.pricing);
-      return formatAmount(gasQuoteUnits(CHARGE_GAS, fees.expectedPerGas, this.deps.pricing));
+      const [fees, l1Fee] = await Promise.all([
+        quoteFees(this.deps.client, this.deps.pricing),
+        quoteL1Fee(this.deps.client, typicalChargeCall(this.contract, this.deps.deployment.token.address, offer)),
+      ]);
+      return formatAmount(transactionCostUnits(CHARGE_GAS, fees.expectedPerGas, l1Fee, this.deps.pricing));
     } catch {
       return null;
     }

@@ -28,7 +28,7 @@ import { approveThroughSession, reimbursingEnv, sendPrepared, subscribe, typedDa
 import supertest from "supertest";
 import { readFileSync } from "node:fs";
 import { gasQuoteUnits } from "../../src/recurring/gas-quote.js";
-import { formatAmount } from "../../src/money.js";
+import { parseAmount } from "../../src/money.js";
 
 describe("recurring charges API", function () {
   this.timeout(60_000);
@@ -114,11 +114,16 @@ describe("recurring charges API", function () {
       });
       assert.equal(b.start, Math.floor(h.clock.ms / 1000));
       assert.match(b.network_fee_estimate, /^[0-9]+\.[0-9]{6}$/);
-      // The measured gas of a first charge on real USDC (snapshots/gas.json), at the next base fee + tip.
+      // The measured gas of a first charge on real USDC (snapshots/gas.json), at the next base fee + tip,
+      // plus the L1 data fee of its transaction (the local chain runs an ordinary L1 market; the whole
+      // cost against real charges is test/api/l1-fee.test.ts).
       const history = await h.chain.publicClient.getFeeHistory({ blockCount: 1, rewardPercentiles: [] });
       const pricing = { unitsPerEth: h.service.config.recurring.unitsPerEth, tipWei: h.service.config.recurring.tipWei };
       const measured = JSON.parse(readFileSync(new URL("../../snapshots/gas.json", import.meta.url), "utf8"))["first charge (EOA)"];
-      assert.equal(b.network_fee_estimate, formatAmount(gasQuoteUnits(BigInt(measured), history.baseFeePerGas.at(-1)! + pricing.tipWei, pricing)));
+      const l2Only = gasQuoteUnits(BigInt(measured), history.baseFeePerGas.at(-1)! + pricing.tipWei, pricing);
+      const estimate = parseAmount(b.network_fee_estimate)!;
+      assert.isAbove(Number(estimate), Number(l2Only), "the L1 data fee is priced");
+      assert.isBelow(Number(estimate), Number(l2Only) * 1.5, "an ordinary L1 adds well under half the L2 part");
       assert.deepEqual(b.typed_data.domain, { name: "RecurringCharges", version: "1", chainId: 84532, verifyingContract: recurring() });
       assert.equal(b.typed_data.primaryType, "Terms");
       const typed = walletTypedData(b, payer().address);

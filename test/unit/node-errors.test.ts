@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import { InternalRpcError, RpcRequestError } from "viem";
-import { isNonceGap } from "../../src/recurring/relayer.js";
+import { isNonceGap, isPoolFull } from "../../src/recurring/relayer.js";
 
 /** What a node answers to eth_sendRawTransaction, as viem's transport wraps it. */
 const nodeError = (message: string, code = -32000) => new InternalRpcError(new RpcRequestError({ body: {}, error: { code, message }, url: "http://node" }));
@@ -16,5 +16,14 @@ describe("node errors, classified by viem's classes", () => {
     assert.isFalse(isNonceGap(nodeError("replacement transaction underpriced")));
     assert.isFalse(isNonceGap(nodeError("txpool is full")));
     assert.isFalse(isNonceGap(new Error("nonce too high")), "only a node's answer, through viem");
+  });
+
+  it("a sender's pool slots taken is a full pool (geth, reth, the Base-like dev node); a gap or a used nonce is not", () => {
+    assert.isTrue(isPoolFull(nodeError("account limit exceeded")));
+    assert.isTrue(isPoolFull(nodeError("txpool is full")));
+    assert.isTrue(isPoolFull(nodeError("transaction pool is full for sender, exceeds max account slots")));
+    assert.isFalse(isPoolFull(nodeError("nonce too high")));
+    assert.isFalse(isPoolFull(nodeError("nonce too low")));
+    assert.isFalse(isPoolFull(new Error("account limit exceeded")), "only a node's answer, through viem");
   });
 });

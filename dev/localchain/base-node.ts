@@ -1,0 +1,121 @@
+import { parseTransaction, recoverTransactionAddress, type Address, type Hex, type TransactionSerialized } from "viem";
+import type { LocalChain } from "./harness.js";
+import { serveJsonRpc, type RequestProvider } from "./rpc-server.js";
+
+/**
+ * Base Sepolia's block gas limit as set in its SystemConfig at genesis (25,000,000 gas:
+ * ethereum-optimism/superchain-registry, `superchain/configs/sepolia/base.toml`, `gasLimit`). Base
+ * raises it over time (Base mainnet ran 140M in 2025, docs.base.org "Block Building"); the bench
+ * takes BASE_BLOCK_GAS_LIMIT to play another value. It does not bind for single charges (16 per
+ * block per sender is 2M gas) but does for large batches.
+ */
+export const BASE_SEPOLIA_BLOCK_GAS_LIMIT = 25_000_000n;
+/** Base's block time. */
+export const BASE_BLOCK_MS = 2000;
+/** What a round trip to a remote node costs. */
+export const REMOTE_NODE_LATENCY_MS = 50;
+/** The per-sender slots of geth's and reth's default transaction pool: the 17th is refused. */
+export const NODE_ACCOUNT_SLOTS = 16;
+
+export interface BaseNodeOptions {
+  latencyMs?: number;
+  blockMs?: number;
+  blockGasLimit?: bigint;
+  accountSlots?: number;
+  host?: string;
+  port?: number;
+}
+
+export interface BaseNodeStats {
+  /** eth_sendRawTransaction accepted into the pool. */
+  accepted: number;
+  /** eth_sendRawTransaction refused because the sender's slots were taken. */
+  refusedFull: number;
+  /** Blocks mined by the node's clock. */
+  blocks: number;
+}
+
+export interface BaseNode {
+  /** The node's JSON-RPC endpoint. */
+  url: string;
+  readonly stats: BaseNodeStats;
+  /** Stops the block clock and the endpoint (the chain itself stays: its owner closes it). */
+  close(): Promise<void>;
+}
+
+/** The pool's answer to a sender past its slots: geth's `ErrAccountLimitExceeded`. */
+const ACCOUNT_LIMIT_ERROR = { code: -32000, message: "account limit exceeded" };
+
+/**
+ * A node that plays Base in front of the local chain: `latencyMs` per JSON-RPC round trip, a block
+ * every `blockMs` (automining off: transactions wait in the pool for the next block) with
+ * `blockGasLimit`, and a pool that holds at most `accountSlots` unmined transactions per sender (the
+ * next is refused with "account limit exceeded", as geth's and reth's default pools do). A refused
+ * transaction is not in the pool: its nonce is still free.
+ */
+export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions = {}): Promise<BaseNode> {
+  const latencyMs = options.latencyMs ?? REMOTE_NODE_LATENCY_MS;
+  const blockMs = options.blockMs ?? BASE_BLOCK_MS;
+  const slots = options.accountSlots ?? NODE_ACCOUNT_SLOTS;
+  const upstream = chain.provider;
+  await upstream.request({ method: "evm_setAutomine", params: [false] });
+  await upstream.request({ method: "evm_setBlockGasLimit", params: [`0x${(options.blockGasLimit ?? BASE_SEPOLIA_BLOCK_GAS_LIMIT).toString(16)}`] });
+
+  const stats: BaseNodeStats = { accepted: 0, refusedFull: 0, blocks: 0 };
+  /** Per sender: the nonces of its transactions in the pool (unmined). */
+  const pool = new Map<Address, Set<number>>();
+  let admitting: Promise<unknown> = Promise.resolve();
+
+  async function admit(raw: Hex): Promise<unknown> {
+    const tx = parseTransaction(raw);
+    const sender = await recoverTransactionAddress({ serializedTransaction: raw as TransactionSerialized });
+    const mined = Number(await upstream.request({ method: "eth_getTransactionCount", params: [sender, "latest"] }));
+    const nonces = pool.get(sender) ?? new Set<number>();
+    for (const n of nonces) if (n < mined) nonces.delete(n);
+    const nonce = tx.nonce ?? 0;
+    // A replacement takes the slot it replaces; a nonce already mined is the node's to refuse.
+    if (nonce >= mined && !nonces.has(nonce) && nonces.size >= slots) {
+      stats.refusedFull++;
+      throw Object.assign(new Error(ACCOUNT_LIMIT_ERROR.message), { code: ACCOUNT_LIMIT_ERROR.code });
+    }
+    const hash = await upstream.request({ method: "eth_sendRawTransaction", params: [raw] });
+    if (nonce >= mined) nonces.add(nonce);
+    pool.set(sender, nonces);
+    stats.accepted++;
+    return hash;
+  }
+
+  const provider: RequestProvider = {
+    request(args) {
+      if (args.method !== "eth_sendRawTransaction") return upstream.request(args);
+      const [raw] = args.params as [Hex];
+      // One admission at a time: the slot count is read and taken together.
+      const result = admitting.then(() => admit(raw));
+      admitting = result.catch(() => undefined);
+      return result;
+    },
+  };
+
+  const served = await serveJsonRpc(provider, options.host, options.port ?? 0, { latencyMs });
+  let mining = false;
+  const timer = setInterval(() => {
+    if (mining) return;
+    mining = true;
+    void upstream
+      .request({ method: "evm_mine", params: [] })
+      .then(() => stats.blocks++)
+      .catch(() => {})
+      .finally(() => (mining = false));
+  }, blockMs);
+  timer.unref();
+
+  return {
+    url: served.url,
+    stats,
+    close: async () => {
+      clearInterval(timer);
+      await served.close();
+      await upstream.request({ method: "evm_setAutomine", params: [true] });
+    },
+  };
+}

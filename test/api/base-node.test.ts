@@ -1,0 +1,81 @@
+import { assert } from "chai";
+import supertest from "supertest";
+import { parseEventLogs, type Hex } from "viem";
+import { recurringChargesAbi } from "../../src/generated/contracts.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { startBaseNode, type BaseNode } from "../../dev/localchain/base-node.js";
+import { createService, type Service } from "../../src/service.js";
+import { createLogger } from "../../src/logger.js";
+import { POOL_WINDOW } from "../../src/recurring/relayer.js";
+import { configFor, useService } from "../helpers/service.js";
+import { manySubscriptions } from "../helpers/recurring.js";
+
+/**
+ * Month-start bursts on a node like Base's (dev/localchain/base-node.ts): 50 ms per round trip, a
+ * block every 2 s, a pool that refuses a sender's 17th unmined transaction. The relayer keeps within
+ * the pool's window and retries a refused send: no merchant sees a 502, no nonce is left behind.
+ */
+describe("charges on a Base-like node (2 s blocks, 16 pending per sender, 50 ms round trips)", function () {
+  this.timeout(180_000);
+  const h = useService();
+  const relayer = () => h.chain.accounts[LOCAL_ROLES.relayer]!.address;
+  let node: BaseNode | null = null;
+  let service: Service | null = null;
+
+  afterEach(async () => {
+    await service?.close();
+    await node?.close();
+    service = null;
+    node = null;
+  });
+
+  async function burst(count: number, accountSlots: number) {
+    const subs = await manySubscriptions(h, h.api, count); // set up on the automining chain
+    const start = await h.chain.publicClient.getTransactionCount({ address: relayer() });
+    node = await startBaseNode(h.chain, { accountSlots });
+    service = await createService(configFor(node.url, { RPC_TIMEOUT_MS: "10000" }), { logger: createLogger("silent"), database: h.database, now: h.clock.now });
+    const api = supertest(service.app);
+    const answers = await Promise.all(subs.map((s) => api.post("/v1/charges").send({ subscription: s.subscription })));
+    const statuses = answers.map((a) => a.status);
+    assert.deepEqual([...new Set(statuses)], [200], `every charge answered 200: ${JSON.stringify(answers.filter((a) => a.status !== 200).map((a) => a.body))}`);
+    for (const a of answers) assert.equal(a.body.status, "CONFIRMING", JSON.stringify(a.body));
+    // Every transaction mined, at consecutive nonces: no gap left behind.
+    const deadline = Date.now() + 60_000;
+    while ((await h.chain.publicClient.getTransactionCount({ address: relayer() })) < start + count) {
+      assert.isBelow(Date.now(), deadline, "mined within a minute");
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    assert.equal(await h.chain.publicClient.getTransactionCount({ address: relayer(), blockTag: "pending" }), start + count, "nothing left pending");
+    const hashes = answers.map((a) => a.body.tx_hash as Hex);
+    assert.equal(new Set(hashes).size, count, "one transaction per subscription");
+    const charged = new Map<Hex, number>();
+    const nonces: number[] = [];
+    for (const hash of hashes) {
+      const [receipt, tx] = await Promise.all([h.chain.publicClient.getTransactionReceipt({ hash }), h.chain.publicClient.getTransaction({ hash })]);
+      assert.equal(receipt.status, "success");
+      nonces.push(tx.nonce);
+      for (const e of parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" }))
+        charged.set(e.args.subscriptionId, (charged.get(e.args.subscriptionId) ?? 0) + 1);
+    }
+    assert.deepEqual(
+      nonces.sort((a, b) => a - b),
+      Array.from({ length: count }, (_, i) => start + i),
+      "consecutive nonces",
+    );
+    for (const s of subs) assert.equal(charged.get(s.id), 1, "each subscription charged exactly once");
+    return node.stats;
+  }
+
+  it(`a burst of 40 charges: all CONFIRMING, never more than ${POOL_WINDOW} pending, so the pool refuses nothing; no nonce gap`, async () => {
+    const stats = await burst(40, 16);
+    assert.equal(stats.refusedFull, 0, "the relayer kept within the pool's window");
+    assert.equal(stats.accepted, 40);
+    assert.isAtLeast(stats.blocks, 3, "40 charges take at least three 2 s blocks at 16 per block");
+  });
+
+  it("a pool smaller than the relayer's window (8 slots): refused sends are retried in nonce order; no 502, no nonce gap", async () => {
+    const stats = await burst(30, 8);
+    assert.isAbove(stats.refusedFull, 0, "the node refused some sends");
+    assert.equal(stats.accepted, 30, "each transaction accepted once in the end");
+  });
+});
