@@ -16,3 +16,25 @@ export function resolveState(answer: { ok: boolean; body: { error?: string; acti
   if (answer.body.error === "PAYMENT_CONFIRMING") return "confirming";
   return "explain";
 }
+
+/** An answer of resolve as the confirming loop reads it. */
+export interface ResolveAnswer {
+  ok: boolean;
+  body: { error?: string; action?: string; retry_after?: number };
+}
+
+/**
+ * The confirming loop's next step after `answer`, given whether a confirming payment was already
+ * seen: `done` (show the answer), or `wait` that many milliseconds and ask again. A payment that is
+ * confirming is asked about every CONFIRMING_POLL_MS; once one was seen, a retryable error (RETRY)
+ * waits its Retry-After (never less than the poll interval) instead of ending the wait, so a passing
+ * RPC fault never shows the pay button for a payment already mined.
+ */
+export function confirmingStep(answer: ResolveAnswer, confirming: boolean): { next: "done" } | { next: "wait"; waitMs: number } {
+  const state = resolveState(answer);
+  if (state === "confirming") return { next: "wait", waitMs: CONFIRMING_POLL_MS };
+  if (confirming && state === "explain" && answer.body.action === "RETRY") {
+    return { next: "wait", waitMs: Math.max(CONFIRMING_POLL_MS, (answer.body.retry_after ?? 0) * 1000) };
+  }
+  return { next: "done" };
+}

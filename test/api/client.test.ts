@@ -36,13 +36,12 @@ describe("typed client (client/, the @stablecoin-payments/client package)", () =
   });
 
   it("throws ApiError with error, action and retryAfter; withRetry honours Retry-After for RETRY only", async () => {
-    try {
-      await client.resolvePayment({ intent: "not-a-token" });
-      assert.fail("expected an ApiError");
-    } catch (error) {
-      assert.instanceOf(error, ApiError);
-      assert.include(error as ApiError, { status: 400, error: "INVALID_INTENT", action: "FIX_REQUEST", retryable: false });
-    }
+    const refused = await client.resolvePayment({ intent: "not-a-token" }).then(
+      () => assert.fail("expected an ApiError"),
+      (error: unknown) => error,
+    );
+    assert.instanceOf(refused, ApiError);
+    assert.include(refused, { status: 400, error: "INVALID_INTENT", action: "FIX_REQUEST", retryable: false });
     const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 1]!.address;
     const payment = await client.createPayment({ recipient: merchant, amount: "1" });
     h.proxy.mode = "http-500";
@@ -64,7 +63,12 @@ describe("typed client (client/, the @stablecoin-payments/client package)", () =
       fixCalls++;
       return client.resolvePayment({ intent: "bad" });
     };
-    await withRetry(badRequest, { sleep: async () => {} }).catch(() => {});
+    const fixRefusal = await withRetry(badRequest, { sleep: async () => {} }).then(
+      () => assert.fail("a bad request must reject"),
+      (error: unknown) => error,
+    );
+    assert.instanceOf(fixRefusal, ApiError, "withRetry hands the ApiError back");
+    assert.include(fixRefusal, { error: "INVALID_INTENT", action: "FIX_REQUEST" });
     assert.equal(fixCalls, 1, "FIX_REQUEST is not retried");
   });
 });

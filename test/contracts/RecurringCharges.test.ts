@@ -1,5 +1,5 @@
 import { assert } from "chai";
-import { encodeFunctionData, parseEventLogs, type Hex } from "viem";
+import { encodeFunctionData, getContract, parseEventLogs, type Hex } from "viem";
 import { recurringChargesAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES, LOCAL_USDC_UNITS } from "../../dev/localchain/harness.js";
 import { subscriptionIdOf, type Terms } from "../../src/recurring/terms.js";
@@ -23,8 +23,8 @@ describe("RecurringCharges", () => {
       other: chain.accounts[LOCAL_ROLES.firstUser + 2]!,
     };
   };
-  const read = <T>(c: ReturnType<typeof ctx>, functionName: string, args: readonly unknown[] = []) =>
-    c.chain.publicClient.readContract({ address: c.recurring, abi: recurringChargesAbi, functionName, args } as never) as Promise<T>;
+  /** The contract's reads, typed by the generated ABI (names, arguments and results checked). */
+  const reads = (c: ReturnType<typeof ctx>) => getContract({ address: c.recurring, abi: recurringChargesAbi, client: c.chain.publicClient }).read;
   const chargeCall = (c: ReturnType<typeof ctx>, terms: Terms, signature: Hex, reimbursement = 0n, from = relayerOf(c.chain)) =>
     c.chain.wallet(from).writeContract({
       address: c.recurring,
@@ -45,7 +45,7 @@ describe("RecurringCharges", () => {
   it("takes the EIP-712 digest of the terms as the subscription id", async () => {
     const c = ctx();
     const terms = await makeTerms(c.chain, c.payer.address, c.merchant.address);
-    assert.equal(await read(c, "subscriptionId", [terms]), subscriptionIdOf(84532, c.recurring, terms));
+    assert.equal(await reads(c).subscriptionId([terms]), subscriptionIdOf(84532, c.recurring, terms));
   });
 
   it("charges the first period: payer pays amount + reimbursement, recipient gets amount - fee - network fee", async () => {
@@ -73,8 +73,8 @@ describe("RecurringCharges", () => {
       networkFee: 100_000n,
       gasReimbursement: 30_000n,
     });
-    assert.deepEqual(await read(c, "subscriptions", [id]), [0n, 1, false]);
-    assert.equal(await read(c, "chargedBlock", [id, 0n]), receipt.blockNumber);
+    assert.deepEqual(await reads(c).subscriptions([id]), [0n, 1, false]);
+    assert.equal(await reads(c).chargedBlock([id, 0n]), receipt.blockNumber);
   });
 
   it("charges at most once per period, then again in the next period without re-checking the signature", async () => {
@@ -84,13 +84,13 @@ describe("RecurringCharges", () => {
     await expectRevert(chargeCall(c, terms, signature), "PeriodAlreadyCharged", [id, 0n, first.blockNumber]);
     await c.chain.advanceTime(terms.period);
     await chargeAsRelayer(c.chain, terms, "0x"); // no signature needed once recorded
-    assert.deepEqual(await read(c, "subscriptions", [id]), [1n, 2, false]);
+    assert.deepEqual(await reads(c).subscriptions([id]), [1n, 2, false]);
     await expectRevert(chargeCall(c, terms, "0x"), "PeriodAlreadyCharged");
     // Skipped periods stay unpaid: three periods later the charge is for period 4.
     await c.chain.advanceTime(terms.period * 3n);
     await chargeAsRelayer(c.chain, terms, "0x");
-    assert.deepEqual(await read(c, "subscriptions", [id]), [4n, 3, false]);
-    assert.equal(await read(c, "chargedBlock", [id, 2n]), 0n);
+    assert.deepEqual(await reads(c).subscriptions([id]), [4n, 3, false]);
+    assert.equal(await reads(c).chargedBlock([id, 2n]), 0n);
   });
 
   it("keeps every period's record across packed record slots (six per slot): each period once, its own block, neighbours intact", async () => {
@@ -106,9 +106,9 @@ describe("RecurringCharges", () => {
       }
       await c.chain.advanceTime(terms.period);
     }
-    for (const [period, block] of blocks.entries()) assert.equal(await read(c, "chargedBlock", [id, BigInt(period)]), block, `period ${period}`);
-    assert.equal(await read(c, "chargedBlock", [id, 14n]), 0n);
-    assert.deepEqual(await read(c, "subscriptions", [id]), [13n, 12, false]);
+    for (const [period, block] of blocks.entries()) assert.equal(await reads(c).chargedBlock([id, BigInt(period)]), block, `period ${period}`);
+    assert.equal(await reads(c).chargedBlock([id, 14n]), 0n);
+    assert.deepEqual(await reads(c).subscriptions([id]), [13n, 12, false]);
   });
 
   it("refuses a charge before start (ChargeBeforeStart) and at or after end (SubscriptionEnded)", async () => {
@@ -162,7 +162,7 @@ describe("RecurringCharges", () => {
       "OwnableUnauthorizedAccount",
       [c.other.address],
     );
-    assert.equal(await read(c, "isRelayer", [relayerOf(c.chain).address]), true);
+    assert.equal(await reads(c).isRelayer([relayerOf(c.chain).address]), true);
   });
 
   it("caps the gas reimbursement at the signed maximum", async () => {

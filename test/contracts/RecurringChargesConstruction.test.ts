@@ -1,5 +1,5 @@
 import { assert } from "chai";
-import { zeroAddress } from "viem";
+import { getContract, zeroAddress } from "viem";
 import { recurringChargesAbi } from "../../src/generated/contracts.js";
 import { creationBytecode } from "../../dev/deploy/artifacts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
@@ -27,10 +27,9 @@ describe("RecurringCharges construction", () => {
     const hash = await deploy([owner(), collector(), 10_000, 0n, [relayer()]]);
     const receipt = await local.chain.publicClient.waitForTransactionReceipt({ hash });
     assert.equal(receipt.status, "success");
-    const read = (functionName: "FEE_BPS" | "owner" | "isRelayer", args: readonly unknown[] = []) =>
-      local.chain.publicClient.readContract({ address: receipt.contractAddress!, abi: recurringChargesAbi, functionName, args } as never);
-    assert.equal(await read("FEE_BPS"), 10_000);
-    assert.equal(await read("owner"), owner());
-    assert.isTrue((await read("isRelayer", [relayer()])) as boolean, "relayers given at construction are allowed");
+    const read = getContract({ address: receipt.contractAddress!, abi: recurringChargesAbi, client: local.chain.publicClient }).read;
+    assert.equal(await read.FEE_BPS(), 10_000);
+    assert.equal(await read.owner(), owner());
+    assert.isTrue(await read.isRelayer([relayer()]), "relayers given at construction are allowed");
   });
 });

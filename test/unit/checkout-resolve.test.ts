@@ -1,5 +1,5 @@
 import { assert } from "chai";
-import { CONFIRMING_POLL_MS, resolveState } from "../../src/checkout/resolve-state.js";
+import { CONFIRMING_POLL_MS, confirmingStep, resolveState } from "../../src/checkout/resolve-state.js";
 import { explain } from "../../src/checkout/words.js";
 
 describe("checkout resolve answers: what the pay and link pages do with each", () => {
@@ -11,9 +11,24 @@ describe("checkout resolve answers: what the pay and link pages do with each", (
     assert.equal(resolveState({ ok: false, body: { error: "RPC_ERROR", action: "RETRY" } }), "explain");
   });
 
-  it("polls a confirming payment every 2 to 3 seconds", () => {
-    assert.isAtLeast(CONFIRMING_POLL_MS, 2000);
-    assert.isAtMost(CONFIRMING_POLL_MS, 3000);
+  it("asks again about a confirming payment every 2.5 s, waits out a retryable fault once confirming, and stops at any other answer", () => {
+    const confirmingAnswer = { ok: false, body: { error: "PAYMENT_CONFIRMING", action: "WAIT" } };
+    const rpcFault = (retryAfter?: number) => ({
+      ok: false,
+      body: { error: "RPC_ERROR", action: "RETRY", ...(retryAfter ? { retry_after: retryAfter } : {}) },
+    });
+    assert.deepEqual(confirmingStep(confirmingAnswer, false), { next: "wait", waitMs: CONFIRMING_POLL_MS });
+    assert.deepEqual(confirmingStep(confirmingAnswer, true), { next: "wait", waitMs: 2500 });
+    // Once a payment was seen confirming, a passing fault waits its Retry-After (never under the poll
+    // interval) rather than showing the pay button for a payment already mined.
+    assert.deepEqual(confirmingStep(rpcFault(5), true), { next: "wait", waitMs: 5000 });
+    assert.deepEqual(confirmingStep(rpcFault(1), true), { next: "wait", waitMs: 2500 });
+    assert.deepEqual(confirmingStep(rpcFault(), true), { next: "wait", waitMs: 2500 });
+    // Before any confirming answer, a fault is shown (the page explains it); so are the final answers.
+    assert.deepEqual(confirmingStep(rpcFault(5), false), { next: "done" });
+    assert.deepEqual(confirmingStep({ ok: false, body: { error: "INTENT_EXPIRED", action: "STOP" } }, true), { next: "done" });
+    assert.deepEqual(confirmingStep({ ok: false, body: { error: "PAYMENT_ALREADY_PROCESSED", action: "SUCCESS" } }, true), { next: "done" });
+    assert.deepEqual(confirmingStep({ ok: true, body: {} }, false), { next: "done" });
   });
 
   it("says a payment is confirming (no retry advice: the buyer must not pay again), and already paid as good news", () => {

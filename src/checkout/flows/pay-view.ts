@@ -3,7 +3,7 @@ import { post, type ApiAnswer } from "../api.js";
 import { displayAmount } from "../format.js";
 import { forgetPayment, keepPayment, recallPayment, type KeptPayment } from "../payment-session.js";
 import { errorPage, folded, networkBanner, pageContext, returnLink, setTitle, transactionLink, validity, walletNotice } from "../page.js";
-import { CONFIRMING_POLL_MS, resolveState } from "../resolve-state.js";
+import { confirmingStep } from "../resolve-state.js";
 import { el, render } from "../ui.js";
 import { explain } from "../words.js";
 import type { ResolvePaymentResponse as ResolvedPayment } from "../../wire/index.js";
@@ -62,17 +62,15 @@ async function resolveSettling(intent: string, status: Status): Promise<ApiAnswe
   let confirming = false;
   for (;;) {
     const answer = await post<Resolved>("/v1/payments/resolve", { intent });
-    const state = resolveState(answer);
-    const retrying = confirming && state === "explain" && answer.body.action === "RETRY";
-    if (state !== "confirming" && !retrying) return answer;
+    const step = confirmingStep(answer, confirming);
+    if (step.next === "done") return answer;
     if (!confirming) {
       confirming = true;
       setTitle("Confirming");
       status.set("wait", explain("PAYMENT_CONFIRMING", "WAIT"));
       errorPage("Payment", status.node);
     }
-    const wait = retrying ? Math.max(CONFIRMING_POLL_MS, (answer.body.retry_after ?? 0) * 1000) : CONFIRMING_POLL_MS;
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    await new Promise((resolve) => setTimeout(resolve, step.waitMs));
   }
 }
 

@@ -1,0 +1,237 @@
+import { assert } from "chai";
+import fc from "fast-check";
+import { encodeAbiParameters, keccak256, parseEventLogs, toHex, type Address, type Hex } from "viem";
+import { recurringChargesAbi, splitterAbi } from "../../src/generated/contracts.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { subscriptionIdOf, type Terms } from "../../src/recurring/terms.js";
+import { useLocalChain } from "../helpers/local-chain.js";
+import { approve, balanceOf, send } from "../helpers/tx.js";
+import { payThrough, SPLITTER_ENTRY_POINTS, type PaymentParties, type SplitterPayment } from "../helpers/splitter-entry-points.js";
+import { makeTerms, relayerOf, signTerms } from "../helpers/subscriptions.js";
+
+/**
+ * Stateful property tests on the contracts (fast-check, fixed seed: a failure replays exactly, and
+ * fast-check prints the shrunk sequence). Each run starts from the same fresh chain (snapshot/revert),
+ * applies a random sequence of operations, and checks the invariants against a model after each one.
+ */
+const RUNS = { numRuns: 30, seed: 20261125, endOnFailure: true } as const;
+
+/** A ledger of expected token movements, account by account. */
+class Ledger {
+  readonly #deltas = new Map<Address, bigint>();
+  move(from: Address, to: Address, units: bigint): void {
+    this.#deltas.set(from, (this.#deltas.get(from) ?? 0n) - units);
+    this.#deltas.set(to, (this.#deltas.get(to) ?? 0n) + units);
+  }
+  of(account: Address): bigint {
+    return this.#deltas.get(account) ?? 0n;
+  }
+}
+
+describe("contract invariants (stateful property tests)", function () {
+  this.timeout(300_000);
+  const local = useLocalChain();
+
+  describe("Splitter", () => {
+    const keyOf = (p: SplitterPayment): Hex =>
+      keccak256(
+        encodeAbiParameters(
+          [{ type: "address" }, { type: "address" }, { type: "uint256" }, { type: "bytes32" }],
+          [p.token, p.recipient, p.amount, p.reference],
+        ),
+      );
+
+    it("never keeps a balance, pays out exactly what was paid (amount - fee and fee) and settles each payment once, over any sequence of payments through any entry point", async () => {
+      const chain = local.chain;
+      const usdc = chain.deployment.token.address;
+      const collector = chain.deployment.parameters.feeCollector;
+      const parties: PaymentParties = {
+        chain,
+        splitter: chain.deployment.contracts.Splitter.address,
+        buyer: chain.accounts[LOCAL_ROLES.firstUser]!,
+        submitter: chain.accounts[LOCAL_ROLES.firstUser + 2]!,
+      };
+      // Recipients include the buyer and the fee collector themselves: the split must hold even then.
+      const recipients: Address[] = [chain.accounts[LOCAL_ROLES.firstUser + 1]!.address, parties.buyer.address, collector];
+      const watched = [...new Set([parties.buyer.address, parties.submitter.address, parties.splitter, ...recipients])];
+      // Few references and amounts, so a sequence often repeats a payment (the settle-once path).
+      const operation = fc.record({
+        entry: fc.nat({ max: SPLITTER_ENTRY_POINTS.length - 1 }),
+        recipient: fc.nat({ max: recipients.length - 1 }),
+        amount: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(1n, 49n, 50n, 1_000_000n) }, { weight: 1, arbitrary: fc.bigInt({ min: 1n, max: 10n ** 9n }) }),
+        reference: fc.nat({ max: 1 }),
+      });
+      let snapshot = await chain.snapshot();
+      const seen = { settled: 0, refused: 0 };
+
+      await fc.assert(
+        fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 6 }), async (operations) => {
+          await chain.revert(snapshot);
+          snapshot = await chain.snapshot();
+          const start = await Promise.all(watched.map((a) => balanceOf(chain, usdc, a)));
+          const ledger = new Ledger();
+          const settled = new Map<Hex, bigint>();
+          // The EIP-3009 entry points sign USDC's nonce authorizationNonce(recipient, reference):
+          // USDC takes one authorization per buyer for it, whatever the amount.
+          const authorizationsUsed = new Set<string>();
+          for (const op of operations) {
+            const entry = SPLITTER_ENTRY_POINTS[op.entry]!;
+            const payment: SplitterPayment = {
+              token: usdc,
+              recipient: recipients[op.recipient]!,
+              amount: op.amount,
+              reference: keccak256(toHex(op.reference)),
+            };
+            const key = keyOf(payment);
+            const nonce = `${payment.recipient}:${payment.reference}`;
+            const byAuthorization = entry.name.startsWith("payWithAuthorization");
+            const outcome = await payThrough(entry, parties, payment).then(
+              (receipt) => ({ receipt }),
+              (error: unknown) => ({ error }),
+            );
+            if (settled.has(key) || (byAuthorization && authorizationsUsed.has(nonce))) {
+              assert.property(outcome, "error", `${entry.name}: a settled payment (or a used authorization) must not settle again`);
+              seen.refused++;
+            } else {
+              seen.settled++;
+              if (byAuthorization) authorizationsUsed.add(nonce);
+              assert.property(outcome, "receipt", `${entry.name}: an open payment settles`);
+              const { receipt } = outcome as { receipt: { blockNumber: bigint; status: string } };
+              assert.equal(receipt.status, "success");
+              settled.set(key, receipt.blockNumber);
+              const fee = (payment.amount * 200n) / 10_000n;
+              ledger.move(parties.buyer.address, payment.recipient, payment.amount - fee);
+              ledger.move(parties.buyer.address, collector, fee);
+            }
+            const now = await Promise.all(watched.map((a) => balanceOf(chain, usdc, a)));
+            watched.forEach((account, i) => assert.equal(now[i]! - start[i]!, ledger.of(account), `balance of ${account}`));
+            assert.equal(ledger.of(parties.splitter), 0n);
+          }
+          for (const [key, block] of settled) {
+            const recorded = await chain.publicClient.readContract({ address: parties.splitter, abi: splitterAbi, functionName: "settledBlock", args: [key] });
+            assert.equal(recorded, block, "the guard records the block of the one settlement");
+          }
+        }),
+        RUNS,
+      );
+      assert.isAbove(seen.refused, 10, "the runs try settled payments again");
+      assert.isAbove(seen.settled, 50, "the runs settle payments");
+    });
+  });
+
+  describe("RecurringCharges", () => {
+    it("charges a subscription at most once per period, only the period its block is in, and only within its terms, over any sequence of charges, revokes and time", async () => {
+      const chain = local.chain;
+      const recurring = chain.deployment.contracts.RecurringCharges.address;
+      const usdc = chain.deployment.token.address;
+      const payer = chain.accounts[LOCAL_ROLES.firstUser]!;
+      const merchant = chain.accounts[LOCAL_ROLES.firstUser + 1]!.address;
+      const relayer = relayerOf(chain);
+      const HOUR = 3600n;
+      // Three subscriptions: open-ended, ending after three periods, and one that starts later.
+      const base = (await chain.publicClient.getBlock()).timestamp;
+      const plans: Array<Partial<Terms>> = [
+        { period: HOUR, start: base, end: 0n, amount: 2_000_000n },
+        { period: 2n * HOUR, start: base, end: base + 6n * HOUR, amount: 3_000_000n },
+        { period: HOUR, start: base + 3n * HOUR, end: 0n, amount: 1_500_000n },
+      ];
+      const subscriptions = await Promise.all(
+        plans.map(async (plan) => {
+          const terms = await makeTerms(chain, payer.address, merchant, plan);
+          return { terms, signature: await signTerms(chain, payer, terms), id: subscriptionIdOf(84532, recurring, terms) };
+        }),
+      );
+      await approve(chain, payer, usdc, recurring, 10n ** 12n);
+      const operation = fc.oneof(
+        {
+          weight: 5,
+          arbitrary: fc.record({ kind: fc.constant("charge" as const), sub: fc.nat({ max: 2 }), reimbursement: fc.constantFrom(0n, 7n, 50_000n, 50_001n) }),
+        },
+        {
+          weight: 3,
+          arbitrary: fc.record({
+            kind: fc.constant("wait" as const),
+            seconds: fc.oneof(fc.constantFrom(1n, HOUR - 1n, HOUR, 2n * HOUR), fc.bigInt({ min: 1n, max: 3n * HOUR })),
+          }),
+        },
+        { weight: 1, arbitrary: fc.record({ kind: fc.constant("revoke" as const), sub: fc.nat({ max: 2 }) }) },
+      );
+      let snapshot = await chain.snapshot();
+      const seen = { charged: 0, refused: 0 };
+
+      await fc.assert(
+        fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 12 }), async (operations) => {
+          await chain.revert(snapshot);
+          snapshot = await chain.snapshot();
+          const payerStart = await balanceOf(chain, usdc, payer.address);
+          let clock = (await chain.publicClient.getBlock()).timestamp;
+          let paid = 0n;
+          const charged = subscriptions.map(() => new Map<bigint, bigint>());
+          const revoked = subscriptions.map(() => false);
+          for (const op of operations) {
+            if (op.kind === "wait") {
+              clock += op.seconds;
+              continue;
+            }
+            const sub = subscriptions[op.sub]!;
+            clock += 1n;
+            await chain.testClient.setNextBlockTimestamp({ timestamp: clock });
+            if (op.kind === "revoke") {
+              await send(chain, payer, { address: recurring, abi: recurringChargesAbi, functionName: "revoke", args: [sub.terms] });
+              revoked[op.sub] = true;
+              continue;
+            }
+            // Sent with a fixed gas limit, so a refused charge is mined (reverted) rather than refused by the estimate.
+            const hash = await chain.wallet(relayer).writeContract({
+              address: recurring,
+              abi: recurringChargesAbi,
+              functionName: "charge",
+              args: [sub.terms, sub.signature, op.reimbursement],
+              account: relayer,
+              chain: chain.chain,
+              gas: 1_000_000n,
+            });
+            const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
+            const block = await chain.publicClient.getBlock({ blockNumber: receipt.blockNumber });
+            assert.equal(block.timestamp, clock);
+            const { terms } = sub;
+            const period = clock >= terms.start ? (clock - terms.start) / terms.period : -1n;
+            const due =
+              !revoked[op.sub] &&
+              clock >= terms.start &&
+              (terms.end === 0n || clock < terms.end) &&
+              !charged[op.sub]!.has(period) &&
+              op.reimbursement <= terms.maxGasReimbursement;
+            assert.equal(receipt.status, due ? "success" : "reverted", `charge of subscription ${op.sub} at +${clock - terms.start}s`);
+            seen[due ? "charged" : "refused"]++;
+            if (due) {
+              const events = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" });
+              assert.equal(events.length, 1);
+              assert.equal(events[0]!.args.periodIndex, period, "the period charged is the period of the block");
+              assert.equal(events[0]!.args.subscriptionId, sub.id);
+              charged[op.sub]!.set(period, receipt.blockNumber);
+              paid += terms.amount + op.reimbursement;
+            }
+          }
+          assert.equal(await balanceOf(chain, usdc, recurring), 0n, "the contract keeps nothing");
+          assert.equal(payerStart - (await balanceOf(chain, usdc, payer.address)), paid, "the payer paid exactly the charges");
+          for (const [i, sub] of subscriptions.entries()) {
+            const last = clock >= sub.terms.start ? (clock - sub.terms.start) / sub.terms.period + 1n : 0n;
+            for (let period = 0n; period <= last; period++) {
+              const recorded = await chain.publicClient.readContract({
+                address: recurring,
+                abi: recurringChargesAbi,
+                functionName: "chargedBlock",
+                args: [sub.id, period],
+              });
+              assert.equal(recorded, charged[i]!.get(period) ?? 0n, `subscription ${i} period ${period}`);
+            }
+          }
+        }),
+        RUNS,
+      );
+      assert.isAbove(seen.charged, 20, "the runs charge");
+      assert.isAbove(seen.refused, 20, "the runs try charges the contract must refuse");
+    });
+  });
+});

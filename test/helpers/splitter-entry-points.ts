@@ -1,0 +1,149 @@
+import { erc20Abi, parseSignature, type Address, type Hex } from "viem";
+import type { HDAccount } from "viem/accounts";
+import { fiatTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
+import { permitTypedData, receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
+import type { LocalChain } from "../../dev/localchain/harness.js";
+import { signWithViem } from "./signers.js";
+
+/** One payment as the Splitter settles it: the key's four parts. */
+export interface SplitterPayment {
+  token: Address;
+  recipient: Address;
+  amount: bigint;
+  reference: Hex;
+}
+
+/** Who takes part: the buyer whose tokens pay, and a stranger who submits signed payments. */
+export interface PaymentParties {
+  chain: LocalChain;
+  splitter: Address;
+  buyer: HDAccount;
+  submitter: HDAccount;
+}
+
+/**
+ * One way into the Splitter. `send` does what a wallet does for that entry point (approve, or sign a
+ * permit or an authorization) and submits the payment; it resolves to the transaction hash, or rejects
+ * with the revert. Every entry point settles the same key with the same split and the same `Paid`.
+ */
+export interface SplitterEntryPoint {
+  name: string;
+  send(parties: PaymentParties, payment: SplitterPayment): Promise<Hex>;
+}
+
+/** A minute-scale deadline on the chain's own clock (deterministic across runs). */
+async function deadlineOf(chain: LocalChain): Promise<bigint> {
+  const block = await chain.publicClient.getBlock();
+  return block.timestamp + 3600n;
+}
+
+/** The buyer's receiveWithAuthorization to the Splitter, with the nonce the Splitter derives. */
+async function signAuthorization({ chain, splitter, buyer }: PaymentParties, p: SplitterPayment) {
+  const nonce = await chain.publicClient.readContract({
+    address: splitter,
+    abi: splitterAbi,
+    functionName: "authorizationNonce",
+    args: [p.recipient, p.reference],
+  });
+  const validBefore = await deadlineOf(chain);
+  const signature = await signWithViem(
+    buyer,
+    receiveAuthorizationTypedData(tokenDomain(chain.deployment.chainId, p.token, chain.deployment.token.eip712), {
+      from: buyer.address,
+      to: splitter,
+      value: p.amount,
+      validAfter: 0n,
+      validBefore,
+      nonce,
+    }),
+  );
+  return { validBefore, signature };
+}
+
+export const SPLITTER_ENTRY_POINTS: readonly SplitterEntryPoint[] = [
+  {
+    name: "pay (allowance)",
+    async send({ chain, splitter, buyer }, p) {
+      const approval = await chain.wallet(buyer).writeContract({
+        address: p.token,
+        abi: erc20Abi,
+        functionName: "approve",
+        args: [splitter, p.amount],
+        account: buyer,
+        chain: chain.chain,
+      });
+      await chain.publicClient.waitForTransactionReceipt({ hash: approval });
+      return chain.wallet(buyer).writeContract({
+        address: splitter,
+        abi: splitterAbi,
+        functionName: "pay",
+        args: [p.token, p.recipient, p.amount, p.reference],
+        account: buyer,
+        chain: chain.chain,
+      });
+    },
+  },
+  {
+    name: "payWithPermit (EIP-2612)",
+    async send({ chain, splitter, buyer }, p) {
+      const nonce = await chain.publicClient.readContract({ address: p.token, abi: fiatTokenAbi, functionName: "nonces", args: [buyer.address] });
+      const deadline = await deadlineOf(chain);
+      const signature = await signWithViem(
+        buyer,
+        permitTypedData(tokenDomain(chain.deployment.chainId, p.token, chain.deployment.token.eip712), {
+          owner: buyer.address,
+          spender: splitter,
+          value: p.amount,
+          nonce,
+          deadline,
+        }),
+      );
+      const { v, r, s } = parseSignature(signature);
+      return chain.wallet(buyer).writeContract({
+        address: splitter,
+        abi: splitterAbi,
+        functionName: "payWithPermit",
+        args: [p.token, p.recipient, p.amount, p.reference, deadline, Number(v), r, s],
+        account: buyer,
+        chain: chain.chain,
+      });
+    },
+  },
+  {
+    name: "payWithAuthorization (EIP-3009, v r s)",
+    async send(parties, p) {
+      const { chain, splitter, buyer, submitter } = parties;
+      const { validBefore, signature } = await signAuthorization(parties, p);
+      const { v, r, s } = parseSignature(signature);
+      return chain.wallet(submitter).writeContract({
+        address: splitter,
+        abi: splitterAbi,
+        functionName: "payWithAuthorization",
+        args: [p.token, buyer.address, p.recipient, p.amount, p.reference, 0n, validBefore, Number(v), r, s],
+        account: submitter,
+        chain: chain.chain,
+      });
+    },
+  },
+  {
+    name: "payWithAuthorizationSignature (EIP-3009, bytes)",
+    async send(parties, p) {
+      const { chain, splitter, buyer, submitter } = parties;
+      const { validBefore, signature } = await signAuthorization(parties, p);
+      return chain.wallet(submitter).writeContract({
+        address: splitter,
+        abi: splitterAbi,
+        functionName: "payWithAuthorizationSignature",
+        args: [p.token, buyer.address, p.recipient, p.amount, p.reference, 0n, validBefore, signature],
+        account: submitter,
+        chain: chain.chain,
+      });
+    },
+  },
+];
+
+/** Sends through `entry` and waits for the receipt; rejects with the revert when it would revert. */
+export async function payThrough(entry: SplitterEntryPoint, parties: PaymentParties, payment: SplitterPayment) {
+  const hash = await entry.send(parties, payment);
+  return parties.chain.publicClient.waitForTransactionReceipt({ hash });
+}
