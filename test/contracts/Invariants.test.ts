@@ -104,7 +104,7 @@ describe("contract invariants (stateful property tests)", function () {
               ledger.move(parties.buyer.address, collector, fee);
             }
             const now = await Promise.all(watched.map((a) => balanceOf(chain, usdc, a)));
-            watched.forEach((account, i) => assert.equal(now[i]! - start[i]!, ledger.of(account), `balance of ${account}`));
+            for (const [i, account] of watched.entries()) assert.equal(now[i]! - start[i]!, ledger.of(account), `balance of ${account}`);
             assert.equal(ledger.of(parties.splitter), 0n);
           }
           for (const [key, block] of settled) {
