@@ -62,7 +62,8 @@ module.exports = {
     },
     {
       name: "checkout-is-browser-code",
-      comment: "The checkout runs in the browser: it imports the wire schemas, money formatting and the typed data a wallet signs, never server code.",
+      comment:
+        "The checkout runs in the browser: it imports the wire schemas, money formatting, the typed data a wallet signs and the typed client (client/src), never server code.",
       severity: "error",
       from: { path: "^src/checkout/" },
       to: { path: "^src/", pathNot: "^src/(checkout|wire)/|^src/money\\.ts$|^src/chain/token-authorizations\\.ts$" },

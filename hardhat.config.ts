@@ -6,6 +6,7 @@ import hardhatVerify from "@nomicfoundation/hardhat-verify";
 import { configVariable } from "hardhat/config";
 import { createRequire } from "node:module";
 import { BUILD_PATHS } from "./dev/deploy/build-mode.js";
+import { buildCheckout } from "./dev/checkout/build.js";
 
 const require = createRequire(import.meta.url);
 // Offline solc: the WASM build shipped inside the npm `solc` package.
@@ -55,7 +56,17 @@ export default defineConfig({
   },
   // Block-explorer verification (Basescan through the Etherscan v2 API): ETHERSCAN_API_KEY in the environment.
   verify: { etherscan: { apiKey: configVariable("ETHERSCAN_API_KEY") } },
-  test: { mocha: { timeout: 60_000 } },
+  // The service serves the checkout bundle that `npm run build` writes: the suite builds it once first.
+  test: {
+    mocha: {
+      timeout: 60_000,
+      rootHooks: {
+        async beforeAll() {
+          await buildCheckout();
+        },
+      },
+    },
+  },
   // Coverage of our contracts only: the test-only tokens and accounts are instruments, not subjects.
   coverage: { skipFiles: ["contracts/test/**"] },
 });

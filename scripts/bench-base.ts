@@ -30,6 +30,9 @@ import { weiToUnits } from "../src/recurring/gas-quote.js";
 import { configFor } from "../test/helpers/service.js";
 import { walletTypedData, type ResolvedTerms } from "../test/helpers/recurring.js";
 import { approve } from "../test/helpers/tx.js";
+import { buildCheckout } from "../dev/checkout/build.js";
+
+await buildCheckout(); // the service serves the checkout bundle
 
 const RENEWALS = Number(process.env.BENCH_BASE_RENEWALS ?? 200);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 512);

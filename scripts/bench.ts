@@ -35,6 +35,9 @@ import { payIntent } from "../test/helpers/payments.js";
 import { Receiver, RECEIVER_HOST } from "../test/helpers/receiver.js";
 import { walletTypedData, type ResolvedTerms } from "../test/helpers/recurring.js";
 import { approve, send } from "../test/helpers/tx.js";
+import { buildCheckout } from "../dev/checkout/build.js";
+
+await buildCheckout(); // the service serves the checkout bundle
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 10;

@@ -7,6 +7,7 @@ import { createService, listen } from "../src/service.js";
 import type { LocalChain } from "../dev/localchain/harness.js";
 import { formatAmount } from "../src/money.js";
 import { maskSecrets, redactUrl } from "../src/logger.js";
+import { buildCheckout } from "../dev/checkout/build.js";
 
 let config: Config;
 try {
@@ -17,6 +18,14 @@ try {
     process.exit(1);
   }
   throw error;
+}
+
+// The hosted checkout is bundled before the service starts (esbuild, about a second); the service only serves it.
+try {
+  await buildCheckout();
+} catch (error) {
+  console.error(`the checkout did not build: ${(error as Error).message.split("\n")[0]}`);
+  process.exit(1);
 }
 
 let chain: LocalChain | null = null;

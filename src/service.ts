@@ -35,7 +35,7 @@ import { rateLimit } from "./http/middleware.js";
 import { integrationRoutes } from "./http/routes/index.js";
 import type { ResponseCheck } from "./http/route.js";
 import { createLogger, type Logger } from "./logger.js";
-import { buildCheckout, checkoutHandler } from "./http/checkout.js";
+import { builtCheckout, checkoutHandler } from "./http/checkout.js";
 
 export interface ServiceDeps {
   /** Milliseconds since the epoch (a fake clock in tests). */
@@ -49,6 +49,8 @@ export interface ServiceDeps {
   beforeBroadcast?: RelayerOptions["beforeBroadcast"];
   /** Checks every answer against its wire schema and reports a mismatch (tests fail on any). */
   checkResponses?: ResponseCheck;
+  /** Where the built checkout is (dist/checkout by default; `npm run build` writes it). */
+  checkoutDir?: string;
   /** Test seams for webhook delivery: DNS answers, the receiver's CA, its port. */
   webhookTransport?: { resolve?: Resolver; ca?: string; port?: number };
 }
@@ -190,7 +192,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const stuckCharges = new StuckCharges({ client, attempts, relayer, pricing, now });
   const refunds = new Refunds({ chain, tokens, subscriptions: capabilities, ttlSeconds: REFUND_TOKEN_TTL_SECONDS, now });
 
-  const checkoutDir = await buildCheckout();
+  const checkoutDir = builtCheckout(deps.checkoutDir);
   const metrics = new Metrics();
   const limiter = windowLimiter("api", config.rateLimits.perMinute);
   const recoverLimit = rateLimit(windowLimiter("recover", config.rateLimits.recoverPerMinute), "recover");

@@ -1,23 +1,27 @@
-/** The API, called like any other client: POST JSON, capabilities in the body, never in the URL. */
-export interface ApiAnswer<T> {
-  ok: boolean;
-  status: number;
-  body: T & { error?: string; action?: string; retry_after?: number };
-}
+import { ApiError, PaymentServiceClient } from "../../client/src/index.js";
 
-export async function post<T>(path: string, body: unknown): Promise<ApiAnswer<T>> {
-  let res: Response;
+/**
+ * The API, called through the project's own typed client (client/src, the package merchants use):
+ * POST JSON, capabilities in the body, never in the URL; no cookies, no referrer. The API is the
+ * checkout's parent path (the service mounts the checkout at {base_url}/checkout/).
+ */
+export const api = new PaymentServiceClient({
+  baseUrl: new URL("..", location.href.split("#")[0]).href,
+  fetch: (input, init) => fetch(input, { ...init, credentials: "omit", referrerPolicy: "no-referrer" }),
+});
+
+/** A call's outcome as the pages branch on it: the answer, or the error body (`error`, `action`, `retry_after`). */
+export type ApiAnswer<T> = { ok: true; status: 200; body: T } | { ok: false; status: number; body: { error: string; action?: string; retry_after?: number } };
+
+/** Runs a client call and folds its ApiError (or a network failure) into an {@link ApiAnswer}. */
+export async function answerOf<T>(call: Promise<T>): Promise<ApiAnswer<T>> {
   try {
-    res = await fetch(new URL(`../${path.replace(/^\//, "")}`, location.href.split("#")[0]), {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-      credentials: "omit",
-      referrerPolicy: "no-referrer",
-    });
-  } catch {
-    return { ok: false, status: 0, body: { error: "NETWORK", action: "RETRY", retry_after: 5 } as unknown as ApiAnswer<T>["body"] };
+    return { ok: true, status: 200, body: await call };
+  } catch (error) {
+    if (error instanceof ApiError) {
+      const retry = error.retryAfter === undefined ? {} : { retry_after: error.retryAfter };
+      return { ok: false, status: error.status, body: { error: error.error, ...(error.action ? { action: error.action } : {}), ...retry } };
+    }
+    return { ok: false, status: 0, body: { error: "NETWORK", action: "RETRY", retry_after: 5 } };
   }
-  const parsed = (await res.json().catch(() => ({ error: "INTERNAL_ERROR" }))) as ApiAnswer<T>["body"];
-  return { ok: res.ok, status: res.status, body: parsed };
 }

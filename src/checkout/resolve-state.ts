@@ -8,19 +8,16 @@
  */
 export type ResolveState = "pay" | "paid" | "confirming" | "explain";
 
+/** An answer of resolve as these rules read it: open, or an error body. */
+export type ResolveAnswer = { ok: true } | { ok: false; body: { error?: string; action?: string; retry_after?: number } };
+
 export const CONFIRMING_POLL_MS = 2500;
 
-export function resolveState(answer: { ok: boolean; body: { error?: string; action?: string } }): ResolveState {
+export function resolveState(answer: ResolveAnswer): ResolveState {
   if (answer.ok) return "pay";
   if (answer.body.error === "PAYMENT_ALREADY_PROCESSED") return "paid";
   if (answer.body.error === "PAYMENT_CONFIRMING") return "confirming";
   return "explain";
-}
-
-/** An answer of resolve as the confirming loop reads it. */
-export interface ResolveAnswer {
-  ok: boolean;
-  body: { error?: string; action?: string; retry_after?: number };
 }
 
 /**
@@ -33,7 +30,7 @@ export interface ResolveAnswer {
 export function confirmingStep(answer: ResolveAnswer, confirming: boolean): { next: "done" } | { next: "wait"; waitMs: number } {
   const state = resolveState(answer);
   if (state === "confirming") return { next: "wait", waitMs: CONFIRMING_POLL_MS };
-  if (confirming && state === "explain" && answer.body.action === "RETRY") {
+  if (confirming && state === "explain" && !answer.ok && answer.body.action === "RETRY") {
     return { next: "wait", waitMs: Math.max(CONFIRMING_POLL_MS, (answer.body.retry_after ?? 0) * 1000) };
   }
   return { next: "done" };

@@ -1,11 +1,9 @@
-import { build } from "esbuild";
 import express, { type RequestHandler } from "express";
-import { copyFileSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const SOURCE = join(ROOT, "src/checkout");
 /** Where the built checkout lives (not committed). */
 export const CHECKOUT_DIST = join(ROOT, "dist/checkout");
 
@@ -13,27 +11,15 @@ export const CHECKOUT_DIST = join(ROOT, "dist/checkout");
 export const CHECKOUT_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-let built: Promise<string> | null = null;
-
-/** Bundles the checkout (TypeScript + viem) into static files, once per process. */
-export function buildCheckout(outDir = CHECKOUT_DIST): Promise<string> {
-  built ??= (async () => {
-    mkdirSync(outDir, { recursive: true });
-    await build({
-      entryPoints: [join(SOURCE, "main.ts")],
-      outfile: join(outDir, "app.js"),
-      bundle: true,
-      format: "esm",
-      platform: "browser",
-      target: "es2022",
-      minify: true,
-      legalComments: "none",
-      logLevel: "silent",
-    });
-    for (const file of ["index.html", "styles.css", "favicon.svg"]) copyFileSync(join(SOURCE, file), join(outDir, file));
-    return outDir;
-  })();
-  return built;
+/**
+ * The built checkout's folder, checked at boot: the service serves the bundle `npm run build` (or
+ * `npm start`) wrote and never builds it itself. Throws, saying what to run, when it is missing.
+ */
+export function builtCheckout(dir = CHECKOUT_DIST): string {
+  if (!existsSync(join(dir, "app.js")) || !existsSync(join(dir, "index.html"))) {
+    throw new Error(`the checkout is not built (${dir}): run \`npm run build\` (npm start builds it by itself)`);
+  }
+  return dir;
 }
 
 /** Serves the built checkout under its mount path, with a strict CSP and no referrer. */

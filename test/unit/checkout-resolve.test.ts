@@ -4,7 +4,7 @@ import { explain } from "../../src/checkout/words.js";
 
 describe("checkout resolve answers: what the pay and link pages do with each", () => {
   it("maps 409 PAYMENT_CONFIRMING (WAIT) to confirming, PAYMENT_ALREADY_PROCESSED to paid, an open payment to pay, anything else to words", () => {
-    assert.equal(resolveState({ ok: true, body: {} }), "pay");
+    assert.equal(resolveState({ ok: true as const }), "pay");
     assert.equal(resolveState({ ok: false, body: { error: "PAYMENT_CONFIRMING", action: "WAIT" } }), "confirming");
     assert.equal(resolveState({ ok: false, body: { error: "PAYMENT_ALREADY_PROCESSED", action: "SUCCESS" } }), "paid");
     assert.equal(resolveState({ ok: false, body: { error: "INTENT_EXPIRED", action: "STOP" } }), "explain");
@@ -28,7 +28,7 @@ describe("checkout resolve answers: what the pay and link pages do with each", (
     assert.deepEqual(confirmingStep(rpcFault(5), false), { next: "done" });
     assert.deepEqual(confirmingStep({ ok: false, body: { error: "INTENT_EXPIRED", action: "STOP" } }, true), { next: "done" });
     assert.deepEqual(confirmingStep({ ok: false, body: { error: "PAYMENT_ALREADY_PROCESSED", action: "SUCCESS" } }, true), { next: "done" });
-    assert.deepEqual(confirmingStep({ ok: true, body: {} }, false), { next: "done" });
+    assert.deepEqual(confirmingStep({ ok: true as const }, false), { next: "done" });
   });
 
   it("says a payment is confirming (no retry advice: the buyer must not pay again), and already paid as good news", () => {

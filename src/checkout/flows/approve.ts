@@ -1,8 +1,9 @@
-import { encodeFunctionData, erc20Abi, type Address } from "viem";
+import { encodeFunctionData, erc20Abi } from "viem";
 import { allowanceTotal, allowanceWords, readAllowance, UNLIMITED_WORDS } from "../allowance.js";
 import { displayAmount } from "../format.js";
 import { folded, networkBanner, setTitle, validity, walletNotice } from "../page.js";
 import { details, el, render, statusLine } from "../ui.js";
+import { api } from "../api.js";
 import { loadOrExplain, transactionButton } from "./common.js";
 
 /**
@@ -12,15 +13,7 @@ import { loadOrExplain, transactionButton } from "./common.js";
  */
 export async function approveFlow(approveToken: string, symbol: string): Promise<void> {
   const status = statusLine();
-  const a = await loadOrExplain<{
-    chain_id: number;
-    token: Address;
-    spender: Address;
-    payer: Address;
-    subscription_id: string;
-    required_units: string;
-    expires_at: number;
-  }>("Restore allowance", "/v1/subscriptions/approve/resolve", { approve_token: approveToken }, status);
+  const a = await loadOrExplain("Restore allowance", api.approveResolve({ approve_token: approveToken }), status);
   if (!a) return;
   const go = transactionButton({
     id: "approve",

@@ -1,17 +1,12 @@
-import type { Address, Hex } from "viem";
 import { folded, networkBanner, setTitle, walletNotice } from "../page.js";
 import { details, el, render, statusLine } from "../ui.js";
+import { api } from "../api.js";
 import { loadOrExplain, transactionButton } from "./common.js";
 
 /** `#/cancel/<cancel_token>`: the payer sends the revoke calldata the API prepared for the token. */
 export async function cancelFlow(cancelToken: string): Promise<void> {
   const status = statusLine();
-  const p = await loadOrExplain<{ chain_id: number; payer: Address; to: Address; data: Hex; subscription_id: string; description: string }>(
-    "Cancel subscription",
-    "/v1/subscriptions/revoke/prepare",
-    { subscription: cancelToken },
-    status,
-  );
+  const p = await loadOrExplain("Cancel subscription", api.revokePrepare({ subscription: cancelToken }), status);
   if (!p) return;
   const go = transactionButton({
     id: "cancel",

@@ -1,5 +1,5 @@
 import { isAddressEqual, type Address, type Hex } from "viem";
-import { post } from "../api.js";
+import { answerOf } from "../api.js";
 import { connectWallet, walletError } from "../connect.js";
 import { errorPage, setTitle, transactionLink } from "../page.js";
 import { button, type statusLine } from "../ui.js";
@@ -12,8 +12,8 @@ export type Status = ReturnType<typeof statusLine>;
  * Calls the API for the page's token; on an error, renders the page title and the explanation
  * (an already-paid intent reads as good news) and returns null.
  */
-export async function loadOrExplain<T>(title: string, path: string, body: unknown, status: Status): Promise<T | null> {
-  const answer = await post<T>(path, body);
+export async function loadOrExplain<T>(title: string, call: Promise<T>, status: Status): Promise<T | null> {
+  const answer = await answerOf(call);
   if (answer.ok) return answer.body;
   const b = answer.body;
   status.set(b.error === "PAYMENT_ALREADY_PROCESSED" ? "ok" : "error", explain(b.error, b.action, b.retry_after));

@@ -1,5 +1,5 @@
 import type { Hex } from "viem";
-import { post, type ApiAnswer } from "../api.js";
+import { answerOf, api, type ApiAnswer } from "../api.js";
 import { displayAmount } from "../format.js";
 import { forgetPayment, keepPayment, recallPayment, type KeptPayment } from "../payment-session.js";
 import { errorPage, folded, networkBanner, pageContext, returnLink, setTitle, transactionLink, validity, walletNotice } from "../page.js";
@@ -61,7 +61,7 @@ export async function resolvePayment(token: string, status: Status): Promise<Res
 async function resolveSettling(intent: string, status: Status): Promise<ApiAnswer<Resolved>> {
   let confirming = false;
   for (;;) {
-    const answer = await post<Resolved>("/v1/payments/resolve", { intent });
+    const answer: ApiAnswer<Resolved> = await answerOf(api.resolvePayment({ intent }));
     const step = confirmingStep(answer, confirming);
     if (step.next === "done") return answer;
     if (!confirming) {

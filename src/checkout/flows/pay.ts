@@ -1,7 +1,7 @@
 import { encodeAbiParameters, encodeFunctionData, erc20Abi, keccak256, type Hex } from "viem";
 import { splitterAbi } from "../../generated/contracts.js";
 import { receiveAuthorizationTypedData } from "../../chain/token-authorizations.js";
-import { post } from "../api.js";
+import { answerOf, api } from "../api.js";
 import { connectWallet, walletError } from "../connect.js";
 import { transactionLink } from "../page.js";
 import { button, statusLine } from "../ui.js";
@@ -116,20 +116,21 @@ async function authorizationPayment(wallet: Wallet, r: Resolved, amount: bigint)
  * PAYMENT_CONFIRMING); null otherwise. Asked before the buyer is told a payment failed.
  */
 async function recoveredPayment(intent: string): Promise<Hex | null> {
-  const answer = await post<{ found: boolean; valid?: boolean; code?: string; tx_hash?: Hex }>("/v1/payments/recover", { intent });
+  const answer = await answerOf(api.recoverPayment({ intent }));
+  if (!answer.ok) return null;
   const b = answer.body;
-  return answer.ok && b.found && b.tx_hash && (b.valid || b.code === "PAYMENT_CONFIRMING") ? b.tx_hash : null;
+  return b.found && b.tx_hash && (b.valid || b.code === "PAYMENT_CONFIRMING") ? b.tx_hash : null;
 }
 
 /** Polls verify for the same hash until it settles (the merchant verifies again on its side). */
 async function followVerdict(intent: string, hash: Hex, set: Status["set"], paid: () => void): Promise<void> {
   for (;;) {
-    const answer = await post<{ valid: boolean; code?: string }>("/v1/payments/verify", { intent, tx_hash: hash });
+    const answer = await answerOf(api.verifyPayment({ intent, tx_hash: hash }));
     if (answer.ok && answer.body.valid) {
       paid();
       return;
     }
-    if (answer.ok && answer.body.code !== "PAYMENT_CONFIRMING" && answer.body.code !== "PAYMENT_NOT_FOUND") {
+    if (answer.ok && !answer.body.valid && answer.body.code !== "PAYMENT_CONFIRMING" && answer.body.code !== "PAYMENT_NOT_FOUND") {
       const theirs = await recoveredPayment(intent);
       if (theirs && theirs !== hash) {
         hash = theirs; // this transaction failed, but the payment was made by another one
@@ -139,6 +140,7 @@ async function followVerdict(intent: string, hash: Hex, set: Status["set"], paid
       return;
     }
     set("wait", "Payment sent. Confirming…", transactionLink(hash));
-    await new Promise((resolve) => setTimeout(resolve, (answer.body.retry_after ?? 1) * 1000));
+    const retryAfter = answer.ok ? undefined : answer.body.retry_after;
+    await new Promise((resolve) => setTimeout(resolve, (retryAfter ?? 1) * 1000));
   }
 }

@@ -1,21 +1,14 @@
-import { encodeFunctionData, erc20Abi, type Address } from "viem";
+import { encodeFunctionData, erc20Abi } from "viem";
 import { displayAmount } from "../format.js";
 import { folded, networkBanner, setTitle, validity, walletNotice } from "../page.js";
 import { details, el, render, statusLine } from "../ui.js";
+import { api } from "../api.js";
 import { loadOrExplain, transactionButton } from "./common.js";
 
 /** `#/refund/<refund_token>`: the merchant's wallet transfers to the payer the refund token names (and only it). */
 export async function refundFlow(refundToken: string, symbol: string): Promise<void> {
   const status = statusLine();
-  const r = await loadOrExplain<{
-    chain_id: number;
-    token: Address;
-    merchant: Address;
-    payer: Address;
-    amount: string;
-    amount_units: string;
-    expires_at: number;
-  }>("Refund", "/v1/refunds/resolve", { refund_token: refundToken }, status);
+  const r = await loadOrExplain("Refund", api.resolveRefund({ refund_token: refundToken }), status);
   if (!r) return;
   const go = transactionButton({
     id: "refund",

@@ -5,25 +5,12 @@ import { parseAmount } from "../../money.js";
 import { displayAmount, displayTime } from "../format.js";
 import { folded, networkBanner, setTitle, validity, walletNotice } from "../page.js";
 import { button, details, el, render, statusLine } from "../ui.js";
+import { api } from "../api.js";
 import { loadOrExplain } from "./common.js";
+import type { ResolveSubscriptionResponse } from "../../wire/index.js";
 
-interface Terms {
-  recipient: Address;
-  amount: string;
-  amount_units: string;
-  period: number;
-  start: number;
-  end: number;
-  token: Address;
-  chain_id: number;
-  contract: Address;
-  fee_bps: number;
-  network_fee: string;
-  max_gas_reimbursement: string;
-  expires_at: number;
-  return_url?: string;
-  typed_data: { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, unknown> };
-}
+/** The terms as resolve serves them (the wire type, through the typed client). */
+type Terms = ResolveSubscriptionResponse;
 
 /** How many periods the suggested allowance covers when the terms have no end. */
 const ALLOWANCE_PERIODS = 12n;
@@ -46,7 +33,7 @@ function every(seconds: number): string {
  */
 export async function subscribeFlow(setupToken: string, symbol: string): Promise<void> {
   const status = statusLine();
-  const t = await loadOrExplain<Terms>("Subscription", "/v1/subscriptions/resolve", { setup_token: setupToken }, status);
+  const t = await loadOrExplain("Subscription", api.resolveSubscription({ setup_token: setupToken }), status);
   if (!t) return;
   const periods = t.end === 0 ? ALLOWANCE_PERIODS : BigInt(Math.max(1, Math.ceil((t.end - t.start) / t.period)));
   // What this subscription adds to the payer's allowance: one allowance serves all their subscriptions.
