@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
-pragma solidity ^0.8.24;
+pragma solidity ^0.8.28;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {ISplitter} from "./interfaces/ISplitter.sol";
 import {IERC3009} from "./interfaces/IERC3009.sol";
+import {IDepositInstructions} from "./interfaces/IDepositInstructions.sol";
+import {DepositForwarder} from "./DepositForwarder.sol";
 
 /// @title Splitter
 /// @notice Moves a one-time payment from the buyer to the merchant and the fee collector in one
@@ -16,7 +18,7 @@ import {IERC3009} from "./interfaces/IERC3009.sol";
 /// contract never keeps a balance.
 /// Token assumptions: a standard ERC-20 that moves exactly the amount asked (no fee-on-transfer, no
 /// rebasing). SafeERC20 covers tokens that return false or nothing.
-contract Splitter is ISplitter {
+contract Splitter is ISplitter, IDepositInstructions {
     using SafeERC20 for IERC20;
 
     uint16 private constant BPS_DENOMINATOR = 10_000;
@@ -29,6 +31,15 @@ contract Splitter is ISplitter {
     /// @inheritdoc ISplitter
     mapping(bytes32 paymentKey => uint256 blockNumber) public settledBlock;
 
+    /// @dev keccak256 of the payment-address forwarder's creation code (the same for every payment).
+    bytes32 private immutable FORWARDER_CODE_HASH;
+
+    /// @dev What the forwarder being created moves, set for the instant of its creation (transient).
+    address private transient _moveToken;
+    address private transient _moveRecipient;
+    uint256 private transient _moveMinimum;
+    uint256 private transient _moveFee;
+
     /// @param feeCollector The account that receives every fee.
     /// @param feeBps The fee in basis points; at most 10_000.
     constructor(address feeCollector, uint16 feeBps) {
@@ -37,6 +48,7 @@ contract Splitter is ISplitter {
         }
         FEE_COLLECTOR = feeCollector;
         FEE_BPS = feeBps;
+        FORWARDER_CODE_HASH = keccak256(type(DepositForwarder).creationCode);
     }
 
     /// @inheritdoc ISplitter
@@ -131,6 +143,59 @@ contract Splitter is ISplitter {
         if (fee != 0) IERC20(token).safeTransfer(FEE_COLLECTOR, fee);
     }
 
+    /// @inheritdoc ISplitter
+    function depositAddress(address token, address recipient, uint256 amount, bytes32 paymentReference)
+        public
+        view
+        returns (address)
+    {
+        return _depositAddress(paymentKey(token, recipient, amount, paymentReference));
+    }
+
+    /// @inheritdoc ISplitter
+    function settleDeposit(address token, address recipient, uint256 amount, bytes32 paymentReference) external {
+        bytes32 key = paymentKey(token, recipient, amount, paymentReference);
+        uint256 fee = _record(key, token, _depositAddress(key), recipient, amount, paymentReference);
+        // The forwarder refuses a balance under the amount (DepositBelowAmount, which undoes the
+        // settlement above); of a larger one, the fee is the payment's and the rest the recipient's.
+        _moveFromDeposit(key, token, recipient, amount, fee);
+    }
+
+    /// @inheritdoc ISplitter
+    function forwardDeposit(address token, address recipient, uint256 amount, bytes32 paymentReference, address asset)
+        external
+    {
+        bytes32 key = paymentKey(token, recipient, amount, paymentReference);
+        // The payment's own token, before the payment settled, is the buyer's payment in progress (an
+        // amount short of a top-up, say): only the recipient may take it as it is.
+        if (asset == token && settledBlock[key] == 0 && msg.sender != recipient) revert NotRecipient(msg.sender, recipient);
+        if (recipient == address(0)) revert InvalidPayment(recipient, amount);
+        uint256 balance = IERC20(asset).balanceOf(_depositAddress(key));
+        _moveFromDeposit(key, asset, recipient, 0, 0);
+        emit DepositForwarded(key, recipient, asset, balance);
+    }
+
+    /// @inheritdoc IDepositInstructions
+    function depositInstructions()
+        external
+        view
+        returns (address token, address recipient, uint256 minimum, uint256 fee, address feeCollector)
+    {
+        return (_moveToken, _moveRecipient, _moveMinimum, _moveFee, FEE_COLLECTOR);
+    }
+
+    /// @dev Creates the payment address's forwarder (CREATE2, salt = the payment's key), which checks
+    /// the address holds `minimum` of `token`, sends `fee` to the fee collector and the rest to the
+    /// recipient, and self-destructs. The instructions live in transient storage: the transaction's
+    /// next forwarder overwrites them before it reads them.
+    function _moveFromDeposit(bytes32 key, address token, address recipient, uint256 minimum, uint256 fee) private {
+        _moveToken = token;
+        _moveRecipient = recipient;
+        _moveMinimum = minimum;
+        _moveFee = fee;
+        new DepositForwarder{salt: key}();
+    }
+
     /// @dev Checks and records the payment before any token moves (checks-effects-interactions),
     /// so a reentrant token cannot settle the same payment twice. The guard is keyed by the whole
     /// payment, not the reference alone: a look-alike (another token, recipient or amount) gets its
@@ -139,13 +204,26 @@ contract Splitter is ISplitter {
         private
         returns (uint256 fee, uint256 net)
     {
+        fee = _record(paymentKey(token, recipient, amount, paymentReference), token, payer, recipient, amount, paymentReference);
+        net = amount - fee;
+    }
+
+    /// @dev `_settle` for a key already computed: refuses a bad or settled payment, records it, emits
+    /// `Paid`, and returns the fee.
+    function _record(bytes32 key, address token, address payer, address recipient, uint256 amount, bytes32 paymentReference)
+        private
+        returns (uint256 fee)
+    {
         if (recipient == address(0) || amount == 0) revert InvalidPayment(recipient, amount);
-        bytes32 key = paymentKey(token, recipient, amount, paymentReference);
         uint256 previous = settledBlock[key];
         if (previous != 0) revert AlreadySettled(key, previous);
         settledBlock[key] = block.number;
         fee = amount * FEE_BPS / BPS_DENOMINATOR;
-        net = amount - fee;
         emit Paid(key, paymentReference, recipient, payer, token, amount, fee);
+    }
+
+    /// @dev The CREATE2 address of the forwarder with salt `key`: a payment's payment address.
+    function _depositAddress(bytes32 key) private view returns (address) {
+        return address(uint160(uint256(keccak256(abi.encodePacked(bytes1(0xff), address(this), key, FORWARDER_CODE_HASH)))));
     }
 }

@@ -30,6 +30,18 @@ interface ISplitter {
         uint256 fee
     );
 
+    /// @notice Tokens left a payment address other than as the payment: a later deposit after the
+    /// payment settled, another token, or (taken by the recipient) a deposit short of the amount.
+    /// All of it went to the recipient, no fee taken.
+    event DepositForwarded(bytes32 indexed paymentKey, address indexed recipient, address token, uint256 amount);
+
+    /// @notice The payment address holds less than the amount: a top-up settles it.
+    error DepositBelowAmount(address depositAddress, uint256 balance, uint256 amount);
+
+    /// @notice Only the recipient may take the payment's own token from its address before the
+    /// payment settled (a deposit short of the amount).
+    error NotRecipient(address caller, address recipient);
+
     /// @notice This payment (same token, recipient, amount and reference) settled before, in block
     /// `settledBlock`.
     error AlreadySettled(bytes32 paymentKey, uint256 settledBlock);
@@ -60,6 +72,26 @@ interface ISplitter {
     /// @notice The nonce a buyer signs in the EIP-3009 authorization for this payment; it binds the
     /// authorization to one recipient and one reference so no one can redirect it.
     function authorizationNonce(address recipient, bytes32 paymentReference) external pure returns (bytes32);
+
+    /// @notice The payment address of a payment: where a plain transfer of `amount` of `token`, from
+    /// anywhere (an exchange withdrawal, any wallet), pays it. CREATE2 of this contract with the
+    /// payment's key as salt and the forwarder's creation code, the same for every payment.
+    function depositAddress(address token, address recipient, uint256 amount, bytes32 paymentReference)
+        external
+        view
+        returns (address);
+
+    /// @notice Settles the payment from its payment address: anyone may call it once the address holds
+    /// at least `amount`. The fee goes to the fee collector, the rest of the address's balance of
+    /// `token` (the excess included) to the recipient; `Paid` names the payment address as payer.
+    /// Only code moves the funds, and only to the recipient and the fee collector.
+    function settleDeposit(address token, address recipient, uint256 amount, bytes32 paymentReference) external;
+
+    /// @notice Moves the whole balance of `asset` at the payment address to the recipient, no fee:
+    /// anyone may, for another token or after the payment settled; before that, only the recipient may
+    /// take the payment's own token (a deposit short of the amount, to refund it).
+    function forwardDeposit(address token, address recipient, uint256 amount, bytes32 paymentReference, address asset)
+        external;
 
     /// @notice Pays through an existing allowance of `msg.sender` to this contract.
     function pay(address token, address recipient, uint256 amount, bytes32 paymentReference) external;

@@ -129,6 +129,28 @@ export const compatibilityFallbackHandlerAbi = [
 ] as const
 
 //////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
+// DepositForwarder
+//////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
+
+export const depositForwarderAbi = [
+  { type: 'constructor', inputs: [], stateMutability: 'payable' },
+  {
+    type: 'error',
+    inputs: [
+      { name: 'depositAddress', internalType: 'address', type: 'address' },
+      { name: 'balance', internalType: 'uint256', type: 'uint256' },
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
+    ],
+    name: 'DepositBelowAmount',
+  },
+  {
+    type: 'error',
+    inputs: [{ name: 'token', internalType: 'address', type: 'address' }],
+    name: 'SafeERC20FailedOperation',
+  },
+] as const
+
+//////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
 // FalseReturningToken
 //////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
 
@@ -1164,6 +1186,26 @@ export const fiatTokenProxyAbi = [
 ] as const
 
 //////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
+// IDepositInstructions
+//////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
+
+export const iDepositInstructionsAbi = [
+  {
+    type: 'function',
+    inputs: [],
+    name: 'depositInstructions',
+    outputs: [
+      { name: 'token', internalType: 'address', type: 'address' },
+      { name: 'recipient', internalType: 'address', type: 'address' },
+      { name: 'minimum', internalType: 'uint256', type: 'uint256' },
+      { name: 'fee', internalType: 'uint256', type: 'uint256' },
+      { name: 'feeCollector', internalType: 'address', type: 'address' },
+    ],
+    stateMutability: 'view',
+  },
+] as const
+
+//////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
 // IERC1271
 //////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
 
@@ -1581,6 +1623,15 @@ export const iSplitterAbi = [
   {
     type: 'error',
     inputs: [
+      { name: 'depositAddress', internalType: 'address', type: 'address' },
+      { name: 'balance', internalType: 'uint256', type: 'uint256' },
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
+    ],
+    name: 'DepositBelowAmount',
+  },
+  {
+    type: 'error',
+    inputs: [
       { name: 'feeCollector', internalType: 'address', type: 'address' },
       { name: 'feeBps', internalType: 'uint16', type: 'uint16' },
     ],
@@ -1597,10 +1648,49 @@ export const iSplitterAbi = [
   {
     type: 'error',
     inputs: [
+      { name: 'caller', internalType: 'address', type: 'address' },
+      { name: 'recipient', internalType: 'address', type: 'address' },
+    ],
+    name: 'NotRecipient',
+  },
+  {
+    type: 'error',
+    inputs: [
       { name: 'allowance', internalType: 'uint256', type: 'uint256' },
       { name: 'amount', internalType: 'uint256', type: 'uint256' },
     ],
     name: 'PermitAllowanceTooLow',
+  },
+  {
+    type: 'event',
+    anonymous: false,
+    inputs: [
+      {
+        name: 'paymentKey',
+        internalType: 'bytes32',
+        type: 'bytes32',
+        indexed: true,
+      },
+      {
+        name: 'recipient',
+        internalType: 'address',
+        type: 'address',
+        indexed: true,
+      },
+      {
+        name: 'token',
+        internalType: 'address',
+        type: 'address',
+        indexed: false,
+      },
+      {
+        name: 'amount',
+        internalType: 'uint256',
+        type: 'uint256',
+        indexed: false,
+      },
+    ],
+    name: 'DepositForwarded',
   },
   {
     type: 'event',
@@ -1678,6 +1768,31 @@ export const iSplitterAbi = [
       { name: 'amount', internalType: 'uint256', type: 'uint256' },
       { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
     ],
+    name: 'depositAddress',
+    outputs: [{ name: '', internalType: 'address', type: 'address' }],
+    stateMutability: 'view',
+  },
+  {
+    type: 'function',
+    inputs: [
+      { name: 'token', internalType: 'address', type: 'address' },
+      { name: 'recipient', internalType: 'address', type: 'address' },
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
+      { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
+      { name: 'asset', internalType: 'address', type: 'address' },
+    ],
+    name: 'forwardDeposit',
+    outputs: [],
+    stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function',
+    inputs: [
+      { name: 'token', internalType: 'address', type: 'address' },
+      { name: 'recipient', internalType: 'address', type: 'address' },
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
+      { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
+    ],
     name: 'pay',
     outputs: [],
     stateMutability: 'nonpayable',
@@ -1743,6 +1858,18 @@ export const iSplitterAbi = [
     name: 'paymentKey',
     outputs: [{ name: '', internalType: 'bytes32', type: 'bytes32' }],
     stateMutability: 'pure',
+  },
+  {
+    type: 'function',
+    inputs: [
+      { name: 'token', internalType: 'address', type: 'address' },
+      { name: 'recipient', internalType: 'address', type: 'address' },
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
+      { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
+    ],
+    name: 'settleDeposit',
+    outputs: [],
+    stateMutability: 'nonpayable',
   },
   {
     type: 'function',
@@ -3225,6 +3352,15 @@ export const splitterAbi = [
   {
     type: 'error',
     inputs: [
+      { name: 'depositAddress', internalType: 'address', type: 'address' },
+      { name: 'balance', internalType: 'uint256', type: 'uint256' },
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
+    ],
+    name: 'DepositBelowAmount',
+  },
+  {
+    type: 'error',
+    inputs: [
       { name: 'feeCollector', internalType: 'address', type: 'address' },
       { name: 'feeBps', internalType: 'uint16', type: 'uint16' },
     ],
@@ -3241,6 +3377,14 @@ export const splitterAbi = [
   {
     type: 'error',
     inputs: [
+      { name: 'caller', internalType: 'address', type: 'address' },
+      { name: 'recipient', internalType: 'address', type: 'address' },
+    ],
+    name: 'NotRecipient',
+  },
+  {
+    type: 'error',
+    inputs: [
       { name: 'allowance', internalType: 'uint256', type: 'uint256' },
       { name: 'amount', internalType: 'uint256', type: 'uint256' },
     ],
@@ -3250,6 +3394,37 @@ export const splitterAbi = [
     type: 'error',
     inputs: [{ name: 'token', internalType: 'address', type: 'address' }],
     name: 'SafeERC20FailedOperation',
+  },
+  {
+    type: 'event',
+    anonymous: false,
+    inputs: [
+      {
+        name: 'paymentKey',
+        internalType: 'bytes32',
+        type: 'bytes32',
+        indexed: true,
+      },
+      {
+        name: 'recipient',
+        internalType: 'address',
+        type: 'address',
+        indexed: true,
+      },
+      {
+        name: 'token',
+        internalType: 'address',
+        type: 'address',
+        indexed: false,
+      },
+      {
+        name: 'amount',
+        internalType: 'uint256',
+        type: 'uint256',
+        indexed: false,
+      },
+    ],
+    name: 'DepositForwarded',
   },
   {
     type: 'event',
@@ -3327,6 +3502,44 @@ export const splitterAbi = [
       { name: 'amount', internalType: 'uint256', type: 'uint256' },
       { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
     ],
+    name: 'depositAddress',
+    outputs: [{ name: '', internalType: 'address', type: 'address' }],
+    stateMutability: 'view',
+  },
+  {
+    type: 'function',
+    inputs: [],
+    name: 'depositInstructions',
+    outputs: [
+      { name: 'token', internalType: 'address', type: 'address' },
+      { name: 'recipient', internalType: 'address', type: 'address' },
+      { name: 'minimum', internalType: 'uint256', type: 'uint256' },
+      { name: 'fee', internalType: 'uint256', type: 'uint256' },
+      { name: 'feeCollector', internalType: 'address', type: 'address' },
+    ],
+    stateMutability: 'view',
+  },
+  {
+    type: 'function',
+    inputs: [
+      { name: 'token', internalType: 'address', type: 'address' },
+      { name: 'recipient', internalType: 'address', type: 'address' },
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
+      { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
+      { name: 'asset', internalType: 'address', type: 'address' },
+    ],
+    name: 'forwardDeposit',
+    outputs: [],
+    stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function',
+    inputs: [
+      { name: 'token', internalType: 'address', type: 'address' },
+      { name: 'recipient', internalType: 'address', type: 'address' },
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
+      { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
+    ],
     name: 'pay',
     outputs: [],
     stateMutability: 'nonpayable',
@@ -3392,6 +3605,18 @@ export const splitterAbi = [
     name: 'paymentKey',
     outputs: [{ name: '', internalType: 'bytes32', type: 'bytes32' }],
     stateMutability: 'pure',
+  },
+  {
+    type: 'function',
+    inputs: [
+      { name: 'token', internalType: 'address', type: 'address' },
+      { name: 'recipient', internalType: 'address', type: 'address' },
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
+      { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
+    ],
+    name: 'settleDeposit',
+    outputs: [],
+    stateMutability: 'nonpayable',
   },
   {
     type: 'function',

@@ -6,7 +6,7 @@ import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { subscriptionIdOf, type Terms } from "../../src/recurring/terms.js";
 import { useLocalChain } from "../helpers/local-chain.js";
 import { approve, balanceOf, send } from "../helpers/tx.js";
-import { payThrough, SPLITTER_ENTRY_POINTS, type PaymentParties, type SplitterPayment } from "../helpers/splitter-entry-points.js";
+import { depositAddressOf, payThrough, SPLITTER_ENTRY_POINTS, type PaymentParties, type SplitterPayment } from "../helpers/splitter-entry-points.js";
 import { makeTerms, relayerOf, signTerms } from "../helpers/subscriptions.js";
 
 /**
@@ -41,7 +41,7 @@ describe("contract invariants (stateful property tests)", function () {
         ),
       );
 
-    it("never keeps a balance, pays out exactly what was paid (amount - fee and fee) and settles each payment once, over any sequence of payments through any entry point", async () => {
+    it("never keeps a balance (nor do payment addresses once settled and forwarded), pays out exactly what was paid (amount - fee and fee) and settles each payment once, over any sequence of payments through any entry point", async () => {
       const chain = local.chain;
       const usdc = chain.deployment.token.address;
       const collector = chain.deployment.parameters.feeCollector;
@@ -71,6 +71,7 @@ describe("contract invariants (stateful property tests)", function () {
           const start = await Promise.all(watched.map((a) => balanceOf(chain, usdc, a)));
           const ledger = new Ledger();
           const settled = new Map<Hex, bigint>();
+          const held = new Map<Address, { payment: SplitterPayment; units: bigint }>();
           // The EIP-3009 entry points sign USDC's nonce authorizationNonce(recipient, reference):
           // USDC takes one authorization per buyer for it, whatever the amount.
           const authorizationsUsed = new Set<string>();
@@ -92,6 +93,12 @@ describe("contract invariants (stateful property tests)", function () {
             if (settled.has(key) || (byAuthorization && authorizationsUsed.has(nonce))) {
               assert.property(outcome, "error", `${entry.name}: a settled payment (or a used authorization) must not settle again`);
               seen.refused++;
+              // A plain transfer made before the refusal waits at the payment address (forwarded below).
+              if (entry.holdsOnRefusal) {
+                const deposit = await depositAddressOf(parties, payment);
+                ledger.move(parties.buyer.address, deposit, payment.amount);
+                held.set(deposit, { payment, units: (held.get(deposit)?.units ?? 0n) + payment.amount });
+              }
             } else {
               seen.settled++;
               if (byAuthorization) authorizationsUsed.add(nonce);
@@ -106,6 +113,19 @@ describe("contract invariants (stateful property tests)", function () {
             const now = await Promise.all(watched.map((a) => balanceOf(chain, usdc, a)));
             for (const [i, account] of watched.entries()) assert.equal(now[i]! - start[i]!, ledger.of(account), `balance of ${account}`);
             assert.equal(ledger.of(parties.splitter), 0n);
+            for (const [deposit, { units }] of held) assert.equal(await balanceOf(chain, usdc, deposit), units, "a later deposit waits at its address");
+          }
+          // Whatever waits at a settled payment's address reaches its recipient, whole; the address keeps nothing.
+          for (const [deposit, { payment, units }] of held) {
+            const before = await balanceOf(chain, usdc, payment.recipient);
+            await send(chain, parties.submitter, {
+              address: parties.splitter,
+              abi: splitterAbi,
+              functionName: "forwardDeposit",
+              args: [payment.token, payment.recipient, payment.amount, payment.reference, usdc],
+            });
+            assert.equal((await balanceOf(chain, usdc, payment.recipient)) - before, units);
+            assert.equal(await balanceOf(chain, usdc, deposit), 0n);
           }
           for (const [key, block] of settled) {
             const recorded = await chain.publicClient.readContract({ address: parties.splitter, abi: splitterAbi, functionName: "settledBlock", args: [key] });

@@ -97,6 +97,15 @@ export async function measureGas(chain: LocalChain): Promise<GasFigures> {
     ).gasUsed,
   );
 
+  // A payment address: a plain transfer to it (the buyer's own transaction, not counted), then the
+  // settlement, which creates the address's forwarder for the first time and self-destructs it.
+  const depositArgs = [usdc, merchant.address, 25_000_000n, ref("deposit")] as const;
+  const deposit = await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "depositAddress", args: depositArgs });
+  await send(chain, buyer, { address: usdc, abi: fiatTokenAbi, functionName: "transfer", args: [deposit, 25_000_000n] });
+  figures["settle deposit (first use)"] = Number(
+    (await send(chain, submitter, { address: splitter, abi: splitterAbi, functionName: "settleDeposit", args: depositArgs })).gasUsed,
+  );
+
   // Recurring: the fee collector already holds a balance from the payments above.
   const terms = await makeTerms(chain, buyer.address, merchant.address, { start: GAS_EPOCH });
   await approve(chain, buyer, usdc, recurring, 10n ** 12n);

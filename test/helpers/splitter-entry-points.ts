@@ -1,4 +1,4 @@
-import { erc20Abi, parseSignature, type Address, type Hex } from "viem";
+import { erc20Abi, parseSignature, zeroAddress, type Address, type Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { fiatTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { permitTypedData, receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
@@ -29,7 +29,23 @@ export interface PaymentParties {
 export interface SplitterEntryPoint {
   name: string;
   send(parties: PaymentParties, payment: SplitterPayment): Promise<Hex>;
+  /** Whom `Paid` names as payer: the buyer, or (a plain transfer) the payment address it paid. */
+  payer(parties: PaymentParties, payment: SplitterPayment): Promise<Address>;
+  /** Where the buyer's tokens wait when the Splitter refuses: nowhere (null) or the payment address. */
+  holdsOnRefusal: boolean;
 }
+
+/** The payment's payment address, as the Splitter derives it. */
+export function depositAddressOf({ chain, splitter }: PaymentParties, p: SplitterPayment): Promise<Address> {
+  return chain.publicClient.readContract({
+    address: splitter,
+    abi: splitterAbi,
+    functionName: "depositAddress",
+    args: [p.token, p.recipient, p.amount, p.reference],
+  });
+}
+
+const theBuyer = async ({ buyer }: PaymentParties) => buyer.address;
 
 /** A minute-scale deadline on the chain's own clock (deterministic across runs). */
 async function deadlineOf(chain: LocalChain): Promise<bigint> {
@@ -63,6 +79,8 @@ async function signAuthorization({ chain, splitter, buyer }: PaymentParties, p: 
 export const SPLITTER_ENTRY_POINTS: readonly SplitterEntryPoint[] = [
   {
     name: "pay (allowance)",
+    payer: theBuyer,
+    holdsOnRefusal: false,
     async send({ chain, splitter, buyer }, p) {
       const approval = await chain.wallet(buyer).writeContract({
         address: p.token,
@@ -85,6 +103,8 @@ export const SPLITTER_ENTRY_POINTS: readonly SplitterEntryPoint[] = [
   },
   {
     name: "payWithPermit (EIP-2612)",
+    payer: theBuyer,
+    holdsOnRefusal: false,
     async send({ chain, splitter, buyer }, p) {
       const nonce = await chain.publicClient.readContract({ address: p.token, abi: fiatTokenAbi, functionName: "nonces", args: [buyer.address] });
       const deadline = await deadlineOf(chain);
@@ -111,6 +131,8 @@ export const SPLITTER_ENTRY_POINTS: readonly SplitterEntryPoint[] = [
   },
   {
     name: "payWithAuthorization (EIP-3009, v r s)",
+    payer: theBuyer,
+    holdsOnRefusal: false,
     async send(parties, p) {
       const { chain, splitter, buyer, submitter } = parties;
       const { validBefore, signature } = await signAuthorization(parties, p);
@@ -127,6 +149,8 @@ export const SPLITTER_ENTRY_POINTS: readonly SplitterEntryPoint[] = [
   },
   {
     name: "payWithAuthorizationSignature (EIP-3009, bytes)",
+    payer: theBuyer,
+    holdsOnRefusal: false,
     async send(parties, p) {
       const { chain, splitter, buyer, submitter } = parties;
       const { validBefore, signature } = await signAuthorization(parties, p);
@@ -135,6 +159,35 @@ export const SPLITTER_ENTRY_POINTS: readonly SplitterEntryPoint[] = [
         abi: splitterAbi,
         functionName: "payWithAuthorizationSignature",
         args: [p.token, buyer.address, p.recipient, p.amount, p.reference, 0n, validBefore, signature],
+        account: submitter,
+        chain: chain.chain,
+      });
+    },
+  },
+  {
+    name: "settleDeposit (a plain transfer to the payment address)",
+    payer: depositAddressOf,
+    holdsOnRefusal: true,
+    async send(parties, p) {
+      const { chain, splitter, buyer, submitter } = parties;
+      // A wallet is only ever shown the address of a valid payment: no transfer for an invalid one.
+      if (p.amount !== 0n && p.recipient !== zeroAddress) {
+        const deposit = await depositAddressOf(parties, p);
+        const transfer = await chain.wallet(buyer).writeContract({
+          address: p.token,
+          abi: erc20Abi,
+          functionName: "transfer",
+          args: [deposit, p.amount],
+          account: buyer,
+          chain: chain.chain,
+        });
+        await chain.publicClient.waitForTransactionReceipt({ hash: transfer });
+      }
+      return chain.wallet(submitter).writeContract({
+        address: splitter,
+        abi: splitterAbi,
+        functionName: "settleDeposit",
+        args: [p.token, p.recipient, p.amount, p.reference],
         account: submitter,
         chain: chain.chain,
       });

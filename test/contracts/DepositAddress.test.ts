@@ -1,0 +1,181 @@
+import { assert } from "chai";
+import { encodeAbiParameters, erc20Abi, getContractAddress, keccak256, parseEventLogs, toHex, type Address, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { fiatTokenAbi, noReturnTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
+import { creationBytecode } from "../../dev/deploy/artifacts.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { useLocalChain } from "../helpers/local-chain.js";
+import { expectRevert } from "../helpers/reverts.js";
+import { balanceOf, send } from "../helpers/tx.js";
+import { deployTestContract } from "../helpers/deploy.js";
+
+const ref = (label: string): Hex => keccak256(toHex(label));
+
+/**
+ * A payment address per payment: a plain transfer to it from anywhere pays; anyone settles it through
+ * the Splitter with the same split, guard and `Paid`; what cannot settle as the payment still reaches
+ * the recipient. Every odd case of issue "Pay from anywhere" is here, on Circle's USDC.
+ */
+describe("Splitter: payment addresses (deposits)", () => {
+  const local = useLocalChain();
+  const setup = () => {
+    const chain = local.chain;
+    const splitter = chain.deployment.contracts.Splitter.address;
+    const usdc = chain.deployment.token.address;
+    const collector = chain.deployment.parameters.feeCollector;
+    const buyer = chain.accounts[LOCAL_ROLES.firstUser]!;
+    const merchant = chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+    const stranger = chain.accounts[LOCAL_ROLES.firstUser + 2]!;
+    const payment = { token: usdc, recipient: merchant.address, amount: 10_000_000n, reference: ref("order-7") };
+    const args = [payment.token, payment.recipient, payment.amount, payment.reference] as const;
+    const read = chain.publicClient.readContract;
+    const depositAddress = () => read({ address: splitter, abi: splitterAbi, functionName: "depositAddress", args });
+    const transfer = (to: Address, units: bigint, from = buyer) =>
+      send(chain, from, { address: usdc, abi: erc20Abi, functionName: "transfer", args: [to, units] });
+    const settle = (from = stranger) =>
+      chain.wallet(from).writeContract({ address: splitter, abi: splitterAbi, functionName: "settleDeposit", args, account: from, chain: chain.chain });
+    const forward = (asset: Address, from = stranger) =>
+      chain
+        .wallet(from)
+        .writeContract({ address: splitter, abi: splitterAbi, functionName: "forwardDeposit", args: [...args, asset], account: from, chain: chain.chain });
+    const settledBlock = () =>
+      read({
+        address: splitter,
+        abi: splitterAbi,
+        functionName: "settledBlock",
+        args: [keccak256(encodeAbiParameters([{ type: "address" }, { type: "address" }, { type: "uint256" }, { type: "bytes32" }], [...args]))],
+      });
+    const mined = (hash: Promise<Hex>) => hash.then((h) => chain.publicClient.waitForTransactionReceipt({ hash: h }));
+    return { chain, splitter, usdc, collector, buyer, merchant, stranger, payment, depositAddress, transfer, settle, forward, settledBlock, mined };
+  };
+
+  it("derives the address with CREATE2 from the Splitter and the payment's key, the same for anyone who computes it", async () => {
+    const { splitter, payment, depositAddress } = setup();
+    const key = keccak256(
+      encodeAbiParameters(
+        [{ type: "address" }, { type: "address" }, { type: "uint256" }, { type: "bytes32" }],
+        [payment.token, payment.recipient, payment.amount, payment.reference],
+      ),
+    );
+    const expected = getContractAddress({ opcode: "CREATE2", from: splitter, salt: key, bytecode: creationBytecode("DepositForwarder") });
+    assert.equal(await depositAddress(), expected);
+  });
+
+  it("a plain transfer from a fresh account (an exchange withdrawal) pays: a stranger settles it with the split, the guard and Paid; the address keeps nothing, not even code", async () => {
+    const { chain, splitter, usdc, collector, merchant, payment, depositAddress, transfer, settle, settledBlock, mined } = setup();
+    const exchange = privateKeyToAccount(generatePrivateKey());
+    await chain.testClient.setBalance({ address: exchange.address, value: 10n ** 18n });
+    await transfer(exchange.address, 50_000_000n);
+    const deposit = await depositAddress();
+    const hash = await chain.wallet(exchange as never).writeContract({
+      address: usdc,
+      abi: erc20Abi,
+      functionName: "transfer",
+      args: [deposit, payment.amount],
+      account: exchange,
+      chain: chain.chain,
+    });
+    await chain.publicClient.waitForTransactionReceipt({ hash });
+    const before = await Promise.all([merchant.address, collector].map((a) => balanceOf(chain, usdc, a)));
+    const receipt = await mined(settle());
+    assert.equal(receipt.status, "success");
+    const fee = (payment.amount * 200n) / 10_000n;
+    const after = await Promise.all([merchant.address, collector].map((a) => balanceOf(chain, usdc, a)));
+    assert.deepEqual([after[0]! - before[0]!, after[1]! - before[1]!], [payment.amount - fee, fee]);
+    assert.equal(await balanceOf(chain, usdc, deposit), 0n);
+    assert.equal(await balanceOf(chain, usdc, splitter), 0n);
+    assert.equal(await chain.publicClient.getCode({ address: deposit }), undefined, "the forwarder self-destructed");
+    assert.equal(await settledBlock(), receipt.blockNumber);
+    const paid = parseEventLogs({ abi: splitterAbi, logs: receipt.logs, eventName: "Paid" });
+    assert.equal(paid.length, 1);
+    assert.include(paid[0]!.args, { payer: deposit, recipient: payment.recipient, token: usdc, amount: payment.amount, fee });
+  });
+
+  it("more than the amount: the fee is the payment's, the excess goes to the recipient", async () => {
+    const { chain, usdc, collector, merchant, payment, depositAddress, transfer, settle, mined } = setup();
+    const deposit = await depositAddress();
+    await transfer(deposit, payment.amount + 1_234_567n);
+    const before = await Promise.all([merchant.address, collector].map((a) => balanceOf(chain, usdc, a)));
+    await mined(settle());
+    const after = await Promise.all([merchant.address, collector].map((a) => balanceOf(chain, usdc, a)));
+    const fee = (payment.amount * 200n) / 10_000n;
+    assert.deepEqual([after[0]! - before[0]!, after[1]! - before[1]!], [payment.amount + 1_234_567n - fee, fee]);
+    assert.equal(await balanceOf(chain, usdc, deposit), 0n);
+  });
+
+  it("less than the amount: settle refuses (DepositBelowAmount) until a top-up; then it settles", async () => {
+    const { payment, depositAddress, transfer, settle, settledBlock, mined } = setup();
+    const deposit = await depositAddress();
+    await transfer(deposit, 4_000_000n);
+    await expectRevert(settle(), "DepositBelowAmount", [deposit, 4_000_000n, payment.amount]);
+    assert.equal(await settledBlock(), 0n);
+    await transfer(deposit, 6_000_000n);
+    assert.equal((await mined(settle())).status, "success");
+  });
+
+  it("a short deposit never sticks: only the recipient may take it as it is (to refund it), a stranger may not", async () => {
+    const { chain, usdc, merchant, payment, depositAddress, transfer, forward, mined } = setup();
+    const deposit = await depositAddress();
+    await transfer(deposit, 4_000_000n);
+    await expectRevert(forward(usdc), "NotRecipient");
+    const before = await balanceOf(chain, usdc, merchant.address);
+    const receipt = await mined(forward(usdc, merchant));
+    assert.equal((await balanceOf(chain, usdc, merchant.address)) - before, 4_000_000n);
+    const forwarded = parseEventLogs({ abi: splitterAbi, logs: receipt.logs, eventName: "DepositForwarded" });
+    assert.include(forwarded[0]!.args, { recipient: payment.recipient, token: usdc, amount: 4_000_000n });
+  });
+
+  it("a second payment after settlement cannot settle again, and anyone forwards it, whole, to the recipient", async () => {
+    const { chain, usdc, merchant, payment, depositAddress, transfer, settle, forward, settledBlock, mined } = setup();
+    const deposit = await depositAddress();
+    await transfer(deposit, payment.amount);
+    const first = await mined(settle());
+    await transfer(deposit, payment.amount);
+    await expectRevert(settle(), "AlreadySettled");
+    const before = await balanceOf(chain, usdc, merchant.address);
+    await mined(forward(usdc));
+    assert.equal((await balanceOf(chain, usdc, merchant.address)) - before, payment.amount, "no fee on what is not the payment");
+    assert.equal(await balanceOf(chain, usdc, deposit), 0n);
+    assert.equal(await settledBlock(), first.blockNumber, "the payment's settlement is unchanged");
+  });
+
+  it("another token sent to the address: anyone forwards it to the recipient", async () => {
+    const { chain, buyer, merchant, depositAddress, forward, mined } = setup();
+    const other = await deployTestContract(chain, buyer, noReturnTokenAbi, "NoReturnToken", "HostileTokens.sol");
+    await send(chain, buyer, { address: other, abi: noReturnTokenAbi, functionName: "mint", args: [await depositAddress(), 777n] });
+    await mined(forward(other));
+    assert.equal(await chain.publicClient.readContract({ address: other, abi: noReturnTokenAbi, functionName: "balanceOf", args: [merchant.address] }), 777n);
+  });
+
+  it("cannot be redirected: another recipient names another (empty) address, and the instructions are empty outside a settlement", async () => {
+    const { chain, splitter, usdc, stranger, payment, depositAddress, transfer } = setup();
+    await transfer(await depositAddress(), payment.amount);
+    const otherArgs = [usdc, stranger.address, payment.amount, payment.reference] as const;
+    const redirected = await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "depositAddress", args: otherArgs });
+    await expectRevert(
+      chain
+        .wallet(stranger)
+        .writeContract({ address: splitter, abi: splitterAbi, functionName: "settleDeposit", args: otherArgs, account: stranger, chain: chain.chain }),
+      "DepositBelowAmount",
+      [redirected, 0n, payment.amount],
+    );
+    const instructions = await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "depositInstructions" });
+    assert.deepEqual(instructions.slice(0, 3), ["0x0000000000000000000000000000000000000000", "0x0000000000000000000000000000000000000000", 0n]);
+  });
+
+  it("USDC paused, or the recipient blacklisted: settle reverts with Circle's reason, the deposit waits at the address, and settles once it clears", async () => {
+    const { chain, usdc, payment, depositAddress, transfer, settle, settledBlock, mined } = setup();
+    const roles = chain.usdcRoles;
+    const deposit = await depositAddress();
+    await transfer(deposit, payment.amount);
+    await send(chain, roles.pauser, { address: usdc, abi: fiatTokenAbi, functionName: "pause", args: [] });
+    await expectRevert(settle(), "Error", ["Pausable: paused"]);
+    await send(chain, roles.pauser, { address: usdc, abi: fiatTokenAbi, functionName: "unpause", args: [] });
+    await send(chain, roles.blacklister, { address: usdc, abi: fiatTokenAbi, functionName: "blacklist", args: [payment.recipient] });
+    await expectRevert(settle(), "Error", ["Blacklistable: account is blacklisted"]);
+    assert.equal(await settledBlock(), 0n);
+    assert.equal(await balanceOf(chain, usdc, deposit), payment.amount);
+    await send(chain, roles.blacklister, { address: usdc, abi: fiatTokenAbi, functionName: "unBlacklist", args: [payment.recipient] });
+    assert.equal((await mined(settle())).status, "success");
+  });
+});
