@@ -83,7 +83,7 @@ contract RecurringCharges is IRecurringCharges, EIP712, Ownable2Step {
     }
 
     /// @inheritdoc IRecurringCharges
-    function charge(Terms calldata terms, bytes calldata signature, uint256 gasReimbursement)
+    function charge(Terms calldata terms, bytes calldata signature, uint256 gasReimbursement, uint64 expectedPeriod)
         external
         returns (uint64 periodIndex)
     {
@@ -97,6 +97,7 @@ contract RecurringCharges is IRecurringCharges, EIP712, Ownable2Step {
         if (nowSeconds < terms.start) revert ChargeBeforeStart(nowSeconds, terms.start);
         if (terms.end != 0 && nowSeconds >= terms.end) revert SubscriptionEnded(nowSeconds, terms.end);
         periodIndex = (nowSeconds - terms.start) / terms.period;
+        if (periodIndex != expectedPeriod) revert PeriodMismatch(expectedPeriod, periodIndex);
         uint256 group = periodIndex / RECORDS_PER_SLOT;
         uint256 shift = RECORD_BITS * (periodIndex % RECORDS_PER_SLOT);
         uint256 records = _chargeRecords[id][group];

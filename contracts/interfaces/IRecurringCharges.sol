@@ -78,6 +78,10 @@ interface IRecurringCharges {
     error SubscriptionEnded(uint64 timestamp, uint64 end);
     /// @notice The payer revoked this subscription.
     error SubscriptionRevoked(bytes32 subscriptionId);
+    /// @notice The charge was meant for period `expected`, but its block is in period `actual` (sent
+    /// in the last seconds of a period and mined in the next, say): nothing is charged, so a renewal
+    /// job never books one period's payment as another's.
+    error PeriodMismatch(uint64 expected, uint64 actual);
     /// @notice This period was charged already, in block `chargedBlock`.
     error PeriodAlreadyCharged(bytes32 subscriptionId, uint64 periodIndex, uint256 chargedBlock);
     /// @notice The signature does not validate for the payer (ECDSA or ERC-1271).
@@ -123,12 +127,14 @@ interface IRecurringCharges {
     /// @notice Whether `account` may call `charge`.
     function isRelayer(address account) external view returns (bool);
 
-    /// @notice Charges the current period. The first charge of a subscription checks `signature`;
+    /// @notice Charges period `expectedPeriod`, which must be the period of the block the charge is
+    /// mined in (`PeriodMismatch` otherwise). The first charge of a subscription checks `signature`;
     /// later ones ignore it.
     /// @param gasReimbursement Token units added on top of `amount` for the relayer's gas, at most
     /// `terms.maxGasReimbursement`.
-    /// @return periodIndex The period charged.
-    function charge(Terms calldata terms, bytes calldata signature, uint256 gasReimbursement)
+    /// @param expectedPeriod The period the relayer means to charge: the period named is the period charged.
+    /// @return periodIndex The period charged (`expectedPeriod`).
+    function charge(Terms calldata terms, bytes calldata signature, uint256 gasReimbursement, uint64 expectedPeriod)
         external
         returns (uint64 periodIndex);
 

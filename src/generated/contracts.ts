@@ -1341,6 +1341,14 @@ export const iRecurringChargesAbi = [
   {
     type: 'error',
     inputs: [
+      { name: 'expected', internalType: 'uint64', type: 'uint64' },
+      { name: 'actual', internalType: 'uint64', type: 'uint64' },
+    ],
+    name: 'PeriodMismatch',
+  },
+  {
+    type: 'error',
+    inputs: [
       { name: 'requested', internalType: 'uint256', type: 'uint256' },
       { name: 'maximum', internalType: 'uint256', type: 'uint256' },
     ],
@@ -1500,6 +1508,7 @@ export const iRecurringChargesAbi = [
       },
       { name: 'signature', internalType: 'bytes', type: 'bytes' },
       { name: 'gasReimbursement', internalType: 'uint256', type: 'uint256' },
+      { name: 'expectedPeriod', internalType: 'uint64', type: 'uint64' },
     ],
     name: 'charge',
     outputs: [{ name: 'periodIndex', internalType: 'uint64', type: 'uint64' }],
@@ -2062,6 +2071,14 @@ export const recurringChargesAbi = [
   {
     type: 'error',
     inputs: [
+      { name: 'expected', internalType: 'uint64', type: 'uint64' },
+      { name: 'actual', internalType: 'uint64', type: 'uint64' },
+    ],
+    name: 'PeriodMismatch',
+  },
+  {
+    type: 'error',
+    inputs: [
       { name: 'requested', internalType: 'uint256', type: 'uint256' },
       { name: 'maximum', internalType: 'uint256', type: 'uint256' },
     ],
@@ -2284,6 +2301,7 @@ export const recurringChargesAbi = [
       },
       { name: 'signature', internalType: 'bytes', type: 'bytes' },
       { name: 'gasReimbursement', internalType: 'uint256', type: 'uint256' },
+      { name: 'expectedPeriod', internalType: 'uint64', type: 'uint64' },
     ],
     name: 'charge',
     outputs: [{ name: 'periodIndex', internalType: 'uint64', type: 'uint64' }],

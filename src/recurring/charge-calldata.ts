@@ -14,6 +14,6 @@ export function typicalChargeCall(contract: Address, token: Address, offer: Offe
   const signature = concat([noise, keccak256(concat([noise, offer.salt])), "0x1b"]);
   return {
     to: contract,
-    data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [{ ...offer, payer, token }, signature, offer.maxGasReimbursement] }),
+    data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [{ ...offer, payer, token }, signature, offer.maxGasReimbursement, 0n] }),
   };
 }

@@ -29,6 +29,10 @@ export function chargeRefusal(error: unknown, secondsToStart: bigint): DomainErr
       return new DomainError("NOT_DUE", { retryAfter: Number(secondsToStart > 0n ? secondsToStart : 1n) });
     case "SubscriptionEnded":
       return new DomainError("SUBSCRIPTION_EXPIRED");
+    case "PeriodMismatch":
+      // The simulation's block is already in the next period: this period can no longer be charged,
+      // and the next one is charged by asking again (a block later).
+      return new DomainError("NOT_DUE", { retryAfter: 2 });
     case "InsufficientAllowance":
       return new DomainError("INSUFFICIENT_ALLOWANCE");
     case "InsufficientBalance":

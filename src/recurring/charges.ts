@@ -58,6 +58,21 @@ function settledValue<T>(result: PromiseSettledResult<T>): T {
  * one. Every refusal is answered from a read or a simulation before anything is sent. Replacing stuck
  * transactions is stuck-charges.ts's job; finding a lost charge, charge-recovery.ts's.
  */
+/** When period `period` of `terms` stops being chargeable: its end, or the subscription's end if sooner. */
+export function periodCloses(terms: Terms, period: bigint): bigint {
+  const periodEnd = terms.start + (period + 1n) * terms.period;
+  return terms.end !== 0n && terms.end < periodEnd ? terms.end : periodEnd;
+}
+
+/**
+ * How close to a period's close the service still sends its charge: 60 s (30 Base blocks, room for a
+ * full pool's queue and a replacement), or a quarter of a shorter period.
+ */
+export function sendMargin(terms: Terms): bigint {
+  const quarter = terms.period / 4n;
+  return quarter < 60n ? quarter : 60n;
+}
+
 export class Charges {
   readonly #busy = new Set<Hex>();
 
@@ -122,13 +137,13 @@ export class Charges {
             address: this.#contract,
             abi: recurringChargesAbi,
             functionName: "charge",
-            args: [terms, signature, 0n],
+            args: [terms, signature, 0n, period],
             account: relayerAddress,
           })
         : Promise.reject(new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" })),
       quoteL1Fee(client, {
         to: this.#contract,
-        data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, terms.maxGasReimbursement] }),
+        data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, terms.maxGasReimbursement, period] }),
       }),
     ]);
     const { revoked } = settledValue(subscriptionRead);
@@ -136,6 +151,10 @@ export class Charges {
     if (terms.end !== 0n && now >= terms.end) throw new DomainError("SUBSCRIPTION_EXPIRED");
     const paidIn = settledValue(paidRead);
     if (paidIn !== 0n) return chargedInAnswer(this.#chain, terms, id, period, paidIn);
+    // The contract charges only the period named (PeriodMismatch otherwise): a charge that could be
+    // mined after its period ends is not sent. Ask again when the next period starts.
+    const closes = periodCloses(terms, period);
+    if (closes - now <= sendMargin(terms)) throw new DomainError("NOT_DUE", { retryAfter: Number(closes - now) + 1 });
 
     // The token's refusals (blacklisted account, paused token), named before anything is sent.
     settledValue(tokenRead);
@@ -167,7 +186,7 @@ export class Charges {
 
     const call = {
       to: this.#contract,
-      data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement] }),
+      data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement, period] }),
       gas,
       maxFeePerGas: fees.maxFeePerGas,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,

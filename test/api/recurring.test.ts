@@ -490,6 +490,33 @@ describe("recurring charges API", function () {
       assert.equal((await state(ending.subscription)).body.state, "ENDED");
     });
 
+    it("never sends a charge that could be mined after its period closes: NOT_DUE until the next period opens, which is then charged and named", async () => {
+      const s = await subscribe(h, payer(), { recipient: merchant().address, period: 3600 });
+      await approveThroughSession(h, payer(), s.subscription);
+      const start = BigInt(s.resolved.start as number);
+      const first = await charge(s.subscription);
+      assert.equal(first.body.period_index, 0);
+      await h.chain.mine(2);
+      // 30 s before period 1 closes: within the 60 s margin, so nothing is sent.
+      await h.chain.testClient.setNextBlockTimestamp({ timestamp: start + 2n * 3600n - 30n });
+      await h.chain.mine(1);
+      const nonce = await relayerNonce();
+      const late = await charge(s.subscription);
+      assert.equal(late.status, 409);
+      assert.equal(late.body.error, "NOT_DUE");
+      assert.equal(late.body.action, "RETRY");
+      assert.equal(late.body.retry_after, 31, "until period 2 opens");
+      assert.equal(await relayerNonce(), nonce, "no transaction sent");
+      await h.chain.testClient.setNextBlockTimestamp({ timestamp: start + 2n * 3600n + 1n });
+      await h.chain.mine(1);
+      const next = await charge(s.subscription);
+      assert.equal(next.status, 200, JSON.stringify(next.body));
+      assert.equal(next.body.period_index, 2, "the answer names the period its transaction charges");
+      await h.chain.mine(2);
+      const settled = await charge(s.subscription);
+      assert.include(settled.body, { status: "CHARGED", period_index: 2, tx_hash: next.body.tx_hash });
+    });
+
     it("GAS_TOO_HIGH above the signed maximum, GAS_QUOTE_UNAVAILABLE without a quote; a reimbursement within the maximum is charged", async () => {
       const s = await subscribe(h, payer(), { recipient: merchant().address });
       await approveThroughSession(h, payer(), s.subscription);

@@ -1,4 +1,5 @@
 import { assert } from "chai";
+import { currentPeriod } from "../helpers/subscriptions.js";
 import type { Address } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { fiatTokenAbi, recurringChargesAbi } from "../../src/generated/contracts.js";
@@ -84,7 +85,7 @@ describe("token refusals a renewal job can act on (Circle's FiatToken)", functio
             address: h.chain.deployment.contracts.RecurringCharges.address,
             abi: recurringChargesAbi,
             functionName: "charge",
-            args: [signed.terms, signed.signature, 0n],
+            args: [signed.terms, signed.signature, 0n, await currentPeriod(h.chain, signed.terms)],
             account: h.chain.accounts[LOCAL_ROLES.relayer]!.address,
           });
         } catch (error) {

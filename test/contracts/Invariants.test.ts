@@ -201,12 +201,14 @@ describe("contract invariants (stateful property tests)", function () {
               revoked[op.sub] = true;
               continue;
             }
+            const { terms } = sub;
+            const period = clock >= terms.start ? (clock - terms.start) / terms.period : -1n;
             // Sent with a fixed gas limit, so a refused charge is mined (reverted) rather than refused by the estimate.
             const hash = await chain.wallet(relayer).writeContract({
               address: recurring,
               abi: recurringChargesAbi,
               functionName: "charge",
-              args: [sub.terms, sub.signature, op.reimbursement],
+              args: [sub.terms, sub.signature, op.reimbursement, period < 0n ? 0n : period],
               account: relayer,
               chain: chain.chain,
               gas: 1_000_000n,
@@ -214,8 +216,6 @@ describe("contract invariants (stateful property tests)", function () {
             const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
             const block = await chain.publicClient.getBlock({ blockNumber: receipt.blockNumber });
             assert.equal(block.timestamp, clock);
-            const { terms } = sub;
-            const period = clock >= terms.start ? (clock - terms.start) / terms.period : -1n;
             const due =
               !revoked[op.sub] &&
               clock >= terms.start &&

@@ -7,7 +7,7 @@ import { useLocalChain } from "../helpers/local-chain.js";
 import { expectRevert } from "../helpers/reverts.js";
 import { approve, balanceOf, send } from "../helpers/tx.js";
 import { deployTestContract } from "../helpers/deploy.js";
-import { chargeAsRelayer, makeTerms, relayerOf, signTerms, wrap6492 } from "../helpers/subscriptions.js";
+import { chargeAsRelayer, currentPeriod, makeTerms, relayerOf, signTerms, wrap6492 } from "../helpers/subscriptions.js";
 
 describe("RecurringCharges", () => {
   const local = useLocalChain();
@@ -25,12 +25,12 @@ describe("RecurringCharges", () => {
   };
   /** The contract's reads, typed by the generated ABI (names, arguments and results checked). */
   const reads = (c: ReturnType<typeof ctx>) => getContract({ address: c.recurring, abi: recurringChargesAbi, client: c.chain.publicClient }).read;
-  const chargeCall = (c: ReturnType<typeof ctx>, terms: Terms, signature: Hex, reimbursement = 0n, from = relayerOf(c.chain)) =>
+  const chargeCall = async (c: ReturnType<typeof ctx>, terms: Terms, signature: Hex, reimbursement = 0n, from = relayerOf(c.chain), period?: bigint) =>
     c.chain.wallet(from).writeContract({
       address: c.recurring,
       abi: recurringChargesAbi,
       functionName: "charge",
-      args: [terms, signature, reimbursement],
+      args: [terms, signature, reimbursement, period ?? (await currentPeriod(c.chain, terms))],
       account: from,
       chain: c.chain.chain,
     });
@@ -122,6 +122,60 @@ describe("RecurringCharges", () => {
     await c.chain.advanceTime(100n);
     const ended = await expectRevert(chargeCall(c, ending.terms, "0x"), "SubscriptionEnded");
     assert.equal(ended[1], now + 100n);
+  });
+
+  describe("the period named is the period charged", () => {
+    /**
+     * A charge sent for period `meant` whose block comes at `minedAt` seconds after the start: sent
+     * with a fixed gas limit, so it is mined like a transaction that waited in the pool.
+     */
+    async function mineChargeAt(c: ReturnType<typeof ctx>, terms: Terms, signature: Hex, meant: bigint, minedAt: bigint) {
+      await c.chain.testClient.setNextBlockTimestamp({ timestamp: terms.start + minedAt });
+      const relayer = relayerOf(c.chain);
+      const hash = await c.chain.wallet(relayer).writeContract({
+        address: c.recurring,
+        abi: recurringChargesAbi,
+        functionName: "charge",
+        args: [terms, signature, 0n, meant],
+        account: relayer,
+        chain: c.chain.chain,
+        gas: 500_000n,
+      });
+      return c.chain.publicClient.waitForTransactionReceipt({ hash });
+    }
+
+    it("a middle period: sent in p, mined in p+1, it reverts (PeriodMismatch(p, p+1)) and charges nothing; p+1 is then charged by its own charge", async () => {
+      const c = ctx();
+      const start = (await c.chain.publicClient.getBlock()).timestamp + 10n;
+      const { terms, signature, id } = await signedAndApproved(c, { start, period: 3600n });
+      assert.equal((await mineChargeAt(c, terms, signature, 0n, 5n)).status, "success");
+      const before = await balanceOf(c.chain, c.usdc, c.payer.address);
+      // Meant for period 1, mined in the first second of period 2.
+      const late = await mineChargeAt(c, terms, "0x", 1n, 2n * 3600n);
+      assert.equal(late.status, "reverted");
+      assert.equal(await balanceOf(c.chain, c.usdc, c.payer.address), before, "nothing charged");
+      assert.equal(await reads(c).chargedBlock([id, 1n]), 0n);
+      assert.equal(await reads(c).chargedBlock([id, 2n]), 0n, "period 2 is not taken by a charge meant for period 1");
+      await c.chain.testClient.setNextBlockTimestamp({ timestamp: start + 2n * 3600n + 10n });
+      await expectRevert(chargeCall(c, terms, "0x", 0n, relayerOf(c.chain), 1n), "PeriodMismatch", [1n, 2n]);
+      const own = await mineChargeAt(c, terms, "0x", 2n, 2n * 3600n + 20n);
+      const [charged] = parseEventLogs({ abi: recurringChargesAbi, logs: own.logs, eventName: "Charged" });
+      assert.equal(charged!.args.periodIndex, 2n);
+    });
+
+    it("the last period: sent in it, mined at or after the end, it reverts (SubscriptionEnded) and charges nothing", async () => {
+      const c = ctx();
+      const start = (await c.chain.publicClient.getBlock()).timestamp + 10n;
+      const { terms, signature, id } = await signedAndApproved(c, { start, period: 3600n, end: start + 2n * 3600n });
+      assert.equal((await mineChargeAt(c, terms, signature, 0n, 5n)).status, "success");
+      const before = await balanceOf(c.chain, c.usdc, c.payer.address);
+      const late = await mineChargeAt(c, terms, "0x", 1n, 2n * 3600n);
+      assert.equal(late.status, "reverted");
+      assert.equal(await balanceOf(c.chain, c.usdc, c.payer.address), before);
+      assert.equal(await reads(c).chargedBlock([id, 1n]), 0n);
+      await c.chain.testClient.setNextBlockTimestamp({ timestamp: start + 2n * 3600n + 10n });
+      await expectRevert(chargeCall(c, terms, "0x", 0n, relayerOf(c.chain), 1n), "SubscriptionEnded");
+    });
   });
 
   it("lets only the payer revoke, before or after the first charge; every later charge reverts", async () => {

@@ -39,12 +39,22 @@ export function relayerOf(chain: LocalChain): HDAccount {
   return chain.accounts[LOCAL_ROLES.relayer]!;
 }
 
-/** Charges `terms` from the local relayer and returns the receipt. */
-export function chargeAsRelayer(chain: LocalChain, terms: Terms, signature: Hex, gasReimbursement = 0n) {
+/**
+ * The period a charge sent now is meant for: the one the next block is in, read as the service does
+ * from the latest block (a mined block comes at least a second later). 0 before the start.
+ */
+export async function currentPeriod(chain: LocalChain, terms: Terms): Promise<bigint> {
+  const { timestamp } = await chain.publicClient.getBlock();
+  const next = timestamp + 1n;
+  return next < terms.start || terms.period === 0n ? 0n : (next - terms.start) / terms.period;
+}
+
+/** Charges `terms` from the local relayer for the current period (or `expectedPeriod`) and returns the receipt. */
+export async function chargeAsRelayer(chain: LocalChain, terms: Terms, signature: Hex, gasReimbursement = 0n, expectedPeriod?: bigint) {
   return send(chain, relayerOf(chain), {
     address: chain.deployment.contracts.RecurringCharges.address,
     abi: recurringChargesAbi,
     functionName: "charge",
-    args: [terms, signature, gasReimbursement],
+    args: [terms, signature, gasReimbursement, expectedPeriod ?? (await currentPeriod(chain, terms))],
   });
 }
