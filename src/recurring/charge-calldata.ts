@@ -14,6 +14,10 @@ export function typicalChargeCall(contract: Address, token: Address, offer: Offe
   const signature = concat([noise, keccak256(concat([noise, offer.salt])), "0x1b"]);
   return {
     to: contract,
-    data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [{ ...offer, payer, token }, signature, offer.maxGasReimbursement, 0n] }),
+    data: encodeFunctionData({
+      abi: recurringChargesAbi,
+      functionName: "charge",
+      args: [{ ...offer, payer, token }, signature, offer.maxGasReimbursement, 0n],
+    }),
   };
 }
