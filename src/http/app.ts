@@ -27,6 +27,11 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", deps.trustProxy);
+  // Every answer is JSON (or the checkout's own files): no browser may sniff it into anything else.
+  app.use((_req, res, next) => {
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    next();
+  });
   app.use(observe(deps.metrics, deps.logger));
   app.use(cors);
 

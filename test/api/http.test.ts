@@ -112,6 +112,23 @@ describe("HTTP rules", () => {
     assert.equal(res.body.error, "INVALID_INTENT");
   });
 
+  it("marks every answer nosniff: success, domain error, refused body, unknown path, the checkout", async () => {
+    const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 1]!.address;
+    const answers = await Promise.all([
+      h.api.get("/health"),
+      h.api.post("/v1/payments").send({ recipient: merchant, amount: "1" }),
+      h.api.post("/v1/payments/resolve").send({ intent: "not-a-token" }),
+      h.api.post("/v1/payments").set("content-type", "text/plain").send("x"),
+      h.api.get("/nowhere"),
+      h.api.get("/checkout/"),
+    ]);
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      [200, 200, 400, 400, 404, 200],
+    );
+    for (const [i, r] of answers.entries()) assert.equal(r.headers["x-content-type-options"], "nosniff", `answer ${i} (${r.status})`);
+  });
+
   it("answers CORS for any origin and never allows credentials", async () => {
     const preflight = await h.api.options("/v1/payments").set("Origin", "https://shop.example").set("Access-Control-Request-Method", "POST");
     assert.equal(preflight.status, 204);
