@@ -2,6 +2,7 @@
 // (contracts deployed, accounts funded), the API, and the operational port. With RPC_URL set, only
 // the API starts, against that chain.
 import { rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { ConfigError, loadConfig, type Config } from "../src/config.js";
 import { createService, listen } from "../src/service.js";
 import type { LocalChain } from "../dev/localchain/harness.js";
@@ -18,6 +19,18 @@ try {
     process.exit(1);
   }
   throw error;
+}
+
+// A taken port ends the start before anything is touched (the store under .data belongs to whoever
+// holds the ports: a second `npm start` in the same checkout must not empty it under the first).
+for (const [name, host, port] of [
+  ["PORT", config.host, config.port],
+  ["OPS_PORT", "127.0.0.1", config.opsPort],
+] as const) {
+  if (!(await portIsFree(host, port))) {
+    console.error(`port ${port} (${name}) on ${host} is taken: stop the other service or set ${name}`);
+    process.exit(1);
+  }
 }
 
 // The hosted checkout is bundled before the service starts (esbuild, about a second); the service only serves it.
@@ -120,6 +133,16 @@ if (chain && harness) {
 }
 console.log("");
 console.log("Ready. Ctrl-C stops everything.");
+
+/** Whether `host:port` can be listened on now (port 0 always can). */
+function portIsFree(host: string, port: number): Promise<boolean> {
+  if (port === 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(port, host, () => probe.close(() => resolve(true)));
+  });
+}
 
 /**
  * Compiles what is missing or stale (Hardhat's build is incremental: about a second when nothing

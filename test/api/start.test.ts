@@ -1,5 +1,9 @@
 import { assert } from "chai";
 import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { useLocalChain } from "../helpers/local-chain.js";
 import { RpcProxy } from "../helpers/rpc-proxy.js";
 import { LOCAL_USDC_ROLE_INDEXES, localUsdcRoles } from "../../dev/localchain/harness.js";
@@ -68,5 +72,37 @@ describe("npm start on the embedded chain", function () {
       assert.match(out, new RegExp(`#${LOCAL_USDC_ROLE_INDEXES[role]} ${account.address} +key ${key}`), role);
     }
     assert.notInclude(out, roles.proxyAdmin.address, "the proxy admin cannot call the token: not printed");
+  });
+});
+
+/** A second `npm start` whose API port is taken stops before it touches the store the first one uses. */
+describe("npm start on a taken port", function () {
+  this.timeout(120_000);
+  it("refuses at once, naming the port, and leaves DATA_DIR as it was", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as AddressInfo).port;
+    const dataDir = mkdtempSync(join(tmpdir(), "start-taken-"));
+    writeFileSync(join(dataDir, "kept"), "the running service's store");
+    try {
+      const inherited = { ...process.env };
+      delete inherited.RPC_URL;
+      delete inherited.FORK_URL;
+      const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts"], {
+        env: { ...inherited, PORT: String(port), OPS_PORT: "0", CHAIN_PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "silent" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      assert.equal(code, 1, out);
+      assert.include(out, `port ${port} (PORT) on 127.0.0.1 is taken`);
+      assert.notInclude(out, "starting the local chain");
+      assert.equal(readFileSync(join(dataDir, "kept"), "utf8"), "the running service's store");
+    } finally {
+      taken.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
