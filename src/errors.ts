@@ -78,7 +78,10 @@ export interface DomainErrorOptions {
   /** Overrides the code's default retry delay (seconds), e.g. a rate limiter's own window. */
   retryAfter?: number;
   cause?: unknown;
-  /** For logs only: never sent to the caller. */
+  /**
+   * What went wrong, without any value the caller sent. Logged; for INVALID_REQUEST it is also the
+   * caller's `svc-error-detail` header, written `field: rule`.
+   */
   detail?: string;
   /** The transaction a WAIT answer is about (a charge recovery's PAYMENT_CONFIRMING). */
   txHash?: `0x${string}`;
@@ -90,6 +93,7 @@ export class DomainError extends Error {
   /** Seconds; set for every retryable error. */
   readonly retryAfter: number | undefined;
   readonly txHash: `0x${string}` | undefined;
+  readonly detail: string | undefined;
 
   constructor(code: ErrorCode, options: DomainErrorOptions = {}) {
     super(options.detail ? `${code}: ${options.detail}` : code, { cause: options.cause });
@@ -98,6 +102,7 @@ export class DomainError extends Error {
     this.code = code;
     this.action = rule.action;
     this.retryAfter = rule.retryAfter === undefined ? undefined : (options.retryAfter ?? rule.retryAfter);
+    this.detail = options.detail;
     this.txHash = options.txHash;
   }
 }

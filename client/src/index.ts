@@ -29,6 +29,8 @@ export class ApiError<Code extends string = ErrorCode> extends Error {
     readonly action: Action | undefined,
     /** Seconds, from the body or the Retry-After header; set on every retryable error. */
     readonly retryAfter: number | undefined,
+    /** On INVALID_REQUEST, the `svc-error-detail` header: the first failing field and its rule (`field: rule`). */
+    readonly detail?: string,
   ) {
     super(`${status} ${error}${action ? ` (${action})` : ""}`);
     this.name = "ApiError";
@@ -77,6 +79,7 @@ export class PaymentServiceClient {
         (parsed.error ?? "UNKNOWN") as ErrorOf<K> & string,
         parsed.action,
         parsed.retry_after ?? (Number.isFinite(header) && header > 0 ? header : undefined),
+        res.headers.get("svc-error-detail") ?? undefined,
       );
     }
     return parsed as ResponseOf<K>;

@@ -5,6 +5,7 @@ import type { Logger } from "../logger.js";
 import { errorHandler } from "./errors.js";
 import { observe, type Metrics } from "./metrics.js";
 import { cors, jsonBody, rateLimit } from "./middleware.js";
+import { issueDetail } from "./error-detail.js";
 import { checkAnswer, handlerFor, type PostRoute, type ResponseCheck } from "./route.js";
 import { CapabilitiesResponse, EmptyRequest, HealthResponse } from "../wire/index.js";
 
@@ -52,7 +53,8 @@ export function createApp(deps: AppDeps): Express {
     res.json(capabilities());
   });
   app.post("/v1/capabilities", capabilitiesLimit, ...jsonBody, (req, res) => {
-    if (!EmptyRequest.safeParse(req.body ?? {}).success) throw new DomainError("INVALID_REQUEST");
+    const parsed = EmptyRequest.safeParse(req.body ?? {});
+    if (!parsed.success) throw new DomainError("INVALID_REQUEST", { detail: issueDetail(parsed.error.issues[0]) });
     res.json(capabilities());
   });
 

@@ -4,6 +4,10 @@ import { ErrorBody } from "../wire/index.js";
 import { statusOf } from "./error-status.js";
 import { checkAnswer, type ResponseCheck } from "./route.js";
 import { maskPath, maskSecrets, type Logger } from "../logger.js";
+import { headerSafe } from "./error-detail.js";
+
+/** The header naming the first failing field and its rule on every INVALID_REQUEST. */
+export const ERROR_DETAIL_HEADER = "svc-error-detail";
 
 /** The only shape an error body ever has. */
 export function errorBody(error: DomainError): ErrorBody {
@@ -21,6 +25,8 @@ export function errorBody(error: DomainError): ErrorBody {
 export function sendError(res: Response, error: DomainError, check?: ResponseCheck): void {
   if (error.retryAfter !== undefined) res.setHeader("Retry-After", String(error.retryAfter));
   if (error.txHash) res.setHeader("svc-tx-hash", error.txHash);
+  // Which field failed and the rule, for every refused request (never the value sent).
+  if (error.code === "INVALID_REQUEST") res.setHeader(ERROR_DETAIL_HEADER, headerSafe(error.detail ?? "(body): not accepted"));
   const body = errorBody(error);
   if (check) checkAnswer(ErrorBody, body, `error ${error.code}`, check);
   res.status(statusOf(error.code)).json(body);
@@ -34,7 +40,7 @@ export function errorHandler(logger: Logger, check?: ResponseCheck): ErrorReques
     if (error instanceof DomainError) {
       mapped = error;
     } else if (isBodyParserError(error)) {
-      mapped = new DomainError("INVALID_REQUEST", { detail: error.type ?? "unreadable body" });
+      mapped = new DomainError("INVALID_REQUEST", { detail: bodyProblem(error.type) });
     } else {
       mapped = new DomainError("INTERNAL_ERROR", { cause: error });
     }
@@ -54,4 +60,18 @@ function isBodyParserError(error: unknown): error is { type?: string; status: nu
   if (typeof error !== "object" || error === null) return false;
   const { status, type, expose } = error as { status?: unknown; type?: unknown; expose?: unknown };
   return typeof status === "number" && status >= 400 && status < 500 && (typeof type === "string" || expose === true);
+}
+
+/** A body-parser fault as `(body): rule`, from its type (never the body's bytes). */
+function bodyProblem(type: string | undefined): string {
+  switch (type) {
+    case "entity.parse.failed":
+      return "(body): not valid JSON";
+    case "entity.too.large":
+      return "(body): larger than 16 KB";
+    case "encoding.unsupported":
+      return "(body): unsupported content-encoding";
+    default:
+      return "(body): unreadable (corrupt, truncated or mis-encoded)";
+  }
 }

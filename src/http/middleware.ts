@@ -11,7 +11,7 @@ export const MAX_BODY_BYTES = 16 * 1024;
  */
 export const cors: RequestHandler = (req, res, next) => {
   res.setHeader("Access-Control-Allow-Origin", "*");
-  res.setHeader("Access-Control-Expose-Headers", "Retry-After, svc-tx-hash");
+  res.setHeader("Access-Control-Expose-Headers", "Retry-After, svc-tx-hash, svc-error-detail");
   if (req.method === "OPTIONS") {
     res.setHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
     res.setHeader("Access-Control-Allow-Headers", "Content-Type");
@@ -26,7 +26,7 @@ export const cors: RequestHandler = (req, res, next) => {
 export const jsonBody: RequestHandler[] = [
   (req, _res, next) => {
     const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
-    if (hasBody && !req.is("application/json")) return next(new DomainError("INVALID_REQUEST", { detail: "content-type must be application/json" }));
+    if (hasBody && !req.is("application/json")) return next(new DomainError("INVALID_REQUEST", { detail: "(body): content-type must be application/json" }));
     next();
   },
   express.json({ limit: MAX_BODY_BYTES, strict: true, type: "application/json" }),

@@ -76,9 +76,21 @@ function errorResponses(operationId: string, codes: ErrorCode[], components: Rec
   const responses: Record<string, unknown> = {};
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
     const retryable = list.some((c) => "retryAfter" in ERROR_CODES[c]);
+    const headers = {
+      ...(retryable ? { "Retry-After": { description: "seconds; present on every retryable error", schema: { type: "integer" } } } : {}),
+      ...(list.includes("INVALID_REQUEST")
+        ? {
+            "svc-error-detail": {
+              description:
+                "On every INVALID_REQUEST: the first field that failed and the rule it broke, `field: rule` (`(body): rule` for the body itself), e.g. `refund_tx_hash: 0x and 64 hex digits`. Never the value sent.",
+              schema: { type: "string", maxLength: 200 },
+            },
+          }
+        : {}),
+    };
     responses[String(status)] = {
       description: list.join(", "),
-      ...(retryable ? { headers: { "Retry-After": { description: "seconds; present on every retryable error", schema: { type: "integer" } } } } : {}),
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
       content: { "application/json": { schema: ref(name), examples: Object.fromEntries(list.map((code) => [code, { value: errorExample(code) }])) } },
     };
   }

@@ -1,6 +1,7 @@
 import type { RequestHandler } from "express";
 import type { z } from "zod";
 import { DomainError, type ErrorCode } from "../errors.js";
+import { issueDetail } from "./error-detail.js";
 
 /**
  * One integration endpoint: a POST path, the schema of its body, the schema of its answer, the
@@ -36,7 +37,7 @@ export type ResponseCheck = (problem: string) => void;
 export function handlerFor(spec: PostRoute, check?: ResponseCheck): RequestHandler {
   return async (req, res) => {
     const parsed = spec.schema.safeParse(req.body ?? {});
-    if (!parsed.success) throw new DomainError("INVALID_REQUEST", { detail: parsed.error.issues[0]?.message });
+    if (!parsed.success) throw new DomainError("INVALID_REQUEST", { detail: issueDetail(parsed.error.issues[0]) });
     const result = await spec.handle(parsed.data, { ip: req.ip ?? "unknown" });
     if (check) checkAnswer(spec.response, result, `POST ${spec.path}`, check);
     res.status(200).json(result);

@@ -69,7 +69,7 @@ export class Links {
     if (input.amountUnits < limits.minUnits || input.amountUnits > limits.maxUnits) throw new DomainError("AMOUNT_OUT_OF_BOUNDS");
     const now = this.#nowSeconds();
     const expiresAt = input.expiresAt ?? now + limits.linkTtlSeconds;
-    if (expiresAt <= now || expiresAt > now + limits.maxLinkTtlSeconds) throw new DomainError("INVALID_REQUEST", { detail: "expires_at out of range" });
+    if (expiresAt <= now || expiresAt > now + limits.maxLinkTtlSeconds) throw new DomainError("INVALID_REQUEST", { detail: "expires_at: out of range" });
     if (input.returnUrl !== undefined) checkReturnUrl(input.returnUrl, this.deps.localChain ?? false);
     if (input.notifyUrl !== undefined) this.deps.watches.validate(input.notifyUrl);
     const linkId = toHex(this.deps.randomBytes(16));

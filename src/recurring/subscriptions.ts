@@ -91,9 +91,9 @@ export class Subscriptions {
     const { settings, deployment } = this.deps;
     const recipient = checkRecipient(deployment, input.recipient);
     if (input.amountUnits < this.floorUnits || input.amountUnits > settings.maxAmountUnits) throw new DomainError("AMOUNT_OUT_OF_BOUNDS");
-    if (input.period < settings.minPeriodSeconds) throw new DomainError("INVALID_REQUEST", { detail: `period below ${settings.minPeriodSeconds} s` });
+    if (input.period < settings.minPeriodSeconds) throw new DomainError("INVALID_REQUEST", { detail: `period: below ${settings.minPeriodSeconds} s` });
     const start = await this.#chainNow();
-    if (input.end !== 0 && input.end <= start) throw new DomainError("INVALID_REQUEST", { detail: "end is not in the future" });
+    if (input.end !== 0 && input.end <= start) throw new DomainError("INVALID_REQUEST", { detail: "end: not in the future" });
     if (input.returnUrl !== undefined) checkReturnUrl(input.returnUrl, this.deps.localChain ?? false);
     if (input.notifyUrl !== undefined) this.deps.webhooks.validate(input.notifyUrl);
     const notifyUrl = input.notifyUrl !== undefined && (await this.deps.webhooks.hasRoom(input.caller)) ? input.notifyUrl : undefined;

@@ -139,12 +139,12 @@ export class Refunds {
       return (receipt, head) => paymentSettlement(chain, intent, receipt, head);
     }
     if (id.subscription !== undefined) {
-      if (id.periodIndex === undefined) throw new DomainError("INVALID_REQUEST", { detail: "period_index is required with subscription" });
+      if (id.periodIndex === undefined) throw new DomainError("INVALID_REQUEST", { detail: "period_index: required with subscription" });
       const { terms } = this.deps.subscriptions.read(id.subscription);
       const subscriptionId = this.deps.subscriptions.subscriptionId(terms);
       return (receipt, head) => chargeSettlement(chain, subscriptionId, terms, BigInt(id.periodIndex!), receipt, head);
     }
-    throw new DomainError("INVALID_REQUEST", { detail: "send intent or subscription" });
+    throw new DomainError("INVALID_REQUEST", { detail: "intent: send intent or subscription" });
   }
 
   /** Rule 3: a positive integer number of units, at most the commercial amount paid. */

@@ -10,9 +10,9 @@ import { DomainError } from "../errors.js";
  */
 export function checkRecipient(deployment: LiveDeployment, recipient: Address): Address {
   const address = getAddress(recipient);
-  if (isAddressEqual(address, zeroAddress)) throw new DomainError("INVALID_REQUEST", { detail: "recipient is the zero address" });
+  if (isAddressEqual(address, zeroAddress)) throw new DomainError("INVALID_REQUEST", { detail: "recipient: the zero address" });
   const refused = [deployment.token.address, deployment.contracts.Splitter.address, deployment.contracts.RecurringCharges.address];
   if (refused.some((ours) => isAddressEqual(address, ours)))
-    throw new DomainError("INVALID_REQUEST", { detail: "recipient is the token or one of the service's contracts" });
+    throw new DomainError("INVALID_REQUEST", { detail: "recipient: the token or one of the service's contracts" });
   return address;
 }

@@ -84,7 +84,7 @@ export class Webhooks {
 
   /** Refuses a notify_url the deployment or the rules do not allow (INVALID_REQUEST). */
   validate(notifyUrl: string): void {
-    if (!this.deps.settings.enabled) throw new DomainError("INVALID_REQUEST", { detail: "webhooks are disabled in this deployment" });
+    if (!this.deps.settings.enabled) throw new DomainError("INVALID_REQUEST", { detail: "notify_url: webhooks are disabled in this deployment" });
     const problem = notifyUrlProblem(notifyUrl);
     if (problem) throw new DomainError("INVALID_REQUEST", { detail: `notify_url: ${problem}` });
   }

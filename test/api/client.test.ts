@@ -42,6 +42,13 @@ describe("typed client (client/, the @stablecoin-payments/client package)", () =
     );
     assert.instanceOf(refused, ApiError);
     assert.include(refused, { status: 400, error: "INVALID_INTENT", action: "FIX_REQUEST", retryable: false });
+    // INVALID_REQUEST carries the failing field and its rule (svc-error-detail) as `detail`.
+    const badField = await client.verifyPayment({ intent: "x", tx_hash: "0x12" as `0x${string}` }).then(
+      () => assert.fail("expected an ApiError"),
+      (error: unknown) => error,
+    );
+    assert.instanceOf(badField, ApiError);
+    assert.include(badField, { error: "INVALID_REQUEST", detail: "tx_hash: 0x and 64 hex digits" });
     const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 1]!.address;
     const payment = await client.createPayment({ recipient: merchant, amount: "1" });
     h.proxy.mode = "http-500";

@@ -138,12 +138,12 @@ describe("HTTP rules", () => {
     const res = await h.api.post("/v1/payments").set("Origin", "https://shop.example").send({ recipient: merchant(), amount: "1" });
     assert.equal(res.headers["access-control-allow-origin"], "*");
     assert.notProperty(res.headers, "access-control-allow-credentials");
-    // Headers a browser must read: Retry-After on every retryable error, svc-tx-hash on charge recovery's 409.
+    // Headers a browser must read: Retry-After on every retryable error, svc-tx-hash on charge recovery's 409, svc-error-detail on INVALID_REQUEST.
     for (const response of [preflight, res]) {
       const exposed = String(response.headers["access-control-expose-headers"])
         .split(",")
         .map((name) => name.trim().toLowerCase());
-      assert.includeMembers(exposed, ["retry-after", "svc-tx-hash"]);
+      assert.includeMembers(exposed, ["retry-after", "svc-tx-hash", "svc-error-detail"]);
     }
   });
 
