@@ -1,5 +1,6 @@
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import jsQRModule from "jsqr";
+import { PNG } from "pngjs";
 import { assert } from "chai";
 import type { Browser, Page } from "playwright-core";
 import type { Hex } from "viem";
@@ -14,11 +15,22 @@ import { sendPrepared } from "../helpers/recurring.js";
  * Every route and state of the checkout as a buyer sees it, at phone and desktop size: what it says,
  * that it fits the screen (no horizontal scrolling), its title, and a screenshot in test-results/.
  */
-/** Reads the QR code in a screenshot back with zbarimg (Debian's zbar-tools), as a phone camera would. */
+/**
+ * Reads the QR code in a screenshot back as a phone camera would, with jsQR (a maintained JavaScript
+ * decoder from npm; no system package) over the PNG's pixels (pngjs).
+ */
+/** jsQR's CommonJS export, whichever way the module loader wraps it. */
+const jsQR = ((jsQRModule as unknown as { default?: unknown }).default ?? jsQRModule) as (
+  data: Uint8ClampedArray,
+  width: number,
+  height: number,
+) => { data: string } | null;
+
 function readQr(png: string): string {
-  if (!existsSync("/usr/bin/zbarimg")) throw new Error("no zbarimg: apt-get install zbar-tools (.ci/run does)");
-  const out = execFileSync("/usr/bin/zbarimg", ["--quiet", "--raw", png], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
-  return out.trim();
+  const image = PNG.sync.read(readFileSync(png));
+  const code = jsQR(new Uint8ClampedArray(image.data.buffer, image.data.byteOffset, image.data.length), image.width, image.height);
+  if (!code) throw new Error(`no QR code found in ${png}`);
+  return code.data;
 }
 
 const SIZES = [
@@ -111,7 +123,20 @@ for (const size of SIZES) {
       assert.isTrue(await page.locator("#handoff svg.qr").isVisible());
       assert.isAbove(Number(await page.locator("#handoff svg.qr").getAttribute("data-modules")), 20, "a QR code big enough for the URL");
       await check("pay-no-wallet", /^Pay 12\.50 USDC · Checkout$/);
-      assert.equal(readQr(`${ARTIFACTS}/page-${size.name}-pay-no-wallet.png`), url, "the QR code on screen reads back as this page, fragment included");
+      // The code on screen, read back as a phone camera held close would see it: the very SVG the page
+      // shows, drawn 880 px wide on white with a quiet zone (a camera fills its frame with the code).
+      const shot = `${ARTIFACTS}/page-${size.name}-pay-no-wallet-qr.png`;
+      const svg = await page.locator("#handoff svg.qr").evaluate((node) => node.outerHTML);
+      const camera = await browser.newPage({ viewport: { width: 1000, height: 1000 } });
+      await camera.setContent(`<body style="margin:0;background:#fff"><div style="padding:60px;width:880px;height:880px">${svg}</div></body>`);
+      await camera.locator("svg").evaluate((node) => {
+        node.setAttribute("width", "880");
+        node.setAttribute("height", "880");
+        node.removeAttribute("style");
+      });
+      await camera.screenshot({ path: shot });
+      await camera.close();
+      assert.equal(readQr(shot), url, "the QR code on screen reads back as this page, fragment included");
     });
 
     it("pay, wallet on another chain: said before paying; paid: explorer word and the way back to the merchant", async () => {
