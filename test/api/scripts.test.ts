@@ -32,7 +32,13 @@ describe("helper scripts (npm run pay / refund)", function () {
       const payment = (await h.api.post("/v1/payments").send({ recipient: merchant, amount: "3.25" })).body;
       const paid = await script("pay", [payment.intent], env);
       assert.equal(paid.code, 0, paid.stderr);
-      const txHash = /tx_hash (0x[0-9a-f]{64})/.exec(paid.stdout)![1]!;
+      const result = JSON.parse(paid.stdout.trim());
+      assert.include(result, { intent: payment.intent, reference: payment.reference, status: "success" });
+      const txHash = result.tx_hash as string;
+      assert.match(txHash, /^0x[0-9a-f]{64}$/);
+      assert.deepEqual(result.verify, { intent: payment.intent, tx_hash: txHash });
+      assert.equal(result.next, `npm run refund -- ${payment.intent} ${txHash}`);
+      assert.include(paid.stderr, "paying 3.250000 USDC", "progress goes to stderr");
       await h.chain.mine(2);
       const refunded = await script("refund", [payment.intent, txHash], env);
       assert.equal(refunded.code, 0, refunded.stderr);
