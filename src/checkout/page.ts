@@ -118,14 +118,40 @@ export function handoff(open: boolean): HTMLElement {
     { class: "handoff", id: "handoff", ...(open ? { open: "" } : {}) },
     el("summary", {}, open ? "Use a wallet app on your phone" : "Use a wallet app on your phone instead"),
     el("p", { class: "muted" }, "On this phone: open this page in your wallet app's browser."),
-    el("div", { class: "wallet-links" }, ...links),
+    el("div", { class: "wallet-links" }, ...links, copyLinkButton(url)),
+    el("p", { class: "muted" }, "Another wallet app: copy this page's link and open it in the app's browser."),
     el("p", { class: "muted" }, "On a computer: scan this code with your phone's camera or wallet to continue there."),
     el("div", { class: "qr-box" }, qrSvg(url, "QR code of this page")),
-    el("p", { class: "muted" }, "The code opens this page; it is not a wallet payment request, which could not carry this payment's reference."),
-    context.localChain
-      ? el("p", { class: "muted", id: "local-note" }, "This service runs on a local chain: a phone can only reach it on the same network.")
-      : null,
+    el("p", { class: "muted", id: "qr-note" }, "The code opens this same page on your phone."),
+    localNote(),
   );
+}
+
+/** A button that copies this page's link (fragment and all) for a wallet app's browser; nothing leaves the device. */
+function copyLinkButton(url: string): HTMLElement {
+  const copy = el("button", { type: "button", class: "wallet-link", id: "copy-link" }, "Copy link");
+  copy.addEventListener("click", () => {
+    void navigator.clipboard.writeText(url).then(
+      () => (copy.textContent = "Link copied"),
+      () => (copy.textContent = "Copy failed: copy the address bar"),
+    );
+  });
+  return copy;
+}
+
+/** On a service on this machine only (127.0.0.1, localhost), say plainly that a phone cannot open it. */
+function localNote(): HTMLElement | null {
+  const host = location.hostname;
+  if (host === "127.0.0.1" || host === "localhost" || host === "[::1]") {
+    return el(
+      "p",
+      { class: "muted", id: "local-note" },
+      `This page is served from ${host}, this computer only: a phone cannot reach it. Use a wallet in this browser, or serve the checkout on an address your phone can reach.`,
+    );
+  }
+  return context.localChain
+    ? el("p", { class: "muted", id: "local-note" }, "This service runs on a local chain: a phone can only reach it on the same network.")
+    : null;
 }
 
 /**

@@ -1,7 +1,11 @@
 /**
- * Paying without a wallet in this browser: open this same page (fragment included, so the token
- * comes along and never reaches a server) in a phone wallet's in-app browser, or scan a QR code of
- * it to continue on a phone. Formats from each wallet's deep-link documentation.
+ * Paying without a wallet in this browser: open this same page in a phone wallet's in-app browser.
+ * Only link formats that keep the page's fragment (where the capability lives) out of every request
+ * are offered: MetaMask's universal link carries the page URL in its path, so the fragment stays on
+ * the device (a browser never sends a fragment). Coinbase Wallet's `go.cb-w.com/dapp?cb_url=…` and
+ * Trust Wallet's `link.trustwallet.com/open_url?url=…` put the whole URL, token included, in a query
+ * string sent to a third party's server when the app is not installed: for those wallets the page
+ * offers "copy link" and the QR code instead (docs/decisions.md).
  */
 export interface WalletLink {
   id: string;
@@ -12,12 +16,8 @@ export interface WalletLink {
 export function walletLinks(pageUrl: string): WalletLink[] {
   const url = new URL(pageUrl).toString();
   return [
-    // docs.metamask.io "Use deeplinks": link.metamask.io/dapp/{dappUrl}, the URL unencoded
-    // (encoding / ? # has been reported to open a blank in-app tab).
+    // docs.metamask.io "Use deeplinks": link.metamask.io/dapp/{dappUrl}, the URL unencoded, so its
+    // '#' starts this link's own fragment and the token never reaches link.metamask.io.
     { id: "metamask", name: "MetaMask", href: `https://link.metamask.io/dapp/${url.replace(/^https?:\/\//, "")}` },
-    // https://docs.cdp.coinbase.com/coinbase-wallet/developer-guidance/mobile-dapp-integration: percent-encoded.
-    { id: "coinbase", name: "Coinbase Wallet / Base app", href: `https://go.cb-w.com/dapp?cb_url=${encodeURIComponent(url)}` },
-    // https://developer.trustwallet.com/developer/develop-for-trust/deeplinking: coin_id 60 (EVM), percent-encoded URL.
-    { id: "trust", name: "Trust Wallet", href: `https://link.trustwallet.com/open_url?coin_id=60&url=${encodeURIComponent(url)}` },
   ];
 }

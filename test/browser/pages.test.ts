@@ -33,6 +33,9 @@ function readQr(png: string): string {
   return code.data;
 }
 
+/** A capability token (intent, link, setup, subscription, cancel, approve, refund, manage): prefix.key.payload.mac. */
+const CAPABILITY = /(^|[^A-Za-z0-9_-])(pi|lk|lm|st|sc|ct|at|rt)\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/;
+
 const SIZES = [
   { name: "phone", width: 390, height: 844, locale: "en-GB", timezoneId: "Europe/Paris" },
   { name: "desktop", width: 1280, height: 800, locale: "en-US", timezoneId: "America/New_York" },
@@ -47,6 +50,7 @@ for (const size of SIZES) {
     let close: () => Promise<void>;
     let page: Page;
     let cspViolations: string[];
+    let requested: string[];
     const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
     const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
     const post = async (path: string, body: object) => (await h.api.post(path).send(body)).body;
@@ -64,13 +68,25 @@ for (const size of SIZES) {
       close = running.close;
       page = await browser.newPage({ viewport: { width: size.width, height: size.height }, locale: size.locale, timezoneId: size.timezoneId });
       cspViolations = [];
+      requested = [];
+      page.on("request", (r) => requested.push(r.url()));
       page.on("console", (m) => {
         if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
       });
     });
-    afterEach(async () => {
+    afterEach(async function () {
+      // No capability in any path or query: not in a request the page made, not in a link it shows.
+      const links = await page.locator("a[href]").evaluateAll((anchors) => anchors.map((a) => (a as unknown as { href: string }).href));
       await page.close();
       await close();
+      if (this.currentTest?.state !== "passed") return;
+      for (const url of [...requested, ...links]) {
+        if (!/^https?:/.test(url)) continue;
+        const { pathname, search } = new URL(url);
+        // Decoded: a URL nested in a query (a wallet's `?url=…`) carries the token percent-encoded.
+        assert.notMatch(decodeURIComponent(`${pathname}${search}`), CAPABILITY, `a capability in ${url.split("?")[0]}`);
+      }
+      assert.isAbove(requested.length, 0);
     });
 
     /** Asserts the page fits its width with every fold open, then saves the screenshot (folds as the buyer left them). */
@@ -115,11 +131,11 @@ for (const size of SIZES) {
       assert.isFalse(await page.locator("details.more dd").first().isVisible());
       const url = page.url();
       assert.equal(await page.locator("#open-in-metamask").getAttribute("href"), `https://link.metamask.io/dapp/${url.replace(/^http:\/\//, "")}`);
-      assert.equal(await page.locator("#open-in-coinbase").getAttribute("href"), `https://go.cb-w.com/dapp?cb_url=${encodeURIComponent(url)}`);
-      assert.equal(
-        await page.locator("#open-in-trust").getAttribute("href"),
-        `https://link.trustwallet.com/open_url?coin_id=60&url=${encodeURIComponent(url)}`,
-      );
+      // Wallet links whose format would send the page URL (token included) to a third party's server are not offered.
+      assert.equal(await page.locator("#open-in-coinbase, #open-in-trust").count(), 0);
+      assert.equal(await page.locator("#copy-link").textContent(), "Copy link");
+      assert.equal(await page.locator("#qr-note").textContent(), "The code opens this same page on your phone.");
+      assert.include(await page.locator("#local-note").textContent(), "a phone cannot reach it");
       assert.isTrue(await page.locator("#handoff svg.qr").isVisible());
       assert.isAbove(Number(await page.locator("#handoff svg.qr").getAttribute("data-modules")), 20, "a QR code big enough for the URL");
       await check("pay-no-wallet", /^Pay 12\.50 USDC · Checkout$/);

@@ -146,7 +146,8 @@ describe("RecurringCharges", () => {
 
     it("a middle period: sent in p, mined in p+1, it reverts (PeriodMismatch(p, p+1)) and charges nothing; p+1 is then charged by its own charge", async () => {
       const c = ctx();
-      const start = (await c.chain.publicClient.getBlock()).timestamp + 10n;
+      // An hour ahead: the setup below mines blocks, and a fork's blocks follow the wall clock.
+      const start = (await c.chain.publicClient.getBlock()).timestamp + 3600n;
       const { terms, signature, id } = await signedAndApproved(c, { start, period: 3600n });
       assert.equal((await mineChargeAt(c, terms, signature, 0n, 5n)).status, "success");
       const before = await balanceOf(c.chain, c.usdc, c.payer.address);
@@ -165,7 +166,8 @@ describe("RecurringCharges", () => {
 
     it("the last period: sent in it, mined at or after the end, it reverts (SubscriptionEnded) and charges nothing", async () => {
       const c = ctx();
-      const start = (await c.chain.publicClient.getBlock()).timestamp + 10n;
+      // An hour ahead: the setup below mines blocks, and a fork's blocks follow the wall clock.
+      const start = (await c.chain.publicClient.getBlock()).timestamp + 3600n;
       const { terms, signature, id } = await signedAndApproved(c, { start, period: 3600n, end: start + 2n * 3600n });
       assert.equal((await mineChargeAt(c, terms, signature, 0n, 5n)).status, "success");
       const before = await balanceOf(c.chain, c.usdc, c.payer.address);

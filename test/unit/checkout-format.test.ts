@@ -46,15 +46,17 @@ describe("checkout words: networks, amounts, times, phone-wallet links", () => {
     assert.equal(shortHex(`0x${"12".repeat(32)}`), "0x1212…1212");
   });
 
-  it("opens the same page, fragment included, in MetaMask, Coinbase Wallet / Base app and Trust Wallet", () => {
+  it("offers only wallet links that keep the token out of every request: MetaMask's, with the page's fragment as its own", () => {
     const page = "https://pay.example.com/checkout/#/link/lk.k1.abc.def";
-    const links = Object.fromEntries(walletLinks(page).map((l) => [l.id, l.href]));
-    assert.equal(links.metamask, "https://link.metamask.io/dapp/pay.example.com/checkout/#/link/lk.k1.abc.def");
-    assert.equal(links.coinbase, `https://go.cb-w.com/dapp?cb_url=${encodeURIComponent(page)}`);
-    assert.equal(links.trust, `https://link.trustwallet.com/open_url?coin_id=60&url=${encodeURIComponent(page)}`);
-    for (const href of [links.coinbase!, links.trust!]) {
-      const inner = [...new URL(href).searchParams.values()].find((v) => v.startsWith("https://"));
-      assert.equal(inner, page, "the wrapped URL decodes to the page, fragment and all");
+    const links = walletLinks(page);
+    assert.deepEqual(
+      links.map((l) => l.id),
+      ["metamask"],
+    );
+    assert.equal(links[0]!.href, "https://link.metamask.io/dapp/pay.example.com/checkout/#/link/lk.k1.abc.def");
+    for (const { href } of links) {
+      const sent = new URL(href);
+      assert.notInclude(`${sent.pathname}${sent.search}`, "lk.k1", "what a browser sends for the link holds no token");
     }
   });
 });

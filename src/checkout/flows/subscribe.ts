@@ -102,11 +102,15 @@ export async function subscribeFlow(setupToken: string, symbol: string): Promise
   );
 }
 
-/** Gives payer and signature to the merchant: a return URL (fragment only), and postMessage to the opener. */
+/**
+ * Gives payer and signature to the merchant: a return URL (fragment only), and postMessage to the
+ * opener, only ever to the return URL's origin (never "*": another page could have opened this one).
+ * Without a return URL there is no known origin, so nothing is posted.
+ */
 function handBack(t: Terms, payer: Address, signature: Hex): void {
   const message = { type: "svc:subscription-signed", payer, signature };
   const target = window.opener ?? (window.parent !== window ? window.parent : null);
-  if (target) target.postMessage(message, t.return_url ? new URL(t.return_url).origin : "*");
+  if (target && t.return_url) target.postMessage(message, new URL(t.return_url).origin);
   if (t.return_url) {
     const url = new URL(t.return_url);
     url.hash = new URLSearchParams({ payer, signature }).toString();
