@@ -33,14 +33,24 @@ export async function followAttempt(deps: FollowDeps, terms: Terms, id: Hex, per
     if (await isKnownTransaction(client, attempt.txHash)) return periodAnswer("CONFIRMING", terms, id, period, attempt.txHash);
     const paidIn = await contract.chargedBlock(id, period);
     if (paidIn !== 0n) {
-      await attempts.remove(id, period, attempt.txHash);
+      // Charged, but by which transaction? This attempt's own may have been broadcast (by another
+      // instance) and mined just after the reads above: then its record stays. Only a record whose
+      // transaction the node still does not know is dropped.
+      if (!(await isKnownTransaction(client, attempt.txHash))) await attempts.remove(id, period, attempt.txHash);
       return chargedInAnswer(deps, terms, id, period, paidIn);
     }
-    // Unknown to the node: recorded but never broadcast (a crash), or reorged out and dropped.
+    // Unknown to the node: recorded but never broadcast (a crash), or reorged out and dropped, or
+    // still in its owner's outbox (another instance's relayer waiting for the pool's window).
     try {
       await deps.broadcast(attempt.rawTx);
       return periodAnswer("CONFIRMING", terms, id, period, attempt.txHash);
     } catch {
+      // Refused because its owner sent it meanwhile (already known, or its nonce already used by
+      // it): it is on its way or mined, and its record must stay. Only a transaction the node still
+      // does not know, and that charged nothing, is gone for good.
+      if (await isKnownTransaction(client, attempt.txHash)) return periodAnswer("CONFIRMING", terms, id, period, attempt.txHash);
+      const charged = await contract.chargedBlock(id, period);
+      if (charged !== 0n) return chargedInAnswer(deps, terms, id, period, charged);
       await attempts.remove(id, period, attempt.txHash);
       return null;
     }
