@@ -1,9 +1,9 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { generate } from "selfsigned";
 import { WEBHOOK_EVENTS } from "../../src/wire/index.js";
 
 export const RECEIVER_HOST = "hooks.merchant.example.com";
@@ -16,55 +16,51 @@ export interface Received {
 
 /**
  * A real HTTPS webhook receiver on 127.0.0.1 with a self-signed certificate for its host name (made
- * by openssl). `behave` decides each answer: a status, a delay, a redirect. Tests and the demo use it.
+ * in JavaScript by `selfsigned`, no openssl binary). `behave` decides each answer: a status, a delay, a
+ * redirect. Tests and the demo use it.
  */
 export class Receiver {
   readonly received: Received[] = [];
   /** Bodies that do not match their event's wire schema (or name no known event): tests assert none. */
   readonly mismatches: string[] = [];
   behave: { status: number; delayMs?: number; location?: string } = { status: 200 };
-  readonly ca: string;
-  #key: string;
+  #pem: { cert: string; key: string } | null = null;
   #server: Server | null = null;
   port = 0;
 
-  /** @param dir Where the certificate is kept (made there if missing); a fresh temp folder by default. */
+  /** @param dir Where the certificate is kept (made there by `start` if missing); a fresh temp folder by default. */
   constructor(
     readonly host = RECEIVER_HOST,
-    dir = mkdtempSync(join(tmpdir(), "receiver-")),
-  ) {
-    mkdirSync(dir, { recursive: true });
-    if (!existsSync(join(dir, "cert.pem"))) {
-      execFileSync(
-        "openssl",
-        [
-          "req",
-          "-x509",
-          "-newkey",
-          "ec",
-          "-pkeyopt",
-          "ec_paramgen_curve:prime256v1",
-          "-nodes",
-          "-days",
-          "30",
-          "-keyout",
-          join(dir, "key.pem"),
-          "-out",
-          join(dir, "cert.pem"),
-          "-subj",
-          `/CN=${host}`,
-          "-addext",
-          `subjectAltName=DNS:${host}`,
-        ],
-        { stdio: "ignore" },
-      );
+    readonly dir = mkdtempSync(join(tmpdir(), "receiver-")),
+  ) {}
+
+  /** The certificate a client trusts to reach this receiver (known once started). */
+  get ca(): string {
+    if (!this.#pem) throw new Error("Receiver.ca is known once start() has made or read the certificate");
+    return this.#pem.cert;
+  }
+
+  async #certificate(): Promise<{ cert: string; key: string }> {
+    const certFile = join(this.dir, "cert.pem");
+    const keyFile = join(this.dir, "key.pem");
+    if (!existsSync(certFile) || !existsSync(keyFile)) {
+      mkdirSync(this.dir, { recursive: true });
+      const made = await generate([{ name: "commonName", value: this.host }], {
+        keyType: "ec",
+        curve: "P-256",
+        algorithm: "sha256",
+        notAfterDate: new Date(Date.now() + 30 * 86_400_000),
+        extensions: [{ name: "subjectAltName", altNames: [{ type: 2, value: this.host }] }],
+      });
+      writeFileSync(keyFile, made.private, { mode: 0o600 });
+      writeFileSync(certFile, made.cert);
     }
-    this.ca = readFileSync(join(dir, "cert.pem"), "utf8");
-    this.#key = readFileSync(join(dir, "key.pem"), "utf8");
+    return { cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8") };
   }
 
   async start(port = 0): Promise<this> {
-    this.#server = createServer({ key: this.#key, cert: this.ca }, (req, res) => {
+    this.#pem ??= await this.#certificate();
+    this.#server = createServer({ key: this.#pem.key, cert: this.#pem.cert }, (req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
