@@ -172,7 +172,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     { paused: config.relayer.paused, ...(deps.beforeBroadcast ? { beforeBroadcast: deps.beforeBroadcast } : {}) },
   );
   const sessions = new SubscriptionSessions({
-    deployment,
+    ...chain,
     tokens: recurringTokens,
     capabilities,
     settings: config.recurring,

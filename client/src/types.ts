@@ -94,6 +94,7 @@ export type ApproveResolveResponse = {
   subscription_id: Hash;
   required_units: AmountUnits;
   expires_at: UnixSeconds;
+  terms: SubscriptionSummary;
 };
 
 /** An error answer of approveSession: branch on error and action. */
@@ -562,6 +563,7 @@ export type RevokePrepareResponse = {
   data: `0x${string}`;
   subscription_id: Hash;
   description: string;
+  terms: SubscriptionSummary;
 };
 
 /** An error answer of revokeSession: branch on error and action. */
@@ -653,6 +655,22 @@ export type SubscriptionStateResponse = {
   period_index: number | null;
   next_period_at: UnixSeconds | null;
   as_of_block: BlockNumber;
+};
+
+/** extension (docs/decisions.md): the subscription this page acts on, read from the token and the chain */
+export type SubscriptionSummary = {
+  recipient: Address;
+  amount: Amount;
+  amount_units: AmountUnits;
+  /** seconds */
+  period: number;
+  start: UnixSeconds;
+  /** unix seconds, exclusive; 0 = no end */
+  end: number;
+  /** the start of the first period not yet charged; null when no further charge can be taken (revoked, or past the end) */
+  next_charge_at: UnixSeconds | null;
+  /** true when that period has begun: the next charge can be taken now (by the chain's clock) */
+  next_charge_due: boolean;
 };
 
 export type Token = string;

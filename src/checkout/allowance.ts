@@ -32,3 +32,20 @@ export function allowanceWords(current: bigint, adding: bigint, total: bigint, a
 
 /** The words when the allowance is already unlimited and nothing is sent. */
 export const UNLIMITED_WORDS = "Your allowance to the subscription contract is already unlimited: nothing to approve.";
+
+/** How many periods the subscribe page suggests allowing: every period of a plan with an end, else 12. */
+export function suggestedPeriods(terms: { start: number; end: number; period: number }): { suggested: bigint; max: bigint } {
+  if (terms.end === 0) return { suggested: 12n, max: 1000n };
+  const all = BigInt(Math.max(1, Math.ceil((terms.end - terms.start) / terms.period)));
+  return { suggested: all, max: all };
+}
+
+/**
+ * The subscribe page's one sentence on the allowance: what it lets the contract take, that one charge
+ * per period is enforced on chain, that nothing is taken now, and that it can be revoked.
+ */
+export function allowanceSentence(amount: bigint, maxGas: bigint, periods: bigint, format: (units: bigint) => string): string {
+  const perCharge = maxGas > 0n ? `${format(amount)} plus at most ${format(maxGas)} toward the network fee` : format(amount);
+  const span = periods === 1n ? "1 period" : `${periods} periods`;
+  return `This allowance lets the subscription contract take up to ${format((amount + maxGas) * periods)} from your wallet: one charge of ${perCharge} per period, for ${span}. The contract enforces one charge per period on chain, nothing is taken now, and you can revoke the allowance at any time.`;
+}

@@ -79,3 +79,60 @@ export function countdown(secondsLeft: number): string {
 export function shortHex(value: string): string {
   return value.length > 14 ? `${value.slice(0, 6)}…${value.slice(-4)}` : value;
 }
+
+/** An average Gregorian month (365.25 days / 12): a period of whole such months reads in months. */
+export const MONTH_SECONDS = 2_629_800;
+
+/**
+ * A period as people say it, in the largest whole unit: "every month", "every 3 months", "every week",
+ * "every 2 weeks", "every 30 days", "every day", "every 6 hours", "every 90 seconds".
+ */
+export function periodWords(seconds: number): string {
+  for (const [unit, size] of [
+    ["month", MONTH_SECONDS],
+    ["week", 604_800],
+    ["day", 86_400],
+    ["hour", 3600],
+    ["minute", 60],
+    ["second", 1],
+  ] as const) {
+    if (seconds % size === 0) return seconds === size ? `every ${unit}` : `every ${seconds / size} ${unit}s`;
+  }
+  return `every ${seconds} seconds`;
+}
+
+/** A day as people say it: "24 Dec", with the year when it is not this year ("3 Jan 2028"). */
+export function displayDay(unixSeconds: number, nowSeconds: number, locale?: string, timeZone?: string): string {
+  const zone = timeZone ? { timeZone } : {};
+  const year = (t: number) => new Intl.DateTimeFormat("en", { year: "numeric", ...zone }).format(new Date(t * 1000));
+  return new Intl.DateTimeFormat(locale, {
+    day: "numeric",
+    month: "short",
+    ...(year(unixSeconds) === year(nowSeconds) ? {} : { year: "numeric" }),
+    ...zone,
+  }).format(new Date(unixSeconds * 1000));
+}
+
+/** What a subscription page acts on: "9.99 USDC every 30 days to 0x90F7…b906, next charge on 24 Dec". */
+export function subscriptionWords(
+  s: { recipient: string; amount_units: string; period: number; next_charge_at: number | null; next_charge_due: boolean },
+  symbol: string,
+  nowSeconds: number,
+  locale?: string,
+  timeZone?: string,
+): string {
+  const next =
+    s.next_charge_at === null
+      ? "no further charge"
+      : s.next_charge_due
+        ? "next charge due now"
+        : `next charge on ${displayDay(s.next_charge_at, nowSeconds, locale, timeZone)}`;
+  return `${displayAmount(s.amount_units, symbol)} ${periodWords(s.period)} to ${shortHex(s.recipient)}, ${next}`;
+}
+
+/** A hex value in groups of four after "0x" ("0x90F7", "9bf6", …, "b906"): what a person compares. */
+export function hexGroups(value: string): string[] {
+  const digits = value.startsWith("0x") ? value.slice(2) : value;
+  const groups = digits.match(/.{1,4}/g) ?? [];
+  return groups.map((g, i) => (i === 0 ? `0x${g}` : g));
+}

@@ -36,7 +36,7 @@ async function route(): Promise<void> {
     case "approve":
       return approveFlow(token!, symbol);
     case "cancel":
-      return cancelFlow(token!);
+      return cancelFlow(token!, symbol);
     case "refund":
       return refundFlow(token!, symbol);
     default: {

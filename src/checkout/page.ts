@@ -2,7 +2,7 @@ import type { Hex } from "viem";
 import { chainName, countdown, displayTime, networkOf, shortHex } from "./format.js";
 import { qrSvg } from "./handoff.js";
 import { walletLinks } from "./wallet-links.js";
-import { el, render } from "./ui.js";
+import { definition, el, render } from "./ui.js";
 import { discoverWallets } from "./wallet.js";
 
 /**
@@ -50,12 +50,7 @@ export function networkBanner(chainId: number): HTMLElement {
 
 /** Rows a buyer rarely needs (reference, contracts, ids), folded away under one summary. */
 export function folded(summary: string, rows: Array<[string, string]>): HTMLDetailsElement {
-  return el(
-    "details",
-    { class: "more" },
-    el("summary", {}, summary),
-    el("dl", {}, ...rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", { class: "hex" }, v)])),
-  );
+  return el("details", { class: "more" }, el("summary", {}, summary), el("dl", {}, ...rows.flatMap(([k, v]) => [el("dt", {}, k), definition(v)])));
 }
 
 let ticking: ReturnType<typeof setInterval> | undefined;

@@ -1,3 +1,5 @@
+import { hexGroups } from "./format.js";
+
 /** A few DOM helpers: the checkout renders plain elements, with text only (never HTML from data). */
 export function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -14,8 +16,33 @@ export function render(...nodes: Node[]): void {
   document.getElementById("app")!.replaceChildren(...nodes);
 }
 
+/** An address or hash, in full: groups of four that never break mid-way, and a button that copies it. */
+export function hexValue(value: string): HTMLElement {
+  const groups = hexGroups(value);
+  const text = el("span", { class: "hex-value", title: value });
+  groups.forEach((g, i) => {
+    if (i > 0) text.append(el("wbr"));
+    text.append(el("span", { class: "hex-group" }, g));
+  });
+  const copy = el("button", { type: "button", class: "copy", "aria-label": `Copy ${value}` }, "Copy");
+  copy.addEventListener("click", () => {
+    void navigator.clipboard.writeText(value).then(
+      () => (copy.textContent = "Copied"),
+      () => (copy.textContent = "Select to copy"),
+    );
+  });
+  return el("span", { class: "hex" }, text, copy);
+}
+
+const HEX = /^0x([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
+
+/** A definition value: an address or hash as `hexValue`, anything else as text. */
+export function definition(value: string): HTMLElement {
+  return HEX.test(value) ? el("dd", { class: "hex" }, hexValue(value)) : el("dd", {}, value);
+}
+
 export function details(rows: Array<[string, string]>): HTMLDListElement {
-  return el("dl", {}, ...rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", /^0x[0-9a-fA-F]+$/.test(v) ? { class: "hex" } : {}, v)]));
+  return el("dl", {}, ...rows.flatMap(([k, v]) => [el("dt", {}, k), definition(v)]));
 }
 
 export type StatusKind = "ok" | "wait" | "error";

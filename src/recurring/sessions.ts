@@ -1,4 +1,6 @@
-import { encodeFunctionData, erc20Abi } from "viem";
+import { encodeFunctionData, erc20Abi, type PublicClient } from "viem";
+import { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
+import { rpc } from "../chain/rpc-errors.js";
 import { recurringChargesAbi } from "../generated/contracts.js";
 import type { LiveDeployment } from "../deployments.js";
 import { DomainError } from "../errors.js";
@@ -9,11 +11,14 @@ import type {
   ApproveSessionResponse,
   RevokePrepareResponse,
   RevokeSessionResponse,
+  SubscriptionSummary,
 } from "../wire/index.js";
 import type { SubscriptionCapabilities } from "./capabilities.js";
 import type { RecurringTokens } from "./tokens.js";
+import { nextChargeAt, type Terms } from "./terms.js";
 
 export interface SessionsDeps {
+  client: PublicClient;
   deployment: LiveDeployment;
   tokens: RecurringTokens;
   capabilities: SubscriptionCapabilities;
@@ -37,32 +42,29 @@ export class SubscriptionSessions {
   approveSession(token: string): ApproveSessionResponse {
     const { terms } = this.deps.capabilities.read(token);
     const expiresAt = Math.floor(this.deps.now() / 1000) + this.deps.settings.approveTtlSeconds;
-    const id = this.deps.capabilities.subscriptionId(terms);
     return {
-      approve_token: this.deps.tokens.mintApprove({
-        payer: terms.payer,
-        subscriptionId: id,
-        requiredUnits: terms.amount + terms.maxGasReimbursement,
-        expiresAt,
-      }),
+      approve_token: this.deps.tokens.mintApprove(terms, expiresAt),
       expires_at: expiresAt,
       payer: terms.payer,
-      subscription_id: id,
+      subscription_id: this.deps.capabilities.subscriptionId(terms),
     };
   }
 
-  approveResolve(token: string): ApproveResolveResponse {
+  async approveResolve(token: string): Promise<ApproveResolveResponse> {
     const session = this.deps.tokens.readApprove(token);
     if (!session) throw new DomainError("INVALID_APPROVE_TOKEN");
     if (Math.floor(this.deps.now() / 1000) >= session.expiresAt) throw new DomainError("APPROVE_TOKEN_EXPIRED");
+    const { terms } = session;
+    const id = this.deps.capabilities.subscriptionId(terms);
     return {
       chain_id: this.deps.deployment.chainId,
       token: this.deps.deployment.token.address,
       spender: this.#contract,
-      payer: session.payer,
-      subscription_id: session.subscriptionId,
-      required_units: session.requiredUnits.toString(),
+      payer: terms.payer,
+      subscription_id: id,
+      required_units: (terms.amount + terms.maxGasReimbursement).toString(),
       expires_at: session.expiresAt,
+      terms: await this.#summary(terms, id),
     };
   }
 
@@ -79,9 +81,10 @@ export class SubscriptionSessions {
   }
 
   /** Unsigned calldata for `revoke(terms)`: only the payer's wallet can send it. */
-  revokePrepare(token: string): RevokePrepareResponse {
+  async revokePrepare(token: string): Promise<RevokePrepareResponse> {
     const terms = this.deps.capabilities.readOrCancel(token);
     const id = this.deps.capabilities.subscriptionId(terms);
+    const summary = await this.#summary(terms, id);
     return {
       chain_id: this.deps.deployment.chainId,
       payer: terms.payer,
@@ -89,6 +92,24 @@ export class SubscriptionSessions {
       data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "revoke", args: [terms] }),
       subscription_id: id,
       description: `Revoke subscription ${id}: no further charge of ${formatAmount(terms.amount)} ${this.deps.deployment.token.symbol} every ${terms.period} s to ${terms.recipient}. Send from the payer ${terms.payer}.`,
+      terms: summary,
+    };
+  }
+
+  /** The subscription as a page names it, with its next charge read from the chain (one block, one read). */
+  async #summary(terms: Terms, id: `0x${string}`): Promise<SubscriptionSummary> {
+    const block = await rpc(() => this.deps.client.getBlock({ blockTag: "latest" }));
+    const recorded = await RecurringChargesReader.of(this.deps).subscription(id, block.number);
+    const next = nextChargeAt(terms, recorded, block.timestamp);
+    return {
+      recipient: terms.recipient,
+      amount: formatAmount(terms.amount),
+      amount_units: terms.amount.toString(),
+      period: Number(terms.period),
+      start: Number(terms.start),
+      end: Number(terms.end),
+      next_charge_at: next === null ? null : Number(next),
+      next_charge_due: next !== null && next <= block.timestamp,
     };
   }
 

@@ -95,6 +95,26 @@ export type SubscriptionState = "PENDING" | "ACTIVE" | "REVOKED" | "ENDED";
  * REVOKED (final), else ENDED (at or after a non-zero `end`), else ACTIVE (charged at least once),
  * else PENDING (signed, never charged).
  */
+/**
+ * When the next charge can be taken: the start of the first period not yet charged, never before the
+ * current period (a period that passed uncharged cannot be charged any more); at or before `now` means
+ * due now. Null when no further charge can be taken: revoked, or the next period starts at or after `end`.
+ */
+export function nextChargeAt(
+  terms: { start: bigint; period: bigint; end: bigint },
+  recorded: { revoked: boolean; paidCount: number; lastPeriod: bigint },
+  now: bigint,
+): bigint | null {
+  if (recorded.revoked) return null;
+  let next = terms.start;
+  if (now >= terms.start) {
+    const current = (now - terms.start) / terms.period;
+    const currentCharged = recorded.paidCount > 0 && recorded.lastPeriod >= current;
+    next = terms.start + (currentCharged ? recorded.lastPeriod + 1n : current) * terms.period;
+  }
+  return terms.end !== 0n && next >= terms.end ? null : next;
+}
+
 export function subscriptionState(recorded: { revoked: boolean; paidCount: number }, end: bigint, now: bigint): SubscriptionState {
   if (recorded.revoked) return "REVOKED";
   if (end !== 0n && now >= end) return "ENDED";

@@ -28,12 +28,7 @@ const SetupPayload = z.strictObject({
 });
 const SubscriptionPayload = z.strictObject({ ...OfferPayload, payer: address, signature: z.string().regex(/^0x([0-9a-f]{2})*$/) });
 const CancelPayload = z.strictObject({ ...OfferPayload, payer: address, expires_at: z.number().int() });
-const ApprovePayload = z.strictObject({
-  payer: address,
-  subscription_id: z.string().regex(/^0x[0-9a-f]{64}$/),
-  required_units: units,
-  expires_at: z.number().int(),
-});
+const ApprovePayload = z.strictObject({ ...OfferPayload, payer: address, expires_at: z.number().int() });
 
 function offerData(offer: Offer) {
   return {
@@ -119,24 +114,17 @@ export class RecurringTokens {
     return { terms: { ...offerFrom(data), payer: getAddress(data.payer), token: this.tokenAddress }, expiresAt: data.expires_at };
   }
 
-  /** Browser-safe: restores one subscription's allowance and nothing else. */
-  mintApprove(a: { payer: Address; subscriptionId: Hex; requiredUnits: bigint; expiresAt: number }): string {
-    return this.tokens.mint(TOKEN_KINDS.approve, {
-      payer: a.payer,
-      subscription_id: a.subscriptionId,
-      required_units: a.requiredUnits.toString(),
-      expires_at: a.expiresAt,
-    });
+  /**
+   * Browser-safe: restores one subscription's allowance and nothing else. It carries the terms without
+   * the signature (as a cancel token does), so the page can name the subscription it restores.
+   */
+  mintApprove(terms: Terms, expiresAt: number): string {
+    return this.tokens.mint(TOKEN_KINDS.approve, { ...offerData(terms), payer: terms.payer, expires_at: expiresAt });
   }
 
-  readApprove(token: string): { payer: Address; subscriptionId: Hex; requiredUnits: bigint; expiresAt: number } | null {
+  readApprove(token: string): { terms: Terms; expiresAt: number } | null {
     const data = this.tokens.verify(TOKEN_KINDS.approve, token, ApprovePayload);
     if (!data) return null;
-    return {
-      payer: getAddress(data.payer),
-      subscriptionId: data.subscription_id as Hex,
-      requiredUnits: BigInt(data.required_units),
-      expiresAt: data.expires_at,
-    };
+    return { terms: { ...offerFrom(data), payer: getAddress(data.payer), token: this.tokenAddress }, expiresAt: data.expires_at };
   }
 }

@@ -149,6 +149,26 @@ export type ChargeRecoverResponse = z.infer<typeof ChargeRecoverResponse>;
 export const ApproveSessionResponse = z.strictObject({ approve_token: CapabilityToken, expires_at: UnixSeconds, payer: Address, subscription_id: Hash });
 export type ApproveSessionResponse = z.infer<typeof ApproveSessionResponse>;
 
+/**
+ * An extension on approve resolve and revoke prepare: the subscription a page acts on, as a person
+ * reads it ("9.99 USDC every 30 days to 0x90F7…b906, next charge on 24 Dec").
+ */
+export const SubscriptionSummary = z
+  .strictObject({
+    recipient: Address,
+    amount: Amount,
+    amount_units: AmountUnits,
+    period: z.number().int().describe("seconds"),
+    start: UnixSeconds,
+    end: z.number().int().describe("unix seconds, exclusive; 0 = no end"),
+    next_charge_at: UnixSeconds.nullable().describe(
+      "the start of the first period not yet charged; null when no further charge can be taken (revoked, or past the end)",
+    ),
+    next_charge_due: z.boolean().describe("true when that period has begun: the next charge can be taken now (by the chain's clock)"),
+  })
+  .describe("extension (docs/decisions.md): the subscription this page acts on, read from the token and the chain");
+export type SubscriptionSummary = z.infer<typeof SubscriptionSummary>;
+
 export const ApproveResolveResponse = z.strictObject({
   chain_id: ChainId,
   token: Address,
@@ -157,6 +177,7 @@ export const ApproveResolveResponse = z.strictObject({
   subscription_id: Hash,
   required_units: AmountUnits,
   expires_at: UnixSeconds,
+  terms: SubscriptionSummary,
 });
 export type ApproveResolveResponse = z.infer<typeof ApproveResolveResponse>;
 
@@ -170,6 +191,7 @@ export const RevokePrepareResponse = z.strictObject({
   data: Calldata,
   subscription_id: Hash,
   description: z.string(),
+  terms: SubscriptionSummary,
 });
 export type RevokePrepareResponse = z.infer<typeof RevokePrepareResponse>;
 

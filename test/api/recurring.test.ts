@@ -352,8 +352,12 @@ describe("recurring charges API", function () {
         const prepared = await h.api.post("/v1/subscriptions/revoke/prepare").send({ subscription: session.body.cancel_token });
         assert.include(prepared.body, { chain_id: 84532, payer: payerAddress, to: recurring(), subscription_id: s.id });
         assert.isString(prepared.body.description);
+        // Periods 0 and 1 charged: the next charge is period 2's start, not yet due.
+        assert.include(prepared.body.terms, { recipient: merchant().address, amount_units: "10000000", period: 3600, next_charge_at: s.resolved.start + 7200, next_charge_due: false });
         await sendPrepared(h, payer(), prepared.body, account);
         assert.equal((await state(s.subscription)).body.state, "REVOKED");
+        const afterRevoke = await h.api.post("/v1/subscriptions/revoke/prepare").send({ subscription: session.body.cancel_token });
+        assert.include(afterRevoke.body.terms, { next_charge_at: null, next_charge_due: false }, "revoked: no further charge");
         await h.chain.advanceTime(3600);
         const nonceBefore = await relayerNonce();
         const revoked = await charge(s.subscription);
@@ -454,6 +458,17 @@ describe("recurring charges API", function () {
         subscription_id: s.id,
         required_units: "10000000",
         expires_at: session.body.expires_at,
+        // The extension the page names the subscription with: never charged, so its current period is due now.
+        terms: {
+          recipient: merchant().address,
+          amount: "10.000000",
+          amount_units: "10000000",
+          period: 3600,
+          start: s.resolved.start,
+          end: 0,
+          next_charge_at: s.resolved.start,
+          next_charge_due: true,
+        },
       });
       await send(h.chain, payer(), {
         address: usdc(),

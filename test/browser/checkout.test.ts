@@ -212,7 +212,7 @@ describe("hosted checkout in Chromium", function () {
     await page.goto(link.url.replace(/^http:\/\/[^/]+/, api));
     await page.click("#pay");
     await settle();
-    const reference = (await page.locator("details.more dd").first().textContent()) as Hex;
+    const reference = (await page.locator("details.more dd .hex-value").first().textContent()) as Hex;
     assert.isTrue(reference.startsWith(link.link_id));
     assert.isAbove(Number(await settledBlockOf(merchant().address, 3_000_000n, reference)), 0);
   });
@@ -222,6 +222,17 @@ describe("hosted checkout in Chromium", function () {
     await injectWallet(page, h.chain, buyer());
     await page.goto(`${api}/checkout/#/subscribe/${setup.setup_token}`);
     assert.equal(await page.locator("#amount").textContent(), "9.99 USDC");
+    // The buyer reads what the allowance lets the contract take, and chooses how many periods.
+    const words = page.locator("#allowance-words");
+    assert.equal(await page.locator("#periods").inputValue(), "12", "twelve periods by default for a plan without an end");
+    assert.include(await words.textContent(), "take up to 119.88 USDC from your wallet: one charge of 9.99 USDC per period, for 12 periods.");
+    for (const phrase of ["one charge per period on chain", "nothing is taken now", "revoke the allowance at any time"])
+      assert.include(await words.textContent(), phrase);
+    await page.fill("#periods", "0");
+    assert.include(await words.textContent(), "Choose from 1 to 1000 periods.");
+    assert.isTrue(await page.locator("#subscribe").isDisabled(), "no allowance of zero periods");
+    await page.fill("#periods", "3");
+    assert.include(await words.textContent(), "take up to 29.97 USDC from your wallet: one charge of 9.99 USDC per period, for 3 periods.");
     await page.click("#subscribe");
     await statusOf(page, "ok");
     await page.screenshot({ path: `${ARTIFACTS}/checkout-subscribe-signed.png`, fullPage: true }); // before the hand-back redirect
@@ -242,10 +253,50 @@ describe("hosted checkout in Chromium", function () {
       functionName: "allowance",
       args: [buyer().address, h.service.deployment.contracts.RecurringCharges.address],
     });
-    assert.equal(allowance, 9_990_000n * 12n);
+    assert.equal(allowance, 9_990_000n * 3n, "the three periods the buyer chose");
     assert.equal((await post("/v1/charges", { subscription: finalized.subscription })).status, "CONFIRMING");
     await h.chain.mine(2);
     assert.equal((await post("/v1/charges", { subscription: finalized.subscription })).status, "CHARGED");
+  });
+
+  it("subscribe in a popup: payer and signature are posted to the return URL's origin only, never to another opener or to '*'", async () => {
+    const context = page.context();
+    await injectWallet(context, h.chain, buyer());
+    // The opener listens for whatever reaches it; the popup is the subscribe page.
+    const openerAt = async (origin: string, returnUrl?: string) => {
+      await page.goto(`${origin}/checkout/`);
+      await page.evaluate(`window.__got = []; window.addEventListener("message", (e) => window.__got.push({ origin: e.origin, data: e.data }));`);
+      const setup = await post("/v1/subscriptions", {
+        recipient: merchant().address,
+        amount: "1",
+        period: 3600,
+        ...(returnUrl ? { return_url: returnUrl } : {}),
+      });
+      const [popup] = await Promise.all([
+        context.waitForEvent("page"),
+        page.evaluate(`window.open(${JSON.stringify(`${api}/checkout/#/subscribe/${setup.setup_token}`)})`),
+      ]);
+      await popup.locator("#subscribe").click();
+      await popup.locator('#status[data-state="ok"]').waitFor();
+      // A marker posted after the page's own message: messages from one window arrive in order, so once
+      // the marker is in, anything the page posted to this opener is in too.
+      await popup.evaluate(`window.opener.postMessage("marker", "*")`);
+      await page.waitForFunction(`window.__got.some((m) => m.data === "marker")`);
+      const got = (await page.evaluate("window.__got")) as Array<{ origin: string; data: { type: string; payer: string; signature: string } | string }>;
+      await popup.close();
+      return got.filter((m) => m.data !== "marker") as Array<{ origin: string; data: { type: string; payer: string; signature: string } }>;
+    };
+    // The merchant's own page opened it and named a return URL on its origin: the message arrives there.
+    const same = await openerAt(api, `${api}/shop/return`);
+    assert.lengthOf(same, 1);
+    assert.equal(same[0]!.data.type, "svc:subscription-signed");
+    assert.equal(same[0]!.data.payer, buyer().address);
+    assert.match(same[0]!.data.signature, /^0x[0-9a-f]{130}$/);
+    // Another origin opened it (localhost is not 127.0.0.1): nothing reaches that opener.
+    const other = api.replace("127.0.0.1", "localhost");
+    assert.deepEqual(await openerAt(other, `${api}/shop/return`), [], "a page on another origin receives nothing");
+    // No return URL: no known origin, so nothing is posted to anyone.
+    assert.deepEqual(await openerAt(api), [], "without a return URL nothing is posted");
   });
 
   it("subscribe to two merchants with one wallet: the second subscription adds its share to the allowance, the first keeps its own", async () => {

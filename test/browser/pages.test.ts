@@ -66,7 +66,12 @@ for (const size of SIZES) {
       const running = await listen(h.service);
       api = running.apiUrl;
       close = running.close;
-      page = await browser.newPage({ viewport: { width: size.width, height: size.height }, locale: size.locale, timezoneId: size.timezoneId });
+      page = await browser.newPage({
+        viewport: { width: size.width, height: size.height },
+        locale: size.locale,
+        timezoneId: size.timezoneId,
+        permissions: ["clipboard-read", "clipboard-write"],
+      });
       cspViolations = [];
       requested = [];
       page.on("request", (r) => requested.push(r.url()));
@@ -249,10 +254,10 @@ for (const size of SIZES) {
       await injectWallet(page, h.chain, buyer());
       const url = link.url.replace(/^http:\/\/[^/]+/, api);
       await page.goto(url);
-      const reference = (await page.locator("details.more dd").first().textContent()) as Hex;
+      const reference = (await page.locator("details.more dd .hex-value").first().textContent()) as Hex;
       assert.isTrue(reference.startsWith(link.link_id));
       await page.reload();
-      assert.equal(await page.locator("details.more dd").first().textContent(), reference, "the same payment, not a new one");
+      assert.equal(await page.locator("details.more dd .hex-value").first().textContent(), reference, "the same payment, not a new one");
       const stored = await page.evaluate<Array<[string, string]>>("Object.entries(sessionStorage)");
       assert.isTrue(
         stored.every(([k, v]) => !k.includes(link.link) && !v.includes(link.link)),
@@ -309,12 +314,45 @@ for (const size of SIZES) {
       await page.goto(`${api}/checkout/#/approve/${approve.approve_token}`);
       await page.reload();
       assert.equal(await page.locator("#amount").textContent(), "9.99 USDC");
+      // The page names what it acts on: amount, period in words, the signed recipient, the next charge.
+      const short = `${merchant().address.slice(0, 6)}…${merchant().address.slice(-4)}`;
+      assert.equal(await page.locator("#subscription").textContent(), `9.99 USDC every 30 days to ${short}, next charge due now`);
       await check("approve", /^Restore allowance · Checkout$/);
+      await page.click("#approve");
+      await statusOf(page, "ok");
 
+      // Charged for this period: the cancel page names the next charge's day, in the buyer's own time zone.
+      assert.equal((await post("/v1/charges", { subscription })).status, "CONFIRMING");
+      await h.chain.mine(2);
+      assert.equal((await post("/v1/charges", { subscription })).status, "CHARGED");
       const cancel = await post("/v1/subscriptions/revoke/session", { subscription });
+      const prepared = await post("/v1/subscriptions/revoke/prepare", { subscription: cancel.cancel_token });
+      const next = new Date(prepared.terms.next_charge_at * 1000);
+      assert.equal(prepared.terms.next_charge_at, resolved.start + 86_400 * 30, "the next period's start");
+      const day = new Intl.DateTimeFormat(size.locale, {
+        day: "numeric",
+        month: "short",
+        timeZone: size.timezoneId,
+        ...(next.getUTCFullYear() === new Date().getUTCFullYear() ? {} : { year: "numeric" }),
+      }).format(next);
       await page.goto(`${api}/checkout/#/cancel/${cancel.cancel_token}`);
       await page.reload();
       await page.locator("#cancel").waitFor();
+      assert.equal(await page.locator("#subscription").textContent(), `9.99 USDC every 30 days to ${short}, next charge on ${day}`);
+      // Addresses in full, in groups of four that never break, each with a copy button.
+      const to = page.locator("dd.hex").first();
+      assert.equal(await to.locator(".hex-value").textContent(), merchant().address, "every digit, no spaces in the text");
+      assert.deepEqual(
+        await to.locator(".hex-group").allTextContents(),
+        merchant()
+          .address.replace(/^0x/, "")
+          .match(/.{4}/g)!
+          .map((g, i) => (i === 0 ? `0x${g}` : g)),
+      );
+      const groupHeights = await to.locator(".hex-group").evaluateAll((groups) => groups.map((g) => g.getClientRects().length));
+      assert.deepEqual([...new Set(groupHeights)], [1], "no group is cut across lines");
+      await to.locator("button.copy").click();
+      assert.equal(await page.evaluate("navigator.clipboard.readText()"), merchant().address);
       await check("cancel", /^Cancel subscription · Checkout$/);
       await page.click("#cancel");
       assert.include(await statusOf(page, "ok"), "Subscription cancelled");

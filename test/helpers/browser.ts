@@ -55,9 +55,15 @@ export interface TestWalletOptions {
  * Injects an EIP-1193 wallet (announced by EIP-6963 and as window.ethereum) that signs with a local
  * account and sends to the local chain. Page requests cross into Node through an exposed binding.
  * Typed data is signed as MetaMask does: exactly the JSON the page hands `eth_signTypedData_v4`,
- * with `@metamask/eth-sig-util` `signTypedData` V4 (nothing stripped or added).
+ * with `@metamask/eth-sig-util` `signTypedData` V4 (nothing stripped or added). Given a page's
+ * browser context instead of the page, every page of it has the wallet (a popup the page opens too).
  */
-export async function injectWallet(page: Page, chain: LocalChain, account: HDAccount, options: TestWalletOptions = {}): Promise<{ requests: string[] }> {
+export async function injectWallet(
+  page: Pick<Page, "exposeBinding" | "addInitScript">,
+  chain: LocalChain,
+  account: HDAccount,
+  options: TestWalletOptions = {},
+): Promise<{ requests: string[] }> {
   const requests: string[] = [];
   const wallet = chain.wallet(account);
   let current = options.startChainId ?? chain.chain.id;

@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import { maxUint256 } from "viem";
-import { allowanceTotal, allowanceWords, UNLIMITED_ALLOWANCE } from "../../src/checkout/allowance.js";
+import { allowanceSentence, allowanceTotal, allowanceWords, suggestedPeriods, UNLIMITED_ALLOWANCE } from "../../src/checkout/allowance.js";
 import { displayAmount } from "../../src/checkout/format.js";
 
 describe("checkout allowance: one allowance serves all of a payer's subscriptions", () => {
@@ -24,5 +24,22 @@ describe("checkout allowance: one allowance serves all of a payer's subscription
       "Allow the subscription contract to charge up to 12.00 USDC in all: this adds 5.00 USDC for this subscription to your existing allowance of 7.00 USDC, which your other subscriptions rely on.",
     );
     assert.include(allowanceWords(UNLIMITED_ALLOWANCE - 1n, maxUint256, maxUint256, amount), "charge up to the maximum in all");
+  });
+
+  it("the subscribe sentence: the most the contract can take, one charge per period on chain, nothing now, revocable", () => {
+    const usdc = (units: bigint) => displayAmount(units, "USDC");
+    assert.equal(
+      allowanceSentence(9_990_000n, 0n, 12n, usdc),
+      "This allowance lets the subscription contract take up to 119.88 USDC from your wallet: one charge of 9.99 USDC per period, for 12 periods. The contract enforces one charge per period on chain, nothing is taken now, and you can revoke the allowance at any time.",
+    );
+    assert.include(
+      allowanceSentence(9_990_000n, 50_000n, 1n, usdc),
+      "up to 10.04 USDC from your wallet: one charge of 9.99 USDC plus at most 0.05 USDC toward the network fee per period, for 1 period.",
+    );
+  });
+
+  it("suggests every period of a plan with an end, and 12 for one without", () => {
+    assert.deepEqual(suggestedPeriods({ start: 0, end: 0, period: 30 }), { suggested: 12n, max: 1000n });
+    assert.deepEqual(suggestedPeriods({ start: 100, end: 100 + 3 * 30 + 1, period: 30 }), { suggested: 4n, max: 4n });
   });
 });

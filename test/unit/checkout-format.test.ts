@@ -1,5 +1,16 @@
 import { assert } from "chai";
-import { countdown, displayAmount, displayTime, networkOf, shortHex } from "../../src/checkout/format.js";
+import {
+  countdown,
+  displayAmount,
+  displayDay,
+  displayTime,
+  hexGroups,
+  MONTH_SECONDS,
+  networkOf,
+  periodWords,
+  shortHex,
+  subscriptionWords,
+} from "../../src/checkout/format.js";
 import { walletLinks } from "../../src/checkout/wallet-links.js";
 
 describe("checkout words: networks, amounts, times, phone-wallet links", () => {
@@ -58,5 +69,45 @@ describe("checkout words: networks, amounts, times, phone-wallet links", () => {
       const sent = new URL(href);
       assert.notInclude(`${sent.pathname}${sent.search}`, "lk.k1", "what a browser sends for the link holds no token");
     }
+  });
+
+  it("says a period in its largest whole unit: months, weeks, days, hours, minutes, seconds", () => {
+    assert.equal(periodWords(MONTH_SECONDS), "every month");
+    assert.equal(periodWords(3 * MONTH_SECONDS), "every 3 months");
+    assert.equal(periodWords(604_800), "every week");
+    assert.equal(periodWords(2 * 604_800), "every 2 weeks");
+    assert.equal(periodWords(30 * 86_400), "every 30 days");
+    assert.equal(periodWords(86_400), "every day");
+    assert.equal(periodWords(6 * 3600), "every 6 hours");
+    assert.equal(periodWords(90), "every 90 seconds");
+    assert.equal(periodWords(1), "every second");
+  });
+
+  it("names a subscription as people say it, with its next charge as a day (the year only when it is not this one)", () => {
+    const now = Date.UTC(2026, 10, 24, 12) / 1000;
+    const sub = { recipient: "0x90F79bf6EB2c4f870365E785982E1f101E93b906", amount_units: "9990000", period: 30 * 86_400 };
+    const dec24 = Date.UTC(2026, 11, 24, 9) / 1000;
+    assert.equal(
+      subscriptionWords({ ...sub, next_charge_at: dec24, next_charge_due: false }, "USDC", now, "en-GB", "UTC"),
+      "9.99 USDC every 30 days to 0x90F7…b906, next charge on 24 Dec",
+    );
+    assert.equal(
+      subscriptionWords({ ...sub, next_charge_at: now - 5, next_charge_due: true }, "USDC", now, "en-GB", "UTC"),
+      "9.99 USDC every 30 days to 0x90F7…b906, next charge due now",
+    );
+    assert.equal(
+      subscriptionWords({ ...sub, next_charge_at: null, next_charge_due: false }, "USDC", now, "en-GB", "UTC"),
+      "9.99 USDC every 30 days to 0x90F7…b906, no further charge",
+    );
+    assert.equal(displayDay(Date.UTC(2028, 0, 3) / 1000, now, "en-GB", "UTC"), "3 Jan 2028");
+  });
+
+  it("groups an address or hash in fours after 0x, every digit kept", () => {
+    const address = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+    const groups = hexGroups(address);
+    assert.deepEqual(groups.slice(0, 2), ["0x90F7", "9bf6"]);
+    assert.equal(groups.length, 10);
+    assert.equal(groups.join(""), address);
+    assert.equal(hexGroups(`0x${"ab".repeat(32)}`).length, 16);
   });
 });

@@ -1,13 +1,14 @@
 import { encodeFunctionData, erc20Abi } from "viem";
 import { allowanceTotal, allowanceWords, readAllowance, UNLIMITED_WORDS } from "../allowance.js";
-import { displayAmount } from "../format.js";
+import { displayAmount, subscriptionWords } from "../format.js";
 import { folded, networkBanner, setTitle, validity, walletNotice } from "../page.js";
 import { details, el, render, statusLine } from "../ui.js";
 import { api } from "../api.js";
 import { loadOrExplain, transactionButton } from "./common.js";
 
 /**
- * `#/approve/<approve_token>`: restores one subscription's allowance, with numbers only from the API.
+ * `#/approve/<approve_token>`: names the subscription, then restores its allowance, with numbers only
+ * from the API.
  * The payer's allowance to the contract serves all their subscriptions, so the page adds
  * required_units to the current allowance (never replaces it), and sends nothing when it is unlimited.
  */
@@ -42,10 +43,18 @@ export async function approveFlow(approveToken: string, symbol: string): Promise
     el(
       "div",
       { class: "card" },
-      el("p", {}, "Allow the subscription contract to take the next charge:"),
+      el("p", { class: "subscription-words", id: "subscription" }, subscriptionWords(a.terms, symbol, Date.now() / 1000)),
+      el("p", {}, "Allow the subscription contract to take its next charge, at most:"),
       el("div", { class: "amount", id: "amount" }, displayAmount(a.required_units, symbol)),
-      el("p", { id: "allowance-rule" }, "This is added to the allowance your other subscriptions already use; your wallet shows the total."),
-      details([["Payer", a.payer]]),
+      el(
+        "p",
+        { id: "allowance-rule" },
+        "This is added to the allowance your other subscriptions already use; your wallet shows the total. The contract still takes at most one charge per period, and you can revoke the allowance at any time.",
+      ),
+      details([
+        ["To", a.terms.recipient],
+        ["Payer", a.payer],
+      ]),
       validity("Link valid until", a.expires_at),
       folded("Details", [
         ["Subscription", a.subscription_id],

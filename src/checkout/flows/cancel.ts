@@ -1,10 +1,14 @@
+import { subscriptionWords } from "../format.js";
 import { folded, networkBanner, setTitle, walletNotice } from "../page.js";
 import { details, el, render, statusLine } from "../ui.js";
 import { api } from "../api.js";
 import { loadOrExplain, transactionButton } from "./common.js";
 
-/** `#/cancel/<cancel_token>`: the payer sends the revoke calldata the API prepared for the token. */
-export async function cancelFlow(cancelToken: string): Promise<void> {
+/**
+ * `#/cancel/<cancel_token>`: names the subscription ("9.99 USDC every 30 days to 0x90F7…b906, next
+ * charge on 24 Dec"), then the payer sends the revoke calldata the API prepared for the token.
+ */
+export async function cancelFlow(cancelToken: string, symbol: string): Promise<void> {
   const status = statusLine();
   const p = await loadOrExplain("Cancel subscription", api.revokePrepare({ subscription: cancelToken }), status);
   if (!p) return;
@@ -25,8 +29,12 @@ export async function cancelFlow(cancelToken: string): Promise<void> {
     el(
       "div",
       { class: "card" },
-      el("p", {}, "Stop this subscription: once the cancellation is on chain, no further charge can be taken."),
-      details([["Payer", p.payer]]),
+      el("p", { class: "subscription-words", id: "subscription" }, subscriptionWords(p.terms, symbol, Date.now() / 1000)),
+      el("p", {}, "Cancel it: once the cancellation is on chain, no further charge can be taken. Charges already taken stay with the merchant."),
+      details([
+        ["To", p.terms.recipient],
+        ["Payer", p.payer],
+      ]),
       folded("Details", [
         ["What is sent", p.description],
         ["Subscription", p.subscription_id],

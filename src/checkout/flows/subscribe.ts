@@ -1,8 +1,8 @@
 import { encodeFunctionData, erc20Abi, type Address, type Hex } from "viem";
-import { allowanceTotal, allowanceWords, readAllowance, UNLIMITED_WORDS } from "../allowance.js";
+import { allowanceSentence, allowanceTotal, allowanceWords, readAllowance, suggestedPeriods, UNLIMITED_WORDS } from "../allowance.js";
 import { connectWallet, walletError } from "../connect.js";
 import { parseAmount } from "../../money.js";
-import { displayAmount, displayTime } from "../format.js";
+import { displayAmount, displayTime, periodWords } from "../format.js";
 import { folded, networkBanner, setTitle, validity, walletNotice } from "../page.js";
 import { button, details, el, render, statusLine } from "../ui.js";
 import { api } from "../api.js";
@@ -11,20 +11,6 @@ import type { ResolveSubscriptionResponse } from "../../wire/index.js";
 
 /** The terms as resolve serves them (the wire type, through the typed client). */
 type Terms = ResolveSubscriptionResponse;
-
-/** How many periods the suggested allowance covers when the terms have no end. */
-const ALLOWANCE_PERIODS = 12n;
-
-function every(seconds: number): string {
-  for (const [unit, size] of [
-    ["day", 86_400],
-    ["hour", 3600],
-    ["minute", 60],
-  ] as const) {
-    if (seconds % size === 0) return `every ${seconds / size} ${unit}${seconds / size === 1 ? "" : "s"}`;
-  }
-  return `every ${seconds} seconds`;
-}
 
 /**
  * `#/subscribe/<setup_token>`: shows the terms exactly as the wallet signs them, signs, sets the
@@ -35,11 +21,25 @@ export async function subscribeFlow(setupToken: string, symbol: string): Promise
   const status = statusLine();
   const t = await loadOrExplain("Subscription", api.resolveSubscription({ setup_token: setupToken }), status);
   if (!t) return;
-  const periods = t.end === 0 ? ALLOWANCE_PERIODS : BigInt(Math.max(1, Math.ceil((t.end - t.start) / t.period)));
-  // What this subscription adds to the payer's allowance: one allowance serves all their subscriptions.
-  const allowance = (BigInt(t.amount_units) + BigInt(t.max_gas_reimbursement)) * periods;
+  const amount = BigInt(t.amount_units);
+  const maxGas = BigInt(t.max_gas_reimbursement);
+  const format = (units: bigint) => displayAmount(units, symbol);
+  // The buyer chooses how many periods the allowance covers; it is added to what their other
+  // subscriptions already have (one allowance serves them all).
+  const { suggested, max } = suggestedPeriods(t);
+  let periods: bigint | null = suggested;
+  const periodsInput = el("input", { type: "number", id: "periods", min: "1", max: String(max), step: "1", value: String(suggested), inputmode: "numeric" });
+  const sentence = el("p", { id: "allowance-words" });
   const result = el("div", { id: "result" });
+  const choose = () => {
+    const n = /^[0-9]{1,4}$/.test(periodsInput.value) ? BigInt(periodsInput.value) : 0n;
+    periods = n >= 1n && n <= max ? n : null;
+    sentence.textContent = periods === null ? `Choose from 1 to ${max} periods.` : allowanceSentence(amount, maxGas, periods, format);
+    sign.disabled = periods === null;
+  };
   const sign = button("subscribe", "Connect wallet, sign and allow", async () => {
+    if (periods === null) return;
+    const allowance = (amount + maxGas) * periods;
     try {
       const wallet = await connectWallet(t.chain_id);
       status.set("wait", "Sign the subscription terms in your wallet…");
@@ -71,7 +71,9 @@ export async function subscribeFlow(setupToken: string, symbol: string): Promise
       status.set("error", walletError(error));
     }
   });
-  setTitle(`Subscribe ${displayAmount(t.amount_units, symbol)} ${every(t.period)}`);
+  periodsInput.addEventListener("input", choose);
+  choose();
+  setTitle(`Subscribe ${displayAmount(t.amount_units, symbol)} ${periodWords(t.period)}`);
   render(
     networkBanner(t.chain_id),
     el("h1", {}, "Subscribe"),
@@ -79,13 +81,14 @@ export async function subscribeFlow(setupToken: string, symbol: string): Promise
       "div",
       { class: "card" },
       el("div", { class: "amount", id: "amount" }, displayAmount(t.amount_units, symbol)),
-      el("p", { id: "period" }, every(t.period)),
+      el("p", { id: "period" }, periodWords(t.period)),
       details([
         ["To", t.recipient],
         ["Starts", displayTime(t.start)],
         ["Ends", t.end === 0 ? "no end (cancel any time)" : displayTime(t.end)],
-        ["Allowance added", `${displayAmount(allowance, symbol)} (${periods} periods), on top of what your other subscriptions already have`],
       ]),
+      el("label", { class: "periods", for: "periods" }, "Allow for ", periodsInput, ` ${max === 1n ? "period" : "periods"}`),
+      sentence,
       validity("Offer valid until", t.expires_at),
       folded("Fees and contract", [
         ["Service fee", `${t.fee_bps / 100}% + ${displayAmount(parseAmount(t.network_fee) ?? 0n, symbol)}, paid by the merchant`],
