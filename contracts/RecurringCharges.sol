@@ -85,9 +85,35 @@ contract RecurringCharges is IRecurringCharges, EIP712, Ownable2Step {
     /// @inheritdoc IRecurringCharges
     function charge(Terms calldata terms, bytes calldata signature, uint256 gasReimbursement, uint64 expectedPeriod)
         external
-        returns (uint64 periodIndex)
+        returns (uint64)
     {
         if (!isRelayer[msg.sender]) revert NotRelayer(msg.sender);
+        return _charge(terms, signature, gasReimbursement, expectedPeriod);
+    }
+
+    /// @inheritdoc IRecurringCharges
+    function chargeBatch(BatchCharge[] calldata charges) external returns (uint256 charged) {
+        if (!isRelayer[msg.sender]) revert NotRelayer(msg.sender);
+        for (uint256 i; i < charges.length; ++i) {
+            // A self-call, so that whatever an item reverts with (ours or the token's) undoes that item only.
+            try this.chargeBatchItem(charges[i]) {
+                ++charged;
+            } catch (bytes memory reason) {
+                emit ChargeSkipped(i, subscriptionId(charges[i].terms), charges[i].expectedPeriod, reason);
+            }
+        }
+    }
+
+    /// @inheritdoc IRecurringCharges
+    function chargeBatchItem(BatchCharge calldata item) external {
+        if (msg.sender != address(this)) revert NotRelayer(msg.sender);
+        _charge(item.terms, item.signature, item.gasReimbursement, item.expectedPeriod);
+    }
+
+    function _charge(Terms calldata terms, bytes calldata signature, uint256 gasReimbursement, uint64 expectedPeriod)
+        private
+        returns (uint64 periodIndex)
+    {
         bytes32 id = subscriptionId(terms);
         SubscriptionState memory state = subscriptions[id];
         if (state.revoked) revert SubscriptionRevoked(id);

@@ -46,6 +46,15 @@ interface IRecurringCharges {
         bool revoked;
     }
 
+    /// @notice One charge of a batch: the arguments `charge` takes.
+    struct BatchCharge {
+        Terms terms;
+        /// @dev Checked only on a subscription's first charge; empty for renewals.
+        bytes signature;
+        uint256 gasReimbursement;
+        uint64 expectedPeriod;
+    }
+
     /// @notice A period was charged. The payer paid `amount + gasReimbursement`; the recipient
     /// received `net = amount - fee - networkFee`; the fee collector `fee + networkFee + gasReimbursement`.
     /// All amounts in token units.
@@ -61,6 +70,11 @@ interface IRecurringCharges {
         uint256 networkFee,
         uint256 gasReimbursement
     );
+
+    /// @notice Item `index` of a `chargeBatch` charged nothing; `reason` is the revert data `charge`
+    /// would have reverted with (one of this contract's errors, or the token's own). The other items
+    /// are unaffected.
+    event ChargeSkipped(uint256 indexed index, bytes32 indexed subscriptionId, uint64 expectedPeriod, bytes reason);
 
     /// @notice The payer revoked the subscription; no charge will succeed again.
     event Revoked(bytes32 indexed subscriptionId, address indexed payer);
@@ -137,6 +151,15 @@ interface IRecurringCharges {
     function charge(Terms calldata terms, bytes calldata signature, uint256 gasReimbursement, uint64 expectedPeriod)
         external
         returns (uint64 periodIndex);
+
+    /// @notice Charges each item as `charge` would, each on its own: an item that would revert (a payer
+    /// short of funds, a revoked subscription, a token refusal, a period already charged) charges
+    /// nothing and emits `ChargeSkipped`; the others go through. Only a relayer may call it.
+    /// @return charged How many items were charged (each also emits `Charged`).
+    function chargeBatch(BatchCharge[] calldata charges) external returns (uint256 charged);
+
+    /// @notice One batch item, called by this contract only (so that a revert stays inside the item).
+    function chargeBatchItem(BatchCharge calldata item) external;
 
     /// @notice Revokes the subscription; only the payer may call it. Works before the first charge too.
     function revoke(Terms calldata terms) external;

@@ -1375,6 +1375,32 @@ export const iRecurringChargesAbi = [
     anonymous: false,
     inputs: [
       {
+        name: 'index',
+        internalType: 'uint256',
+        type: 'uint256',
+        indexed: true,
+      },
+      {
+        name: 'subscriptionId',
+        internalType: 'bytes32',
+        type: 'bytes32',
+        indexed: true,
+      },
+      {
+        name: 'expectedPeriod',
+        internalType: 'uint64',
+        type: 'uint64',
+        indexed: false,
+      },
+      { name: 'reason', internalType: 'bytes', type: 'bytes', indexed: false },
+    ],
+    name: 'ChargeSkipped',
+  },
+  {
+    type: 'event',
+    anonymous: false,
+    inputs: [
+      {
         name: 'subscriptionId',
         internalType: 'bytes32',
         type: 'bytes32',
@@ -1512,6 +1538,94 @@ export const iRecurringChargesAbi = [
     ],
     name: 'charge',
     outputs: [{ name: 'periodIndex', internalType: 'uint64', type: 'uint64' }],
+    stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function',
+    inputs: [
+      {
+        name: 'charges',
+        internalType: 'struct IRecurringCharges.BatchCharge[]',
+        type: 'tuple[]',
+        components: [
+          {
+            name: 'terms',
+            internalType: 'struct IRecurringCharges.Terms',
+            type: 'tuple',
+            components: [
+              { name: 'payer', internalType: 'address', type: 'address' },
+              { name: 'recipient', internalType: 'address', type: 'address' },
+              { name: 'token', internalType: 'address', type: 'address' },
+              { name: 'amount', internalType: 'uint256', type: 'uint256' },
+              { name: 'period', internalType: 'uint64', type: 'uint64' },
+              { name: 'start', internalType: 'uint64', type: 'uint64' },
+              { name: 'end', internalType: 'uint64', type: 'uint64' },
+              { name: 'salt', internalType: 'bytes32', type: 'bytes32' },
+              { name: 'feeBps', internalType: 'uint16', type: 'uint16' },
+              { name: 'networkFee', internalType: 'uint256', type: 'uint256' },
+              {
+                name: 'maxGasReimbursement',
+                internalType: 'uint256',
+                type: 'uint256',
+              },
+            ],
+          },
+          { name: 'signature', internalType: 'bytes', type: 'bytes' },
+          {
+            name: 'gasReimbursement',
+            internalType: 'uint256',
+            type: 'uint256',
+          },
+          { name: 'expectedPeriod', internalType: 'uint64', type: 'uint64' },
+        ],
+      },
+    ],
+    name: 'chargeBatch',
+    outputs: [{ name: 'charged', internalType: 'uint256', type: 'uint256' }],
+    stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function',
+    inputs: [
+      {
+        name: 'item',
+        internalType: 'struct IRecurringCharges.BatchCharge',
+        type: 'tuple',
+        components: [
+          {
+            name: 'terms',
+            internalType: 'struct IRecurringCharges.Terms',
+            type: 'tuple',
+            components: [
+              { name: 'payer', internalType: 'address', type: 'address' },
+              { name: 'recipient', internalType: 'address', type: 'address' },
+              { name: 'token', internalType: 'address', type: 'address' },
+              { name: 'amount', internalType: 'uint256', type: 'uint256' },
+              { name: 'period', internalType: 'uint64', type: 'uint64' },
+              { name: 'start', internalType: 'uint64', type: 'uint64' },
+              { name: 'end', internalType: 'uint64', type: 'uint64' },
+              { name: 'salt', internalType: 'bytes32', type: 'bytes32' },
+              { name: 'feeBps', internalType: 'uint16', type: 'uint16' },
+              { name: 'networkFee', internalType: 'uint256', type: 'uint256' },
+              {
+                name: 'maxGasReimbursement',
+                internalType: 'uint256',
+                type: 'uint256',
+              },
+            ],
+          },
+          { name: 'signature', internalType: 'bytes', type: 'bytes' },
+          {
+            name: 'gasReimbursement',
+            internalType: 'uint256',
+            type: 'uint256',
+          },
+          { name: 'expectedPeriod', internalType: 'uint64', type: 'uint64' },
+        ],
+      },
+    ],
+    name: 'chargeBatchItem',
+    outputs: [],
     stateMutability: 'nonpayable',
   },
   {
@@ -2115,6 +2229,32 @@ export const recurringChargesAbi = [
     anonymous: false,
     inputs: [
       {
+        name: 'index',
+        internalType: 'uint256',
+        type: 'uint256',
+        indexed: true,
+      },
+      {
+        name: 'subscriptionId',
+        internalType: 'bytes32',
+        type: 'bytes32',
+        indexed: true,
+      },
+      {
+        name: 'expectedPeriod',
+        internalType: 'uint64',
+        type: 'uint64',
+        indexed: false,
+      },
+      { name: 'reason', internalType: 'bytes', type: 'bytes', indexed: false },
+    ],
+    name: 'ChargeSkipped',
+  },
+  {
+    type: 'event',
+    anonymous: false,
+    inputs: [
+      {
         name: 'subscriptionId',
         internalType: 'bytes32',
         type: 'bytes32',
@@ -2304,7 +2444,95 @@ export const recurringChargesAbi = [
       { name: 'expectedPeriod', internalType: 'uint64', type: 'uint64' },
     ],
     name: 'charge',
-    outputs: [{ name: 'periodIndex', internalType: 'uint64', type: 'uint64' }],
+    outputs: [{ name: '', internalType: 'uint64', type: 'uint64' }],
+    stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function',
+    inputs: [
+      {
+        name: 'charges',
+        internalType: 'struct IRecurringCharges.BatchCharge[]',
+        type: 'tuple[]',
+        components: [
+          {
+            name: 'terms',
+            internalType: 'struct IRecurringCharges.Terms',
+            type: 'tuple',
+            components: [
+              { name: 'payer', internalType: 'address', type: 'address' },
+              { name: 'recipient', internalType: 'address', type: 'address' },
+              { name: 'token', internalType: 'address', type: 'address' },
+              { name: 'amount', internalType: 'uint256', type: 'uint256' },
+              { name: 'period', internalType: 'uint64', type: 'uint64' },
+              { name: 'start', internalType: 'uint64', type: 'uint64' },
+              { name: 'end', internalType: 'uint64', type: 'uint64' },
+              { name: 'salt', internalType: 'bytes32', type: 'bytes32' },
+              { name: 'feeBps', internalType: 'uint16', type: 'uint16' },
+              { name: 'networkFee', internalType: 'uint256', type: 'uint256' },
+              {
+                name: 'maxGasReimbursement',
+                internalType: 'uint256',
+                type: 'uint256',
+              },
+            ],
+          },
+          { name: 'signature', internalType: 'bytes', type: 'bytes' },
+          {
+            name: 'gasReimbursement',
+            internalType: 'uint256',
+            type: 'uint256',
+          },
+          { name: 'expectedPeriod', internalType: 'uint64', type: 'uint64' },
+        ],
+      },
+    ],
+    name: 'chargeBatch',
+    outputs: [{ name: 'charged', internalType: 'uint256', type: 'uint256' }],
+    stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function',
+    inputs: [
+      {
+        name: 'item',
+        internalType: 'struct IRecurringCharges.BatchCharge',
+        type: 'tuple',
+        components: [
+          {
+            name: 'terms',
+            internalType: 'struct IRecurringCharges.Terms',
+            type: 'tuple',
+            components: [
+              { name: 'payer', internalType: 'address', type: 'address' },
+              { name: 'recipient', internalType: 'address', type: 'address' },
+              { name: 'token', internalType: 'address', type: 'address' },
+              { name: 'amount', internalType: 'uint256', type: 'uint256' },
+              { name: 'period', internalType: 'uint64', type: 'uint64' },
+              { name: 'start', internalType: 'uint64', type: 'uint64' },
+              { name: 'end', internalType: 'uint64', type: 'uint64' },
+              { name: 'salt', internalType: 'bytes32', type: 'bytes32' },
+              { name: 'feeBps', internalType: 'uint16', type: 'uint16' },
+              { name: 'networkFee', internalType: 'uint256', type: 'uint256' },
+              {
+                name: 'maxGasReimbursement',
+                internalType: 'uint256',
+                type: 'uint256',
+              },
+            ],
+          },
+          { name: 'signature', internalType: 'bytes', type: 'bytes' },
+          {
+            name: 'gasReimbursement',
+            internalType: 'uint256',
+            type: 'uint256',
+          },
+          { name: 'expectedPeriod', internalType: 'uint64', type: 'uint64' },
+        ],
+      },
+    ],
+    name: 'chargeBatchItem',
+    outputs: [],
     stateMutability: 'nonpayable',
   },
   {

@@ -140,7 +140,7 @@ describe("contract invariants (stateful property tests)", function () {
   });
 
   describe("RecurringCharges", () => {
-    it("charges a subscription at most once per period, only the period its block is in, and only within its terms, over any sequence of charges, revokes and time", async () => {
+    it("charges a subscription at most once per period, only the period its block is in and only when it named that period, and only within its terms, over any sequence of charges, batches, revokes and time", async () => {
       const chain = local.chain;
       const recurring = chain.deployment.contracts.RecurringCharges.address;
       const usdc = chain.deployment.token.address;
@@ -162,11 +162,14 @@ describe("contract invariants (stateful property tests)", function () {
         }),
       );
       await approve(chain, payer, usdc, recurring, 10n ** 12n);
+      // A charge names a period: mostly the block's own, sometimes the one before or after (a charge
+      // meant for another period, as one sent in p and mined in p+1 is).
+      const offset = fc.constantFrom(0n, 0n, 0n, -1n, 1n);
+      const reimbursement = fc.constantFrom(0n, 7n, 50_000n, 50_001n);
+      const chargeOf = fc.record({ sub: fc.nat({ max: 2 }), offset, reimbursement });
       const operation = fc.oneof(
-        {
-          weight: 5,
-          arbitrary: fc.record({ kind: fc.constant("charge" as const), sub: fc.nat({ max: 2 }), reimbursement: fc.constantFrom(0n, 7n, 50_000n, 50_001n) }),
-        },
+        { weight: 4, arbitrary: fc.record({ kind: fc.constant("charge" as const), charge: chargeOf }) },
+        { weight: 2, arbitrary: fc.record({ kind: fc.constant("batch" as const), charges: fc.array(chargeOf, { minLength: 1, maxLength: 4 }) }) },
         {
           weight: 3,
           arbitrary: fc.record({
@@ -177,7 +180,7 @@ describe("contract invariants (stateful property tests)", function () {
         { weight: 1, arbitrary: fc.record({ kind: fc.constant("revoke" as const), sub: fc.nat({ max: 2 }) }) },
       );
       let snapshot = await chain.snapshot();
-      const seen = { charged: 0, refused: 0 };
+      const seen = { charged: 0, refused: 0, otherPeriod: 0, batched: 0 };
 
       await fc.assert(
         fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 12 }), async (operations) => {
@@ -188,53 +191,97 @@ describe("contract invariants (stateful property tests)", function () {
           let paid = 0n;
           const charged = subscriptions.map(() => new Map<bigint, bigint>());
           const revoked = subscriptions.map(() => false);
+          /** The model: whether this charge, in a block at `clock`, charges (and then books it). */
+          const model = (c: { sub: number; offset: bigint; reimbursement: bigint }, blockNumber: bigint) => {
+            const { terms } = subscriptions[c.sub]!;
+            const period = clock >= terms.start ? (clock - terms.start) / terms.period : -1n;
+            const named = period + c.offset < 0n ? 0n : period + c.offset;
+            const due =
+              !revoked[c.sub] &&
+              clock >= terms.start &&
+              (terms.end === 0n || clock < terms.end) &&
+              named === period &&
+              !charged[c.sub]!.has(period) &&
+              c.reimbursement <= terms.maxGasReimbursement;
+            seen[due ? "charged" : "refused"]++;
+            if (named !== period && clock >= terms.start) seen.otherPeriod++;
+            if (due) {
+              charged[c.sub]!.set(period, blockNumber);
+              paid += terms.amount + c.reimbursement;
+            }
+            return { due, period, named };
+          };
+          const namedPeriod = (c: { sub: number; offset: bigint }) => {
+            const { terms } = subscriptions[c.sub]!;
+            const period = clock >= terms.start ? (clock - terms.start) / terms.period : -1n;
+            return period + c.offset < 0n ? 0n : period + c.offset;
+          };
           for (const op of operations) {
             if (op.kind === "wait") {
               clock += op.seconds;
               continue;
             }
-            const sub = subscriptions[op.sub]!;
             clock += 1n;
             await chain.testClient.setNextBlockTimestamp({ timestamp: clock });
             if (op.kind === "revoke") {
-              await send(chain, payer, { address: recurring, abi: recurringChargesAbi, functionName: "revoke", args: [sub.terms] });
+              await send(chain, payer, { address: recurring, abi: recurringChargesAbi, functionName: "revoke", args: [subscriptions[op.sub]!.terms] });
               revoked[op.sub] = true;
               continue;
             }
-            const { terms } = sub;
-            const period = clock >= terms.start ? (clock - terms.start) / terms.period : -1n;
+            const items = op.kind === "charge" ? [op.charge] : op.charges;
+            const args = items.map((c) => ({
+              terms: subscriptions[c.sub]!.terms,
+              signature: subscriptions[c.sub]!.signature,
+              gasReimbursement: c.reimbursement,
+              expectedPeriod: namedPeriod(c),
+            }));
             // Sent with a fixed gas limit, so a refused charge is mined (reverted) rather than refused by the estimate.
-            const hash = await chain.wallet(relayer).writeContract({
-              address: recurring,
-              abi: recurringChargesAbi,
-              functionName: "charge",
-              args: [sub.terms, sub.signature, op.reimbursement, period < 0n ? 0n : period],
-              account: relayer,
-              chain: chain.chain,
-              gas: 1_000_000n,
-            });
+            const hash =
+              op.kind === "charge"
+                ? await chain.wallet(relayer).writeContract({
+                    address: recurring,
+                    abi: recurringChargesAbi,
+                    functionName: "charge",
+                    args: [args[0]!.terms, args[0]!.signature, args[0]!.gasReimbursement, args[0]!.expectedPeriod],
+                    account: relayer,
+                    chain: chain.chain,
+                    gas: 1_000_000n,
+                  })
+                : await chain.wallet(relayer).writeContract({
+                    address: recurring,
+                    abi: recurringChargesAbi,
+                    functionName: "chargeBatch",
+                    args: [args],
+                    account: relayer,
+                    chain: chain.chain,
+                    gas: 3_000_000n,
+                  });
             const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
             const block = await chain.publicClient.getBlock({ blockNumber: receipt.blockNumber });
             assert.equal(block.timestamp, clock);
-            const due =
-              !revoked[op.sub] &&
-              clock >= terms.start &&
-              (terms.end === 0n || clock < terms.end) &&
-              !charged[op.sub]!.has(period) &&
-              op.reimbursement <= terms.maxGasReimbursement;
-            assert.equal(receipt.status, due ? "success" : "reverted", `charge of subscription ${op.sub} at +${clock - terms.start}s`);
-            seen[due ? "charged" : "refused"]++;
-            if (due) {
-              const events = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" });
-              assert.equal(events.length, 1);
-              assert.equal(events[0]!.args.periodIndex, period, "the period charged is the period of the block");
-              assert.equal(events[0]!.args.subscriptionId, sub.id);
-              charged[op.sub]!.set(period, receipt.blockNumber);
-              paid += terms.amount + op.reimbursement;
+            const outcomes = items.map((c) => ({ ...model(c, receipt.blockNumber), sub: c.sub }));
+            if (op.kind === "charge") assert.equal(receipt.status, outcomes[0]!.due ? "success" : "reverted", `charge of subscription ${op.charge.sub} at ${clock}`);
+            else {
+              seen.batched++;
+              assert.equal(receipt.status, "success", "a batch never reverts for its items");
+              const skipped = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "ChargeSkipped" });
+              assert.deepEqual(
+                skipped.map((e) => Number(e.args.index)),
+                outcomes.flatMap((o, i) => (o.due ? [] : [i])),
+                "exactly the items the model refuses are skipped",
+              );
             }
+            const events = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" });
+            assert.deepEqual(
+              events.map((e) => [e.args.subscriptionId, e.args.periodIndex]),
+              outcomes.filter((o) => o.due).map((o) => [subscriptions[o.sub]!.id, o.period]),
+              "each charge is for the period of its block, and only the one it named",
+            );
           }
           assert.equal(await balanceOf(chain, usdc, recurring), 0n, "the contract keeps nothing");
           assert.equal(payerStart - (await balanceOf(chain, usdc, payer.address)), paid, "the payer paid exactly the charges");
+          // No period is charged twice, and none is consumed by a charge meant for another: every record
+          // is exactly the model's.
           for (const [i, sub] of subscriptions.entries()) {
             const last = clock >= sub.terms.start ? (clock - sub.terms.start) / sub.terms.period + 1n : 0n;
             for (let period = 0n; period <= last; period++) {
@@ -250,6 +297,8 @@ describe("contract invariants (stateful property tests)", function () {
         }),
         RUNS,
       );
+      assert.isAbove(seen.otherPeriod, 10, "the runs send charges meant for another period");
+      assert.isAbove(seen.batched, 10, "the runs send batches");
       assert.isAbove(seen.charged, 20, "the runs charge");
       assert.isAbove(seen.refused, 20, "the runs try charges the contract must refuse");
     });

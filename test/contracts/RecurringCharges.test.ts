@@ -1,7 +1,7 @@
 import { assert } from "chai";
-import { encodeFunctionData, getContract, parseEventLogs, type Hex } from "viem";
+import { decodeErrorResult, encodeFunctionData, getContract, parseEventLogs, type Hex } from "viem";
 import { recurringChargesAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
-import { LOCAL_ROLES, LOCAL_USDC_UNITS } from "../../dev/localchain/harness.js";
+import { LOCAL_ROLES, LOCAL_USDC_UNITS, localAccount } from "../../dev/localchain/harness.js";
 import { subscriptionIdOf, type Terms } from "../../src/recurring/terms.js";
 import { useLocalChain } from "../helpers/local-chain.js";
 import { expectRevert } from "../helpers/reverts.js";
@@ -309,5 +309,136 @@ describe("RecurringCharges", () => {
     await c.chain.advanceTime(subs[0]!.terms.period);
     for (const s of subs) await chargeAsRelayer(c.chain, s.terms, "0x", 2_000n);
     assert.equal(await balanceOf(c.chain, c.usdc, c.recurring), 0n);
+  });
+
+  describe("chargeBatch: many charges in one transaction, each on its own", () => {
+    type Item = { terms: Terms; signature: Hex; gasReimbursement: bigint; expectedPeriod: bigint };
+    const batchCall = (c: ReturnType<typeof ctx>, items: Item[], from = relayerOf(c.chain)) =>
+      c.chain.wallet(from).writeContract({
+        address: c.recurring,
+        abi: recurringChargesAbi,
+        functionName: "chargeBatch",
+        args: [items],
+        account: from,
+        chain: c.chain.chain,
+      });
+    const item = async (c: ReturnType<typeof ctx>, terms: Terms, signature: Hex = "0x", period?: bigint): Promise<Item> => ({
+      terms,
+      signature,
+      gasReimbursement: 1_000n,
+      expectedPeriod: period ?? (await currentPeriod(c.chain, terms)),
+    });
+    /** A payer of its own (a local key past the funded users) with `units` of USDC and an allowance. */
+    async function payerWith(c: ReturnType<typeof ctx>, index: number, units: bigint) {
+      const account = localAccount(index);
+      await c.chain.testClient.setBalance({ address: account.address, value: 10n ** 18n });
+      if (units > 0n) await send(c.chain, c.payer, { address: c.usdc, abi: fiatTokenAbi, functionName: "transfer", args: [account.address, units] });
+      await approve(c.chain, account, c.usdc, c.recurring, 10n ** 12n);
+      return account;
+    }
+
+    it("mixed outcomes: renewals and first charges go through; revoked, short of funds, already charged, wrong period, bad signature and a token refusal are skipped with their reasons", async () => {
+      const c = ctx();
+      const roles = c.chain.usdcRoles;
+      const renewal = await signedAndApproved(c, { amount: 3_000_000n });
+      const alreadyCharged = await signedAndApproved(c, { amount: 4_000_000n });
+      const revoked = await signedAndApproved(c, { amount: 5_000_000n });
+      for (const s of [renewal, alreadyCharged, revoked]) await chargeAsRelayer(c.chain, s.terms, s.signature);
+      await c.chain.advanceTime(renewal.terms.period);
+      await chargeAsRelayer(c.chain, alreadyCharged.terms, "0x");
+      await send(c.chain, c.payer, { address: c.recurring, abi: recurringChargesAbi, functionName: "revoke", args: [revoked.terms] });
+      const first = await signedAndApproved(c, { amount: 6_000_000n });
+      const wrongPeriod = await signedAndApproved(c, { amount: 7_000_000n });
+      const badSignature = await signedAndApproved(c, { amount: 8_000_000n });
+      const broke = await payerWith(c, 1000, 0n);
+      const brokeTerms = await makeTerms(c.chain, broke.address, c.merchant.address);
+      const shunned = localAccount(2000); // a recipient USDC blacklists
+      await send(c.chain, roles.blacklister, { address: c.usdc, abi: fiatTokenAbi, functionName: "blacklist", args: [shunned.address] });
+      const toShunned = await signedAndApproved(c, { recipient: shunned.address, amount: 9_000_000n });
+
+      const items = [
+        await item(c, renewal.terms),
+        await item(c, revoked.terms),
+        await item(c, brokeTerms, await signTerms(c.chain, broke, brokeTerms)),
+        await item(c, alreadyCharged.terms),
+        await item(c, first.terms, first.signature),
+        await item(c, wrongPeriod.terms, wrongPeriod.signature, 5n),
+        await item(c, badSignature.terms, await signTerms(c.chain, c.other, badSignature.terms)),
+        await item(c, toShunned.terms, toShunned.signature),
+      ];
+      const before = await balanceOf(c.chain, c.usdc, c.payer.address);
+      const { result } = await c.chain.publicClient.simulateContract({
+        address: c.recurring,
+        abi: recurringChargesAbi,
+        functionName: "chargeBatch",
+        args: [items],
+        account: relayerOf(c.chain),
+      });
+      assert.equal(result, 2n, "charged: the renewal and the first charge");
+      const receipt = await c.chain.publicClient.waitForTransactionReceipt({ hash: await batchCall(c, items) });
+      assert.equal(receipt.status, "success", "one item's failure never reverts the batch");
+
+      const charged = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" });
+      assert.deepEqual(
+        charged.map((e) => [e.args.subscriptionId, e.args.periodIndex]),
+        [
+          [renewal.id, 1n],
+          [first.id, 0n],
+        ],
+      );
+      const skipped = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "ChargeSkipped" });
+      const reasons = skipped.map((e) => {
+        const decoded = decodeErrorResult({ abi: recurringChargesAbi, data: e.args.reason });
+        return [Number(e.args.index), e.args.subscriptionId, decoded.errorName, decoded.args];
+      });
+      const id = (t: Terms) => subscriptionIdOf(84532, c.recurring, t);
+      assert.deepEqual(reasons, [
+        [1, revoked.id, "SubscriptionRevoked", [revoked.id]],
+        [2, id(brokeTerms), "InsufficientBalance", [broke.address, 0n, brokeTerms.amount + 1_000n]],
+        [3, alreadyCharged.id, "PeriodAlreadyCharged", [alreadyCharged.id, 1n, await reads(c).chargedBlock([alreadyCharged.id, 1n])]],
+        [5, wrongPeriod.id, "PeriodMismatch", [5n, 0n]],
+        [6, badSignature.id, "InvalidSignature", [c.payer.address]],
+        [7, toShunned.id, "Error", ["Blacklistable: account is blacklisted"]],
+      ]);
+      // A skipped item moved nothing and recorded nothing.
+      assert.equal(before - (await balanceOf(c.chain, c.usdc, c.payer.address)), 3_000_000n + 6_000_000n + 2_000n, "only the two charges were paid");
+      for (const s of [wrongPeriod, badSignature, toShunned]) assert.deepEqual(await reads(c).subscriptions([s.id]), [0n, 0, false]);
+      assert.equal(await balanceOf(c.chain, c.usdc, c.recurring), 0n);
+    });
+
+    it("the same subscription twice in one batch: the second is skipped (PeriodAlreadyCharged); an empty batch charges nothing", async () => {
+      const c = ctx();
+      const s = await signedAndApproved(c);
+      const items = [await item(c, s.terms, s.signature), await item(c, s.terms, s.signature)];
+      const receipt = await c.chain.publicClient.waitForTransactionReceipt({ hash: await batchCall(c, items) });
+      assert.lengthOf(parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" }), 1);
+      const [skipped] = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "ChargeSkipped" });
+      assert.equal(decodeErrorResult({ abi: recurringChargesAbi, data: skipped!.args.reason }).errorName, "PeriodAlreadyCharged");
+      const empty = await c.chain.publicClient.waitForTransactionReceipt({ hash: await batchCall(c, []) });
+      assert.equal(empty.status, "success");
+      assert.lengthOf(empty.logs, 0);
+    });
+
+    it("only a relayer sends a batch, and an item can be charged only from inside a batch", async () => {
+      const c = ctx();
+      const s = await signedAndApproved(c);
+      const one = await item(c, s.terms, s.signature);
+      await expectRevert(batchCall(c, [one], c.other), "NotRelayer", [c.other.address]);
+      for (const from of [c.other, relayerOf(c.chain)]) {
+        await expectRevert(
+          c.chain.wallet(from).writeContract({
+            address: c.recurring,
+            abi: recurringChargesAbi,
+            functionName: "chargeBatchItem",
+            args: [one],
+            account: from,
+            chain: c.chain.chain,
+          }),
+          "NotRelayer",
+          [from.address],
+        );
+      }
+      assert.deepEqual(await reads(c).subscriptions([s.id]), [0n, 0, false]);
+    });
   });
 });

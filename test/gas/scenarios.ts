@@ -2,9 +2,11 @@ import { encodeFunctionData, keccak256, parseSignature, toHex } from "viem";
 import { recurringChargesAbi, splitterAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
 import { signWithViem } from "../helpers/signers.js";
 import { permitTypedData, receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
-import { LOCAL_ROLES, type LocalChain } from "../../dev/localchain/harness.js";
+import type { HDAccount } from "viem/accounts";
+import { LOCAL_ROLES, localAccount, type LocalChain } from "../../dev/localchain/harness.js";
+import type { Terms } from "../../src/recurring/terms.js";
 import { deployTestContract } from "../helpers/deploy.js";
-import { chargeAsRelayer, makeTerms, signTerms } from "../helpers/subscriptions.js";
+import { chargeAsRelayer, currentPeriod, makeTerms, relayerOf, signTerms } from "../helpers/subscriptions.js";
 import { approve, send } from "../helpers/tx.js";
 
 /** The chain time the measurements start at (unix seconds, 2096). */
@@ -128,7 +130,53 @@ export async function measureGas(chain: LocalChain): Promise<GasFigures> {
   await chain.advanceTime(5n * terms.period);
   figures["later charge (new slot)"] = Number((await chargeAsRelayer(chain, terms, "0x", 10_000n)).gasUsed);
   figures["revoke"] = Number((await send(chain, buyer, { address: recurring, abi: recurringChargesAbi, functionName: "revoke", args: [terms] })).gasUsed);
+
+  // A renewal wave: BATCH_SIZE payers, each charged once before, renewed in one chargeBatch; the
+  // figure is the transaction's gas over the renewals in it (the 21,000 base and the calldata included).
+  const wave = await renewalWave(chain, buyer, BATCH_SIZE);
+  await chain.advanceTime(30n * 24n * 3600n);
+  const batch = await send(chain, relayerOf(chain), {
+    address: recurring,
+    abi: recurringChargesAbi,
+    functionName: "chargeBatch",
+    args: [await Promise.all(wave.map(async (t) => ({ terms: t, signature: "0x" as const, gasReimbursement: 10_000n, expectedPeriod: await currentPeriod(chain, t) })))],
+  });
+  figures[`renewal in a batch of ${BATCH_SIZE}`] = Math.ceil(Number(batch.gasUsed) / BATCH_SIZE);
+  // Period 6 of each: one renewal in six starts a new slot of charge records.
+  await chain.advanceTime(5n * 30n * 24n * 3600n);
+  const newSlots = await send(chain, relayerOf(chain), {
+    address: recurring,
+    abi: recurringChargesAbi,
+    functionName: "chargeBatch",
+    args: [await Promise.all(wave.map(async (t) => ({ terms: t, signature: "0x" as const, gasReimbursement: 10_000n, expectedPeriod: await currentPeriod(chain, t) })))],
+  });
+  figures[`renewal in a batch of ${BATCH_SIZE} (new slot)`] = Math.ceil(Number(newSlots.gasUsed) / BATCH_SIZE);
   return figures;
+}
+
+/** The renewals a batch is measured on. */
+export const BATCH_SIZE = 20;
+
+/**
+ * `size` payers (local keys past the funded users), each with USDC, an allowance, and a subscription
+ * to its own merchant (so no recipient's balance slot is warm from another item) charged once.
+ */
+async function renewalWave(chain: LocalChain, funder: HDAccount, size: number): Promise<Terms[]> {
+  const recurring = chain.deployment.contracts.RecurringCharges.address;
+  const usdc = chain.deployment.token.address;
+  const wave: Terms[] = [];
+  for (let i = 0; i < size; i++) {
+    const payer = localAccount(1000 + i);
+    const merchant = localAccount(2000 + i);
+    await chain.testClient.setBalance({ address: payer.address, value: 10n ** 18n });
+    await send(chain, funder, { address: usdc, abi: fiatTokenAbi, functionName: "transfer", args: [payer.address, 100_000_000n] });
+    await send(chain, funder, { address: usdc, abi: fiatTokenAbi, functionName: "transfer", args: [merchant.address, 1_000_000n] });
+    await approve(chain, payer, usdc, recurring, 10n ** 12n);
+    const terms = await makeTerms(chain, payer.address, merchant.address);
+    await chargeAsRelayer(chain, terms, await signTerms(chain, payer, terms), 10_000n);
+    wave.push(terms);
+  }
+  return wave;
 }
 
 /**
@@ -140,4 +188,5 @@ export const GAS_TARGETS: GasFigures = {
   "first charge (EOA)": 140_000,
   "first charge (ERC-1271)": 140_000,
   "later charge": 100_000,
+  [`renewal in a batch of ${BATCH_SIZE}`]: 70_000,
 };
