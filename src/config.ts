@@ -82,6 +82,8 @@ const EnvSchema = z.object({
   RELAYER_TIP_WEI: z.coerce.bigint().nonnegative().default(1_000_000n),
   CHARGE_CONCURRENCY: positiveInt.default(256),
   CHARGE_QUEUE: z.coerce.number().int().min(0).default(1024),
+  CHARGE_BATCH_MAX: z.coerce.number().int().min(1).max(200).default(50),
+  CHARGE_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(2000).default(20),
   RELAYER_REPLACE_AFTER_SECONDS: positiveInt.default(60),
   RELAYER_SWEEP_INTERVAL_MS: positiveInt.default(15_000),
   SIGNATURE_GAS_CAP: positiveInt.default(200_000),
@@ -159,6 +161,8 @@ export interface Config {
     /** Charges in flight at once per instance, and waiting beyond them; past both, 429 CONCURRENCY_LIMIT. */
     concurrency: number;
     queue: number;
+    /** Charges ready together go out in one chargeBatch transaction of at most `maxItems`, the first waiting up to `waitMs`. */
+    batch: { maxItems: number; waitMs: number };
     /** A charge transaction unmined this long after it was sent is replaced with a higher fee. */
     replaceAfterSeconds: number;
     sweepIntervalMs: number;
@@ -263,6 +267,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       paused: e.RELAYER_PAUSED,
       concurrency: e.CHARGE_CONCURRENCY,
       queue: e.CHARGE_QUEUE,
+      batch: { maxItems: e.CHARGE_BATCH_MAX, waitMs: e.CHARGE_BATCH_WAIT_MS },
       replaceAfterSeconds: e.RELAYER_REPLACE_AFTER_SECONDS,
       sweepIntervalMs: e.RELAYER_SWEEP_INTERVAL_MS,
     },

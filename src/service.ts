@@ -187,6 +187,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     pricing,
     gate: new ConcurrencyGate(config.relayer.concurrency, config.relayer.queue),
     now,
+    batch: config.relayer.batch,
   });
   const chargeRecovery = new ChargeRecovery({ ...chain, capabilities });
   const stuckCharges = new StuckCharges({ client, attempts, relayer, pricing, now });

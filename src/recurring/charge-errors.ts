@@ -1,4 +1,5 @@
-import { BaseError, ContractFunctionRevertedError } from "viem";
+import { BaseError, ContractFunctionRevertedError, type Hex } from "viem";
+import { recurringChargesAbi } from "../generated/contracts.js";
 import { DomainError } from "../errors.js";
 import { toRpcError } from "../chain/rpc-errors.js";
 import { revertReason, tokenRefusal } from "../chain/token-refusals.js";
@@ -53,4 +54,14 @@ export function chargeRefusal(error: unknown, secondsToStart: bigint): DomainErr
     default:
       return new DomainError("RELAYER_ERROR", { detail: `unexpected revert ${name}` });
   }
+}
+
+/**
+ * Maps the revert data a `chargeBatch` item was skipped with (its `ChargeSkipped` reason) to the
+ * answer the same revert of a single charge gets; null for `PeriodAlreadyCharged`.
+ */
+export function skippedRefusal(reason: Hex, secondsToStart: bigint): DomainError | null {
+  const error = new ContractFunctionRevertedError({ abi: recurringChargesAbi, data: reason, functionName: "chargeBatchItem" });
+  if (reason === "0x") return new DomainError("RELAYER_ERROR", { detail: "a batch item ran out of gas" });
+  return chargeRefusal(error, secondsToStart);
 }

@@ -7,6 +7,7 @@ import { DomainError } from "../errors.js";
 import type { ChargeAttempt, ChargeAttempts } from "../store/charge-attempts.js";
 import type { ChargeResponse } from "../wire/index.js";
 import { chargedInAnswer, periodAnswer } from "./charge-answers.js";
+import { skippedRefusal } from "./charge-errors.js";
 import type { Terms } from "./terms.js";
 
 export interface FollowDeps {
@@ -60,6 +61,16 @@ export async function followAttempt(deps: FollowDeps, terms: Terms, id: Hex, per
     const paidIn = await contract.chargedBlock(id, period);
     if (paidIn !== 0n) return chargedInAnswer(deps, terms, id, period, paidIn);
     throw new DomainError("TRANSACTION_REVERTED");
+  }
+  if (!contract.chargedIn(receipt, id, period)) {
+    // Mined, but this period was not charged by it: a batch item skipped (its reason is in the
+    // receipt), so nothing was charged for it by this transaction.
+    await attempts.remove(id, period, attempt.txHash);
+    const paidIn = await contract.chargedBlock(id, period);
+    if (paidIn !== 0n) return chargedInAnswer(deps, terms, id, period, paidIn);
+    const reason = contract.skippedIn(receipt, id, period);
+    const refusal = reason === undefined ? null : skippedRefusal(reason, 0n);
+    throw refusal ?? new DomainError("TRANSACTION_REVERTED", { detail: "the batch charged nothing for this period" });
   }
   if (!isSettled(receipt.blockNumber, head)) return periodAnswer("CONFIRMING", terms, id, period, receipt.transactionHash);
   // CHARGED once per period across every instance: only the caller whose compare-and-set moves the

@@ -12,8 +12,9 @@ import { quoteFees, reimbursementFor, transactionCostUnits, type FeeQuote, type 
 import { l1FeeWithMargin, quoteL1Fee } from "../chain/l1-fee.js";
 import type { Relayer } from "./relayer.js";
 import type { SubscriptionCapabilities } from "./capabilities.js";
-import { chargedInAnswer, periodAnswer } from "./charge-answers.js";
+import { chargedInAnswer } from "./charge-answers.js";
 import { followAttempt } from "./charge-follow.js";
+import { ChargeBatcher } from "./charge-batcher.js";
 import { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
 import type { Terms } from "./terms.js";
 import type { SignedSubscription } from "./tokens.js";
@@ -35,6 +36,8 @@ export interface ChargesDeps {
   gate: ConcurrencyGate;
   /** Milliseconds since the epoch. */
   now: () => number;
+  /** Charges ready together go out in one chargeBatch of at most `maxItems`, after waiting up to `waitMs` for company. */
+  batch: { maxItems: number; waitMs: number };
 }
 
 /** The latest block, the fee quote, the relayer's balance and its pending nonce, each read or failed. */
@@ -78,8 +81,11 @@ export class Charges {
 
   readonly #reader: RecurringChargesReader;
 
+  readonly #batcher: ChargeBatcher;
+
   constructor(private readonly deps: ChargesDeps) {
     this.#reader = RecurringChargesReader.of(deps);
+    this.#batcher = new ChargeBatcher({ contract: this.#reader.address, attempts: deps.attempts, relayer: deps.relayer, now: deps.now, ...deps.batch });
   }
 
   get #contract() {
@@ -183,30 +189,20 @@ export class Charges {
     if (reimbursement > terms.maxGasReimbursement) throw new DomainError("GAS_TOO_HIGH");
     if (reimbursement > 0n) await this.#checkFunds(terms, terms.amount + reimbursement);
     relayer.ensureAvailable(gas, fees.maxFeePerGas, settledValue(balanceRead), l1Fee);
-
-    const call = {
-      to: this.#contract,
-      data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement, period] }),
+    // Sent alone, or with the other charges ready at the same moment in one chargeBatch (charge-batcher.ts).
+    return this.#batcher.submit({
+      terms,
+      signature,
+      id,
+      period,
+      reimbursement,
       gas,
       maxFeePerGas: fees.maxFeePerGas,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    };
-    // The nonce is taken and the signed transaction recorded in one store transaction (no chain call
-    // inside), before anything leaves the process.
-    const sent = await attempts.recordWithNonce(
-      { subscriptionId: id, periodIndex: period, relayer: relayerAddress, sentAt: this.deps.now() },
-      Number(settledValue(pendingRead)),
-      (nonce) => relayer.sign(call, nonce),
-    );
-    if (!sent) {
-      // Another instance recorded its transaction for this period first, after our simulation at the
-      // latest block: it is on its way (its owner broadcasts it) and cannot be settled yet.
-      const winner = await attempts.find(id, period);
-      if (winner) return periodAnswer("CONFIRMING", terms, id, period, winner.txHash);
-      throw new DomainError("CONCURRENCY_LIMIT", { detail: "another instance is charging this period" });
-    }
-    await relayer.send(sent);
-    return periodAnswer("CONFIRMING", terms, id, period, sent.hash);
+      l1Fee,
+      balance: settledValue(balanceRead),
+      pending: Number(settledValue(pendingRead)),
+    });
   }
 
   #view: Promise<ChainView> | null = null;

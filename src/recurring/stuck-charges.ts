@@ -50,9 +50,11 @@ export class StuckCharges {
   async replaceStuck(afterSeconds: number, limit = 100): Promise<number> {
     const { client, attempts, relayer } = this.deps;
     if (!relayer.address) return 0;
-    const stale = (await attempts.unsettledSentBefore(this.deps.now() - afterSeconds * 1000, limit)).filter(
+    const mine = (await attempts.unsettledSentBefore(this.deps.now() - afterSeconds * 1000, limit)).filter(
       (a) => a.relayer.toLowerCase() === relayer.address!.toLowerCase(),
     );
+    // One replacement per transaction: a batch's periods share theirs.
+    const stale = [...new Map(mine.map((a) => [a.txHash, a])).values()];
     if (stale.length === 0) return 0;
     const [fees, mined] = await Promise.all([
       quoteFees(client, this.deps.pricing),
@@ -62,7 +64,7 @@ export class StuckCharges {
     for (const [i, attempt] of stale.entries()) {
       if (mined[i]) continue; // mined: a status read reports it
       const next = await relayer.signReplacement(attempt.rawTx, fees);
-      if (!(await attempts.replace(attempt.subscriptionId, attempt.periodIndex, attempt.txHash, next, this.deps.now()))) continue;
+      if (!(await attempts.replace(attempt.txHash, next, this.deps.now()))) continue;
       try {
         await relayer.broadcast(next.raw);
         replaced++;

@@ -75,15 +75,7 @@ export class ChargeAttempts {
   ): Promise<SignedTransaction | null> {
     return this.db
       .transaction(async (tx) => {
-        await tx.query("INSERT INTO relayer_nonces (relayer, next_nonce) VALUES ($1, $2) ON CONFLICT (relayer) DO NOTHING", [a.relayer, chainPending]);
-        const [row] = await tx.query<{ next_nonce: string | number }>("SELECT next_nonce FROM relayer_nonces WHERE relayer = $1 FOR UPDATE", [a.relayer]);
-        const next = Number(row!.next_nonce);
-        let nonce = Math.max(next, chainPending);
-        if (chainPending < next) {
-          const held = await tx.query("SELECT 1 FROM charge_attempts WHERE relayer = $1 AND nonce = $2", [a.relayer, chainPending]);
-          if (held.length === 0) nonce = chainPending; // a hole: reuse it, or every later nonce waits behind it
-        }
-        await tx.query("UPDATE relayer_nonces SET next_nonce = $2 WHERE relayer = $1", [a.relayer, Math.max(next, nonce + 1)]);
+        const nonce = await this.#takeNonce(tx, a.relayer, chainPending);
         const signed = await sign(nonce);
         const inserted = await tx.query(
           "INSERT INTO charge_attempts (subscription_id, period_index, tx_hash, raw_tx, tx_hashes, relayer, nonce, status, sent_at) VALUES ($1, $2, $3, $4, ARRAY[$3], $5, $6, 'sent', $7) ON CONFLICT (subscription_id, period_index) DO NOTHING RETURNING tx_hash",
@@ -99,15 +91,77 @@ export class ChargeAttempts {
   }
 
   /**
-   * Records a replacement of `previousHash` (same nonce, same call, a higher fee) before it is sent.
-   * False when the attempt moved on meanwhile (replaced by another instance, or gone).
+   * The batched form of {@link recordWithNonce}: one nonce and one signed transaction for several
+   * periods. Each period is claimed first (a period another caller recorded is left out), then `sign`
+   * gets the periods won and the nonce, and every won period records the same transaction. Null, with
+   * nothing taken, when no period was won.
    */
-  async replace(subscriptionId: Hex, periodIndex: bigint, previousHash: Hex, next: { hash: Hex; raw: Hex }, sentAt: number): Promise<boolean> {
+  async recordBatchWithNonce(
+    items: Array<{ subscriptionId: Hex; periodIndex: bigint }>,
+    a: { relayer: Hex; sentAt: number },
+    chainPending: number,
+    sign: (won: boolean[], nonce: number) => Promise<{ hash: Hex; raw: Hex }>,
+  ): Promise<(SignedTransaction & { won: boolean[] }) | null> {
+    return this.db
+      .transaction(async (tx) => {
+        const won: boolean[] = [];
+        for (const item of items) {
+          // A claim with an empty transaction, filled in below within this store transaction: another
+          // caller's claim of the same period waits for it and then finds it taken.
+          const claimed = await tx.query(
+            "INSERT INTO charge_attempts (subscription_id, period_index, tx_hash, raw_tx, tx_hashes, relayer, nonce, status, sent_at) VALUES ($1, $2, '', '', '{}', $3, -1, 'sent', $4) ON CONFLICT (subscription_id, period_index) DO NOTHING RETURNING 1",
+            [item.subscriptionId, item.periodIndex.toString(), a.relayer, a.sentAt],
+          );
+          won.push(claimed.length === 1);
+        }
+        if (!won.some(Boolean)) throw DECLINED;
+        const nonce = await this.#takeNonce(tx, a.relayer, chainPending);
+        const signed = await sign(won, nonce);
+        for (const [i, item] of items.entries()) {
+          if (!won[i]) continue;
+          await tx.query(
+            "UPDATE charge_attempts SET tx_hash = $3, raw_tx = $4, tx_hashes = ARRAY[$3], nonce = $5 WHERE subscription_id = $1 AND period_index = $2",
+            [item.subscriptionId, item.periodIndex.toString(), signed.hash, signed.raw, nonce],
+          );
+        }
+        return { ...signed, nonce, won };
+      })
+      .catch((error) => {
+        if (error === DECLINED) return null;
+        throw error;
+      });
+  }
+
+  /**
+   * The relayer's next nonce, inside a store transaction (its row locked until it ends): the store's
+   * next one, or the chain's pending count when that is higher, or a hole below it (a nonce the chain
+   * has not used and no recorded attempt holds: an attempt dropped for good).
+   */
+  async #takeNonce(tx: Pick<Database, "query">, relayer: Hex, chainPending: number): Promise<number> {
+    await tx.query("INSERT INTO relayer_nonces (relayer, next_nonce) VALUES ($1, $2) ON CONFLICT (relayer) DO NOTHING", [relayer, chainPending]);
+    const [row] = await tx.query<{ next_nonce: string | number }>("SELECT next_nonce FROM relayer_nonces WHERE relayer = $1 FOR UPDATE", [relayer]);
+    const next = Number(row!.next_nonce);
+    let nonce = Math.max(next, chainPending);
+    if (chainPending < next) {
+      const held = await tx.query("SELECT 1 FROM charge_attempts WHERE relayer = $1 AND nonce = $2", [relayer, chainPending]);
+      if (held.length === 0) nonce = chainPending; // a hole: reuse it, or every later nonce waits behind it
+    }
+    await tx.query("UPDATE relayer_nonces SET next_nonce = $2 WHERE relayer = $1", [relayer, Math.max(next, nonce + 1)]);
+    return nonce;
+  }
+
+  /**
+   * Records a replacement of `previousHash` (same nonce, same call, a higher fee) before it is sent,
+   * for every period that transaction carries. False when it moved on meanwhile (replaced by another
+   * instance, or gone).
+   */
+  async replace(previousHash: Hex, next: { hash: Hex; raw: Hex }, sentAt: number): Promise<boolean> {
+    // Every period the transaction carries (a batch carries several) moves to the replacement together.
     const rows = await this.db.query(
-      "UPDATE charge_attempts SET tx_hash = $4, raw_tx = $5, tx_hashes = array_append(tx_hashes, $4::text), sent_at = $6 WHERE subscription_id = $1 AND period_index = $2 AND tx_hash = $3 RETURNING tx_hash",
-      [subscriptionId, periodIndex.toString(), previousHash, next.hash, next.raw, sentAt],
+      "UPDATE charge_attempts SET tx_hash = $2, raw_tx = $3, tx_hashes = array_append(tx_hashes, $2::text), sent_at = $4 WHERE tx_hash = $1 RETURNING tx_hash",
+      [previousHash, next.hash, next.raw, sentAt],
     );
-    return rows.length === 1;
+    return rows.length > 0;
   }
 
   /** Attempts not yet reported whose latest send is older than `beforeMs`, oldest first. */

@@ -16,17 +16,18 @@ describe("charges at scale", function () {
   const paidCount = async (id: Hex) =>
     (await h.chain.publicClient.readContract({ address: recurring(), abi: recurringChargesAbi, functionName: "subscriptions", args: [id] }))[1];
 
-  it("charges many subscriptions at once: one transaction each, consecutive nonces, each charged once", async () => {
+  it("charges many subscriptions at once: batched into few transactions, consecutive nonces, each charged once", async () => {
     const subs = await manySubscriptions(h, h.api, 12);
     const nonce = await relayerNonce();
     const answers = await Promise.all(subs.map((s) => h.api.post("/v1/charges").send({ subscription: s.subscription })));
     for (const a of answers) assert.include(a.body, { status: "CONFIRMING" }, JSON.stringify(a.body));
-    assert.equal(new Set(answers.map((a) => a.body.tx_hash)).size, 12);
-    assert.equal(await relayerNonce(), nonce + 12, "every nonce used once, none skipped");
-    const recorded = await h.database.query<{ nonce: string | number }>("SELECT nonce FROM charge_attempts ORDER BY nonce");
+    const transactions = new Set(answers.map((a) => a.body.tx_hash)).size;
+    assert.isBelow(transactions, 12, "charges ready together share a transaction");
+    assert.equal(await relayerNonce(), nonce + transactions, "every nonce used once, none skipped");
+    const recorded = await h.database.query<{ nonce: string | number }>("SELECT DISTINCT nonce FROM charge_attempts ORDER BY nonce");
     assert.deepEqual(
       recorded.map((r) => Number(r.nonce)),
-      Array.from({ length: 12 }, (_, i) => nonce + i),
+      Array.from({ length: transactions }, (_, i) => nonce + i),
     );
     await h.chain.mine(2);
     const settled = await Promise.all(subs.map((s) => h.api.post("/v1/charges").send({ subscription: s.subscription })));

@@ -82,13 +82,19 @@ describe("several instances on one PostgreSQL", function () {
     const answers = await Promise.all(subs.flatMap((s) => [a, b].map((i) => supertest(i.app).post("/v1/charges").send({ subscription: s.subscription }))));
     for (const r of answers) assert.oneOf(r.body.status, ["CONFIRMING", "ALREADY_CHARGED"], JSON.stringify(r.body));
     for (let i = 0; i < count; i++) assert.equal(answers[2 * i]!.body.tx_hash, answers[2 * i + 1]!.body.tx_hash, "both instances follow the same transaction");
-    assert.equal(new Set(answers.map((r) => r.body.tx_hash)).size, count, "one transaction per subscription");
-    assert.equal(await h.chain.publicClient.getTransactionCount({ address: relayer }), nonce + count, "no nonce lost or used twice");
-    const nonces = (await a.database.query<{ nonce: string | number }>("SELECT nonce FROM charge_attempts ORDER BY nonce")).map((r) => Number(r.nonce));
+    // Charges ready together in one instance share a chargeBatch transaction; a period claimed by the
+    // other instance first is left out of this one's.
+    const transactions = new Set(answers.map((r) => r.body.tx_hash)).size;
+    assert.isAtMost(transactions, count);
+    assert.equal(await h.chain.publicClient.getTransactionCount({ address: relayer }), nonce + transactions, "no nonce lost or used twice");
+    const nonces = (await a.database.query<{ nonce: string | number }>("SELECT DISTINCT nonce FROM charge_attempts ORDER BY nonce")).map((r) =>
+      Number(r.nonce),
+    );
     assert.deepEqual(
       nonces,
-      Array.from({ length: count }, (_, i) => nonce + i),
+      Array.from({ length: transactions }, (_, i) => nonce + i),
     );
+    assert.lengthOf(await a.database.query("SELECT 1 FROM charge_attempts"), count, "one record per period");
 
     await h.chain.mine(2);
     const settled = await Promise.all(

@@ -260,7 +260,8 @@ describe("contract invariants (stateful property tests)", function () {
             const block = await chain.publicClient.getBlock({ blockNumber: receipt.blockNumber });
             assert.equal(block.timestamp, clock);
             const outcomes = items.map((c) => ({ ...model(c, receipt.blockNumber), sub: c.sub }));
-            if (op.kind === "charge") assert.equal(receipt.status, outcomes[0]!.due ? "success" : "reverted", `charge of subscription ${op.charge.sub} at ${clock}`);
+            if (op.kind === "charge")
+              assert.equal(receipt.status, outcomes[0]!.due ? "success" : "reverted", `charge of subscription ${op.charge.sub} at ${clock}`);
             else {
               seen.batched++;
               assert.equal(receipt.status, "success", "a batch never reverts for its items");

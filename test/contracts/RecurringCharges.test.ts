@@ -389,7 +389,7 @@ describe("RecurringCharges", () => {
       const skipped = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "ChargeSkipped" });
       const reasons = skipped.map((e) => {
         const decoded = decodeErrorResult({ abi: recurringChargesAbi, data: e.args.reason });
-        return [Number(e.args.index), e.args.subscriptionId, decoded.errorName, decoded.args];
+        return [Number(e.args.index), e.args.subscriptionId, String(decoded.errorName), decoded.args] as unknown[];
       });
       const id = (t: Terms) => subscriptionIdOf(84532, c.recurring, t);
       assert.deepEqual(reasons, [

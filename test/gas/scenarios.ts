@@ -139,7 +139,11 @@ export async function measureGas(chain: LocalChain): Promise<GasFigures> {
     address: recurring,
     abi: recurringChargesAbi,
     functionName: "chargeBatch",
-    args: [await Promise.all(wave.map(async (t) => ({ terms: t, signature: "0x" as const, gasReimbursement: 10_000n, expectedPeriod: await currentPeriod(chain, t) })))],
+    args: [
+      await Promise.all(
+        wave.map(async (t) => ({ terms: t, signature: "0x" as const, gasReimbursement: 10_000n, expectedPeriod: await currentPeriod(chain, t) })),
+      ),
+    ],
   });
   figures[`renewal in a batch of ${BATCH_SIZE}`] = Math.ceil(Number(batch.gasUsed) / BATCH_SIZE);
   // Period 6 of each: one renewal in six starts a new slot of charge records.
@@ -148,7 +152,11 @@ export async function measureGas(chain: LocalChain): Promise<GasFigures> {
     address: recurring,
     abi: recurringChargesAbi,
     functionName: "chargeBatch",
-    args: [await Promise.all(wave.map(async (t) => ({ terms: t, signature: "0x" as const, gasReimbursement: 10_000n, expectedPeriod: await currentPeriod(chain, t) })))],
+    args: [
+      await Promise.all(
+        wave.map(async (t) => ({ terms: t, signature: "0x" as const, gasReimbursement: 10_000n, expectedPeriod: await currentPeriod(chain, t) })),
+      ),
+    ],
   });
   figures[`renewal in a batch of ${BATCH_SIZE} (new slot)`] = Math.ceil(Number(newSlots.gasUsed) / BATCH_SIZE);
   return figures;

@@ -82,4 +82,14 @@ export class RecurringChargesReader {
       (l) => isAddressEqual(l.address, this.address) && l.args.subscriptionId === id && l.args.periodIndex === period,
     );
   }
+
+  /**
+   * The revert data of a `chargeBatch` item for `id` that charged nothing (its `ChargeSkipped` event in
+   * the receipt, emitted by this contract), or undefined.
+   */
+  skippedIn(receipt: TransactionReceipt, id: Hex, period: bigint): Hex | undefined {
+    return parseEventLogs({ abi: recurringChargesAbi, eventName: "ChargeSkipped", logs: receipt.logs, strict: true }).find(
+      (l) => isAddressEqual(l.address, this.address) && l.args.subscriptionId === id && l.args.expectedPeriod === period,
+    )?.args.reason;
+  }
 }

@@ -1,0 +1,155 @@
+import { encodeFunctionData, type Address, type Hex } from "viem";
+import { recurringChargesAbi } from "../generated/contracts.js";
+import { DomainError } from "../errors.js";
+import type { ChargeAttempts } from "../store/charge-attempts.js";
+import type { ChargeResponse } from "../wire/index.js";
+import { periodAnswer } from "./charge-answers.js";
+import type { Relayer } from "./relayer.js";
+import type { Terms } from "./terms.js";
+
+/** A charge checked, simulated and priced, ready to be sent: everything its transaction needs. */
+export interface ReadyCharge {
+  terms: Terms;
+  signature: Hex;
+  id: Hex;
+  period: bigint;
+  reimbursement: bigint;
+  /** The charge's gas alone (with its margin), as simulated. */
+  gas: bigint;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+  /** The L1 data fee of the charge alone, wei (with its margin). */
+  l1Fee: bigint;
+  /** The relayer's balance and pending nonce, as read with the charge's chain view. */
+  balance: bigint;
+  pending: number;
+}
+
+export interface BatcherDeps {
+  contract: Address;
+  attempts: ChargeAttempts;
+  relayer: Relayer;
+  /** Milliseconds since the epoch. */
+  now: () => number;
+  /** At most this many charges per transaction; 1 sends every charge alone. */
+  maxItems: number;
+  /** How long the first charge of a batch waits for others to join it. */
+  waitMs: number;
+}
+
+interface Waiting {
+  charge: ReadyCharge;
+  resolve: (answer: ChargeResponse) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Groups the charges that become ready together (a renewal wave) into one `chargeBatch` transaction,
+ * so a wave sends few transactions: the relayer's pool window (16 pending per sender) then carries
+ * up to 16 × `maxItems` charges instead of 16. A charge alone is sent with `charge`, as before.
+ * Each caller still gets its own answer (CONFIRMING with the transaction's hash); every period the
+ * transaction carries is recorded with it before it leaves the process, so follow, recover, refunds,
+ * webhooks and replacement work per period.
+ */
+export class ChargeBatcher {
+  #waiting: Waiting[] = [];
+  #timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly deps: BatcherDeps) {}
+
+  /** Sends `charge` (alone or with others ready within the wait) and answers CONFIRMING with its transaction. */
+  submit(charge: ReadyCharge): Promise<ChargeResponse> {
+    return new Promise<ChargeResponse>((resolve, reject) => {
+      this.#waiting.push({ charge, resolve, reject });
+      if (this.#waiting.length >= this.deps.maxItems) this.#flush();
+      // While a batch is being recorded and sent, the next one gathers and leaves when it is done
+      // (a group commit): under load, batches grow by themselves; alone, a charge waits `waitMs`.
+      else if (this.#sending === 0) this.#timer ??= setTimeout(() => this.#flush(), this.deps.waitMs);
+    });
+  }
+
+  /** Batches being recorded and sent right now. */
+  #sending = 0;
+
+  #flush(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    const group = this.#waiting.splice(0, this.deps.maxItems);
+    if (group.length === 0) return;
+    this.#sending++;
+    void this.#send(group)
+      .catch((error) => {
+        for (const w of group) w.reject(error);
+      })
+      .finally(() => {
+        this.#sending--;
+        if (this.#waiting.length > 0) this.#flush();
+      });
+    // A full batch more already waiting goes at once.
+    if (this.#waiting.length >= this.deps.maxItems) this.#flush();
+  }
+
+  async #send(group: Waiting[]): Promise<void> {
+    const { attempts, relayer } = this.deps;
+    const charges = group.map((w) => w.charge);
+    const relayerAddress = relayer.address!;
+    // The transaction's limits are the sum of its charges' (each simulated alone, so with its own base
+    // cost: a batch spends less), its fees the highest any charge was quoted.
+    const gas = charges.reduce((sum, c) => sum + c.gas, 0n);
+    const maxFeePerGas = charges.reduce((m, c) => (c.maxFeePerGas > m ? c.maxFeePerGas : m), 0n);
+    const maxPriorityFeePerGas = charges.reduce((m, c) => (c.maxPriorityFeePerGas > m ? c.maxPriorityFeePerGas : m), 0n);
+    const l1Fee = charges.reduce((sum, c) => sum + c.l1Fee, 0n);
+    const balance = charges.reduce((m, c) => (c.balance < m ? c.balance : m), charges[0]!.balance);
+    const pending = charges.reduce((m, c) => (c.pending > m ? c.pending : m), 0);
+    relayer.ensureAvailable(gas, maxFeePerGas, balance, l1Fee);
+    const fees = { gas, maxFeePerGas, maxPriorityFeePerGas };
+    const sentAt = this.deps.now();
+
+    if (charges.length === 1) {
+      const [c] = charges as [ReadyCharge];
+      const sent = await attempts.recordWithNonce({ subscriptionId: c.id, periodIndex: c.period, relayer: relayerAddress, sentAt }, pending, (nonce) =>
+        relayer.sign({ to: this.deps.contract, data: chargeData(c), ...fees }, nonce),
+      );
+      if (!sent) return group[0]!.resolve(await this.#winnersAnswer(c));
+      await relayer.send(sent);
+      return group[0]!.resolve(periodAnswer("CONFIRMING", c.terms, c.id, c.period, sent.hash));
+    }
+
+    // The nonce is taken, each period claimed and the signed transaction recorded for every period it
+    // carries, in one store transaction (no chain call inside), before anything leaves the process.
+    const sent = await attempts.recordBatchWithNonce(
+      charges.map((c) => ({ subscriptionId: c.id, periodIndex: c.period })),
+      { relayer: relayerAddress, sentAt },
+      pending,
+      (won, nonce) => relayer.sign({ to: this.deps.contract, data: batchData(charges.filter((_, i) => won[i])), ...fees }, nonce),
+    );
+    if (sent) await relayer.send(sent);
+    for (const [i, w] of group.entries()) {
+      const c = w.charge;
+      if (sent?.won[i]) w.resolve(periodAnswer("CONFIRMING", c.terms, c.id, c.period, sent.hash));
+      else this.#winnersAnswer(c).then(w.resolve, w.reject);
+    }
+  }
+
+  /**
+   * Another caller (another instance) recorded its transaction for this period first, after this
+   * charge's simulation: it is on its way (its owner broadcasts it) and cannot be settled yet.
+   */
+  async #winnersAnswer(c: ReadyCharge): Promise<ChargeResponse> {
+    const winner = await this.deps.attempts.find(c.id, c.period);
+    if (winner?.txHash) return periodAnswer("CONFIRMING", c.terms, c.id, c.period, winner.txHash);
+    throw new DomainError("CONCURRENCY_LIMIT", { detail: "another instance is charging this period" });
+  }
+}
+
+function chargeData(c: ReadyCharge): Hex {
+  return encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [c.terms, c.signature, c.reimbursement, c.period] });
+}
+
+function batchData(charges: ReadyCharge[]): Hex {
+  return encodeFunctionData({
+    abi: recurringChargesAbi,
+    functionName: "chargeBatch",
+    args: [charges.map((c) => ({ terms: c.terms, signature: c.signature, gasReimbursement: c.reimbursement, expectedPeriod: c.period }))],
+  });
+}

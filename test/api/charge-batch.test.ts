@@ -1,0 +1,131 @@
+import { assert } from "chai";
+import supertest from "supertest";
+import { decodeFunctionData, erc20Abi, parseEventLogs, parseTransaction, type Hex } from "viem";
+import { recurringChargesAbi } from "../../src/generated/contracts.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { createService } from "../../src/service.js";
+import { createLogger } from "../../src/logger.js";
+import { ChargeAttempts } from "../../src/store/charge-attempts.js";
+import { configFor, useService } from "../helpers/service.js";
+import { manySubscriptions, subscribe } from "../helpers/recurring.js";
+import { send } from "../helpers/tx.js";
+
+/**
+ * Concurrent charges go out together: one chargeBatch transaction carries every charge that became
+ * ready within CHARGE_BATCH_WAIT_MS, and each caller still gets its own answer, with that transaction.
+ */
+describe("charges batched into one transaction", function () {
+  this.timeout(120_000);
+  // A wide window, so the concurrent charges of a test surely meet in one batch.
+  const h = useService({ CHARGE_BATCH_WAIT_MS: "400" });
+  const relayer = () => h.chain.accounts[LOCAL_ROLES.relayer]!.address;
+  const relayerNonce = () => h.chain.publicClient.getTransactionCount({ address: relayer() });
+  const recurring = () => h.service.deployment.contracts.RecurringCharges.address;
+  const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+  const charge = (api: supertest.Agent, subscription: string) => api.post("/v1/charges").send({ subscription });
+
+  it("one transaction for a wave: each caller's answer names its period and the batch's hash; CHARGED once each; recover and refund per charge", async () => {
+    const subs = await manySubscriptions(h, h.api, 6);
+    const nonce = await relayerNonce();
+    const answers = await Promise.all(subs.map((s) => charge(h.api, s.subscription)));
+    for (const a of answers) assert.include(a.body, { status: "CONFIRMING", period_index: 0 }, JSON.stringify(a.body));
+    const hashes = new Set(answers.map((a) => a.body.tx_hash as Hex));
+    assert.equal(hashes.size, 1, "one transaction");
+    assert.equal(await relayerNonce(), nonce + 1, "one nonce");
+    const [hash] = [...hashes] as [Hex];
+    const tx = await h.chain.publicClient.getTransaction({ hash });
+    const call = decodeFunctionData({ abi: recurringChargesAbi, data: tx.input });
+    assert.equal(call.functionName, "chargeBatch");
+    const recorded = await h.database.query<{ tx_hash: string; nonce: string | number }>("SELECT tx_hash, nonce FROM charge_attempts");
+    assert.lengthOf(recorded, 6, "every period the transaction carries is recorded with it");
+    for (const r of recorded) assert.deepEqual([r.tx_hash, Number(r.nonce)], [hash, nonce]);
+
+    await h.chain.mine(2);
+    const settled = await Promise.all(subs.map((s) => charge(h.api, s.subscription)));
+    for (const a of settled) assert.include(a.body, { status: "CHARGED", tx_hash: hash, period_index: 0 });
+    const again = await Promise.all(subs.map((s) => charge(h.api, s.subscription)));
+    for (const a of again) assert.include(a.body, { status: "ALREADY_CHARGED", tx_hash: hash });
+    const receipt = await h.chain.publicClient.getTransactionReceipt({ hash });
+    assert.deepEqual(
+      parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" })
+        .map((e) => e.args.subscriptionId)
+        .sort(),
+      subs.map((s) => s.id).sort(),
+    );
+
+    // Recover finds each period's own Charged log in the batch; a refund names one charge of it.
+    const found = (await h.api.post("/v1/charges/recover").send({ subscription: subs[3]!.subscription, period_index: 0 })).body;
+    assert.include(found, { found: true, subscription_id: subs[3]!.id, tx_hash: hash, amount_units: "1000000" });
+    const refund = await h.api.post("/v1/refunds/prepare").send({ tx_hash: hash, subscription: subs[4]!.subscription, period_index: 0, amount: "1000000" });
+    assert.equal(refund.status, 200, JSON.stringify(refund.body));
+    assert.include(refund.body, { merchant: merchant().address, original_amount_units: "1000000" });
+    const other = await h.api.post("/v1/refunds/prepare").send({ tx_hash: hash, subscription: subs[4]!.subscription, period_index: 1, amount: "1" });
+    assert.equal(other.body.error, "PAYMENT_MISMATCH", "the batch charged period 0 only");
+  });
+
+  it("an item the chain skips (the payer's allowance withdrawn after the simulation) answers its own refusal; the others charge", async () => {
+    const subs = await manySubscriptions(h, h.api, 3);
+    const leaver = h.chain.accounts[LOCAL_ROLES.firstUser + 3]!;
+    const left = await subscribe(h, leaver, { recipient: merchant().address, amount: "1" });
+    await send(h.chain, leaver, { address: h.service.deployment.token.address, abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] });
+    let withdrawn = false;
+    const racing = await createService(configFor(h.proxy.url, { CHARGE_BATCH_WAIT_MS: "400" }), {
+      now: h.clock.now,
+      logger: createLogger("silent"),
+      database: h.database,
+      beforeBroadcast: async () => {
+        // Between the simulation and the chain: the payer takes its allowance back.
+        if (withdrawn) return;
+        withdrawn = true;
+        await send(h.chain, leaver, { address: h.service.deployment.token.address, abi: erc20Abi, functionName: "approve", args: [recurring(), 0n] });
+      },
+    });
+    try {
+      const api = supertest(racing.app);
+      const answers = await Promise.all([...subs.map((s) => s.subscription), left.subscription].map((s) => charge(api, s)));
+      for (const a of answers) assert.include(a.body, { status: "CONFIRMING" }, JSON.stringify(a.body));
+      assert.equal(new Set(answers.map((a) => a.body.tx_hash)).size, 1);
+      await h.chain.mine(2);
+      const receipt = await h.chain.publicClient.getTransactionReceipt({ hash: answers[0]!.body.tx_hash });
+      assert.equal(receipt.status, "success", "the batch is mined");
+      const [skipped] = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "ChargeSkipped" });
+      assert.equal(skipped!.args.subscriptionId, left.id);
+
+      for (const s of subs) assert.include((await charge(api, s.subscription)).body, { status: "CHARGED" });
+      const refused = await charge(api, left.subscription);
+      assert.equal(refused.status, 400);
+      assert.deepEqual(refused.body, { error: "INSUFFICIENT_ALLOWANCE", action: "ASK_PAYER" }, "the skipped item's own reason");
+      assert.isNull(await new ChargeAttempts(h.database).find(left.id, 0n), "its record is gone: nothing was charged for it");
+    } finally {
+      await racing.close();
+    }
+  });
+
+  it("a stuck batch is replaced once for all its periods (same nonce, same call, a higher fee), and each follows the replacement to CHARGED", async () => {
+    const subs = await manySubscriptions(h, h.api, 3);
+    const nonce = await relayerNonce();
+    await h.chain.testClient.setAutomine(false);
+    let first: Hex;
+    try {
+      const answers = await Promise.all(subs.map((s) => charge(h.api, s.subscription)));
+      first = answers[0]!.body.tx_hash;
+      for (const a of answers) assert.include(a.body, { status: "CONFIRMING", tx_hash: first });
+      h.clock.advance(61);
+      assert.equal(await h.service.stuckCharges.replaceStuck(60), 1, "one replacement for the one transaction");
+      const attempts = await Promise.all(subs.map((s) => new ChargeAttempts(h.database).find(s.id, 0n)));
+      const replacement = attempts[0]!.txHash;
+      for (const a of attempts) assert.deepEqual(a!.txHashes, [first, replacement]);
+      const replaced = parseTransaction(attempts[0]!.rawTx);
+      assert.equal(replaced.nonce, nonce, "the same nonce");
+      assert.equal(decodeFunctionData({ abi: recurringChargesAbi, data: replaced.data! }).functionName, "chargeBatch");
+      assert.lengthOf(decodeFunctionData({ abi: recurringChargesAbi, data: replaced.data! }).args[0] as unknown[], 3, "the same three charges");
+    } finally {
+      await h.chain.testClient.setAutomine(true);
+    }
+    await h.chain.mine(3);
+    const replacement = (await new ChargeAttempts(h.database).find(subs[0]!.id, 0n))!.txHash;
+    assert.notEqual(replacement, first!);
+    for (const s of subs) assert.include((await charge(h.api, s.subscription)).body, { status: "CHARGED", tx_hash: replacement });
+    assert.equal(await relayerNonce(), nonce + 1);
+  });
+});
