@@ -42,12 +42,31 @@ export function tokenRefusal(error: unknown): DomainError | null {
  * `isBlacklisted` and `paused`; a token without them (it reverts or returns nothing) has no such refusals.
  */
 export async function checkTokenWillTransfer(client: PublicClient, token: Address, accounts: readonly Address[]): Promise<void> {
+  refuseTransfer(await readTokenState(client, token, accounts));
+}
+
+/** What FiatToken says of a transfer: paused (null when the token has no `paused`), and whether any of the accounts is blacklisted. */
+export interface TokenState {
+  paused: boolean | null;
+  blocked: boolean;
+}
+
+/**
+ * Reads `paused` (unless `withPaused` is false) and `isBlacklisted` of `accounts` at once (several
+ * callers can share one read of what they have in common).
+ */
+export async function readTokenState(client: PublicClient, token: Address, accounts: readonly Address[], withPaused = true): Promise<TokenState> {
   const [paused, ...blocked] = await Promise.all([
-    optional(() => client.readContract({ address: token, abi: fiatTokenAbi, functionName: "paused" })),
+    withPaused ? optional(() => client.readContract({ address: token, abi: fiatTokenAbi, functionName: "paused" })) : null,
     ...accounts.map((account) => optional(() => client.readContract({ address: token, abi: fiatTokenAbi, functionName: "isBlacklisted", args: [account] }))),
   ]);
-  if (blocked.some((b) => b === true)) throw new DomainError("ACCOUNT_BLOCKED");
-  if (paused === true) throw new DomainError("TOKEN_PAUSED");
+  return { paused, blocked: blocked.some((b) => b === true) };
+}
+
+/** ACCOUNT_BLOCKED when any state says an account is blacklisted, else TOKEN_PAUSED when any says paused. */
+export function refuseTransfer(...states: TokenState[]): void {
+  if (states.some((s) => s.blocked)) throw new DomainError("ACCOUNT_BLOCKED");
+  if (states.some((s) => s.paused === true)) throw new DomainError("TOKEN_PAUSED");
 }
 
 /** A read the token may not have: its answer, or null when it reverts or returns nothing; RPC failures map as usual. */

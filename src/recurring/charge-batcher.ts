@@ -16,6 +16,8 @@ export interface ReadyCharge {
   reimbursement: bigint;
   /** The charge's gas alone (with its margin), as simulated. */
   gas: bigint;
+  /** Its share of a batch's gas limit (with its margin): measured for a renewal, from `gas` for a first charge. */
+  batchGas: bigint;
   maxFeePerGas: bigint;
   maxPriorityFeePerGas: bigint;
   /** The L1 data fee of the charge alone, wei (with its margin). */
@@ -36,6 +38,13 @@ export interface BatcherDeps {
   /** How long the first charge of a batch waits for others to join it. */
   waitMs: number;
 }
+
+/**
+ * Batches recorded and sent at once. A batch's store transaction and broadcast take a few round trips;
+ * with several under way, a wave's batches leave as fast as blocks take them (the relayer's outbox
+ * still broadcasts in nonce order, within the pool's window).
+ */
+const SENDING_LANES = 4;
 
 interface Waiting {
   charge: ReadyCharge;
@@ -62,9 +71,9 @@ export class ChargeBatcher {
     return new Promise<ChargeResponse>((resolve, reject) => {
       this.#waiting.push({ charge, resolve, reject });
       if (this.#waiting.length >= this.deps.maxItems) this.#flush();
-      // While a batch is being recorded and sent, the next one gathers and leaves when it is done
-      // (a group commit): under load, batches grow by themselves; alone, a charge waits `waitMs`.
-      else if (this.#sending === 0) this.#timer ??= setTimeout(() => this.#flush(), this.deps.waitMs);
+      // While every lane is busy recording and sending a batch, the next one gathers and leaves when a
+      // lane frees (a group commit): under load, batches grow by themselves; alone, a charge waits `waitMs`.
+      else if (this.#sending < SENDING_LANES) this.#timer ??= setTimeout(() => this.#flush(), this.deps.waitMs);
     });
   }
 
@@ -93,9 +102,10 @@ export class ChargeBatcher {
     const { attempts, relayer } = this.deps;
     const charges = group.map((w) => w.charge);
     const relayerAddress = relayer.address!;
-    // The transaction's limits are the sum of its charges' (each simulated alone, so with its own base
-    // cost: a batch spends less), its fees the highest any charge was quoted.
-    const gas = charges.reduce((sum, c) => sum + c.gas, 0n);
+    // The transaction's fees are the highest any charge was quoted; its gas limit, the base cost plus
+    // each charge's share (a block builder reserves a transaction's limit, so the sum of the charges'
+    // own limits, each with its own base cost, would fit a third as many batches into a block).
+    const gas = charges.length === 1 ? charges[0]!.gas : charges.reduce((sum, c) => sum + c.batchGas, 21_000n);
     const maxFeePerGas = charges.reduce((m, c) => (c.maxFeePerGas > m ? c.maxFeePerGas : m), 0n);
     const maxPriorityFeePerGas = charges.reduce((m, c) => (c.maxPriorityFeePerGas > m ? c.maxPriorityFeePerGas : m), 0n);
     const l1Fee = charges.reduce((sum, c) => sum + c.l1Fee, 0n);

@@ -5,7 +5,7 @@ import type { LiveDeployment } from "../deployments.js";
 import { DomainError } from "../errors.js";
 import type { ConcurrencyGate } from "../limits/rate-limiter.js";
 import { rpc } from "../chain/rpc-errors.js";
-import { checkTokenWillTransfer } from "../chain/token-refusals.js";
+import { readTokenState, refuseTransfer, type TokenState } from "../chain/token-refusals.js";
 import type { ChargeAttempts } from "../store/charge-attempts.js";
 import { chargeRefusal } from "./charge-errors.js";
 import { quoteFees, reimbursementFor, transactionCostUnits, type FeeQuote, type GasPricing } from "./gas-quote.js";
@@ -15,6 +15,7 @@ import type { SubscriptionCapabilities } from "./capabilities.js";
 import { chargedInAnswer } from "./charge-answers.js";
 import { followAttempt } from "./charge-follow.js";
 import { ChargeBatcher } from "./charge-batcher.js";
+import { BATCH_ITEM_OVERHEAD, BATCHED_RENEWAL_FIGURES, measuredChargeGas, RENEWAL_GAS_FIGURE } from "./charge-gas.js";
 import { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
 import type { Terms } from "./terms.js";
 import type { SignedSubscription } from "./tokens.js";
@@ -40,12 +41,16 @@ export interface ChargesDeps {
   batch: { maxItems: number; waitMs: number };
 }
 
-/** The latest block, the fee quote, the relayer's balance and its pending nonce, each read or failed. */
+/**
+ * The latest block, the fee quote, the relayer's balance, its pending nonce, and what the token says
+ * of the accounts every charge shares (fee collector, contract) and of `paused`, each read or failed.
+ */
 type ChainView = [
   PromiseSettledResult<{ number: bigint; timestamp: bigint }>,
   PromiseSettledResult<FeeQuote>,
   PromiseSettledResult<bigint>,
   PromiseSettledResult<number>,
+  PromiseSettledResult<TokenState>,
 ];
 
 /** A settled read's value, or its error thrown. */
@@ -76,6 +81,16 @@ export function sendMargin(terms: Terms): bigint {
   return quarter < 60n ? quarter : 60n;
 }
 
+/** A renewal's gas: the dearest renewal measured on real USDC (snapshots/gas.json). */
+const RENEWAL_GAS = measuredChargeGas(undefined, RENEWAL_GAS_FIGURE);
+/** A renewal's share of a batch, measured: the period opening a slot of charge records, and any other. */
+const BATCHED_RENEWAL_GAS = {
+  newSlot: measuredChargeGas(undefined, BATCHED_RENEWAL_FIGURES.newSlot),
+  other: measuredChargeGas(undefined, BATCHED_RENEWAL_FIGURES.other),
+};
+/** Charge records per storage slot (RecurringCharges packs six): period 6k opens a slot. */
+const RECORDS_PER_SLOT = 6n;
+
 export class Charges {
   readonly #busy = new Set<Hex>();
 
@@ -85,7 +100,13 @@ export class Charges {
 
   constructor(private readonly deps: ChargesDeps) {
     this.#reader = RecurringChargesReader.of(deps);
-    this.#batcher = new ChargeBatcher({ contract: this.#reader.address, attempts: deps.attempts, relayer: deps.relayer, now: deps.now, ...deps.batch });
+    this.#batcher = new ChargeBatcher({
+      contract: this.#reader.address,
+      attempts: deps.attempts,
+      relayer: deps.relayer,
+      now: deps.now,
+      ...deps.batch,
+    });
   }
 
   get #contract() {
@@ -118,7 +139,8 @@ export class Charges {
   async #charge({ terms, signature }: SignedSubscription, id: Hex): Promise<ChargeResult> {
     const { client, attempts, relayer } = this.deps;
     const relayerAddress = relayer.address;
-    const [blockRead, feesRead, balanceRead, pendingRead] = await this.#chainView();
+    const { read, l1Fee: quoteL1FeeOf } = this.#chainView();
+    const [blockRead, feesRead, balanceRead, pendingRead, sharedTokenRead] = await read;
     const block = settledValue(blockRead);
     const now = block.timestamp;
     if (now < terms.start) throw new DomainError("NOT_DUE", { retryAfter: Number(terms.start - now) });
@@ -130,16 +152,14 @@ export class Charges {
       if (followed) return followed;
     }
 
-    // A second round trip: the subscription and the period's slot at that block, the token's
-    // refusals, and the simulation of the charge (every on-chain refusal by name), which also sizes
-    // its gas, and the L1 data fee of the charge (priced with the largest reimbursement the terms
-    // allow in its calldata). Their answers are taken in that order.
-    const [subscriptionRead, paidRead, tokenRead, gasRead, l1FeeRead] = await Promise.allSettled([
+    // A second round trip: the subscription at that block, the simulation of the charge (every
+    // on-chain refusal by name, the token's own included: a blacklisted payer or recipient reverts
+    // the transfer, classified in the token table), and the L1 data fee of the charge (priced with
+    // the largest reimbursement the terms allow in its calldata). Their answers are taken in that order.
+    const [subscriptionRead, gasRead, l1FeeRead] = await Promise.allSettled([
       this.#reader.subscription(id, block.number),
-      this.#reader.chargedBlock(id, period, block.number),
-      checkTokenWillTransfer(client, terms.token, [terms.payer, terms.recipient, this.deps.deployment.parameters.feeCollector, this.#contract]),
       relayerAddress
-        ? client.estimateContractGas({
+        ? client.simulateContract({
             address: this.#contract,
             abi: recurringChargesAbi,
             functionName: "charge",
@@ -147,33 +167,52 @@ export class Charges {
             account: relayerAddress,
           })
         : Promise.reject(new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" })),
-      quoteL1Fee(client, {
-        to: this.#contract,
-        data: encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, terms.maxGasReimbursement, period] }),
-      }),
+      quoteL1FeeOf(encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, terms.maxGasReimbursement, period] })),
     ]);
-    const { revoked } = settledValue(subscriptionRead);
+    const { revoked, paidCount, lastPeriod } = settledValue(subscriptionRead);
     if (revoked) throw new DomainError("PERMISSION_REVOKED");
     if (terms.end !== 0n && now >= terms.end) throw new DomainError("SUBSCRIPTION_EXPIRED");
-    const paidIn = settledValue(paidRead);
-    if (paidIn !== 0n) return chargedInAnswer(this.#chain, terms, id, period, paidIn);
+    // This period charged already (by another instance, or a charge this store no longer follows):
+    // the block it was charged in, then its answer.
+    if (paidCount > 0 && lastPeriod === period) {
+      const paidIn = await this.#reader.chargedBlock(id, period, block.number);
+      if (paidIn !== 0n) return chargedInAnswer(this.#chain, terms, id, period, paidIn);
+    }
     // The contract charges only the period named (PeriodMismatch otherwise): a charge that could be
     // mined after its period ends is not sent. Ask again when the next period starts.
     const closes = periodCloses(terms, period);
     if (closes - now <= sendMargin(terms)) throw new DomainError("NOT_DUE", { retryAfter: Number(closes - now) + 1 });
 
-    // The token's refusals (blacklisted account, paused token), named before anything is sent.
-    settledValue(tokenRead);
+    // The token's refusals shared by every charge (the fee collector or the contract blacklisted, the
+    // token paused), named before anything is sent; the payer's and recipient's come from the simulation.
+    refuseTransfer(settledValue(sharedTokenRead));
     if (feesRead.status === "rejected") throw new DomainError("GAS_QUOTE_UNAVAILABLE", { cause: feesRead.reason });
     if (l1FeeRead.status === "rejected") throw new DomainError("GAS_QUOTE_UNAVAILABLE", { cause: l1FeeRead.reason });
     const fees: FeeQuote = feesRead.value;
     const l1Fee = l1FeeWithMargin(l1FeeRead.value);
     if (!relayerAddress) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
+    // The simulation names every refusal. A renewal's gas is then known (no signature, no account
+    // code: the measured dearest renewal); a first charge's depends on the payer's signature check (an
+    // ERC-1271 account's code), so it alone is estimated, in one more round trip.
+    const gasResult: PromiseSettledResult<bigint> =
+      gasRead.status === "rejected"
+        ? gasRead
+        : paidCount > 0
+          ? { status: "fulfilled", value: RENEWAL_GAS }
+          : await Promise.allSettled([
+              client.estimateContractGas({
+                address: this.#contract,
+                abi: recurringChargesAbi,
+                functionName: "charge",
+                args: [terms, signature, 0n, period],
+                account: relayerAddress,
+              }),
+            ]).then(([r]) => r!);
     let gas: bigint;
-    if (gasRead.status === "fulfilled") {
-      gas = gasRead.value;
+    if (gasResult.status === "fulfilled") {
+      gas = gasResult.value;
     } else {
-      const refusal = chargeRefusal(gasRead.reason, terms.start - now);
+      const refusal = chargeRefusal(gasResult.reason, terms.start - now);
       // A relayer that cannot pay the L1 fee: EDR's OP mode takes it from the sender even in a gas
       // estimate and refuses without a revert. It could not send anyway.
       if (refusal?.code === "RPC_ERROR") relayer.ensureAvailable(0n, 0n, settledValue(balanceRead), l1Fee);
@@ -197,6 +236,10 @@ export class Charges {
       period,
       reimbursement,
       gas,
+      // Its share of a batch: a renewal's measured share (with the same 1.2 margin), a first charge's
+      // own estimate less the base cost a batch pays once, plus its self-call.
+      batchGas:
+        paidCount > 0 ? ((period % RECORDS_PER_SLOT === 0n ? BATCHED_RENEWAL_GAS.newSlot : BATCHED_RENEWAL_GAS.other) * 12n) / 10n : gas + BATCH_ITEM_OVERHEAD,
       maxFeePerGas: fees.maxFeePerGas,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       l1Fee,
@@ -205,17 +248,35 @@ export class Charges {
     });
   }
 
-  #view: Promise<ChainView> | null = null;
+  #view: { read: Promise<ChainView>; l1Fee: (data: Hex) => Promise<bigint> } | null = null;
 
   /**
    * The latest block, the fee quote, the relayer's balance and its pending nonce: one round trip,
    * shared by every charge that starts while it is in flight (a month-start burst reads them once,
-   * not once per subscription). Never reused once answered.
+   * not once per subscription). Never reused once answered. With it, the L1 data fee of a charge,
+   * quoted once per calldata length for the charges sharing the view: charges of one length differ
+   * only in their values (addresses, amounts, salt, signature), which compress alike, so the first
+   * one's quote is every one's within a few bytes, and the 1.2× margin covers the difference.
    */
-  #chainView(): Promise<ChainView> {
+  #chainView(): { read: Promise<ChainView>; l1Fee: (data: Hex) => Promise<bigint> } {
     if (!this.#view) {
-      this.#view = this.#readChainView();
-      void this.#view.finally(() => (this.#view = null));
+      const quotes = new Map<number, Promise<bigint>>();
+      const view = {
+        read: this.#readChainView(),
+        l1Fee: (data: Hex) => {
+          const length = (data.length - 2) / 2;
+          let quote = quotes.get(length);
+          if (!quote) {
+            quote = quoteL1Fee(this.deps.client, { to: this.#contract, data });
+            quotes.set(length, quote);
+          }
+          return quote;
+        },
+      };
+      this.#view = view;
+      void view.read.finally(() => {
+        if (this.#view === view) this.#view = null;
+      });
     }
     return this.#view;
   }
@@ -228,6 +289,7 @@ export class Charges {
       quoteFees(client, this.deps.pricing),
       relayerAddress ? rpc(() => client.getBalance({ address: relayerAddress })) : Promise.resolve(0n),
       relayerAddress ? rpc(() => client.getTransactionCount({ address: relayerAddress, blockTag: "pending" })) : Promise.resolve(0),
+      readTokenState(client, this.deps.deployment.token.address, [this.deps.deployment.parameters.feeCollector, this.#contract]),
     ]) as Promise<ChainView>;
   }
 

@@ -49,8 +49,10 @@ interface Outgoing {
  * that would be the 17th waits in the outbox until blocks make room, and a refusal for a full pool
  * or a nonce gap (a lower nonce still on its way) is tried again in the next round, lowest nonce
  * first, so a refused broadcast never leaves a gap behind it. None of this is an error the merchant
- * sees: the charge's answer waits. Only a chain that stops moving for {@link STALL_MS} while
- * something waits turns into RELAYER_ERROR.
+ * sees, and the charge's answer does not wait for it: a recorded transaction in line for room is
+ * answered at once (CONFIRMING), and the outbox keeps it until the node takes it. A transaction the
+ * node refuses for what it is answers RELAYER_ERROR; one still in line when the chain stops moving
+ * for {@link STALL_MS} is left to its record (the next ask sends it again).
  */
 export class Relayer {
   readonly #outbox: Outgoing[] = [];
@@ -120,7 +122,17 @@ export class Relayer {
   broadcast(raw: Hex): Promise<void> {
     const nonce = parseTransaction(raw).nonce ?? 0;
     return new Promise<void>((resolve, reject) => {
-      this.#outbox.push({ nonce, raw, resolve, reject });
+      // Answered once: a transaction resolved while it waits for room is not failed later (its record
+      // stays, and the next ask follows it).
+      let answered = false;
+      const once =
+        <A extends unknown[]>(f: (...args: A) => void) =>
+        (...args: A) => {
+          if (answered) return;
+          answered = true;
+          f(...args);
+        };
+      this.#outbox.push({ nonce, raw, resolve: once(resolve), reject: once(reject) });
       void this.#flush();
     });
   }
@@ -158,6 +170,10 @@ export class Relayer {
         // Within the pool's window: at most POOL_WINDOW unmined per sender. The rest waits.
         const round = waiting.filter((o) => o.nonce < mined + POOL_WINDOW);
         const retry = waiting.filter((o) => o.nonce >= mined + POOL_WINDOW);
+        // Recorded, signed and next in line: its caller need not hold on for the blocks that make room
+        // (its answer is CONFIRMING either way, and a recorded transaction is followed, and sent again
+        // if the node never got it, on the next ask). It stays in the outbox until the node takes it.
+        for (const o of retry) o.resolve();
         // Started together: one JSON-RPC batch, in nonce order, with the latest nonce read again for the next round.
         const [minedRead, ...results] = await Promise.allSettled([
           readMined(),
@@ -167,8 +183,10 @@ export class Relayer {
         for (const [i, result] of results.entries()) {
           const o = round[i]!;
           if (result.status === "fulfilled") o.resolve();
-          else if (isNonceGap(result.reason) || isPoolFull(result.reason)) retry.push(o);
-          else o.reject(new DomainError("RELAYER_ERROR", { cause: result.reason }));
+          else if (isNonceGap(result.reason) || isPoolFull(result.reason)) {
+            retry.push(o);
+            o.resolve(); // refused for room, not for what it is: in line, as above
+          } else o.reject(new DomainError("RELAYER_ERROR", { cause: result.reason }));
         }
         if (retry.length === 0) continue;
         if (Date.now() - this.#movedAt > STALL_MS) {

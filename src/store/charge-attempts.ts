@@ -104,26 +104,24 @@ export class ChargeAttempts {
   ): Promise<(SignedTransaction & { won: boolean[] }) | null> {
     return this.db
       .transaction(async (tx) => {
-        const won: boolean[] = [];
-        for (const item of items) {
-          // A claim with an empty transaction, filled in below within this store transaction: another
-          // caller's claim of the same period waits for it and then finds it taken.
-          const claimed = await tx.query(
-            "INSERT INTO charge_attempts (subscription_id, period_index, tx_hash, raw_tx, tx_hashes, relayer, nonce, status, sent_at) VALUES ($1, $2, '', '', '{}', $3, -1, 'sent', $4) ON CONFLICT (subscription_id, period_index) DO NOTHING RETURNING 1",
-            [item.subscriptionId, item.periodIndex.toString(), a.relayer, a.sentAt],
-          );
-          won.push(claimed.length === 1);
-        }
+        // One statement claims every period (a claim with an empty transaction, filled in below within
+        // this store transaction): another caller's claim of the same period waits for it, then finds it taken.
+        const ids = items.map((i) => i.subscriptionId);
+        const periods = items.map((i) => i.periodIndex.toString());
+        const claimed = await tx.query<{ subscription_id: string; period_index: string | number }>(
+          "INSERT INTO charge_attempts (subscription_id, period_index, tx_hash, raw_tx, tx_hashes, relayer, nonce, status, sent_at) SELECT s, p, '', '', '{}', $3, -1, 'sent', $4 FROM unnest($1::text[], $2::bigint[]) AS t(s, p) ON CONFLICT (subscription_id, period_index) DO NOTHING RETURNING subscription_id, period_index",
+          [ids, periods, a.relayer, a.sentAt],
+        );
+        const key = (id: string, period: string | number | bigint) => `${id}:${period}`;
+        const claims = new Set(claimed.map((r) => key(r.subscription_id, r.period_index)));
+        const won = items.map((i) => claims.has(key(i.subscriptionId, i.periodIndex)));
         if (!won.some(Boolean)) throw DECLINED;
         const nonce = await this.#takeNonce(tx, a.relayer, chainPending);
         const signed = await sign(won, nonce);
-        for (const [i, item] of items.entries()) {
-          if (!won[i]) continue;
-          await tx.query(
-            "UPDATE charge_attempts SET tx_hash = $3, raw_tx = $4, tx_hashes = ARRAY[$3], nonce = $5 WHERE subscription_id = $1 AND period_index = $2",
-            [item.subscriptionId, item.periodIndex.toString(), signed.hash, signed.raw, nonce],
-          );
-        }
+        await tx.query(
+          "UPDATE charge_attempts SET tx_hash = $1, raw_tx = $2, tx_hashes = ARRAY[$1], nonce = $3 FROM unnest($4::text[], $5::bigint[]) AS t(s, p) WHERE subscription_id = t.s AND period_index = t.p",
+          [signed.hash, signed.raw, nonce, ids.filter((_, i) => won[i]), periods.filter((_, i) => won[i])],
+        );
         return { ...signed, nonce, won };
       })
       .catch((error) => {
