@@ -237,14 +237,14 @@ const tables = [
   "",
   `Charged events for the renewal period: ${renewedOnce.toLocaleString("en")} of ${RENEWALS.toLocaleString("en")} subscriptions charged exactly once, ${twice} twice; ${hashes.size} transactions all mined, none left pending. ` +
     `At this rate ${TARGET.renewals.toLocaleString("en")} renewals take ${(TARGET.renewals / perSecond).toFixed(0)} s (target: under ${TARGET.seconds} s). ` +
-    `One key gets at most ${NODE_ACCOUNT_SLOTS} transactions into a ${BASE_BLOCK_MS / 1000} s block (${NODE_ACCOUNT_SLOTS / (BASE_BLOCK_MS / 1000)} per second), so the target needs at least ${neededPerTx} renewals per transaction (a batch entry point).`,
+    `One key gets at most ${NODE_ACCOUNT_SLOTS} transactions into a ${BASE_BLOCK_MS / 1000} s block (${NODE_ACCOUNT_SLOTS / (BASE_BLOCK_MS / 1000)} per second), so the target needs at least ${neededPerTx} renewals per transaction; the service's batches carried ${(RENEWALS / hashes.size).toFixed(1)}.`,
   "",
   `| Cost per renewal (${renewalsInTxs} renewals in ${txs} transactions, ${(renewalsInTxs / Math.max(txs, 1)).toFixed(1)} per transaction) | Gas | L2 fee | L1 data fee | L1 share |`,
   "|---|---:|---:|---:|---:|",
   `| per transaction | ${txs ? (Number(gas) / txs).toFixed(0) : "-"} | ${usdc(per(l2Wei, txs))} USDC | ${usdc(per(l1Wei, txs))} USDC | ${(Number(l1Wei) / Number(l1Wei + l2Wei || 1n)).toFixed(2)} |`,
   `| per renewal | ${renewalsInTxs ? (Number(gas) / renewalsInTxs).toFixed(0) : "-"} | ${usdc(per(l2Wei, renewalsInTxs))} USDC | ${usdc(per(l1Wei, renewalsInTxs))} USDC | ${(Number(l1Wei) / Number(l1Wei + l2Wei || 1n)).toFixed(2)} |`,
   "",
-  `| One renewal transaction at other L1 markets (Base's scalars; ETH at ${formatAmount(pricing.unitsPerEth)} USDC) | L2 fee (USDC) | L1 data fee (USDC) | L1 share |`,
+  `| One transaction of the run (${(RENEWALS / hashes.size).toFixed(1)} renewals on average) at other L1 markets (Base's scalars; ETH at ${formatAmount(pricing.unitsPerEth)} USDC) | L2 fee (USDC) | L1 data fee (USDC) | L1 share |`,
   "|---|---:|---:|---:|",
   ...levels,
 ].join("\n");
