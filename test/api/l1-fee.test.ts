@@ -9,6 +9,7 @@ import { gasQuoteUnits, weiToUnits } from "../../src/recurring/gas-quote.js";
 import { measuredChargeGas } from "../../src/recurring/charge-gas.js";
 import type { Service } from "../../src/service.js";
 import { useService } from "../helpers/service.js";
+import { COVERAGE_BUILD } from "../../dev/deploy/build-mode.js";
 import { reimbursingEnv, walletTypedData } from "../helpers/recurring.js";
 import { approve } from "../helpers/tx.js";
 
@@ -91,7 +92,10 @@ describe("L1 data fee pricing (Base's L1 fee in quotes, reimbursements, GAS_TOO_
     assert.isAtLeast(Number(100_000n + cost.reimbursement), Number(weiToUnits(cost.l2 + cost.l1, service.config.recurring)));
   });
 
-  it("network_fee_estimate is within 0.95–1.1× of what the first charge really cost (L2 + L1), at low, normal and spiking L1 fees", async () => {
+  it("network_fee_estimate is within 0.95–1.1× of what the first charge really cost (L2 + L1), at low, normal and spiking L1 fees", async function () {
+    // The estimate prices the real build's measured gas; instrumented bytecode (npm run coverage)
+    // spends more by design, as in the Gas test: compared on the real build only.
+    if (COVERAGE_BUILD) this.skip();
     const ratios: string[] = [];
     // One charge first: the fee collector's balance slot is created by a fresh chain's first charge
     // (17,100 gas more), which no charge on a live chain pays.

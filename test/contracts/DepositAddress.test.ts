@@ -163,6 +163,21 @@ describe("Splitter: payment addresses (deposits)", () => {
     assert.deepEqual(instructions.slice(0, 3), ["0x0000000000000000000000000000000000000000", "0x0000000000000000000000000000000000000000", 0n]);
   });
 
+  it("forwarding for a payment to the zero address is refused (InvalidPayment): nothing is ever sent to it", async () => {
+    const { chain, splitter, usdc, stranger, payment } = setup();
+    const zero = "0x0000000000000000000000000000000000000000" as const;
+    // Another asset than the payment's token, so the recipient-only rule does not answer first.
+    const forwardToZero = chain.wallet(stranger).writeContract({
+      address: splitter,
+      abi: splitterAbi,
+      functionName: "forwardDeposit",
+      args: [usdc, zero, payment.amount, payment.reference, splitter],
+      account: stranger,
+      chain: chain.chain,
+    });
+    await expectRevert(forwardToZero, "InvalidPayment", [zero, payment.amount]);
+  });
+
   it("USDC paused, or the recipient blacklisted: settle reverts with Circle's reason, the deposit waits at the address, and settles once it clears", async () => {
     const { chain, usdc, payment, depositAddress, transfer, settle, settledBlock, mined } = setup();
     const roles = chain.usdcRoles;
