@@ -2,7 +2,7 @@ import type { Hex } from "viem";
 import { chainName, countdown, displayTime, networkOf, shortHex } from "./format.js";
 import { qrSvg } from "./handoff.js";
 import { walletLinks } from "./wallet-links.js";
-import { definition, el, render } from "./ui.js";
+import { copyButton, details, el, render } from "./ui.js";
 import { discoverWallets } from "./wallet.js";
 
 /**
@@ -50,7 +50,7 @@ export function networkBanner(chainId: number): HTMLElement {
 
 /** Rows a buyer rarely needs (reference, contracts, ids), folded away under one summary. */
 export function folded(summary: string, rows: Array<[string, string]>): HTMLDetailsElement {
-  return el("details", { class: "more" }, el("summary", {}, summary), el("dl", {}, ...rows.flatMap(([k, v]) => [el("dt", {}, k), definition(v)])));
+  return el("details", { class: "more" }, el("summary", {}, summary), details(rows));
 }
 
 let ticking: ReturnType<typeof setInterval> | undefined;
@@ -113,25 +113,19 @@ export function handoff(open: boolean): HTMLElement {
     { class: "handoff", id: "handoff", ...(open ? { open: "" } : {}) },
     el("summary", {}, open ? "Use a wallet app on your phone" : "Use a wallet app on your phone instead"),
     el("p", { class: "muted" }, "On this phone: open this page in your wallet app's browser."),
-    el("div", { class: "wallet-links" }, ...links, copyLinkButton(url)),
+    el(
+      "div",
+      { class: "wallet-links" },
+      ...links,
+      // This page's link, fragment and all, for a wallet app's browser.
+      copyButton(url, { class: "wallet-link", id: "copy-link" }, { label: "Copy link", copied: "Link copied", failed: "Copy failed: copy the address bar" }),
+    ),
     el("p", { class: "muted" }, "Another wallet app: copy this page's link and open it in the app's browser."),
     el("p", { class: "muted" }, "On a computer: scan this code with your phone's camera or wallet to continue there."),
     el("div", { class: "qr-box" }, qrSvg(url, "QR code of this page")),
     el("p", { class: "muted", id: "qr-note" }, "The code opens this same page on your phone."),
     localNote(),
   );
-}
-
-/** A button that copies this page's link (fragment and all) for a wallet app's browser; nothing leaves the device. */
-function copyLinkButton(url: string): HTMLElement {
-  const copy = el("button", { type: "button", class: "wallet-link", id: "copy-link" }, "Copy link");
-  copy.addEventListener("click", () => {
-    void navigator.clipboard.writeText(url).then(
-      () => (copy.textContent = "Link copied"),
-      () => (copy.textContent = "Copy failed: copy the address bar"),
-    );
-  });
-  return copy;
 }
 
 /** On a service on this machine only (127.0.0.1, localhost), say plainly that a phone cannot open it. */

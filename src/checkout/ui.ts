@@ -17,27 +17,33 @@ export function render(...nodes: Node[]): void {
 }
 
 /** An address or hash, in full: groups of four that never break mid-way, and a button that copies it. */
-export function hexValue(value: string): HTMLElement {
+function hexValue(value: string): HTMLElement {
   const groups = hexGroups(value);
   const text = el("span", { class: "hex-value", title: value });
   groups.forEach((g, i) => {
     if (i > 0) text.append(el("wbr"));
     text.append(el("span", { class: "hex-group" }, g));
   });
-  const copy = el("button", { type: "button", class: "copy", "aria-label": `Copy ${value}` }, "Copy");
+  const copy = copyButton(value, { class: "copy", "aria-label": `Copy ${value}` }, { label: "Copy", copied: "Copied", failed: "Select to copy" });
+  return el("span", { class: "hex" }, text, copy);
+}
+
+/** A button that copies `value` to the clipboard (nothing leaves the device) and says how it went. */
+export function copyButton(value: string, attrs: Record<string, string>, words: { label: string; copied: string; failed: string }): HTMLButtonElement {
+  const copy = el("button", { type: "button", ...attrs }, words.label);
   copy.addEventListener("click", () => {
     void navigator.clipboard.writeText(value).then(
-      () => (copy.textContent = "Copied"),
-      () => (copy.textContent = "Select to copy"),
+      () => (copy.textContent = words.copied),
+      () => (copy.textContent = words.failed),
     );
   });
-  return el("span", { class: "hex" }, text, copy);
+  return copy;
 }
 
 const HEX = /^0x([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
 
 /** A definition value: an address or hash as `hexValue`, anything else as text. */
-export function definition(value: string): HTMLElement {
+function definition(value: string): HTMLElement {
   return HEX.test(value) ? el("dd", { class: "hex" }, hexValue(value)) : el("dd", {}, value);
 }
 
