@@ -115,23 +115,17 @@ export class ChargeBatcher {
     const fees = { gas, maxFeePerGas, maxPriorityFeePerGas };
     const sentAt = this.deps.now();
 
-    if (charges.length === 1) {
-      const [c] = charges as [ReadyCharge];
-      const sent = await attempts.recordWithNonce({ subscriptionId: c.id, periodIndex: c.period, relayer: relayerAddress, sentAt }, pending, (nonce) =>
-        relayer.sign({ to: this.deps.contract, data: chargeData(c), ...fees }, nonce),
-      );
-      if (!sent) return group[0]!.resolve(await this.#winnersAnswer(c));
-      await relayer.send(sent);
-      return group[0]!.resolve(periodAnswer("CONFIRMING", c.terms, c.id, c.period, sent.hash));
-    }
-
     // The nonce is taken, each period claimed and the signed transaction recorded for every period it
-    // carries, in one store transaction (no chain call inside), before anything leaves the process.
-    const sent = await attempts.recordBatchWithNonce(
+    // carries, in one store transaction (no chain call inside), before anything leaves the process. A
+    // charge alone goes as `charge`; several go as one `chargeBatch` of the periods this caller won.
+    const sent = await attempts.recordWithNonce(
       charges.map((c) => ({ subscriptionId: c.id, periodIndex: c.period })),
       { relayer: relayerAddress, sentAt },
       pending,
-      (won, nonce) => relayer.sign({ to: this.deps.contract, data: batchData(charges.filter((_, i) => won[i])), ...fees }, nonce),
+      (won, nonce) => {
+        const data = charges.length === 1 ? chargeData(charges[0]!) : batchData(charges.filter((_, i) => won[i]));
+        return relayer.sign({ to: this.deps.contract, data, ...fees }, nonce);
+      },
     );
     if (sent) await relayer.send(sent);
     for (const [i, w] of group.entries()) {

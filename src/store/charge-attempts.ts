@@ -62,41 +62,14 @@ export class ChargeAttempts {
   }
 
   /**
-   * Takes the relayer's next nonce, signs with it and records the attempt, in one store transaction
-   * (the relayer's row is locked for that time only: no chain call happens inside). The nonce is the
-   * store's next one, or the chain's pending count when that is higher, or a hole below it (a nonce
-   * the chain has not used and no recorded attempt holds: an attempt dropped for good). Null, with
-   * nothing taken, when an attempt for this period is already recorded (another caller won).
+   * Takes the relayer's next nonce, signs one transaction with it and records it for every period it
+   * carries, in one store transaction (the rows are locked for that time only: no chain call happens
+   * inside). Each period is claimed first: a period another caller recorded is left out, and `sign`
+   * gets the periods won. The nonce is the store's next one, or the chain's pending count when that is
+   * higher, or a hole below it (a nonce the chain has not used and no recorded attempt holds: an
+   * attempt dropped for good). Null, with nothing taken, when no period was won.
    */
   async recordWithNonce(
-    a: { subscriptionId: Hex; periodIndex: bigint; relayer: Hex; sentAt: number },
-    chainPending: number,
-    sign: (nonce: number) => Promise<{ hash: Hex; raw: Hex }>,
-  ): Promise<SignedTransaction | null> {
-    return this.db
-      .transaction(async (tx) => {
-        const nonce = await this.#takeNonce(tx, a.relayer, chainPending);
-        const signed = await sign(nonce);
-        const inserted = await tx.query(
-          "INSERT INTO charge_attempts (subscription_id, period_index, tx_hash, raw_tx, tx_hashes, relayer, nonce, status, sent_at) VALUES ($1, $2, $3, $4, ARRAY[$3], $5, $6, 'sent', $7) ON CONFLICT (subscription_id, period_index) DO NOTHING RETURNING tx_hash",
-          [a.subscriptionId, a.periodIndex.toString(), signed.hash, signed.raw, a.relayer, nonce, a.sentAt],
-        );
-        if (inserted.length !== 1) throw DECLINED;
-        return { ...signed, nonce };
-      })
-      .catch((error) => {
-        if (error === DECLINED) return null;
-        throw error;
-      });
-  }
-
-  /**
-   * The batched form of {@link recordWithNonce}: one nonce and one signed transaction for several
-   * periods. Each period is claimed first (a period another caller recorded is left out), then `sign`
-   * gets the periods won and the nonce, and every won period records the same transaction. Null, with
-   * nothing taken, when no period was won.
-   */
-  async recordBatchWithNonce(
     items: Array<{ subscriptionId: Hex; periodIndex: bigint }>,
     a: { relayer: Hex; sentAt: number },
     chainPending: number,
@@ -105,11 +78,13 @@ export class ChargeAttempts {
     return this.db
       .transaction(async (tx) => {
         // One statement claims every period (a claim with an empty transaction, filled in below within
-        // this store transaction): another caller's claim of the same period waits for it, then finds it taken.
+        // this store transaction): another caller's claim of the same period waits for it, then finds it
+        // taken. Every caller claims in one order (subscription, then period) and only then locks the
+        // relayer's nonce, so two callers always wait for each other in the same order: never a deadlock.
         const ids = items.map((i) => i.subscriptionId);
         const periods = items.map((i) => i.periodIndex.toString());
         const claimed = await tx.query<{ subscription_id: string; period_index: string | number }>(
-          "INSERT INTO charge_attempts (subscription_id, period_index, tx_hash, raw_tx, tx_hashes, relayer, nonce, status, sent_at) SELECT s, p, '', '', '{}', $3, -1, 'sent', $4 FROM unnest($1::text[], $2::bigint[]) AS t(s, p) ON CONFLICT (subscription_id, period_index) DO NOTHING RETURNING subscription_id, period_index",
+          "INSERT INTO charge_attempts (subscription_id, period_index, tx_hash, raw_tx, tx_hashes, relayer, nonce, status, sent_at) SELECT s, p, '', '', '{}', $3, -1, 'sent', $4 FROM unnest($1::text[], $2::bigint[]) AS t(s, p) ORDER BY s, p ON CONFLICT (subscription_id, period_index) DO NOTHING RETURNING subscription_id, period_index",
           [ids, periods, a.relayer, a.sentAt],
         );
         const key = (id: string, period: string | number | bigint) => `${id}:${period}`;
@@ -154,9 +129,10 @@ export class ChargeAttempts {
    * instance, or gone).
    */
   async replace(previousHash: Hex, next: { hash: Hex; raw: Hex }, sentAt: number): Promise<boolean> {
-    // Every period the transaction carries (a batch carries several) moves to the replacement together.
+    // Every period the transaction carries (a batch carries several) moves to the replacement together,
+    // its rows locked in the claims' order (subscription, then period), as every writer locks them.
     const rows = await this.db.query(
-      "UPDATE charge_attempts SET tx_hash = $2, raw_tx = $3, tx_hashes = array_append(tx_hashes, $2::text), sent_at = $4 WHERE tx_hash = $1 RETURNING tx_hash",
+      "UPDATE charge_attempts SET tx_hash = $2, raw_tx = $3, tx_hashes = array_append(tx_hashes, $2::text), sent_at = $4 WHERE (subscription_id, period_index) IN (SELECT subscription_id, period_index FROM charge_attempts WHERE tx_hash = $1 ORDER BY subscription_id, period_index FOR UPDATE) AND tx_hash = $1 RETURNING tx_hash",
       [previousHash, next.hash, next.raw, sentAt],
     );
     return rows.length > 0;

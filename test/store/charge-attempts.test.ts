@@ -1,9 +1,10 @@
 import { assert } from "chai";
 import type { Hex } from "viem";
-import { openDatabase, type Database } from "../../src/store/database.js";
+import { connectPostgres, openDatabase, type Database } from "../../src/store/database.js";
 import { migrate } from "../../src/store/migrate.js";
 import { ChargeAttempts } from "../../src/store/charge-attempts.js";
 import { resetStore } from "../helpers/service.js";
+import { startTestPostgres } from "../helpers/postgres.js";
 
 const RELAYER = "0x00000000000000000000000000000000000000aa" as Hex;
 const id = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
@@ -18,7 +19,7 @@ describe("relayer nonces in the store", () => {
   beforeEach(() => resetStore(db));
   after(() => db.close());
   const record = (attempts: ChargeAttempts, sub: number, pending: number) =>
-    attempts.recordWithNonce({ subscriptionId: id(sub), periodIndex: 0n, relayer: RELAYER, sentAt: 0 }, pending, fakeSign);
+    attempts.recordWithNonce([{ subscriptionId: id(sub), periodIndex: 0n }], { relayer: RELAYER, sentAt: 0 }, pending, (_, nonce) => fakeSign(nonce));
 
   it("hands out each nonce once, from the chain's pending count, concurrently too", async () => {
     const attempts = new ChargeAttempts(db);
@@ -54,5 +55,74 @@ describe("relayer nonces in the store", () => {
     assert.equal(won.filter(Boolean).length, 1, "CHARGED answered once");
     assert.isFalse(await attempts[0]!.markReported(id(1), 0n), "and never again");
     assert.equal((await attempts[1]!.find(id(1), 0n))!.status, "reported");
+  });
+});
+
+/**
+ * Two instances' store transactions on one PostgreSQL (each with its own pool): whatever mix of single
+ * charges and batches they record at once, they wait for each other and never deadlock (a deadlock is
+ * an aborted transaction: a 500 for the charge that lost it).
+ */
+describe("relayer nonces on one PostgreSQL shared by two instances", function () {
+  this.timeout(60_000);
+  let postgres: { url: string; stop(): void };
+  let pools: Database[];
+  before(async () => {
+    postgres = await startTestPostgres();
+    pools = [await connectPostgres(postgres.url), await connectPostgres(postgres.url)];
+    await migrate(pools[0]!);
+  });
+  beforeEach(() => resetStore(pools[0]!));
+  after(async () => {
+    for (const p of pools ?? []) await p.close();
+    postgres?.stop();
+  });
+  const items = (subs: number[]) => subs.map((s) => ({ subscriptionId: id(s), periodIndex: 0n }));
+  const who = { relayer: RELAYER, sentAt: 0 };
+
+  it("a single charge and a batch that share a period: one waits for the other, which wins it", async () => {
+    const [a, b] = [new ChargeAttempts(pools[0]!), new ChargeAttempts(pools[1]!)];
+    // The single charge is held inside its store transaction (while it signs) until the batch has
+    // started and is waiting on a lock the single charge holds.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let signing!: () => void;
+    const inside = new Promise<void>((resolve) => (signing = resolve));
+    const single = a.recordWithNonce(items([2]), who, 0, async (_, nonce) => {
+      signing();
+      await held;
+      return fakeSign(nonce);
+    });
+    await inside;
+    const batch = b.recordWithNonce(items([1, 2, 3]), who, 0, async (_, nonce) => fakeSign(nonce));
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the batch reaches its lock wait
+    release();
+    const [s, t] = await Promise.all([single, batch]);
+    assert.equal(s!.nonce, 0);
+    assert.deepEqual(t!.won, [true, false, true], "the shared period is the single charge's");
+    assert.equal(t!.nonce, 1);
+  });
+
+  it("batches of the same periods in opposite orders, many at once: every call answers, each period is won once", async () => {
+    const [a, b] = [new ChargeAttempts(pools[0]!), new ChargeAttempts(pools[1]!)];
+    const subs = Array.from({ length: 40 }, (_, i) => i + 1);
+    for (let round = 0; round < 10; round++) {
+      const batch = (attempts: ChargeAttempts, order: number[]) =>
+        attempts.recordWithNonce(
+          order.map((s) => ({ subscriptionId: id(s + round * 100), periodIndex: 0n })),
+          who,
+          0,
+          async (_, nonce) => fakeSign(nonce),
+        );
+      const reversed = [...subs].reverse();
+      const orders = [subs, reversed, reversed, subs];
+      const answers = await Promise.all(orders.map((order, k) => batch(k % 2 ? b : a, order)));
+      const wins = subs.map((sub) => answers.filter((r, k) => r?.won[orders[k]!.indexOf(sub)]).length);
+      assert.deepEqual(
+        wins,
+        subs.map(() => 1),
+        `round ${round}`,
+      );
+    }
   });
 });
