@@ -52,12 +52,12 @@ export interface TokenState {
 }
 
 /**
- * Reads `paused` (unless `withPaused` is false) and `isBlacklisted` of `accounts` at once (several
- * callers can share one read of what they have in common).
+ * Reads `paused` and `isBlacklisted` of `accounts` at once (several callers can share one read of
+ * what they have in common).
  */
-export async function readTokenState(client: PublicClient, token: Address, accounts: readonly Address[], withPaused = true): Promise<TokenState> {
+export async function readTokenState(client: PublicClient, token: Address, accounts: readonly Address[]): Promise<TokenState> {
   const [paused, ...blocked] = await Promise.all([
-    withPaused ? optional(() => client.readContract({ address: token, abi: fiatTokenAbi, functionName: "paused" })) : null,
+    optional(() => client.readContract({ address: token, abi: fiatTokenAbi, functionName: "paused" })),
     ...accounts.map((account) => optional(() => client.readContract({ address: token, abi: fiatTokenAbi, functionName: "isBlacklisted", args: [account] }))),
   ]);
   return { paused, blocked: blocked.some((b) => b === true) };

@@ -156,16 +156,13 @@ export class Charges {
     // on-chain refusal by name, the token's own included: a blacklisted payer or recipient reverts
     // the transfer, classified in the token table), and the L1 data fee of the charge (priced with
     // the largest reimbursement the terms allow in its calldata). Their answers are taken in that order.
+    // The charge as simulated (no reimbursement: the simulation names refusals, not the fee) and, for a
+    // first charge, as estimated.
+    const call = { address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, 0n, period] } as const;
     const [subscriptionRead, gasRead, l1FeeRead] = await Promise.allSettled([
       this.#reader.subscription(id, block.number),
       relayerAddress
-        ? client.simulateContract({
-            address: this.#contract,
-            abi: recurringChargesAbi,
-            functionName: "charge",
-            args: [terms, signature, 0n, period],
-            account: relayerAddress,
-          })
+        ? client.simulateContract({ ...call, account: relayerAddress })
         : Promise.reject(new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" })),
       quoteL1FeeOf(encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, terms.maxGasReimbursement, period] })),
     ]);
@@ -199,15 +196,7 @@ export class Charges {
         ? gasRead
         : paidCount > 0
           ? { status: "fulfilled", value: RENEWAL_GAS }
-          : await Promise.allSettled([
-              client.estimateContractGas({
-                address: this.#contract,
-                abi: recurringChargesAbi,
-                functionName: "charge",
-                args: [terms, signature, 0n, period],
-                account: relayerAddress,
-              }),
-            ]).then(([r]) => r!);
+          : await Promise.allSettled([client.estimateContractGas({ ...call, account: relayerAddress })]).then(([r]) => r!);
     let gas: bigint;
     if (gasResult.status === "fulfilled") {
       gas = gasResult.value;
