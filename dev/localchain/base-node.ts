@@ -62,37 +62,57 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
   await upstream.request({ method: "evm_setBlockGasLimit", params: [`0x${(options.blockGasLimit ?? BASE_SEPOLIA_BLOCK_GAS_LIMIT).toString(16)}`] });
 
   const stats: BaseNodeStats = { accepted: 0, refusedFull: 0, blocks: 0 };
-  /** Per sender: the nonces of its transactions in the pool (unmined). */
-  const pool = new Map<Address, Set<number>>();
-  let admitting: Promise<unknown> = Promise.resolve();
+  /** Per sender: the nonces of its transactions in the pool (unmined), and its next nonce as of the last block. */
+  const pool = new Map<Address, { nonces: Set<number>; mined: number }>();
+
+  /** A sender's pool entry, its mined nonce read once (afterwards kept by `pruneMined` after each block). */
+  async function entryOf(sender: Address) {
+    let entry = pool.get(sender);
+    if (!entry) {
+      const mined = Number(await upstream.request({ method: "eth_getTransactionCount", params: [sender, "latest"] }));
+      entry = pool.get(sender) ?? { nonces: new Set<number>(), mined };
+      pool.set(sender, entry);
+    }
+    return entry;
+  }
+
+  /** After a block: each sender's mined nonce, and the pool without what the block took. */
+  async function pruneMined() {
+    for (const [sender, entry] of pool) {
+      if (entry.nonces.size === 0) continue;
+      entry.mined = Number(await upstream.request({ method: "eth_getTransactionCount", params: [sender, "latest"] }));
+      for (const n of entry.nonces) if (n < entry.mined) entry.nonces.delete(n);
+    }
+  }
 
   async function admit(raw: Hex): Promise<unknown> {
     const tx = parseTransaction(raw);
     const sender = await recoverTransactionAddress({ serializedTransaction: raw as TransactionSerialized });
-    const mined = Number(await upstream.request({ method: "eth_getTransactionCount", params: [sender, "latest"] }));
-    const nonces = pool.get(sender) ?? new Set<number>();
-    for (const n of nonces) if (n < mined) nonces.delete(n);
+    const entry = await entryOf(sender);
     const nonce = tx.nonce ?? 0;
+    // The slot is counted and taken at once (no await between), as a node's pool does under its lock.
     // A replacement takes the slot it replaces; a nonce already mined is the node's to refuse.
-    if (nonce >= mined && !nonces.has(nonce) && nonces.size >= slots) {
+    const fresh = nonce >= entry.mined && !entry.nonces.has(nonce);
+    if (fresh && entry.nonces.size >= slots) {
       stats.refusedFull++;
       throw Object.assign(new Error(ACCOUNT_LIMIT_ERROR.message), { code: ACCOUNT_LIMIT_ERROR.code });
     }
-    const hash = await upstream.request({ method: "eth_sendRawTransaction", params: [raw] });
-    if (nonce >= mined) nonces.add(nonce);
-    pool.set(sender, nonces);
-    stats.accepted++;
-    return hash;
+    if (fresh) entry.nonces.add(nonce);
+    try {
+      const hash = await upstream.request({ method: "eth_sendRawTransaction", params: [raw] });
+      stats.accepted++;
+      return hash;
+    } catch (error) {
+      if (fresh) entry.nonces.delete(nonce); // refused by the node itself: the slot is free again
+      throw error;
+    }
   }
 
   const provider: RequestProvider = {
     request(args) {
       if (args.method !== "eth_sendRawTransaction") return upstream.request(args);
       const [raw] = args.params as [Hex];
-      // One admission at a time: the slot count is read and taken together.
-      const result = admitting.then(() => admit(raw));
-      admitting = result.catch(() => undefined);
-      return result;
+      return admit(raw);
     },
   };
 
@@ -104,6 +124,7 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
     void upstream
       .request({ method: "evm_mine", params: [] })
       .then(() => stats.blocks++)
+      .then(pruneMined)
       .catch(() => {})
       .finally(() => (mining = false));
   }, blockMs);
