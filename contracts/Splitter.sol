@@ -31,8 +31,8 @@ contract Splitter is ISplitter, IDepositInstructions {
     /// @inheritdoc ISplitter
     mapping(bytes32 paymentKey => uint256 blockNumber) public settledBlock;
 
-    /// @dev keccak256 of the payment-address forwarder's creation code (the same for every payment).
-    bytes32 private immutable FORWARDER_CODE_HASH;
+    /// @inheritdoc ISplitter
+    bytes32 public immutable FORWARDER_CODE_HASH;
 
     /// @dev What the forwarder being created moves, set for the instant of its creation (transient).
     address private transient _moveToken;

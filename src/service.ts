@@ -134,6 +134,9 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     linkStatus: { checkOpen: (linkId) => links.checkOpen(linkId) },
     localChain: config.localChain,
   });
+  // The payment-address code hash, read once now so the first create needs no chain call (a failed
+  // read is tried again on first use).
+  payments.depositAddresses.codeHash().catch(() => {});
   const links = new Links({
     db: database,
     tokens,
@@ -191,7 +194,14 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   });
   const chargeRecovery = new ChargeRecovery({ ...chain, capabilities });
   const stuckCharges = new StuckCharges({ client, attempts, relayer, pricing, now });
-  const refunds = new Refunds({ chain, tokens, subscriptions: capabilities, ttlSeconds: REFUND_TOKEN_TTL_SECONDS, now });
+  const refunds = new Refunds({
+    chain,
+    depositAddresses: payments.depositAddresses,
+    tokens,
+    subscriptions: capabilities,
+    ttlSeconds: REFUND_TOKEN_TTL_SECONDS,
+    now,
+  });
 
   const checkoutDir = builtCheckout(deps.checkoutDir);
   const metrics = new Metrics();

@@ -301,6 +301,7 @@ export type CreatePaymentResponse = {
     recipient: Address;
     amount_units: AmountUnits;
     reference: Hash;
+    deposit_address: DepositAddress;
   };
   notify_url?: string;
 };
@@ -331,6 +332,9 @@ export type CreateSubscriptionResponse = {
   salt: Hash;
   notify_url?: string;
 };
+
+/** extension: the payment address. A plain transfer of exactly amount_units of token to it, from anywhere (an exchange withdrawal, any wallet), pays this intent; the service settles it through the Splitter (same fee split, same Paid event). */
+export type DepositAddress = Address;
 
 export type EmptyRequest = Record<string, never>;
 
@@ -475,6 +479,7 @@ export type ResolvePaymentResponse = {
     chainId: number;
     verifyingContract: Address;
   };
+  deposit_address: DepositAddress;
   /** only for a link token: the fresh intent */
   intent?: CapabilityToken;
   /** only for a link token */

@@ -73,6 +73,11 @@ interface ISplitter {
     /// authorization to one recipient and one reference so no one can redirect it.
     function authorizationNonce(address recipient, bytes32 paymentReference) external pure returns (bytes32);
 
+    /// @notice keccak256 of the payment-address forwarder's creation code, the same for every payment:
+    /// a payment's address is CREATE2 of this contract, the payment's key and this hash, so anyone
+    /// can derive it off chain.
+    function FORWARDER_CODE_HASH() external view returns (bytes32);
+
     /// @notice The payment address of a payment: where a plain transfer of `amount` of `token`, from
     /// anywhere (an exchange withdrawal, any wallet), pays it. CREATE2 of this contract with the
     /// payment's key as salt and the forwarder's creation code, the same for every payment.

@@ -1875,6 +1875,13 @@ export const iSplitterAbi = [
   },
   {
     type: 'function',
+    inputs: [],
+    name: 'FORWARDER_CODE_HASH',
+    outputs: [{ name: '', internalType: 'bytes32', type: 'bytes32' }],
+    stateMutability: 'view',
+  },
+  {
+    type: 'function',
     inputs: [
       { name: 'recipient', internalType: 'address', type: 'address' },
       { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
@@ -3728,6 +3735,13 @@ export const splitterAbi = [
     inputs: [],
     name: 'FEE_COLLECTOR',
     outputs: [{ name: '', internalType: 'address', type: 'address' }],
+    stateMutability: 'view',
+  },
+  {
+    type: 'function',
+    inputs: [],
+    name: 'FORWARDER_CODE_HASH',
+    outputs: [{ name: '', internalType: 'bytes32', type: 'bytes32' }],
     stateMutability: 'view',
   },
   {

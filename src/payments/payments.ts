@@ -13,6 +13,8 @@ import { checkReturnUrl } from "../rules/return-url.js";
 import { checkRecipient } from "../rules/recipient.js";
 import { recoverPayment } from "./recover.js";
 import { paymentKeyOf, verifyPaymentTransaction, type PaymentChain } from "./verify.js";
+import { DepositAddresses } from "./deposit-address.js";
+import { depositVerdict } from "./deposit-verdict.js";
 
 export interface PaymentsDeps {
   chain: PaymentChain;
@@ -40,7 +42,11 @@ export type ResolvedPayment = ResolvePaymentResponse;
 
 /** One-time payments: create an intent, resolve it for the checkout, verify and recover its payment. */
 export class Payments {
-  constructor(private readonly deps: PaymentsDeps) {}
+  readonly depositAddresses: DepositAddresses;
+
+  constructor(private readonly deps: PaymentsDeps) {
+    this.depositAddresses = new DepositAddresses(deps.chain);
+  }
 
   /** Mints an intent for one payment of `amountUnits` to `recipient`, with a fresh 32-byte reference. */
   async create(input: { recipient: Address; amountUnits: bigint; notifyUrl?: string; returnUrl?: string; caller: string }): Promise<CreatedPayment> {
@@ -68,6 +74,7 @@ export class Payments {
       ...(input.linkId ? { linkId: input.linkId } : {}),
       ...(input.returnUrl ? { returnUrl: input.returnUrl } : {}),
     };
+    const depositAddress = await this.depositAddresses.of(intent);
     const accepted = input.notifyUrl === undefined ? false : await this.deps.webhooks.watchPayment(intent, input.notifyUrl, input.caller);
     const { deployment } = this.deps.chain;
     return {
@@ -82,6 +89,7 @@ export class Payments {
         recipient: intent.recipient,
         amount_units: intent.amountUnits.toString(),
         reference: intent.reference,
+        deposit_address: depositAddress,
       },
       ...(accepted ? { notify_url: input.notifyUrl! } : {}),
     };
@@ -137,11 +145,11 @@ export class Payments {
       linkId: link.linkId,
       ...(link.returnUrl ? { returnUrl: link.returnUrl } : {}),
     };
-    return { ...this.#resolved(intent), intent: created.intent, link_id: link.linkId };
+    return { ...(await this.#resolved(intent)), intent: created.intent, link_id: link.linkId };
   }
 
   /** The resolve answer for an intent. */
-  #resolved(intent: Intent): ResolvedPayment {
+  async #resolved(intent: Intent): Promise<ResolvedPayment> {
     const { deployment } = this.deps.chain;
     return {
       recipient: intent.recipient,
@@ -153,13 +161,17 @@ export class Payments {
       reference: intent.reference,
       expires_at: intent.expiresAt,
       token_domain: tokenDomain(deployment.chainId, deployment.token.address, deployment.token.eip712),
+      deposit_address: await this.depositAddresses.of(intent),
       ...(intent.returnUrl ? { return_url: intent.returnUrl } : {}),
     };
   }
 
   /** Verifies a transaction against the intent (expiry ignored). */
-  verify(token: string, txHash: Hex): Promise<VerifyPaymentResponse> {
-    return verifyPaymentTransaction(this.deps.chain, this.#intent(token), txHash);
+  async verify(token: string, txHash: Hex): Promise<VerifyPaymentResponse> {
+    const intent = this.#intent(token);
+    const depositAddress = await this.depositAddresses.of(intent);
+    const verdict = await verifyPaymentTransaction(this.deps.chain, intent, txHash, depositAddress);
+    return "deposit" in verdict ? depositVerdict(this.deps.chain, intent, depositAddress) : verdict;
   }
 
   /** Finds the intent's payment without a hash; limited per intent and run at low priority. */

@@ -1,4 +1,14 @@
-import { encodeAbiParameters, isAddressEqual, keccak256, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import {
+  encodeAbiParameters,
+  erc20Abi,
+  isAddressEqual,
+  keccak256,
+  parseEventLogs,
+  type Address,
+  type Hex,
+  type PublicClient,
+  type TransactionReceipt,
+} from "viem";
 import { SplitterReader, type PaidLog } from "../chain/contracts/splitter.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
@@ -110,8 +120,17 @@ export function intentPaidFact(chain: PaymentChain, receipt: TransactionReceipt,
  * finality head, then the receipt (two JSON-RPC calls). The verdict names the block hash it was
  * computed on; the receipt is read after the head, so a receipt at or below the head is canonical
  * and settled, and an unsettled answer is never given as final.
+ *
+ * The hash may also be the buyer's own transfer to the intent's payment address (`depositAddress`):
+ * the only hash an exchange or a plain wallet shows. Such a transfer is not the payment (its
+ * settlement is): it is answered `{ deposit: true }`, for the settlement's verdict (deposit-verdict.ts).
  */
-export async function verifyPaymentTransaction(chain: PaymentChain, intent: Intent, txHash: Hex): Promise<PaymentVerdict> {
+export async function verifyPaymentTransaction(
+  chain: PaymentChain,
+  intent: Intent,
+  txHash: Hex,
+  depositAddress: Address,
+): Promise<PaymentVerdict | { deposit: true }> {
   const { head, receipts } = await readReceiptsAfterHead(chain.client, chain.finality, [txHash]);
   const receipt = receipts[0];
   if (!receipt) {
@@ -120,6 +139,13 @@ export async function verifyPaymentTransaction(chain: PaymentChain, intent: Inte
   }
   if (receipt.status !== "success") return { valid: false, code: "TRANSACTION_REVERTED" };
   const paid = intentPaidFact(chain, receipt, intent);
-  if (!paid) return { valid: false, code: "PAYMENT_MISMATCH" };
-  return judgePaid(chain, intent, paid, head);
+  if (paid) return judgePaid(chain, intent, paid, head);
+  return depositsTo(chain, receipt, depositAddress) ? { deposit: true } : { valid: false, code: "PAYMENT_MISMATCH" };
+}
+
+/** Whether the receipt moves the deployment's token to `depositAddress` (a deposit into it). */
+function depositsTo(chain: PaymentChain, receipt: TransactionReceipt, depositAddress: Address): boolean {
+  return parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs, strict: false }).some(
+    (log) => isAddressEqual(log.address, chain.deployment.token.address) && log.args.to !== undefined && isAddressEqual(log.args.to, depositAddress),
+  );
 }

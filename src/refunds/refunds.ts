@@ -6,6 +6,8 @@ import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
 import { readIntent } from "../payments/intent.js";
 import type { SubscriptionCapabilities } from "../recurring/capabilities.js";
+import { DepositAddresses } from "../payments/deposit-address.js";
+import { depositorOf } from "../payments/depositor.js";
 import { chargeSettlement, isAfter, paymentSettlement, type Settlement, type SettlementChain } from "./settlement.js";
 
 /** The original settlement a refund names: a payment (intent) or one recurring charge (subscription + period). */
@@ -18,6 +20,8 @@ export interface RefundIdentifier {
 
 export interface RefundsDeps {
   chain: SettlementChain;
+  /** Payment addresses: a payment settled from one names the address as payer; the refund goes to who sent the deposit. */
+  depositAddresses: DepositAddresses;
   tokens: CapabilityTokens;
   subscriptions: SubscriptionCapabilities;
   ttlSeconds: number;
@@ -45,7 +49,7 @@ export class Refunds {
   async prepare(id: RefundIdentifier, amountText: string) {
     const judge = this.#settlement(id);
     const { head, receipts } = await readReceiptsAfterHead(this.deps.chain.client, this.deps.chain.finality, [id.txHash]);
-    const settlement = judge(receipts[0]!, head);
+    const settlement = await this.#depositor(id, judge(receipts[0]!, head));
     const amount = this.#amount(amountText, settlement);
     const expiresAt = Math.floor(this.deps.now() / 1000) + this.deps.ttlSeconds;
     const refundToken = this.deps.tokens.mint(TOKEN_KINDS.refund, {
@@ -97,7 +101,7 @@ export class Refunds {
     const judge = this.#settlement(id);
     const { client } = this.deps.chain;
     const { head, receipts } = await readReceiptsAfterHead(client, this.deps.chain.finality, [id.txHash, refundTxHash]);
-    const settlement = judge(receipts[0]!, head);
+    const settlement = await this.#depositor(id, judge(receipts[0]!, head));
     const amount = this.#amount(refundAmountText, settlement);
     const receipt = receipts[1];
     // Not mined, or not known to this node (it may have been broadcast through another): the money
@@ -125,6 +129,18 @@ export class Refunds {
       merchant: settlement.merchant,
       block_number: receipt.blockNumber.toString(),
     };
+  }
+
+  /**
+   * A payment settled from its payment address names the address as payer: the wallet that paid is
+   * the one that sent the deposit (depositor.ts), and the refund goes there.
+   */
+  async #depositor(id: RefundIdentifier, settlement: Settlement): Promise<Settlement> {
+    const intent = id.intent === undefined ? null : readIntent(this.deps.tokens, id.intent);
+    if (!intent) return settlement;
+    const depositAddress = await this.deps.depositAddresses.of(intent);
+    if (!isAddressEqual(settlement.payer, depositAddress)) return settlement;
+    return { ...settlement, payer: await depositorOf(this.deps.chain, depositAddress, settlement.position) };
   }
 
   /**

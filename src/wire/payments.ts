@@ -32,12 +32,25 @@ export type IntentRequest = z.infer<typeof IntentRequest>;
 export const VerifyPaymentRequest = z.strictObject({ intent: Token, tx_hash: Bytes32 });
 export type VerifyPaymentRequest = z.infer<typeof VerifyPaymentRequest>;
 
+/** Extension: the payment's own address, where a plain transfer of `amount_units` of the token pays it. */
+export const DepositAddress = Address.describe(
+  "extension: the payment address. A plain transfer of exactly amount_units of token to it, from anywhere (an exchange withdrawal, any wallet), pays this intent; the service settles it through the Splitter (same fee split, same Paid event).",
+);
+
 export const CreatePaymentResponse = z.strictObject({
   intent: CapabilityToken,
   reference: Hash,
   amount: Amount,
   expires_at: UnixSeconds,
-  pay: z.strictObject({ chain_id: ChainId, splitter: Address, token: Address, recipient: Address, amount_units: AmountUnits, reference: Hash }),
+  pay: z.strictObject({
+    chain_id: ChainId,
+    splitter: Address,
+    token: Address,
+    recipient: Address,
+    amount_units: AmountUnits,
+    reference: Hash,
+    deposit_address: DepositAddress,
+  }),
   notify_url: z.string().optional(),
 });
 export type CreatePaymentResponse = z.infer<typeof CreatePaymentResponse>;
@@ -57,6 +70,7 @@ export const ResolvePaymentResponse = z.strictObject({
   reference: Hash,
   expires_at: UnixSeconds,
   token_domain: TokenDomain,
+  deposit_address: DepositAddress,
   intent: CapabilityToken.optional().describe("only for a link token: the fresh intent"),
   link_id: LinkId.optional().describe("only for a link token"),
   return_url: z.string().optional().describe("extension: the merchant's return_url, when it gave one"),

@@ -27,6 +27,13 @@ describe("one-time payments API", () => {
       notify_url?: string;
     };
   }
+  const depositAddress = (pay: import("../helpers/payments.js").PayBlock) =>
+    h.chain.publicClient.readContract({
+      address: pay.splitter,
+      abi: splitterAbi,
+      functionName: "depositAddress",
+      args: [pay.token, pay.recipient, BigInt(pay.amount_units), pay.reference],
+    });
   const verify = (intent: string, tx_hash: Hex) => h.api.post("/v1/payments/verify").send({ intent, tx_hash });
   const recover = (intent: string) => h.api.post("/v1/payments/recover").send({ intent });
   const resolve = (intent: string) => h.api.post("/v1/payments/resolve").send({ intent });
@@ -48,7 +55,10 @@ describe("one-time payments API", () => {
         recipient: merchant().address,
         amount_units: "12500000",
         reference: a.reference,
+        // The contract's own answer for this payment: CREATE2 derived off chain agrees with it.
+        deposit_address: await depositAddress(a.pay),
       });
+      assert.notEqual(a.pay.deposit_address, b.pay.deposit_address, "one address per payment");
       assert.notProperty(a, "notify_url");
     });
 
@@ -141,6 +151,7 @@ describe("one-time payments API", () => {
         expires_at: a.expires_at,
         // The token's EIP-712 domain from deployments/84532.json, for the checkout's EIP-3009 signature.
         token_domain: { name: "USDC", version: "2", chainId: 84532, verifyingContract: h.service.deployment.token.address },
+        deposit_address: a.pay.deposit_address,
       });
     });
 

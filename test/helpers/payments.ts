@@ -11,6 +11,7 @@ export interface PayBlock {
   recipient: Address;
   amount_units: string;
   reference: Hex;
+  deposit_address?: Address;
 }
 
 /** Pays a create-payment `pay` block through the Splitter (approve + pay), with optional changes. */

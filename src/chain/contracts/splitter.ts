@@ -39,6 +39,11 @@ export class SplitterReader {
     );
   }
 
+  /** keccak256 of the payment-address forwarder's creation code: with a payment key, its payment address. */
+  forwarderCodeHash(): Promise<Hex> {
+    return rpc(() => this.client.readContract({ address: this.address, abi: splitterAbi, functionName: "FORWARDER_CODE_HASH" }));
+  }
+
   /** The `Paid` logs of one payment key in one block (what `settledBlock` points at). */
   paidLogs(paymentKey: Hex, block: bigint) {
     return rpc(() => this.client.getLogs({ address: this.address, event: PAID_EVENT, args: { paymentKey }, fromBlock: block, toBlock: block, strict: true }));

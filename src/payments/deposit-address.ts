@@ -1,0 +1,39 @@
+import { getContractAddress, type Address, type Hex } from "viem";
+import { SplitterReader, type SplitterChain } from "../chain/contracts/splitter.js";
+import type { Intent } from "./intent.js";
+import { paymentKeyOf } from "./verify.js";
+
+/**
+ * Payment addresses: where a plain transfer of a payment's amount pays it (an exchange withdrawal, an
+ * EIP-681 request, any wallet). Each is CREATE2 of the Splitter, the payment's key and the forwarder's
+ * creation code hash, so it is derived here without a chain call per payment. The hash is read from
+ * the deployed Splitter once (the contract's own value, whatever build deployed it); a failed read is
+ * tried again on the next use.
+ */
+export class DepositAddresses {
+  #codeHash: Promise<Hex> | null = null;
+
+  constructor(private readonly chain: SplitterChain & { deployment: { token: { address: Address } } }) {}
+
+  /** The forwarder code hash, read once. */
+  codeHash(): Promise<Hex> {
+    if (!this.#codeHash) {
+      const read = SplitterReader.of(this.chain).forwarderCodeHash();
+      this.#codeHash = read;
+      read.catch(() => {
+        if (this.#codeHash === read) this.#codeHash = null;
+      });
+    }
+    return this.#codeHash;
+  }
+
+  /** The payment address of `intent`'s payment (the deployment's token). */
+  async of(intent: Pick<Intent, "recipient" | "amountUnits" | "reference">): Promise<Address> {
+    return depositAddressOf(this.chain.deployment.contracts.Splitter.address, paymentKeyOf(this.chain.deployment.token.address, intent), await this.codeHash());
+  }
+}
+
+/** CREATE2(splitter, key, codeHash): the Splitter's `depositAddress`, off chain. */
+export function depositAddressOf(splitter: Address, key: Hex, codeHash: Hex): Address {
+  return getContractAddress({ opcode: "CREATE2", from: splitter, salt: key, bytecodeHash: codeHash });
+}
