@@ -3,6 +3,7 @@ import type { Config } from "./config.js";
 import type { LiveDeployment } from "./deployments.js";
 import { formatAmount } from "./money.js";
 import { amountFloor } from "./recurring/subscriptions.js";
+import { DEPOSIT_WATCH_AFTER_EXPIRY_SECONDS } from "./payments/payments.js";
 
 /** Refund tokens live about 15 minutes (spec). */
 export const REFUND_TOKEN_TTL_SECONDS = 900;
@@ -38,5 +39,13 @@ export function describeCapabilities(config: Config, deployment: LiveDeployment)
     webhooks_enabled: config.webhooksEnabled,
     checkout_url: config.checkoutUrl,
     local_chain: config.localChain,
+    // The relayer pays the gas of settling a payment address, covered by the payment's fee: the payer
+    // sends exactly the amount, the merchant receives it less the same fee as any payment.
+    payment_addresses: {
+      settled_by: config.relayer.privateKey ? "service" : "anyone",
+      settlement_fee: formatAmount(0n),
+      settlement_fee_units: "0",
+      watched_after_expiry: DEPOSIT_WATCH_AFTER_EXPIRY_SECONDS,
+    },
   };
 }

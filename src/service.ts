@@ -20,6 +20,9 @@ import { ChargeRecovery } from "./recurring/charge-recovery.js";
 import { SubscriptionCapabilities } from "./recurring/capabilities.js";
 import { SubscriptionSessions } from "./recurring/sessions.js";
 import { StuckCharges } from "./recurring/stuck-charges.js";
+import { quoteFees } from "./recurring/gas-quote.js";
+import { DEPOSIT_CHECK_EVERY_MS, DepositSettler } from "./payments/deposit-settler.js";
+import { DepositWatches } from "./store/deposit-watches.js";
 import { Relayer, type RelayerOptions } from "./recurring/relayer.js";
 import { Refunds } from "./refunds/refunds.js";
 import { openStore, type Database } from "./store/database.js";
@@ -68,6 +71,8 @@ export interface Service {
   charges: Charges;
   capabilities: SubscriptionCapabilities;
   stuckCharges: StuckCharges;
+  /** Settles payments paid to their payment address (started by listen). */
+  depositSettler: DepositSettler;
   refunds: Refunds;
   webhooks: Webhooks;
   database: Database;
@@ -121,8 +126,10 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     ...configuredTransport(config.webhooks),
     ...(deps.webhookTransport ?? {}),
   });
+  const depositWatches = new DepositWatches(database);
   const payments = new Payments({
     chain,
+    depositWatches,
     tokens,
     limits: config.payments,
     now,
@@ -194,6 +201,13 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   });
   const chargeRecovery = new ChargeRecovery({ ...chain, capabilities });
   const stuckCharges = new StuckCharges({ client, attempts, relayer, pricing, now });
+  const depositSettler = new DepositSettler({
+    ...chain,
+    watches: depositWatches,
+    sender: relayer,
+    quoteFees: () => quoteFees(client, pricing),
+    now,
+  });
   const refunds = new Refunds({
     chain,
     depositAddresses: payments.depositAddresses,
@@ -231,6 +245,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     charges,
     capabilities,
     stuckCharges,
+    depositSettler,
     refunds,
     webhooks,
     database,
@@ -238,6 +253,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     close: async () => {
       webhooks.stop();
       stuckCharges.stop();
+      depositSettler.stop();
       if (!deps.database) await database.close();
     },
   };
@@ -257,6 +273,9 @@ export async function listen(service: Service): Promise<{ apiUrl: string; opsUrl
   service.stuckCharges.start(service.config.relayer.replaceAfterSeconds, service.config.relayer.sweepIntervalMs, (error) =>
     service.logger.warn({ loop: "relayer", error: (error as Error).message.split("\n")[0] }, "stuck-transaction sweep failed"),
   );
+  service.depositSettler.start(DEPOSIT_CHECK_EVERY_MS, (error) =>
+    service.logger.warn({ loop: "deposits", error: (error as Error).message.split("\n")[0] }, "payment-address settlement round failed"),
+  );
   const url = (server: Server, host: string) => `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
     apiUrl: url(api, service.config.host),
@@ -264,6 +283,7 @@ export async function listen(service: Service): Promise<{ apiUrl: string; opsUrl
     close: async () => {
       service.webhooks.stop();
       service.stuckCharges.stop();
+      service.depositSettler.stop();
       await Promise.all(
         servers.map(
           (s) =>

@@ -180,6 +180,16 @@ export type CapabilitiesResponse = {
   checkout_url: string;
   /** extension: a development chain (no block explorer; http return_url allowed) */
   local_chain: boolean;
+  /** extension: how payments to a payment address (pay.deposit_address) are settled */
+  payment_addresses: {
+    /** service: this service settles a payment address soon after the amount arrives (its relayer pays the gas); anyone: no relayer key here, so the payer, the merchant or anyone calls Splitter.settleDeposit */
+    settled_by: "service" | "anyone";
+    /** what settling adds to the payment's fee: nothing, the gas is the service's, covered by fee_bps */
+    settlement_fee: Amount;
+    settlement_fee_units: AmountUnits;
+    /** seconds after an intent expires during which the service still settles a deposit to its address */
+    watched_after_expiry: number;
+  };
 };
 
 /** Token: kind.key.payload.signature */

@@ -15,6 +15,7 @@ import { recoverPayment } from "./recover.js";
 import { paymentKeyOf, verifyPaymentTransaction, type PaymentChain } from "./verify.js";
 import { DepositAddresses } from "./deposit-address.js";
 import { depositVerdict } from "./deposit-verdict.js";
+import type { DepositWatches } from "../store/deposit-watches.js";
 
 export interface PaymentsDeps {
   chain: PaymentChain;
@@ -35,7 +36,12 @@ export interface PaymentsDeps {
   linkStatus?: { checkOpen(linkId: Hex): Promise<void> };
   /** The local chain allows a plain-http return_url (see returnUrlProblem). */
   localChain?: boolean;
+  /** Payment addresses the service settles by itself (deposit-settler.ts): each new payment's is watched. */
+  depositWatches?: DepositWatches;
 }
+
+/** How long after an intent expires its payment address is still watched (a slow exchange withdrawal still settles). */
+export const DEPOSIT_WATCH_AFTER_EXPIRY_SECONDS = 7 * 86_400;
 
 export type CreatedPayment = CreatePaymentResponse;
 export type ResolvedPayment = ResolvePaymentResponse;
@@ -75,6 +81,16 @@ export class Payments {
       ...(input.returnUrl ? { returnUrl: input.returnUrl } : {}),
     };
     const depositAddress = await this.depositAddresses.of(intent);
+    await this.deps.depositWatches?.add(
+      {
+        depositAddress,
+        recipient,
+        amountUnits: intent.amountUnits,
+        reference: intent.reference,
+        watchUntil: intent.expiresAt + DEPOSIT_WATCH_AFTER_EXPIRY_SECONDS,
+      },
+      this.deps.now(),
+    );
     const accepted = input.notifyUrl === undefined ? false : await this.deps.webhooks.watchPayment(intent, input.notifyUrl, input.caller);
     const { deployment } = this.deps.chain;
     return {

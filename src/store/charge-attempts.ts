@@ -1,5 +1,6 @@
 import type { Hex } from "viem";
 import type { Database } from "./database.js";
+import { takeRelayerNonce } from "./relayer-nonces.js";
 
 /** A relayer charge transaction recorded for one subscription period. */
 export interface ChargeAttempt {
@@ -91,7 +92,7 @@ export class ChargeAttempts {
         const claims = new Set(claimed.map((r) => key(r.subscription_id, r.period_index)));
         const won = items.map((i) => claims.has(key(i.subscriptionId, i.periodIndex)));
         if (!won.some(Boolean)) throw DECLINED;
-        const nonce = await this.#takeNonce(tx, a.relayer, chainPending);
+        const nonce = await takeRelayerNonce(tx, a.relayer, chainPending);
         const signed = await sign(won, nonce);
         await tx.query(
           "UPDATE charge_attempts SET tx_hash = $1, raw_tx = $2, tx_hashes = ARRAY[$1], nonce = $3 FROM unnest($4::text[], $5::bigint[]) AS t(s, p) WHERE subscription_id = t.s AND period_index = t.p",
@@ -103,24 +104,6 @@ export class ChargeAttempts {
         if (error === DECLINED) return null;
         throw error;
       });
-  }
-
-  /**
-   * The relayer's next nonce, inside a store transaction (its row locked until it ends): the store's
-   * next one, or the chain's pending count when that is higher, or a hole below it (a nonce the chain
-   * has not used and no recorded attempt holds: an attempt dropped for good).
-   */
-  async #takeNonce(tx: Pick<Database, "query">, relayer: Hex, chainPending: number): Promise<number> {
-    await tx.query("INSERT INTO relayer_nonces (relayer, next_nonce) VALUES ($1, $2) ON CONFLICT (relayer) DO NOTHING", [relayer, chainPending]);
-    const [row] = await tx.query<{ next_nonce: string | number }>("SELECT next_nonce FROM relayer_nonces WHERE relayer = $1 FOR UPDATE", [relayer]);
-    const next = Number(row!.next_nonce);
-    let nonce = Math.max(next, chainPending);
-    if (chainPending < next) {
-      const held = await tx.query("SELECT 1 FROM charge_attempts WHERE relayer = $1 AND nonce = $2", [relayer, chainPending]);
-      if (held.length === 0) nonce = chainPending; // a hole: reuse it, or every later nonce waits behind it
-    }
-    await tx.query("UPDATE relayer_nonces SET next_nonce = $2 WHERE relayer = $1", [relayer, Math.max(next, nonce + 1)]);
-    return nonce;
   }
 
   /**

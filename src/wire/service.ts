@@ -33,6 +33,18 @@ export const CapabilitiesResponse = z.strictObject({
   webhooks_enabled: z.boolean(),
   checkout_url: z.string(),
   local_chain: z.boolean().describe("extension: a development chain (no block explorer; http return_url allowed)"),
+  payment_addresses: z
+    .strictObject({
+      settled_by: z
+        .enum(["service", "anyone"])
+        .describe(
+          "service: this service settles a payment address soon after the amount arrives (its relayer pays the gas); anyone: no relayer key here, so the payer, the merchant or anyone calls Splitter.settleDeposit",
+        ),
+      settlement_fee: Amount.describe("what settling adds to the payment's fee: nothing, the gas is the service's, covered by fee_bps"),
+      settlement_fee_units: AmountUnits,
+      watched_after_expiry: z.number().int().describe("seconds after an intent expires during which the service still settles a deposit to its address"),
+    })
+    .describe("extension: how payments to a payment address (pay.deposit_address) are settled"),
 });
 export type CapabilitiesResponse = z.infer<typeof CapabilitiesResponse>;
 

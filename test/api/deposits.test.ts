@@ -1,25 +1,45 @@
 import { assert } from "chai";
-import { erc20Abi, parseEther, type Address, type Hex } from "viem";
-import { splitterAbi } from "../../src/generated/contracts.js";
+import { erc20Abi, getAddress, parseEther, type Address, type Hex } from "viem";
+import { fiatTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES, localAccount } from "../../dev/localchain/harness.js";
 import { useService } from "../helpers/service.js";
 import { balanceOf, send } from "../helpers/tx.js";
 import type { PayBlock } from "../helpers/payments.js";
+import { Receiver, RECEIVER_HOST } from "../helpers/receiver.js";
 
 /**
  * Payment addresses through the API: `pay.deposit_address` and resolve's `deposit_address`, a plain
  * transfer from a fresh EOA (what an exchange withdrawal is), and verify with either hash.
  */
-describe("payment addresses (deposit_address)", () => {
-  const h = useService();
+describe("payment addresses (deposit_address)", function () {
+  this.timeout(60_000);
+  const receiver = new Receiver();
+  const h = useService(
+    { WEBHOOKS_ALLOW_LOOPBACK: "true" },
+    {
+      deps: () => ({
+        webhookTransport: { resolve: async () => [{ address: "127.0.0.1", family: 4 }], ca: receiver.ca, port: receiver.port },
+        // A crash between recording a transaction and broadcasting it, when a test asks for one.
+        beforeBroadcast: async () => {
+          if (crashBeforeBroadcast) {
+            crashBeforeBroadcast = false;
+            throw new Error("crashed before the broadcast");
+          }
+        },
+      }),
+    },
+  );
+  let crashBeforeBroadcast = false;
+  before(() => receiver.start());
+  after(() => receiver.stop());
   const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
   const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
   const stranger = () => h.chain.accounts[LOCAL_ROLES.firstUser + 7]!;
   /** An account nobody funded: an exchange's hot wallet, as far as the chain can tell. */
   let exchangeIndex = 900;
 
-  async function create(amount = "12.5") {
-    const res = await h.api.post("/v1/payments").send({ recipient: merchant().address, amount });
+  async function create(amount = "12.5", extra: Record<string, unknown> = {}) {
+    const res = await h.api.post("/v1/payments").send({ recipient: merchant().address, amount, ...extra });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body as { intent: string; reference: Hex; pay: Required<PayBlock> };
   }
@@ -117,5 +137,89 @@ describe("payment addresses (deposit_address)", () => {
     // Another intent's deposit is not this one's payment.
     const b = await create("10");
     assert.deepEqual((await verify(b.intent, short.transactionHash)).body, { valid: false, code: "PAYMENT_MISMATCH" });
+  });
+
+  it("the service settles a plain transfer from a fresh EOA by itself (no merchant call): verify by the transfer's hash, recover, and a webhook announce it", async () => {
+    const hook = `https://${RECEIVER_HOST}/hooks/deposits`;
+    const a = await create("7", { notify_url: hook });
+    const settler = h.service.depositSettler;
+    assert.deepEqual(await settler.tick(), { sent: 0, settled: 0 }, "nothing has arrived");
+    const { receipt: transfer } = await withdraw(a.pay.deposit_address, 7_000_000n);
+    const before = await balanceOf(h.chain, token(), merchant().address);
+    h.clock.advance(3); // the address is looked at again after DEPOSIT_CHECK_EVERY_MS
+    assert.deepEqual(await settler.tick(), { sent: 1, settled: 0 }, "the settlement is sent");
+    assert.deepEqual(await settler.tick(), { sent: 0, settled: 0 }, "once");
+    assert.deepEqual((await verify(a.intent, transfer.transactionHash)).body, { valid: false, code: "PAYMENT_CONFIRMING" });
+    await h.chain.mine(2);
+    assert.deepEqual(await settler.tick(), { sent: 0, settled: 1 }, "settled and final: the watch ends");
+    const recovered = await h.api.post("/v1/payments/recover").send({ intent: a.intent });
+    assert.include(recovered.body, { found: true, valid: true });
+    const settlementHash = recovered.body.tx_hash as Hex;
+    assert.include((await verify(a.intent, transfer.transactionHash)).body, { valid: true, tx_hash: settlementHash });
+    assert.equal((await balanceOf(h.chain, token(), merchant().address)) - before, 7_000_000n - 140_000n, "the fee split out in the settlement");
+    // The relayer sent it; the merchant made no call.
+    const tx = await h.chain.publicClient.getTransaction({ hash: settlementHash });
+    assert.equal(getAddress(tx.from), h.chain.accounts[LOCAL_ROLES.relayer]!.address);
+    receiver.received.length = 0;
+    await h.service.webhooks.watcher.tick();
+    await h.service.webhooks.delivery.runDue();
+    const announced = receiver.received.filter((r) => r.headers["svc-event-type"] === "payment.settled");
+    assert.lengthOf(announced, 1);
+    assert.equal((announced[0]!.body.data as { tx_hash: Hex }).tx_hash, settlementHash);
+  });
+
+  it("waits for a short deposit's top-up; a payment settled by a stranger first ends the watch; nothing is sent for an expired watch", async () => {
+    const settler = h.service.depositSettler;
+    const a = await create("9");
+    await withdraw(a.pay.deposit_address, 4_000_000n);
+    h.clock.advance(3);
+    assert.equal((await settler.tick()).sent, 0, "short: waits");
+    await withdraw(a.pay.deposit_address, 5_000_000n);
+    h.clock.advance(3);
+    assert.equal((await settler.tick()).sent, 1, "whole: settled");
+
+    const b = await create("9");
+    await withdraw(b.pay.deposit_address, 9_000_000n);
+    await settle(b.pay); // a stranger, before the service looks
+    await h.chain.mine(2);
+    h.clock.advance(3);
+    assert.equal((await settler.tick()).sent, 0, "the address is empty: nothing to send");
+
+    const c = await create("9");
+    h.clock.advance(3600 + 7 * 86_400 + 1); // past the intent's expiry and the week after it
+    await withdraw(c.pay.deposit_address, 9_000_000n);
+    assert.equal((await settler.tick()).sent, 0, "the watch is over: anyone may still settle it");
+  });
+
+  it("a settlement recorded but never broadcast (a crash) is sent again; a paused token or a blacklisted recipient holds the deposit at its address until it clears", async () => {
+    const settler = h.service.depositSettler;
+    const a = await create("3");
+    await withdraw(a.pay.deposit_address, 3_000_000n);
+    h.clock.advance(3);
+    crashBeforeBroadcast = true;
+    assert.equal((await settler.tick()).sent, 1, "recorded");
+    assert.equal(await balanceOf(h.chain, token(), a.pay.deposit_address), 3_000_000n, "but never broadcast");
+    assert.equal((await settler.tick()).sent, 0, "not signed twice");
+    h.clock.advance(31);
+    await settler.tick(); // the node does not know it: the same signed transaction again
+    assert.equal(await balanceOf(h.chain, token(), a.pay.deposit_address), 0n, "settled by the recorded transaction");
+    await h.chain.mine(2);
+    assert.equal((await settler.tick()).settled, 1);
+
+    const usdc = token();
+    const roles = h.chain.usdcRoles;
+    const b = await create("4");
+    await withdraw(b.pay.deposit_address, 4_000_000n);
+    await send(h.chain, roles.pauser, { address: usdc, abi: fiatTokenAbi, functionName: "pause", args: [] });
+    h.clock.advance(3);
+    assert.equal((await settler.tick()).sent, 0, "paused: the deposit waits at its address");
+    await send(h.chain, roles.pauser, { address: usdc, abi: fiatTokenAbi, functionName: "unpause", args: [] });
+    await send(h.chain, roles.blacklister, { address: usdc, abi: fiatTokenAbi, functionName: "blacklist", args: [merchant().address] });
+    h.clock.advance(61);
+    assert.equal((await settler.tick()).sent, 0, "the recipient blacklisted: still waiting");
+    await send(h.chain, roles.blacklister, { address: usdc, abi: fiatTokenAbi, functionName: "unBlacklist", args: [merchant().address] });
+    h.clock.advance(61);
+    assert.equal((await settler.tick()).sent, 1, "cleared: settled");
+    assert.equal(await balanceOf(h.chain, token(), b.pay.deposit_address), 0n);
   });
 });

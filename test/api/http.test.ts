@@ -1,3 +1,4 @@
+import { describeCapabilities } from "../../src/capabilities.js";
 import { assert } from "chai";
 import { Writable } from "node:stream";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
@@ -51,7 +52,11 @@ describe("HTTP rules", () => {
       webhooks_enabled: true,
       checkout_url: "http://127.0.0.1:8787/checkout/",
       local_chain: true, // extension (docs/decisions.md): the RPC is on this host
+      // extension: the relayer settles payment addresses, its gas covered by the fee
+      payment_addresses: { settled_by: "service", settlement_fee: "0.000000", settlement_fee_units: "0", watched_after_expiry: 604_800 },
     });
+    const keyless = { ...h.service.config, relayer: { ...h.service.config.relayer, privateKey: null } };
+    assert.equal(describeCapabilities(keyless, deployment).payment_addresses.settled_by, "anyone", "no relayer key: settling is left to anyone");
     const extra = await h.api.post("/v1/capabilities").send({ verbose: true });
     assert.equal(extra.status, 400);
     assert.equal(extra.body.error, "INVALID_REQUEST");

@@ -1,0 +1,168 @@
+import { encodeFunctionData, erc20Abi, type Address, type Hex, type PublicClient } from "viem";
+import { splitterAbi } from "../generated/contracts.js";
+import { SplitterReader } from "../chain/contracts/splitter.js";
+import { finalityHead } from "../chain/finality.js";
+import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
+import { rpc } from "../chain/rpc-errors.js";
+import type { Finality } from "../config.js";
+import type { LiveDeployment } from "../deployments.js";
+import type { DepositWatch, DepositWatches } from "../store/deposit-watches.js";
+import { paymentKeyOf } from "./verify.js";
+
+/** The relayer, as far as settling needs it (recurring/relayer.ts implements it). */
+export interface SettlementSender {
+  readonly address: Address | null;
+  ensureAvailable(gas: bigint, maxFeePerGas: bigint, balance: bigint): Address;
+  sign(call: { to: Address; data: Hex; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, nonce: number): Promise<{ hash: Hex; raw: Hex }>;
+  send(tx: { hash: Hex; raw: Hex; nonce: number }): Promise<void>;
+  broadcast(raw: Hex): Promise<void>;
+}
+
+export interface DepositSettlerDeps {
+  client: PublicClient;
+  deployment: LiveDeployment;
+  finality: Finality;
+  watches: DepositWatches;
+  sender: SettlementSender;
+  /** The next block's fee cap and tip (recurring/gas-quote.ts). */
+  quoteFees: () => Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
+  /** Milliseconds since the epoch. */
+  now: () => number;
+}
+
+/** How often an open payment address is looked at. */
+export const DEPOSIT_CHECK_EVERY_MS = 2_000;
+/** How long a deposit that cannot be settled now (a token refusal, no gas money) waits before the next try. */
+export const DEPOSIT_RETRY_AFTER_MS = 60_000;
+/** A sent settlement the node does not know after this long is broadcast again. */
+export const DEPOSIT_RESEND_AFTER_MS = 30_000;
+/** Addresses looked at per tick (their balances in one JSON-RPC batch). */
+const PER_TICK = 200;
+
+/**
+ * Settles payments paid to their payment address, with no call from anyone: each tick follows the
+ * settlements sent (settled at or below the finality head ends the watch; a failed one opens it
+ * again; one the node lost is sent again), then reads the balance of every due open address and
+ * sends `settleDeposit` for each that holds the amount. A short deposit waits for its top-up. Several
+ * instances may run it: a watch is claimed in the store before its settlement is signed, and the
+ * Splitter settles a payment once whoever sends it.
+ */
+export class DepositSettler {
+  #timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly deps: DepositSettlerDeps) {}
+
+  start(everyMs: number, onFailure: (error: unknown) => void): void {
+    if (this.#timer) return;
+    let busy = false;
+    this.#timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      this.tick()
+        .catch(onFailure)
+        .finally(() => (busy = false));
+    }, everyMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  /** One round: follow what was sent, then settle what has arrived. */
+  async tick(): Promise<{ sent: number; settled: number }> {
+    const settled = await this.#follow();
+    const sent = await this.#settleArrived();
+    await this.deps.watches.prune(this.deps.now());
+    return { sent, settled };
+  }
+
+  async #follow(): Promise<number> {
+    const { client, watches } = this.deps;
+    const sent = await watches.sent(PER_TICK);
+    if (sent.length === 0) return 0;
+    const splitter = SplitterReader.of(this.deps);
+    const head = await finalityHead(client, this.deps.finality);
+    let settled = 0;
+    for (const w of sent) {
+      // Settled and final (by this transaction or anyone's): the watch is done.
+      if ((await splitter.settledBlock(this.#key(w), head)) !== 0n) {
+        await watches.markSettled(w.depositAddress);
+        settled++;
+        continue;
+      }
+      const receipt = await readReceipt(client, w.txHash!);
+      if (receipt?.status === "reverted") await watches.reopen(w.depositAddress, w.txHash!, this.deps.now() + DEPOSIT_RETRY_AFTER_MS);
+      else if (!receipt && this.deps.now() - w.sentAt! > DEPOSIT_RESEND_AFTER_MS && !(await isKnownTransaction(client, w.txHash!))) {
+        // Lost by the node (dropped, or reorged out): the same signed transaction again.
+        await this.deps.sender.broadcast(w.rawTx!).catch(() => {});
+      }
+    }
+    return settled;
+  }
+
+  async #settleArrived(): Promise<number> {
+    const { client, deployment, watches } = this.deps;
+    const due = await watches.due(this.deps.now(), PER_TICK);
+    if (due.length === 0) return 0;
+    const balances = await Promise.all(
+      due.map((w) => rpc(() => client.readContract({ address: deployment.token.address, abi: erc20Abi, functionName: "balanceOf", args: [w.depositAddress] }))),
+    );
+    const arrived = due.filter((w, i) => balances[i]! >= w.amountUnits);
+    await watches.postpone(
+      due.filter((w) => !arrived.includes(w)).map((w) => w.depositAddress),
+      this.deps.now() + DEPOSIT_CHECK_EVERY_MS,
+    );
+    let sent = 0;
+    for (const w of arrived) {
+      if (await this.#settle(w)) sent++;
+      else await watches.postpone([w.depositAddress], this.deps.now() + DEPOSIT_RETRY_AFTER_MS);
+    }
+    return sent;
+  }
+
+  /** Sends `settleDeposit` for one watch; false when it cannot be sent now (the simulation refused, no gas money). */
+  async #settle(w: DepositWatch): Promise<boolean> {
+    const { client, deployment, sender } = this.deps;
+    const relayer = sender.address;
+    if (!relayer) return false;
+    const call = {
+      address: deployment.contracts.Splitter.address,
+      abi: splitterAbi,
+      functionName: "settleDeposit",
+      args: [deployment.token.address, w.recipient, w.amountUnits, w.reference],
+    } as const;
+    let gas: bigint;
+    let fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+    let balance: bigint;
+    let pending: number;
+    try {
+      // The estimate is the simulation: a paused token or a blacklisted party refuses here, and the
+      // deposit waits at its address until it clears.
+      [gas, fees, balance, pending] = await Promise.all([
+        client.estimateContractGas({ ...call, account: relayer }),
+        this.deps.quoteFees(),
+        client.getBalance({ address: relayer }),
+        client.getTransactionCount({ address: relayer, blockTag: "pending" }),
+      ]);
+      gas = (gas * 12n) / 10n;
+      sender.ensureAvailable(gas, fees.maxFeePerGas, balance);
+    } catch {
+      return false;
+    }
+    const signed = await this.deps.watches.recordSettlement(w.depositAddress, { relayer, sentAt: this.deps.now() }, pending, (nonce) =>
+      sender.sign(
+        { to: call.address, data: encodeFunctionData(call), gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas },
+        nonce,
+      ),
+    );
+    if (!signed) return true; // another instance claimed it
+    await sender.send(signed).catch(() => {}); // recorded: the next tick follows it, and sends it again if lost
+    return true;
+  }
+
+  #key(w: DepositWatch): Hex {
+    return paymentKeyOf(this.deps.deployment.token.address, { recipient: w.recipient, amountUnits: w.amountUnits, reference: w.reference });
+  }
+}
