@@ -417,6 +417,8 @@ export type PrepareRefundResponse = {
   token: Address;
   merchant: Address;
   payer: Address;
+  /** extension: the payment was a plain transfer to its payment address, and payer is the address that sent it. For an exchange withdrawal that is the exchange's wallet, which may not credit the buyer: confirm with the buyer before refunding. */
+  payer_from_deposit?: true;
   original_amount: Amount;
   original_amount_units: AmountUnits;
   refund_amount: Amount;
@@ -511,6 +513,8 @@ export type ResolveRefundResponse = {
   token: Address;
   merchant: Address;
   payer: Address;
+  /** extension: the payment was a plain transfer to its payment address, and payer is the address that sent it. For an exchange withdrawal that is the exchange's wallet, which may not credit the buyer: confirm with the buyer before refunding. */
+  payer_from_deposit?: true;
   amount: Amount;
   amount_units: AmountUnits;
   expires_at: UnixSeconds;

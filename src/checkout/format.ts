@@ -136,3 +136,11 @@ export function hexGroups(value: string): string[] {
   const groups = digits.match(/.{1,4}/g) ?? [];
   return groups.map((g, i) => (i === 0 ? `0x${g}` : g));
 }
+
+/**
+ * An EIP-681 transfer request: `units` of the ERC-20 `token` on `chainId` to `to`, as wallets scan it
+ * (`ethereum:<token>@<chain id>/transfer?address=<to>&uint256=<units>`).
+ */
+export function transferRequest(token: string, chainId: number, to: string, units: bigint | string): string {
+  return `ethereum:${token}@${chainId}/transfer?address=${to}&uint256=${BigInt(units).toString()}`;
+}

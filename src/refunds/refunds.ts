@@ -6,7 +6,7 @@ import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
 import { readIntent } from "../payments/intent.js";
 import type { SubscriptionCapabilities } from "../recurring/capabilities.js";
-import { DepositAddresses } from "../payments/deposit-address.js";
+import type { DepositAddresses } from "../payments/deposit-address.js";
 import { depositorOf } from "../payments/depositor.js";
 import { chargeSettlement, isAfter, paymentSettlement, type Settlement, type SettlementChain } from "./settlement.js";
 
@@ -36,6 +36,7 @@ const RefundPayload = z.strictObject({
   payer: address,
   amount_units: z.string().regex(/^[1-9][0-9]{0,29}$/),
   expires_at: z.number().int(),
+  deposit: z.literal(true).optional(),
 });
 
 /**
@@ -58,6 +59,7 @@ export class Refunds {
       payer: settlement.payer,
       amount_units: amount.toString(),
       expires_at: expiresAt,
+      ...(settlement.fromDeposit ? { deposit: true as const } : {}),
     });
     return {
       refund_token: refundToken,
@@ -70,6 +72,7 @@ export class Refunds {
       refund_amount: formatAmount(amount),
       refund_amount_units: amount.toString(),
       expires_at: expiresAt,
+      ...(settlement.fromDeposit ? { payer_from_deposit: true as const } : {}),
     };
   }
 
@@ -83,6 +86,7 @@ export class Refunds {
       token: data.token as Address,
       merchant: data.merchant as Address,
       payer: data.payer as Address,
+      ...(data.deposit ? { payer_from_deposit: true as const } : {}),
       amount: formatAmount(BigInt(data.amount_units)),
       amount_units: data.amount_units,
       expires_at: data.expires_at,
@@ -140,7 +144,7 @@ export class Refunds {
     if (!intent) return settlement;
     const depositAddress = await this.deps.depositAddresses.of(intent);
     if (!isAddressEqual(settlement.payer, depositAddress)) return settlement;
-    return { ...settlement, payer: await depositorOf(this.deps.chain, depositAddress, settlement.position) };
+    return { ...settlement, payer: await depositorOf(this.deps.chain, depositAddress, settlement.position), fromDeposit: true };
   }
 
   /**

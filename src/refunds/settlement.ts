@@ -15,6 +15,8 @@ export interface Settlement {
   merchant: Address;
   /** Who paid and receives the refund. */
   payer: Address;
+  /** The payment came to its payment address: `payer` is who sent that transfer (an exchange's wallet, maybe). */
+  fromDeposit?: boolean;
   /** The refund ceiling: the commercial amount paid (never a gas reimbursement), token units. */
   amountUnits: bigint;
   /** Where the settlement's `Paid` or `Charged` event is on chain: a refund's transfer must come after it. */

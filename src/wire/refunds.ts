@@ -21,7 +21,18 @@ export const VerifyRefundRequest = z.strictObject({ ...RefundIdentifier, refund_
 export type VerifyRefundRequest = z.infer<typeof VerifyRefundRequest>;
 
 /** Who refunds whom, in which token on which chain: what prepare and resolve both show. */
-const RefundParties = { chain_id: ChainId, token: Address, merchant: Address, payer: Address };
+const RefundParties = {
+  chain_id: ChainId,
+  token: Address,
+  merchant: Address,
+  payer: Address,
+  payer_from_deposit: z
+    .literal(true)
+    .optional()
+    .describe(
+      "extension: the payment was a plain transfer to its payment address, and payer is the address that sent it. For an exchange withdrawal that is the exchange's wallet, which may not credit the buyer: confirm with the buyer before refunding.",
+    ),
+};
 
 export const PrepareRefundResponse = z.strictObject({
   refund_token: CapabilityToken,

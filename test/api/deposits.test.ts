@@ -116,6 +116,9 @@ describe("payment addresses (deposit_address)", function () {
     const prepared = await h.api.post("/v1/refunds/prepare").send({ intent: a.intent, tx_hash: settlement.transactionHash, amount: "20000000" });
     assert.equal(prepared.status, 200, JSON.stringify(prepared.body));
     assert.equal(prepared.body.payer, exchange.address, "the sender of the deposit, never the payment address");
+    assert.isTrue(prepared.body.payer_from_deposit, "the merchant is told where the payer comes from");
+    const page = await h.api.post("/v1/refunds/resolve").send({ refund_token: prepared.body.refund_token });
+    assert.include(page.body, { payer: exchange.address, payer_from_deposit: true }, "and so is the refund page");
     const refund = await send(h.chain, merchant(), { address: token(), abi: erc20Abi, functionName: "transfer", args: [exchange.address, 20_000_000n] });
     await h.chain.mine(2);
     const verified = await h.api

@@ -1,14 +1,15 @@
 import { assert } from "chai";
 import type { Browser, Page } from "playwright-core";
-import { decodeFunctionData, erc20Abi, maxUint256, type Address, type Hex } from "viem";
+import { decodeFunctionData, erc20Abi, getAddress, maxUint256, parseEther, type Address, type Hex } from "viem";
 import { recurringChargesAbi, splitterAbi } from "../../src/generated/contracts.js";
-import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { LOCAL_ROLES, localAccount } from "../../dev/localchain/harness.js";
 import { listen } from "../../src/service.js";
 import { useService } from "../helpers/service.js";
 import { ARTIFACTS, injectWallet, launchBrowser, statusOf } from "../helpers/browser.js";
 import { payIntent } from "../helpers/payments.js";
-import { approve, balanceOf } from "../helpers/tx.js";
+import { approve, balanceOf, send } from "../helpers/tx.js";
 import { sendPrepared } from "../helpers/recurring.js";
+import { readQrOnScreen } from "../helpers/qr.js";
 
 describe("hosted checkout in Chromium", function () {
   this.timeout(120_000);
@@ -69,6 +70,40 @@ describe("hosted checkout in Chromium", function () {
     await h.chain.mine(2);
     return statusOf(page, "ok");
   }
+
+  it("pay by the EIP-681 QR code, no browser wallet: the code on screen is read back, exactly the transfer it describes is sent from a fresh account, the service settles it, and the page says Paid", async () => {
+    const intent = await post("/v1/payments", { recipient: merchant().address, amount: "12.5" });
+    await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
+    await page.locator("#pay-by-transfer summary").click();
+    assert.equal(
+      await page.locator("#transfer-words").textContent(),
+      "Send exactly 12.50 USDC on Base Sepolia (test) (chain id 84532) to this payment's own address, from any wallet or an exchange withdrawal. Only USDC on Base Sepolia (test) pays: another token or network does not.",
+    );
+    const scanned = await readQrOnScreen(browser, page.locator("#transfer-qr"), `${ARTIFACTS}/checkout-pay-by-transfer-qr.png`);
+    // What a wallet app reads: an EIP-681 request for the token, on the chain, to the payment address, for the units.
+    const request = /^ethereum:(0x[0-9a-fA-F]{40})@(\d+)\/transfer\?address=(0x[0-9a-fA-F]{40})&uint256=(\d+)$/.exec(scanned);
+    assert.isNotNull(request, scanned);
+    const [, token, chainId, to, units] = request!;
+    assert.equal(getAddress(token!), usdc());
+    assert.equal(chainId, "84532");
+    assert.equal(getAddress(to!), intent.pay.deposit_address);
+    assert.equal(units, "12500000");
+    // A wallet that never touched this service (an exchange's, as far as the chain can tell) sends it.
+    const sender = localAccount(940);
+    await h.chain.testClient.setBalance({ address: sender.address, value: parseEther("1") });
+    await send(h.chain, buyer(), { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [sender.address, 12_500_000n] });
+    const merchantBefore = await balanceOf(h.chain, usdc(), merchant().address);
+    await send(h.chain, sender, { address: getAddress(token!), abi: erc20Abi, functionName: "transfer", args: [getAddress(to!), BigInt(units!)] });
+    // The service's settlement round (it runs every 2 s; the test's clock is still, so it is run here).
+    h.clock.advance(3);
+    assert.equal((await h.service.depositSettler.tick()).sent, 1);
+    await page.locator('#status[data-state="wait"]', { hasText: "Payment received. Confirming" }).waitFor({ timeout: 30_000 });
+    await h.chain.mine(2);
+    assert.match(await statusOf(page, "ok"), /^Paid\.Transaction 0x[0-9a-f]{4}…[0-9a-f]{4} · local chain: no explorer$/);
+    assert.equal(await page.locator("#pay").count(), 0);
+    assert.equal(await page.locator("#pay-by-transfer").count(), 0);
+    assert.equal((await balanceOf(h.chain, usdc(), merchant().address)) - merchantBefore, 12_250_000n, "12.50 less the 2% fee");
+  });
 
   it("pay: resolves the intent, pays in one transaction (EIP-3009 signed by MetaMask's eth-sig-util V4), shows Paid once settled", async () => {
     const intent = await post("/v1/payments", { recipient: merchant().address, amount: "12.5" });

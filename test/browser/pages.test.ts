@@ -1,6 +1,3 @@
-import { readFileSync } from "node:fs";
-import jsQRModule from "jsqr";
-import { PNG } from "pngjs";
 import { assert } from "chai";
 import type { Browser, Page } from "playwright-core";
 import type { Hex } from "viem";
@@ -9,30 +6,13 @@ import { listen } from "../../src/service.js";
 import { useService } from "../helpers/service.js";
 import { ARTIFACTS, injectWallet, launchBrowser, statusOf } from "../helpers/browser.js";
 import { payIntent } from "../helpers/payments.js";
+import { readQrOnScreen } from "../helpers/qr.js";
 import { sendPrepared } from "../helpers/recurring.js";
 
 /**
  * Every route and state of the checkout as a buyer sees it, at phone and desktop size: what it says,
  * that it fits the screen (no horizontal scrolling), its title, and a screenshot in test-results/.
  */
-/**
- * Reads the QR code in a screenshot back as a phone camera would, with jsQR (a maintained JavaScript
- * decoder from npm; no system package) over the PNG's pixels (pngjs).
- */
-/** jsQR's CommonJS export, whichever way the module loader wraps it. */
-const jsQR = ((jsQRModule as unknown as { default?: unknown }).default ?? jsQRModule) as (
-  data: Uint8ClampedArray,
-  width: number,
-  height: number,
-) => { data: string } | null;
-
-function readQr(png: string): string {
-  const image = PNG.sync.read(readFileSync(png));
-  const code = jsQR(new Uint8ClampedArray(image.data.buffer, image.data.byteOffset, image.data.length), image.width, image.height);
-  if (!code) throw new Error(`no QR code found in ${png}`);
-  return code.data;
-}
-
 /** A capability token (intent, link, setup, subscription, cancel, approve, refund, manage): prefix.key.payload.mac. */
 const CAPABILITY = /(^|[^A-Za-z0-9_-])(pi|lk|lm|st|sc|ct|at|rt)\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/;
 
@@ -147,17 +127,11 @@ for (const size of SIZES) {
       // The code on screen, read back as a phone camera held close would see it: the very SVG the page
       // shows, drawn 880 px wide on white with a quiet zone (a camera fills its frame with the code).
       const shot = `${ARTIFACTS}/page-${size.name}-pay-no-wallet-qr.png`;
-      const svg = await page.locator("#handoff svg.qr").evaluate((node) => node.outerHTML);
-      const camera = await browser.newPage({ viewport: { width: 1000, height: 1000 } });
-      await camera.setContent(`<body style="margin:0;background:#fff"><div style="padding:60px;width:880px;height:880px">${svg}</div></body>`);
-      await camera.locator("svg").evaluate((node) => {
-        node.setAttribute("width", "880");
-        node.setAttribute("height", "880");
-        node.removeAttribute("style");
-      });
-      await camera.screenshot({ path: shot });
-      await camera.close();
-      assert.equal(readQr(shot), url, "the QR code on screen reads back as this page, fragment included");
+      assert.equal(
+        await readQrOnScreen(browser, page.locator("#handoff svg.qr"), shot),
+        url,
+        "the QR code on screen reads back as this page, fragment included",
+      );
     });
 
     it("pay, wallet on another chain: said before paying; paid: explorer word and the way back to the merchant", async () => {

@@ -3,6 +3,7 @@ import type { Hex } from "viem";
 import { connectPostgres, openDatabase, type Database } from "../../src/store/database.js";
 import { migrate } from "../../src/store/migrate.js";
 import { ChargeAttempts } from "../../src/store/charge-attempts.js";
+import { DepositWatches } from "../../src/store/deposit-watches.js";
 import { resetStore } from "../helpers/service.js";
 import { startTestPostgres } from "../helpers/postgres.js";
 
@@ -46,6 +47,17 @@ describe("relayer nonces in the store", () => {
     await attempts.remove(id(3), 0n, dropped.txHash); // never mined: nonce 10 is a hole now
     assert.equal((await record(attempts, 4, 10))!.nonce, 10, "the hole is filled, or every later nonce would wait");
     assert.equal((await record(attempts, 5, 10))!.nonce, 11);
+  });
+
+  it("a settlement's nonce is never a hole for a charge (one relayer key, one allocator): recorded, not yet broadcast, it is held", async () => {
+    const watches = new DepositWatches(db);
+    const address = "0x00000000000000000000000000000000000000d1" as const;
+    await watches.add({ depositAddress: address, recipient: RELAYER, amountUnits: 1n, reference: id(9), watchUntil: 2 ** 40 }, 0);
+    const settlement = await watches.recordSettlement(address, { relayer: RELAYER, sentAt: 0 }, 5, fakeSign);
+    assert.equal(settlement!.nonce, 5);
+    // The chain still says 5 pending (the settlement has not reached it): 5 is taken, not a hole.
+    assert.equal((await record(new ChargeAttempts(db), 1, 5))!.nonce, 6);
+    assert.isNull(await watches.recordSettlement(address, { relayer: RELAYER, sentAt: 0 }, 5, fakeSign), "claimed once");
   });
 
   it("reports a period once: of many concurrent callers (one or several instances on the store), one compare-and-set wins", async () => {

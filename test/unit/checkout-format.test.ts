@@ -10,6 +10,7 @@ import {
   periodWords,
   shortHex,
   subscriptionWords,
+  transferRequest,
 } from "../../src/checkout/format.js";
 import { walletLinks } from "../../src/checkout/wallet-links.js";
 
@@ -109,5 +110,12 @@ describe("checkout words: networks, amounts, times, phone-wallet links", () => {
     assert.equal(groups.length, 10);
     assert.equal(groups.join(""), address);
     assert.equal(hexGroups(`0x${"ab".repeat(32)}`).length, 16);
+  });
+
+  it("writes an EIP-681 transfer request: token, chain id, the payment address and the amount in units", () => {
+    const token = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
+    const to = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+    assert.equal(transferRequest(token, 84532, to, "12500000"), `ethereum:${token}@84532/transfer?address=${to}&uint256=12500000`);
+    assert.equal(transferRequest(token, 8453, to, 1n), `ethereum:${token}@8453/transfer?address=${to}&uint256=1`);
   });
 });

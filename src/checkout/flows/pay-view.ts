@@ -8,6 +8,7 @@ import { el, render } from "../ui.js";
 import { explain } from "../words.js";
 import type { ResolvePaymentResponse as ResolvedPayment } from "../../wire/index.js";
 import type { Status } from "./common.js";
+import { transferSection } from "./pay-transfer.js";
 
 /** What the pay page works from: the resolve answer, plus the fresh intent when it came from a link. */
 export type Resolved = ResolvedPayment & { intent?: string; link_id?: Hex };
@@ -97,6 +98,7 @@ export function payPage(r: Resolved, pay: HTMLButtonElement, status: Status): vo
         if (status.node.dataset.state === "wait" || status.node.dataset.state === "ok") return; // a payment is under way: verify decides
         pay.remove();
         document.getElementById("wallet-notice")?.remove();
+        document.getElementById("pay-by-transfer")?.remove();
         setTitle("Expired");
         status.set("error", explain("INTENT_EXPIRED", undefined));
       }),
@@ -109,6 +111,7 @@ export function payPage(r: Resolved, pay: HTMLButtonElement, status: Status): vo
       pay,
       status.node,
       walletNotice(r.chain_id, pay),
+      transferSection(r),
     ),
   );
 }
@@ -120,6 +123,7 @@ export function showPaid(status: Status, hash: Hex, returnUrl: string | undefine
   if (heading) heading.textContent = "Paid";
   document.getElementById("wallet-notice")?.remove();
   document.getElementById("validity")?.remove();
+  document.getElementById("pay-by-transfer")?.remove();
   status.set("ok", "Paid.", transactionLink(hash), returnLink(returnUrl));
 }
 

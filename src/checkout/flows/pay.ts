@@ -8,6 +8,7 @@ import { button, statusLine } from "../ui.js";
 import type { Wallet } from "../wallet.js";
 import type { Status } from "./common.js";
 import { authorizationCall } from "./pay-call.js";
+import { watchArrival } from "./pay-transfer.js";
 import { payPage, rememberTransaction, resolvePayment, showPaid, type Resolved } from "./pay-view.js";
 
 /** `#/pay/<intent>` and `#/link/<link>`: resolve, then pay in one transaction when the wallet can sign. */
@@ -16,7 +17,9 @@ export async function payFlow(token: string): Promise<void> {
   const r = await resolvePayment(token, status);
   if (!r) return;
   const intent = r.intent ?? token;
+  let walletPath = false;
   const pay = button("pay", "Connect wallet and pay", async () => {
+    walletPath = true;
     try {
       const wallet = await connectWallet(r.chain_id);
       status.set("wait", "Confirm the payment in your wallet…");
@@ -41,6 +44,18 @@ export async function payFlow(token: string): Promise<void> {
     }
   });
   payPage(r, pay, status);
+  // Any other way the payment arrives (a transfer to its address from an exchange or a wallet app,
+  // which the service settles): the page follows it to Paid.
+  void watchArrival(
+    intent,
+    () => walletPath,
+    (state, hash) => {
+      pay.remove();
+      rememberTransaction(token, hash);
+      if (state === "paid") showPaid(status, hash, r.return_url);
+      else status.set("wait", "Payment received. Confirming…", transactionLink(hash));
+    },
+  );
 }
 
 /**

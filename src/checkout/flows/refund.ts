@@ -33,6 +33,13 @@ export async function refundFlow(refundToken: string, symbol: string): Promise<v
         ["To (the payer)", r.payer],
         ["From (merchant)", r.merchant],
       ]),
+      r.payer_from_deposit
+        ? el(
+            "p",
+            { class: "notice", id: "deposit-payer" },
+            "This payment was a plain transfer to its payment address: the payer above is the address that sent it. If that was an exchange withdrawal, the refund goes to the exchange, which may not credit the buyer. Confirm with the buyer before refunding.",
+          )
+        : null,
       validity("Valid until", r.expires_at, () => {
         if (!status.node.dataset.state) go.remove();
       }),
