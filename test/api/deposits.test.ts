@@ -171,7 +171,7 @@ describe("payment addresses (deposit_address)", function () {
     assert.equal((announced[0]!.body.data as { tx_hash: Hex }).tx_hash, settlementHash);
   });
 
-  it("waits for a short deposit's top-up; a payment settled by a stranger first ends the watch; nothing is sent for an expired watch", async () => {
+  it("waits for a short deposit's top-up; a payment settled by a stranger first ends the watch; a deposit after expiry settles for a week, then the watch is over", async () => {
     const settler = h.service.depositSettler;
     const a = await create("9");
     await withdraw(a.pay.deposit_address, 4_000_000n);
@@ -189,7 +189,12 @@ describe("payment addresses (deposit_address)", function () {
     assert.equal((await settler.tick()).sent, 0, "the address is empty: nothing to send");
 
     const c = await create("9");
-    h.clock.advance(3600 + 7 * 86_400 + 1); // past the intent's expiry and the week after it
+    const d = await create("9");
+    h.clock.advance(3601); // both intents expired: a slow withdrawal still pays for a week
+    assert.equal((await h.api.post("/v1/payments/resolve").send({ intent: d.intent })).body.error, "INTENT_EXPIRED");
+    await withdraw(d.pay.deposit_address, 9_000_000n);
+    assert.equal((await settler.tick()).sent, 1, "expired an hour ago: settled as the payment");
+    h.clock.advance(7 * 86_400); // and the week after it
     await withdraw(c.pay.deposit_address, 9_000_000n);
     assert.equal((await settler.tick()).sent, 0, "the watch is over: anyone may still settle it");
   });
