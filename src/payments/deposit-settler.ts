@@ -8,6 +8,7 @@ import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import type { DepositWatch, DepositWatches } from "../store/deposit-watches.js";
 import { paymentKeyOf } from "./verify.js";
+import { everyRound } from "../rounds.js";
 
 /** The relayer, as far as settling needs it (recurring/relayer.ts implements it). */
 export interface SettlementSender {
@@ -48,26 +49,18 @@ const PER_TICK = 200;
  * Splitter settles a payment once whoever sends it.
  */
 export class DepositSettler {
-  #timer: NodeJS.Timeout | null = null;
+  #stop: (() => void) | null = null;
 
   constructor(private readonly deps: DepositSettlerDeps) {}
 
+  /** Runs {@link tick} every `everyMs` until stopped (npm start); tests call it directly. */
   start(everyMs: number, onFailure: (error: unknown) => void): void {
-    if (this.#timer) return;
-    let busy = false;
-    this.#timer = setInterval(() => {
-      if (busy) return;
-      busy = true;
-      this.tick()
-        .catch(onFailure)
-        .finally(() => (busy = false));
-    }, everyMs);
-    this.#timer.unref();
+    this.#stop ??= everyRound(everyMs, () => this.tick(), onFailure);
   }
 
   stop(): void {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = null;
+    this.#stop?.();
+    this.#stop = null;
   }
 
   /** One round: follow what was sent, then settle what has arrived. */

@@ -3,6 +3,7 @@ import { readReceipt } from "../chain/transactions.js";
 import type { ChargeAttempts } from "../store/charge-attempts.js";
 import { quoteFees, type GasPricing } from "./gas-quote.js";
 import type { Relayer } from "./relayer.js";
+import { everyRound } from "../rounds.js";
 
 export interface StuckChargesDeps {
   client: PublicClient;
@@ -18,27 +19,18 @@ export interface StuckChargesDeps {
  * replaced at the same nonce with a higher fee.
  */
 export class StuckCharges {
-  #timer: NodeJS.Timeout | null = null;
+  #stop: (() => void) | null = null;
 
   constructor(private readonly deps: StuckChargesDeps) {}
 
   /** Runs {@link replaceStuck} every `everyMs` until stopped (npm start). */
   start(afterSeconds: number, everyMs: number, onFailure: (error: unknown) => void): void {
-    if (this.#timer) return;
-    let busy = false;
-    this.#timer = setInterval(() => {
-      if (busy) return;
-      busy = true;
-      this.replaceStuck(afterSeconds)
-        .catch(onFailure)
-        .finally(() => (busy = false));
-    }, everyMs);
-    this.#timer.unref();
+    this.#stop ??= everyRound(everyMs, () => this.replaceStuck(afterSeconds), onFailure);
   }
 
   stop(): void {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = null;
+    this.#stop?.();
+    this.#stop = null;
   }
 
   /**

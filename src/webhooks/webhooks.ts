@@ -14,6 +14,7 @@ import { Deliveries } from "./deliveries.js";
 import { Watches, type Watch } from "./watches.js";
 import { postToTarget, systemResolver, type Resolver } from "./target.js";
 import { Watcher } from "./watcher.js";
+import { everyRound } from "../rounds.js";
 
 /** Rows deleted per statement when pruning (bounded, so a prune never holds locks for long). */
 export const PRUNE_BATCH = 1000;
@@ -49,7 +50,7 @@ export class Webhooks {
   readonly watcher: Watcher;
   readonly delivery: DeliveryWorker;
   readonly #watches: Watches;
-  #timers: NodeJS.Timeout[] = [];
+  #stops: Array<() => void> = [];
 
   constructor(private readonly deps: WebhooksDeps) {
     this.#watches = new Watches(deps.db);
@@ -166,16 +167,9 @@ export class Webhooks {
   /** Runs the watcher, the delivery worker and the pruning on timers (npm start); tests call them directly. */
   start(): void {
     const loop = (name: string, every: number, run: () => Promise<unknown>) => {
-      let busy = false;
-      const timer = setInterval(() => {
-        if (busy) return;
-        busy = true;
-        run()
-          .catch((error) => this.deps.logger.warn({ loop: name, error: (error as Error).message.split("\n")[0] }, "webhook loop failed"))
-          .finally(() => (busy = false));
-      }, every);
-      timer.unref();
-      this.#timers.push(timer);
+      this.#stops.push(
+        everyRound(every, run, (error) => this.deps.logger.warn({ loop: name, error: (error as Error).message.split("\n")[0] }, "webhook loop failed")),
+      );
     };
     if (!this.deps.settings.enabled) return;
     loop("watcher", this.deps.settings.watcherIntervalMs, () => this.watcher.tick());
@@ -186,7 +180,7 @@ export class Webhooks {
   }
 
   stop(): void {
-    for (const t of this.#timers.splice(0)) clearInterval(t);
+    for (const stop of this.#stops.splice(0)) stop();
     this.delivery.stop();
   }
 

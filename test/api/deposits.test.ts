@@ -53,6 +53,8 @@ describe("payment addresses (deposit_address)", function () {
     await send(h.chain, buyer(), { address: token(), abi: erc20Abi, functionName: "transfer", args: [exchange.address, units] });
     return { exchange, receipt: await send(h.chain, exchange, { address: token(), abi: erc20Abi, functionName: "transfer", args: [to, units] }) };
   }
+  /** The sender of a plain transfer receipt. */
+  const exchangeOf = (receipt: { from: Address }) => getAddress(receipt.from);
   const settle = (pay: Required<PayBlock>) =>
     send(h.chain, stranger(), {
       address: pay.splitter,
@@ -163,6 +165,15 @@ describe("payment addresses (deposit_address)", function () {
     // The relayer sent it; the merchant made no call.
     const tx = await h.chain.publicClient.getTransaction({ hash: settlementHash });
     assert.equal(getAddress(tx.from), h.chain.accounts[LOCAL_ROLES.relayer]!.address);
+    // A refund of it: to the wallet that sent the transfer.
+    const prepared = await h.api.post("/v1/refunds/prepare").send({ intent: a.intent, tx_hash: settlementHash, amount: "7000000" });
+    assert.include(prepared.body, { payer: exchangeOf(transfer), payer_from_deposit: true });
+    const refund = await send(h.chain, merchant(), { address: token(), abi: erc20Abi, functionName: "transfer", args: [exchangeOf(transfer), 7_000_000n] });
+    await h.chain.mine(2);
+    const refunded = await h.api
+      .post("/v1/refunds/verify")
+      .send({ intent: a.intent, tx_hash: settlementHash, refund_amount: "7000000", refund_tx_hash: refund.transactionHash });
+    assert.equal(refunded.body.status, "REFUNDED", JSON.stringify(refunded.body));
     receiver.received.length = 0;
     await h.service.webhooks.watcher.tick();
     await h.service.webhooks.delivery.runDue();
