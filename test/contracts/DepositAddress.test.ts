@@ -1,7 +1,7 @@
 import { assert } from "chai";
 import { encodeAbiParameters, erc20Abi, getContractAddress, keccak256, parseEventLogs, toHex, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { fiatTokenAbi, noReturnTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
+import { falseReturningTokenAbi, fiatTokenAbi, noReturnTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { creationBytecode } from "../../dev/deploy/artifacts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { useLocalChain } from "../helpers/local-chain.js";
@@ -145,6 +145,18 @@ describe("Splitter: payment addresses (deposits)", () => {
     await send(chain, buyer, { address: other, abi: noReturnTokenAbi, functionName: "mint", args: [await depositAddress(), 777n] });
     await mined(forward(other));
     assert.equal(await chain.publicClient.readContract({ address: other, abi: noReturnTokenAbi, functionName: "balanceOf", args: [merchant.address] }), 777n);
+  });
+
+  it("a token whose transfer answers false: forwarding refuses (SafeERC20FailedOperation, as SafeERC20 checks) and its balance stays", async () => {
+    const { chain, buyer, depositAddress, forward } = setup();
+    const other = await deployTestContract(chain, buyer, falseReturningTokenAbi, "FalseReturningToken", "HostileTokens.sol");
+    await send(chain, buyer, { address: other, abi: falseReturningTokenAbi, functionName: "mint", args: [await depositAddress(), 555n] });
+    await send(chain, buyer, { address: other, abi: falseReturningTokenAbi, functionName: "setFailTransfers", args: [true] });
+    await expectRevert(forward(other), "SafeERC20FailedOperation", [other]);
+    assert.equal(
+      await chain.publicClient.readContract({ address: other, abi: falseReturningTokenAbi, functionName: "balanceOf", args: [await depositAddress()] }),
+      555n,
+    );
   });
 
   it("cannot be redirected: another recipient names another (empty) address, and the instructions are empty outside a settlement", async () => {
