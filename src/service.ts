@@ -207,6 +207,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     sender: relayer,
     quoteFees: () => quoteFees(client, pricing),
     now,
+    replaceAfterMs: config.relayer.replaceAfterSeconds * 1000,
   });
   const refunds = new Refunds({
     chain,

@@ -17,6 +17,8 @@ export interface SettlementSender {
   sign(call: { to: Address; data: Hex; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, nonce: number): Promise<{ hash: Hex; raw: Hex }>;
   send(tx: { hash: Hex; raw: Hex; nonce: number }): Promise<void>;
   broadcast(raw: Hex): Promise<void>;
+  /** The same call with the same nonce at higher fees (a node's replacement rule). */
+  signReplacement(raw: Hex, quote: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Promise<{ hash: Hex; raw: Hex }>;
 }
 
 export interface DepositSettlerDeps {
@@ -29,6 +31,8 @@ export interface DepositSettlerDeps {
   quoteFees: () => Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
   /** Milliseconds since the epoch. */
   now: () => number;
+  /** A settlement still unmined this long after it was sent is replaced with a higher fee (the relayer's rule for charges). */
+  replaceAfterMs: number;
 }
 
 /** How often an open payment address is looked at. */
@@ -86,10 +90,17 @@ export class DepositSettler {
         continue;
       }
       const receipt = await readReceipt(client, w.txHash!);
+      const age = this.deps.now() - w.sentAt!;
       if (receipt?.status === "reverted") await watches.reopen(w.depositAddress, w.txHash!, this.deps.now() + DEPOSIT_RETRY_AFTER_MS);
-      else if (!receipt && this.deps.now() - w.sentAt! > DEPOSIT_RESEND_AFTER_MS && !(await isKnownTransaction(client, w.txHash!))) {
+      else if (receipt || age <= Math.min(DEPOSIT_RESEND_AFTER_MS, this.deps.replaceAfterMs)) continue;
+      else if (!(await isKnownTransaction(client, w.txHash!))) {
         // Lost by the node (dropped, or reorged out): the same signed transaction again.
-        await this.deps.sender.broadcast(w.rawTx!).catch(() => {});
+        if (age > DEPOSIT_RESEND_AFTER_MS) await this.deps.sender.broadcast(w.rawTx!).catch(() => {});
+      } else if (age > this.deps.replaceAfterMs) {
+        // Stuck under a risen base fee: every later relayer transaction (charges too) waits behind its
+        // nonce. The same call, same nonce, higher fee, recorded before it is sent.
+        const next = await this.deps.sender.signReplacement(w.rawTx!, await this.deps.quoteFees());
+        if (await watches.replace(w.depositAddress, w.txHash!, next, this.deps.now())) await this.deps.sender.broadcast(next.raw).catch(() => {});
       }
     }
     return settled;

@@ -113,6 +113,15 @@ export class DepositWatches {
     });
   }
 
+  /** Records a replacement of the settlement `previousHash` (same nonce, higher fee) before it is sent; false when it moved on meanwhile. */
+  async replace(depositAddress: Address, previousHash: Hex, next: { hash: Hex; raw: Hex }, sentAt: number): Promise<boolean> {
+    const rows = await this.db.query(
+      "UPDATE deposit_watches SET tx_hash = $3, raw_tx = $4, sent_at = $5 WHERE deposit_address = $1 AND tx_hash = $2 AND status = 'sent' RETURNING deposit_address",
+      [depositAddress.toLowerCase(), previousHash, next.hash, next.raw, sentAt],
+    );
+    return rows.length === 1;
+  }
+
   /** The payment settled (by this service or anyone): nothing more to watch. */
   async markSettled(depositAddress: Address): Promise<void> {
     await this.db.query("UPDATE deposit_watches SET status = 'settled' WHERE deposit_address = $1", [depositAddress.toLowerCase()]);

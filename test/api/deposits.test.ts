@@ -1,11 +1,12 @@
 import { assert } from "chai";
-import { erc20Abi, getAddress, parseEther, type Address, type Hex } from "viem";
+import { erc20Abi, getAddress, parseEther, parseTransaction, type Address, type Hex } from "viem";
 import { fiatTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES, localAccount } from "../../dev/localchain/harness.js";
 import { useService } from "../helpers/service.js";
 import { balanceOf, send } from "../helpers/tx.js";
 import type { PayBlock } from "../helpers/payments.js";
 import { Receiver, RECEIVER_HOST } from "../helpers/receiver.js";
+import { DepositWatches } from "../../src/store/deposit-watches.js";
 
 /**
  * Payment addresses through the API: `pay.deposit_address` and resolve's `deposit_address`, a plain
@@ -240,5 +241,35 @@ describe("payment addresses (deposit_address)", function () {
     h.clock.advance(61);
     assert.equal((await settler.tick()).sent, 1, "cleared: settled");
     assert.equal(await balanceOf(h.chain, token(), b.pay.deposit_address), 0n);
+  });
+
+  it("a settlement stuck in the pool (the base fee rose) is replaced at the same nonce with a higher fee, so nothing waits behind it, and the replacement settles", async () => {
+    const settler = h.service.depositSettler;
+    const a = await create("6");
+    await withdraw(a.pay.deposit_address, 6_000_000n);
+    const watches = new DepositWatches(h.database);
+    await h.chain.testClient.setAutomine(false);
+    try {
+      h.clock.advance(3);
+      assert.equal((await settler.tick()).sent, 1);
+      const first = (await watches.find(a.pay.deposit_address))!;
+      h.clock.advance(h.service.config.relayer.replaceAfterSeconds - 1);
+      await settler.tick();
+      assert.equal((await watches.find(a.pay.deposit_address))!.txHash, first.txHash, "not stuck yet");
+      h.clock.advance(2);
+      await settler.tick();
+      const replaced = (await watches.find(a.pay.deposit_address))!;
+      assert.notEqual(replaced.txHash, first.txHash);
+      const [before, after] = [parseTransaction(first.rawTx!), parseTransaction(replaced.rawTx!)];
+      assert.deepEqual([after.nonce, after.to, after.data, after.gas], [before.nonce, before.to, before.data, before.gas], "same nonce, same call");
+      assert.isAtLeast(Number((after.maxPriorityFeePerGas! * 100n) / before.maxPriorityFeePerGas!), 125, "a fee a node accepts as a replacement");
+    } finally {
+      await h.chain.testClient.setAutomine(true);
+    }
+    await h.chain.mine(3);
+    const replaced = (await watches.find(a.pay.deposit_address))!;
+    assert.equal((await h.chain.publicClient.getTransactionReceipt({ hash: replaced.txHash! })).status, "success", "the replacement was mined");
+    assert.equal((await settler.tick()).settled, 1);
+    assert.equal(await balanceOf(h.chain, token(), a.pay.deposit_address), 0n);
   });
 });
