@@ -135,7 +135,7 @@ export class Payments {
     }
     this.#checkBounds(intent.amountUnits);
     await this.#checkTokenWillTransfer(intent.recipient);
-    return this.#resolved(intent);
+    return this.#resolved(intent, await this.depositAddresses.of(intent));
   }
 
   /**
@@ -161,11 +161,11 @@ export class Payments {
       linkId: link.linkId,
       ...(link.returnUrl ? { returnUrl: link.returnUrl } : {}),
     };
-    return { ...(await this.#resolved(intent)), intent: created.intent, link_id: link.linkId };
+    return { ...this.#resolved(intent, created.pay.deposit_address), intent: created.intent, link_id: link.linkId };
   }
 
-  /** The resolve answer for an intent. */
-  async #resolved(intent: Intent): Promise<ResolvedPayment> {
+  /** The resolve answer for an intent, with its payment address. */
+  #resolved(intent: Intent, depositAddress: Address): ResolvedPayment {
     const { deployment } = this.deps.chain;
     return {
       recipient: intent.recipient,
@@ -177,7 +177,7 @@ export class Payments {
       reference: intent.reference,
       expires_at: intent.expiresAt,
       token_domain: tokenDomain(deployment.chainId, deployment.token.address, deployment.token.eip712),
-      deposit_address: await this.depositAddresses.of(intent),
+      deposit_address: depositAddress,
       ...(intent.returnUrl ? { return_url: intent.returnUrl } : {}),
     };
   }

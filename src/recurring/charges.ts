@@ -156,8 +156,8 @@ export class Charges {
     // on-chain refusal by name, the token's own included: a blacklisted payer or recipient reverts
     // the transfer, classified in the token table), and the L1 data fee of the charge (priced with
     // the largest reimbursement the terms allow in its calldata). Their answers are taken in that order.
-    // The charge as simulated (no reimbursement: the simulation names refusals, not the fee) and, for a
-    // first charge, as estimated.
+    // The call is simulated without a reimbursement (the simulation names refusals, not the fee), and a
+    // first charge's gas is estimated on the same call below.
     const call = { address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, 0n, period] } as const;
     const [subscriptionRead, gasRead, l1FeeRead] = await Promise.allSettled([
       this.#reader.subscription(id, block.number),

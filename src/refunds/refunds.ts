@@ -4,7 +4,7 @@ import { DomainError } from "../errors.js";
 import { formatAmount, parseUnits } from "../money.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
-import { readIntent } from "../payments/intent.js";
+import { readIntent, type Intent } from "../payments/intent.js";
 import type { SubscriptionCapabilities } from "../recurring/capabilities.js";
 import type { DepositAddresses } from "../payments/deposit-address.js";
 import { depositorOf } from "../payments/depositor.js";
@@ -50,7 +50,7 @@ export class Refunds {
   async prepare(id: RefundIdentifier, amountText: string) {
     const judge = this.#settlement(id);
     const { head, receipts } = await readReceiptsAfterHead(this.deps.chain.client, this.deps.chain.finality, [id.txHash]);
-    const settlement = await this.#depositor(id, judge(receipts[0]!, head));
+    const settlement = await judge(receipts[0]!, head);
     const amount = this.#amount(amountText, settlement);
     const expiresAt = Math.floor(this.deps.now() / 1000) + this.deps.ttlSeconds;
     const refundToken = this.deps.tokens.mint(TOKEN_KINDS.refund, {
@@ -105,7 +105,7 @@ export class Refunds {
     const judge = this.#settlement(id);
     const { client } = this.deps.chain;
     const { head, receipts } = await readReceiptsAfterHead(client, this.deps.chain.finality, [id.txHash, refundTxHash]);
-    const settlement = await this.#depositor(id, judge(receipts[0]!, head));
+    const settlement = await judge(receipts[0]!, head);
     const amount = this.#amount(refundAmountText, settlement);
     const receipt = receipts[1];
     // Not mined, or not known to this node (it may have been broadcast through another): the money
@@ -139,9 +139,7 @@ export class Refunds {
    * A payment settled from its payment address names the address as payer: the wallet that paid is
    * the one that sent the deposit (depositor.ts), and the refund goes there.
    */
-  async #depositor(id: RefundIdentifier, settlement: Settlement): Promise<Settlement> {
-    const intent = id.intent === undefined ? null : readIntent(this.deps.tokens, id.intent);
-    if (!intent) return settlement;
+  async #fromDeposit(intent: Intent, settlement: Settlement): Promise<Settlement> {
     const depositAddress = await this.deps.depositAddresses.of(intent);
     if (!isAddressEqual(settlement.payer, depositAddress)) return settlement;
     return { ...settlement, payer: await depositorOf(this.deps.chain, depositAddress, settlement.position), fromDeposit: true };
@@ -151,18 +149,18 @@ export class Refunds {
    * Rule 1: exactly one identifier; `intent` wins when both are sent; neither is INVALID_REQUEST.
    * Checked before any chain read; returns the judgement of the original receipt.
    */
-  #settlement(id: RefundIdentifier): (receipt: TransactionReceipt | null, head: bigint) => Settlement {
+  #settlement(id: RefundIdentifier): (receipt: TransactionReceipt | null, head: bigint) => Promise<Settlement> {
     const { chain } = this.deps;
     if (id.intent !== undefined) {
       const intent = readIntent(this.deps.tokens, id.intent);
       if (!intent) throw new DomainError("INVALID_INTENT");
-      return (receipt, head) => paymentSettlement(chain, intent, receipt, head);
+      return (receipt, head) => this.#fromDeposit(intent, paymentSettlement(chain, intent, receipt, head));
     }
     if (id.subscription !== undefined) {
       if (id.periodIndex === undefined) throw new DomainError("INVALID_REQUEST", { detail: "period_index: required with subscription" });
       const { terms } = this.deps.subscriptions.read(id.subscription);
       const subscriptionId = this.deps.subscriptions.subscriptionId(terms);
-      return (receipt, head) => chargeSettlement(chain, subscriptionId, terms, BigInt(id.periodIndex!), receipt, head);
+      return async (receipt, head) => chargeSettlement(chain, subscriptionId, terms, BigInt(id.periodIndex!), receipt, head);
     }
     throw new DomainError("INVALID_REQUEST", { detail: "intent: send intent or subscription" });
   }

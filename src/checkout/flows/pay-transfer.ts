@@ -1,5 +1,6 @@
 import type { Hex } from "viem";
 import { answerOf, api } from "../api.js";
+import { formatAmount } from "../../money.js";
 import { displayAmount, networkOf, transferRequest } from "../format.js";
 import { qrSvg } from "../handoff.js";
 import { pageContext } from "../page.js";
@@ -18,7 +19,8 @@ export function transferSection(r: Resolved): HTMLDetailsElement {
   const { symbol, localChain } = pageContext();
   const network = networkOf(r.chain_id, localChain).name;
   const amount = displayAmount(r.amount_units, symbol);
-  const plain = (BigInt(r.amount_units) / 1_000_000n).toString() + fraction(BigInt(r.amount_units) % 1_000_000n);
+  // As a person types it into a withdrawal form: 12.5 for 12.500000.
+  const plain = formatAmount(BigInt(r.amount_units)).replace(/\.?0+$/, "");
   const request = transferRequest(r.token, r.chain_id, r.deposit_address, r.amount_units);
   const qr = qrSvg(request, `QR code of a request to send ${amount} to this payment's address`);
   qr.id = "transfer-qr";
@@ -52,12 +54,6 @@ export function transferSection(r: Resolved): HTMLDetailsElement {
       "More than the amount goes to the merchant too, who can refund it. A refund goes back to the address that sent the transfer: from an exchange, to the exchange. This page says Paid once the transfer has arrived and settled.",
     ),
   );
-}
-
-/** "12.5" for 12.500000: the amount as a person types it into a withdrawal form. */
-function fraction(units: bigint): string {
-  if (units === 0n) return "";
-  return `.${units.toString().padStart(6, "0").replace(/0+$/, "")}`;
 }
 
 /**
