@@ -4,7 +4,7 @@ import { displayAmount } from "../format.js";
 import { forgetPayment, keepPayment, recallPayment, type KeptPayment } from "../payment-session.js";
 import { errorPage, folded, networkBanner, pageContext, returnLink, setTitle, transactionLink, validity, walletNotice } from "../page.js";
 import { confirmingStep } from "../resolve-state.js";
-import { el, render } from "../ui.js";
+import { details, el, render } from "../ui.js";
 import { explain } from "../words.js";
 import type { ResolvePaymentResponse as ResolvedPayment } from "../../wire/index.js";
 import type { Status } from "./common.js";
@@ -93,7 +93,7 @@ export function payPage(r: Resolved, pay: HTMLButtonElement, status: Status): vo
       "div",
       { class: "card" },
       el("div", { class: "amount", id: "amount" }, amount),
-      el("dl", {}, el("dt", {}, "To"), el("dd", { class: "hex", id: "recipient" }, r.recipient)),
+      details([["To", r.recipient]]),
       validity("Valid until", r.expires_at, () => {
         if (status.node.dataset.state === "wait" || status.node.dataset.state === "ok") return; // a payment is under way: verify decides
         pay.remove();
