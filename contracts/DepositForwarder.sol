@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.28;
 
-import {IDepositInstructions} from "./interfaces/IDepositInstructions.sol";
-
 /// @title DepositForwarder
 /// @notice The code of a payment address, alive for one instant: the Splitter creates it with
 /// CREATE2 at the payment address, its constructor moves what the Splitter says (the deposit, to the
@@ -13,7 +11,8 @@ import {IDepositInstructions} from "./interfaces/IDepositInstructions.sol";
 /// transaction removes the account (EIP-6780); any ETH at the address is burnt with it.
 /// Its calls are assembly: they run on every settlement, and the ABI decoding and checks of the
 /// Solidity form cost about 800 gas more. It does exactly what the Solidity form did:
-/// `(token, recipient, minimum, fee, feeCollector) = IDepositInstructions(msg.sender).depositInstructions()`,
+/// read `(token | minimum << 160, recipient | fee << 160, feeCollector)` from the Splitter's selector-less
+/// answer (a call with empty calldata),
 /// `balance = token.balanceOf(this)`, refuse `balance < minimum`, `token.transfer(recipient, balance - fee)`
 /// unless nothing is left for the recipient, `token.transfer(feeCollector, fee)` unless the fee is
 /// zero, each transfer checked as SafeERC20 checks it (a revert bubbles up with the token's own
@@ -41,28 +40,28 @@ contract DepositForwarder {
         }
     }
 
-    /// @dev `IDepositInstructions(msg.sender).depositInstructions()`, without ABI decoding's checks
-    /// (the creator is the Splitter, inside its own call).
+    /// @dev The creator's (the Splitter's) instructions: a staticcall with empty calldata answers three
+    /// words, `token | minimum << 160`, `recipient | fee << 160` and the fee collector.
     function _instructions()
         private
         view
         returns (address token, address recipient, uint256 minimum, uint256 fee, address feeCollector)
     {
-        bytes4 selector = IDepositInstructions.depositInstructions.selector;
         // solhint-disable-next-line no-inline-assembly
         assembly ("memory-safe") {
             let free := mload(0x40)
-            mstore(free, selector)
-            if iszero(staticcall(gas(), caller(), free, 0x04, free, 0xa0)) {
+            if iszero(staticcall(gas(), caller(), 0, 0, free, 0x60)) {
                 returndatacopy(free, 0, returndatasize())
                 revert(free, returndatasize())
             }
-            if lt(returndatasize(), 0xa0) { revert(0, 0) }
-            token := mload(free)
-            recipient := mload(add(free, 0x20))
-            minimum := mload(add(free, 0x40))
-            fee := mload(add(free, 0x60))
-            feeCollector := mload(add(free, 0x80))
+            if lt(returndatasize(), 0x60) { revert(0, 0) }
+            let what := mload(free)
+            let where := mload(add(free, 0x20))
+            token := and(what, 0xffffffffffffffffffffffffffffffffffffffff)
+            minimum := shr(160, what)
+            recipient := and(where, 0xffffffffffffffffffffffffffffffffffffffff)
+            fee := shr(160, where)
+            feeCollector := mload(add(free, 0x40))
         }
     }
 

@@ -6,7 +6,6 @@ import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC2
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {ISplitter} from "./interfaces/ISplitter.sol";
 import {IERC3009} from "./interfaces/IERC3009.sol";
-import {IDepositInstructions} from "./interfaces/IDepositInstructions.sol";
 import {DepositForwarder} from "./DepositForwarder.sol";
 
 /// @title Splitter
@@ -18,7 +17,7 @@ import {DepositForwarder} from "./DepositForwarder.sol";
 /// contract never keeps a balance.
 /// Token assumptions: a standard ERC-20 that moves exactly the amount asked (no fee-on-transfer, no
 /// rebasing). SafeERC20 covers tokens that return false or nothing.
-contract Splitter is ISplitter, IDepositInstructions {
+contract Splitter is ISplitter {
     using SafeERC20 for IERC20;
 
     uint16 private constant BPS_DENOMINATOR = 10_000;
@@ -34,11 +33,13 @@ contract Splitter is ISplitter, IDepositInstructions {
     /// @inheritdoc ISplitter
     bytes32 public immutable FORWARDER_CODE_HASH;
 
-    /// @dev What the forwarder being created moves, set for the instant of its creation (transient).
-    address private transient _moveToken;
-    address private transient _moveRecipient;
-    uint256 private transient _moveMinimum;
-    uint256 private transient _moveFee;
+    /// @dev Amounts a payment address moves fit in 96 bits, packed above an address in one word.
+    uint256 private constant AMOUNT_LIMIT = 1 << 96;
+
+    /// @dev What the forwarder being created moves, set for the instant of its creation (transient),
+    /// two words: `token | minimum << 160` and `recipient | fee << 160`.
+    uint256 private transient _moveWhat;
+    uint256 private transient _moveWhere;
 
     /// @param feeCollector The account that receives every fee.
     /// @param feeBps The fee in basis points; at most 10_000.
@@ -55,9 +56,19 @@ contract Splitter is ISplitter, IDepositInstructions {
     function paymentKey(address token, address recipient, uint256 amount, bytes32 paymentReference)
         public
         pure
-        returns (bytes32)
+        returns (bytes32 key)
     {
-        return keccak256(abi.encode(token, recipient, amount, paymentReference));
+        // keccak256(abi.encode(token, recipient, amount, paymentReference)), hashed where the free
+        // memory starts without moving its pointer: it runs on every payment.
+        // solhint-disable-next-line no-inline-assembly
+        assembly ("memory-safe") {
+            let free := mload(0x40)
+            mstore(free, token)
+            mstore(add(free, 0x20), recipient)
+            mstore(add(free, 0x40), amount)
+            mstore(add(free, 0x60), paymentReference)
+            key := keccak256(free, 0x80)
+        }
     }
 
     /// @inheritdoc ISplitter
@@ -154,11 +165,14 @@ contract Splitter is ISplitter, IDepositInstructions {
 
     /// @inheritdoc ISplitter
     function settleDeposit(address token, address recipient, uint256 amount, bytes32 paymentReference) external {
+        // A payment address moves amounts under 2^96 (instructions pack them beside an address).
+        if (amount >= AMOUNT_LIMIT) revert InvalidPayment(recipient, amount);
         bytes32 key = paymentKey(token, recipient, amount, paymentReference);
-        uint256 fee = _record(key, token, _depositAddress(key), recipient, amount, paymentReference);
+        uint256 fee = _guard(key, recipient, amount);
         // The forwarder refuses a balance under the amount (DepositBelowAmount, which undoes the
-        // settlement above); of a larger one, the fee is the payment's and the rest the recipient's.
-        _moveFromDeposit(key, token, recipient, amount, fee);
+        // guard above); of a larger one, the fee is the payment's and the rest the recipient's.
+        address deposit = _moveFromDeposit(key, token, recipient, amount, fee);
+        emit Paid(key, paymentReference, recipient, deposit, token, amount, fee);
     }
 
     /// @inheritdoc ISplitter
@@ -175,25 +189,39 @@ contract Splitter is ISplitter, IDepositInstructions {
         emit DepositForwarded(key, recipient, asset, balance);
     }
 
-    /// @inheritdoc IDepositInstructions
-    function depositInstructions()
-        external
-        view
-        returns (address token, address recipient, uint256 minimum, uint256 fee, address feeCollector)
-    {
-        return (_moveToken, _moveRecipient, _moveMinimum, _moveFee, FEE_COLLECTOR);
+    /// @notice The instructions of the forwarder being created, for it alone to read: called with
+    /// empty calldata, answers `token | minimum << 160`, `recipient | fee << 160` and the fee
+    /// collector (zeros outside a settle or forward). Any other unknown call reverts, as it would
+    /// without this function.
+    /// @dev A selector-less answer: the forwarder's one call back costs no dispatch or ABI coding.
+    // solhint-disable-next-line no-complex-fallback
+    fallback() external {
+        uint256 what = _moveWhat;
+        uint256 where = _moveWhere;
+        address feeCollector = FEE_COLLECTOR;
+        // solhint-disable-next-line no-inline-assembly
+        assembly ("memory-safe") {
+            // An unknown selector reverts with no data, exactly as a Splitter without a fallback did.
+            if calldatasize() { revert(0, 0) }
+            mstore(0x00, what)
+            mstore(0x20, where)
+            mstore(0x40, feeCollector)
+            return(0x00, 0x60)
+        }
     }
 
     /// @dev Creates the payment address's forwarder (CREATE2, salt = the payment's key), which checks
     /// the address holds `minimum` of `token`, sends `fee` to the fee collector and the rest to the
-    /// recipient, and self-destructs. The instructions live in transient storage: the transaction's
-    /// next forwarder overwrites them before it reads them.
-    function _moveFromDeposit(bytes32 key, address token, address recipient, uint256 minimum, uint256 fee) private {
-        _moveToken = token;
-        _moveRecipient = recipient;
-        _moveMinimum = minimum;
-        _moveFee = fee;
-        new DepositForwarder{salt: key}();
+    /// recipient, and self-destructs; returns the address. The instructions live in transient
+    /// storage: the transaction's next forwarder overwrites them before it reads them. `minimum` and
+    /// `fee` are under 2^96 (settleDeposit refuses larger amounts; a forward has none).
+    function _moveFromDeposit(bytes32 key, address token, address recipient, uint256 minimum, uint256 fee)
+        private
+        returns (address)
+    {
+        _moveWhat = uint256(uint160(token)) | minimum << 160;
+        _moveWhere = uint256(uint160(recipient)) | fee << 160;
+        return address(new DepositForwarder{salt: key}());
     }
 
     /// @dev Checks and records the payment before any token moves (checks-effects-interactions),
@@ -204,22 +232,19 @@ contract Splitter is ISplitter, IDepositInstructions {
         private
         returns (uint256 fee, uint256 net)
     {
-        fee = _record(paymentKey(token, recipient, amount, paymentReference), token, payer, recipient, amount, paymentReference);
+        bytes32 key = paymentKey(token, recipient, amount, paymentReference);
+        fee = _guard(key, recipient, amount);
+        emit Paid(key, paymentReference, recipient, payer, token, amount, fee);
         net = amount - fee;
     }
 
-    /// @dev `_settle` for a key already computed: refuses a bad or settled payment, records it, emits
-    /// `Paid`, and returns the fee.
-    function _record(bytes32 key, address token, address payer, address recipient, uint256 amount, bytes32 paymentReference)
-        private
-        returns (uint256 fee)
-    {
+    /// @dev Refuses a bad or settled payment, records it in the guard, and returns its fee.
+    function _guard(bytes32 key, address recipient, uint256 amount) private returns (uint256 fee) {
         if (recipient == address(0) || amount == 0) revert InvalidPayment(recipient, amount);
         uint256 previous = settledBlock[key];
         if (previous != 0) revert AlreadySettled(key, previous);
         settledBlock[key] = block.number;
         fee = amount * FEE_BPS / BPS_DENOMINATOR;
-        emit Paid(key, paymentReference, recipient, payer, token, amount, fee);
     }
 
     /// @dev The CREATE2 address of the forwarder with salt `key`: a payment's payment address.

@@ -1186,26 +1186,6 @@ export const fiatTokenProxyAbi = [
 ] as const
 
 //////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
-// IDepositInstructions
-//////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
-
-export const iDepositInstructionsAbi = [
-  {
-    type: 'function',
-    inputs: [],
-    name: 'depositInstructions',
-    outputs: [
-      { name: 'token', internalType: 'address', type: 'address' },
-      { name: 'recipient', internalType: 'address', type: 'address' },
-      { name: 'minimum', internalType: 'uint256', type: 'uint256' },
-      { name: 'fee', internalType: 'uint256', type: 'uint256' },
-      { name: 'feeCollector', internalType: 'address', type: 'address' },
-    ],
-    stateMutability: 'view',
-  },
-] as const
-
-//////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
 // IERC1271
 //////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
 
@@ -3723,6 +3703,7 @@ export const splitterAbi = [
     ],
     name: 'Paid',
   },
+  { type: 'fallback', stateMutability: 'nonpayable' },
   {
     type: 'function',
     inputs: [],
@@ -3764,19 +3745,6 @@ export const splitterAbi = [
     ],
     name: 'depositAddress',
     outputs: [{ name: '', internalType: 'address', type: 'address' }],
-    stateMutability: 'view',
-  },
-  {
-    type: 'function',
-    inputs: [],
-    name: 'depositInstructions',
-    outputs: [
-      { name: 'token', internalType: 'address', type: 'address' },
-      { name: 'recipient', internalType: 'address', type: 'address' },
-      { name: 'minimum', internalType: 'uint256', type: 'uint256' },
-      { name: 'fee', internalType: 'uint256', type: 'uint256' },
-      { name: 'feeCollector', internalType: 'address', type: 'address' },
-    ],
     stateMutability: 'view',
   },
   {
@@ -3863,7 +3831,7 @@ export const splitterAbi = [
       { name: 'paymentReference', internalType: 'bytes32', type: 'bytes32' },
     ],
     name: 'paymentKey',
-    outputs: [{ name: '', internalType: 'bytes32', type: 'bytes32' }],
+    outputs: [{ name: 'key', internalType: 'bytes32', type: 'bytes32' }],
     stateMutability: 'pure',
   },
   {

@@ -171,8 +171,35 @@ describe("Splitter: payment addresses (deposits)", () => {
       "DepositBelowAmount",
       [redirected, 0n, payment.amount],
     );
-    const instructions = await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "depositInstructions" });
-    assert.deepEqual(instructions.slice(0, 3), ["0x0000000000000000000000000000000000000000", "0x0000000000000000000000000000000000000000", 0n]);
+    // The forwarder's one question (a call with empty calldata) has no answer outside a settlement:
+    // what to move and to whom are zero words; only the fee collector is there.
+    const { data } = await chain.publicClient.call({ to: splitter, data: "0x" });
+    const words = (data ?? "0x").slice(2).match(/.{64}/g) ?? [];
+    assert.deepEqual(words.slice(0, 2), ["0".repeat(64), "0".repeat(64)]);
+    assert.equal(`0x${words[2]!.slice(24)}`, chain.deployment.parameters.feeCollector.toLowerCase());
+    // Any other unknown call still reverts, as it did before the Splitter answered that question.
+    const unknown = await chain.publicClient.call({ to: splitter, data: "0x12345678" }).then(
+      () => "answered",
+      () => "reverted",
+    );
+    assert.equal(unknown, "reverted");
+    // ETH is still refused: the answer is not payable.
+    const withValue = await chain.publicClient.call({ to: splitter, data: "0x", value: 1n, account: stranger.address }).then(
+      () => "answered",
+      () => "reverted",
+    );
+    assert.equal(withValue, "reverted");
+  });
+
+  it("an amount of 2^96 or more is refused (InvalidPayment): the forwarder's instructions could not hold it, so it would check too little", async () => {
+    const { chain, splitter, usdc, stranger, payment } = setup();
+    const huge = 2n ** 96n;
+    const args = [usdc, payment.recipient, huge, payment.reference] as const;
+    await expectRevert(
+      chain.wallet(stranger).writeContract({ address: splitter, abi: splitterAbi, functionName: "settleDeposit", args, account: stranger, chain: chain.chain }),
+      "InvalidPayment",
+      [payment.recipient, huge],
+    );
   });
 
   it("forwarding for a payment to the zero address is refused (InvalidPayment): nothing is ever sent to it", async () => {

@@ -181,6 +181,8 @@ async function renewalWave(chain: LocalChain, funder: HDAccount, size: number): 
  */
 export const GAS_TARGETS: GasFigures = {
   "pay (allowance)": 90_000,
+  // Issue "Pay from anywhere": settling a payment address, first use of the address included.
+  "settle deposit (first use)": 120_000,
   "first charge (EOA)": 140_000,
   "first charge (ERC-1271)": 140_000,
   "later charge": 100_000,
