@@ -85,7 +85,7 @@ contract RecurringCharges is IRecurringCharges, EIP712, Ownable2Step {
     /// @inheritdoc IRecurringCharges
     function charge(Terms calldata terms, bytes calldata signature, uint256 gasReimbursement, uint64 expectedPeriod)
         external
-        returns (uint64)
+        returns (uint64, uint32)
     {
         if (!isRelayer[msg.sender]) revert NotRelayer(msg.sender);
         return _charge(terms, signature, gasReimbursement, expectedPeriod);
@@ -112,7 +112,7 @@ contract RecurringCharges is IRecurringCharges, EIP712, Ownable2Step {
 
     function _charge(Terms calldata terms, bytes calldata signature, uint256 gasReimbursement, uint64 expectedPeriod)
         private
-        returns (uint64 periodIndex)
+        returns (uint64 periodIndex, uint32 paidCount)
     {
         bytes32 id = subscriptionId(terms);
         SubscriptionState memory state = subscriptions[id];
@@ -141,8 +141,8 @@ contract RecurringCharges is IRecurringCharges, EIP712, Ownable2Step {
 
         if (state.paidCount == 0) _checkSignature(terms.payer, id, signature);
 
-        subscriptions[id] =
-            SubscriptionState({lastPeriod: periodIndex, paidCount: state.paidCount + 1, revoked: false});
+        paidCount = state.paidCount + 1;
+        subscriptions[id] = SubscriptionState({lastPeriod: periodIndex, paidCount: paidCount, revoked: false});
         _chargeRecords[id][group] = records | (block.number << shift);
         _pull(terms, id, periodIndex, fee, gasReimbursement);
     }

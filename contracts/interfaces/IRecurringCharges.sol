@@ -148,9 +148,12 @@ interface IRecurringCharges {
     /// `terms.maxGasReimbursement`.
     /// @param expectedPeriod The period the relayer means to charge: the period named is the period charged.
     /// @return periodIndex The period charged (`expectedPeriod`).
+    /// @return paidCount The subscription's charges so far, this one included: 1 for a first charge
+    /// (whose signature was checked). A relayer's simulation learns from it, in the same call, whether
+    /// the charge is a renewal (whose gas is known) or a first charge (whose gas must be estimated).
     function charge(Terms calldata terms, bytes calldata signature, uint256 gasReimbursement, uint64 expectedPeriod)
         external
-        returns (uint64 periodIndex);
+        returns (uint64 periodIndex, uint32 paidCount);
 
     /// @notice Charges each item as `charge` would, each on its own: an item that would revert (a payer
     /// short of funds, a revoked subscription, a token refusal, a period already charged) charges

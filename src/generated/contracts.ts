@@ -1517,7 +1517,10 @@ export const iRecurringChargesAbi = [
       { name: 'expectedPeriod', internalType: 'uint64', type: 'uint64' },
     ],
     name: 'charge',
-    outputs: [{ name: 'periodIndex', internalType: 'uint64', type: 'uint64' }],
+    outputs: [
+      { name: 'periodIndex', internalType: 'uint64', type: 'uint64' },
+      { name: 'paidCount', internalType: 'uint32', type: 'uint32' },
+    ],
     stateMutability: 'nonpayable',
   },
   {
@@ -2431,7 +2434,10 @@ export const recurringChargesAbi = [
       { name: 'expectedPeriod', internalType: 'uint64', type: 'uint64' },
     ],
     name: 'charge',
-    outputs: [{ name: '', internalType: 'uint64', type: 'uint64' }],
+    outputs: [
+      { name: '', internalType: 'uint64', type: 'uint64' },
+      { name: '', internalType: 'uint32', type: 'uint32' },
+    ],
     stateMutability: 'nonpayable',
   },
   {

@@ -4,10 +4,10 @@ import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { DomainError } from "../errors.js";
 import type { ConcurrencyGate } from "../limits/rate-limiter.js";
-import { rpc } from "../chain/rpc-errors.js";
+import { rpc, toRpcError } from "../chain/rpc-errors.js";
 import { readTokenState, refuseTransfer, type TokenState } from "../chain/token-refusals.js";
 import type { ChargeAttempts } from "../store/charge-attempts.js";
-import { chargeRefusal } from "./charge-errors.js";
+import { chargeRefusal, revertName } from "./charge-errors.js";
 import { quoteFees, reimbursementFor, transactionCostUnits, type FeeQuote, type GasPricing } from "./gas-quote.js";
 import { l1FeeWithMargin, quoteL1Fee } from "../chain/l1-fee.js";
 import type { Relayer } from "./relayer.js";
@@ -152,70 +152,72 @@ export class Charges {
       if (followed) return followed;
     }
 
-    // A second round trip: the subscription at that block, the simulation of the charge (every
-    // on-chain refusal by name, the token's own included: a blacklisted payer or recipient reverts
-    // the transfer, classified in the token table), and the L1 data fee of the charge (priced with
-    // the largest reimbursement the terms allow in its calldata). Their answers are taken in that order.
-    // The call is simulated without a reimbursement (the simulation names refusals, not the fee), and a
-    // first charge's gas is estimated on the same call below.
-    const call = { address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, 0n, period] } as const;
-    const [subscriptionRead, gasRead, l1FeeRead] = await Promise.allSettled([
-      this.#reader.subscription(id, block.number),
-      relayerAddress
-        ? client.simulateContract({ ...call, account: relayerAddress })
-        : Promise.reject(new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" })),
-      quoteL1FeeOf(encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, terms.maxGasReimbursement, period] })),
-    ]);
-    const { revoked, paidCount, lastPeriod } = settledValue(subscriptionRead);
-    if (revoked) throw new DomainError("PERMISSION_REVOKED");
-    if (terms.end !== 0n && now >= terms.end) throw new DomainError("SUBSCRIPTION_EXPIRED");
-    // This period charged already (by another instance, or a charge this store no longer follows):
-    // the block it was charged in, then its answer.
-    if (paidCount > 0 && lastPeriod === period) {
-      const paidIn = await this.#reader.chargedBlock(id, period, block.number);
-      if (paidIn !== 0n) return chargedInAnswer(this.#chain, terms, id, period, paidIn);
-    }
-    // The contract charges only the period named (PeriodMismatch otherwise): a charge that could be
-    // mined after its period ends is not sent. Ask again when the next period starts.
-    const closes = periodCloses(terms, period);
-    if (closes - now <= sendMargin(terms)) throw new DomainError("NOT_DUE", { retryAfter: Number(closes - now) + 1 });
+    if (!relayerAddress) return this.#refuseWithoutRelayer(terms, id, period, block);
 
-    // The token's refusals shared by every charge (the fee collector or the contract blacklisted, the
-    // token paused), named before anything is sent; the payer's and recipient's come from the simulation.
-    refuseTransfer(settledValue(sharedTokenRead));
-    if (feesRead.status === "rejected") throw new DomainError("GAS_QUOTE_UNAVAILABLE", { cause: feesRead.reason });
-    if (l1FeeRead.status === "rejected") throw new DomainError("GAS_QUOTE_UNAVAILABLE", { cause: l1FeeRead.reason });
-    const fees: FeeQuote = feesRead.value;
-    const l1Fee = l1FeeWithMargin(l1FeeRead.value);
-    if (!relayerAddress) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
-    // The simulation names every refusal. A renewal's gas is then known (no signature, no account
-    // code: the measured dearest renewal); a first charge's depends on the payer's signature check (an
-    // ERC-1271 account's code), so it alone is estimated, in one more round trip.
-    const gasResult: PromiseSettledResult<bigint> =
-      gasRead.status === "rejected"
-        ? gasRead
-        : paidCount > 0
-          ? { status: "fulfilled", value: RENEWAL_GAS }
-          : await Promise.allSettled([client.estimateContractGas({ ...call, account: relayerAddress })]).then(([r]) => r!);
-    let gas: bigint;
-    if (gasResult.status === "fulfilled") {
-      gas = gasResult.value;
-    } else {
-      const refusal = chargeRefusal(gasResult.reason, terms.start - now);
-      // A relayer that cannot pay the L1 fee: EDR's OP mode takes it from the sender even in a gas
-      // estimate and refuses without a revert. It could not send anyway.
-      if (refusal?.code === "RPC_ERROR") relayer.ensureAvailable(0n, 0n, settledValue(balanceRead), l1Fee);
-      if (refusal) throw refusal;
-      // PeriodAlreadyCharged: charged since the read above (another instance, another relayer).
-      const paid = await this.#reader.chargedBlock(id, period);
-      if (paid === 0n) throw new DomainError("RPC_ERROR", { detail: "the chain moved under the charge (reorg in progress)" });
-      return chargedInAnswer(this.#chain, terms, id, period, paid);
+    // The L1 data fee of the charge (priced with the largest reimbursement the terms allow in its
+    // calldata; one quote per calldata length for the charges sharing the view), then one more round
+    // trip: the charge simulated from the relayer with the reimbursement a renewal would carry. It
+    // names every on-chain refusal (the token's own included: a blacklisted payer or recipient, or
+    // funds short of the amount and the reimbursement, classified in the token table) and answers
+    // whether this is a renewal (`paidCount` > 1), whose gas is the measured one, so a renewal costs
+    // one call of its own; a first charge's gas depends on the payer's signature check (an ERC-1271
+    // account's code), so it alone is estimated, and its funds read, in one more round trip.
+    const l1FeeRead = await Promise.allSettled([
+      quoteL1FeeOf(encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, terms.maxGasReimbursement, period] })),
+    ]).then(([r]) => r!);
+    const l1Fee = l1FeeRead.status === "fulfilled" ? l1FeeWithMargin(l1FeeRead.value) : null;
+    const fees: FeeQuote | null = feesRead.status === "fulfilled" ? feesRead.value : null;
+    const renewalGas = (RENEWAL_GAS * 12n) / 10n;
+    const renewalReimbursement = fees && l1Fee !== null ? this.#reimbursement(terms, renewalGas, fees, l1Fee) : 0n;
+    const simulated = renewalReimbursement < terms.maxGasReimbursement ? renewalReimbursement : terms.maxGasReimbursement;
+    const call = { address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, simulated, period] } as const;
+    const [simulation] = await Promise.allSettled([client.simulateContract({ ...call, account: relayerAddress })]);
+
+    if (simulation.status === "rejected") {
+      const refusal = chargeRefusal(simulation.reason, terms.start - now);
+      // The subscription's own state answers first, as it always has: revoked, ended, or this period
+      // charged already (by another instance, or a charge this store no longer follows).
+      if (refusal?.code === "PERMISSION_REVOKED" || refusal?.code === "SUBSCRIPTION_EXPIRED") throw refusal;
+      if (!refusal && revertName(simulation.reason) === "PeriodAlreadyCharged") {
+        const paid = await this.#reader.chargedBlock(id, period);
+        if (paid === 0n) throw new DomainError("RPC_ERROR", { detail: "the chain moved under the charge (reorg in progress)" });
+        return chargedInAnswer(this.#chain, terms, id, period, paid);
+      }
+      this.#refuseNearClose(terms, period, now);
+      refuseTransfer(settledValue(sharedTokenRead));
+      // A relayer that cannot pay the L1 fee: EDR's OP mode takes it from the sender even in a
+      // simulation and refuses without a revert. It could not send anyway.
+      if (refusal?.code === "RPC_ERROR" && l1Fee !== null) relayer.ensureAvailable(0n, 0n, settledValue(balanceRead), l1Fee);
+      throw refusal ?? toRpcError(simulation.reason);
     }
-    gas = (gas * 12n) / 10n;
+    this.#refuseNearClose(terms, period, now);
+    // The token's refusals shared by every charge (the fee collector or the contract blacklisted, the
+    // token paused), named before anything is sent.
+    refuseTransfer(settledValue(sharedTokenRead));
+    if (!fees) throw new DomainError("GAS_QUOTE_UNAVAILABLE", { cause: (feesRead as PromiseRejectedResult).reason });
+    if (l1Fee === null) throw new DomainError("GAS_QUOTE_UNAVAILABLE", { cause: (l1FeeRead as PromiseRejectedResult).reason });
+
+    const [, paidCount] = simulation.value.result;
+    const renewal = paidCount > 1;
+    let gas = renewalGas;
+    if (!renewal) {
+      const [estimate] = await Promise.allSettled([client.estimateContractGas({ ...call, account: relayerAddress })]);
+      if (estimate.status === "rejected") {
+        const refusal = chargeRefusal(estimate.reason, terms.start - now);
+        if (refusal?.code === "RPC_ERROR") relayer.ensureAvailable(0n, 0n, settledValue(balanceRead), l1Fee);
+        if (refusal) throw refusal;
+        // PeriodAlreadyCharged: charged since the simulation (another instance, another relayer).
+        const paid = await this.#reader.chargedBlock(id, period);
+        if (paid === 0n) throw new DomainError("RPC_ERROR", { detail: "the chain moved under the charge (reorg in progress)" });
+        return chargedInAnswer(this.#chain, terms, id, period, paid);
+      }
+      gas = (estimate.value * 12n) / 10n;
+    }
     // The whole cost: L2 gas and the L1 data fee (on Base usually the larger part when L1 is busy).
-    const reimbursement = reimbursementFor(transactionCostUnits(gas, fees.expectedPerGas, l1Fee, this.deps.pricing), terms.networkFee);
+    const reimbursement = renewal ? renewalReimbursement : this.#reimbursement(terms, gas, fees, l1Fee);
     if (reimbursement > terms.maxGasReimbursement) throw new DomainError("GAS_TOO_HIGH");
-    if (reimbursement > 0n) await this.#checkFunds(terms, terms.amount + reimbursement);
+    // A renewal's simulation carried its very reimbursement, so the payer's funds were checked there.
+    if (reimbursement > simulated) await this.#checkFunds(terms, terms.amount + reimbursement);
     relayer.ensureAvailable(gas, fees.maxFeePerGas, settledValue(balanceRead), l1Fee);
     // Sent alone, or with the other charges ready at the same moment in one chargeBatch (charge-batcher.ts).
     return this.#batcher.submit({
@@ -227,14 +229,47 @@ export class Charges {
       gas,
       // Its share of a batch: a renewal's measured share (with the same 1.2 margin), a first charge's
       // own estimate less the base cost a batch pays once, plus its self-call.
-      batchGas:
-        paidCount > 0 ? ((period % RECORDS_PER_SLOT === 0n ? BATCHED_RENEWAL_GAS.newSlot : BATCHED_RENEWAL_GAS.other) * 12n) / 10n : gas + BATCH_ITEM_OVERHEAD,
+      batchGas: renewal
+        ? ((period % RECORDS_PER_SLOT === 0n ? BATCHED_RENEWAL_GAS.newSlot : BATCHED_RENEWAL_GAS.other) * 12n) / 10n
+        : gas + BATCH_ITEM_OVERHEAD,
       maxFeePerGas: fees.maxFeePerGas,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       l1Fee,
       balance: settledValue(balanceRead),
       pending: Number(settledValue(pendingRead)),
     });
+  }
+
+  /** The reimbursement of a charge of `gas` (with its margin): its L2 gas and L1 data fee, less the network fee. */
+  #reimbursement(terms: Terms, gas: bigint, fees: FeeQuote, l1Fee: bigint): bigint {
+    return reimbursementFor(transactionCostUnits(gas, fees.expectedPerGas, l1Fee, this.deps.pricing), terms.networkFee);
+  }
+
+  /**
+   * The contract charges only the period named (PeriodMismatch otherwise): a charge that could be
+   * mined after its period ends is not sent. Ask again when the next period starts.
+   */
+  #refuseNearClose(terms: Terms, period: bigint, now: bigint): void {
+    const closes = periodCloses(terms, period);
+    if (closes - now <= sendMargin(terms)) throw new DomainError("NOT_DUE", { retryAfter: Number(closes - now) + 1 });
+  }
+
+  /**
+   * Without a relayer key nothing can be sent or simulated (the contract takes charges from its
+   * relayers only): the subscription's state still answers first (revoked, ended, this period
+   * charged), then the period's close, then RELAYER_UNAVAILABLE.
+   */
+  async #refuseWithoutRelayer(terms: Terms, id: Hex, period: bigint, block: { number: bigint; timestamp: bigint }): Promise<ChargeResult> {
+    const now = block.timestamp;
+    const { revoked, paidCount, lastPeriod } = await this.#reader.subscription(id, block.number);
+    if (revoked) throw new DomainError("PERMISSION_REVOKED");
+    if (terms.end !== 0n && now >= terms.end) throw new DomainError("SUBSCRIPTION_EXPIRED");
+    if (paidCount > 0 && lastPeriod === period) {
+      const paidIn = await this.#reader.chargedBlock(id, period, block.number);
+      if (paidIn !== 0n) return chargedInAnswer(this.#chain, terms, id, period, paidIn);
+    }
+    this.#refuseNearClose(terms, period, now);
+    throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
   }
 
   #view: { read: Promise<ChainView>; l1Fee: (data: Hex) => Promise<bigint> } | null = null;

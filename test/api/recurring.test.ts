@@ -5,6 +5,7 @@ import {
   encodeAbiParameters,
   encodeFunctionData,
   erc20Abi,
+  getAbiItem,
   hexToBigInt,
   keccak256,
   maxUint256,
@@ -13,6 +14,7 @@ import {
   parseEventLogs,
   parseSignature,
   recoverTypedDataAddress,
+  toFunctionSelector,
 } from "viem";
 import { recurringChargesAbi, safeAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
@@ -29,6 +31,10 @@ import supertest from "supertest";
 import { readFileSync } from "node:fs";
 import { gasQuoteUnits } from "../../src/recurring/gas-quote.js";
 import { parseAmount } from "../../src/money.js";
+
+/** The token reads every charge shares through the chain view (paused, blacklisted), not a charge's own. */
+const SHARED_TOKEN_READS = new Set((["paused", "isBlacklisted"] as const).map((name) => toFunctionSelector(getAbiItem({ abi: fiatTokenAbi, name }) as never)));
+const isSharedTokenRead = (selector: string) => SHARED_TOKEN_READS.has(selector as `0x${string}`);
 
 describe("recurring charges API", function () {
   this.timeout(60_000);
@@ -584,6 +590,45 @@ describe("recurring charges API", function () {
       assert.equal(broke.status, 503);
       assert.equal(broke.body.error, "RELAYER_UNAVAILABLE");
       assert.equal(await relayerNonce(), 0);
+    });
+
+    it("a renewal makes one call of its own, the charge's simulation carrying its reimbursement (no subscription read, no estimate, no funds read); a first charge adds the estimate and the funds", async () => {
+      // A service whose charges carry a reimbursement (its gas price makes one), so the funds matter beyond the amount.
+      const api = supertest((await h.another(await reimbursingEnv(h))).app);
+      const created = await api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "10", period: 3600 });
+      const resolved = await api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
+      const signature = await payer().signTypedData(walletTypedData(resolved.body, payer().address) as never);
+      const finalized = await api.post("/v1/subscriptions/finalize").send({ setup_token: created.body.setup_token, payer: payer().address, signature });
+      const subscription = finalized.body.subscription as string;
+      await send(h.chain, payer(), { address: usdc(), abi: fiatTokenAbi, functionName: "approve", args: [recurring(), 100_000_000n] });
+      const charge = (body: object) => api.post("/v1/charges").send(body);
+      const ownCalls = () =>
+        h.proxy.contractCalls
+          .filter((c) => c.to === recurring().toLowerCase() || c.to === usdc().toLowerCase())
+          .filter((c) => c.method === "eth_estimateGas" || !isSharedTokenRead(c.selector))
+          .map((c) => `${c.method} ${c.to === usdc().toLowerCase() ? "token" : "contract"} ${c.selector}`);
+      h.proxy.reset();
+      const first = await charge({ subscription });
+      assert.equal(first.body.status, "CONFIRMING", JSON.stringify(first.body));
+      const chargeSelector = toFunctionSelector(getAbiItem({ abi: recurringChargesAbi, name: "charge" }));
+      const allowance = toFunctionSelector(getAbiItem({ abi: erc20Abi, name: "allowance" }));
+      const balanceOfSelector = toFunctionSelector(getAbiItem({ abi: erc20Abi, name: "balanceOf" }));
+      assert.sameMembers(ownCalls(), [
+        `eth_call contract ${chargeSelector}`,
+        `eth_estimateGas contract ${chargeSelector}`,
+        `eth_call token ${allowance}`,
+        `eth_call token ${balanceOfSelector}`,
+      ]);
+      await h.chain.mine(2);
+      await h.chain.advanceTime(3600);
+      h.proxy.reset();
+      const renewal = await charge({ subscription });
+      assert.include(renewal.body, { status: "CONFIRMING", period_index: 1 }, JSON.stringify(renewal.body));
+      assert.deepEqual(ownCalls(), [`eth_call contract ${chargeSelector}`]);
+      // The simulation carried the reimbursement the renewal is sent with: the payer's funds for both were checked there.
+      const sent = await h.chain.publicClient.getTransaction({ hash: renewal.body.tx_hash });
+      const { args } = decodeFunctionData({ abi: recurringChargesAbi, data: sent.input });
+      assert.ok((args[2] as bigint) > 0n, "a reimbursement is charged");
     });
 
     it("one charge at a time per subscription (CONCURRENCY_LIMIT); different subscriptions in parallel are each charged (in one batch when ready together: charge-batch.test.ts)", async () => {

@@ -28,6 +28,8 @@ export class RpcProxy {
   readonly calls = new Map<string, number>();
   /** HTTP requests (round trips) since the last reset: a JSON-RPC batch is one. */
   requests = 0;
+  /** Each `eth_call` and `eth_estimateGas` since the last reset: the contract called and the call's selector. */
+  readonly contractCalls: { method: string; to: string; selector: string }[] = [];
   /** Added to every forwarded round trip (a remote node), in milliseconds. */
   latencyMs = 0;
   /** When set, every request waits for it before being forwarded (a slow node, to order a race). */
@@ -46,7 +48,13 @@ export class RpcProxy {
         let methods: string[] = [];
         try {
           const parsed = JSON.parse(body.toString("utf8"));
-          methods = (Array.isArray(parsed) ? parsed : [parsed]).map((r: { method: string }) => r.method);
+          const requests: { method: string; params?: [{ to?: string; data?: string; input?: string }] }[] = Array.isArray(parsed) ? parsed : [parsed];
+          methods = requests.map((r) => r.method);
+          for (const r of requests) {
+            if (r.method !== "eth_call" && r.method !== "eth_estimateGas") continue;
+            const call = r.params?.[0] ?? {};
+            this.contractCalls.push({ method: r.method, to: (call.to ?? "").toLowerCase(), selector: (call.data ?? call.input ?? "").slice(0, 10) });
+          }
         } catch {
           // counted as nothing
         }
@@ -100,6 +108,7 @@ export class RpcProxy {
 
   reset(): void {
     this.calls.clear();
+    this.contractCalls.length = 0;
     this.requests = 0;
     this.mode = "pass";
     this.faultMethods = null;
