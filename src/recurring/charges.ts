@@ -4,10 +4,10 @@ import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { DomainError } from "../errors.js";
 import type { ConcurrencyGate } from "../limits/rate-limiter.js";
-import { rpc, toRpcError } from "../chain/rpc-errors.js";
+import { rpc } from "../chain/rpc-errors.js";
 import { readTokenState, refuseTransfer, type TokenState } from "../chain/token-refusals.js";
 import type { ChargeAttempts } from "../store/charge-attempts.js";
-import { chargeRefusal, revertName } from "./charge-errors.js";
+import { chargeRefusal } from "./charge-errors.js";
 import { quoteFees, reimbursementFor, transactionCostUnits, type FeeQuote, type GasPricing } from "./gas-quote.js";
 import { l1FeeWithMargin, quoteL1Fee } from "../chain/l1-fee.js";
 import type { Relayer } from "./relayer.js";
@@ -88,6 +88,11 @@ const BATCHED_RENEWAL_GAS = {
   newSlot: measuredChargeGas(undefined, BATCHED_RENEWAL_FIGURES.newSlot),
   other: measuredChargeGas(undefined, BATCHED_RENEWAL_FIGURES.other),
 };
+/** A refusal for the payer's funds (allowance or balance), which a smaller reimbursement might clear. */
+function isShortOfFunds(refusal: DomainError | null): boolean {
+  return refusal?.code === "INSUFFICIENT_ALLOWANCE" || refusal?.code === "INSUFFICIENT_BALANCE";
+}
+
 /** Charge records per storage slot (RecurringCharges packs six): period 6k opens a slot. */
 const RECORDS_PER_SLOT = 6n;
 
@@ -154,52 +159,57 @@ export class Charges {
 
     if (!relayerAddress) return this.#refuseWithoutRelayer(terms, id, period, block);
 
-    // The L1 data fee of the charge (priced with the largest reimbursement the terms allow in its
-    // calldata; one quote per calldata length for the charges sharing the view), then one more round
-    // trip: the charge simulated from the relayer with the reimbursement a renewal would carry. It
-    // names every on-chain refusal (the token's own included: a blacklisted payer or recipient, or
-    // funds short of the amount and the reimbursement, classified in the token table) and answers
-    // whether this is a renewal (`paidCount` > 1), whose gas is the measured one, so a renewal costs
-    // one call of its own; a first charge's gas depends on the payer's signature check (an ERC-1271
-    // account's code), so it alone is estimated, and its funds read, in one more round trip.
-    const l1FeeRead = await Promise.allSettled([
-      quoteL1FeeOf(encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, terms.maxGasReimbursement, period] })),
-    ]).then(([r]) => r!);
+    // One more round trip: the L1 data fee of the charge (priced with the largest reimbursement the
+    // terms allow in its calldata; one quote per calldata length for the charges sharing the view),
+    // and the charge simulated from the relayer with that largest reimbursement. The simulation names
+    // every on-chain refusal (the token's own included: a blacklisted payer or recipient, funds short
+    // of the amount and the reimbursement, classified in the token table) and answers whether this is
+    // a renewal (`paidCount` > 1), whose gas is the measured one: a renewal costs one call of its own.
+    // A first charge's gas depends on the payer's signature check (an ERC-1271 account's code), so it
+    // alone is estimated, in one more round trip. Funds that cover the amount but not the largest
+    // reimbursement are simulated again without one and read, to charge what the charge really costs.
+    const cap = terms.maxGasReimbursement;
+    const simulate = (reimbursement: bigint) => {
+      const call = { address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement, period] } as const;
+      return Promise.allSettled([client.simulateContract({ ...call, account: relayerAddress })]).then(([r]) => ({ call, read: r! }));
+    };
+    const [l1FeeRead, capped] = await Promise.allSettled([
+      quoteL1FeeOf(encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, cap, period] })),
+      simulate(cap),
+    ]).then(([l1, sim]) => [l1!, (sim as PromiseFulfilledResult<Awaited<ReturnType<typeof simulate>>>).value] as const);
+    let { call, read: simulation } = capped;
+    let fundsRead = false;
+    if (simulation.status === "rejected" && cap > 0n && isShortOfFunds(chargeRefusal(simulation.reason, terms.start - now))) {
+      ({ call, read: simulation } = await simulate(0n));
+      fundsRead = true;
+    }
     const l1Fee = l1FeeRead.status === "fulfilled" ? l1FeeWithMargin(l1FeeRead.value) : null;
-    const fees: FeeQuote | null = feesRead.status === "fulfilled" ? feesRead.value : null;
-    const renewalGas = (RENEWAL_GAS * 12n) / 10n;
-    const renewalReimbursement = fees && l1Fee !== null ? this.#reimbursement(terms, renewalGas, fees, l1Fee) : 0n;
-    const simulated = renewalReimbursement < terms.maxGasReimbursement ? renewalReimbursement : terms.maxGasReimbursement;
-    const call = { address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, simulated, period] } as const;
-    const [simulation] = await Promise.allSettled([client.simulateContract({ ...call, account: relayerAddress })]);
 
     if (simulation.status === "rejected") {
       const refusal = chargeRefusal(simulation.reason, terms.start - now);
       // The subscription's own state answers first, as it always has: revoked, ended, or this period
       // charged already (by another instance, or a charge this store no longer follows).
       if (refusal?.code === "PERMISSION_REVOKED" || refusal?.code === "SUBSCRIPTION_EXPIRED") throw refusal;
-      if (!refusal && revertName(simulation.reason) === "PeriodAlreadyCharged") {
-        const paid = await this.#reader.chargedBlock(id, period);
-        if (paid === 0n) throw new DomainError("RPC_ERROR", { detail: "the chain moved under the charge (reorg in progress)" });
-        return chargedInAnswer(this.#chain, terms, id, period, paid);
-      }
+      if (!refusal) return this.#alreadyCharged(terms, id, period);
       this.#refuseNearClose(terms, period, now);
       refuseTransfer(settledValue(sharedTokenRead));
       // A relayer that cannot pay the L1 fee: EDR's OP mode takes it from the sender even in a
       // simulation and refuses without a revert. It could not send anyway.
-      if (refusal?.code === "RPC_ERROR" && l1Fee !== null) relayer.ensureAvailable(0n, 0n, settledValue(balanceRead), l1Fee);
-      throw refusal ?? toRpcError(simulation.reason);
+      if (refusal.code === "RPC_ERROR" && l1Fee !== null) relayer.ensureAvailable(0n, 0n, settledValue(balanceRead), l1Fee);
+      throw refusal;
     }
     this.#refuseNearClose(terms, period, now);
     // The token's refusals shared by every charge (the fee collector or the contract blacklisted, the
     // token paused), named before anything is sent.
     refuseTransfer(settledValue(sharedTokenRead));
-    if (!fees) throw new DomainError("GAS_QUOTE_UNAVAILABLE", { cause: (feesRead as PromiseRejectedResult).reason });
-    if (l1Fee === null) throw new DomainError("GAS_QUOTE_UNAVAILABLE", { cause: (l1FeeRead as PromiseRejectedResult).reason });
+    if (feesRead.status === "rejected") throw new DomainError("GAS_QUOTE_UNAVAILABLE", { cause: feesRead.reason });
+    if (l1FeeRead.status === "rejected" || l1Fee === null)
+      throw new DomainError("GAS_QUOTE_UNAVAILABLE", { cause: (l1FeeRead as PromiseRejectedResult).reason });
+    const fees: FeeQuote = feesRead.value;
 
     const [, paidCount] = simulation.value.result;
     const renewal = paidCount > 1;
-    let gas = renewalGas;
+    let gas = (RENEWAL_GAS * 12n) / 10n;
     if (!renewal) {
       const [estimate] = await Promise.allSettled([client.estimateContractGas({ ...call, account: relayerAddress })]);
       if (estimate.status === "rejected") {
@@ -207,17 +217,15 @@ export class Charges {
         if (refusal?.code === "RPC_ERROR") relayer.ensureAvailable(0n, 0n, settledValue(balanceRead), l1Fee);
         if (refusal) throw refusal;
         // PeriodAlreadyCharged: charged since the simulation (another instance, another relayer).
-        const paid = await this.#reader.chargedBlock(id, period);
-        if (paid === 0n) throw new DomainError("RPC_ERROR", { detail: "the chain moved under the charge (reorg in progress)" });
-        return chargedInAnswer(this.#chain, terms, id, period, paid);
+        return this.#alreadyCharged(terms, id, period);
       }
       gas = (estimate.value * 12n) / 10n;
     }
     // The whole cost: L2 gas and the L1 data fee (on Base usually the larger part when L1 is busy).
-    const reimbursement = renewal ? renewalReimbursement : this.#reimbursement(terms, gas, fees, l1Fee);
-    if (reimbursement > terms.maxGasReimbursement) throw new DomainError("GAS_TOO_HIGH");
-    // A renewal's simulation carried its very reimbursement, so the payer's funds were checked there.
-    if (reimbursement > simulated) await this.#checkFunds(terms, terms.amount + reimbursement);
+    const reimbursement = reimbursementFor(transactionCostUnits(gas, fees.expectedPerGas, l1Fee, this.deps.pricing), terms.networkFee);
+    if (reimbursement > cap) throw new DomainError("GAS_TOO_HIGH");
+    // Simulated with the largest reimbursement, the funds cover this one; simulated without, read them.
+    if (fundsRead && reimbursement > 0n) await this.#checkFunds(terms, terms.amount + reimbursement);
     relayer.ensureAvailable(gas, fees.maxFeePerGas, settledValue(balanceRead), l1Fee);
     // Sent alone, or with the other charges ready at the same moment in one chargeBatch (charge-batcher.ts).
     return this.#batcher.submit({
@@ -240,9 +248,11 @@ export class Charges {
     });
   }
 
-  /** The reimbursement of a charge of `gas` (with its margin): its L2 gas and L1 data fee, less the network fee. */
-  #reimbursement(terms: Terms, gas: bigint, fees: FeeQuote, l1Fee: bigint): bigint {
-    return reimbursementFor(transactionCostUnits(gas, fees.expectedPerGas, l1Fee, this.deps.pricing), terms.networkFee);
+  /** This period was charged (the simulation reverted `PeriodAlreadyCharged`): the block it was charged in, then its answer. */
+  async #alreadyCharged(terms: Terms, id: Hex, period: bigint): Promise<ChargeResult> {
+    const paid = await this.#reader.chargedBlock(id, period);
+    if (paid === 0n) throw new DomainError("RPC_ERROR", { detail: "the chain moved under the charge (reorg in progress)" });
+    return chargedInAnswer(this.#chain, terms, id, period, paid);
   }
 
   /**

@@ -592,7 +592,7 @@ describe("recurring charges API", function () {
       assert.equal(await relayerNonce(), 0);
     });
 
-    it("a renewal makes one call of its own, the charge's simulation carrying its reimbursement (no subscription read, no estimate, no funds read); a first charge adds the estimate and the funds", async () => {
+    it("a renewal makes one call of its own, the charge's simulation with the largest reimbursement (no subscription read, no estimate, no funds read); a first charge adds its estimate; funds short of the largest reimbursement are simulated without it and read", async () => {
       // A service whose charges carry a reimbursement (its gas price makes one), so the funds matter beyond the amount.
       const api = supertest((await h.another(await reimbursingEnv(h))).app);
       const created = await api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "10", period: 3600 });
@@ -613,22 +613,39 @@ describe("recurring charges API", function () {
       const chargeSelector = toFunctionSelector(getAbiItem({ abi: recurringChargesAbi, name: "charge" }));
       const allowance = toFunctionSelector(getAbiItem({ abi: erc20Abi, name: "allowance" }));
       const balanceOfSelector = toFunctionSelector(getAbiItem({ abi: erc20Abi, name: "balanceOf" }));
-      assert.sameMembers(ownCalls(), [
-        `eth_call contract ${chargeSelector}`,
-        `eth_estimateGas contract ${chargeSelector}`,
-        `eth_call token ${allowance}`,
-        `eth_call token ${balanceOfSelector}`,
-      ]);
+      assert.sameMembers(ownCalls(), [`eth_call contract ${chargeSelector}`, `eth_estimateGas contract ${chargeSelector}`]);
       await h.chain.mine(2);
       await h.chain.advanceTime(3600);
       h.proxy.reset();
       const renewal = await charge({ subscription });
       assert.include(renewal.body, { status: "CONFIRMING", period_index: 1 }, JSON.stringify(renewal.body));
       assert.deepEqual(ownCalls(), [`eth_call contract ${chargeSelector}`]);
-      // The simulation carried the reimbursement the renewal is sent with: the payer's funds for both were checked there.
+      // Simulated with the largest reimbursement, the one sent (smaller) is covered by the funds the simulation saw.
       const sent = await h.chain.publicClient.getTransaction({ hash: renewal.body.tx_hash });
       const { args } = decodeFunctionData({ abi: recurringChargesAbi, data: sent.input });
-      assert.ok((args[2] as bigint) > 0n, "a reimbursement is charged");
+      const reimbursement = args[2] as bigint;
+      assert.ok(reimbursement > 0n && reimbursement < 1_000_000n, `a reimbursement under the signed maximum: ${reimbursement}`);
+
+      // Funds for the amount and this reimbursement but not the largest one: simulated again without a
+      // reimbursement, the funds read, and charged all the same.
+      await h.chain.mine(2);
+      await h.chain.advanceTime(3600);
+      await send(h.chain, payer(), { address: usdc(), abi: fiatTokenAbi, functionName: "approve", args: [recurring(), 10_000_000n + reimbursement + 50_000n] });
+      h.proxy.reset();
+      const tight = await charge({ subscription });
+      assert.include(tight.body, { status: "CONFIRMING", period_index: 2 }, JSON.stringify(tight.body));
+      assert.sameMembers(ownCalls(), [
+        `eth_call contract ${chargeSelector}`,
+        `eth_call contract ${chargeSelector}`,
+        `eth_call token ${allowance}`,
+        `eth_call token ${balanceOfSelector}`,
+      ]);
+      // Funds short of the amount and that reimbursement: INSUFFICIENT_ALLOWANCE, nothing sent.
+      await h.chain.mine(2);
+      await h.chain.advanceTime(3600);
+      await send(h.chain, payer(), { address: usdc(), abi: fiatTokenAbi, functionName: "approve", args: [recurring(), 10_000_000n + 1n] });
+      const short = await charge({ subscription });
+      assert.equal(short.body.error, "INSUFFICIENT_ALLOWANCE", JSON.stringify(short.body));
     });
 
     it("one charge at a time per subscription (CONCURRENCY_LIMIT); different subscriptions in parallel are each charged (in one batch when ready together: charge-batch.test.ts)", async () => {
