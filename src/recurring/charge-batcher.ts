@@ -6,6 +6,10 @@ import type { ChargeResponse } from "../wire/index.js";
 import { periodAnswer } from "./charge-answers.js";
 import type { Relayer } from "./relayer.js";
 import type { Terms } from "./terms.js";
+import { batchedRenewalGas, batchGasLimit } from "./charge-gas.js";
+
+/** The measured figures a batch's gas limit is priced from (snapshots/gas.json). */
+const BATCHED_RENEWAL_GAS = batchedRenewalGas();
 
 /** A charge checked, simulated and priced, ready to be sent: everything its transaction needs. */
 export interface ReadyCharge {
@@ -14,10 +18,11 @@ export interface ReadyCharge {
   id: Hex;
   period: bigint;
   reimbursement: bigint;
-  /** The charge's gas alone (with its margin), as simulated. */
+  /** The charge's gas alone (with its margin): measured for a renewal, estimated for a first charge. */
   gas: bigint;
-  /** Its share of a batch's gas limit (with its margin): measured for a renewal, from `gas` for a first charge. */
-  batchGas: bigint;
+  /** A renewal (its gas measured, no signature checked), and whether its period opens a slot of charge records: its share of a batch (charge-gas.ts). */
+  renewal: boolean;
+  newSlot: boolean;
   maxFeePerGas: bigint;
   maxPriorityFeePerGas: bigint;
   /** The L1 data fee of the charge alone, wei (with its margin). */
@@ -103,9 +108,16 @@ export class ChargeBatcher {
     const charges = group.map((w) => w.charge);
     const relayerAddress = relayer.address!;
     // The transaction's fees are the highest any charge was quoted; its gas limit, the base cost plus
-    // each charge's share (a block builder reserves a transaction's limit, so the sum of the charges'
-    // own limits, each with its own base cost, would fit a third as many batches into a block).
-    const gas = charges.length === 1 ? charges[0]!.gas : charges.reduce((sum, c) => sum + c.batchGas, 21_000n);
+    // each charge's share by what it touches first in the batch (charge-gas.ts: a block builder
+    // reserves a transaction's limit, so the sum of the charges' own limits, each with its own base
+    // cost and cold accounts, would fit far fewer batches into a block).
+    const gas =
+      charges.length === 1
+        ? charges[0]!.gas
+        : batchGasLimit(
+            charges.map((c) => ({ payer: c.terms.payer, recipient: c.terms.recipient, renewal: c.renewal, newSlot: c.newSlot, gas: c.gas })),
+            BATCHED_RENEWAL_GAS,
+          );
     const maxFeePerGas = charges.reduce((m, c) => (c.maxFeePerGas > m ? c.maxFeePerGas : m), 0n);
     const maxPriorityFeePerGas = charges.reduce((m, c) => (c.maxPriorityFeePerGas > m ? c.maxPriorityFeePerGas : m), 0n);
     const l1Fee = charges.reduce((sum, c) => sum + c.l1Fee, 0n);

@@ -27,11 +27,80 @@ export function measuredChargeGas(path = GAS_SNAPSHOT, figure = CHARGE_GAS_FIGUR
 export const RENEWAL_GAS_FIGURE = "later charge (new slot)";
 
 /**
- * A renewal's share of a chargeBatch, measured in a batch of 20 on real USDC (each payer paying its own
- * merchant, so no balance slot is warm from another item): the period that opens a slot of charge
- * records (one in six), and any other.
+ * What a renewal adds to a chargeBatch, measured in batches of 20 on real USDC (snapshots/gas.json):
+ * a renewal whose payer and merchant an earlier renewal of the batch already touched (`warm`), and
+ * what it adds when its payer (its balance and allowance slots read cold) or its merchant (its
+ * balance slot) is new to the batch, or when its period opens a slot of charge records (one in six).
+ * Each figure is the batch's gas over its renewals, the base cost and the calldata included.
  */
-export const BATCHED_RENEWAL_FIGURES = { newSlot: "renewal in a batch of 20 (new slot)", other: "renewal in a batch of 20" } as const;
+export interface BatchedRenewalGas {
+  warm: bigint;
+  newPayer: bigint;
+  newRecipient: bigint;
+  newSlot: bigint;
+}
+
+export const BATCHED_RENEWAL_FIGURES = {
+  /** 20 payers, each paying its own merchant: nothing warm. */
+  cold: "renewal in a batch of 20",
+  /** One payer paying 20 merchants. */
+  onePayer: "renewal in a batch of 20 (one payer)",
+  /** One payer paying one merchant 20 times. */
+  warm: "renewal in a batch of 20 (one payer, one merchant)",
+  /** As `cold`, in a period that opens a slot of charge records. */
+  newSlot: "renewal in a batch of 20 (new slot)",
+} as const;
+
+/** The batched renewal's figures, from the committed measurements. */
+export function batchedRenewalGas(path = GAS_SNAPSHOT): BatchedRenewalGas {
+  const figure = (name: string) => measuredChargeGas(path, name);
+  const cold = figure(BATCHED_RENEWAL_FIGURES.cold);
+  const onePayer = figure(BATCHED_RENEWAL_FIGURES.onePayer);
+  const warm = figure(BATCHED_RENEWAL_FIGURES.warm);
+  return { warm, newPayer: cold - onePayer, newRecipient: onePayer - warm, newSlot: figure(BATCHED_RENEWAL_FIGURES.newSlot) - cold };
+}
+
+/** What a batch's gas limit needs to know of each charge in it, in the batch's order. */
+export interface BatchItemGas {
+  payer: string;
+  recipient: string;
+  /** A renewal (no signature checked): priced from the measured figures. Otherwise `gas` is its own estimate. */
+  renewal: boolean;
+  /** The period opens a slot of charge records (period 6k). */
+  newSlot: boolean;
+  /** The charge's own gas limit (with its margin), as estimated or measured alone. */
+  gas: bigint;
+}
 
 /** What a charge adds to a batch beyond what it costs alone: its self-call (a few thousand gas), less the 21,000 base it no longer pays. */
 export const BATCH_ITEM_OVERHEAD = 5_000n - 21_000n;
+
+/**
+ * A chargeBatch's gas limit: the base cost, then each charge in order: a renewal's measured share by
+ * what it touches first in the batch (its payer, its merchant, a new slot of records), with the same
+ * 1.2 margin as a charge alone; a first charge, its own estimate less the base it no longer pays,
+ * plus its self-call. A block builder reserves a transaction's limit, so a limit near what the batch
+ * spends fits more renewals into each block (25,000,000 gas on Base Sepolia) than the dearest case
+ * for every renewal would.
+ */
+export function batchGasLimit(items: readonly BatchItemGas[], figures: BatchedRenewalGas): bigint {
+  const payers = new Set<string>();
+  const recipients = new Set<string>();
+  let limit = 21_000n;
+  for (const item of items) {
+    const payer = item.payer.toLowerCase();
+    const recipient = item.recipient.toLowerCase();
+    if (item.renewal) {
+      let share = figures.warm;
+      if (!payers.has(payer)) share += figures.newPayer;
+      if (!recipients.has(recipient)) share += figures.newRecipient;
+      if (item.newSlot) share += figures.newSlot;
+      limit += (share * 12n) / 10n;
+    } else {
+      limit += item.gas + BATCH_ITEM_OVERHEAD;
+    }
+    payers.add(payer);
+    recipients.add(recipient);
+  }
+  return limit;
+}

@@ -15,7 +15,7 @@ import type { SubscriptionCapabilities } from "./capabilities.js";
 import { chargedInAnswer } from "./charge-answers.js";
 import { followAttempt } from "./charge-follow.js";
 import { ChargeBatcher } from "./charge-batcher.js";
-import { BATCH_ITEM_OVERHEAD, BATCHED_RENEWAL_FIGURES, measuredChargeGas, RENEWAL_GAS_FIGURE } from "./charge-gas.js";
+import { measuredChargeGas, RENEWAL_GAS_FIGURE } from "./charge-gas.js";
 import { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
 import type { Terms } from "./terms.js";
 import type { SignedSubscription } from "./tokens.js";
@@ -83,11 +83,6 @@ export function sendMargin(terms: Terms): bigint {
 
 /** A renewal's gas: the dearest renewal measured on real USDC (snapshots/gas.json). */
 const RENEWAL_GAS = measuredChargeGas(undefined, RENEWAL_GAS_FIGURE);
-/** A renewal's share of a batch, measured: the period opening a slot of charge records, and any other. */
-const BATCHED_RENEWAL_GAS = {
-  newSlot: measuredChargeGas(undefined, BATCHED_RENEWAL_FIGURES.newSlot),
-  other: measuredChargeGas(undefined, BATCHED_RENEWAL_FIGURES.other),
-};
 /** A refusal for the payer's funds (allowance or balance), which a smaller reimbursement might clear. */
 function isShortOfFunds(refusal: DomainError | null): boolean {
   return refusal?.code === "INSUFFICIENT_ALLOWANCE" || refusal?.code === "INSUFFICIENT_BALANCE";
@@ -235,11 +230,10 @@ export class Charges {
       period,
       reimbursement,
       gas,
-      // Its share of a batch: a renewal's measured share (with the same 1.2 margin), a first charge's
-      // own estimate less the base cost a batch pays once, plus its self-call.
-      batchGas: renewal
-        ? ((period % RECORDS_PER_SLOT === 0n ? BATCHED_RENEWAL_GAS.newSlot : BATCHED_RENEWAL_GAS.other) * 12n) / 10n
-        : gas + BATCH_ITEM_OVERHEAD,
+      // Its share of a batch is priced by the batch (charge-gas.ts): a renewal's from the measured
+      // figures by what it touches first there, a first charge's from its own estimate.
+      renewal,
+      newSlot: period % RECORDS_PER_SLOT === 0n,
       maxFeePerGas: fees.maxFeePerGas,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       l1Fee,

@@ -9,6 +9,7 @@ import { ChargeAttempts } from "../../src/store/charge-attempts.js";
 import { configFor, useService } from "../helpers/service.js";
 import { manySubscriptions, subscribe } from "../helpers/recurring.js";
 import { send } from "../helpers/tx.js";
+import { batchedRenewalGas } from "../../src/recurring/charge-gas.js";
 
 /**
  * Concurrent charges go out together: one chargeBatch transaction carries every charge that became
@@ -61,6 +62,43 @@ describe("charges batched into one transaction", function () {
     assert.include(refund.body, { merchant: merchant().address, original_amount_units: "1000000" });
     const other = await h.api.post("/v1/refunds/prepare").send({ tx_hash: hash, subscription: subs[4]!.subscription, period_index: 1, amount: "1" });
     assert.equal(other.body.error, "PAYMENT_MISMATCH", "the batch charged period 0 only");
+  });
+
+  it("a renewal wave's batch is priced by what each renewal touches first (one payer, one merchant: near what it spends, not the dearest case for each), and every renewal charges, even when the merchant emptied its balance", async () => {
+    const subs = await manySubscriptions(h, h.api, 8);
+    const first = await Promise.all(subs.map((s) => charge(h.api, s.subscription)));
+    for (const a of first) assert.include(a.body, { status: "CONFIRMING", period_index: 0 }, JSON.stringify(a.body));
+    await h.chain.mine(2);
+    await h.chain.advanceTime(3600);
+    // The merchant moves all its USDC out: the first renewal creates its balance slot again (about
+    // 17,000 gas more than the measured renewal), which the batch's margin must absorb.
+    const usdc = h.chain.deployment.token.address;
+    const held = await h.chain.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [merchant().address] });
+    await send(h.chain, merchant(), {
+      address: usdc,
+      abi: erc20Abi,
+      functionName: "transfer",
+      args: [h.chain.accounts[LOCAL_ROLES.firstUser + 3]!.address, held],
+    });
+
+    const renewals = await Promise.all(subs.map((s) => charge(h.api, s.subscription)));
+    for (const a of renewals) assert.include(a.body, { status: "CONFIRMING", period_index: 1 }, JSON.stringify(a.body));
+    const hashes = new Set(renewals.map((a) => a.body.tx_hash as Hex));
+    assert.equal(hashes.size, 1, "one transaction");
+    const [hash] = [...hashes] as [Hex];
+    const tx = await h.chain.publicClient.getTransaction({ hash });
+    // The measured figures (snapshots/gas.json): a renewal touching nothing new, and what a new payer and merchant add.
+    const figures = batchedRenewalGas();
+    const priced = 21_000n + ((figures.warm + figures.newPayer + figures.newRecipient) * 12n) / 10n + (7n * figures.warm * 12n) / 10n;
+    assert.equal(tx.gas, priced);
+    const dearest = 21_000n + (8n * (figures.warm + figures.newPayer + figures.newRecipient) * 12n) / 10n;
+    assert.isBelow(Number(tx.gas), Number(dearest) * 0.85, "well under pricing every renewal as if nothing were warm");
+    await h.chain.mine(1);
+    const receipt = await h.chain.publicClient.getTransactionReceipt({ hash });
+    assert.equal(receipt.status, "success");
+    assert.lengthOf(parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" }), 8, "every renewal charged");
+    assert.lengthOf(parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "ChargeSkipped" }), 0, "none skipped for gas");
+    assert.isAtMost(Number(receipt.gasUsed), Number(tx.gas));
   });
 
   it("an item the chain skips (the payer's allowance withdrawn after the simulation) answers its own refusal; the others charge", async () => {

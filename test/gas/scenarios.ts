@@ -134,8 +134,12 @@ export async function measureGas(chain: LocalChain): Promise<GasFigures> {
   // A renewal wave: BATCH_SIZE payers, each charged once before, renewed in one chargeBatch; the
   // figure is the transaction's gas over the renewals in it (the 21,000 base and the calldata included).
   const wave = await renewalWave(chain, buyer, BATCH_SIZE);
+  // The same wave where renewals share accounts, so the service prices a batch by what each renewal
+  // touches first (charge-gas.ts): one payer paying 20 merchants, and one payer paying one merchant.
+  const onePayer = await renewalWave(chain, buyer, BATCH_SIZE, { payers: 1 });
+  const onePayerOneMerchant = await renewalWave(chain, buyer, BATCH_SIZE, { payers: 1, merchants: 1 });
   /** One chargeBatch renewing the whole wave for its current period; the gas per renewal. */
-  const renewWave = async () => {
+  const renewWave = async (wave: Terms[]) => {
     const items = await Promise.all(
       wave.map(async (t) => ({ terms: t, signature: "0x" as const, gasReimbursement: 10_000n, expectedPeriod: await currentPeriod(chain, t) })),
     );
@@ -143,32 +147,44 @@ export async function measureGas(chain: LocalChain): Promise<GasFigures> {
     return Math.ceil(Number(receipt.gasUsed) / BATCH_SIZE);
   };
   await chain.advanceTime(30n * 24n * 3600n);
-  figures[`renewal in a batch of ${BATCH_SIZE}`] = await renewWave();
+  figures[`renewal in a batch of ${BATCH_SIZE}`] = await renewWave(wave);
+  figures[`renewal in a batch of ${BATCH_SIZE} (one payer)`] = await renewWave(onePayer);
+  figures[`renewal in a batch of ${BATCH_SIZE} (one payer, one merchant)`] = await renewWave(onePayerOneMerchant);
   // Period 6 of each: one renewal in six starts a new slot of charge records.
   await chain.advanceTime(5n * 30n * 24n * 3600n);
-  figures[`renewal in a batch of ${BATCH_SIZE} (new slot)`] = await renewWave();
+  figures[`renewal in a batch of ${BATCH_SIZE} (new slot)`] = await renewWave(wave);
   return figures;
 }
 
 /** The renewals a batch is measured on. */
 export const BATCH_SIZE = 20;
 
+/** Distinct keys per wave, so no wave's accounts are warm from, or share slots with, another's. */
+let waves = 0;
+
 /**
- * `size` payers (local keys past the funded users), each with USDC, an allowance, and a subscription
- * to its own merchant (so no recipient's balance slot is warm from another item) charged once.
+ * `size` subscriptions charged once, each payer with USDC and an allowance, each merchant holding
+ * USDC already: by default `size` payers each paying its own merchant (no balance slot is warm from
+ * another item); `payers` and `merchants` make fewer accounts, shared round-robin.
  */
-async function renewalWave(chain: LocalChain, funder: HDAccount, size: number): Promise<Terms[]> {
+async function renewalWave(chain: LocalChain, funder: HDAccount, size: number, shared: { payers?: number; merchants?: number } = {}): Promise<Terms[]> {
   const recurring = chain.deployment.contracts.RecurringCharges.address;
   const usdc = chain.deployment.token.address;
+  const keys = 1000 + 100 * waves++;
   const wave: Terms[] = [];
   for (let i = 0; i < size; i++) {
-    const payer = localAccount(1000 + i);
-    const merchant = localAccount(2000 + i);
-    await chain.testClient.setBalance({ address: payer.address, value: 10n ** 18n });
-    await send(chain, funder, { address: usdc, abi: fiatTokenAbi, functionName: "transfer", args: [payer.address, 100_000_000n] });
-    await send(chain, funder, { address: usdc, abi: fiatTokenAbi, functionName: "transfer", args: [merchant.address, 1_000_000n] });
-    await approve(chain, payer, usdc, recurring, 10n ** 12n);
-    const terms = await makeTerms(chain, payer.address, merchant.address);
+    const payerIndex = i % (shared.payers ?? size);
+    const merchantIndex = i % (shared.merchants ?? size);
+    const payer = localAccount(keys + payerIndex);
+    const merchant = localAccount(keys + 50 + merchantIndex);
+    if (payerIndex === i) {
+      await chain.testClient.setBalance({ address: payer.address, value: 10n ** 18n });
+      const subscriptions = BigInt(Math.ceil(size / (shared.payers ?? size)));
+      await send(chain, funder, { address: usdc, abi: fiatTokenAbi, functionName: "transfer", args: [payer.address, 100_000_000n * subscriptions] });
+      await approve(chain, payer, usdc, recurring, 10n ** 12n);
+    }
+    if (merchantIndex === i) await send(chain, funder, { address: usdc, abi: fiatTokenAbi, functionName: "transfer", args: [merchant.address, 1_000_000n] });
+    const terms = await makeTerms(chain, payer.address, merchant.address, { salt: keccak256(toHex(`wave ${keys} subscription ${i}`)) });
     await chargeAsRelayer(chain, terms, await signTerms(chain, payer, terms), 10_000n);
     wave.push(terms);
   }

@@ -1,0 +1,30 @@
+import { assert } from "chai";
+import { BATCH_ITEM_OVERHEAD, batchGasLimit, type BatchedRenewalGas } from "../../src/recurring/charge-gas.js";
+
+/** A batch's gas limit: each charge priced by what it touches first in the batch. */
+describe("batchGasLimit", () => {
+  const figures: BatchedRenewalGas = { warm: 40_000n, newPayer: 9_000n, newRecipient: 4_000n, newSlot: 17_000n };
+  const margin = (gas: bigint) => (gas * 12n) / 10n;
+  const renewal = (payer: string, recipient: string, newSlot = false) => ({ payer, recipient, renewal: true, newSlot, gas: 0n });
+
+  it("prices a renewal's payer and merchant cold only the first time the batch meets them, case-blind", () => {
+    const limit = batchGasLimit([renewal("0xAA", "0xBB"), renewal("0xaa", "0xbb"), renewal("0xaa", "0xCC"), renewal("0xDD", "0xcc")], figures);
+    const expected =
+      21_000n +
+      margin(40_000n + 9_000n + 4_000n) + // both new
+      margin(40_000n) + // both met (another spelling of the same addresses)
+      margin(40_000n + 4_000n) + // a new merchant
+      margin(40_000n + 9_000n); // a new payer
+    assert.equal(limit, expected);
+  });
+
+  it("adds a new slot of charge records where the period opens one, and a first charge's own estimate less the base, plus its self-call", () => {
+    const first = { payer: "0xaa", recipient: "0xbb", renewal: false, newSlot: false, gas: 150_000n };
+    const limit = batchGasLimit([first, renewal("0xaa", "0xbb", true)], figures);
+    assert.equal(
+      limit,
+      21_000n + 150_000n + BATCH_ITEM_OVERHEAD + margin(40_000n + 17_000n),
+      "the first charge made its accounts warm for the renewal after it",
+    );
+  });
+});
