@@ -80,7 +80,7 @@ const EnvSchema = z.object({
     .optional(),
   RELAYER_PAUSED: bool.default(false),
   RELAYER_TIP_WEI: z.coerce.bigint().nonnegative().default(1_000_000n),
-  CHARGE_CONCURRENCY: positiveInt.default(256),
+  CHARGE_CONCURRENCY: positiveInt.default(512),
   CHARGE_QUEUE: z.coerce.number().int().min(0).default(1024),
   CHARGE_BATCH_MAX: z.coerce.number().int().min(1).max(200).default(50),
   CHARGE_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(2000).default(20),
