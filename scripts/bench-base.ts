@@ -165,7 +165,12 @@ await Promise.all(
 const answeredMs = performance.now() - jobStart;
 // Mined: every transaction an answer named (some may still wait in the relayer's outbox for room
 // in the pool when their charges are answered).
-await Promise.all([...hashes].map((hash) => client.waitForTransactionReceipt({ hash, pollingInterval: 200, timeout: 300_000 })));
+// In groups of 16, in the order they were sent: every receipt in one JSON-RPC batch can exceed a
+// node's 10 MB response limit (a batch's receipt carries its renewals' Charged and Transfer logs).
+const sentHashes = [...hashes];
+for (let i = 0; i < sentHashes.length; i += 16) {
+  await Promise.all(sentHashes.slice(i, i + 16).map((hash) => client.waitForTransactionReceipt({ hash, pollingInterval: 200, timeout: 300_000 })));
+}
 const minedMs = performance.now() - jobStart;
 const perSecond = RENEWALS / (minedMs / 1000);
 

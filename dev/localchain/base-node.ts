@@ -86,6 +86,9 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
   }
 
   async function admit(raw: Hex): Promise<unknown> {
+    // A node's pool moves with its head: a transaction arriving while a block is being mined is
+    // counted against the pool as it stands after that block, not before.
+    await settling;
     const tx = parseTransaction(raw);
     const sender = await recoverTransactionAddress({ serializedTransaction: raw as TransactionSerialized });
     const entry = await entryOf(sender);
@@ -117,16 +120,16 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
   };
 
   const served = await serveJsonRpc(provider, options.host, options.port ?? 0, { latencyMs });
-  let mining = false;
+  /** The block being mined and the pool pruned after it, while it lasts. */
+  let settling: Promise<void> | null = null;
   const timer = setInterval(() => {
-    if (mining) return;
-    mining = true;
-    void upstream
+    if (settling) return;
+    settling = upstream
       .request({ method: "evm_mine", params: [] })
       .then(() => stats.blocks++)
       .then(pruneMined)
       .catch(() => {})
-      .finally(() => (mining = false));
+      .finally(() => (settling = null));
   }, blockMs);
   timer.unref();
 
