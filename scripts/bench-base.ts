@@ -229,7 +229,7 @@ if (failed || renewedOnce !== RENEWALS || twice > 0 || pendingLeft !== 0) {
     const inTx = receipt ? parseEventLogs({ abi: recurringChargesAbi, eventName: "Charged", logs: receipt.logs }) : [];
     const carries = `${inTx.length} Charged in it, ${inTx.filter((e) => e.args.subscriptionId === id).length} for this subscription`;
     console.error(
-      `not renewed once: ${id} answered period ${periods.get(id)} with ${hash}; nonce ${sent?.nonce}, ${receipt ? `mined in ${receipt.blockNumber} (${receipt.status})` : "no receipt"}, ${carries}; Charged for it: ${[...charged.keys()].filter((k) => k.startsWith(id)).join(", ") || "none"}`,
+      `not renewed once: ${id} answered period ${periods.get(id)} with ${hash}; nonce ${sent?.nonce}, ${receipt ? `mined in ${receipt.blockNumber} (${receipt.status}, gas used ${receipt.gasUsed} of ${sent?.gas}, index ${receipt.transactionIndex})` : "no receipt"}, ${carries}; Charged for it: ${[...charged.keys()].filter((k) => k.startsWith(id)).join(", ") || "none"}`,
     );
   }
   process.exitCode = 1;

@@ -157,7 +157,9 @@ interface IRecurringCharges {
 
     /// @notice Charges each item as `charge` would, each on its own: an item that would revert (a payer
     /// short of funds, a revoked subscription, a token refusal, a period already charged) charges
-    /// nothing and emits `ChargeSkipped`; the others go through. Only a relayer may call it.
+    /// nothing and emits `ChargeSkipped` (an item that runs out of gas too, with an empty reason); the
+    /// others go through. A batch left with too little gas to try its next item and record a skip stops
+    /// there: the items after it charge nothing and emit nothing. Only a relayer may call it.
     /// @return charged How many items were charged (each also emits `Charged`).
     function chargeBatch(BatchCharge[] calldata charges) external returns (uint256 charged);
 

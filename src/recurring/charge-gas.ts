@@ -68,29 +68,37 @@ export interface BatchItemGas {
   renewal: boolean;
   /** The period opens a slot of charge records (period 6k). */
   newSlot: boolean;
-  /** The charge's own gas limit (with its margin), as estimated or measured alone. */
+  /** The charge's own gas limit (with its margin), as estimated or measured alone: a renewal's is the dearest renewal measured. */
   gas: bigint;
 }
 
-/** What a charge adds to a batch beyond what it costs alone: its self-call (a few thousand gas), less the 21,000 base it no longer pays. */
-export const BATCH_ITEM_OVERHEAD = 5_000n - 21_000n;
+/** What a charge's self-call in a batch adds to what it costs alone (the call, its calldata copied, the try). */
+export const BATCH_SELF_CALL = 5_000n;
+
+/** What a first charge after the batch's first adds beyond its own estimate: its self-call, less the 21,000 base it no longer pays. */
+export const BATCH_ITEM_OVERHEAD = BATCH_SELF_CALL - 21_000n;
 
 /**
- * A chargeBatch's gas limit: the base cost, then each charge in order: a renewal's measured share by
- * what it touches first in the batch (its payer, its merchant, a new slot of records), with the same
- * 1.2 margin as a charge alone; a first charge, its own estimate less the base it no longer pays,
- * plus its self-call. A block builder reserves a transaction's limit, so a limit near what the batch
- * spends fits more renewals into each block (25,000,000 gas on Base Sepolia) than the dearest case
- * for every renewal would.
+ * A chargeBatch's gas limit. The first charge is priced as it would be alone (its own limit: the
+ * 21,000 base, the batch's first touches of the contract, the token and the fee collector, and its
+ * margin) plus its self-call; each later charge in order: a renewal's measured share by what it
+ * touches first in the batch (its payer, its merchant, a new slot of records), with the same 1.2
+ * margin as a charge alone; a first charge, its own estimate less the base, plus its self-call. The
+ * shares are averages over batches of 20 (snapshots/gas.json), so they leave the fixed cost of a
+ * batch to its first charge: priced from the shares alone, a batch of two ran out of gas. A block
+ * builder reserves a transaction's limit, so a limit near what the batch spends fits more renewals
+ * into each block (25,000,000 gas on Base Sepolia) than the dearest case for every renewal would.
  */
 export function batchGasLimit(items: readonly BatchItemGas[], figures: BatchedRenewalGas): bigint {
   const payers = new Set<string>();
   const recipients = new Set<string>();
-  let limit = 21_000n;
-  for (const item of items) {
+  let limit = 0n;
+  for (const [i, item] of items.entries()) {
     const payer = item.payer.toLowerCase();
     const recipient = item.recipient.toLowerCase();
-    if (item.renewal) {
+    if (i === 0) {
+      limit += item.gas + BATCH_SELF_CALL;
+    } else if (item.renewal) {
       let share = figures.warm;
       if (!payers.has(payer)) share += figures.newPayer;
       if (!recipients.has(recipient)) share += figures.newRecipient;

@@ -1,5 +1,5 @@
 import { assert } from "chai";
-import { decodeErrorResult, encodeFunctionData, getContract, parseEventLogs, type Hex } from "viem";
+import { decodeErrorResult, encodeFunctionData, getContract, hexToBytes, parseEventLogs, type Hex } from "viem";
 import { recurringChargesAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES, LOCAL_USDC_UNITS, localAccount } from "../../dev/localchain/harness.js";
 import { subscriptionIdOf, type Terms } from "../../src/recurring/terms.js";
@@ -7,6 +7,7 @@ import { useLocalChain } from "../helpers/local-chain.js";
 import { expectRevert } from "../helpers/reverts.js";
 import { approve, balanceOf, send } from "../helpers/tx.js";
 import { deployTestContract } from "../helpers/deploy.js";
+import { batchedRenewalGas, batchGasLimit, measuredChargeGas, RENEWAL_GAS_FIGURE } from "../../src/recurring/charge-gas.js";
 import { chargeAsRelayer, currentPeriod, makeTerms, relayerOf, signTerms, wrap6492 } from "../helpers/subscriptions.js";
 
 describe("RecurringCharges", () => {
@@ -417,6 +418,120 @@ describe("RecurringCharges", () => {
       const empty = await c.chain.publicClient.waitForTransactionReceipt({ hash: await batchCall(c, []) });
       assert.equal(empty.status, "success");
       assert.lengthOf(empty.logs, 0);
+    });
+
+    it("the gas limit the service gives a batch (batchGasLimit) carries small batches and large ones, cold and warm: no batch runs out of gas", async () => {
+      const c = ctx();
+      const figures = batchedRenewalGas();
+      // A renewal's own limit, as the service gives it: the dearest renewal measured, with its margin.
+      const renewalAlone = (measuredChargeGas(undefined, RENEWAL_GAS_FIGURE) * 12n) / 10n;
+      const relayer = relayerOf(c.chain);
+      // Renewals of payers and merchants no earlier transaction in this block touched: the dearest case.
+      let next = 2000;
+      const fresh = async () => {
+        const payer = await payerWith(c, next++, 10n ** 9n);
+        const merchant = localAccount(next++).address;
+        return { payer, merchant };
+      };
+      const shapes: Array<{ name: string; n: number; shared: boolean }> = [
+        { name: "2 renewals, one payer and merchant", n: 2, shared: true },
+        { name: "2 renewals, two payers and merchants", n: 2, shared: false },
+        { name: "3 renewals, one payer and merchant", n: 3, shared: true },
+        { name: "20 renewals, twenty payers and merchants", n: 20, shared: false },
+      ];
+      for (const shape of shapes) {
+        const parties: Array<Awaited<ReturnType<typeof fresh>>> = [];
+        for (let i = 0; i < shape.n; i++) parties.push(shape.shared && i > 0 ? parties[0]! : await fresh());
+        const subs = [];
+        for (const [i, { payer, merchant }] of parties.entries()) {
+          const terms = await makeTerms(c.chain, payer.address, merchant, { amount: 1_000_000n + BigInt(i) });
+          const signature = await signTerms(c.chain, payer, terms);
+          await chargeAsRelayer(c.chain, terms, signature);
+          subs.push({ terms, signature });
+        }
+        await c.chain.advanceTime(subs[0]!.terms.period);
+        // As the service sends them: renewals without their signature (checked on the first charge only).
+        const items = await Promise.all(subs.map(({ terms }) => item(c, terms, "0x")));
+        const gas = batchGasLimit(
+          items.map((it) => ({ payer: it.terms.payer, recipient: it.terms.recipient, renewal: true, newSlot: false, gas: renewalAlone })),
+          figures,
+        );
+        const hash = await c.chain.wallet(relayer).writeContract({
+          address: c.recurring,
+          abi: recurringChargesAbi,
+          functionName: "chargeBatch",
+          args: [items],
+          account: relayer,
+          chain: c.chain.chain,
+          gas,
+        });
+        const receipt = await c.chain.publicClient.waitForTransactionReceipt({ hash });
+        assert.equal(receipt.status, "success", `${shape.name}: a limit of ${gas} (used ${receipt.gasUsed})`);
+        // At least the 1.2 margin's half left over (gas used counts refunds, which execution must first hold).
+        assert.isAtMost(Number(receipt.gasUsed) * 1.1, Number(gas), `${shape.name}: headroom`);
+        assert.lengthOf(parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" }), shape.n, shape.name);
+      }
+    });
+
+    it("a batch short of gas for its last item skips that item (empty reason) and keeps the others charged; with too little left to try one, it stops there", async () => {
+      const c = ctx();
+      const subs = [];
+      for (let i = 0; i < 3; i++) subs.push(await signedAndApproved(c, { amount: 2_000_000n + BigInt(i) }));
+      for (const s of subs) await chargeAsRelayer(c.chain, s.terms, s.signature);
+      await c.chain.advanceTime(subs[0]!.terms.period);
+      const items = await Promise.all(subs.map((s) => item(c, s.terms, "0x")));
+      const relayer = relayerOf(c.chain);
+      const sendWith = async (gas?: bigint) =>
+        c.chain.publicClient.waitForTransactionReceipt({
+          hash: await c.chain.wallet(relayer).writeContract({
+            address: c.recurring,
+            abi: recurringChargesAbi,
+            functionName: "chargeBatch",
+            args: [items],
+            account: relayer,
+            chain: c.chain.chain,
+            ...(gas ? { gas } : {}),
+          }),
+        });
+      const snapshot = await c.chain.snapshot();
+      const full = await sendWith(3_000_000n);
+      assert.lengthOf(parseEventLogs({ abi: recurringChargesAbi, logs: full.logs, eventName: "Charged" }), 3);
+      // What the whole batch used, and what its last item alone costs in it.
+      await c.chain.revert(snapshot);
+      const twoItems = await c.chain.publicClient.estimateContractGas({
+        address: c.recurring,
+        abi: recurringChargesAbi,
+        functionName: "chargeBatch",
+        args: [items.slice(0, 2)],
+        account: relayer,
+      });
+      const lastItem = full.gasUsed - twoItems;
+      const beforeShort = await c.chain.snapshot();
+      const short = await sendWith(full.gasUsed - lastItem / 2n);
+      assert.equal(short.status, "success", "the batch stands");
+      const charged = parseEventLogs({ abi: recurringChargesAbi, logs: short.logs, eventName: "Charged" });
+      assert.deepEqual(
+        charged.map((e) => e.args.subscriptionId),
+        [subs[0]!.id, subs[1]!.id],
+        "the first two charged",
+      );
+      const [skipped] = parseEventLogs({ abi: recurringChargesAbi, logs: short.logs, eventName: "ChargeSkipped" });
+      assert.include(skipped!.args, { index: 2n, subscriptionId: subs[2]!.id, reason: "0x" }, "the last skipped: out of gas");
+      assert.deepEqual(await reads(c).subscriptions([subs[2]!.id]), [0n, 1, false], "its period not charged");
+
+      // Less than the reserve left before an item: it is not tried, and nothing is recorded for it.
+      await c.chain.revert(beforeShort);
+      const data = encodeFunctionData({ abi: recurringChargesAbi, functionName: "chargeBatch", args: [items.slice(0, 1)] });
+      const bytes = hexToBytes(data);
+      const calldataGas = bytes.reduce((sum, b) => sum + (b === 0 ? 4n : 16n), 0n);
+      const stopped = await c.chain.publicClient.waitForTransactionReceipt({
+        hash: await c.chain
+          .wallet(relayer)
+          .sendTransaction({ to: c.recurring, data, gas: 21_000n + calldataGas + 15_000n, account: relayer, chain: c.chain.chain }),
+      });
+      assert.equal(stopped.status, "success");
+      assert.lengthOf(parseEventLogs({ abi: recurringChargesAbi, logs: stopped.logs, eventName: "Charged" }), 0);
+      assert.lengthOf(parseEventLogs({ abi: recurringChargesAbi, logs: stopped.logs, eventName: "ChargeSkipped" }), 0);
     });
 
     it("only a relayer sends a batch, and an item can be charged only from inside a batch", async () => {
