@@ -30,7 +30,6 @@ import { weiToUnits } from "../src/recurring/gas-quote.js";
 import { configFor } from "../test/helpers/service.js";
 import { walletTypedData, type ResolvedTerms } from "../test/helpers/recurring.js";
 import { approve } from "../test/helpers/tx.js";
-import { startTestPostgres } from "../test/helpers/postgres.js";
 import { buildCheckout } from "../dev/checkout/build.js";
 
 await buildCheckout(); // the service serves the checkout bundle
@@ -44,18 +43,11 @@ const TARGET = { renewals: 10_000, seconds: 60 };
 const PERIOD = 30 * 86_400;
 
 const quiet = { logger: createLogger("silent") };
-// The store: a PostgreSQL server, as a deployment renewing thousands of subscriptions at once runs
-// (`DATABASE_URL`; else a throwaway cluster from the PostgreSQL that npm installs, as the tests start
-// one). The embedded default (PGlite) runs its SQL on the service's own thread; BENCH_STORE=embedded
-// measures it instead.
-const embeddedStore = process.env.BENCH_STORE === "embedded";
-const store = process.env.DATABASE_URL || embeddedStore ? null : await startTestPostgres();
-if (store) process.once("exit", () => store.stop()); // a failed run too
-const databaseUrl = process.env.DATABASE_URL || store?.url;
-const storeName = databaseUrl ? "store on a PostgreSQL server" : "embedded store";
+// The store: the service's default (embedded), or the PostgreSQL server `DATABASE_URL` names.
+const storeName = process.env.DATABASE_URL ? "store on a PostgreSQL server" : "embedded store";
 const unlimited = {
   ...(process.env.CHARGE_CONCURRENCY ? { CHARGE_CONCURRENCY: process.env.CHARGE_CONCURRENCY } : {}),
-  ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
   RPC_TIMEOUT_MS: "30000",
   RATE_LIMIT_PER_MINUTE: "1000000000",
   WEBHOOKS_ENABLED: "false",
