@@ -42,19 +42,20 @@ export class StuckCharges {
   async replaceStuck(afterSeconds: number, limit = 100): Promise<number> {
     const { client, attempts, relayer } = this.deps;
     if (!relayer.address) return 0;
-    const mine = (await attempts.unsettledSentBefore(this.deps.now() - afterSeconds * 1000, limit)).filter(
-      (a) => a.relayer.toLowerCase() === relayer.address!.toLowerCase(),
-    );
+    // Only nonces the chain has not used can be stuck: the relayer's mined count first (one read),
+    // then its attempts from there, lowest nonce first (the one every later nonce waits behind).
+    const mined = await client.getTransactionCount({ address: relayer.address, blockTag: "latest" });
+    const mine = await attempts.unminedSentBefore(relayer.address, mined, this.deps.now() - afterSeconds * 1000, limit);
     // One replacement per transaction: a batch's periods share theirs.
     const stale = [...new Map(mine.map((a) => [a.txHash, a])).values()];
     if (stale.length === 0) return 0;
-    const [fees, mined] = await Promise.all([
+    const [fees, minedNow] = await Promise.all([
       quoteFees(client, this.deps.pricing),
       Promise.all(stale.map((a) => Promise.all(a.txHashes.map((h) => readReceipt(client, h))).then((rs) => rs.some((r) => r !== null)))),
     ]);
     let replaced = 0;
     for (const [i, attempt] of stale.entries()) {
-      if (mined[i]) continue; // mined: a status read reports it
+      if (minedNow[i]) continue; // mined since the count was read: a status read reports it
       const next = await relayer.signReplacement(attempt.rawTx, fees);
       if (!(await attempts.replace(attempt.txHash, next, this.deps.now()))) continue;
       try {

@@ -121,11 +121,19 @@ export class ChargeAttempts {
     return rows.length > 0;
   }
 
-  /** Attempts not yet reported whose latest send is older than `beforeMs`, oldest first. */
-  async unsettledSentBefore(beforeMs: number, limit: number): Promise<ChargeAttempt[]> {
-    return (await this.db.query<Row>("SELECT * FROM charge_attempts WHERE status = 'sent' AND sent_at < $1 ORDER BY sent_at LIMIT $2", [beforeMs, limit])).map(
-      fromRow,
+  /**
+   * `relayer`'s attempts not yet reported whose nonce the chain has not used yet (at or above
+   * `minedNonce`, the relayer's latest transaction count) and whose latest send is older than
+   * `beforeMs`, lowest nonce first. A nonce below the chain's count is spent: its attempt was mined
+   * (or lost its nonce to another transaction) and can never be replaced, however long its merchant
+   * leaves it unasked, so it is not read again.
+   */
+  async unminedSentBefore(relayer: Hex, minedNonce: number, beforeMs: number, limit: number): Promise<ChargeAttempt[]> {
+    const rows = await this.db.query<Row>(
+      "SELECT * FROM charge_attempts WHERE relayer = $1 AND nonce >= $2 AND status = 'sent' AND sent_at < $3 ORDER BY nonce, subscription_id, period_index LIMIT $4",
+      [relayer, minedNonce, beforeMs, limit],
     );
+    return rows.map(fromRow);
   }
 
   /**

@@ -101,4 +101,30 @@ describe("charges at scale", function () {
     h.clock.advance(61);
     assert.equal(await h.service.stuckCharges.replaceStuck(60), 0, "reported: nothing to replace");
   });
+
+  it("a stuck transaction is replaced however many mined charges no merchant asked about again sit in the store (their nonces are spent)", async () => {
+    const [mined, stuck] = await manySubscriptions(h, h.api, 2);
+    const done = await h.api.post("/v1/charges").send({ subscription: mined!.subscription });
+    assert.equal(done.body.status, "CONFIRMING");
+    await h.chain.mine(1);
+    // A wave of 150 renewals mined in that transaction, recorded an hour ago, never asked about again.
+    const attempt = (await new ChargeAttempts(h.database).find(mined!.id, 0n))!;
+    const ids = Array.from({ length: 150 }, (_, i) => `0x${(i + 1).toString(16).padStart(64, "0")}`);
+    await h.database.query(
+      "INSERT INTO charge_attempts (subscription_id, period_index, tx_hash, raw_tx, tx_hashes, relayer, nonce, status, sent_at) SELECT s, 0, $2, $3, ARRAY[$2], $4, $5, 'sent', $6 FROM unnest($1::text[]) AS t(s)",
+      [ids, attempt.txHash, attempt.rawTx, attempt.relayer, attempt.nonce, h.clock.now() - 3_600_000],
+    );
+    await h.chain.testClient.setAutomine(false);
+    try {
+      const first = await h.api.post("/v1/charges").send({ subscription: stuck!.subscription });
+      assert.equal(first.body.status, "CONFIRMING", JSON.stringify(first.body));
+      h.clock.advance(61);
+      h.proxy.calls.clear();
+      assert.equal(await h.service.stuckCharges.replaceStuck(60), 1, "the stuck one, behind 151 older mined ones");
+      assert.equal(h.proxy.count("eth_getTransactionReceipt"), 1, "no mined charge's receipt read again");
+    } finally {
+      await h.chain.testClient.setAutomine(true);
+    }
+    await h.chain.mine(1);
+  });
 });
