@@ -314,7 +314,7 @@ describe("RecurringCharges", () => {
 
   describe("chargeBatch: many charges in one transaction, each on its own", () => {
     type Item = { terms: Terms; signature: Hex; gasReimbursement: bigint; expectedPeriod: bigint };
-    const batchCall = (c: ReturnType<typeof ctx>, items: Item[], from = relayerOf(c.chain)) =>
+    const batchCall = (c: ReturnType<typeof ctx>, items: Item[], from = relayerOf(c.chain), gas?: bigint) =>
       c.chain.wallet(from).writeContract({
         address: c.recurring,
         abi: recurringChargesAbi,
@@ -322,6 +322,7 @@ describe("RecurringCharges", () => {
         args: [items],
         account: from,
         chain: c.chain.chain,
+        ...(gas ? { gas } : {}),
       });
     const item = async (c: ReturnType<typeof ctx>, terms: Terms, signature: Hex = "0x", period?: bigint): Promise<Item> => ({
       terms,
@@ -456,16 +457,7 @@ describe("RecurringCharges", () => {
           items.map((it) => ({ payer: it.terms.payer, recipient: it.terms.recipient, renewal: true, newSlot: false, gas: renewalAlone })),
           figures,
         );
-        const hash = await c.chain.wallet(relayer).writeContract({
-          address: c.recurring,
-          abi: recurringChargesAbi,
-          functionName: "chargeBatch",
-          args: [items],
-          account: relayer,
-          chain: c.chain.chain,
-          gas,
-        });
-        const receipt = await c.chain.publicClient.waitForTransactionReceipt({ hash });
+        const receipt = await c.chain.publicClient.waitForTransactionReceipt({ hash: await batchCall(c, items, relayer, gas) });
         assert.equal(receipt.status, "success", `${shape.name}: a limit of ${gas} (used ${receipt.gasUsed})`);
         // At least the 1.2 margin's half left over (gas used counts refunds, which execution must first hold).
         assert.isAtMost(Number(receipt.gasUsed) * 1.1, Number(gas), `${shape.name}: headroom`);
@@ -481,18 +473,7 @@ describe("RecurringCharges", () => {
       await c.chain.advanceTime(subs[0]!.terms.period);
       const items = await Promise.all(subs.map((s) => item(c, s.terms, "0x")));
       const relayer = relayerOf(c.chain);
-      const sendWith = async (gas?: bigint) =>
-        c.chain.publicClient.waitForTransactionReceipt({
-          hash: await c.chain.wallet(relayer).writeContract({
-            address: c.recurring,
-            abi: recurringChargesAbi,
-            functionName: "chargeBatch",
-            args: [items],
-            account: relayer,
-            chain: c.chain.chain,
-            ...(gas ? { gas } : {}),
-          }),
-        });
+      const sendWith = async (gas: bigint) => c.chain.publicClient.waitForTransactionReceipt({ hash: await batchCall(c, items, relayer, gas) });
       const snapshot = await c.chain.snapshot();
       const full = await sendWith(3_000_000n);
       assert.lengthOf(parseEventLogs({ abi: recurringChargesAbi, logs: full.logs, eventName: "Charged" }), 3);
