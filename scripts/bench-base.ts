@@ -155,9 +155,11 @@ await Promise.all(
         const answer = await postJson(api.url, "/v1/charges", { subscription: token });
         if (answer.status === 200 || answer.retryAfter === null || attempt === 20) {
           bump(statuses, `${answer.status} ${String(answer.body.status ?? answer.body.error)}`);
-          if (typeof answer.body.tx_hash === "string") hashes.add(answer.body.tx_hash as Hex);
+          if (typeof answer.body.tx_hash === "string") {
+            hashes.add(answer.body.tx_hash as Hex);
+            answeredWith.set(id, answer.body.tx_hash as Hex);
+          }
           if (typeof answer.body.period_index === "number") periods.set(id, answer.body.period_index);
-          if (typeof answer.body.tx_hash === "string") answeredWith.set(id, answer.body.tx_hash as Hex);
           break;
         }
         bump(retried, `${answer.status} ${String(answer.body.error)}`);
@@ -197,7 +199,8 @@ for (let from = fromBlock; from <= lastBlock; from += 5n) {
 }
 const charged = new Map<string, number>();
 for (const e of events) bump(charged, `${e.args.subscriptionId}:${e.args.periodIndex}`);
-const renewedOnce = subscriptions.filter(({ id }) => periods.has(id) && charged.get(`${id}:${periods.get(id)}`) === 1).length;
+const isRenewedOnce = (id: Hex) => periods.has(id) && charged.get(`${id}:${periods.get(id)}`) === 1;
+const renewedOnce = subscriptions.filter(({ id }) => isRenewedOnce(id)).length;
 const twice = [...charged.values()].filter((n) => n > 1).length;
 const pendingLeft = (await client.getTransactionCount({ address: relayer, blockTag: "pending" })) - (await client.getTransactionCount({ address: relayer }));
 const failed = [...statuses.keys()].some((s) => !s.startsWith("200 "));
@@ -207,14 +210,17 @@ if (failed || renewedOnce !== RENEWALS || twice > 0 || pendingLeft !== 0) {
   const skipped = new Map<string, number>();
   for (const hash of hashes) {
     const receipt = await client.getTransactionReceipt({ hash });
-    for (const e of parseEventLogs({ abi: recurringChargesAbi, eventName: "ChargeSkipped", logs: receipt.logs })) {
+    const events = parseEventLogs({ abi: recurringChargesAbi, eventName: "ChargeSkipped", logs: receipt.logs });
+    if (events.length === 0) continue;
+    const { gas: limit } = await client.getTransaction({ hash });
+    for (const e of events) {
       const reason = e.args.reason === "0x" ? "out of gas (empty revert)" : decodeErrorResult({ abi: recurringChargesAbi, data: e.args.reason }).errorName;
-      bump(skipped, `${reason} (gas used ${receipt.gasUsed} of ${(await client.getTransaction({ hash })).gas})`);
+      bump(skipped, `${reason} (gas used ${receipt.gasUsed} of ${limit})`);
     }
   }
   console.error(`skipped in batches: ${countOf(skipped)}`);
   // Each subscription not charged exactly once: what it was answered, and what became of that transaction.
-  for (const { id } of subscriptions.filter(({ id }) => !(periods.has(id) && charged.get(`${id}:${periods.get(id)}`) === 1)).slice(0, 10)) {
+  for (const { id } of subscriptions.filter(({ id }) => !isRenewedOnce(id)).slice(0, 10)) {
     const hash = answeredWith.get(id);
     const sent = hash ? await client.getTransaction({ hash }).catch(() => null) : null;
     const receipt = hash ? await client.getTransactionReceipt({ hash }).catch(() => null) : null;

@@ -168,10 +168,10 @@ export class Charges {
       const call = { address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement, period] } as const;
       return Promise.allSettled([client.simulateContract({ ...call, account: relayerAddress })]).then(([r]) => ({ call, read: r! }));
     };
-    const [l1FeeRead, capped] = await Promise.allSettled([
-      quoteL1FeeOf(encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, cap, period] })),
+    const [[l1FeeRead], capped] = await Promise.all([
+      Promise.allSettled([quoteL1FeeOf(encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, cap, period] }))]),
       simulate(cap),
-    ]).then(([l1, sim]) => [l1!, (sim as PromiseFulfilledResult<Awaited<ReturnType<typeof simulate>>>).value] as const);
+    ]);
     let { call, read: simulation } = capped;
     let fundsRead = false;
     if (simulation.status === "rejected" && cap > 0n && isShortOfFunds(chargeRefusal(simulation.reason, terms.start - now))) {
