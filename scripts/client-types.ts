@@ -75,8 +75,9 @@ out.push("/** Every operation: its method and path, request, response and the er
 for (const [path, methods] of Object.entries(doc.paths)) {
   for (const [method, op] of Object.entries(methods)) {
     const body = (b: Body | undefined) => (b?.content ? nameOf(b.content["application/json"]!.schema.$ref) : "never");
+    // This API's error model (a schema with `error`); the x402 endpoints answer refusals in x402's own shapes.
     const errors = Object.entries(op.responses)
-      .filter(([s]) => Number(s) >= 400)
+      .filter(([s, r]) => Number(s) >= 400 && (doc.components.schemas[body(r)]?.properties as Record<string, unknown> | undefined)?.error)
       .map(([, r]) => body(r));
     out.push(`  /** ${op.summary} */`);
     out.push(

@@ -31,6 +31,8 @@ import { ChargeAttempts } from "./store/charge-attempts.js";
 import { Webhooks } from "./webhooks/webhooks.js";
 import { configuredTransport, type Resolver } from "./webhooks/target.js";
 import { createApp } from "./http/app.js";
+import { x402Endpoints } from "./http/x402.js";
+import { X402_SETTLE_POLL_MS, X402_SETTLE_WAIT_MS, X402Facilitator } from "./x402/facilitator.js";
 import { createOpsApp } from "./http/ops.js";
 import { readinessProbe } from "./http/readiness.js";
 import { Metrics } from "./http/metrics.js";
@@ -73,6 +75,7 @@ export interface Service {
   stuckCharges: StuckCharges;
   /** Settles payments paid to their payment address (started by listen). */
   depositSettler: DepositSettler;
+  x402: X402Facilitator;
   refunds: Refunds;
   webhooks: Webhooks;
   database: Database;
@@ -218,6 +221,15 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     now,
   });
 
+  const x402 = new X402Facilitator({
+    chain,
+    watches: depositWatches,
+    settlements: depositSettler,
+    submitter: () => relayer.address,
+    settleWaitMs: X402_SETTLE_WAIT_MS,
+    pollMs: X402_SETTLE_POLL_MS,
+  });
+
   const checkoutDir = builtCheckout(deps.checkoutDir);
   const metrics = new Metrics();
   const limiter = windowLimiter("api", config.rateLimits.perMinute);
@@ -229,6 +241,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     logger,
     metrics,
     trustProxy: config.trustProxy,
+    x402: x402Endpoints({ facilitator: x402, limiter, logger, ...(deps.checkResponses ? { check: deps.checkResponses } : {}) }),
     mounts: [{ path: "/checkout", handler: checkoutHandler(checkoutDir) }],
     ...(deps.checkResponses ? { checkResponses: deps.checkResponses } : {}),
   });
@@ -247,6 +260,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     capabilities,
     stuckCharges,
     depositSettler,
+    x402,
     refunds,
     webhooks,
     database,

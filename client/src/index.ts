@@ -13,6 +13,8 @@
 import type { Action, ErrorCode, Operations, VerifyPaymentResponse } from "./types.js";
 
 export type * from "./types.js";
+export { acceptedPayTo, x402PaymentAddresses } from "./x402.js";
+export type { IssuedPayment, PaymentCreator, X402PaymentAddresses, X402PaymentAddressOptions, X402RequestContext } from "./x402.js";
 
 /** The request body of an operation. */
 export type RequestOf<K extends keyof Operations> = Operations[K]["request"];

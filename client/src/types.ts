@@ -749,6 +749,72 @@ export type VerifyRefundResponse = {
   block_number: BlockNumber;
 };
 
+export type X402FacilitatorRequest = {
+  x402Version: number;
+  paymentPayload: X402PaymentPayload;
+  paymentRequirements: X402PaymentRequirements;
+};
+
+export type X402PaymentPayload = {
+  x402Version: number;
+  resource?: X402ResourceInfo;
+  accepted: X402PaymentRequirements;
+  payload: Record<string, unknown>;
+  extensions?: Record<string, unknown>;
+};
+
+export type X402PaymentRequirements = {
+  scheme: string;
+  network: string;
+  amount: string;
+  asset: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  extra?: Record<string, unknown>;
+};
+
+/** x402 endpoints' one answer in this API's error model: 429 past the per-IP limit, with Retry-After. */
+export type X402RateLimited = {
+  error: "RATE_LIMITED";
+  action?: Action;
+  retry_after?: number;
+};
+
+export type X402ResourceInfo = {
+  url: string;
+  description?: string;
+  mimeType?: string;
+};
+
+export type X402SettleResponse = {
+  success: boolean;
+  errorReason?: string;
+  errorMessage?: string;
+  payer?: string;
+  transaction: string;
+  network: string;
+};
+
+export type X402SupportedKind = {
+  x402Version: 2;
+  scheme: "exact";
+  network: string;
+  extra?: Record<string, unknown>;
+};
+
+export type X402SupportedResponse = {
+  kinds: Array<X402SupportedKind>;
+  extensions: Array<string>;
+  signers: Record<string, Array<string>>;
+};
+
+export type X402VerifyResponse = {
+  isValid: boolean;
+  invalidReason?: string;
+  invalidMessage?: string;
+  payer?: string;
+};
+
 /** Every operation: its method and path, request, response and the error codes it can answer. */
 export interface Operations {
   /** Liveness only; not rate limited */
@@ -757,6 +823,12 @@ export interface Operations {
   capabilities: { method: "POST"; path: "/v1/capabilities"; request: EmptyRequest; response: CapabilitiesResponse; error: CapabilitiesError["error"] };
   /** The same, by GET */
   capabilitiesGet: { method: "GET"; path: "/v1/capabilities"; request: never; response: CapabilitiesResponse; error: CapabilitiesGetError["error"] };
+  /** x402: what this facilitator settles */
+  x402Supported: { method: "GET"; path: "/x402/supported"; request: never; response: X402SupportedResponse; error: X402RateLimited["error"] };
+  /** x402: verify a payment */
+  x402Verify: { method: "POST"; path: "/x402/verify"; request: X402FacilitatorRequest; response: X402VerifyResponse; error: X402RateLimited["error"] };
+  /** x402: settle a payment, fee split included */
+  x402Settle: { method: "POST"; path: "/x402/settle"; request: X402FacilitatorRequest; response: X402SettleResponse; error: X402RateLimited["error"] };
   /** Create a payment intent */
   createPayment: { method: "POST"; path: "/v1/payments"; request: CreatePaymentRequest; response: CreatePaymentResponse; error: CreatePaymentError["error"] };
   /** Resolve an intent (or a link token) for the checkout; the only call that enforces expiry */

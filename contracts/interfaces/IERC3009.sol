@@ -31,4 +31,17 @@ interface IERC3009 {
         bytes32 nonce,
         bytes memory signature
     ) external;
+
+    /// @notice Moves `value` from `from` to `to` on `from`'s signed authorization; anyone may submit it
+    /// (the `TransferWithAuthorization` an x402 client signs). The signature as bytes (USDC v2.2): an
+    /// EOA's 65-byte (r, s, v), or whatever an ERC-1271 contract account accepts for `from`.
+    function transferWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes memory signature
+    ) external;
 }

@@ -92,6 +92,28 @@ interface ISplitter {
     /// Only code moves the funds, and only to the recipient and the fee collector.
     function settleDeposit(address token, address recipient, uint256 amount, bytes32 paymentReference) external;
 
+    /// @notice Settles the payment with the buyer's EIP-3009 `transferWithAuthorization` to its payment
+    /// address (an x402 `exact` payment whose `payTo` is the payment address), in one transaction: the
+    /// authorization moves `amount` from `payer` to the address, then the address settles as in
+    /// `settleDeposit`. Anyone may submit it. When the token refuses the authorization but the address
+    /// holds the amount anyway (a front-runner submitted the authorization to the token first), the
+    /// settlement goes on with what the address holds, and `Paid` names the payment address as payer, as
+    /// `settleDeposit` does; otherwise the call reverts with the token's own refusal. `Paid` names `payer`
+    /// only when the authorization moved the funds in this call.
+    /// @param nonce The authorization's own 32-byte nonce (chosen by the signer, as x402 clients do).
+    /// @param signature An EOA's 65-byte signature, or what an ERC-1271 `payer` accepts.
+    function settleDepositFromAuthorization(
+        address token,
+        address recipient,
+        uint256 amount,
+        bytes32 paymentReference,
+        address payer,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes calldata signature
+    ) external;
+
     /// @notice Moves the whole balance of `asset` at the payment address to the recipient, no fee:
     /// anyone may, for another token or after the payment settled; before that, only the recipient may
     /// take the payment's own token (a deposit short of the amount, to refund it).

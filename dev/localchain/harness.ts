@@ -24,6 +24,7 @@ import { COVERAGE_BUILD } from "../deploy/build-mode.js";
 import { deployCreate2 } from "../deploy/create2.js";
 import { planContracts } from "../deploy/plan.js";
 import { callsWithoutL1Fee, L1_FEE_LEVELS, setL1Fees, type L1FeeParameters } from "./l1-fees.js";
+import { placeMulticall3 } from "./multicall3.js";
 import { serveJsonRpc, type RequestProvider } from "./rpc-server.js";
 import { adoptFiatToken, placeFiatToken, writeFiatTokenBalances, type FiatTokenRoles } from "./usdc.js";
 
@@ -182,6 +183,9 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   } else {
     await placeFiatToken(usdcClients, deployment.token.address, usdcRoles);
   }
+
+  // Multicall3, an OP-stack preinstall on Base and Base Sepolia.
+  await placeMulticall3({ publicClient, testClient });
 
   // Our contracts through CREATE2, with the parameters of deployments/84532.json.
   if (!options.withoutContracts) await deployOurContracts();

@@ -8,6 +8,7 @@ import { cors, jsonBody, rateLimit } from "./middleware.js";
 import { issueDetail } from "./error-detail.js";
 import { checkAnswer, handlerFor, type PostRoute, type ResponseCheck } from "./route.js";
 import { CapabilitiesResponse, EmptyRequest, HealthResponse } from "../wire/index.js";
+import type { X402Endpoint } from "./x402.js";
 
 export interface AppDeps {
   routes: PostRoute[];
@@ -17,6 +18,8 @@ export interface AppDeps {
   logger: Logger;
   metrics: Metrics;
   trustProxy: number;
+  /** The x402 facilitator's endpoints (x402.ts), at /x402. */
+  x402?: X402Endpoint[];
   /** Extra mounts (the checkout's static files). */
   mounts?: Array<{ path: string; handler: RequestHandler }>;
   /** Checks every answer against its wire schema and reports a mismatch (tests). */
@@ -61,9 +64,10 @@ export function createApp(deps: AppDeps): Express {
   for (const spec of deps.routes) {
     app.post(spec.path, rateLimit(deps.limiter, spec.path), ...(spec.limits ?? []), ...jsonBody, handlerFor(spec, check));
   }
+  for (const endpoint of deps.x402 ?? []) app[endpoint.method](endpoint.path, ...endpoint.handlers);
   for (const mount of deps.mounts ?? []) app.use(mount.path, mount.handler);
 
-  const known = new Set(["/health", "/v1/capabilities", ...deps.routes.map((r) => r.path)]);
+  const known = new Set(["/health", "/v1/capabilities", ...deps.routes.map((r) => r.path), ...(deps.x402 ?? []).map((e) => e.path)]);
   app.get("/", (_req, res) => {
     res.redirect(302, "/checkout/");
   });

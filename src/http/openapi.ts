@@ -149,6 +149,53 @@ export function buildOpenApi(routes: PostRoute[]): Record<string, unknown> {
       get: operation(docFor("GET /v1/capabilities"), "The same, by GET", { response: "CapabilitiesResponse", errors: [] }, components),
     },
   };
+  // The x402 facilitator: x402's shapes, every answer (refusals included) in its own response schema;
+  // only a rate limit answers in this API's error model.
+  components.X402RateLimited = {
+    type: "object",
+    description: "x402 endpoints' one answer in this API's error model: 429 past the per-IP limit, with Retry-After.",
+    properties: { error: { type: "string", enum: ["RATE_LIMITED"] }, action: ref("Action"), retry_after: { type: "integer" } },
+    required: ["error"],
+    additionalProperties: false,
+  };
+  const x402 = (key: string, summary: string, spec: { request?: string; response: string; refusals?: Record<string, Record<string, unknown>> }) => {
+    const op = operation(docFor(key), summary, { ...spec, errors: null }, components) as { responses: Record<string, unknown> };
+    for (const [status, example] of Object.entries(spec.refusals ?? {})) {
+      op.responses[status] = {
+        description: status === "400" ? "not an x402 request: invalid_payload" : "an unexpected failure",
+        content: { "application/json": { schema: ref(spec.response), example } },
+      };
+    }
+    op.responses["429"] = {
+      description: "RATE_LIMITED",
+      headers: { "Retry-After": { description: "seconds", schema: { type: "integer" } } },
+      content: { "application/json": { schema: ref("X402RateLimited"), examples: { RATE_LIMITED: { value: errorExample("RATE_LIMITED") } } } },
+    };
+    return op;
+  };
+  const network = "eip155:84532";
+  paths["/x402/supported"] = { get: x402("GET /x402/supported", "x402: what this facilitator settles", { response: "X402SupportedResponse" }) };
+  paths["/x402/verify"] = {
+    post: x402("POST /x402/verify", "x402: verify a payment", {
+      request: "X402FacilitatorRequest",
+      response: "X402VerifyResponse",
+      refusals: {
+        "400": { isValid: false, invalidReason: "invalid_payload", invalidMessage: "paymentPayload: required" },
+        "500": { isValid: false, invalidReason: "unexpected_verify_error" },
+      },
+    }),
+  };
+  paths["/x402/settle"] = {
+    post: x402("POST /x402/settle", "x402: settle a payment, fee split included", {
+      request: "X402FacilitatorRequest",
+      response: "X402SettleResponse",
+      refusals: {
+        "400": { success: false, errorReason: "invalid_payload", errorMessage: "paymentPayload: required", transaction: "", network },
+        "500": { success: false, errorReason: "unexpected_settle_error", transaction: "", network },
+      },
+    }),
+  };
+
   for (const r of routes) {
     paths[r.path] = {
       post: operation(

@@ -5,7 +5,7 @@
  */
 export interface OperationDoc {
   operationId: string;
-  tag: "Service" | "Payments" | "Links" | "Subscriptions" | "Charges" | "Refunds";
+  tag: "Service" | "Payments" | "Links" | "Subscriptions" | "Charges" | "Refunds" | "x402";
   description: string;
 }
 
@@ -15,7 +15,26 @@ const WAIT_RULE =
   "WAIT (PAYMENT_CONFIRMING, REFUND_CONFIRMING, status CONFIRMING) means the transaction exists and the money may have moved: poll the same hash and start no other.";
 const RETRY_RULE = "Errors are { error, action?, retry_after? }: branch on error and action; RETRY errors carry Retry-After, honour it.";
 
+const X402_RULE =
+  "x402's shapes (camelCase, unknown fields kept); a refusal is 200 with x402's reason, a body that is not an x402 request 400 with invalid_payload.";
+
 export const OPERATIONS: Record<string, OperationDoc> = {
+  "GET /x402/supported": {
+    operationId: "x402Supported",
+    tag: "x402",
+    description:
+      "x402's GET /supported: scheme exact on this chain (eip155:<chain id>), x402 version 2, no extensions, and the relayer that submits settlements as signer.",
+  },
+  "POST /x402/verify": {
+    operationId: "x402Verify",
+    tag: "x402",
+    description: `x402's POST /verify: whether settling this payment now would pay the payment its payTo is (a payment address this service issued, for that amount, not settled yet), checked by @x402/evm's own exact verify (signature incl. ERC-1271, time window, amount, simulation). A replayed authorization is invalid_exact_evm_nonce_already_used. ${X402_RULE}`,
+  },
+  "POST /x402/settle": {
+    operationId: "x402Settle",
+    tag: "x402",
+    description: `x402's POST /settle: submits the buyer's authorization and the fee split in one transaction (Splitter.settleDepositFromAuthorization) and answers once it is mined: success names the transaction whose Paid settled the payment, also when a front-runner submitted the same authorization first. Inclusion, not finality: POST /v1/payments/verify gives the final verdict. ${X402_RULE}`,
+  },
   "GET /health": {
     operationId: "health",
     tag: "Service",
@@ -143,4 +162,9 @@ export const TAGS: Array<{ name: OperationDoc["tag"]; description: string }> = [
   { name: "Subscriptions", description: "Recurring terms the payer signs once; sessions for the checkout." },
   { name: "Charges", description: "Charging a subscription's period through the relayer." },
   { name: "Refunds", description: "Refunds: plain transfers from the merchant's wallet, verified on chain." },
+  {
+    name: "x402",
+    description:
+      "An x402 v2 facilitator (scheme exact, USDC's EIP-3009 on this chain) at {base_url}/x402, for x402's own packages (HTTPFacilitatorClient): payTo is a payment address (pay.deposit_address), and settling splits the fee in the same transaction. x402's shapes, not this API's error model.",
+  },
 ];

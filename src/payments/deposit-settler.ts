@@ -128,15 +128,29 @@ export class DepositSettler {
 
   /** Sends `settleDeposit` for one watch; false when it cannot be sent now (the simulation refused, no gas money). */
   async #settle(w: DepositWatch): Promise<boolean> {
-    const { client, deployment, sender } = this.deps;
-    const relayer = sender.address;
-    if (!relayer) return false;
-    const call = {
-      address: deployment.contracts.Splitter.address,
+    const { deployment } = this.deps;
+    const data = encodeFunctionData({
       abi: splitterAbi,
       functionName: "settleDeposit",
       args: [deployment.token.address, w.recipient, w.amountUnits, w.reference],
-    } as const;
+    });
+    return (await this.sendSettlement(w.depositAddress, data)) !== "unavailable";
+  }
+
+  /**
+   * Sends `data`, a call to the Splitter that settles the payment address's payment (`settleDeposit`,
+   * or the x402 facilitator's `settleDepositFromAuthorization`), as the settlement of its open watch:
+   * the watch is claimed and the signed transaction recorded with the relayer's next nonce before it
+   * is broadcast, so every tick follows it (final: done; reverted: open again; lost: sent again;
+   * stuck: replaced). "taken" when the watch is not open (another settlement is out, or another
+   * instance claimed it); "unavailable" when nothing can be sent now (the simulation refused, no
+   * relayer or no gas money).
+   */
+  async sendSettlement(depositAddress: Address, data: Hex): Promise<{ hash: Hex } | "taken" | "unavailable"> {
+    const { client, deployment, sender } = this.deps;
+    const relayer = sender.address;
+    if (!relayer) return "unavailable";
+    const to = deployment.contracts.Splitter.address;
     let gas: bigint;
     let fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
     let balance: bigint;
@@ -145,7 +159,7 @@ export class DepositSettler {
       // The estimate is the simulation: a paused token or a blacklisted party refuses here, and the
       // deposit waits at its address until it clears.
       [gas, fees, balance, pending] = await Promise.all([
-        client.estimateContractGas({ ...call, account: relayer }),
+        client.estimateGas({ account: relayer, to, data }),
         this.deps.quoteFees(),
         client.getBalance({ address: relayer }),
         client.getTransactionCount({ address: relayer, blockTag: "pending" }),
@@ -153,17 +167,14 @@ export class DepositSettler {
       gas = (gas * 12n) / 10n;
       sender.ensureAvailable(gas, fees.maxFeePerGas, balance);
     } catch {
-      return false;
+      return "unavailable";
     }
-    const signed = await this.deps.watches.recordSettlement(w.depositAddress, { relayer, sentAt: this.deps.now() }, pending, (nonce) =>
-      sender.sign(
-        { to: call.address, data: encodeFunctionData(call), gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas },
-        nonce,
-      ),
+    const signed = await this.deps.watches.recordSettlement(depositAddress, { relayer, sentAt: this.deps.now() }, pending, (nonce) =>
+      sender.sign({ to, data, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas }, nonce),
     );
-    if (!signed) return true; // another instance claimed it
+    if (!signed) return "taken";
     await sender.send(signed).catch(() => {}); // recorded: the next tick follows it, and sends it again if lost
-    return true;
+    return { hash: signed.hash };
   }
 
   #key(w: DepositWatch): Hex {

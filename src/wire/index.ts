@@ -11,3 +11,4 @@ export * from "./links.js";
 export * from "./recurring.js";
 export * from "./refunds.js";
 export * from "./events.js";
+export * from "./x402.js";

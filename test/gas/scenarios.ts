@@ -8,6 +8,7 @@ import type { Terms } from "../../src/recurring/terms.js";
 import { deployTestContract } from "../helpers/deploy.js";
 import { chargeAsRelayer, currentPeriod, makeTerms, relayerOf, signTerms } from "../helpers/subscriptions.js";
 import { approve, send } from "../helpers/tx.js";
+import { transferAuthorizationTypedData } from "../helpers/x402.js";
 
 /** The chain time the measurements start at (unix seconds, 2096). */
 const GAS_EPOCH = 4_000_000_000n;
@@ -106,6 +107,33 @@ export async function measureGas(chain: LocalChain): Promise<GasFigures> {
   await send(chain, buyer, { address: usdc, abi: fiatTokenAbi, functionName: "transfer", args: [deposit, 25_000_000n] });
   figures["settle deposit (first use)"] = Number(
     (await send(chain, submitter, { address: splitter, abi: splitterAbi, functionName: "settleDeposit", args: depositArgs })).gasUsed,
+  );
+
+  // x402: the buyer's TransferWithAuthorization to a fresh payment address, submitted with the
+  // settlement in one transaction (the facilitator's settle), the forwarder created for the first time.
+  const x402Args = [usdc, merchant.address, 25_000_000n, ref("x402")] as const;
+  const payTo = await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "depositAddress", args: x402Args });
+  const x402Nonce = ref("x402 nonce");
+  const x402Signature = await signWithViem(
+    buyer,
+    transferAuthorizationTypedData(tokenDomain(84532, usdc, chain.deployment.token.eip712), {
+      from: buyer.address,
+      to: payTo,
+      value: 25_000_000n,
+      validAfter: 0n,
+      validBefore: deadline,
+      nonce: x402Nonce,
+    }),
+  );
+  figures["x402 settlement"] = Number(
+    (
+      await send(chain, submitter, {
+        address: splitter,
+        abi: splitterAbi,
+        functionName: "settleDepositFromAuthorization",
+        args: [...x402Args, buyer.address, 0n, deadline, x402Nonce, x402Signature],
+      })
+    ).gasUsed,
   );
 
   // Recurring: the fee collector already holds a balance from the payments above.

@@ -1,9 +1,10 @@
-import { erc20Abi, parseSignature, zeroAddress, type Address, type Hex } from "viem";
+import { erc20Abi, keccak256, parseSignature, toHex, zeroAddress, type Address, type Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { fiatTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { permitTypedData, receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
 import type { LocalChain } from "../../dev/localchain/harness.js";
 import { signWithViem } from "./signers.js";
+import { transferAuthorizationTypedData } from "./x402.js";
 
 /** One payment as the Splitter settles it: the key's four parts. */
 export interface SplitterPayment {
@@ -193,7 +194,41 @@ export const SPLITTER_ENTRY_POINTS: readonly SplitterEntryPoint[] = [
       });
     },
   },
+  {
+    name: "settleDepositFromAuthorization (x402: TransferWithAuthorization to the payment address)",
+    payer: theBuyer,
+    holdsOnRefusal: false,
+    async send(parties, p) {
+      const { chain, splitter, buyer, submitter } = parties;
+      const to = await depositAddressOf(parties, p);
+      const validBefore = await deadlineOf(chain);
+      // The signer's own nonce, as x402 clients pick one: fresh for every authorization.
+      const nonce = keccak256(toHex(`x402 authorization ${++x402Nonces}`));
+      const signature = await signWithViem(
+        buyer,
+        transferAuthorizationTypedData(tokenDomain(chain.deployment.chainId, p.token, chain.deployment.token.eip712), {
+          from: buyer.address,
+          to,
+          value: p.amount,
+          validAfter: 0n,
+          validBefore,
+          nonce,
+        }),
+      );
+      return chain.wallet(submitter).writeContract({
+        address: splitter,
+        abi: splitterAbi,
+        functionName: "settleDepositFromAuthorization",
+        args: [p.token, p.recipient, p.amount, p.reference, buyer.address, 0n, validBefore, nonce, signature],
+        account: submitter,
+        chain: chain.chain,
+      });
+    },
+  },
 ];
+
+/** Authorizations signed so far (each x402 authorization gets its own nonce). */
+let x402Nonces = 0;
 
 /** Sends through `entry` and waits for the receipt; rejects with the revert when it would revert. */
 export async function payThrough(entry: SplitterEntryPoint, parties: PaymentParties, payment: SplitterPayment) {

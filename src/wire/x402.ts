@@ -1,0 +1,84 @@
+import { z } from "zod";
+
+/**
+ * The x402 v2 facilitator wire (x402-foundation/x402, specs/x402-specification-v2.md, sections 5 and
+ * 7): GET /x402/supported, POST /x402/verify, POST /x402/settle. These are x402's shapes, not this
+ * API's: camelCase, unknown fields kept (x402 objects grow: `extensions`, `resource`), refusals as
+ * `isValid: false` / `success: false` with x402's reason strings. Requests are read loosely here and
+ * judged by the facilitator (src/x402), which answers every refusal in x402's shape.
+ */
+
+const MAX_FIELD = 512;
+const text = z.string().max(MAX_FIELD);
+
+/** What a resource server asks for one payment option (x402 `PaymentRequirements`, v2). */
+export const X402PaymentRequirements = z.looseObject({
+  scheme: text,
+  network: text,
+  amount: text,
+  asset: text,
+  payTo: text,
+  maxTimeoutSeconds: z.number().int().nonnegative(),
+  extra: z.record(z.string(), z.unknown()).optional(),
+});
+export type X402PaymentRequirements = z.infer<typeof X402PaymentRequirements>;
+
+/** The resource a payment is for (x402 `ResourceInfo`): informational. */
+export const X402ResourceInfo = z.looseObject({ url: z.string().max(2048), description: z.string().max(2048).optional(), mimeType: text.optional() });
+
+/** A signed payment (x402 `PaymentPayload`, v2): `payload` is the scheme's (for `exact` on EVM, an EIP-3009 authorization and its signature). */
+export const X402PaymentPayload = z.looseObject({
+  x402Version: z.number().int(),
+  resource: X402ResourceInfo.optional(),
+  accepted: X402PaymentRequirements,
+  payload: z.record(z.string(), z.unknown()),
+  extensions: z.record(z.string(), z.unknown()).optional(),
+});
+export type X402PaymentPayload = z.infer<typeof X402PaymentPayload>;
+
+/** The body of POST /x402/verify and POST /x402/settle. */
+export const X402FacilitatorRequest = z.looseObject({
+  x402Version: z.number().int(),
+  paymentPayload: X402PaymentPayload,
+  paymentRequirements: X402PaymentRequirements,
+});
+export type X402FacilitatorRequest = z.infer<typeof X402FacilitatorRequest>;
+
+/** POST /x402/verify's answer: valid, or `isValid: false` with x402's reason (e.g. `invalid_exact_evm_nonce_already_used`). */
+export const X402VerifyResponse = z.object({
+  isValid: z.boolean(),
+  invalidReason: z.string().optional(),
+  invalidMessage: z.string().optional(),
+  payer: z.string().optional(),
+});
+export type X402VerifyResponse = z.infer<typeof X402VerifyResponse>;
+
+/**
+ * POST /x402/settle's answer: `success: true` with the settlement transaction (the one whose `Paid`
+ * split the payment), or `success: false` with x402's reason and an empty `transaction`.
+ */
+export const X402SettleResponse = z.object({
+  success: z.boolean(),
+  errorReason: z.string().optional(),
+  errorMessage: z.string().optional(),
+  payer: z.string().optional(),
+  transaction: z.string(),
+  network: z.string(),
+});
+export type X402SettleResponse = z.infer<typeof X402SettleResponse>;
+
+/** One scheme and network this facilitator settles. */
+export const X402SupportedKind = z.object({
+  x402Version: z.literal(2),
+  scheme: z.literal("exact"),
+  network: z.string(),
+  extra: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** GET /x402/supported's answer: the kinds, the extensions (none) and the addresses that submit settlements. */
+export const X402SupportedResponse = z.object({
+  kinds: z.array(X402SupportedKind),
+  extensions: z.array(z.string()),
+  signers: z.record(z.string(), z.array(z.string())),
+});
+export type X402SupportedResponse = z.infer<typeof X402SupportedResponse>;

@@ -1,0 +1,144 @@
+import { assert } from "chai";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { ExactEvmScheme as ExactEvmClientScheme } from "@x402/evm/exact/client";
+import { x402Client } from "@x402/fetch";
+import { erc20Abi, getAddress, type Address } from "viem";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { useService } from "../helpers/service.js";
+import { balanceOf, send } from "../helpers/tx.js";
+import { eoaSigner, X402_NETWORK } from "../helpers/x402-parties.js";
+import { splitterAbi } from "../../src/generated/contracts.js";
+
+/**
+ * The facilitator's endpoints on their own (no paywall): what it supports, each refusal in x402's
+ * shape, and settle's answers when the payment address already settled or two settles race.
+ */
+describe("x402 facilitator endpoints (/x402/supported, /x402/verify, /x402/settle)", function () {
+  this.timeout(60_000);
+  const h = useService();
+  const agent = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
+  const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+  const usdc = () => h.service.deployment.token.address;
+
+  /** A payment created through the API, and the requirements a paywall would hand out for it. */
+  async function requirementsForNewPayment(amount = "0.25"): Promise<{ requirements: PaymentRequirements; reference: `0x${string}` }> {
+    const created = await h.api.post("/v1/payments").send({ recipient: merchant().address, amount });
+    assert.equal(created.status, 200);
+    return {
+      reference: created.body.reference,
+      requirements: {
+        scheme: "exact",
+        network: X402_NETWORK,
+        amount: created.body.pay.amount_units,
+        asset: usdc(),
+        payTo: created.body.pay.deposit_address,
+        maxTimeoutSeconds: 60,
+        extra: { name: "USDC", version: "2" },
+      },
+    };
+  }
+  async function signed(requirements: PaymentRequirements, account = agent()): Promise<PaymentPayload> {
+    const client = new x402Client().register(X402_NETWORK, new ExactEvmClientScheme(eoaSigner(account, h.chain.publicClient)));
+    return client.createPaymentPayload({ x402Version: 2, resource: { url: "http://merchant.test/report" }, accepts: [requirements] } as never);
+  }
+  const call = (path: "verify" | "settle", body: unknown) => h.api.post(`/x402/${path}`).send(body as object);
+  const request = (payload: PaymentPayload, requirements: PaymentRequirements) => ({
+    x402Version: 2,
+    paymentPayload: payload,
+    paymentRequirements: requirements,
+  });
+
+  it("GET /x402/supported: exact on eip155:84532, x402 version 2, no extensions, the relayer as signer", async () => {
+    const res = await h.api.get("/x402/supported");
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, {
+      kinds: [{ x402Version: 2, scheme: "exact", network: X402_NETWORK }],
+      extensions: [],
+      signers: { "eip155:*": [h.chain.accounts[LOCAL_ROLES.relayer]!.address] },
+    });
+    assert.equal((await h.api.post("/x402/supported").send({})).status, 405);
+    assert.equal((await h.api.get("/x402/verify")).status, 405);
+  });
+
+  it("refuses, in x402's shape, what it cannot settle: another version, scheme, network or asset, a payTo it did not issue, another amount, a Permit2 payload", async () => {
+    const { requirements } = await requirementsForNewPayment();
+    const payload = await signed(requirements);
+    const payer = agent().address;
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ["version 1", { ...request(payload, requirements), x402Version: 1 }, "invalid_x402_version"],
+      ["another scheme", request(payload, { ...requirements, scheme: "upto" }), "unsupported_scheme"],
+      [
+        "another network",
+        request({ ...payload, accepted: { ...payload.accepted, network: "eip155:8453" } }, { ...requirements, network: "eip155:8453" }),
+        "invalid_network",
+      ],
+      ["another asset", request(payload, { ...requirements, asset: merchant().address }), "invalid_payment_requirements"],
+      ["a payTo it did not issue", request(payload, { ...requirements, payTo: merchant().address }), "invalid_payment_requirements"],
+      ["another amount", request(payload, { ...requirements, amount: "1" }), "invalid_payment_requirements"],
+      ["a Permit2 payload", request({ ...payload, payload: { signature: "0x00", permit2Authorization: {} } }, requirements), "invalid_payload"],
+    ];
+    for (const [what, body, reason] of cases) {
+      const verified = await call("verify", body);
+      assert.equal(verified.status, 200, what);
+      assert.equal(verified.body.isValid, false, what);
+      assert.equal(verified.body.invalidReason, reason, what);
+      if (what !== "a Permit2 payload") assert.equal(getAddress(verified.body.payer), payer, `${what}: the payer is named`);
+      const settled = await call("settle", body);
+      assert.include(settled.body, { success: false, errorReason: reason, transaction: "" }, what);
+    }
+    assert.equal(await balanceOf(h.chain, usdc(), requirements.payTo as Address), 0n, "nothing moved");
+  });
+
+  it("a body that is not an x402 request is 400 in x402's shape", async () => {
+    for (const path of ["verify", "settle"] as const) {
+      const missing = await call(path, { x402Version: 2 });
+      assert.equal(missing.status, 400, path);
+      assert.equal(path === "verify" ? missing.body.invalidReason : missing.body.errorReason, "invalid_payload");
+      const notJson = await h.api.post(`/x402/${path}`).set("content-type", "application/json").send("{not json");
+      assert.equal(notJson.status, 400, path);
+      assert.equal(path === "verify" ? notJson.body.isValid : notJson.body.success, false);
+    }
+  });
+
+  it("a payment already settled by other funds: a fresh authorization for it is refused, and moves nothing", async () => {
+    const { requirements, reference } = await requirementsForNewPayment();
+    const payTo = requirements.payTo as Address;
+    // Somebody paid the address by plain transfer, and it settled.
+    await send(h.chain, agent(), { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [payTo, 250_000n] });
+    await send(h.chain, agent(), {
+      address: h.service.deployment.contracts.Splitter.address,
+      abi: splitterAbi,
+      functionName: "settleDeposit",
+      args: [usdc(), merchant().address, 250_000n, reference],
+    });
+    const other = h.chain.accounts[LOCAL_ROLES.firstUser + 4]!;
+    const payload = await signed(requirements, other);
+    const before = await balanceOf(h.chain, usdc(), other.address);
+    assert.include((await call("verify", request(payload, requirements))).body, { isValid: false, invalidReason: "invalid_payment_requirements" });
+    assert.include((await call("settle", request(payload, requirements))).body, { success: false, errorReason: "invalid_payment_requirements" });
+    assert.equal(await balanceOf(h.chain, usdc(), other.address), before);
+  });
+
+  it("two settles of one payment at once (a retry racing the first): one transaction, both answered with it, paid once", async () => {
+    const { requirements } = await requirementsForNewPayment();
+    const payload = await signed(requirements);
+    const before = await balanceOf(h.chain, usdc(), agent().address);
+    const [a, b] = await Promise.all([call("settle", request(payload, requirements)), call("settle", request(payload, requirements))]);
+    assert.isTrue(a.body.success, JSON.stringify(a.body));
+    assert.isTrue(b.body.success, JSON.stringify(b.body));
+    assert.equal(a.body.transaction, b.body.transaction);
+    assert.equal(before - (await balanceOf(h.chain, usdc(), agent().address)), 250_000n);
+  });
+
+  it("without a relayer key: supported names no signer, and settle says it cannot send (nothing moves)", async () => {
+    const { requirements } = await requirementsForNewPayment();
+    const payload = await signed(requirements);
+    const bare = await h.another({ RELAYER_PRIVATE_KEY: "" });
+    const supertest = (await import("supertest")).default;
+    const api = supertest.agent(bare.app);
+    assert.deepEqual((await api.get("/x402/supported")).body.signers, { "eip155:*": [] });
+    const settled = await api.post("/x402/settle").send(request(payload, requirements));
+    assert.include(settled.body, { success: false, errorReason: "invalid_transaction_state", transaction: "" });
+    assert.equal(await balanceOf(h.chain, usdc(), requirements.payTo as Address), 0n);
+  });
+});

@@ -1,0 +1,78 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { HTTPFacilitatorClient } from "@x402/core/server";
+import { ExactEvmScheme as ExactEvmClientScheme } from "@x402/evm/exact/client";
+import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
+import { toClientEvmSigner, type ClientEvmSigner } from "@x402/evm";
+import { paymentMiddleware, x402ResourceServer } from "@x402/express";
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import express, { type Express } from "express";
+import type { Address, PublicClient } from "viem";
+import type { HDAccount } from "viem/accounts";
+import { PaymentServiceClient, x402PaymentAddresses, type X402PaymentAddresses } from "../../client/src/index.js";
+
+/** The x402 network of the local chain (Base Sepolia's). */
+export const X402_NETWORK = "eip155:84532";
+/** The paywalled report's price, as the merchant writes it for x402 and for this service. */
+export const REPORT_PRICE = { x402: "$0.01", amount: "0.01", units: 10_000n } as const;
+
+export function listenOn(app: Express): Promise<{ url: string; close(): Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const server: Server = app.listen(0, "127.0.0.1", (error?: Error) => {
+      if (error) return reject(error);
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}
+
+/**
+ * A merchant's paywall exactly as docs/merchants.md writes it: @x402/express's middleware, x402's
+ * HTTP facilitator client pointed at `{serviceUrl}/x402`, @x402/evm's server scheme, and this service's
+ * client for the per-request payment address (`x402PaymentAddresses`). `hooks` lets a test act between
+ * the middleware's verify and settle (a front-runner).
+ */
+export function merchantPaywall(
+  serviceUrl: string,
+  recipient: Address,
+  hooks: { beforeSettle?: () => Promise<void> } = {},
+): { app: Express; addresses: X402PaymentAddresses; resourceServer: x402ResourceServer } {
+  const api = new PaymentServiceClient({ baseUrl: serviceUrl });
+  const addresses = x402PaymentAddresses(api, { recipient, amount: REPORT_PRICE.amount });
+  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: `${serviceUrl}/x402` })).register(X402_NETWORK, new ExactEvmServerScheme());
+  if (hooks.beforeSettle) resourceServer.onBeforeSettle(async () => void (await hooks.beforeSettle!()));
+  const app = express();
+  app.use(
+    paymentMiddleware(
+      {
+        "GET /report": { accepts: { scheme: "exact", network: X402_NETWORK, price: REPORT_PRICE.x402, payTo: addresses.payTo }, description: "Today's report" },
+      },
+      resourceServer,
+    ),
+  );
+  app.get("/report", (_req, res) => {
+    res.json({ report: "paid content" });
+  });
+  return { app, addresses, resourceServer };
+}
+
+/** An agent paying with x402: @x402/fetch around fetch, @x402/evm's client scheme signing with `signer`. */
+export function agentFetch(signer: ClientEvmSigner, sent: Array<Headers> = []): typeof fetch {
+  const recording: typeof fetch = async (input, init) => {
+    sent.push(new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)));
+    return fetch(input, init);
+  };
+  const client = new x402Client().register(X402_NETWORK, new ExactEvmClientScheme(signer));
+  return wrapFetchWithPayment(recording, client);
+}
+
+/** An EOA agent: a local account as x402's ClientEvmSigner. */
+export function eoaSigner(account: HDAccount, publicClient: PublicClient): ClientEvmSigner {
+  return toClientEvmSigner(account, publicClient);
+}
