@@ -2,7 +2,7 @@
  * The service's rooms and what each may import (docs/architecture.md). `npm run lint` runs this;
  * a cycle or a forbidden import fails it.
  */
-const DOMAINS = "payments|links|recurring|refunds|webhooks";
+const DOMAINS = "payments|links|recurring|refunds|webhooks|x402";
 module.exports = {
   forbidden: [
     {
@@ -38,7 +38,7 @@ module.exports = {
       comment: "Links, recurring, refunds and webhooks may use payments; payments uses none of them.",
       severity: "error",
       from: { path: "^src/payments/" },
-      to: { path: `^src/(links|recurring|refunds|webhooks)/` },
+      to: { path: `^src/(links|recurring|refunds|webhooks|x402)/` },
     },
     {
       name: "links-before-webhooks",
@@ -59,6 +59,13 @@ module.exports = {
       severity: "error",
       from: { path: "^src/", pathNot: "^src/(webhooks/|service\\.ts$|http/)" },
       to: { path: "^src/webhooks/" },
+    },
+    {
+      name: "x402-knows-payments-only",
+      comment: "The x402 facilitator settles payment addresses: it may use payments/, never a later domain.",
+      severity: "error",
+      from: { path: "^src/x402/" },
+      to: { path: "^src/(links|recurring|refunds|webhooks)/" },
     },
     {
       name: "checkout-is-browser-code",

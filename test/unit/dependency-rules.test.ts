@@ -28,7 +28,7 @@ describe("the dependency check (npm run lint)", function () {
     assert.equal(code, 0, out);
   });
 
-  it("fails on a cycle between domain folders and on service code that imports hardhat", async () => {
+  it("fails on a cycle between domain folders, on service code that imports hardhat, and on the x402 facilitator reaching past payments or into http", async () => {
     const dir = mkdtempSync(join(tmpdir(), "depcruise-"));
     cpSync(join(root, "test/fixtures/dependency-rules/src"), join(dir, "src"), { recursive: true });
     for (const folder of readdirSync(join(dir, "src"))) {
@@ -42,5 +42,7 @@ describe("the dependency check (npm run lint)", function () {
     assert.match(out, /no-cycles/);
     assert.match(out, /payments-know-no-other-domain/);
     assert.match(out, /no-dev-tooling-in-service: src\/http\/c\.ts/);
+    assert.match(out, /x402-knows-payments-only: src\/x402\/d\.ts/);
+    assert.match(out, /domains-never-speak-http: src\/x402\/d\.ts/);
   });
 });
