@@ -1,6 +1,6 @@
 // `npm run demo`: walks every flow against the local stack and prints what happens, step by step:
-// a payment (with its webhook), a payment link, a subscription charged for two periods, a refund and
-// a cancellation. It uses the typed client for the API and funded local accounts as wallets.
+// a payment (with its webhook), a payment link, an AI agent paying with x402, a subscription charged
+// for two periods, a refund and a cancellation. It uses the typed client for the API and funded local accounts as wallets.
 // With no stack on API_URL it starts one (`npm start`) set up to deliver webhooks to the demo's own
 // HTTPS receiver, and stops it at the end. Exits non-zero on anything unexpected.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -12,6 +12,8 @@ import { splitterAbi } from "../src/generated/contracts.js";
 import { LOCAL_ROLES, localAccount } from "../dev/localchain/harness.js";
 import { TERMS_TYPES, termsFromWireMessage } from "../src/recurring/terms.js";
 import { Receiver } from "../test/helpers/receiver.js";
+import { agentFetch, eoaSigner, listenOn, merchantPaywall, REPORT_PRICE } from "../test/helpers/x402-parties.js";
+import { decodePaymentResponseHeader } from "@x402/fetch";
 import { API_URL, CHAIN_RPC_URL } from "./lib/local-stack.js";
 
 const RPC_URL = CHAIN_RPC_URL;
@@ -135,6 +137,29 @@ try {
   say(`paid through the link: reference ${viaLink.reference}`);
   await api.closeLink({ manage_token: link.manage_token });
   say("link closed");
+
+  // Before the subscription moves the chain's clock: x402 clients sign on the wall clock.
+  step("x402: an agent pays for a report (x402's own packages, this service as facilitator)");
+  const paywall = merchantPaywall(API_URL, merchant);
+  const shop = await listenOn(paywall.app);
+  try {
+    const requests: Headers[] = [];
+    const agent = localAccount(LOCAL_ROLES.firstUser + 13);
+    const bought = await agentFetch(eoaSigner(agent, reader as never), requests)(`${shop.url}/report`);
+    check(bought.status === 200, `the agent gets the report (got ${bought.status})`);
+    const settlement = decodePaymentResponseHeader(bought.headers.get("PAYMENT-RESPONSE")!);
+    const signed = JSON.parse(Buffer.from(requests.find((h) => h.has("PAYMENT-SIGNATURE"))!.get("PAYMENT-SIGNATURE")!, "base64").toString());
+    const issued = paywall.addresses.paymentOf(signed.accepted.payTo)!;
+    say(`402, then paid ${REPORT_PRICE.x402} to the payment address ${signed.accepted.payTo}; settled and split in ${settlement.transaction}`);
+    const x402Verdict = await until("the x402 payment to be final", async () => {
+      const v = await api.verifyPayment({ intent: issued.intent, tx_hash: settlement.transaction as Hex });
+      return v.valid ? v : null;
+    });
+    check(isPaid(x402Verdict, { reference: issued.reference }), "the x402 payment verifies against its intent");
+    say(`verify: valid in block ${x402Verdict.block_number}`);
+  } finally {
+    await shop.close();
+  }
 
   step("Subscription, charged for two periods");
   const setup = await api.createSubscription({ recipient: merchant, amount: "9.99", period: caps.min_period });

@@ -1,4 +1,8 @@
 import { assert } from "chai";
+import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { Express } from "express";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ExactEvmScheme as ExactEvmClientScheme } from "@x402/evm/exact/client";
@@ -203,6 +207,39 @@ describe("x402: this service as the facilitator, with @x402/express, @x402/fetch
     const [merchantAfter, safeLeft] = await balances(merchant().address, safe);
     assert.equal(merchantAfter! - merchantBefore!, REPORT_PRICE.units - fee);
     assert.equal(safeLeft, 1_000_000n - REPORT_PRICE.units);
+  });
+
+  it("the paywall printed in docs/merchants.md, run as printed, sells the report to an agent", async () => {
+    const doc = readFileSync(new URL("../../docs/merchants.md", import.meta.url), "utf8");
+    const section = doc.slice(doc.indexOf("## Accept x402 payments"));
+    const printed = /```ts\n([\s\S]*?)```/.exec(section)![1]!;
+    assert.isAtMost(printed.trim().split("\n").length, 22, "about 20 lines");
+    // Only what a merchant fills in changes: the service's URL, their wallet, the port, and where the client package is.
+    const source = printed
+      .replace('"@stablecoin-payments/client"', JSON.stringify(new URL("../../client/src/index.ts", import.meta.url).pathname))
+      .replace('"http://127.0.0.1:8787"', JSON.stringify(service.url))
+      .replace('"0xYourWallet"', JSON.stringify(merchant().address))
+      .replace("app.listen(3000);", "export default app;");
+    assert.notEqual(source, printed);
+    const file = join(dirname(fileURLToPath(import.meta.url)), `.merchants-paywall-${process.pid}.ts`);
+    writeFileSync(file, source);
+    let app: Express;
+    try {
+      app = ((await import(pathToFileURL(file).href)) as { default: Express }).default;
+    } finally {
+      unlinkSync(file);
+    }
+    const printedShop = await listenOn(app);
+    try {
+      const [merchantBefore] = await balances(merchant().address);
+      const res = await agentFetch(eoaSigner(agent(), h.chain.publicClient))(`${printedShop.url}/report`);
+      assert.equal(res.status, 200, await res.clone().text());
+      assert.deepEqual(await res.json(), { report: "paid content" });
+      const [merchantAfter] = await balances(merchant().address);
+      assert.equal(merchantAfter! - merchantBefore!, REPORT_PRICE.units - fee);
+    } finally {
+      await printedShop.close();
+    }
   });
 
   describe("a front-runner who submits the same authorization first", () => {
