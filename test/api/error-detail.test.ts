@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { useService } from "../helpers/service.js";
 
 interface Operation {
+  tags?: string[];
   requestBody?: { content: { "application/json": { schema: { $ref: string }; example: Record<string, unknown> } } };
 }
 interface Document {
@@ -15,7 +16,8 @@ function endpoints() {
   const doc = JSON.parse(readFileSync("docs/openapi.json", "utf8")) as Document;
   return Object.entries(doc.paths).flatMap(([path, methods]) => {
     const body = methods.post?.requestBody?.content["application/json"];
-    if (!body) return [];
+    // The x402 facilitator answers in x402's shapes (x402-facilitator.test.ts checks its refusals).
+    if (!body || methods.post?.tags?.includes("x402")) return [];
     const schema = doc.components.schemas[body.schema.$ref.split("/").pop()!]!;
     return [{ path, example: body.example, fields: Object.keys(schema.properties ?? {}), required: schema.required ?? [] }];
   });

@@ -89,8 +89,14 @@ describe("x402 facilitator endpoints (/x402/supported, /x402/verify, /x402/settl
     assert.equal(await balanceOf(h.chain, usdc(), requirements.payTo as Address), 0n, "nothing moved");
   });
 
-  it("a body that is not an x402 request is 400 in x402's shape", async () => {
+  it("a body that is not an x402 request is 400 in x402's shape, naming the field and never its value", async () => {
+    const secret = "sk.secret.0xdeadbeefcafe";
     for (const path of ["verify", "settle"] as const) {
+      const wrong = await call(path, { x402Version: 2, paymentPayload: { value: secret }, paymentRequirements: secret });
+      assert.equal(wrong.status, 400, path);
+      const message = String(path === "verify" ? wrong.body.invalidMessage : wrong.body.errorMessage);
+      assert.match(message, /^paymentPayload\.|^paymentPayload: |^paymentRequirements: /, path);
+      assert.notInclude(JSON.stringify(wrong.body), "deadbeef", `${path}: the value sent is never echoed`);
       const missing = await call(path, { x402Version: 2 });
       assert.equal(missing.status, 400, path);
       assert.equal(path === "verify" ? missing.body.invalidReason : missing.body.errorReason, "invalid_payload");
