@@ -26,25 +26,39 @@ export function tokenDomain(chainId: number, token: Address, eip712: TokenEip712
 }
 export type TokenDomain = ReturnType<typeof tokenDomain>;
 
+/** The fields of both EIP-3009 authorizations (`ReceiveWithAuthorization`, `TransferWithAuthorization`). */
+const AUTHORIZATION_FIELDS = [
+  { name: "from", type: "address" },
+  { name: "to", type: "address" },
+  { name: "value", type: "uint256" },
+  { name: "validAfter", type: "uint256" },
+  { name: "validBefore", type: "uint256" },
+  { name: "nonce", type: "bytes32" },
+] as const;
+
+/** What a buyer authorizes in EIP-3009: `value` from `from` to `to`, within the window, once per `nonce`. */
+type AuthorizationMessage = { from: Address; to: Address; value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex };
+
 /** EIP-3009 `ReceiveWithAuthorization` typed data: what a buyer signs to pay the Splitter with no ETH. */
-export function receiveAuthorizationTypedData(
-  domain: TokenDomain,
-  message: { from: Address; to: Address; value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex },
-) {
+export function receiveAuthorizationTypedData(domain: TokenDomain, message: AuthorizationMessage) {
   return {
     domain,
-    types: {
-      EIP712Domain: EIP712_DOMAIN_TYPE,
-      ReceiveWithAuthorization: [
-        { name: "from", type: "address" },
-        { name: "to", type: "address" },
-        { name: "value", type: "uint256" },
-        { name: "validAfter", type: "uint256" },
-        { name: "validBefore", type: "uint256" },
-        { name: "nonce", type: "bytes32" },
-      ],
-    },
+    types: { EIP712Domain: EIP712_DOMAIN_TYPE, ReceiveWithAuthorization: AUTHORIZATION_FIELDS },
     primaryType: "ReceiveWithAuthorization",
+    message,
+  } as const;
+}
+
+/**
+ * EIP-3009 `TransferWithAuthorization` typed data: what an x402 `exact` client signs to its `payTo`
+ * (here a payment address), which anyone may submit. The service never builds one (x402's client
+ * does); tests sign it by hand for fixed nonces and expired windows.
+ */
+export function transferAuthorizationTypedData(domain: TokenDomain, message: AuthorizationMessage) {
+  return {
+    domain,
+    types: { EIP712Domain: EIP712_DOMAIN_TYPE, TransferWithAuthorization: AUTHORIZATION_FIELDS },
+    primaryType: "TransferWithAuthorization",
     message,
   } as const;
 }

@@ -10,12 +10,11 @@ import { x402Client } from "@x402/fetch";
 import { erc20Abi, getAddress, hashTypedData, parseEventLogs, type Address, type Hex } from "viem";
 import { fiatTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
-import { tokenDomain } from "../../src/chain/token-authorizations.js";
+import { tokenDomain, transferAuthorizationTypedData } from "../../src/chain/token-authorizations.js";
 import { useService } from "../helpers/service.js";
 import { balanceOf, send } from "../helpers/tx.js";
 import { createSafe, deploySafeInfrastructure, safeMessageSignature } from "../helpers/safe.js";
 import { agentFetch, eoaSigner, listenOn, merchantPaywall, REPORT_PRICE, X402_NETWORK } from "../helpers/x402-parties.js";
-import { transferAuthorizationTypedData } from "../helpers/x402.js";
 
 /**
  * x402 end to end, with the unmodified npm packages: the merchant's paywall is @x402/express with

@@ -1,13 +1,12 @@
 import { assert } from "chai";
 import { getAddress, keccak256, parseEventLogs, toHex, type Address, type Hex } from "viem";
 import { fiatTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
-import { tokenDomain } from "../../src/chain/token-authorizations.js";
+import { tokenDomain, transferAuthorizationTypedData } from "../../src/chain/token-authorizations.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { useLocalChain } from "../helpers/local-chain.js";
 import { expectRevert } from "../helpers/reverts.js";
 import { signWithViem } from "../helpers/signers.js";
 import { balanceOf, send } from "../helpers/tx.js";
-import { transferAuthorizationTypedData } from "../helpers/x402.js";
 
 const ref = (label: string): Hex => keccak256(toHex(label));
 

@@ -1,14 +1,13 @@
 import { encodeFunctionData, keccak256, parseSignature, toHex } from "viem";
 import { recurringChargesAbi, splitterAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
 import { signWithViem } from "../helpers/signers.js";
-import { permitTypedData, receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
+import { permitTypedData, receiveAuthorizationTypedData, tokenDomain, transferAuthorizationTypedData } from "../../src/chain/token-authorizations.js";
 import type { HDAccount } from "viem/accounts";
 import { LOCAL_ROLES, localAccount, type LocalChain } from "../../dev/localchain/harness.js";
 import type { Terms } from "../../src/recurring/terms.js";
 import { deployTestContract } from "../helpers/deploy.js";
 import { chargeAsRelayer, currentPeriod, makeTerms, relayerOf, signTerms } from "../helpers/subscriptions.js";
 import { approve, send } from "../helpers/tx.js";
-import { transferAuthorizationTypedData } from "../helpers/x402.js";
 
 /** The chain time the measurements start at (unix seconds, 2096). */
 const GAS_EPOCH = 4_000_000_000n;

@@ -1,10 +1,9 @@
 import { erc20Abi, keccak256, parseSignature, toHex, zeroAddress, type Address, type Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { fiatTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
-import { permitTypedData, receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
+import { permitTypedData, receiveAuthorizationTypedData, tokenDomain, transferAuthorizationTypedData } from "../../src/chain/token-authorizations.js";
 import type { LocalChain } from "../../dev/localchain/harness.js";
 import { signWithViem } from "./signers.js";
-import { transferAuthorizationTypedData } from "./x402.js";
 
 /** One payment as the Splitter settles it: the key's four parts. */
 export interface SplitterPayment {
