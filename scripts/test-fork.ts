@@ -32,6 +32,9 @@ const FORK_SUITE = [
   "test/api/rpc-faults.test.ts",
   "test/api/webhooks.test.ts",
   "test/api/client.test.ts",
+  "test/contracts/X402Settlement.test.ts",
+  "test/api/x402.test.ts",
+  "test/api/x402-facilitator.test.ts",
 ];
 
 async function freePort(): Promise<number> {

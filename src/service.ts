@@ -32,7 +32,7 @@ import { Webhooks } from "./webhooks/webhooks.js";
 import { configuredTransport, type Resolver } from "./webhooks/target.js";
 import { createApp } from "./http/app.js";
 import { x402Endpoints } from "./http/x402.js";
-import { X402_SETTLE_POLL_MS, X402_SETTLE_WAIT_MS, X402Facilitator } from "./x402/facilitator.js";
+import { X402_SETTLE_POLL_MS, X402_SETTLE_WAIT_MS, X402_SETTLEMENT_GAS, X402Facilitator } from "./x402/facilitator.js";
 import { createOpsApp } from "./http/ops.js";
 import { readinessProbe } from "./http/readiness.js";
 import { Metrics } from "./http/metrics.js";
@@ -226,6 +226,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     watches: depositWatches,
     settlements: depositSettler,
     submitter: () => relayer.address,
+    maxSettlementGas: X402_SETTLEMENT_GAS + config.recurring.signatureGasCap,
     settleWaitMs: X402_SETTLE_WAIT_MS,
     pollMs: X402_SETTLE_POLL_MS,
   });

@@ -33,7 +33,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   "POST /x402/settle": {
     operationId: "x402Settle",
     tag: "x402",
-    description: `x402's POST /settle: submits the buyer's authorization and the fee split in one transaction (Splitter.settleDepositFromAuthorization) and answers once it is mined: success names the transaction whose Paid settled the payment, also when a front-runner submitted the same authorization first. Inclusion, not finality: POST /v1/payments/verify gives the final verdict. ${X402_RULE}`,
+    description: `x402's POST /settle: submits the buyer's authorization and the fee split in one transaction (Splitter.settleDepositFromAuthorization) and answers once it is mined: success names the transaction whose Paid settled the payment, also when a front-runner submitted the same authorization first; one success per payment (the same header twice gets one), only with proof that this authorization paid it, and never for a settlement over the gas ceiling. Inclusion, not finality: POST /v1/payments/verify gives the final verdict. ${X402_RULE}`,
   },
   "GET /health": {
     operationId: "health",

@@ -143,10 +143,10 @@ export class DepositSettler {
    * the watch is claimed and the signed transaction recorded with the relayer's next nonce before it
    * is broadcast, so every tick follows it (final: done; reverted: open again; lost: sent again;
    * stuck: replaced). "taken" when the watch is not open (another settlement is out, or another
-   * instance claimed it); "unavailable" when nothing can be sent now (the simulation refused, no
-   * relayer or no gas money).
+   * instance claimed it); "unavailable" when nothing can be sent now (the simulation refused, it
+   * would use more than `maxGas`, no relayer or no gas money).
    */
-  async sendSettlement(depositAddress: Address, data: Hex): Promise<{ hash: Hex } | "taken" | "unavailable"> {
+  async sendSettlement(depositAddress: Address, data: Hex, maxGas?: bigint): Promise<{ hash: Hex } | "taken" | "unavailable"> {
     const { client, deployment, sender } = this.deps;
     const relayer = sender.address;
     if (!relayer) return "unavailable";
@@ -164,6 +164,8 @@ export class DepositSettler {
         client.getBalance({ address: relayer }),
         client.getTransactionCount({ address: relayer, blockTag: "pending" }),
       ]);
+      // A call that would burn more than `maxGas` (a payer's own code in it) is not the relayer's to pay.
+      if (maxGas !== undefined && gas > maxGas) return "unavailable";
       gas = (gas * 12n) / 10n;
       sender.ensureAvailable(gas, fees.maxFeePerGas, balance);
     } catch {

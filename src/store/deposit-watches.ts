@@ -16,6 +16,8 @@ export interface DepositWatch {
   rawTx: Hex | null;
   /** Unix milliseconds of the settlement's send. */
   sentAt: number | null;
+  /** An x402 settlement of this address reverted: the facilitator sends no other. */
+  x402Reverted: boolean;
 }
 
 interface Row {
@@ -28,6 +30,7 @@ interface Row {
   tx_hash: string | null;
   raw_tx: string | null;
   sent_at: string | number | null;
+  x402_reverted: boolean;
 }
 
 const fromRow = (r: Row): DepositWatch => ({
@@ -40,9 +43,10 @@ const fromRow = (r: Row): DepositWatch => ({
   txHash: r.tx_hash as Hex | null,
   rawTx: r.raw_tx as Hex | null,
   sentAt: r.sent_at === null ? null : Number(r.sent_at),
+  x402Reverted: r.x402_reverted,
 });
 
-const COLUMNS = "deposit_address, recipient, amount_units, reference, watch_until, status, tx_hash, raw_tx, sent_at";
+const COLUMNS = "deposit_address, recipient, amount_units, reference, watch_until, status, tx_hash, raw_tx, sent_at, x402_reverted";
 
 /** The payment addresses being watched (deposit-settler.ts settles them). */
 export class DepositWatches {
@@ -133,6 +137,23 @@ export class DepositWatches {
       "UPDATE deposit_watches SET status = 'open', tx_hash = NULL, raw_tx = NULL, relayer = NULL, nonce = NULL, sent_at = NULL, next_check_at = $3 WHERE deposit_address = $1 AND tx_hash = $2",
       [depositAddress.toLowerCase(), txHash, atMs],
     );
+  }
+
+  /**
+   * The x402 facilitator's one success per payment address: true for the first caller only (a second
+   * request with the same payment, or another authorization, is not told it paid).
+   */
+  async claimX402Answer(depositAddress: Address): Promise<boolean> {
+    const rows = await this.db.query(
+      "UPDATE deposit_watches SET x402_answered = true WHERE deposit_address = $1 AND NOT x402_answered RETURNING deposit_address",
+      [depositAddress.toLowerCase()],
+    );
+    return rows.length === 1;
+  }
+
+  /** An x402 settlement of this address reverted: the facilitator sends no other for it. */
+  async markX402Reverted(depositAddress: Address): Promise<void> {
+    await this.db.query("UPDATE deposit_watches SET x402_reverted = true WHERE deposit_address = $1", [depositAddress.toLowerCase()]);
   }
 
   /** Forgets settled watches and open ones past their end. */

@@ -1,6 +1,17 @@
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
-import { encodeFunctionData, getAddress, isAddress, isAddressEqual, type Address, type Hex } from "viem";
+import {
+  encodeFunctionData,
+  erc20Abi,
+  getAddress,
+  isAddress,
+  isAddressEqual,
+  parseEventLogs,
+  zeroAddress,
+  type Address,
+  type Hex,
+  type TransactionReceipt,
+} from "viem";
 import { z } from "zod";
 import { fiatTokenAbi, splitterAbi } from "../generated/contracts.js";
 import { SplitterReader } from "../chain/contracts/splitter.js";
@@ -15,11 +26,17 @@ import { X402_REASONS } from "./reasons.js";
 export interface X402FacilitatorDeps {
   chain: PaymentChain;
   /** The payment addresses this service issued (every created payment's). */
-  watches: { find(depositAddress: Address): Promise<DepositWatch | null> };
+  watches: {
+    find(depositAddress: Address): Promise<DepositWatch | null>;
+    claimX402Answer(depositAddress: Address): Promise<boolean>;
+    markX402Reverted(depositAddress: Address): Promise<void>;
+  };
   /** Sends a settlement of a payment address through the relayer, recorded and followed (deposit-settler.ts). */
-  settlements: { sendSettlement(depositAddress: Address, data: Hex): Promise<{ hash: Hex } | "taken" | "unavailable"> };
+  settlements: { sendSettlement(depositAddress: Address, data: Hex, maxGas?: bigint): Promise<{ hash: Hex } | "taken" | "unavailable"> };
   /** The relayer's address (null when this instance has no relayer key). */
   submitter: () => Address | null;
+  /** The most gas a settlement may use (the payer's own ERC-1271 code runs in it): more is refused, not paid. */
+  maxSettlementGas: bigint;
   /** How long settle waits for its transaction to be mined before answering. */
   settleWaitMs: number;
   /** How often the receipt is asked for meanwhile. */
@@ -30,6 +47,14 @@ export interface X402FacilitatorDeps {
 export const X402_SETTLE_WAIT_MS = 60_000;
 /** How often settle asks for the settlement's receipt meanwhile (Base mines every 2 s). */
 export const X402_SETTLE_POLL_MS = 250;
+/**
+ * The gas of an x402 settlement with no payer code (174,669 measured, docs/gas.md) rounded up: a
+ * settlement's ceiling is this plus the configured cap on a contract payer's signature check.
+ */
+export const X402_SETTLEMENT_GAS = 200_000n;
+/** How far before the settlement an authorization's use is looked for (x402 settles seconds after signing). */
+const AUTHORIZATION_LOOKBACK = 2_000n;
+const AUTHORIZATION_USED = fiatTokenAbi.find((i) => i.type === "event" && i.name === "AuthorizationUsed")!;
 
 /** The `exact` EVM payload: an EIP-3009 `TransferWithAuthorization` and its signature (x402's wire: strings). */
 const Eip3009Payload = z.object({
@@ -93,42 +118,61 @@ export class X402Facilitator {
     // x402's own refusal first (a replay of a settled payment is `invalid_exact_evm_nonce_already_used`);
     // a valid authorization for a payment settled by other funds would pay nothing: refused.
     const verdict = await this.#verifyWithX402(request);
-    if (verdict.isValid && judged.settledBlock !== 0n) return refusedVerify(settledAlready(judged.payer));
-    return verdict;
+    if (!verdict.isValid) return verdict;
+    if (judged.settledBlock !== 0n) return refusedVerify(settledAlready(judged.payer));
+    // x402's simulation moves the funds to payTo; this one runs the settlement itself, split included,
+    // and prices it: a payer whose own code would make the relayer pay past the ceiling is refused here,
+    // before the resource server does the work.
+    const simulated = await this.#simulateSettlement(judged);
+    return simulated ? refusedVerify(simulated) : verdict;
   }
 
   /**
    * POST /x402/settle: verifies again, sends the settlement and waits for it to be mined, then answers
-   * from the chain: success (naming the settlement transaction) when the buyer's authorization is used
-   * and the payment settled, by our transaction or anyone's (a front-runner who submitted the same
-   * authorization first, to the token or to the Splitter: its funds are at the payment address, and
-   * the split still happens).
+   * from the chain: success (naming the settlement transaction) only when this authorization moved the
+   * amount to the payment address (its `AuthorizationUsed` and that `Transfer` in one transaction, at
+   * or before the settlement) and the payment settled, and only for the first request to ask about it.
+   * A front-runner who submitted the same authorization first, to USDC or to the Splitter, changes
+   * nothing: the funds reached the address and split, and the answer names the settlement.
    */
   async settle(request: X402FacilitatorRequest): Promise<X402SettleResponse> {
     const judged = await this.#judge(request);
     if ("reason" in judged) return this.#failed(judged);
     const verdict = await this.#verifyWithX402(request);
-    const alreadyUsed = !verdict.isValid && verdict.invalidReason === X402_REASONS.nonceUsed;
-    if (!verdict.isValid && !alreadyUsed)
-      return this.#failed({ reason: verdict.invalidReason ?? X402_REASONS.unexpectedSettle, message: verdict.invalidMessage ?? "", payer: judged.payer });
-    // An authorization still unused, for a payment settled by other funds, pays nothing here: refused.
-    if (judged.settledBlock !== 0n && !alreadyUsed) return this.#failed(settledAlready(judged.payer));
+    // A refused authorization may still have paid this address (a front-runner used it first, maybe
+    // at the edge of its window): only a used one goes on, and only the proof below says it paid.
+    const refused: Refusal | null = verdict.isValid
+      ? null
+      : { reason: verdict.invalidReason ?? X402_REASONS.unexpectedSettle, message: verdict.invalidMessage ?? "", payer: judged.payer };
+    if (refused && !(await this.#used(judged))) return this.#failed(refused);
     let waited: Hex | undefined;
     if (judged.settledBlock === 0n) {
-      const sent = await this.deps.settlements.sendSettlement(judged.watch.depositAddress, this.#settlementCall(judged));
-      if (sent === "unavailable") {
+      if (judged.watch.x402Reverted) {
         return this.#failed({
           reason: X402_REASONS.transactionState,
-          message: "the settlement cannot be sent now (its simulation failed, or no relayer funds)",
+          message: "an x402 settlement of this payTo reverted: ask the resource server for a new one",
           payer: judged.payer,
         });
+      }
+      const sent = await this.deps.settlements.sendSettlement(judged.watch.depositAddress, this.#settlementCall(judged), this.deps.maxSettlementGas);
+      if (sent === "unavailable") {
+        return this.#failed(
+          refused ?? {
+            reason: X402_REASONS.transactionState,
+            message: `the settlement cannot be sent now (its simulation failed, it would use more than ${this.deps.maxSettlementGas} gas, or no relayer funds)`,
+            payer: judged.payer,
+          },
+        );
       }
       // Taken: a settlement of this address is already out (a concurrent settle, or the service's own
       // deposit settlement after a front-run): its outcome is this one's.
       waited = sent === "taken" ? ((await this.deps.watches.find(judged.watch.depositAddress))?.txHash ?? undefined) : sent.hash;
-      if (waited) await this.#mined(waited);
+      if (waited) {
+        const receipt = await this.#mined(waited);
+        if (receipt?.status === "reverted" && sent !== "taken") await this.deps.watches.markX402Reverted(judged.watch.depositAddress);
+      }
     }
-    return this.#outcome(judged, waited);
+    return this.#answer(judged, refused, waited);
   }
 
   /** This service's checks, x402's reasons on refusal: version, scheme, network, payload kind, asset, payTo, amount. */
@@ -171,6 +215,23 @@ export class X402Facilitator {
     };
   }
 
+  /** The settlement as the relayer would send it, simulated: null when it settles within the gas ceiling, else the refusal. */
+  async #simulateSettlement(j: Judged): Promise<Refusal | null> {
+    const { client, deployment } = this.deps.chain;
+    const gas = await client
+      .estimateGas({ account: this.deps.submitter() ?? zeroAddress, to: deployment.contracts.Splitter.address, data: this.#settlementCall(j) })
+      .catch(() => null);
+    if (gas === null) return { reason: X402_REASONS.simulationFailed, message: "the settlement's simulation reverted", payer: j.payer };
+    if (gas > this.deps.maxSettlementGas) {
+      return {
+        reason: X402_REASONS.transactionState,
+        message: `the settlement would use ${gas} gas, more than the ${this.deps.maxSettlementGas} this facilitator pays`,
+        payer: j.payer,
+      };
+    }
+    return null;
+  }
+
   #settlementCall(j: Judged): Hex {
     const { deployment } = this.deps.chain;
     const a = j.authorization;
@@ -191,42 +252,84 @@ export class X402Facilitator {
     });
   }
 
-  /** Waits until `hash` is mined, or the wait is over. */
-  async #mined(hash: Hex): Promise<void> {
+  /** Waits until `hash` is mined (its receipt), or the wait is over (null); a failed read is asked again. */
+  async #mined(hash: Hex): Promise<TransactionReceipt | null> {
     const until = Date.now() + this.deps.settleWaitMs;
-    while (!(await readReceipt(this.deps.chain.client, hash)) && Date.now() < until) {
+    for (;;) {
+      const receipt = await readReceipt(this.deps.chain.client, hash).catch(() => null);
+      if (receipt || Date.now() >= until) return receipt;
       await new Promise((resolve) => setTimeout(resolve, this.deps.pollMs));
     }
   }
 
-  /**
-   * The answer, read from the chain: paid when this authorization is used (its funds went to the
-   * payment address: the signature binds `to`) and the payment settled; the transaction named is the
-   * one whose `Paid` settled it.
-   */
-  async #outcome(j: Judged, waited: Hex | undefined): Promise<X402SettleResponse> {
+  /** Whether USDC has seen this authorization's nonce (used, or cancelled). */
+  #used(j: Judged): Promise<boolean> {
     const { client, deployment } = this.deps.chain;
+    return rpc(() =>
+      client.readContract({
+        address: deployment.token.address,
+        abi: fiatTokenAbi,
+        functionName: "authorizationState",
+        args: [j.payer, j.authorization.nonce as Hex],
+      }),
+    );
+  }
+
+  /**
+   * The answer, read from the chain: success when the payment settled and this authorization paid
+   * the payment address before or with the settlement, for the first request only (one success per
+   * payment address, claimed in the store).
+   */
+  async #answer(j: Judged, refused: Refusal | null, waited: Hex | undefined): Promise<X402SettleResponse> {
     const splitter = SplitterReader.of(this.deps.chain);
-    const [used, settledBlock] = await Promise.all([
-      rpc(() =>
-        client.readContract({
-          address: deployment.token.address,
-          abi: fiatTokenAbi,
-          functionName: "authorizationState",
-          args: [j.payer, j.authorization.nonce as Hex],
-        }),
-      ),
-      splitter.settledBlock(j.key),
-    ]);
-    if (used && settledBlock !== 0n) {
-      const [paid] = await splitter.paidLogs(j.key, settledBlock);
-      if (paid) return { success: true, payer: j.payer, transaction: paid.transactionHash, network: this.network };
+    const settledBlock = await splitter.settledBlock(j.key);
+    if (settledBlock === 0n) {
+      const message = waited
+        ? `the settlement ${waited} was not mined within ${Math.round(this.deps.settleWaitMs / 1000)} s, or reverted: POST /v1/payments/verify with that hash tells which`
+        : "the settlement was not sent";
+      return this.#failed({ reason: X402_REASONS.transactionState, message, payer: j.payer });
     }
-    if (settledBlock !== 0n) return this.#failed(settledAlready(j.payer));
-    const message = waited
-      ? `the settlement ${waited} was not mined within ${Math.round(this.deps.settleWaitMs / 1000)} s, or reverted: POST /v1/payments/verify with that hash tells which`
-      : "the settlement was not sent";
-    return this.#failed({ reason: X402_REASONS.transactionState, message, payer: j.payer });
+    if (!(await this.#paidTheAddress(j, settledBlock))) return this.#failed(refused ?? settledAlready(j.payer));
+    const [paid] = await splitter.paidLogs(j.key, settledBlock);
+    if (!paid) return this.#failed({ reason: X402_REASONS.transactionState, message: "the settlement's Paid event was not found", payer: j.payer });
+    if (!(await this.deps.watches.claimX402Answer(j.watch.depositAddress))) {
+      return this.#failed({ reason: X402_REASONS.nonceUsed, message: "this payment was answered already: one success per payment", payer: j.payer });
+    }
+    return { success: true, payer: j.payer, transaction: paid.transactionHash, network: this.network };
+  }
+
+  /**
+   * Whether this authorization moved the amount from the payer to the payment address, at or before
+   * the settlement: its `AuthorizationUsed(payer, nonce)` (USDC emits `AuthorizationCanceled` for a
+   * cancelled one, which moved nothing) in a transaction with that `Transfer`, within the 2,000 blocks
+   * before the settlement (x402 settles seconds after signing).
+   */
+  async #paidTheAddress(j: Judged, settledBlock: bigint): Promise<boolean> {
+    const { client, deployment } = this.deps.chain;
+    const token = deployment.token.address;
+    const uses = await rpc(() =>
+      client.getLogs({
+        address: token,
+        event: AUTHORIZATION_USED,
+        args: { authorizer: j.payer, nonce: j.authorization.nonce as Hex },
+        fromBlock: settledBlock > AUTHORIZATION_LOOKBACK ? settledBlock - AUTHORIZATION_LOOKBACK : 0n,
+        toBlock: settledBlock,
+        strict: true,
+      }),
+    );
+    for (const use of uses) {
+      const receipt = await readReceipt(client, use.transactionHash);
+      if (!receipt) continue;
+      const moved = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs, strict: true }).some(
+        (t) =>
+          isAddressEqual(t.address, token) &&
+          isAddressEqual(t.args.from, j.payer) &&
+          isAddressEqual(t.args.to, j.watch.depositAddress) &&
+          t.args.value === j.watch.amountUnits,
+      );
+      if (moved) return true;
+    }
+    return false;
   }
 
   #failed(refusal: Refusal): X402SettleResponse {

@@ -12,7 +12,9 @@ export const X402_REASONS = {
   requirements: "invalid_payment_requirements",
   /** @x402/evm's answer to an authorization whose nonce the token has seen: a replay, or a front-runner's submission. */
   nonceUsed: "invalid_exact_evm_nonce_already_used",
-  /** The settlement could not be sent, reverted, or was not mined in time. */
+  /** The settlement itself (split included) would revert, simulated as the relayer would send it. */
+  simulationFailed: "invalid_exact_evm_transaction_simulation_failed",
+  /** The settlement could not be sent, would use more gas than the facilitator pays, reverted, or was not mined in time. */
   transactionState: "invalid_transaction_state",
   unexpectedVerify: "unexpected_verify_error",
   unexpectedSettle: "unexpected_settle_error",

@@ -2,12 +2,14 @@ import { assert } from "chai";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ExactEvmScheme as ExactEvmClientScheme } from "@x402/evm/exact/client";
 import { x402Client } from "@x402/fetch";
-import { erc20Abi, getAddress, type Address } from "viem";
+import { erc20Abi, getAddress, hashTypedData, type Address, type Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { useService } from "../helpers/service.js";
 import { balanceOf, send } from "../helpers/tx.js";
 import { eoaSigner, X402_NETWORK } from "../helpers/x402-parties.js";
-import { splitterAbi } from "../../src/generated/contracts.js";
+import { fiatTokenAbi, splitterAbi, testSmartAccountAbi } from "../../src/generated/contracts.js";
+import { tokenDomain } from "../../src/chain/token-authorizations.js";
+import { deployTestContract } from "../helpers/deploy.js";
 
 /**
  * The facilitator's endpoints on their own (no paywall): what it supports, each refusal in x402's
@@ -15,7 +17,19 @@ import { splitterAbi } from "../../src/generated/contracts.js";
  */
 describe("x402 facilitator endpoints (/x402/supported, /x402/verify, /x402/settle)", function () {
   this.timeout(60_000);
-  const h = useService();
+  let pauseBeforeBroadcast = false;
+  const h = useService(
+    {},
+    {
+      deps: () => ({
+        beforeBroadcast: async () => {
+          if (!pauseBeforeBroadcast) return;
+          pauseBeforeBroadcast = false;
+          await send(h.chain, h.chain.usdcRoles.pauser, { address: usdc(), abi: fiatTokenAbi, functionName: "pause", args: [] });
+        },
+      }),
+    },
+  );
   const agent = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
   const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
   const usdc = () => h.service.deployment.token.address;
@@ -125,15 +139,81 @@ describe("x402 facilitator endpoints (/x402/supported, /x402/verify, /x402/settl
     assert.equal(await balanceOf(h.chain, usdc(), other.address), before);
   });
 
-  it("two settles of one payment at once (a retry racing the first): one transaction, both answered with it, paid once", async () => {
+  it("two settles of one payment at once (the same payment header twice): one transaction, one success, paid once", async () => {
     const { requirements } = await requirementsForNewPayment();
     const payload = await signed(requirements);
     const before = await balanceOf(h.chain, usdc(), agent().address);
-    const [a, b] = await Promise.all([call("settle", request(payload, requirements)), call("settle", request(payload, requirements))]);
-    assert.isTrue(a.body.success, JSON.stringify(a.body));
-    assert.isTrue(b.body.success, JSON.stringify(b.body));
-    assert.equal(a.body.transaction, b.body.transaction);
+    const answers = await Promise.all([call("settle", request(payload, requirements)), call("settle", request(payload, requirements))]);
+    const won = answers.filter((a) => a.body.success === true);
+    const lost = answers.filter((a) => a.body.success === false);
+    assert.lengthOf(won, 1, JSON.stringify(answers.map((a) => a.body)));
+    assert.lengthOf(lost, 1);
+    assert.include(lost[0]!.body, { errorReason: "invalid_exact_evm_nonce_already_used", transaction: "" });
     assert.equal(before - (await balanceOf(h.chain, usdc(), agent().address)), 250_000n);
+    // Asked again later (a replay straight to settle): still not a second success.
+    assert.include((await call("settle", request(payload, requirements))).body, { success: false, errorReason: "invalid_exact_evm_nonce_already_used" });
+  });
+
+  it("an authorization cancelled (used, but it moved nothing) for a settled payTo is not a payment", async () => {
+    const { requirements } = await requirementsForNewPayment();
+    assert.isTrue((await call("settle", request(await signed(requirements), requirements))).body.success);
+    const stranger = h.chain.accounts[LOCAL_ROLES.firstUser + 4]!;
+    const theirs = await signed(requirements, stranger);
+    const nonce = (theirs.payload as { authorization: { nonce: Hex } }).authorization.nonce;
+    const cancel = await stranger.signTypedData({
+      domain: tokenDomain(84532, usdc(), h.service.deployment.token.eip712),
+      types: {
+        CancelAuthorization: [
+          { name: "authorizer", type: "address" },
+          { name: "nonce", type: "bytes32" },
+        ],
+      },
+      primaryType: "CancelAuthorization",
+      message: { authorizer: stranger.address, nonce },
+    });
+    await send(h.chain, stranger, { address: usdc(), abi: fiatTokenAbi, functionName: "cancelAuthorization", args: [stranger.address, nonce, cancel] });
+    const before = await balanceOf(h.chain, usdc(), stranger.address);
+    const settled = await call("settle", request(theirs, requirements));
+    assert.include(settled.body, { success: false, errorReason: "invalid_exact_evm_nonce_already_used", transaction: "" });
+    assert.equal(await balanceOf(h.chain, usdc(), stranger.address), before, "the stranger paid nothing, and is told so");
+  });
+
+  it("a contract payer whose signature check burns gas: verify and settle refuse past the ceiling, and nothing is sent", async () => {
+    const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 5]!;
+    const account = await deployTestContract(h.chain, owner, testSmartAccountAbi, "TestSmartAccount", "TestSmartAccount.sol", [owner.address]);
+    await send(h.chain, agent(), { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [account, 1_000_000n] });
+    await send(h.chain, owner, { address: account, abi: testSmartAccountAbi, functionName: "setValidationGasBurn", args: [5_000n] });
+    const { requirements } = await requirementsForNewPayment();
+    const signer = { address: account, signTypedData: (typed: Parameters<typeof hashTypedData>[0]) => owner.sign({ hash: hashTypedData(typed) }) };
+    const client = new x402Client().register(X402_NETWORK, new ExactEvmClientScheme(signer as never));
+    const payload = await client.createPaymentPayload({ x402Version: 2, resource: { url: "http://merchant.test/report" }, accepts: [requirements] } as never);
+    const relayer = h.chain.accounts[LOCAL_ROLES.relayer]!.address;
+    const nonceBefore = await h.chain.publicClient.getTransactionCount({ address: relayer });
+    const verified = await call("verify", request(payload, requirements));
+    assert.include(verified.body, { isValid: false, invalidReason: "invalid_transaction_state" }, "refused before the resource is served");
+    assert.include(verified.body.invalidMessage, "gas");
+    const settled = await call("settle", request(payload, requirements));
+    assert.include(settled.body, { success: false, errorReason: "invalid_transaction_state", transaction: "" });
+    assert.include(settled.body.errorMessage, "gas");
+    assert.equal(await h.chain.publicClient.getTransactionCount({ address: relayer }), nonceBefore, "the relayer sent nothing");
+    assert.equal(await balanceOf(h.chain, usdc(), account), 1_000_000n);
+  });
+
+  it("a settlement that reverts on chain after its simulation passed: the relayer sends no other for that payTo", async () => {
+    const { requirements } = await requirementsForNewPayment();
+    const payload = await signed(requirements);
+    // USDC pauses between the simulation and the mining (what a two-faced payer contract can also do).
+    pauseBeforeBroadcast = true;
+    const first = await call("settle", request(payload, requirements));
+    assert.include(first.body, { success: false, errorReason: "invalid_transaction_state" });
+    await send(h.chain, h.chain.usdcRoles.pauser, { address: usdc(), abi: fiatTokenAbi, functionName: "unpause", args: [] });
+    const relayer = h.chain.accounts[LOCAL_ROLES.relayer]!.address;
+    const nonceBefore = await h.chain.publicClient.getTransactionCount({ address: relayer });
+    const again = await call("settle", request(payload, requirements));
+    assert.include(again.body, { success: false, errorReason: "invalid_transaction_state" });
+    assert.include(again.body.errorMessage, "reverted");
+    assert.equal(await h.chain.publicClient.getTransactionCount({ address: relayer }), nonceBefore, "no second settlement sent");
+    assert.equal(await balanceOf(h.chain, usdc(), requirements.payTo as Address), 0n);
   });
 
   it("without a relayer key: supported names no signer, and settle says it cannot send (nothing moves)", async () => {

@@ -145,6 +145,28 @@ describe("x402: this service as the facilitator, with @x402/express, @x402/fetch
     assert.equal(merchantAfter, merchantBefore, "nothing moved");
   });
 
+  it("the same payment sent twice at once (both verified before either settles): one report, not two", async () => {
+    // The first request, to learn the agent's payment header.
+    const requirements = await requirementsFromPaywall();
+    const header = encodePaymentSignatureHeader(await agentPayload(requirements));
+    // Both requests wait at the paywall's settle until both have been verified.
+    let arrived = 0;
+    let release!: () => void;
+    const both = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    beforeSettle = async () => {
+      if (++arrived === 2) release();
+      await both;
+    };
+    const [agentBefore, merchantBefore] = await balances(agent().address, merchant().address);
+    const answers = await Promise.all([1, 2].map(() => fetch(`${shop.url}/report`, { headers: { "PAYMENT-SIGNATURE": header } })));
+    assert.deepEqual(answers.map((a) => a.status).sort(), [200, 402], "one report for one payment");
+    const [agentAfter, merchantAfter] = await balances(agent().address, merchant().address);
+    assert.equal(agentBefore! - agentAfter!, REPORT_PRICE.units);
+    assert.equal(merchantAfter! - merchantBefore!, REPORT_PRICE.units - fee);
+  });
+
   it("an expired authorization is refused in x402's shape, by the paywall and by the facilitator", async () => {
     const requirements = await requirementsFromPaywall();
     const now = BigInt(Math.floor(Date.now() / 1000));
