@@ -158,15 +158,16 @@ export class DepositSettler {
     try {
       // The estimate is the simulation: a paused token or a blacklisted party refuses here, and the
       // deposit waits at its address until it clears.
-      [gas, fees, balance, pending] = await Promise.all([
-        client.estimateGas({ account: relayer, to, data }),
-        this.deps.quoteFees(),
+      // Simulated with the fees it will pay (a payer's code may look at them), then priced.
+      fees = await this.deps.quoteFees();
+      [gas, balance, pending] = await Promise.all([
+        client.estimateGas({ account: relayer, to, data, ...fees }),
         client.getBalance({ address: relayer }),
         client.getTransactionCount({ address: relayer, blockTag: "pending" }),
       ]);
-      // A call that would burn more than `maxGas` (a payer's own code in it) is not the relayer's to pay.
-      if (maxGas !== undefined && gas > maxGas) return "unavailable";
       gas = (gas * 12n) / 10n;
+      // A call whose limit would pass `maxGas` (a payer's own code in it) is not the relayer's to pay.
+      if (maxGas !== undefined && gas > maxGas) return "unavailable";
       sender.ensureAvailable(gas, fees.maxFeePerGas, balance);
     } catch {
       return "unavailable";

@@ -16,8 +16,6 @@ export interface DepositWatch {
   rawTx: Hex | null;
   /** Unix milliseconds of the settlement's send. */
   sentAt: number | null;
-  /** An x402 settlement of this address reverted: the facilitator sends no other. */
-  x402Reverted: boolean;
 }
 
 interface Row {
@@ -30,7 +28,6 @@ interface Row {
   tx_hash: string | null;
   raw_tx: string | null;
   sent_at: string | number | null;
-  x402_reverted: boolean;
 }
 
 const fromRow = (r: Row): DepositWatch => ({
@@ -43,10 +40,9 @@ const fromRow = (r: Row): DepositWatch => ({
   txHash: r.tx_hash as Hex | null,
   rawTx: r.raw_tx as Hex | null,
   sentAt: r.sent_at === null ? null : Number(r.sent_at),
-  x402Reverted: r.x402_reverted,
 });
 
-const COLUMNS = "deposit_address, recipient, amount_units, reference, watch_until, status, tx_hash, raw_tx, sent_at, x402_reverted";
+const COLUMNS = "deposit_address, recipient, amount_units, reference, watch_until, status, tx_hash, raw_tx, sent_at";
 
 /** The payment addresses being watched (deposit-settler.ts settles them). */
 export class DepositWatches {
@@ -140,28 +136,70 @@ export class DepositWatches {
   }
 
   /**
-   * The x402 facilitator's one success per payment address: true for the first caller only (a second
-   * request with the same payment, or another authorization, is not told it paid).
+   * The x402 facilitator's one success per payment address, first half: a settle request about to send
+   * the settlement reserves the answer with its own token. False when another request holds it (a
+   * reservation younger than `staleBeforeMs`) or it was given.
    */
-  async claimX402Answer(depositAddress: Address): Promise<boolean> {
+  async reserveX402Answer(depositAddress: Address, token: string, nowMs: number, staleBeforeMs: number): Promise<boolean> {
     const rows = await this.db.query(
-      "UPDATE deposit_watches SET x402_answered = true WHERE deposit_address = $1 AND NOT x402_answered RETURNING deposit_address",
-      [depositAddress.toLowerCase()],
+      "UPDATE deposit_watches SET x402_answer = $2, x402_reserved_at = $3 WHERE deposit_address = $1 AND (x402_answer IS NULL OR (x402_answer LIKE 'reserved:%' AND x402_reserved_at < $4)) RETURNING deposit_address",
+      [depositAddress.toLowerCase(), `reserved:${token}`, nowMs, staleBeforeMs],
     );
     return rows.length === 1;
   }
 
-  /** An x402 settlement of this address reverted: the facilitator sends no other for it. */
-  async markX402Reverted(depositAddress: Address): Promise<void> {
-    await this.db.query("UPDATE deposit_watches SET x402_reverted = true WHERE deposit_address = $1", [depositAddress.toLowerCase()]);
+  /**
+   * Second half: gives the answer, to the request holding the reservation `token`, or (`token` null:
+   * a request that sent nothing, the payment settled by someone else's transaction) when nobody holds
+   * one or the reservation is older than `staleBeforeMs`. True for the one request told it paid.
+   */
+  async claimX402Answer(depositAddress: Address, token: string | null, staleBeforeMs: number): Promise<boolean> {
+    const rows =
+      token === null
+        ? await this.db.query(
+            "UPDATE deposit_watches SET x402_answer = 'answered' WHERE deposit_address = $1 AND (x402_answer IS NULL OR (x402_answer LIKE 'reserved:%' AND x402_reserved_at < $2)) RETURNING deposit_address",
+            [depositAddress.toLowerCase(), staleBeforeMs],
+          )
+        : await this.db.query("UPDATE deposit_watches SET x402_answer = 'answered' WHERE deposit_address = $1 AND x402_answer = $2 RETURNING deposit_address", [
+            depositAddress.toLowerCase(),
+            `reserved:${token}`,
+          ]);
+    return rows.length === 1;
   }
 
-  /** Forgets settled watches and open ones past their end. */
-  async prune(nowMs: number): Promise<number> {
-    const rows = await this.db.query(
-      "DELETE FROM deposit_watches WHERE status = 'settled' OR (status = 'open' AND watch_until < $1) RETURNING deposit_address",
-      [Math.floor(nowMs / 1000)],
+  /** A reservation whose request did not pay (its settlement could not be sent, or did not settle): free again. */
+  async releaseX402Answer(depositAddress: Address, token: string): Promise<void> {
+    await this.db.query("UPDATE deposit_watches SET x402_answer = NULL, x402_reserved_at = NULL WHERE deposit_address = $1 AND x402_answer = $2", [
+      depositAddress.toLowerCase(),
+      `reserved:${token}`,
+    ]);
+  }
+
+  /** An x402 settlement of `payer`'s reverted on chain: none of theirs is sent before `untilMs`. */
+  async refuseX402Payer(payer: Address, untilMs: number): Promise<void> {
+    await this.db.query(
+      "INSERT INTO x402_reverted_payers (payer, refused_until) VALUES ($1, $2) ON CONFLICT (payer) DO UPDATE SET refused_until = GREATEST(x402_reverted_payers.refused_until, EXCLUDED.refused_until)",
+      [payer.toLowerCase(), untilMs],
     );
+  }
+
+  /** Whether `payer`'s x402 settlements are refused at `nowMs` (one of theirs reverted on chain lately). */
+  async isX402PayerRefused(payer: Address, nowMs: number): Promise<boolean> {
+    const rows = await this.db.query("SELECT 1 FROM x402_reverted_payers WHERE payer = $1 AND refused_until > $2", [payer.toLowerCase(), nowMs]);
+    return rows.length === 1;
+  }
+
+  /**
+   * Forgets watches past their end (a week after the intent's expiry), settled or open, and payers
+   * no longer refused. A settled watch stays until then: it is the payment address's record for the
+   * x402 facilitator (a settle asking after a front-runner's settlement became final), read by key
+   * and never scanned (the settler reads open and sent watches only).
+   */
+  async prune(nowMs: number): Promise<number> {
+    const rows = await this.db.query("DELETE FROM deposit_watches WHERE status <> 'sent' AND watch_until < $1 RETURNING deposit_address", [
+      Math.floor(nowMs / 1000),
+    ]);
+    await this.db.query("DELETE FROM x402_reverted_payers WHERE refused_until <= $1", [nowMs]);
     return rows.length;
   }
 }

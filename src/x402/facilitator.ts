@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import {
@@ -28,11 +29,16 @@ export interface X402FacilitatorDeps {
   /** The payment addresses this service issued (every created payment's). */
   watches: {
     find(depositAddress: Address): Promise<DepositWatch | null>;
-    claimX402Answer(depositAddress: Address): Promise<boolean>;
-    markX402Reverted(depositAddress: Address): Promise<void>;
+    reserveX402Answer(depositAddress: Address, token: string, nowMs: number, staleBeforeMs: number): Promise<boolean>;
+    claimX402Answer(depositAddress: Address, token: string | null, staleBeforeMs: number): Promise<boolean>;
+    releaseX402Answer(depositAddress: Address, token: string): Promise<void>;
+    refuseX402Payer(payer: Address, untilMs: number): Promise<void>;
+    isX402PayerRefused(payer: Address, nowMs: number): Promise<boolean>;
   };
   /** Sends a settlement of a payment address through the relayer, recorded and followed (deposit-settler.ts). */
   settlements: { sendSettlement(depositAddress: Address, data: Hex, maxGas?: bigint): Promise<{ hash: Hex } | "taken" | "unavailable"> };
+  /** The next block's fee cap and tip: simulations run with them, as the settlement will (recurring/gas-quote.ts). */
+  quoteFees: () => Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
   /** The relayer's address (null when this instance has no relayer key). */
   submitter: () => Address | null;
   /** The most gas a settlement may use (the payer's own ERC-1271 code runs in it): more is refused, not paid. */
@@ -52,6 +58,8 @@ export const X402_SETTLE_POLL_MS = 250;
  * settlement's ceiling is this plus the configured cap on a contract payer's signature check.
  */
 export const X402_SETTLEMENT_GAS = 200_000n;
+/** How long a payer whose x402 settlement reverted on chain is refused (docs/decisions.md). */
+export const X402_REVERTED_PAYER_REFUSAL_MS = 60 * 60_000;
 /** How far before the settlement an authorization's use is looked for (x402 settles seconds after signing). */
 const AUTHORIZATION_LOOKBACK = 2_000n;
 const AUTHORIZATION_USED = fiatTokenAbi.find((i) => i.type === "event" && i.name === "AuthorizationUsed")!;
@@ -120,6 +128,7 @@ export class X402Facilitator {
     const verdict = await this.#verifyWithX402(request);
     if (!verdict.isValid) return verdict;
     if (judged.settledBlock !== 0n) return refusedVerify(settledAlready(judged.payer));
+    if (await this.deps.watches.isX402PayerRefused(judged.payer, Date.now())) return refusedVerify(payerRefused(judged.payer));
     // x402's simulation moves the funds to payTo; this one runs the settlement itself, split included,
     // and prices it: a payer whose own code would make the relayer pay past the ceiling is refused here,
     // before the resource server does the work.
@@ -145,34 +154,44 @@ export class X402Facilitator {
       ? null
       : { reason: verdict.invalidReason ?? X402_REASONS.unexpectedSettle, message: verdict.invalidMessage ?? "", payer: judged.payer };
     if (refused && !(await this.#used(judged))) return this.#failed(refused);
-    let waited: Hex | undefined;
-    if (judged.settledBlock === 0n) {
-      if (judged.watch.x402Reverted) {
-        return this.#failed({
-          reason: X402_REASONS.transactionState,
-          message: "an x402 settlement of this payTo reverted: ask the resource server for a new one",
-          payer: judged.payer,
-        });
-      }
-      const sent = await this.deps.settlements.sendSettlement(judged.watch.depositAddress, this.#settlementCall(judged), this.deps.maxSettlementGas);
-      if (sent === "unavailable") {
-        return this.#failed(
-          refused ?? {
-            reason: X402_REASONS.transactionState,
-            message: `the settlement cannot be sent now (its simulation failed, it would use more than ${this.deps.maxSettlementGas} gas, or no relayer funds)`,
-            payer: judged.payer,
-          },
-        );
-      }
-      // Taken: a settlement of this address is already out (a concurrent settle, or the service's own
-      // deposit settlement after a front-run): its outcome is this one's.
-      waited = sent === "taken" ? ((await this.deps.watches.find(judged.watch.depositAddress))?.txHash ?? undefined) : sent.hash;
-      if (waited) {
-        const receipt = await this.#mined(waited);
-        if (receipt?.status === "reverted" && sent !== "taken") await this.deps.watches.markX402Reverted(judged.watch.depositAddress);
-      }
+    if (judged.settledBlock !== 0n) return this.#answer(judged, refused, { token: null });
+    if (await this.deps.watches.isX402PayerRefused(judged.payer, Date.now())) return this.#failed(payerRefused(judged.payer));
+    // This request sends the settlement, so the answer is its own: reserved before anything is sent,
+    // so a request rebuilt from the mempool or the chain cannot take it.
+    const token = randomUUID();
+    if (!(await this.deps.watches.reserveX402Answer(judged.watch.depositAddress, token, Date.now(), this.#staleBefore()))) {
+      return this.#failed({ reason: X402_REASONS.nonceUsed, message: "this payment is answered to another request", payer: judged.payer });
     }
-    return this.#answer(judged, refused, waited);
+    const answer = await this.#sendAndAnswer(judged, refused, token);
+    if (!answer.success) await this.deps.watches.releaseX402Answer(judged.watch.depositAddress, token);
+    return answer;
+  }
+
+  async #sendAndAnswer(j: Judged, refused: Refusal | null, token: string): Promise<X402SettleResponse> {
+    const sent = await this.deps.settlements.sendSettlement(j.watch.depositAddress, this.#settlementCall(j), this.deps.maxSettlementGas);
+    if (sent === "unavailable") {
+      return this.#failed(
+        refused ?? {
+          reason: X402_REASONS.transactionState,
+          message: `the settlement cannot be sent now (its simulation failed, it would use more than ${this.deps.maxSettlementGas} gas, or no relayer funds)`,
+          payer: j.payer,
+        },
+      );
+    }
+    // Taken: a settlement of this address is already out (the service's own deposit settlement after
+    // a front-run): its outcome is this one's.
+    const waited = sent === "taken" ? ((await this.deps.watches.find(j.watch.depositAddress))?.txHash ?? undefined) : sent.hash;
+    const receipt = waited ? await this.#mined(waited) : null;
+    if (receipt?.status === "reverted" && sent !== "taken") {
+      // Valid in simulation, refused on chain: the relayer pays for one such settlement of this payer's.
+      await this.deps.watches.refuseX402Payer(j.payer, Date.now() + X402_REVERTED_PAYER_REFUSAL_MS);
+    }
+    return this.#answer(j, refused, { token, waited, receipt });
+  }
+
+  /** Reservations older than this belong to a request that never finished (a crash): they may be taken. */
+  #staleBefore(): number {
+    return Date.now() - this.deps.settleWaitMs - 60_000;
   }
 
   /** This service's checks, x402's reasons on refusal: version, scheme, network, payload kind, asset, payTo, amount. */
@@ -218,8 +237,12 @@ export class X402Facilitator {
   /** The settlement as the relayer would send it, simulated: null when it settles within the gas ceiling, else the refusal. */
   async #simulateSettlement(j: Judged): Promise<Refusal | null> {
     const { client, deployment } = this.deps.chain;
+    // With the fees the settlement will pay: a payer whose code answers a zero-fee call one way and a
+    // mined transaction another is simulated as it will run.
+    const fees = await this.deps.quoteFees();
     const gas = await client
-      .estimateGas({ account: this.deps.submitter() ?? zeroAddress, to: deployment.contracts.Splitter.address, data: this.#settlementCall(j) })
+      .estimateGas({ account: this.deps.submitter() ?? zeroAddress, to: deployment.contracts.Splitter.address, data: this.#settlementCall(j), ...fees })
+      .then((g) => (g * 12n) / 10n)
       .catch(() => null);
     if (gas === null) return { reason: X402_REASONS.simulationFailed, message: "the settlement's simulation reverted", payer: j.payer };
     if (gas > this.deps.maxSettlementGas) {
@@ -276,26 +299,51 @@ export class X402Facilitator {
   }
 
   /**
-   * The answer, read from the chain: success when the payment settled and this authorization paid
-   * the payment address before or with the settlement, for the first request only (one success per
-   * payment address, claimed in the store).
+   * The answer: success when the payment settled and this authorization paid the payment address
+   * before or with the settlement, for one request only: the one holding the reservation (`token`), or,
+   * when no request sent anything (the payment was settled by another transaction), the first to ask.
+   * The settlement's own receipt proves it when it holds both; otherwise the chain is read.
    */
-  async #answer(j: Judged, refused: Refusal | null, waited: Hex | undefined): Promise<X402SettleResponse> {
+  async #answer(
+    j: Judged,
+    refused: Refusal | null,
+    sent: { token: string | null; waited?: Hex | undefined; receipt?: TransactionReceipt | null },
+  ): Promise<X402SettleResponse> {
+    let transaction: Hex | null = null;
+    const own = sent.receipt?.status === "success" ? sent.receipt : null;
+    if (
+      own &&
+      SplitterReader.of(this.deps.chain)
+        .paidIn(own)
+        .some((p) => p.args.paymentKey === j.key) &&
+      this.#paidIn(own, j)
+    ) {
+      transaction = own.transactionHash;
+    } else {
+      const settlement = await this.#settlementPaidBy(j);
+      if (settlement === "unsettled") {
+        const message = sent.waited
+          ? `the settlement ${sent.waited} was not mined within ${Math.round(this.deps.settleWaitMs / 1000)} s, or reverted: POST /v1/payments/verify with that hash tells which`
+          : "the settlement was not sent";
+        return this.#failed({ reason: X402_REASONS.transactionState, message, payer: j.payer });
+      }
+      if (settlement === "not by this authorization") return this.#failed(refused ?? settledAlready(j.payer));
+      transaction = settlement;
+    }
+    if (!(await this.deps.watches.claimX402Answer(j.watch.depositAddress, sent.token, this.#staleBefore()))) {
+      return this.#failed({ reason: X402_REASONS.nonceUsed, message: "this payment was answered to another request: one success per payment", payer: j.payer });
+    }
+    return { success: true, payer: j.payer, transaction, network: this.network };
+  }
+
+  /** The transaction whose `Paid` settled the payment, when this authorization paid the address at or before it. */
+  async #settlementPaidBy(j: Judged): Promise<Hex | "unsettled" | "not by this authorization"> {
     const splitter = SplitterReader.of(this.deps.chain);
     const settledBlock = await splitter.settledBlock(j.key);
-    if (settledBlock === 0n) {
-      const message = waited
-        ? `the settlement ${waited} was not mined within ${Math.round(this.deps.settleWaitMs / 1000)} s, or reverted: POST /v1/payments/verify with that hash tells which`
-        : "the settlement was not sent";
-      return this.#failed({ reason: X402_REASONS.transactionState, message, payer: j.payer });
-    }
-    if (!(await this.#paidTheAddress(j, settledBlock))) return this.#failed(refused ?? settledAlready(j.payer));
+    if (settledBlock === 0n) return "unsettled";
+    if (!(await this.#paidTheAddress(j, settledBlock))) return "not by this authorization";
     const [paid] = await splitter.paidLogs(j.key, settledBlock);
-    if (!paid) return this.#failed({ reason: X402_REASONS.transactionState, message: "the settlement's Paid event was not found", payer: j.payer });
-    if (!(await this.deps.watches.claimX402Answer(j.watch.depositAddress))) {
-      return this.#failed({ reason: X402_REASONS.nonceUsed, message: "this payment was answered already: one success per payment", payer: j.payer });
-    }
-    return { success: true, payer: j.payer, transaction: paid.transactionHash, network: this.network };
+    return paid ? paid.transactionHash : "unsettled";
   }
 
   /**
@@ -306,10 +354,9 @@ export class X402Facilitator {
    */
   async #paidTheAddress(j: Judged, settledBlock: bigint): Promise<boolean> {
     const { client, deployment } = this.deps.chain;
-    const token = deployment.token.address;
     const uses = await rpc(() =>
       client.getLogs({
-        address: token,
+        address: deployment.token.address,
         event: AUTHORIZATION_USED,
         args: { authorizer: j.payer, nonce: j.authorization.nonce as Hex },
         fromBlock: settledBlock > AUTHORIZATION_LOOKBACK ? settledBlock - AUTHORIZATION_LOOKBACK : 0n,
@@ -319,17 +366,22 @@ export class X402Facilitator {
     );
     for (const use of uses) {
       const receipt = await readReceipt(client, use.transactionHash);
-      if (!receipt) continue;
-      const moved = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs, strict: true }).some(
-        (t) =>
-          isAddressEqual(t.address, token) &&
-          isAddressEqual(t.args.from, j.payer) &&
-          isAddressEqual(t.args.to, j.watch.depositAddress) &&
-          t.args.value === j.watch.amountUnits,
-      );
-      if (moved) return true;
+      if (receipt && this.#paidIn(receipt, j)) return true;
     }
     return false;
+  }
+
+  /** Whether a receipt holds this authorization's use and its transfer of the amount from the payer to the payment address. */
+  #paidIn(receipt: TransactionReceipt, j: Judged): boolean {
+    const token = this.deps.chain.deployment.token.address;
+    const ofToken = receipt.logs.filter((l) => isAddressEqual(l.address, token));
+    const used = parseEventLogs({ abi: [AUTHORIZATION_USED], logs: ofToken, strict: true }).some(
+      (u) => isAddressEqual(u.args.authorizer, j.payer) && u.args.nonce.toLowerCase() === j.authorization.nonce.toLowerCase(),
+    );
+    const moved = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: ofToken, strict: true }).some(
+      (t) => isAddressEqual(t.args.from, j.payer) && isAddressEqual(t.args.to, j.watch.depositAddress) && t.args.value === j.watch.amountUnits,
+    );
+    return used && moved;
   }
 
   #failed(refusal: Refusal): X402SettleResponse {
@@ -346,6 +398,10 @@ export class X402Facilitator {
 
 function refusedVerify(refusal: Refusal): X402VerifyResponse {
   return { isValid: false, invalidReason: refusal.reason, invalidMessage: refusal.message, ...(refusal.payer ? { payer: refusal.payer } : {}) };
+}
+
+function payerRefused(payer: Address): Refusal {
+  return { reason: X402_REASONS.transactionState, message: "a settlement of this payer's reverted on chain lately: none of theirs is sent for now", payer };
 }
 
 function settledAlready(payer: Address): Refusal {

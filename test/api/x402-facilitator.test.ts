@@ -10,6 +10,7 @@ import { eoaSigner, X402_NETWORK } from "../helpers/x402-parties.js";
 import { fiatTokenAbi, splitterAbi, testSmartAccountAbi } from "../../src/generated/contracts.js";
 import { tokenDomain } from "../../src/chain/token-authorizations.js";
 import { deployTestContract } from "../helpers/deploy.js";
+import { DepositWatches } from "../../src/store/deposit-watches.js";
 
 /**
  * The facilitator's endpoints on their own (no paywall): what it supports, each refusal in x402's
@@ -17,15 +18,16 @@ import { deployTestContract } from "../helpers/deploy.js";
  */
 describe("x402 facilitator endpoints (/x402/supported, /x402/verify, /x402/settle)", function () {
   this.timeout(60_000);
-  let pauseBeforeBroadcast = false;
+  /** Runs once, just before the relayer's next broadcast (what happens between a settlement's simulation and its mining). */
+  let onBroadcast: (() => Promise<void>) | null = null;
   const h = useService(
     {},
     {
       deps: () => ({
         beforeBroadcast: async () => {
-          if (!pauseBeforeBroadcast) return;
-          pauseBeforeBroadcast = false;
-          await send(h.chain, h.chain.usdcRoles.pauser, { address: usdc(), abi: fiatTokenAbi, functionName: "pause", args: [] });
+          const hook = onBroadcast;
+          onBroadcast = null;
+          await hook?.();
         },
       }),
     },
@@ -199,21 +201,69 @@ describe("x402 facilitator endpoints (/x402/supported, /x402/verify, /x402/settl
     assert.equal(await balanceOf(h.chain, usdc(), account), 1_000_000n);
   });
 
-  it("a settlement that reverts on chain after its simulation passed: the relayer sends no other for that payTo", async () => {
-    const { requirements } = await requirementsForNewPayment();
-    const payload = await signed(requirements);
-    // USDC pauses between the simulation and the mining (what a two-faced payer contract can also do).
-    pauseBeforeBroadcast = true;
-    const first = await call("settle", request(payload, requirements));
-    assert.include(first.body, { success: false, errorReason: "invalid_transaction_state" });
+  it("a settlement that reverts on chain after its simulation passed: the relayer sends no other of that payer's, and verify says so first", async () => {
+    const first = await requirementsForNewPayment();
+    // USDC pauses between the simulation and the mining (what a payer whose code answers a simulation
+    // one way and the chain another can do).
+    onBroadcast = () => send(h.chain, h.chain.usdcRoles.pauser, { address: usdc(), abi: fiatTokenAbi, functionName: "pause", args: [] }).then(() => {});
+    const reverted = await call("settle", request(await signed(first.requirements), first.requirements));
+    assert.include(reverted.body, { success: false, errorReason: "invalid_transaction_state" });
     await send(h.chain, h.chain.usdcRoles.pauser, { address: usdc(), abi: fiatTokenAbi, functionName: "unpause", args: [] });
     const relayer = h.chain.accounts[LOCAL_ROLES.relayer]!.address;
     const nonceBefore = await h.chain.publicClient.getTransactionCount({ address: relayer });
-    const again = await call("settle", request(payload, requirements));
+    // The same payer, on a fresh payment address: refused at verify and at settle, nothing sent.
+    const next = await requirementsForNewPayment();
+    const payload = await signed(next.requirements);
+    assert.include((await call("verify", request(payload, next.requirements))).body, { isValid: false, invalidReason: "invalid_transaction_state" });
+    const again = await call("settle", request(payload, next.requirements));
     assert.include(again.body, { success: false, errorReason: "invalid_transaction_state" });
     assert.include(again.body.errorMessage, "reverted");
     assert.equal(await h.chain.publicClient.getTransactionCount({ address: relayer }), nonceBefore, "no second settlement sent");
-    assert.equal(await balanceOf(h.chain, usdc(), requirements.payTo as Address), 0n);
+    // Another payer is not concerned.
+    const other = h.chain.accounts[LOCAL_ROLES.firstUser + 6]!;
+    assert.isTrue((await call("settle", request(await signed(next.requirements, other), next.requirements))).body.success);
+  });
+
+  it("a stranger who rebuilds the settle request (from the mempool or the chain) cannot take the agent's answer", async () => {
+    const { requirements } = await requirementsForNewPayment();
+    const body = request(await signed(requirements), requirements);
+    const strangers: Array<{ success: boolean; errorReason?: string }> = [];
+    // The stranger asks while the agent's settlement is on its way, and again once it is mined.
+    onBroadcast = async () => {
+      strangers.push((await call("settle", body)).body);
+    };
+    const agentAnswer = await call("settle", body);
+    strangers.push((await call("settle", body)).body);
+    assert.include(agentAnswer.body, { success: true }, JSON.stringify(agentAnswer.body));
+    assert.deepEqual(
+      strangers.map((a) => [a.success, a.errorReason]),
+      [
+        [false, "invalid_exact_evm_nonce_already_used"],
+        [false, "invalid_exact_evm_nonce_already_used"],
+      ],
+    );
+  });
+
+  it("a front-run settled and final before the merchant's settle: still the merchant's success, naming that settlement", async () => {
+    const { requirements } = await requirementsForNewPayment();
+    const payload = await signed(requirements);
+    assert.include((await call("verify", request(payload, requirements))).body, { isValid: true });
+    // A leaked header, straight to USDC; the service settles the address by itself, and it is final.
+    const a = (payload.payload as { signature: Hex; authorization: Record<string, string> }).authorization;
+    const signature = (payload.payload as { signature: Hex }).signature;
+    await send(h.chain, h.chain.accounts[LOCAL_ROLES.firstUser + 7]!, {
+      address: usdc(),
+      abi: fiatTokenAbi,
+      functionName: "transferWithAuthorization",
+      args: [a.from as Address, a.to as Address, BigInt(a.value!), BigInt(a.validAfter!), BigInt(a.validBefore!), a.nonce as Hex, signature],
+    });
+    const settler = h.service.depositSettler;
+    assert.equal((await settler.tick()).sent, 1);
+    const settlement = (await new DepositWatches(h.database).find(getAddress(requirements.payTo)))!.txHash!;
+    await h.chain.mine(3);
+    assert.equal((await settler.tick()).settled, 1, "settled and final: the settler is done with it");
+    const settled = await call("settle", request(payload, requirements));
+    assert.deepEqual(settled.body, { success: true, payer: agent().address, transaction: settlement, network: X402_NETWORK });
   });
 
   it("without a relayer key: supported names no signer, and settle says it cannot send (nothing moves)", async () => {

@@ -1,5 +1,13 @@
--- The x402 facilitator's two facts per payment address: whether a settle was already answered with
--- success (at most one request is told a payment paid), and whether an x402 settlement of it
--- reverted (the relayer pays for at most one such settlement per address).
-ALTER TABLE deposit_watches ADD COLUMN x402_answered BOOLEAN NOT NULL DEFAULT false;
-ALTER TABLE deposit_watches ADD COLUMN x402_reverted BOOLEAN NOT NULL DEFAULT false;
+-- The x402 facilitator's facts. Per payment address: who is answered success for its payment
+-- (`x402_answer`: NULL, a settle request's reservation `reserved:<token>` taken before it sends the
+-- settlement, or `answered`), so at most one request is told a payment paid and a stranger who
+-- rebuilds the request from the chain cannot take the answer from the request that paid.
+-- Per payer: an x402 settlement of theirs reverted on chain after its simulation passed, so the
+-- relayer sends none of theirs for a while (a payer whose code answers a simulation one way and the
+-- chain another would otherwise make it pay for one reverted settlement per payment address).
+ALTER TABLE deposit_watches ADD COLUMN x402_answer TEXT;
+ALTER TABLE deposit_watches ADD COLUMN x402_reserved_at BIGINT;
+CREATE TABLE x402_reverted_payers (
+  payer TEXT PRIMARY KEY,
+  refused_until BIGINT NOT NULL
+);
