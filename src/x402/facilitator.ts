@@ -320,7 +320,8 @@ export class X402Facilitator {
     ) {
       transaction = own.transactionHash;
     } else {
-      const settlement = await this.#settlementPaidBy(j);
+      // The agent may have been charged by now: a failed read is asked again before any answer.
+      const settlement = await retried(() => this.#settlementPaidBy(j));
       if (settlement === "unsettled") {
         const message = sent.waited
           ? `the settlement ${sent.waited} was not mined within ${Math.round(this.deps.settleWaitMs / 1000)} s, or reverted: POST /v1/payments/verify with that hash tells which`
@@ -398,6 +399,18 @@ export class X402Facilitator {
 
 function refusedVerify(refusal: Refusal): X402VerifyResponse {
   return { isValid: false, invalidReason: refusal.reason, invalidMessage: refusal.message, ...(refusal.payer ? { payer: refusal.payer } : {}) };
+}
+
+/** `read`, asked up to three times, a quarter second apart, before its error stands. */
+async function retried<T>(read: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read();
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
 }
 
 function payerRefused(payer: Address): Refusal {
