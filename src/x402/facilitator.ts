@@ -182,8 +182,9 @@ export class X402Facilitator {
     // a front-run): its outcome is this one's.
     const waited = sent === "taken" ? ((await this.deps.watches.find(j.watch.depositAddress))?.txHash ?? undefined) : sent.hash;
     const receipt = waited ? await this.#mined(waited) : null;
-    if (receipt?.status === "reverted" && sent !== "taken") {
-      // Valid in simulation, refused on chain: the relayer pays for one such settlement of this payer's.
+    if (receipt?.status === "reverted" && sent !== "taken" && (await SplitterReader.of(this.deps.chain).settledBlock(j.key)) === 0n) {
+      // Valid in simulation, refused on chain, and not because someone settled the payment first (a
+      // copy of this very call from the mempool): the relayer pays for one such settlement of this payer's.
       await this.deps.watches.refuseX402Payer(j.payer, Date.now() + X402_REVERTED_PAYER_REFUSAL_MS);
     }
     return this.#answer(j, refused, { token, waited, receipt });

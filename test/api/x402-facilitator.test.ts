@@ -224,6 +224,29 @@ describe("x402 facilitator endpoints (/x402/supported, /x402/verify, /x402/settl
     assert.isTrue((await call("settle", request(await signed(next.requirements, other), next.requirements))).body.success);
   });
 
+  it("a front-runner who copies the settlement from the mempool: ours reverts, the agent is still answered success, and the payer is not refused", async () => {
+    const { requirements, reference } = await requirementsForNewPayment();
+    const payload = await signed(requirements);
+    const a = (payload.payload as { authorization: Record<string, string> }).authorization;
+    const signature = (payload.payload as { signature: Hex }).signature;
+    let theirs: Hex | undefined;
+    onBroadcast = async () => {
+      theirs = (
+        await send(h.chain, h.chain.accounts[LOCAL_ROLES.firstUser + 7]!, {
+          address: h.service.deployment.contracts.Splitter.address,
+          abi: splitterAbi,
+          functionName: "settleDepositFromAuthorization",
+          args: [usdc(), merchant().address, 250_000n, reference, a.from as Address, BigInt(a.validAfter!), BigInt(a.validBefore!), a.nonce as Hex, signature],
+        })
+      ).transactionHash;
+    };
+    const settled = await call("settle", request(payload, requirements));
+    assert.deepEqual(settled.body, { success: true, payer: agent().address, transaction: theirs, network: X402_NETWORK });
+    // The copy made ours revert (AlreadySettled); that is not the payer's doing: their next payment settles.
+    const next = await requirementsForNewPayment();
+    assert.isTrue((await call("settle", request(await signed(next.requirements), next.requirements))).body.success);
+  });
+
   it("a stranger who rebuilds the settle request (from the mempool or the chain) cannot take the agent's answer", async () => {
     const { requirements } = await requirementsForNewPayment();
     const body = request(await signed(requirements), requirements);
