@@ -42,6 +42,9 @@ const fromRow = (r: Row): DepositWatch => ({
   sentAt: r.sent_at === null ? null : Number(r.sent_at),
 });
 
+/** The database's clock in unix milliseconds: one clock for every instance sharing the store. */
+const DB_NOW_MS = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint";
+
 const COLUMNS = "deposit_address, recipient, amount_units, reference, watch_until, status, tx_hash, raw_tx, sent_at";
 
 /** The payment addresses being watched (deposit-settler.ts settles them). */
@@ -138,12 +141,13 @@ export class DepositWatches {
   /**
    * The x402 facilitator's one success per payment address, first half: a settle request about to send
    * the settlement reserves the answer with its own token. False when another request holds it (a
-   * reservation younger than `staleBeforeMs`) or it was given.
+   * reservation younger than `staleAfterMs`, by the database's clock, the same for every instance) or
+   * it was given.
    */
-  async reserveX402Answer(depositAddress: Address, token: string, nowMs: number, staleBeforeMs: number): Promise<boolean> {
+  async reserveX402Answer(depositAddress: Address, token: string, staleAfterMs: number): Promise<boolean> {
     const rows = await this.db.query(
-      "UPDATE deposit_watches SET x402_answer = $2, x402_reserved_at = $3 WHERE deposit_address = $1 AND (x402_answer IS NULL OR (x402_answer LIKE 'reserved:%' AND x402_reserved_at < $4)) RETURNING deposit_address",
-      [depositAddress.toLowerCase(), `reserved:${token}`, nowMs, staleBeforeMs],
+      `UPDATE deposit_watches SET x402_answer = $2, x402_reserved_at = ${DB_NOW_MS} WHERE deposit_address = $1 AND (x402_answer IS NULL OR (x402_answer LIKE 'reserved:%' AND x402_reserved_at < ${DB_NOW_MS} - $3)) RETURNING deposit_address`,
+      [depositAddress.toLowerCase(), `reserved:${token}`, staleAfterMs],
     );
     return rows.length === 1;
   }
@@ -151,14 +155,14 @@ export class DepositWatches {
   /**
    * Second half: gives the answer, to the request holding the reservation `token`, or (`token` null:
    * a request that sent nothing, the payment settled by someone else's transaction) when nobody holds
-   * one or the reservation is older than `staleBeforeMs`. True for the one request told it paid.
+   * one or the reservation is stale. True for the one request told it paid.
    */
-  async claimX402Answer(depositAddress: Address, token: string | null, staleBeforeMs: number): Promise<boolean> {
+  async claimX402Answer(depositAddress: Address, token: string | null, staleAfterMs: number): Promise<boolean> {
     const rows =
       token === null
         ? await this.db.query(
-            "UPDATE deposit_watches SET x402_answer = 'answered' WHERE deposit_address = $1 AND (x402_answer IS NULL OR (x402_answer LIKE 'reserved:%' AND x402_reserved_at < $2)) RETURNING deposit_address",
-            [depositAddress.toLowerCase(), staleBeforeMs],
+            `UPDATE deposit_watches SET x402_answer = 'answered' WHERE deposit_address = $1 AND (x402_answer IS NULL OR (x402_answer LIKE 'reserved:%' AND x402_reserved_at < ${DB_NOW_MS} - $2)) RETURNING deposit_address`,
+            [depositAddress.toLowerCase(), staleAfterMs],
           )
         : await this.db.query("UPDATE deposit_watches SET x402_answer = 'answered' WHERE deposit_address = $1 AND x402_answer = $2 RETURNING deposit_address", [
             depositAddress.toLowerCase(),
@@ -173,6 +177,22 @@ export class DepositWatches {
       depositAddress.toLowerCase(),
       `reserved:${token}`,
     ]);
+  }
+
+  /**
+   * One x402 settlement at a time per contract payer: true when this caller now holds `payer` (free,
+   * or held longer than `staleAfterMs` by a request that never let go).
+   */
+  async holdX402Payer(payer: Address, staleAfterMs: number): Promise<boolean> {
+    const rows = await this.db.query(
+      `INSERT INTO x402_payers_in_flight (payer, since) VALUES ($1, ${DB_NOW_MS}) ON CONFLICT (payer) DO UPDATE SET since = EXCLUDED.since WHERE x402_payers_in_flight.since < ${DB_NOW_MS} - $2 RETURNING payer`,
+      [payer.toLowerCase(), staleAfterMs],
+    );
+    return rows.length === 1;
+  }
+
+  async releaseX402Payer(payer: Address): Promise<void> {
+    await this.db.query("DELETE FROM x402_payers_in_flight WHERE payer = $1", [payer.toLowerCase()]);
   }
 
   /** An x402 settlement of `payer`'s reverted on chain: none of theirs is sent before `untilMs`. */

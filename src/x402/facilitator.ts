@@ -29,9 +29,11 @@ export interface X402FacilitatorDeps {
   /** The payment addresses this service issued (every created payment's). */
   watches: {
     find(depositAddress: Address): Promise<DepositWatch | null>;
-    reserveX402Answer(depositAddress: Address, token: string, nowMs: number, staleBeforeMs: number): Promise<boolean>;
-    claimX402Answer(depositAddress: Address, token: string | null, staleBeforeMs: number): Promise<boolean>;
+    reserveX402Answer(depositAddress: Address, token: string, staleAfterMs: number): Promise<boolean>;
+    claimX402Answer(depositAddress: Address, token: string | null, staleAfterMs: number): Promise<boolean>;
     releaseX402Answer(depositAddress: Address, token: string): Promise<void>;
+    holdX402Payer(payer: Address, staleAfterMs: number): Promise<boolean>;
+    releaseX402Payer(payer: Address): Promise<void>;
     refuseX402Payer(payer: Address, untilMs: number): Promise<void>;
     isX402PayerRefused(payer: Address, nowMs: number): Promise<boolean>;
   };
@@ -58,6 +60,12 @@ export const X402_SETTLE_POLL_MS = 250;
  * settlement's ceiling is this plus the configured cap on a contract payer's signature check.
  */
 export const X402_SETTLEMENT_GAS = 200_000n;
+/**
+ * A settle's reservation of its answer, or its hold on a contract payer, older than this belongs to a
+ * request that never finished (a crash, an RPC that hung): another may take it. Far above the longest
+ * a settle runs (its wait, and its RPC calls with their timeouts).
+ */
+export const X402_RESERVATION_STALE_MS = 10 * 60_000;
 /** How long a payer whose x402 settlement reverted on chain is refused (docs/decisions.md). */
 export const X402_REVERTED_PAYER_REFUSAL_MS = 60 * 60_000;
 /** How far before the settlement an authorization's use is looked for (x402 settles seconds after signing). */
@@ -155,44 +163,70 @@ export class X402Facilitator {
       : { reason: verdict.invalidReason ?? X402_REASONS.unexpectedSettle, message: verdict.invalidMessage ?? "", payer: judged.payer };
     if (refused && !(await this.#used(judged))) return this.#failed(refused);
     if (judged.settledBlock !== 0n) return this.#answer(judged, refused, { token: null });
-    if (await this.deps.watches.isX402PayerRefused(judged.payer, Date.now())) return this.#failed(payerRefused(judged.payer));
+    // A used authorization runs no payer code in the settlement (USDC refuses the nonce first): the
+    // payer's refusal is no reason to leave funds already at the address unsettled.
+    if (!refused && (await this.deps.watches.isX402PayerRefused(judged.payer, Date.now()))) return this.#failed(payerRefused(judged.payer));
     // This request sends the settlement, so the answer is its own: reserved before anything is sent,
     // so a request rebuilt from the mempool or the chain cannot take it.
     const token = randomUUID();
-    if (!(await this.deps.watches.reserveX402Answer(judged.watch.depositAddress, token, Date.now(), this.#staleBefore()))) {
+    if (!(await this.deps.watches.reserveX402Answer(judged.watch.depositAddress, token, X402_RESERVATION_STALE_MS))) {
       return this.#failed({ reason: X402_REASONS.nonceUsed, message: "this payment is answered to another request", payer: judged.payer });
     }
-    const answer = await this.#sendAndAnswer(judged, refused, token);
-    if (!answer.success) await this.deps.watches.releaseX402Answer(judged.watch.depositAddress, token);
-    return answer;
+    const release = () => this.deps.watches.releaseX402Answer(judged.watch.depositAddress, token);
+    let outcome: X402SettleResponse;
+    try {
+      outcome = await this.#send(judged, refused, token);
+    } catch (error) {
+      await release().catch(() => {}); // nothing was sent, or what was sent stays recorded and followed
+      throw error;
+    }
+    if (!outcome.success) await release();
+    return outcome;
   }
 
-  async #sendAndAnswer(j: Judged, refused: Refusal | null, token: string): Promise<X402SettleResponse> {
-    const sent = await this.deps.settlements.sendSettlement(j.watch.depositAddress, this.#settlementCall(j), this.deps.maxSettlementGas);
-    if (sent === "unavailable") {
-      return this.#failed(
-        refused ?? {
-          reason: X402_REASONS.transactionState,
-          message: `the settlement cannot be sent now (its simulation failed, it would use more than ${this.deps.maxSettlementGas} gas, or no relayer funds)`,
-          payer: j.payer,
-        },
-      );
+  /** Sends the settlement (one at a time per contract payer) and answers. */
+  async #send(j: Judged, refused: Refusal | null, token: string): Promise<X402SettleResponse> {
+    // A contract payer's code runs inside the settlement: one of its settlements at a time, so that a
+    // payer whose code passes the simulation and reverts on chain costs the relayer one settlement,
+    // not one per concurrent request, before it is refused.
+    const contractPayer = !refused && (await this.#hasCode(j.payer));
+    if (contractPayer && !(await this.#holdPayer(j.payer))) {
+      return this.#failed({ reason: X402_REASONS.transactionState, message: "another settlement of this payer's is on its way: try again", payer: j.payer });
     }
-    // Taken: a settlement of this address is already out (the service's own deposit settlement after
-    // a front-run): its outcome is this one's.
-    const waited = sent === "taken" ? ((await this.deps.watches.find(j.watch.depositAddress))?.txHash ?? undefined) : sent.hash;
-    const receipt = waited ? await this.#mined(waited) : null;
-    if (receipt?.status === "reverted" && sent !== "taken" && (await SplitterReader.of(this.deps.chain).settledBlock(j.key)) === 0n) {
-      // Valid in simulation, refused on chain, and not because someone settled the payment first (a
-      // copy of this very call from the mempool): the relayer pays for one such settlement of this payer's.
-      await this.deps.watches.refuseX402Payer(j.payer, Date.now() + X402_REVERTED_PAYER_REFUSAL_MS);
+    try {
+      if (contractPayer && (await this.deps.watches.isX402PayerRefused(j.payer, Date.now()))) return this.#failed(payerRefused(j.payer));
+      const sent = await this.deps.settlements.sendSettlement(j.watch.depositAddress, this.#settlementCall(j), this.deps.maxSettlementGas);
+      if (sent === "unavailable") {
+        const message = `the settlement cannot be sent now (its simulation failed, it would use more than ${this.deps.maxSettlementGas} gas, or no relayer funds)`;
+        return this.#failed(refused ?? { reason: X402_REASONS.transactionState, message, payer: j.payer });
+      }
+      // Taken: a settlement of this address is already out (the service's own deposit settlement after
+      // a front-run): its outcome is this one's.
+      const waited = sent === "taken" ? ((await this.deps.watches.find(j.watch.depositAddress))?.txHash ?? undefined) : sent.hash;
+      const receipt = waited ? await this.#mined(waited) : null;
+      if (receipt?.status === "reverted" && sent !== "taken" && (await SplitterReader.of(this.deps.chain).settledBlock(j.key)) === 0n) {
+        // Valid in simulation, refused on chain, and not because someone settled the payment first (a
+        // copy of this very call from the mempool): the relayer pays for one such settlement of this payer's.
+        await this.deps.watches.refuseX402Payer(j.payer, Date.now() + X402_REVERTED_PAYER_REFUSAL_MS);
+      }
+      return await this.#answer(j, refused, { token, waited, receipt });
+    } finally {
+      if (contractPayer) await this.deps.watches.releaseX402Payer(j.payer).catch(() => {});
     }
-    return this.#answer(j, refused, { token, waited, receipt });
   }
 
-  /** Reservations older than this belong to a request that never finished (a crash): they may be taken. */
-  #staleBefore(): number {
-    return Date.now() - this.deps.settleWaitMs - 60_000;
+  #hasCode(address: Address): Promise<boolean> {
+    return rpc(() => this.deps.chain.client.getCode({ address })).then((code) => code !== undefined && code !== "0x");
+  }
+
+  /** Waits (up to the settle wait) to hold the payer's one settlement at a time. */
+  async #holdPayer(payer: Address): Promise<boolean> {
+    const until = Date.now() + this.deps.settleWaitMs;
+    while (!(await this.deps.watches.holdX402Payer(payer, X402_RESERVATION_STALE_MS))) {
+      if (Date.now() >= until) return false;
+      await new Promise((resolve) => setTimeout(resolve, this.deps.pollMs));
+    }
+    return true;
   }
 
   /** This service's checks, x402's reasons on refusal: version, scheme, network, payload kind, asset, payTo, amount. */
@@ -332,7 +366,7 @@ export class X402Facilitator {
       if (settlement === "not by this authorization") return this.#failed(refused ?? settledAlready(j.payer));
       transaction = settlement;
     }
-    if (!(await this.deps.watches.claimX402Answer(j.watch.depositAddress, sent.token, this.#staleBefore()))) {
+    if (!(await this.deps.watches.claimX402Answer(j.watch.depositAddress, sent.token, X402_RESERVATION_STALE_MS))) {
       return this.#failed({ reason: X402_REASONS.nonceUsed, message: "this payment was answered to another request: one success per payment", payer: j.payer });
     }
     return { success: true, payer: j.payer, transaction, network: this.network };

@@ -224,6 +224,36 @@ describe("x402 facilitator endpoints (/x402/supported, /x402/verify, /x402/settl
     assert.isTrue((await call("settle", request(await signed(next.requirements, other), next.requirements))).body.success);
   });
 
+  it("a contract payer's settlements go one at a time: requests at once cost the relayer one reverted settlement, not one each", async () => {
+    const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 5]!;
+    const account = await deployTestContract(h.chain, owner, testSmartAccountAbi, "TestSmartAccount", "TestSmartAccount.sol", [owner.address]);
+    await send(h.chain, agent(), { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [account, 1_000_000n] });
+    const signer = { address: account, signTypedData: (typed: Parameters<typeof hashTypedData>[0]) => owner.sign({ hash: hashTypedData(typed) }) };
+    const client = new x402Client().register(X402_NETWORK, new ExactEvmClientScheme(signer as never));
+    const bodies = [];
+    for (let i = 0; i < 3; i++) {
+      const { requirements } = await requirementsForNewPayment();
+      const payload = await client.createPaymentPayload({ x402Version: 2, resource: { url: "http://merchant.test/report" }, accepts: [requirements] } as never);
+      bodies.push(request(payload, requirements));
+    }
+    const relayer = h.chain.accounts[LOCAL_ROLES.relayer]!.address;
+    const nonceBefore = await h.chain.publicClient.getTransactionCount({ address: relayer });
+    // The first settlement to go out reverts on chain (USDC paused after its simulation).
+    onBroadcast = () => send(h.chain, h.chain.usdcRoles.pauser, { address: usdc(), abi: fiatTokenAbi, functionName: "pause", args: [] }).then(() => {});
+    const answers = await Promise.all(bodies.map((b) => call("settle", b)));
+    await send(h.chain, h.chain.usdcRoles.pauser, { address: usdc(), abi: fiatTokenAbi, functionName: "unpause", args: [] });
+    assert.deepEqual(
+      answers.map((a) => [a.body.success, a.body.errorReason]),
+      [
+        [false, "invalid_transaction_state"],
+        [false, "invalid_transaction_state"],
+        [false, "invalid_transaction_state"],
+      ],
+    );
+    assert.equal(await h.chain.publicClient.getTransactionCount({ address: relayer }), nonceBefore + 1, "one settlement sent, the others refused");
+    assert.equal(await balanceOf(h.chain, usdc(), account), 1_000_000n);
+  });
+
   it("a front-runner who copies the settlement from the mempool: ours reverts, the agent is still answered success, and the payer is not refused", async () => {
     const { requirements, reference } = await requirementsForNewPayment();
     const payload = await signed(requirements);
