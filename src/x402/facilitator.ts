@@ -148,7 +148,8 @@ export class X402Facilitator {
    * POST /x402/settle: verifies again, sends the settlement and waits for it to be mined, then answers
    * from the chain: success (naming the settlement transaction) only when this authorization moved the
    * amount to the payment address (its `AuthorizationUsed` and that `Transfer` in one transaction, at
-   * or before the settlement) and the payment settled, and only for the first request to ask about it.
+   * or before the settlement) and the payment settled, and only for one request: the one that sent the
+   * settlement (it reserves the answer first), or the first to ask when the payment settled otherwise.
    * A front-runner who submitted the same authorization first, to USDC or to the Splitter, changes
    * nothing: the funds reached the address and split, and the answer names the settlement.
    */
