@@ -95,6 +95,7 @@ const { deployment } = service;
 console.log("");
 console.log(`API            ${running.apiUrl}   (GET /health, POST /v1/…)`);
 console.log(`Checkout       ${config.checkoutUrl}`);
+console.log(`x402           ${running.apiUrl}/x402   (the facilitator: GET /supported, POST /verify, /settle)`);
 console.log(`Ops            ${running.opsUrl}/metrics, /ready (127.0.0.1 only)`);
 // The RPC URL may carry credentials or an API key (user:password@, ?key=, /v2/<key>): never printed.
 console.log(`Chain RPC      ${redactUrl(config.rpcUrl!)}   chain id ${deployment.chainId} (${deployment.environment})`);
