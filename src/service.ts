@@ -226,7 +226,6 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     watches: depositWatches,
     settlements: depositSettler,
     submitter: () => relayer.address,
-    quoteFees: () => quoteFees(client, pricing),
     maxSettlementGas: X402_SETTLEMENT_GAS + config.recurring.signatureGasCap,
     settleWaitMs: X402_SETTLE_WAIT_MS,
     pollMs: X402_SETTLE_POLL_MS,

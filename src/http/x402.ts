@@ -6,6 +6,7 @@ import { maskSecrets, type Logger } from "../logger.js";
 import { X402FacilitatorRequest, X402SettleResponse, X402SupportedResponse, X402VerifyResponse } from "../wire/index.js";
 import type { X402Facilitator } from "../x402/facilitator.js";
 import { X402_REASONS } from "../x402/reasons.js";
+import { settleRefusal, verifyRefusal } from "../x402/refusals.js";
 import { issueDetail } from "./error-detail.js";
 import { sendError } from "./errors.js";
 import { jsonBody, rateLimit } from "./middleware.js";
@@ -47,13 +48,10 @@ export function x402Endpoints(deps: X402EndpointDeps): X402Endpoint[] {
     answer(res, X402SupportedResponse, facilitator.supported(), `GET ${X402_PATH}/supported`);
   };
 
-  const refusedVerify = (status: number, reason: string, message?: string): Refused => ({
-    status,
-    body: { isValid: false, invalidReason: reason, ...(message ? { invalidMessage: message } : {}) },
-  });
+  const refusedVerify = (status: number, reason: string, message?: string): Refused => ({ status, body: verifyRefusal({ reason, message }) });
   const refusedSettle = (status: number, reason: string, message?: string): Refused => ({
     status,
-    body: { success: false, errorReason: reason, ...(message ? { errorMessage: message } : {}), transaction: "", network: facilitator.network },
+    body: settleRefusal(facilitator.network, { reason, message }),
   });
 
   const endpoint = (

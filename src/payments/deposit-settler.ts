@@ -1,4 +1,4 @@
-import { encodeFunctionData, erc20Abi, type Address, type Hex, type PublicClient } from "viem";
+import { encodeFunctionData, erc20Abi, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import { splitterAbi } from "../generated/contracts.js";
 import { SplitterReader } from "../chain/contracts/splitter.js";
 import { finalityHead } from "../chain/finality.js";
@@ -19,6 +19,12 @@ export interface SettlementSender {
   broadcast(raw: Hex): Promise<void>;
   /** The same call with the same nonce at higher fees (a node's replacement rule). */
   signReplacement(raw: Hex, quote: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Promise<{ hash: Hex; raw: Hex }>;
+}
+
+/** A settlement's gas limit and the fees it would pay. */
+export interface SettlementPrice {
+  gas: bigint;
+  fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
 }
 
 export interface DepositSettlerDeps {
@@ -151,33 +157,44 @@ export class DepositSettler {
     const relayer = sender.address;
     if (!relayer) return "unavailable";
     const to = deployment.contracts.Splitter.address;
-    let gas: bigint;
-    let fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+    let priced: SettlementPrice | null;
     let balance: bigint;
     let pending: number;
     try {
-      // The estimate is the simulation: a paused token or a blacklisted party refuses here, and the
-      // deposit waits at its address until it clears.
-      // Simulated with the fees it will pay (a payer's code may look at them), then priced.
-      fees = await this.deps.quoteFees();
-      [gas, balance, pending] = await Promise.all([
-        client.estimateGas({ account: relayer, to, data, ...fees }),
+      [priced, balance, pending] = await Promise.all([
+        this.priceSettlement(data),
         client.getBalance({ address: relayer }),
         client.getTransactionCount({ address: relayer, blockTag: "pending" }),
       ]);
-      gas = (gas * 12n) / 10n;
-      // A call whose limit would pass `maxGas` (a payer's own code in it) is not the relayer's to pay.
-      if (maxGas !== undefined && gas > maxGas) return "unavailable";
-      sender.ensureAvailable(gas, fees.maxFeePerGas, balance);
+      // A paused token or a blacklisted party refuses in the simulation, and the deposit waits at its
+      // address until it clears; a call whose limit would pass `maxGas` (a payer's own code in it) is
+      // not the relayer's to pay.
+      if (!priced || (maxGas !== undefined && priced.gas > maxGas)) return "unavailable";
+      sender.ensureAvailable(priced.gas, priced.fees.maxFeePerGas, balance);
     } catch {
       return "unavailable";
     }
+    const { gas, fees } = priced;
     const signed = await this.deps.watches.recordSettlement(depositAddress, { relayer, sentAt: this.deps.now() }, pending, (nonce) =>
       sender.sign({ to, data, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas }, nonce),
     );
     if (!signed) return "taken";
     await sender.send(signed).catch(() => {}); // recorded: the next tick follows it, and sends it again if lost
     return { hash: signed.hash };
+  }
+
+  /**
+   * `data` (a call to the Splitter) simulated as the relayer would send it, with the fees it would pay
+   * (a payer's code may look at them), and priced: its gas limit (the estimate plus 20%) and those
+   * fees; null when the simulation does not pass (it reverts, or the node could not run it).
+   */
+  async priceSettlement(data: Hex): Promise<SettlementPrice | null> {
+    const { client, deployment, sender } = this.deps;
+    const fees = await this.deps.quoteFees();
+    const gas = await client
+      .estimateGas({ account: sender.address ?? zeroAddress, to: deployment.contracts.Splitter.address, data, ...fees })
+      .catch(() => null);
+    return gas === null ? null : { gas: (gas * 12n) / 10n, fees };
   }
 
   #key(w: DepositWatch): Hex {

@@ -45,6 +45,9 @@ const fromRow = (r: Row): DepositWatch => ({
 /** The database's clock in unix milliseconds: one clock for every instance sharing the store. */
 const DB_NOW_MS = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint";
 
+/** An x402 answer nobody holds: never reserved, or reserved longer ago than the parameter `$n` (ms) by a request that never finished. */
+const answerFree = (n: number) => `(x402_answer IS NULL OR (x402_answer LIKE 'reserved:%' AND x402_reserved_at < ${DB_NOW_MS} - $${n}))`;
+
 const COLUMNS = "deposit_address, recipient, amount_units, reference, watch_until, status, tx_hash, raw_tx, sent_at";
 
 /** The payment addresses being watched (deposit-settler.ts settles them). */
@@ -146,7 +149,7 @@ export class DepositWatches {
    */
   async reserveX402Answer(depositAddress: Address, token: string, staleAfterMs: number): Promise<boolean> {
     const rows = await this.db.query(
-      `UPDATE deposit_watches SET x402_answer = $2, x402_reserved_at = ${DB_NOW_MS} WHERE deposit_address = $1 AND (x402_answer IS NULL OR (x402_answer LIKE 'reserved:%' AND x402_reserved_at < ${DB_NOW_MS} - $3)) RETURNING deposit_address`,
+      `UPDATE deposit_watches SET x402_answer = $2, x402_reserved_at = ${DB_NOW_MS} WHERE deposit_address = $1 AND ${answerFree(3)} RETURNING deposit_address`,
       [depositAddress.toLowerCase(), `reserved:${token}`, staleAfterMs],
     );
     return rows.length === 1;
@@ -160,10 +163,10 @@ export class DepositWatches {
   async claimX402Answer(depositAddress: Address, token: string | null, staleAfterMs: number): Promise<boolean> {
     const rows =
       token === null
-        ? await this.db.query(
-            `UPDATE deposit_watches SET x402_answer = 'answered' WHERE deposit_address = $1 AND (x402_answer IS NULL OR (x402_answer LIKE 'reserved:%' AND x402_reserved_at < ${DB_NOW_MS} - $2)) RETURNING deposit_address`,
-            [depositAddress.toLowerCase(), staleAfterMs],
-          )
+        ? await this.db.query(`UPDATE deposit_watches SET x402_answer = 'answered' WHERE deposit_address = $1 AND ${answerFree(2)} RETURNING deposit_address`, [
+            depositAddress.toLowerCase(),
+            staleAfterMs,
+          ])
         : await this.db.query("UPDATE deposit_watches SET x402_answer = 'answered' WHERE deposit_address = $1 AND x402_answer = $2 RETURNING deposit_address", [
             depositAddress.toLowerCase(),
             `reserved:${token}`,

@@ -1,28 +1,19 @@
 import { randomUUID } from "node:crypto";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
-import {
-  encodeFunctionData,
-  erc20Abi,
-  getAddress,
-  isAddress,
-  isAddressEqual,
-  parseEventLogs,
-  zeroAddress,
-  type Address,
-  type Hex,
-  type TransactionReceipt,
-} from "viem";
+import { encodeFunctionData, erc20Abi, getAddress, isAddress, isAddressEqual, parseEventLogs, type Address, type Hex, type TransactionReceipt } from "viem";
 import { z } from "zod";
 import { fiatTokenAbi, splitterAbi } from "../generated/contracts.js";
 import { SplitterReader } from "../chain/contracts/splitter.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { readReceipt } from "../chain/transactions.js";
 import { paymentKeyOf, type PaymentChain } from "../payments/verify.js";
+import type { DepositSettler } from "../payments/deposit-settler.js";
 import type { DepositWatch } from "../store/deposit-watches.js";
 import type { X402FacilitatorRequest, X402SettleResponse, X402SupportedResponse, X402VerifyResponse } from "../wire/index.js";
 import { readOnlyEvmSigner } from "./evm-signer.js";
 import { X402_REASONS } from "./reasons.js";
+import { settleRefusal, verifyRefusal, type Refusal } from "./refusals.js";
 
 export interface X402FacilitatorDeps {
   chain: PaymentChain;
@@ -37,10 +28,8 @@ export interface X402FacilitatorDeps {
     refuseX402Payer(payer: Address, untilMs: number): Promise<void>;
     isX402PayerRefused(payer: Address, nowMs: number): Promise<boolean>;
   };
-  /** Sends a settlement of a payment address through the relayer, recorded and followed (deposit-settler.ts). */
-  settlements: { sendSettlement(depositAddress: Address, data: Hex, maxGas?: bigint): Promise<{ hash: Hex } | "taken" | "unavailable"> };
-  /** The next block's fee cap and tip: simulations run with them, as the settlement will (recurring/gas-quote.ts). */
-  quoteFees: () => Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
+  /** Prices and sends a settlement of a payment address through the relayer, recorded and followed (deposit-settler.ts). */
+  settlements: Pick<DepositSettler, "priceSettlement" | "sendSettlement">;
   /** The relayer's address (null when this instance has no relayer key). */
   submitter: () => Address | null;
   /** The most gas a settlement may use (the payer's own ERC-1271 code runs in it): more is refused, not paid. */
@@ -96,8 +85,6 @@ interface Judged {
   payer: Address;
 }
 
-type Refusal = { reason: string; message: string; payer?: string };
-
 /**
  * The x402 v2 facilitator for the `exact` scheme with USDC's EIP-3009 on this deployment's chain,
  * where `payTo` is a payment address (one per payment, CREATE2 of the Splitter): verify is x402's own
@@ -130,18 +117,18 @@ export class X402Facilitator {
   /** POST /x402/verify: whether settling this payment now would pay the payment `payTo` is. */
   async verify(request: X402FacilitatorRequest): Promise<X402VerifyResponse> {
     const judged = await this.#judge(request);
-    if ("reason" in judged) return refusedVerify(judged);
+    if ("reason" in judged) return verifyRefusal(judged);
     // x402's own refusal first (a replay of a settled payment is `invalid_exact_evm_nonce_already_used`);
     // a valid authorization for a payment settled by other funds would pay nothing: refused.
     const verdict = await this.#verifyWithX402(request);
     if (!verdict.isValid) return verdict;
-    if (judged.settledBlock !== 0n) return refusedVerify(settledAlready(judged.payer));
-    if (await this.deps.watches.isX402PayerRefused(judged.payer, Date.now())) return refusedVerify(payerRefused(judged.payer));
+    if (judged.settledBlock !== 0n) return verifyRefusal(settledAlready(judged.payer));
+    if (await this.deps.watches.isX402PayerRefused(judged.payer, Date.now())) return verifyRefusal(payerRefused(judged.payer));
     // x402's simulation moves the funds to payTo; this one runs the settlement itself, split included,
     // and prices it: a payer whose own code would make the relayer pay past the ceiling is refused here,
     // before the resource server does the work.
     const simulated = await this.#simulateSettlement(judged);
-    return simulated ? refusedVerify(simulated) : verdict;
+    return simulated ? verifyRefusal(simulated) : verdict;
   }
 
   /**
@@ -222,12 +209,17 @@ export class X402Facilitator {
 
   /** Waits (up to the settle wait) to hold the payer's one settlement at a time. */
   async #holdPayer(payer: Address): Promise<boolean> {
+    return (await this.#poll(async () => (await this.deps.watches.holdX402Payer(payer, X402_RESERVATION_STALE_MS)) || null)) ?? false;
+  }
+
+  /** Asks `probe` every `pollMs` until it answers (not null) or the settle wait is over (null). */
+  async #poll<T>(probe: () => Promise<T | null>): Promise<T | null> {
     const until = Date.now() + this.deps.settleWaitMs;
-    while (!(await this.deps.watches.holdX402Payer(payer, X402_RESERVATION_STALE_MS))) {
-      if (Date.now() >= until) return false;
+    for (;;) {
+      const answer = await probe();
+      if (answer !== null || Date.now() >= until) return answer;
       await new Promise((resolve) => setTimeout(resolve, this.deps.pollMs));
     }
-    return true;
   }
 
   /** This service's checks, x402's reasons on refusal: version, scheme, network, payload kind, asset, payTo, amount. */
@@ -270,21 +262,14 @@ export class X402Facilitator {
     };
   }
 
-  /** The settlement as the relayer would send it, simulated: null when it settles within the gas ceiling, else the refusal. */
+  /** The settlement as the relayer would send it, simulated and priced: null when it settles within the gas ceiling, else the refusal. */
   async #simulateSettlement(j: Judged): Promise<Refusal | null> {
-    const { client, deployment } = this.deps.chain;
-    // With the fees the settlement will pay: a payer whose code answers a zero-fee call one way and a
-    // mined transaction another is simulated as it will run.
-    const fees = await this.deps.quoteFees();
-    const gas = await client
-      .estimateGas({ account: this.deps.submitter() ?? zeroAddress, to: deployment.contracts.Splitter.address, data: this.#settlementCall(j), ...fees })
-      .then((g) => (g * 12n) / 10n)
-      .catch(() => null);
-    if (gas === null) return { reason: X402_REASONS.simulationFailed, message: "the settlement's simulation reverted", payer: j.payer };
-    if (gas > this.deps.maxSettlementGas) {
+    const priced = await this.deps.settlements.priceSettlement(this.#settlementCall(j));
+    if (!priced) return { reason: X402_REASONS.simulationFailed, message: "the settlement's simulation reverted", payer: j.payer };
+    if (priced.gas > this.deps.maxSettlementGas) {
       return {
         reason: X402_REASONS.transactionState,
-        message: `the settlement would use ${gas} gas, more than the ${this.deps.maxSettlementGas} this facilitator pays`,
+        message: `the settlement would use ${priced.gas} gas, more than the ${this.deps.maxSettlementGas} this facilitator pays`,
         payer: j.payer,
       };
     }
@@ -312,13 +297,8 @@ export class X402Facilitator {
   }
 
   /** Waits until `hash` is mined (its receipt), or the wait is over (null); a failed read is asked again. */
-  async #mined(hash: Hex): Promise<TransactionReceipt | null> {
-    const until = Date.now() + this.deps.settleWaitMs;
-    for (;;) {
-      const receipt = await readReceipt(this.deps.chain.client, hash).catch(() => null);
-      if (receipt || Date.now() >= until) return receipt;
-      await new Promise((resolve) => setTimeout(resolve, this.deps.pollMs));
-    }
+  #mined(hash: Hex): Promise<TransactionReceipt | null> {
+    return this.#poll(() => readReceipt(this.deps.chain.client, hash).catch(() => null));
   }
 
   /** Whether USDC has seen this authorization's nonce (used, or cancelled). */
@@ -422,19 +402,8 @@ export class X402Facilitator {
   }
 
   #failed(refusal: Refusal): X402SettleResponse {
-    return {
-      success: false,
-      errorReason: refusal.reason,
-      ...(refusal.message ? { errorMessage: refusal.message } : {}),
-      ...(refusal.payer ? { payer: refusal.payer } : {}),
-      transaction: "",
-      network: this.network,
-    };
+    return settleRefusal(this.network, refusal);
   }
-}
-
-function refusedVerify(refusal: Refusal): X402VerifyResponse {
-  return { isValid: false, invalidReason: refusal.reason, invalidMessage: refusal.message, ...(refusal.payer ? { payer: refusal.payer } : {}) };
 }
 
 /** `read`, asked up to three times, a quarter second apart, before its error stands. */
