@@ -2,7 +2,7 @@ import { assert } from "chai";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ExactEvmScheme as ExactEvmClientScheme } from "@x402/evm/exact/client";
 import { x402Client } from "@x402/fetch";
-import { erc20Abi, getAddress, hashTypedData, type Address, type Hex } from "viem";
+import { erc20Abi, getAddress, hashTypedData, serializeErc6492Signature, type Address, type Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { useService } from "../helpers/service.js";
 import { balanceOf, send } from "../helpers/tx.js";
@@ -103,6 +103,22 @@ describe("x402 facilitator endpoints (/x402/supported, /x402/verify, /x402/settl
       assert.include(settled.body, { success: false, errorReason: reason, transaction: "" }, what);
     }
     assert.equal(await balanceOf(h.chain, usdc(), requirements.payTo as Address), 0n, "nothing moved");
+  });
+
+  it("an undeployed smart account (an ERC-6492 signature) is refused as x402 refuses it with no allowed factory; nothing moves", async () => {
+    const { requirements } = await requirementsForNewPayment();
+    const payload = await signed(requirements);
+    const counterfactual = `0x${"c0".repeat(20)}` as Address;
+    const wrapped = serializeErc6492Signature({
+      address: merchant().address, // any factory: none is allowed
+      data: "0xdeadbeef",
+      signature: (payload.payload as { signature: Hex }).signature,
+    });
+    const authorization = { ...(payload.payload as { authorization: Record<string, string> }).authorization, from: counterfactual };
+    const body = request({ ...payload, payload: { signature: wrapped, authorization } }, requirements);
+    assert.include((await call("verify", body)).body, { isValid: false, invalidReason: "eip6492_factory_not_allowed" });
+    assert.include((await call("settle", body)).body, { success: false, errorReason: "eip6492_factory_not_allowed", transaction: "" });
+    assert.equal(await balanceOf(h.chain, usdc(), requirements.payTo as Address), 0n);
   });
 
   it("a body that is not an x402 request is 400 in x402's shape, naming the field and never its value", async () => {
