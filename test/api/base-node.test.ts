@@ -9,13 +9,17 @@ import { createLogger } from "../../src/logger.js";
 import { POOL_WINDOW } from "../../src/recurring/relayer.js";
 import { configFor, useService } from "../helpers/service.js";
 import { manySubscriptions } from "../helpers/recurring.js";
+import { balanceOf } from "../helpers/tx.js";
+import { ExactEvmScheme as ExactEvmClientScheme } from "@x402/evm/exact/client";
+import { toClientEvmSigner } from "@x402/evm";
+import { x402Client } from "@x402/fetch";
 
 /**
  * Month-start bursts on a node like Base's (dev/localchain/base-node.ts): 50 ms per round trip, a
  * block every 2 s, a pool that refuses a sender's 17th unmined transaction. The relayer keeps within
  * the pool's window and retries a refused send: no merchant sees a 502, no nonce is left behind.
  */
-describe("charges on a Base-like node (2 s blocks, 16 pending per sender, 50 ms round trips)", function () {
+describe("charges and x402 settlements on a Base-like node (2 s blocks, 16 pending per sender, 50 ms round trips)", function () {
   this.timeout(180_000);
   const h = useService();
   const relayer = () => h.chain.accounts[LOCAL_ROLES.relayer]!.address;
@@ -97,5 +101,38 @@ describe("charges on a Base-like node (2 s blocks, 16 pending per sender, 50 ms 
     assert.isAtLeast(stats.transactions, 3);
     assert.equal(stats.refusedFull, 0);
     assert.equal(stats.accepted, stats.transactions);
+  });
+
+  it(`a burst of 24 x402 settles (each its own transaction): all answered success once mined, the pool refuses nothing, merchant paid 24 times`, async () => {
+    const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 1]!.address;
+    const bodies = [];
+    for (let i = 0; i < 24; i++) {
+      const created = await h.api.post("/v1/payments").send({ recipient: merchant, amount: "0.25" });
+      const requirements = {
+        scheme: "exact",
+        network: "eip155:84532",
+        amount: created.body.pay.amount_units,
+        asset: h.service.deployment.token.address,
+        payTo: created.body.pay.deposit_address,
+        maxTimeoutSeconds: 60,
+        extra: { name: "USDC", version: "2" },
+      };
+      // Payers of their own: an agent's settlements are not held one at a time (only contract payers').
+      const payer = h.chain.accounts[LOCAL_ROLES.firstUser + 2 + (i % 8)]!;
+      const client = new x402Client().register("eip155:84532", new ExactEvmClientScheme(toClientEvmSigner(payer, h.chain.publicClient)));
+      const payload = await client.createPaymentPayload({ x402Version: 2, resource: { url: "http://merchant.test/report" }, accepts: [requirements] } as never);
+      bodies.push({ x402Version: 2, paymentPayload: payload, paymentRequirements: requirements });
+    }
+    const before = await balanceOf(h.chain, h.service.deployment.token.address, merchant);
+    node = await startBaseNode(h.chain, { accountSlots: 16 });
+    service = await createService(configFor(node.url, { RPC_TIMEOUT_MS: "10000" }), { logger: createLogger("silent"), database: h.database, now: h.clock.now });
+    const api = supertest(service.app);
+    const answers = await Promise.all(bodies.map((b) => api.post("/x402/settle").send(b)));
+    assert.deepEqual([...new Set(answers.map((a) => a.body.success))], [true], JSON.stringify(answers.filter((a) => !a.body.success).map((a) => a.body)));
+    assert.equal(new Set(answers.map((a) => a.body.transaction)).size, 24, "one settlement each");
+    assert.equal(node.stats.refusedFull, 0, "the relayer kept within the pool's window");
+    assert.isAtLeast(node.stats.blocks, 2, "24 settlements take at least two 2 s blocks at 16 per block");
+    const after = await balanceOf(h.chain, h.service.deployment.token.address, merchant);
+    assert.equal(after - before, 24n * 245_000n);
   });
 });
