@@ -7,11 +7,12 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePayment
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ExactEvmScheme as ExactEvmClientScheme } from "@x402/evm/exact/client";
 import { x402Client } from "@x402/fetch";
-import { erc20Abi, getAddress, hashTypedData, parseEventLogs, type Address, type Hex } from "viem";
+import { erc20Abi, getAddress, getTypesForEIP712Domain, hashTypedData, parseEventLogs, type Address, type Hex } from "viem";
 import { fiatTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { tokenDomain, transferAuthorizationTypedData } from "../../src/chain/token-authorizations.js";
 import { useService } from "../helpers/service.js";
+import { signWithEthers, signWithMetaMask } from "../helpers/signers.js";
 import { balanceOf, send } from "../helpers/tx.js";
 import { createSafe, deploySafeInfrastructure, safeMessageSignature } from "../helpers/safe.js";
 import { agentFetch, eoaSigner, listenOn, merchantPaywall, REPORT_PRICE, X402_NETWORK } from "../helpers/x402-parties.js";
@@ -208,6 +209,25 @@ describe("x402: this service as the facilitator, with @x402/express, @x402/fetch
       transaction: "",
       network: X402_NETWORK,
     });
+  });
+
+  it("an agent whose wallet is MetaMask's (eth_signTypedData_v4) or ethers v6 pays: each signs exactly what x402's client hands it", async () => {
+    // As a wallet RPC carries it: viem's wallet client adds the EIP712Domain type before eth_signTypedData_v4.
+    const asWallet = (typed: { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, unknown> }) => ({
+      ...typed,
+      types: { EIP712Domain: getTypesForEIP712Domain({ domain: typed.domain as never }), ...typed.types } as never,
+    });
+    const wallets = {
+      metamask: { address: agent().address, signTypedData: async (typed: never) => signWithMetaMask(agent(), asWallet(typed)) },
+      ethers: { address: agent().address, signTypedData: (typed: never) => signWithEthers(agent(), asWallet(typed)) },
+    };
+    for (const [name, signer] of Object.entries(wallets)) {
+      const [merchantBefore] = await balances(merchant().address);
+      const res = await agentFetch(signer as never)(`${shop.url}/report`);
+      assert.equal(res.status, 200, `${name}: ${await res.clone().text()}`);
+      const [merchantAfter] = await balances(merchant().address);
+      assert.equal(merchantAfter! - merchantBefore!, REPORT_PRICE.units - fee, name);
+    }
   });
 
   it("a Safe (ERC-1271) pays as an agent: its owner signs the Safe's message over the authorization", async () => {
