@@ -189,7 +189,14 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
       onFeeCeiling: (held) => {
         metrics.feeCeiling.inc({ kind: held.kind });
         logger.warn(
-          { loop: "relayer", kind: held.kind, tx_hash: held.hash, nonce: held.nonce, wanted_max_fee_per_gas: String(held.wantedMaxFeePerGas), ceiling: String(held.ceilingWei) },
+          {
+            loop: "relayer",
+            kind: held.kind,
+            tx_hash: held.hash,
+            nonce: held.nonce,
+            wanted_max_fee_per_gas: String(held.wantedMaxFeePerGas),
+            ceiling: String(held.ceilingWei),
+          },
           "stuck transaction held at its bid: a replacement would pass the fee ceiling",
         );
       },
@@ -224,7 +231,10 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     now,
     replaceAfterMs: config.relayer.replaceAfterSeconds * 1000,
     onWatchError: (depositAddress, error) =>
-      logger.warn({ loop: "deposits", deposit_address: depositAddress, error: (error as Error).message.split("\n")[0] }, "following a payment address's settlement failed"),
+      logger.warn(
+        { loop: "deposits", deposit_address: depositAddress, error: (error as Error).message.split("\n")[0] },
+        "following a payment address's settlement failed",
+      ),
   });
   const refunds = new Refunds({
     chain,

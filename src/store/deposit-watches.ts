@@ -118,14 +118,10 @@ export class DepositWatches {
       if (claimed.length === 0) return null;
       const nonce = await takeRelayerNonce(tx, a.relayer, chainPending);
       const signed = await sign(nonce);
-      await tx.query("UPDATE deposit_watches SET tx_hash = $2, raw_tx = $3, tx_hashes = ARRAY[$2::text], relayer = $4, nonce = $5, sent_at = $6 WHERE deposit_address = $1", [
-        depositAddress.toLowerCase(),
-        signed.hash,
-        signed.raw,
-        a.relayer,
-        nonce,
-        a.sentAt,
-      ]);
+      await tx.query(
+        "UPDATE deposit_watches SET tx_hash = $2, raw_tx = $3, tx_hashes = ARRAY[$2::text], relayer = $4, nonce = $5, sent_at = $6 WHERE deposit_address = $1",
+        [depositAddress.toLowerCase(), signed.hash, signed.raw, a.relayer, nonce, a.sentAt],
+      );
       return { ...signed, nonce };
     });
   }
