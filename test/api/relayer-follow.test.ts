@@ -264,6 +264,7 @@ describe("the relayer follows within a ceiling (settlements and charges)", funct
     assert.equal((await h.api.post("/v1/charges").send({ subscription: s!.subscription })).body.status, "CONFIRMING");
     await h.chain.mine(2);
     assert.equal((await h.service.depositSettler.tick()).settled, 1);
+    assert.equal((await watches().find(a.pay.deposit_address))!.status, "settled");
     assert.equal((await h.api.post("/v1/charges").send({ subscription: s!.subscription })).body.status, "CHARGED");
 
     // A settlement stuck in the pool, due for a replacement: the keyless instance leaves it to its key.
