@@ -254,9 +254,7 @@ describe("hosted checkout in Chromium", function () {
     const polled = page.waitForRequest(isResolve);
     await page.clock.runFor(3_100);
     await polled; // the arrival watch asks every 3 s while the page is shown
-    await page.evaluate(() => {
-      location.hash = "#/";
-    });
+    await page.evaluate('location.hash = "#/"'); // another route of the checkout, as a link to it opens
     await page.locator("h1", { hasText: "Checkout" }).waitFor();
     const before = polls.length;
     await page.clock.runFor(60_000);
