@@ -18,7 +18,10 @@ export interface SettlementSender {
   sign(call: { to: Address; data: Hex; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, nonce: number): Promise<{ hash: Hex; raw: Hex }>;
   send(tx: { hash: Hex; raw: Hex; nonce: number }): Promise<void>;
   broadcast(raw: Hex): Promise<void>;
-  /** The same call with the same nonce at higher fees (a node's replacement rule); null when that bid would pass the relayer's fee ceiling. */
+  /**
+   * The same call with the same nonce at higher fees (a node's replacement rule); null when that bid
+   * would pass the relayer's fee ceiling.
+   */
   signReplacement(raw: Hex, quote: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, kind: "settlement"): Promise<{ hash: Hex; raw: Hex } | null>;
 }
 
@@ -57,10 +60,11 @@ const PER_TICK = 200;
  * Settles payments paid to their payment address, with no call from anyone: each tick follows the
  * settlements sent through every hash each was sent under (settled at or below the finality head
  * ends the watch; a reverted one, or one whose nonce another transaction used, opens it again; one
- * the node lost is sent again; a stuck one is replaced, within the relayer's fee ceiling), then reads the balance of every due open address and
- * sends `settleDeposit` for each that holds the amount. A short deposit waits for its top-up. Several
- * instances may run it: a watch is claimed in the store before its settlement is signed, and the
- * Splitter settles a payment once whoever sends it.
+ * the node lost is sent again; a stuck one is replaced, within the relayer's fee ceiling), then
+ * reads the balance of every due open address and sends `settleDeposit` for each that holds the
+ * amount. A short deposit waits for its top-up. Several instances may run it: a watch is claimed in
+ * the store before its settlement is signed, and the Splitter settles a payment once whoever sends
+ * it.
  */
 export class DepositSettler {
   #stop: (() => void) | null = null;
@@ -178,9 +182,10 @@ export class DepositSettler {
    * or the x402 facilitator's `settleDepositFromAuthorization`), as the settlement of its open watch:
    * the watch is claimed and the signed transaction recorded with the relayer's next nonce before it
    * is broadcast, so every tick follows it (final: done; reverted or its nonce used elsewhere: open
-   * again; lost: sent again; stuck: replaced within the fee ceiling). "taken" when the watch is not open (another settlement is out, or another
-   * instance claimed it); "unavailable" when nothing can be sent now (the simulation refused, it
-   * would use more than `maxGas`, no relayer or no gas money).
+   * again; lost: sent again; stuck: replaced within the fee ceiling). "taken" when the watch is not
+   * open (another settlement is out, or another instance claimed it); "unavailable" when nothing can
+   * be sent now (the simulation refused, it would use more than `maxGas`, no relayer, or no gas money
+   * for the L2 gas and the L1 data fee).
    */
   async sendSettlement(depositAddress: Address, data: Hex, maxGas?: bigint): Promise<{ hash: Hex } | "taken" | "unavailable"> {
     const { client, deployment, sender } = this.deps;
