@@ -85,6 +85,7 @@ const EnvSchema = z.object({
   CHARGE_BATCH_MAX: z.coerce.number().int().min(1).max(200).default(50),
   CHARGE_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(2000).default(20),
   RELAYER_REPLACE_AFTER_SECONDS: positiveInt.default(60),
+  RELAYER_MAX_FEE_PER_GAS: z.coerce.bigint().positive().optional(),
   RELAYER_SWEEP_INTERVAL_MS: positiveInt.default(15_000),
   SIGNATURE_GAS_CAP: positiveInt.default(200_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -165,6 +166,8 @@ export interface Config {
     batch: { maxItems: number; waitMs: number };
     /** A charge transaction unmined this long after it was sent is replaced with a higher fee. */
     replaceAfterSeconds: number;
+    /** No replacement bids a fee cap (wei per gas) above it; null: five times the current quote's cap (about ten times the base fee). */
+    maxFeePerGas: bigint | null;
     sweepIntervalMs: number;
   };
 }
@@ -269,6 +272,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       queue: e.CHARGE_QUEUE,
       batch: { maxItems: e.CHARGE_BATCH_MAX, waitMs: e.CHARGE_BATCH_WAIT_MS },
       replaceAfterSeconds: e.RELAYER_REPLACE_AFTER_SECONDS,
+      maxFeePerGas: e.RELAYER_MAX_FEE_PER_GAS ?? null,
       sweepIntervalMs: e.RELAYER_SWEEP_INTERVAL_MS,
     },
   };

@@ -178,11 +178,30 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     randomBytes: random,
     localChain: config.localChain,
   });
+  const metrics = new Metrics();
   const relayer = new Relayer(
     client,
     config.relayer.privateKey ? privateKeyToAccount(config.relayer.privateKey) : null,
     chainFor(config.chainId, config.rpcUrl),
-    { paused: config.relayer.paused, ...(deps.beforeBroadcast ? { beforeBroadcast: deps.beforeBroadcast } : {}) },
+    {
+      paused: config.relayer.paused,
+      maxFeePerGas: config.relayer.maxFeePerGas,
+      onFeeCeiling: (held) => {
+        metrics.feeCeiling.inc({ kind: held.kind });
+        logger.warn(
+          {
+            loop: "relayer",
+            kind: held.kind,
+            tx_hash: held.hash,
+            nonce: held.nonce,
+            wanted_max_fee_per_gas: String(held.wantedMaxFeePerGas),
+            ceiling: String(held.ceilingWei),
+          },
+          "stuck transaction held at its bid: a replacement would pass the fee ceiling",
+        );
+      },
+      ...(deps.beforeBroadcast ? { beforeBroadcast: deps.beforeBroadcast } : {}),
+    },
   );
   const sessions = new SubscriptionSessions({
     ...chain,
@@ -211,6 +230,11 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     quoteFees: () => quoteFees(client, pricing),
     now,
     replaceAfterMs: config.relayer.replaceAfterSeconds * 1000,
+    onWatchError: (depositAddress, error) =>
+      logger.warn(
+        { loop: "deposits", deposit_address: depositAddress, error: (error as Error).message.split("\n")[0] },
+        "following a payment address's settlement failed",
+      ),
   });
   const refunds = new Refunds({
     chain,
@@ -232,7 +256,6 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   });
 
   const checkoutDir = builtCheckout(deps.checkoutDir);
-  const metrics = new Metrics();
   const limiter = windowLimiter("api", config.rateLimits.perMinute);
   const recoverLimit = rateLimit(windowLimiter("recover", config.rateLimits.recoverPerMinute), "recover");
   const app = createApp({

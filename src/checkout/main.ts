@@ -3,7 +3,7 @@ import { cancelFlow } from "./flows/cancel.js";
 import { payFlow } from "./flows/pay.js";
 import { refundFlow } from "./flows/refund.js";
 import { subscribeFlow } from "./flows/subscribe.js";
-import { networkBanner, pageContext, setContext, stopTimers } from "./page.js";
+import { leaveRoute, networkBanner, pageContext, setContext } from "./page.js";
 import { el, render } from "./ui.js";
 
 /**
@@ -12,7 +12,7 @@ import { el, render } from "./ui.js";
  * what the API returns for the token.
  */
 async function route(): Promise<void> {
-  stopTimers();
+  leaveRoute();
   document.getElementById("wallet-chooser")?.remove();
   const [, kind, token] = /^#\/([a-z]+)\/(.+)$/.exec(location.hash) ?? [];
   let symbol = "USDC";

@@ -55,7 +55,24 @@ export function folded(summary: string, rows: Array<[string, string]>): HTMLDeta
 
 let ticking: ReturnType<typeof setInterval> | undefined;
 
-/** Stops the previous route's countdown (a hash change renders a new page). */
+let route = new AbortController();
+
+/**
+ * Leaves the current route (a hash change renders a new page): its countdown stops, and so does
+ * every poll that watches {@link routeLeft}.
+ */
+export function leaveRoute(): void {
+  stopTimers();
+  route.abort();
+  route = new AbortController();
+}
+
+/** Aborted once the page moves to another route: the current route's polls stop on it. */
+export function routeLeft(): AbortSignal {
+  return route.signal;
+}
+
+/** Stops the previous countdown (a new one starts, or the time is up). */
 export function stopTimers(): void {
   if (ticking !== undefined) clearInterval(ticking);
   ticking = undefined;

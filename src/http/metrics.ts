@@ -19,6 +19,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Stuck relayer transactions not replaced because the next bid would pass RELAYER_MAX_FEE_PER_GAS, each counted once. */
+  readonly feeCeiling = new Counter({
+    name: "relayer_fee_ceiling_held_total",
+    help: "Stuck relayer transactions held at their bid because a replacement would pass the fee ceiling, by kind (settlement, charge)",
+    labelNames: ["kind"],
+    registers: [this.registry],
+  });
+
   constructor(defaults = false) {
     if (defaults) collectDefaultMetrics({ register: this.registry });
   }

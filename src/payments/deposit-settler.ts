@@ -3,6 +3,7 @@ import { splitterAbi } from "../generated/contracts.js";
 import { SplitterReader } from "../chain/contracts/splitter.js";
 import { finalityHead } from "../chain/finality.js";
 import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
+import { l1FeeWithMargin, quoteL1Fee } from "../chain/l1-fee.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
@@ -13,12 +14,15 @@ import { everyRound } from "../rounds.js";
 /** The relayer, as far as settling needs it (recurring/relayer.ts implements it). */
 export interface SettlementSender {
   readonly address: Address | null;
-  ensureAvailable(gas: bigint, maxFeePerGas: bigint, balance: bigint): Address;
+  ensureAvailable(gas: bigint, maxFeePerGas: bigint, balance: bigint, l1FeeWei: bigint): Address;
   sign(call: { to: Address; data: Hex; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, nonce: number): Promise<{ hash: Hex; raw: Hex }>;
   send(tx: { hash: Hex; raw: Hex; nonce: number }): Promise<void>;
   broadcast(raw: Hex): Promise<void>;
-  /** The same call with the same nonce at higher fees (a node's replacement rule). */
-  signReplacement(raw: Hex, quote: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Promise<{ hash: Hex; raw: Hex }>;
+  /**
+   * The same call with the same nonce at higher fees (a node's replacement rule); null when that bid
+   * would pass the relayer's fee ceiling.
+   */
+  signReplacement(raw: Hex, quote: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, kind: "settlement"): Promise<{ hash: Hex; raw: Hex } | null>;
 }
 
 /** A settlement's gas limit and the fees it would pay. */
@@ -39,6 +43,8 @@ export interface DepositSettlerDeps {
   now: () => number;
   /** A settlement still unmined this long after it was sent is replaced with a higher fee (the relayer's rule for charges). */
   replaceAfterMs: number;
+  /** One watch's follow failed (an RPC fault, a record it cannot read): told here, and the round goes on with the others. */
+  onWatchError?: (depositAddress: Address, error: unknown) => void;
 }
 
 /** How often an open payment address is looked at. */
@@ -52,11 +58,13 @@ const PER_TICK = 200;
 
 /**
  * Settles payments paid to their payment address, with no call from anyone: each tick follows the
- * settlements sent (settled at or below the finality head ends the watch; a failed one opens it
- * again; one the node lost is sent again), then reads the balance of every due open address and
- * sends `settleDeposit` for each that holds the amount. A short deposit waits for its top-up. Several
- * instances may run it: a watch is claimed in the store before its settlement is signed, and the
- * Splitter settles a payment once whoever sends it.
+ * settlements sent through every hash each was sent under (settled at or below the finality head
+ * ends the watch; a reverted one, or one whose nonce another transaction used, opens it again; one
+ * the node lost is sent again; a stuck one is replaced, within the relayer's fee ceiling), then
+ * reads the balance of every due open address and sends `settleDeposit` for each that holds the
+ * amount. A short deposit waits for its top-up. Several instances may run it: a watch is claimed in
+ * the store before its settlement is signed, and the Splitter settles a payment once whoever sends
+ * it.
  */
 export class DepositSettler {
   #stop: (() => void) | null = null;
@@ -89,27 +97,53 @@ export class DepositSettler {
     const head = await finalityHead(client, this.deps.finality);
     let settled = 0;
     for (const w of sent) {
-      // Settled and final (by this transaction or anyone's): the watch is done.
-      if ((await splitter.settledBlock(this.#key(w), head)) !== 0n) {
-        await watches.markSettled(w.depositAddress);
-        settled++;
-        continue;
-      }
-      const receipt = await readReceipt(client, w.txHash!);
-      const age = this.deps.now() - w.sentAt!;
-      if (receipt?.status === "reverted") await watches.reopen(w.depositAddress, w.txHash!, this.deps.now() + DEPOSIT_RETRY_AFTER_MS);
-      else if (receipt || age <= Math.min(DEPOSIT_RESEND_AFTER_MS, this.deps.replaceAfterMs)) continue;
-      else if (!(await isKnownTransaction(client, w.txHash!))) {
-        // Lost by the node (dropped, or reorged out): the same signed transaction again.
-        if (age > DEPOSIT_RESEND_AFTER_MS) await this.deps.sender.broadcast(w.rawTx!).catch(() => {});
-      } else if (age > this.deps.replaceAfterMs) {
-        // Stuck under a risen base fee: every later relayer transaction (charges too) waits behind its
-        // nonce. The same call, same nonce, higher fee, recorded before it is sent.
-        const next = await this.deps.sender.signReplacement(w.rawTx!, await this.deps.quoteFees());
-        if (await watches.replace(w.depositAddress, w.txHash!, next, this.deps.now())) await this.deps.sender.broadcast(next.raw).catch(() => {});
+      try {
+        if (await this.#followOne(w, splitter, head)) settled++;
+      } catch (error) {
+        this.deps.onWatchError?.(w.depositAddress, error);
       }
     }
     return settled;
+  }
+
+  /** Follows one sent settlement; true when the payment is settled and final (the watch is done). */
+  async #followOne(w: DepositWatch, splitter: SplitterReader, head: bigint): Promise<boolean> {
+    const { client, watches, sender } = this.deps;
+    // Settled and final (by any of its hashes, or anyone's transaction): the watch is done.
+    if ((await splitter.settledBlock(this.#key(w), head)) !== 0n) {
+      await watches.markSettled(w.depositAddress);
+      return true;
+    }
+    const receipts = () => Promise.all(w.txHashes.map((hash) => readReceipt(client, hash)));
+    // One of its hashes mined (the original or a replacement: they share one nonce, so only one can
+    // be): settled, it ends the watch once final (above); reverted, the payment is open again.
+    const mined = (await receipts()).find((r) => r !== null);
+    if (mined?.status === "reverted") await watches.reopen(w.depositAddress, w.txHash!, this.deps.now() + DEPOSIT_RETRY_AFTER_MS);
+    const age = this.deps.now() - w.sentAt!;
+    if (mined || age <= Math.min(DEPOSIT_RESEND_AFTER_MS, this.deps.replaceAfterMs)) return false;
+    if (w.relayer !== null && w.nonce !== null) {
+      // None of its hashes mined, yet the relayer's nonce is used: another transaction (another
+      // instance's, a manual send) took it, and none of these ever can be mined. Read again after the
+      // count, in case one was mined between the two reads.
+      const count = await client.getTransactionCount({ address: w.relayer, blockTag: "latest" });
+      if (count > w.nonce && (await receipts()).every((r) => r === null)) {
+        await watches.reopen(w.depositAddress, w.txHash!, this.deps.now());
+        return false;
+      }
+    }
+    // Sending again and replacing are for the key that signed it (an instance without it has no outbox).
+    if (!sender.address || sender.address !== w.relayer) return false;
+    if (!(await isKnownTransaction(client, w.txHash!))) {
+      // Lost by the node (dropped, or reorged out): the same signed transaction again.
+      if (age > DEPOSIT_RESEND_AFTER_MS) await sender.broadcast(w.rawTx!).catch(() => {});
+    } else if (age > this.deps.replaceAfterMs) {
+      // Stuck under a risen base fee: every later relayer transaction (charges too) waits behind its
+      // nonce. The same call, same nonce, higher fee, recorded before it is sent; over the relayer's
+      // fee ceiling it waits at its bid (the relayer reports it).
+      const next = await sender.signReplacement(w.rawTx!, await this.deps.quoteFees(), "settlement");
+      if (next && (await watches.replace(w.depositAddress, w.txHash!, next, this.deps.now()))) await sender.broadcast(next.raw).catch(() => {});
+    }
+    return false;
   }
 
   async #settleArrived(): Promise<number> {
@@ -147,10 +181,11 @@ export class DepositSettler {
    * Sends `data`, a call to the Splitter that settles the payment address's payment (`settleDeposit`,
    * or the x402 facilitator's `settleDepositFromAuthorization`), as the settlement of its open watch:
    * the watch is claimed and the signed transaction recorded with the relayer's next nonce before it
-   * is broadcast, so every tick follows it (final: done; reverted: open again; lost: sent again;
-   * stuck: replaced). "taken" when the watch is not open (another settlement is out, or another
-   * instance claimed it); "unavailable" when nothing can be sent now (the simulation refused, it
-   * would use more than `maxGas`, no relayer or no gas money).
+   * is broadcast, so every tick follows it (final: done; reverted or its nonce used elsewhere: open
+   * again; lost: sent again; stuck: replaced within the fee ceiling). "taken" when the watch is not
+   * open (another settlement is out, or another instance claimed it); "unavailable" when nothing can
+   * be sent now (the simulation refused, it would use more than `maxGas`, no relayer, or no gas money
+   * for the L2 gas and the L1 data fee).
    */
   async sendSettlement(depositAddress: Address, data: Hex, maxGas?: bigint): Promise<{ hash: Hex } | "taken" | "unavailable"> {
     const { client, deployment, sender } = this.deps;
@@ -160,17 +195,20 @@ export class DepositSettler {
     let priced: SettlementPrice | null;
     let balance: bigint;
     let pending: number;
+    let l1Fee: bigint;
     try {
-      [priced, balance, pending] = await Promise.all([
+      [priced, balance, pending, l1Fee] = await Promise.all([
         this.priceSettlement(data),
         client.getBalance({ address: relayer }),
         client.getTransactionCount({ address: relayer, blockTag: "pending" }),
+        // Base takes the L1 data fee from the sender too: the funds check counts it, as a charge's does.
+        quoteL1Fee(client, { to, data }).then(l1FeeWithMargin),
       ]);
       // A paused token or a blacklisted party refuses in the simulation, and the deposit waits at its
       // address until it clears; a call whose limit would pass `maxGas` (a payer's own code in it) is
       // not the relayer's to pay.
       if (!priced || (maxGas !== undefined && priced.gas > maxGas)) return "unavailable";
-      sender.ensureAvailable(priced.gas, priced.fees.maxFeePerGas, balance);
+      sender.ensureAvailable(priced.gas, priced.fees.maxFeePerGas, balance, l1Fee);
     } catch {
       return "unavailable";
     }

@@ -45,7 +45,9 @@ export async function followAttempt(deps: FollowDeps, terms: Terms, id: Hex, per
     try {
       await deps.broadcast(attempt.rawTx);
       return periodAnswer("CONFIRMING", terms, id, period, attempt.txHash);
-    } catch {
+    } catch (error) {
+      // This instance has no relayer key: its owner's outbox may still hold it, so the record stays.
+      if (error instanceof DomainError && error.code === "RELAYER_UNAVAILABLE") throw error;
       // Refused because its owner sent it meanwhile (already known, or its nonce already used by
       // it): it is on its way or mined, and its record must stay. Only a transaction the node still
       // does not know, and that charged nothing, is gone for good.

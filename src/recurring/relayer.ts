@@ -10,7 +10,29 @@ export interface RelayerOptions {
   paused: boolean;
   /** Test hook: runs after the transaction is recorded and before it is broadcast (a crash there). */
   beforeBroadcast?: (tx: SignedTransaction) => Promise<void> | void;
+  /** RELAYER_MAX_FEE_PER_GAS: no replacement bids a fee cap above it; null: {@link DEFAULT_CEILING_QUOTES} times the current quote's cap. */
+  maxFeePerGas?: bigint | null;
+  /** A stuck transaction not replaced because its next bid would pass the ceiling (a metric and a log line). */
+  onFeeCeiling?: (event: FeeCeilingEvent) => void;
 }
+
+/** A replacement the ceiling refused: what it would have bid, and the ceiling. */
+export interface FeeCeilingEvent {
+  kind: "settlement" | "charge";
+  nonce: number;
+  hash: Hex;
+  wantedMaxFeePerGas: bigint;
+  ceilingWei: bigint;
+}
+
+/**
+ * The default fee ceiling, in multiples of the current quote's fee cap (twice the next base fee plus
+ * the tip): about ten times the base fee the node reports now. Far above what a risen base fee needs
+ * (EIP-1559 raises it at most 12.5% a block), so a stuck transaction still gets through a spike; but
+ * a bid that keeps rising 1.25× a minute while the base fee does not stops there, after about seven
+ * replacements.
+ */
+export const DEFAULT_CEILING_QUOTES = 5n;
 
 export interface RelayerCall {
   to: Address;
@@ -26,6 +48,8 @@ export interface RelayerCall {
  * node's latest nonce waits in the outbox, unsent, until blocks make room.
  */
 export const POOL_WINDOW = 16;
+/** How many transactions held at the fee ceiling are remembered, so each is reported once. */
+const HELD_REMEMBERED = 10_000;
 /** How long the outbox waits (for room in the window, or after a refusal it retries) without the chain moving before it gives up. */
 const STALL_MS = 30_000;
 /** The pause between broadcast rounds while something waits (a 2 s block frees the window in steps). */
@@ -56,6 +80,7 @@ interface Outgoing {
  */
 export class Relayer {
   readonly #outbox: Outgoing[] = [];
+  readonly #heldAtCeiling = new Set<Hex>();
   #flushing = false;
 
   constructor(
@@ -79,9 +104,10 @@ export class Relayer {
     return this.account.address;
   }
 
-  /** Signs `call` with `nonce` (local: no chain call). */
+  /** Signs `call` with `nonce` (local: no chain call); RELAYER_UNAVAILABLE without a key. */
   async sign(call: RelayerCall, nonce: number): Promise<{ hash: Hex; raw: Hex }> {
-    const raw = await this.account!.signTransaction({
+    if (!this.account) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
+    const raw = await this.account.signTransaction({
       chainId: this.chain.id,
       type: "eip1559",
       nonce,
@@ -95,11 +121,21 @@ export class Relayer {
     return { hash: keccak256(raw), raw };
   }
 
+  /** The highest fee cap a replacement may bid now: RELAYER_MAX_FEE_PER_GAS, or a multiple of the current quote's cap. */
+  feeCeiling(quote: { maxFeePerGas: bigint }): bigint {
+    return this.options.maxFeePerGas ?? DEFAULT_CEILING_QUOTES * quote.maxFeePerGas;
+  }
+
   /**
    * The same call with the same nonce at higher fees (each at least 1.25× the stuck one's and at
-   * least the current quote), so a node replaces it in its pool.
+   * least the current quote), so a node replaces it in its pool; null, reported to `onFeeCeiling`,
+   * when that fee cap would pass {@link feeCeiling}: the transaction waits at its bid, never a higher one.
    */
-  async signReplacement(raw: Hex, quote: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Promise<{ hash: Hex; raw: Hex; maxFeePerGas: bigint }> {
+  async signReplacement(
+    raw: Hex,
+    quote: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
+    kind: FeeCeilingEvent["kind"],
+  ): Promise<{ hash: Hex; raw: Hex; maxFeePerGas: bigint } | null> {
     const stuck = parseTransaction(raw);
     if (stuck.type !== "eip1559" || stuck.nonce === undefined || !stuck.to || stuck.gas === undefined) throw new Error("not a relayer transaction");
     const bump = (fee: bigint | undefined, floor: bigint) => {
@@ -108,6 +144,17 @@ export class Relayer {
     };
     const maxPriorityFeePerGas = bump(stuck.maxPriorityFeePerGas, quote.maxPriorityFeePerGas);
     const maxFeePerGas = bump(stuck.maxFeePerGas, quote.maxFeePerGas > maxPriorityFeePerGas ? quote.maxFeePerGas : maxPriorityFeePerGas);
+    const ceilingWei = this.feeCeiling(quote);
+    if (maxFeePerGas > ceilingWei) {
+      // Told once per transaction held (each sweep finds it again until it is mined or the base fee falls).
+      const hash = keccak256(raw);
+      if (!this.#heldAtCeiling.has(hash)) {
+        if (this.#heldAtCeiling.size >= HELD_REMEMBERED) this.#heldAtCeiling.clear();
+        this.#heldAtCeiling.add(hash);
+        this.options.onFeeCeiling?.({ kind, nonce: stuck.nonce, hash, wantedMaxFeePerGas: maxFeePerGas, ceilingWei });
+      }
+      return null;
+    }
     const signed = await this.sign({ to: stuck.to, data: stuck.data ?? "0x", gas: stuck.gas, maxFeePerGas, maxPriorityFeePerGas }, stuck.nonce);
     return { ...signed, maxFeePerGas };
   }
@@ -118,8 +165,13 @@ export class Relayer {
     await this.broadcast(tx.raw);
   }
 
-  /** Sends a signed transaction, in nonce order with the others waiting; a final refusal is RELAYER_ERROR. */
+  /**
+   * Sends a signed transaction, in nonce order with the others waiting; a final refusal is
+   * RELAYER_ERROR. An instance without a key has no outbox (its window is the key's nonce): it
+   * answers RELAYER_UNAVAILABLE and sends nothing.
+   */
   broadcast(raw: Hex): Promise<void> {
+    if (!this.account) return Promise.reject(new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" }));
     const nonce = parseTransaction(raw).nonce ?? 0;
     return new Promise<void>((resolve, reject) => {
       // Answered once: a transaction resolved while it waits for room is not failed later (its record
@@ -149,9 +201,9 @@ export class Relayer {
   }
 
   async #flush(): Promise<void> {
-    if (this.#flushing) return;
+    const address = this.account?.address;
+    if (this.#flushing || !address) return; // broadcast() refuses first: nothing reaches the outbox without a key
     this.#flushing = true;
-    const address = this.account!.address;
     const readMined = () => this.client.getTransactionCount({ address, blockTag: "latest" });
     this.#movedAt = Date.now(); // a stall is counted from when there is something to send
     try {

@@ -16,7 +16,7 @@ export interface StuckChargesDeps {
 
 /**
  * The stuck-transaction sweeper: a charge transaction still unmined a while after it was sent is
- * replaced at the same nonce with a higher fee.
+ * replaced at the same nonce with a higher fee, never above the relayer's fee ceiling.
  */
 export class StuckCharges {
   #stop: (() => void) | null = null;
@@ -56,8 +56,9 @@ export class StuckCharges {
     let replaced = 0;
     for (const [i, attempt] of stale.entries()) {
       if (minedNow[i]) continue; // mined since the count was read: a status read reports it
-      const next = await relayer.signReplacement(attempt.rawTx, fees);
-      if (!(await attempts.replace(attempt.txHash, next, this.deps.now()))) continue;
+      // Over the fee ceiling: it waits at its bid (reported by the relayer), never a higher one.
+      const next = await relayer.signReplacement(attempt.rawTx, fees, "charge");
+      if (!next || !(await attempts.replace(attempt.txHash, next, this.deps.now()))) continue;
       try {
         await relayer.broadcast(next.raw);
         replaced++;

@@ -11,9 +11,14 @@ export interface DepositWatch {
   /** Unix seconds: the last moment the address is looked at. */
   watchUntil: number;
   status: "open" | "sent" | "settled";
-  /** The settlement transaction sent (status `sent`). */
+  /** The settlement transaction sent (status `sent`): the latest, after a fee replacement the replacement. */
   txHash: Hex | null;
   rawTx: Hex | null;
+  /** Every hash the settlement was sent under, oldest first (same nonce, same call, rising fees): any of them may be mined. */
+  txHashes: Hex[];
+  /** The relayer that sent it and the nonce it holds. */
+  relayer: Address | null;
+  nonce: number | null;
   /** Unix milliseconds of the settlement's send. */
   sentAt: number | null;
 }
@@ -27,6 +32,9 @@ interface Row {
   status: DepositWatch["status"];
   tx_hash: string | null;
   raw_tx: string | null;
+  tx_hashes: string[] | null;
+  relayer: string | null;
+  nonce: string | number | null;
   sent_at: string | number | null;
 }
 
@@ -39,6 +47,9 @@ const fromRow = (r: Row): DepositWatch => ({
   status: r.status,
   txHash: r.tx_hash as Hex | null,
   rawTx: r.raw_tx as Hex | null,
+  txHashes: (r.tx_hashes?.length ? r.tx_hashes : r.tx_hash ? [r.tx_hash] : []) as Hex[],
+  relayer: r.relayer === null ? null : getAddress(r.relayer),
+  nonce: r.nonce === null ? null : Number(r.nonce),
   sentAt: r.sent_at === null ? null : Number(r.sent_at),
 });
 
@@ -48,7 +59,7 @@ const DB_NOW_MS = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint";
 /** An x402 answer nobody holds: never reserved, or reserved longer ago than the parameter `$n` (ms) by a request that never finished. */
 const answerFree = (n: number) => `(x402_answer IS NULL OR (x402_answer LIKE 'reserved:%' AND x402_reserved_at < ${DB_NOW_MS} - $${n}))`;
 
-const COLUMNS = "deposit_address, recipient, amount_units, reference, watch_until, status, tx_hash, raw_tx, sent_at";
+const COLUMNS = "deposit_address, recipient, amount_units, reference, watch_until, status, tx_hash, raw_tx, tx_hashes, relayer, nonce, sent_at";
 
 /** The payment addresses being watched (deposit-settler.ts settles them). */
 export class DepositWatches {
@@ -107,22 +118,21 @@ export class DepositWatches {
       if (claimed.length === 0) return null;
       const nonce = await takeRelayerNonce(tx, a.relayer, chainPending);
       const signed = await sign(nonce);
-      await tx.query("UPDATE deposit_watches SET tx_hash = $2, raw_tx = $3, relayer = $4, nonce = $5, sent_at = $6 WHERE deposit_address = $1", [
-        depositAddress.toLowerCase(),
-        signed.hash,
-        signed.raw,
-        a.relayer,
-        nonce,
-        a.sentAt,
-      ]);
+      await tx.query(
+        "UPDATE deposit_watches SET tx_hash = $2, raw_tx = $3, tx_hashes = ARRAY[$2::text], relayer = $4, nonce = $5, sent_at = $6 WHERE deposit_address = $1",
+        [depositAddress.toLowerCase(), signed.hash, signed.raw, a.relayer, nonce, a.sentAt],
+      );
       return { ...signed, nonce };
     });
   }
 
-  /** Records a replacement of the settlement `previousHash` (same nonce, higher fee) before it is sent; false when it moved on meanwhile. */
+  /**
+   * Records a replacement of the settlement `previousHash` (same nonce, higher fee) before it is sent,
+   * its hash added to the ones followed; false when it moved on meanwhile.
+   */
   async replace(depositAddress: Address, previousHash: Hex, next: { hash: Hex; raw: Hex }, sentAt: number): Promise<boolean> {
     const rows = await this.db.query(
-      "UPDATE deposit_watches SET tx_hash = $3, raw_tx = $4, sent_at = $5 WHERE deposit_address = $1 AND tx_hash = $2 AND status = 'sent' RETURNING deposit_address",
+      "UPDATE deposit_watches SET tx_hash = $3, raw_tx = $4, tx_hashes = array_append(COALESCE(tx_hashes, ARRAY[tx_hash]), $3::text), sent_at = $5 WHERE deposit_address = $1 AND tx_hash = $2 AND status = 'sent' RETURNING deposit_address",
       [depositAddress.toLowerCase(), previousHash, next.hash, next.raw, sentAt],
     );
     return rows.length === 1;
@@ -133,10 +143,14 @@ export class DepositWatches {
     await this.db.query("UPDATE deposit_watches SET status = 'settled' WHERE deposit_address = $1", [depositAddress.toLowerCase()]);
   }
 
-  /** A settlement that failed or vanished without settling: open again, looked at from `atMs`. */
+  /**
+   * A settlement that failed or vanished without settling (reverted, or its nonce used by another
+   * transaction): open again, looked at from `atMs`. `txHash` is its latest hash, so a replacement
+   * recorded meanwhile keeps the watch.
+   */
   async reopen(depositAddress: Address, txHash: Hex, atMs: number): Promise<void> {
     await this.db.query(
-      "UPDATE deposit_watches SET status = 'open', tx_hash = NULL, raw_tx = NULL, relayer = NULL, nonce = NULL, sent_at = NULL, next_check_at = $3 WHERE deposit_address = $1 AND tx_hash = $2",
+      "UPDATE deposit_watches SET status = 'open', tx_hash = NULL, raw_tx = NULL, tx_hashes = NULL, relayer = NULL, nonce = NULL, sent_at = NULL, next_check_at = $3 WHERE deposit_address = $1 AND tx_hash = $2",
       [depositAddress.toLowerCase(), txHash, atMs],
     );
   }

@@ -240,6 +240,29 @@ describe("hosted checkout in Chromium", function () {
     assert.equal(await page.locator("#pay").count(), 0);
   });
 
+  it("pay: the page stops polling for the payment once it moves to another route (a link opened from it)", async () => {
+    const intent = await post("/v1/payments", { recipient: merchant().address, amount: "1" });
+    const polls: string[] = [];
+    page.on("request", (request) => {
+      if (/\/v1\/payments\/(resolve|recover|verify)/.test(request.url())) polls.push(request.url());
+    });
+    await page.clock.install(); // the page's timers, run by hand below
+    await injectWallet(page, h.chain, buyer());
+    await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
+    await page.locator("#pay").waitFor();
+    const isResolve = (request: { url(): string }) => request.url().endsWith("/v1/payments/resolve");
+    const polled = page.waitForRequest(isResolve);
+    await page.clock.runFor(3_100);
+    await polled; // the arrival watch asks every 3 s while the page is shown
+    await page.evaluate('location.hash = "#/"'); // another route of the checkout, as a link to it opens
+    await page.locator("h1", { hasText: "Checkout" }).waitFor();
+    const before = polls.length;
+    await page.clock.runFor(60_000);
+    const late = await page.waitForRequest(isResolve, { timeout: 1_000 }).catch(() => null);
+    assert.isNull(late, "no poll after the route changed");
+    assert.equal(polls.length, before, "nothing asked for the old route's payment");
+  });
+
   it("link: each visit mints a fresh payment whose reference starts with the link id", async () => {
     const link = await post("/v1/links", { recipient: merchant().address, amount: "3" });
     await injectWallet(page, h.chain, buyer());

@@ -23,6 +23,13 @@ describe("config", () => {
     assert.equal(config.dataDir, ".data/pglite");
   });
 
+  it("RELAYER_MAX_FEE_PER_GAS: unset is the relative default (null), a wei amount is a bigint, zero or a non-number is refused", () => {
+    assert.isNull(loadConfig({}).relayer.maxFeePerGas);
+    assert.equal(loadConfig({ RELAYER_MAX_FEE_PER_GAS: "5000000000" }).relayer.maxFeePerGas, 5_000_000_000n);
+    assert.throws(() => loadConfig({ RELAYER_MAX_FEE_PER_GAS: "0" }), ConfigError, /RELAYER_MAX_FEE_PER_GAS/);
+    assert.throws(() => loadConfig({ RELAYER_MAX_FEE_PER_GAS: "2 gwei" }), ConfigError, /RELAYER_MAX_FEE_PER_GAS/);
+  });
+
   it("refuses the test-only loopback switch in production", () => {
     assert.throws(() => loadConfig({ CHAIN_ID: "8453", WEBHOOKS_ALLOW_LOOPBACK: "true" }), ConfigError, /WEBHOOKS_ALLOW_LOOPBACK/);
     assert.equal(loadConfig({ WEBHOOKS_ALLOW_LOOPBACK: "true" }).webhooks.allowLoopback, true);

@@ -2,7 +2,7 @@ import type { Hex } from "viem";
 import { answerOf, api, type ApiAnswer } from "../api.js";
 import { displayAmount } from "../format.js";
 import { forgetPayment, keepPayment, recallPayment, type KeptPayment } from "../payment-session.js";
-import { errorPage, folded, networkBanner, pageContext, returnLink, setTitle, transactionLink, validity, walletNotice } from "../page.js";
+import { errorPage, folded, networkBanner, pageContext, returnLink, routeLeft, setTitle, transactionLink, validity, walletNotice } from "../page.js";
 import { confirmingStep } from "../resolve-state.js";
 import { details, el, render } from "../ui.js";
 import { explain } from "../words.js";
@@ -19,12 +19,15 @@ const isLink = (token: string) => token.startsWith("lk.");
  * Resolves the page's token. A link token first looks for the payment this tab already minted
  * through it: still open, it is shown again; paid, the page says Paid; expired, a new one is minted.
  * An intent already paid shows Paid with the transaction this tab sent, if it sent it. Renders the
- * explanation (or the Paid page) and returns null when there is nothing to pay.
+ * explanation (or the Paid page) and returns null when there is nothing to pay, or when the page
+ * moved to another route meanwhile (it renders nothing then).
  */
 export async function resolvePayment(token: string, status: Status): Promise<Resolved | null> {
   const kept = recallPayment(token);
+  const left = routeLeft();
   if (isLink(token) && kept?.intent) {
-    const again = await resolveSettling(kept.intent, status);
+    const again = await resolveSettling(kept.intent, status, left);
+    if (!again) return null;
     if (again.ok) return { ...again.body, intent: kept.intent };
     if (again.body.error === "PAYMENT_ALREADY_PROCESSED") {
       paidPage(kept, status);
@@ -32,7 +35,8 @@ export async function resolvePayment(token: string, status: Status): Promise<Res
     }
     forgetPayment(token); // expired or refused: mint a fresh one below
   }
-  const answer = await resolveSettling(token, status);
+  const answer = await resolveSettling(token, status, left);
+  if (!answer) return null;
   if (!answer.ok) {
     const b = answer.body;
     if (b.error === "PAYMENT_ALREADY_PROCESSED") {
@@ -57,12 +61,14 @@ export async function resolvePayment(token: string, status: Status): Promise<Res
 /**
  * Resolves `intent`; while the answer is PAYMENT_CONFIRMING (a payment for it is mined, not yet
  * final), shows so with no pay button and asks again every CONFIRMING_POLL_MS (a retryable error
- * meanwhile waits its Retry-After and asks again). Returns the first other answer.
+ * meanwhile waits its Retry-After and asks again). Returns the first other answer; null once the page
+ * has moved to another route (`left`).
  */
-async function resolveSettling(intent: string, status: Status): Promise<ApiAnswer<Resolved>> {
+async function resolveSettling(intent: string, status: Status, left: AbortSignal): Promise<ApiAnswer<Resolved> | null> {
   let confirming = false;
   for (;;) {
     const answer: ApiAnswer<Resolved> = await answerOf(api.resolvePayment({ intent }));
+    if (left.aborted) return null;
     const step = confirmingStep(answer, confirming);
     if (step.next === "done") return answer;
     if (!confirming) {
@@ -72,6 +78,7 @@ async function resolveSettling(intent: string, status: Status): Promise<ApiAnswe
       errorPage("Payment", status.node);
     }
     await new Promise((resolve) => setTimeout(resolve, step.waitMs));
+    if (left.aborted) return null;
   }
 }
 

@@ -3,7 +3,7 @@ import { splitterAbi } from "../../generated/contracts.js";
 import { receiveAuthorizationTypedData } from "../../chain/token-authorizations.js";
 import { answerOf, api } from "../api.js";
 import { connectWallet, walletError } from "../connect.js";
-import { transactionLink } from "../page.js";
+import { routeLeft, transactionLink } from "../page.js";
 import { button, statusLine } from "../ui.js";
 import type { Wallet } from "../wallet.js";
 import type { Status } from "./common.js";
@@ -13,9 +13,11 @@ import { payPage, rememberTransaction, resolvePayment, showPaid, type Resolved }
 
 /** `#/pay/<intent>` and `#/link/<link>`: resolve, then pay in one transaction when the wallet can sign. */
 export async function payFlow(token: string): Promise<void> {
+  // This page's polls (the arrival watch, the verdict) end when the buyer moves to another route.
+  const left = routeLeft();
   const status = statusLine();
   const r = await resolvePayment(token, status);
-  if (!r) return;
+  if (!r || left.aborted) return;
   const intent = r.intent ?? token;
   let walletPath = false;
   const pay = button("pay", "Connect wallet and pay", async () => {
@@ -38,7 +40,7 @@ export async function payFlow(token: string): Promise<void> {
         rememberTransaction(token, hash);
       }
       pay.remove();
-      await followVerdict(intent, hash, status.set, () => showPaid(status, hash, r.return_url));
+      await followVerdict(intent, hash, status.set, () => showPaid(status, hash, r.return_url), left);
     } catch (error) {
       status.set("error", walletError(error));
     }
@@ -48,7 +50,7 @@ export async function payFlow(token: string): Promise<void> {
   // which the service settles): the page follows it to Paid.
   void watchArrival(
     intent,
-    () => walletPath,
+    () => walletPath || left.aborted,
     (state, hash) => {
       pay.remove();
       rememberTransaction(token, hash);
@@ -137,9 +139,9 @@ async function recoveredPayment(intent: string): Promise<Hex | null> {
   return b.found && b.tx_hash && (b.valid || b.code === "PAYMENT_CONFIRMING") ? b.tx_hash : null;
 }
 
-/** Polls verify for the same hash until it settles (the merchant verifies again on its side). */
-async function followVerdict(intent: string, hash: Hex, set: Status["set"], paid: () => void): Promise<void> {
-  for (;;) {
+/** Polls verify for the same hash until it settles (the merchant verifies again on its side), or the page moves to another route. */
+async function followVerdict(intent: string, hash: Hex, set: Status["set"], paid: () => void, left: AbortSignal): Promise<void> {
+  while (!left.aborted) {
     const answer = await answerOf(api.verifyPayment({ intent, tx_hash: hash }));
     if (answer.ok && answer.body.valid) {
       paid();
