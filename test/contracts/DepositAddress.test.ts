@@ -191,16 +191,14 @@ describe("Splitter: payment addresses (deposits)", () => {
     const otherArgs = [other, payment.recipient, payment.amount, payment.reference] as const;
     const deposit = await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "depositAddress", args: otherArgs });
     await transfer(deposit, payment.amount);
-    const hash = chain
-      .wallet(stranger)
-      .writeContract({
-        address: splitter,
-        abi: splitterAbi,
-        functionName: "forwardDeposit",
-        args: [...otherArgs, usdc],
-        account: stranger,
-        chain: chain.chain,
-      });
+    const hash = chain.wallet(stranger).writeContract({
+      address: splitter,
+      abi: splitterAbi,
+      functionName: "forwardDeposit",
+      args: [...otherArgs, usdc],
+      account: stranger,
+      chain: chain.chain,
+    });
     const moved = await forwarded(ctx, usdc, hash);
     assert.deepEqual([moved.recipientGot, moved.feeGot], [payment.amount - feeOf(payment.amount), feeOf(payment.amount)]);
   });

@@ -165,7 +165,10 @@ describe("contract invariants (stateful property tests)", function () {
                 seen.forwarded++;
               } else {
                 assert.property(outcome, "error", "the payment's own token, unsettled: a stranger, or the amount or more, is refused");
-                assert.match(String(outcome.error), waiting >= payment.amount && op.byRecipient ? /DepositCoversAmount/ : /NotRecipient/);
+                assert.match(
+                  String((outcome as { error: unknown }).error),
+                  waiting >= payment.amount && op.byRecipient ? /DepositCoversAmount/ : /NotRecipient/,
+                );
                 seen.forwardRefused++;
               }
             } else {

@@ -329,7 +329,6 @@ describe("RecurringCharges", () => {
           abi: gasProbeAbi,
           functionName: "gasOf",
           args: [account, data],
-          gas: 5_000_000n,
         });
         return { ok, used };
       };
