@@ -255,4 +255,63 @@ describe("a batch a payer cannot burn", function () {
     const later = await charge(hostile.subscription);
     assert.include(later.body, { status: "CONFIRMING" }, JSON.stringify(later.body));
   });
+
+  it("alone, the burner's charge reverts at the limit the service gave it; the next ask answers TRANSACTION_REVERTED and the burner is refused, nothing sent", async () => {
+    const usdc = h.service.deployment.token.address;
+    const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 3]!;
+    const burner = await deployTestContract(h.chain, owner, gasBurningAccountAbi, "GasBurningAccount", "GasBurningAccount.sol", [owner.address]);
+    await send(h.chain, h.chain.accounts[LOCAL_ROLES.firstUser]!, { address: usdc, abi: erc20Abi, functionName: "transfer", args: [burner, 100_000_000n] });
+    const approveData = encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] });
+    await send(h.chain, owner, { address: burner, abi: gasBurningAccountAbi, functionName: "execute", args: [usdc, 0n, approveData] });
+    const hostile = await subscribe(h, owner, { payer: burner, recipient: merchant().address, amount: "1" });
+
+    const sentFirst = await charge(hostile.subscription);
+    assert.include(sentFirst.body, { status: "CONFIRMING" }, JSON.stringify(sentFirst.body));
+    const hash = sentFirst.body.tx_hash as Hex;
+    const tx = await h.chain.publicClient.getTransaction({ hash });
+    assert.equal(decodeFunctionData({ abi: recurringChargesAbi, data: tx.input }).functionName, "charge", "sent alone");
+    await h.chain.mine(2);
+    const receipt = await h.chain.publicClient.getTransactionReceipt({ hash });
+    assert.equal(receipt.status, "reverted");
+    assert.isAtMost(Number(receipt.gasUsed), Number(tx.gas), "the relayer paid at most the limit it set from the estimate");
+
+    const pending = await relayerNonce("pending");
+    const followed = await charge(hostile.subscription);
+    assert.equal(followed.status, 400);
+    assert.include(followed.body, { error: "TRANSACTION_REVERTED", action: "RETRY" });
+    const refused = await charge(hostile.subscription);
+    assert.include(refused.body, { error: "TRANSACTION_REVERTED", action: "RETRY" });
+    assert.isAbove(Number(refused.body.retry_after), 3500);
+    assert.equal(await relayerNonce("pending"), pending, "nothing sent after the revert");
+  });
+
+  it("a batch of two led by the burner: the cap the batch sets aside for it leaves the charge after it its gas", async () => {
+    const usdc = h.service.deployment.token.address;
+    const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 3]!;
+    const burner = await deployTestContract(h.chain, owner, gasBurningAccountAbi, "GasBurningAccount", "GasBurningAccount.sol", [owner.address]);
+    await send(h.chain, h.chain.accounts[LOCAL_ROLES.firstUser]!, { address: usdc, abi: erc20Abi, functionName: "transfer", args: [burner, 100_000_000n] });
+    const approveData = encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] });
+    await send(h.chain, owner, { address: burner, abi: gasBurningAccountAbi, functionName: "execute", args: [usdc, 0n, approveData] });
+    const hostile = await subscribe(h, owner, { payer: burner, recipient: merchant().address, amount: "1" });
+    const others = await manySubscriptions(h, h.api, 1);
+    // The margins of two first charges (20% of their estimates) could not absorb the burner's 200,000.
+    const answers = await Promise.all([hostile, ...others].map((s) => charge(s.subscription)));
+    for (const a of answers) assert.include(a.body, { status: "CONFIRMING" }, JSON.stringify(a.body));
+    const [hash] = [...new Set(answers.map((a) => a.body.tx_hash as Hex))] as [Hex];
+    const tx = await h.chain.publicClient.getTransaction({ hash });
+    const items = decodeFunctionData({ abi: recurringChargesAbi, data: tx.input }).args[0] as readonly { terms: { payer: string } }[];
+    assert.lengthOf(items, 2, "one batch");
+    assert.equal(items[0]!.terms.payer, burner, "the burner first: every other item comes after its check");
+    await h.chain.mine(2);
+    const receipt = await h.chain.publicClient.getTransactionReceipt({ hash });
+    const skipped = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "ChargeSkipped" });
+    assert.deepEqual(
+      skipped.map((e) => [
+        Number(e.args.index),
+        e.args.reason === "0x" ? "out of gas" : decodeErrorResult({ abi: recurringChargesAbi, data: e.args.reason }).errorName,
+      ]),
+      [[0, "InvalidSignature"]],
+    );
+    assert.lengthOf(parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" }), 1, "the charge after it charged");
+  });
 });
