@@ -221,14 +221,30 @@ contract Splitter is ISplitter {
     function forwardDeposit(address token, address recipient, uint256 amount, bytes32 paymentReference, address asset)
         external
     {
-        bytes32 key = paymentKey(token, recipient, amount, paymentReference);
-        // The payment's own token, before the payment settled, is the buyer's payment in progress (an
-        // amount short of a top-up, say): only the recipient may take it as it is.
-        if (asset == token && settledBlock[key] == 0 && msg.sender != recipient) revert NotRecipient(msg.sender, recipient);
         if (recipient == address(0)) revert InvalidPayment(recipient, amount);
-        uint256 balance = IERC20(asset).balanceOf(_depositAddress(key));
-        _moveFromDeposit(key, asset, recipient, 0, 0);
-        emit DepositForwarded(key, recipient, asset, balance);
+        bytes32 key = paymentKey(token, recipient, amount, paymentReference);
+        address deposit = _depositAddress(key);
+        uint256 balance = IERC20(asset).balanceOf(deposit);
+        // The payment's own token, before the payment settled, is the buyer's payment in progress. A
+        // short deposit is the recipient's to take (to refund it, say); the amount or more is the
+        // payment itself, which only settleDeposit moves: through the guard, with `Paid`.
+        if (asset == token && settledBlock[key] == 0) {
+            if (msg.sender != recipient) revert NotRecipient(msg.sender, recipient);
+            if (balance >= amount) revert DepositCoversAmount(deposit, balance, amount);
+        }
+        // Nothing leaves a payment address without the fee: otherwise a deposit one unit short, a
+        // settled address reused, or the token sent to the address of a payment named in another
+        // token would each be a fee-free payment.
+        uint256 fee = balance * FEE_BPS / BPS_DENOMINATOR;
+        // The forwarder's instructions pack the fee in 96 bits, as settleDeposit packs its amount.
+        if (fee >= AMOUNT_LIMIT) revert InvalidPayment(recipient, balance);
+        // _moveFromDeposit's steps, written out (as in settleDepositFromAuthorization): with a second
+        // caller it is no longer inlined into settleDeposit, over that one's gas target. `minimum = fee`:
+        // the forwarder sends `held - fee` unchecked, and the fee is at most what it holds.
+        _moveWhat = uint256(uint160(asset)) | fee << 160;
+        _moveWhere = uint256(uint160(recipient)) | fee << 160;
+        new DepositForwarder{salt: key}();
+        emit DepositForwarded(key, recipient, asset, balance, fee);
     }
 
     /// @notice The instructions of the forwarder being created, for it alone to read: called with
@@ -256,7 +272,7 @@ contract Splitter is ISplitter {
     /// the address holds `minimum` of `token`, sends `fee` to the fee collector and the rest to the
     /// recipient, and self-destructs; returns the address. The instructions live in transient
     /// storage: the transaction's next forwarder overwrites them before it reads them. `minimum` and
-    /// `fee` are under 2^96 (settleDeposit refuses larger amounts; a forward has none).
+    /// `fee` are under 2^96 (settleDeposit refuses larger amounts, forwardDeposit larger fees).
     function _moveFromDeposit(bytes32 key, address token, address recipient, uint256 minimum, uint256 fee)
         private
         returns (address)

@@ -87,7 +87,9 @@ const EnvSchema = z.object({
   RELAYER_REPLACE_AFTER_SECONDS: positiveInt.default(60),
   RELAYER_MAX_FEE_PER_GAS: z.coerce.bigint().positive().optional(),
   RELAYER_SWEEP_INTERVAL_MS: positiveInt.default(15_000),
-  SIGNATURE_GAS_CAP: positiveInt.default(200_000),
+  // At most RecurringCharges' own SIGNATURE_GAS_CAP (200,000): a check finalize accepted under a larger
+  // cap could run out of the contract's on the first charge.
+  SIGNATURE_GAS_CAP: positiveInt.max(200_000).default(200_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

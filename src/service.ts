@@ -23,6 +23,7 @@ import { StuckCharges } from "./recurring/stuck-charges.js";
 import { quoteFees } from "./recurring/gas-quote.js";
 import { DEPOSIT_CHECK_EVERY_MS, DepositSettler } from "./payments/deposit-settler.js";
 import { DepositWatches } from "./store/deposit-watches.js";
+import { RefusedChargePayers } from "./store/refused-charge-payers.js";
 import { Relayer, type RelayerOptions } from "./recurring/relayer.js";
 import { Refunds } from "./refunds/refunds.js";
 import { openStore, type Database } from "./store/database.js";
@@ -220,6 +221,8 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     gate: new ConcurrencyGate(config.relayer.concurrency, config.relayer.queue),
     now,
     batch: config.relayer.batch,
+    refusedPayers: new RefusedChargePayers(database),
+    signatureGasCap: config.recurring.signatureGasCap,
   });
   const chargeRecovery = new ChargeRecovery({ ...chain, capabilities });
   const stuckCharges = new StuckCharges({ client, attempts, relayer, pricing, now });

@@ -98,7 +98,8 @@ interface IRecurringCharges {
     error PeriodMismatch(uint64 expected, uint64 actual);
     /// @notice This period was charged already, in block `chargedBlock`.
     error PeriodAlreadyCharged(bytes32 subscriptionId, uint64 periodIndex, uint256 chargedBlock);
-    /// @notice The signature does not validate for the payer (ECDSA or ERC-1271).
+    /// @notice The signature does not validate for the payer (ECDSA, or ERC-1271: the account's
+    /// `isValidSignature` reverted, answered anything but its magic value, or ran out of `SIGNATURE_GAS_CAP`).
     error InvalidSignature(address payer);
     /// @notice ERC-6492 wrapped signatures are refused: the account must be deployed first.
     error UnsupportedSignatureFormat();
@@ -116,6 +117,11 @@ interface IRecurringCharges {
     error InsufficientBalance(address payer, uint256 balance, uint256 required);
     /// @notice Constructor arguments out of range.
     error InvalidConfiguration();
+
+    /// @notice The most gas a contract payer's ERC-1271 `isValidSignature` gets, on a first charge
+    /// (alone or in a batch): a check that needs more is `InvalidSignature`. 200,000, the service's
+    /// default `SIGNATURE_GAS_CAP`, under which it asks the same question before it sends a charge.
+    function SIGNATURE_GAS_CAP() external view returns (uint256);
 
     /// @notice The fee in basis points every subscription must sign; fixed at deployment.
     function FEE_BPS() external view returns (uint16);

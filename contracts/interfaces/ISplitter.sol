@@ -32,8 +32,11 @@ interface ISplitter {
 
     /// @notice Tokens left a payment address other than as the payment: a later deposit after the
     /// payment settled, another token, or (taken by the recipient) a deposit short of the amount.
-    /// All of it went to the recipient, no fee taken.
-    event DepositForwarded(bytes32 indexed paymentKey, address indexed recipient, address token, uint256 amount);
+    /// `fee` (`amount * FEE_BPS / 10_000`, rounded down) went to the fee collector, `amount - fee` to
+    /// the recipient.
+    event DepositForwarded(
+        bytes32 indexed paymentKey, address indexed recipient, address token, uint256 amount, uint256 fee
+    );
 
     /// @notice The payment address holds less than the amount: a top-up settles it.
     error DepositBelowAmount(address depositAddress, uint256 balance, uint256 amount);
@@ -42,10 +45,15 @@ interface ISplitter {
     /// payment settled (a deposit short of the amount).
     error NotRecipient(address caller, address recipient);
 
+    /// @notice The payment address holds the payment's amount or more of its token, unsettled: that is
+    /// the payment, which only `settleDeposit` moves (the settled-once guard, the fee, `Paid`).
+    error DepositCoversAmount(address depositAddress, uint256 balance, uint256 amount);
+
     /// @notice This payment (same token, recipient, amount and reference) settled before, in block
     /// `settledBlock`.
     error AlreadySettled(bytes32 paymentKey, uint256 settledBlock);
-    /// @notice Amount zero, or a recipient that is the zero address.
+    /// @notice Amount zero, or a recipient that is the zero address, or an amount (a forward's fee)
+    /// of 2^96 or more, which a payment address cannot move.
     error InvalidPayment(address recipient, uint256 amount);
     /// @notice The permit left an allowance below the amount (for example a front-run permit).
     error PermitAllowanceTooLow(uint256 allowance, uint256 amount);
@@ -114,9 +122,14 @@ interface ISplitter {
         bytes calldata signature
     ) external;
 
-    /// @notice Moves the whole balance of `asset` at the payment address to the recipient, no fee:
-    /// anyone may, for another token or after the payment settled; before that, only the recipient may
-    /// take the payment's own token (a deposit short of the amount, to refund it).
+    /// @notice Moves the whole balance of `asset` at the payment address out of it, with the fee split
+    /// every movement out of a payment address has: `fee = balance * FEE_BPS / 10_000` (rounded down)
+    /// to the fee collector, the rest to the recipient; emits `DepositForwarded` with both. What it is
+    /// for: another token sent to the address, a later deposit after the payment settled (anyone may
+    /// forward either), and, before the payment settled, a deposit of the payment's own token short of
+    /// the amount, which only the recipient may forward (to refund it, say). A deposit of the amount or
+    /// more, unsettled, is the payment: `DepositCoversAmount`, it settles through `settleDeposit` alone.
+    /// @param asset The token to move; the payment's own `token` or any other.
     function forwardDeposit(address token, address recipient, uint256 amount, bytes32 paymentReference, address asset)
         external;
 

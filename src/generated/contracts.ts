@@ -1186,6 +1186,76 @@ export const fiatTokenProxyAbi = [
 ] as const
 
 //////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
+// GasBurningAccount
+//////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
+
+export const gasBurningAccountAbi = [
+  {
+    type: 'constructor',
+    inputs: [{ name: 'owner', internalType: 'address', type: 'address' }],
+    stateMutability: 'nonpayable',
+  },
+  {
+    type: 'error',
+    inputs: [{ name: 'returnData', internalType: 'bytes', type: 'bytes' }],
+    name: 'CallFailed',
+  },
+  {
+    type: 'error',
+    inputs: [{ name: 'caller', internalType: 'address', type: 'address' }],
+    name: 'NotOwner',
+  },
+  {
+    type: 'function',
+    inputs: [],
+    name: 'OWNER',
+    outputs: [{ name: '', internalType: 'address', type: 'address' }],
+    stateMutability: 'view',
+  },
+  {
+    type: 'function',
+    inputs: [
+      { name: 'target', internalType: 'address', type: 'address' },
+      { name: 'value', internalType: 'uint256', type: 'uint256' },
+      { name: 'data', internalType: 'bytes', type: 'bytes' },
+    ],
+    name: 'execute',
+    outputs: [{ name: '', internalType: 'bytes', type: 'bytes' }],
+    stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function',
+    inputs: [
+      { name: 'hash', internalType: 'bytes32', type: 'bytes32' },
+      { name: 'signature', internalType: 'bytes', type: 'bytes' },
+    ],
+    name: 'isValidSignature',
+    outputs: [{ name: '', internalType: 'bytes4', type: 'bytes4' }],
+    stateMutability: 'view',
+  },
+] as const
+
+//////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
+// GasProbe
+//////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
+
+export const gasProbeAbi = [
+  {
+    type: 'function',
+    inputs: [
+      { name: 'target', internalType: 'address', type: 'address' },
+      { name: 'data', internalType: 'bytes', type: 'bytes' },
+    ],
+    name: 'gasOf',
+    outputs: [
+      { name: 'ok', internalType: 'bool', type: 'bool' },
+      { name: 'used', internalType: 'uint256', type: 'uint256' },
+    ],
+    stateMutability: 'view',
+  },
+] as const
+
+//////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
 // IERC1271
 //////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
 
@@ -1504,6 +1574,13 @@ export const iRecurringChargesAbi = [
   },
   {
     type: 'function',
+    inputs: [],
+    name: 'SIGNATURE_GAS_CAP',
+    outputs: [{ name: '', internalType: 'uint256', type: 'uint256' }],
+    stateMutability: 'view',
+  },
+  {
+    type: 'function',
     inputs: [
       {
         name: 'terms',
@@ -1753,6 +1830,15 @@ export const iSplitterAbi = [
   {
     type: 'error',
     inputs: [
+      { name: 'depositAddress', internalType: 'address', type: 'address' },
+      { name: 'balance', internalType: 'uint256', type: 'uint256' },
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
+    ],
+    name: 'DepositCoversAmount',
+  },
+  {
+    type: 'error',
+    inputs: [
       { name: 'feeCollector', internalType: 'address', type: 'address' },
       { name: 'feeBps', internalType: 'uint16', type: 'uint16' },
     ],
@@ -1810,6 +1896,7 @@ export const iSplitterAbi = [
         type: 'uint256',
         indexed: false,
       },
+      { name: 'fee', internalType: 'uint256', type: 'uint256', indexed: false },
     ],
     name: 'DepositForwarded',
   },
@@ -2419,6 +2506,13 @@ export const recurringChargesAbi = [
     type: 'function',
     inputs: [],
     name: 'NETWORK_FEE',
+    outputs: [{ name: '', internalType: 'uint256', type: 'uint256' }],
+    stateMutability: 'view',
+  },
+  {
+    type: 'function',
+    inputs: [],
+    name: 'SIGNATURE_GAS_CAP',
     outputs: [{ name: '', internalType: 'uint256', type: 'uint256' }],
     stateMutability: 'view',
   },
@@ -3632,6 +3726,15 @@ export const splitterAbi = [
   {
     type: 'error',
     inputs: [
+      { name: 'depositAddress', internalType: 'address', type: 'address' },
+      { name: 'balance', internalType: 'uint256', type: 'uint256' },
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
+    ],
+    name: 'DepositCoversAmount',
+  },
+  {
+    type: 'error',
+    inputs: [
       { name: 'feeCollector', internalType: 'address', type: 'address' },
       { name: 'feeBps', internalType: 'uint16', type: 'uint16' },
     ],
@@ -3694,6 +3797,7 @@ export const splitterAbi = [
         type: 'uint256',
         indexed: false,
       },
+      { name: 'fee', internalType: 'uint256', type: 'uint256', indexed: false },
     ],
     name: 'DepositForwarded',
   },

@@ -23,6 +23,8 @@ export interface ReadyCharge {
   /** A renewal (its gas measured, no signature checked), and whether its period opens a slot of charge records: its share of a batch (charge-gas.ts). */
   renewal: boolean;
   newSlot: boolean;
+  /** Gas a batch sets aside beyond `gas` for the payer's signature check on chain: the cap for a contract payer's first charge, else 0. */
+  signatureRoom: bigint;
   maxFeePerGas: bigint;
   maxPriorityFeePerGas: bigint;
   /** The L1 data fee of the charge alone, wei (with its margin). */
@@ -115,7 +117,14 @@ export class ChargeBatcher {
       charges.length === 1
         ? charges[0]!.gas
         : batchGasLimit(
-            charges.map((c) => ({ payer: c.terms.payer, recipient: c.terms.recipient, renewal: c.renewal, newSlot: c.newSlot, gas: c.gas })),
+            charges.map((c) => ({
+              payer: c.terms.payer,
+              recipient: c.terms.recipient,
+              renewal: c.renewal,
+              newSlot: c.newSlot,
+              gas: c.gas,
+              signatureRoom: c.signatureRoom,
+            })),
             BATCHED_RENEWAL_GAS,
           );
     const maxFeePerGas = charges.reduce((m, c) => (c.maxFeePerGas > m ? c.maxFeePerGas : m), 0n);

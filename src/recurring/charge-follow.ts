@@ -1,4 +1,5 @@
-import type { Hex, PublicClient } from "viem";
+import { decodeFunctionData, parseTransaction, type Address, type Hex, type PublicClient } from "viem";
+import { recurringChargesAbi } from "../generated/contracts.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import type { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
 import { isKnownTransaction } from "../chain/transactions.js";
@@ -17,6 +18,28 @@ export interface FollowDeps {
   attempts: ChargeAttempts;
   /** Sends a recorded signed transaction again (it never reached the node, or was dropped). */
   broadcast(raw: Hex): Promise<void>;
+  /**
+   * A charge of `payer`'s passed its simulation and failed on chain for a reason of the payer's: none
+   * of theirs is sent for a while (charges.ts), so a retry cannot make the relayer pay for it again.
+   */
+  refusePayer(payer: Address): Promise<void>;
+}
+
+/**
+ * The refusals of a skipped batch item that are the payer's doing (its signature check, which an
+ * ERC-1271 account's code can answer one way in a simulation and another on chain; its funds). Not a
+ * timing of the service's (PeriodMismatch), the token's pause, the merchant's blacklisting, a revocation.
+ */
+const PAYERS_FAILURES = new Set(["INVALID_SIGNATURE", "INSUFFICIENT_BALANCE", "INSUFFICIENT_ALLOWANCE"]);
+
+/** Whether a recorded transaction is a lone `charge` (not a `chargeBatch`, whose revert is the batch's own). */
+function isLoneCharge(rawTx: Hex): boolean {
+  try {
+    const { data } = parseTransaction(rawTx);
+    return data !== undefined && decodeFunctionData({ abi: recurringChargesAbi, data }).functionName === "charge";
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -62,6 +85,9 @@ export async function followAttempt(deps: FollowDeps, terms: Terms, id: Hex, per
     await attempts.remove(id, period, attempt.txHash);
     const paidIn = await contract.chargedBlock(id, period);
     if (paidIn !== 0n) return chargedInAnswer(deps, terms, id, period, paidIn);
+    // A lone charge carries nothing but this payer's: its revert (out of gas in the payer's check, or
+    // any refusal the simulation did not see) is theirs.
+    if (isLoneCharge(attempt.rawTx)) await deps.refusePayer(terms.payer);
     throw new DomainError("TRANSACTION_REVERTED");
   }
   if (!contract.chargedIn(receipt, id, period)) {
@@ -72,6 +98,7 @@ export async function followAttempt(deps: FollowDeps, terms: Terms, id: Hex, per
     if (paidIn !== 0n) return chargedInAnswer(deps, terms, id, period, paidIn);
     const reason = contract.skippedIn(receipt, id, period);
     const refusal = reason === undefined ? null : skippedRefusal(reason, 0n);
+    if (refusal && PAYERS_FAILURES.has(refusal.code)) await deps.refusePayer(terms.payer);
     throw refusal ?? new DomainError("TRANSACTION_REVERTED", { detail: "the batch charged nothing for this period" });
   }
   if (!isSettled(receipt.blockNumber, head)) return periodAnswer("CONFIRMING", terms, id, period, receipt.transactionHash);

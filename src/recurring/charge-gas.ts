@@ -70,6 +70,12 @@ export interface BatchItemGas {
   newSlot: boolean;
   /** The charge's own gas limit (with its margin), as estimated or measured alone: a renewal's is the dearest renewal measured. */
   gas: bigint;
+  /**
+   * A first charge's room for its payer's ERC-1271 check beyond the estimate: the contract's
+   * SIGNATURE_GAS_CAP for a contract payer (its code may answer the estimate cheaply and burn the cap on
+   * chain), 0 otherwise. Without it, a payer that burns would take the gas of the items after it.
+   */
+  signatureRoom?: bigint;
 }
 
 /** What a charge's self-call in a batch adds to what it costs alone (the call, its calldata copied, the try). */
@@ -83,7 +89,8 @@ export const BATCH_ITEM_OVERHEAD = BATCH_SELF_CALL - 21_000n;
  * 21,000 base, the batch's first touches of the contract, the token and the fee collector, and its
  * margin) plus its self-call; each later charge in order: a renewal's measured share by what it
  * touches first in the batch (its payer, its merchant, a new slot of records), with the same 1.2
- * margin as a charge alone; a first charge, its own estimate less the base, plus its self-call. The
+ * margin as a charge alone; a first charge, its own estimate less the base, plus its self-call (and a
+ * contract payer's, the cap its signature check may use on chain: `signatureRoom`). The
  * shares are averages over batches of 20 (snapshots/gas.json), so they leave the fixed cost of a
  * batch to its first charge: priced from the shares alone, a batch of two ran out of gas. A block
  * builder reserves a transaction's limit, so a limit near what the batch spends fits more renewals
@@ -97,7 +104,7 @@ export function batchGasLimit(items: readonly BatchItemGas[], figures: BatchedRe
     const payer = item.payer.toLowerCase();
     const recipient = item.recipient.toLowerCase();
     if (i === 0) {
-      limit += item.gas + BATCH_SELF_CALL;
+      limit += item.gas + BATCH_SELF_CALL + (item.signatureRoom ?? 0n);
     } else if (item.renewal) {
       let share = figures.warm;
       if (!payers.has(payer)) share += figures.newPayer;
@@ -105,7 +112,7 @@ export function batchGasLimit(items: readonly BatchItemGas[], figures: BatchedRe
       if (item.newSlot) share += figures.newSlot;
       limit += (share * 12n) / 10n;
     } else {
-      limit += item.gas + BATCH_ITEM_OVERHEAD;
+      limit += item.gas + BATCH_ITEM_OVERHEAD + (item.signatureRoom ?? 0n);
     }
     payers.add(payer);
     recipients.add(recipient);

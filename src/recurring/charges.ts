@@ -1,4 +1,4 @@
-import { encodeFunctionData, erc20Abi, type Hex, type PublicClient } from "viem";
+import { encodeFunctionData, erc20Abi, type Address, type Hex, type PublicClient } from "viem";
 import { recurringChargesAbi } from "../generated/contracts.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
@@ -7,6 +7,7 @@ import type { ConcurrencyGate } from "../limits/rate-limiter.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { readTokenState, refuseTransfer, type TokenState } from "../chain/token-refusals.js";
 import type { ChargeAttempts } from "../store/charge-attempts.js";
+import type { RefusedChargePayers } from "../store/refused-charge-payers.js";
 import { chargeRefusal } from "./charge-errors.js";
 import { quoteFees, reimbursementFor, transactionCostUnits, type FeeQuote, type GasPricing } from "./gas-quote.js";
 import { l1FeeWithMargin, quoteL1Fee } from "../chain/l1-fee.js";
@@ -39,7 +40,18 @@ export interface ChargesDeps {
   now: () => number;
   /** Charges ready together go out in one chargeBatch of at most `maxItems`, after waiting up to `waitMs` for company. */
   batch: { maxItems: number; waitMs: number };
+  /** Payers refused for a while after a charge of theirs failed on chain (charge-follow.ts says which failures). */
+  refusedPayers: RefusedChargePayers;
+  /**
+   * The gas a contract payer's ERC-1271 check may use on chain: the contract's `SIGNATURE_GAS_CAP`, which
+   * the configured SIGNATURE_GAS_CAP (finalize's eth_call cap) may not exceed. A batch sets it aside for
+   * each contract payer's first charge, so a check that burns it leaves the batch's other items their gas.
+   */
+  signatureGasCap: bigint;
 }
+
+/** How long a payer's charges are refused after one passed its simulation and failed on chain (as x402's reverted payers). */
+export const CHARGE_FAILED_PAYER_REFUSAL_MS = 60 * 60_000;
 
 /**
  * The latest block, the fee quote, the relayer's balance, its pending nonce, and what the token says
@@ -118,7 +130,15 @@ export class Charges {
   }
 
   get #followDeps() {
-    return { ...this.#chain, attempts: this.deps.attempts, broadcast: (raw: Hex) => this.deps.relayer.broadcast(raw) };
+    return {
+      ...this.#chain,
+      attempts: this.deps.attempts,
+      broadcast: (raw: Hex) => this.deps.relayer.broadcast(raw),
+      refusePayer: (payer: Address) => {
+        const now = this.deps.now();
+        return this.deps.refusedPayers.refuse(payer, now + CHARGE_FAILED_PAYER_REFUSAL_MS, now);
+      },
+    };
   }
 
   async charge(token: string): Promise<ChargeResult> {
@@ -168,9 +188,11 @@ export class Charges {
       const call = { address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement, period] } as const;
       return Promise.allSettled([client.simulateContract({ ...call, account: relayerAddress })]).then(([r]) => ({ call, read: r! }));
     };
-    const [[l1FeeRead], capped] = await Promise.all([
+    // Read alongside: whether a charge of this payer's failed on chain lately (nothing is sent then).
+    const [[l1FeeRead], capped, [refusedRead]] = await Promise.all([
       Promise.allSettled([quoteL1FeeOf(encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, cap, period] }))]),
       simulate(cap),
+      Promise.allSettled([this.deps.refusedPayers.refusedUntil(terms.payer, this.deps.now())]),
     ]);
     let { call, read: simulation } = capped;
     let fundsRead = false;
@@ -194,6 +216,15 @@ export class Charges {
       throw refusal;
     }
     this.#refuseNearClose(terms, period, now);
+    // A payer whose charge passed its simulation and failed on chain lately: its simulation passing
+    // again proves nothing, so nothing is sent until the refusal ends.
+    const refusedUntil = settledValue(refusedRead);
+    if (refusedUntil !== null) {
+      throw new DomainError("TRANSACTION_REVERTED", {
+        detail: "a charge of this payer's passed its simulation and failed on chain: none of theirs is sent for a while",
+        retryAfter: Math.max(1, Math.ceil((refusedUntil - this.deps.now()) / 1000)),
+      });
+    }
     // The token's refusals shared by every charge (the fee collector or the contract blacklisted, the
     // token paused), named before anything is sent.
     refuseTransfer(settledValue(sharedTokenRead));
@@ -205,8 +236,14 @@ export class Charges {
     const [, paidCount] = simulation.value.result;
     const renewal = paidCount > 1;
     let gas = (RENEWAL_GAS * 12n) / 10n;
+    let signatureRoom = 0n;
     if (!renewal) {
-      const [estimate] = await Promise.allSettled([client.estimateContractGas({ ...call, account: relayerAddress })]);
+      // With the estimate, whether the payer has code: an ERC-1271 check runs on chain with up to the
+      // contract's cap, whatever it used in the estimate, and a batch sets that much aside for it.
+      const [estimate, code] = await Promise.allSettled([
+        client.estimateContractGas({ ...call, account: relayerAddress }),
+        rpc(() => client.getCode({ address: terms.payer })),
+      ]);
       if (estimate.status === "rejected") {
         const refusal = chargeRefusal(estimate.reason, terms.start - now);
         if (refusal?.code === "RPC_ERROR") relayer.ensureAvailable(0n, 0n, settledValue(balanceRead), l1Fee);
@@ -215,6 +252,8 @@ export class Charges {
         return this.#alreadyCharged(terms, id, period);
       }
       gas = (estimate.value * 12n) / 10n;
+      const payerCode = settledValue(code);
+      if (payerCode !== undefined && payerCode !== "0x") signatureRoom = this.deps.signatureGasCap;
     }
     // The whole cost: L2 gas and the L1 data fee (on Base usually the larger part when L1 is busy).
     const reimbursement = reimbursementFor(transactionCostUnits(gas, fees.expectedPerGas, l1Fee, this.deps.pricing), terms.networkFee);
@@ -233,6 +272,7 @@ export class Charges {
       // Its share of a batch is priced by the batch (charge-gas.ts): a renewal's from the measured
       // figures by what it touches first there, a first charge's from its own estimate.
       renewal,
+      signatureRoom,
       newSlot: period % RECORDS_PER_SLOT === 0n,
       maxFeePerGas: fees.maxFeePerGas,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,

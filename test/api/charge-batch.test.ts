@@ -1,14 +1,15 @@
 import { assert } from "chai";
 import supertest from "supertest";
-import { decodeFunctionData, erc20Abi, parseEventLogs, parseTransaction, type Hex } from "viem";
-import { recurringChargesAbi } from "../../src/generated/contracts.js";
+import { decodeErrorResult, decodeFunctionData, encodeFunctionData, erc20Abi, parseEventLogs, parseTransaction, type Hex } from "viem";
+import { gasBurningAccountAbi, recurringChargesAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { createService } from "../../src/service.js";
 import { createLogger } from "../../src/logger.js";
 import { ChargeAttempts } from "../../src/store/charge-attempts.js";
 import { configFor, useService } from "../helpers/service.js";
 import { manySubscriptions, subscribe } from "../helpers/recurring.js";
-import { send } from "../helpers/tx.js";
+import { balanceOf, send } from "../helpers/tx.js";
+import { deployTestContract } from "../helpers/deploy.js";
 import { BATCH_SELF_CALL, batchedRenewalGas, measuredChargeGas, RENEWAL_GAS_FIGURE } from "../../src/recurring/charge-gas.js";
 
 /**
@@ -91,7 +92,7 @@ describe("charges batched into one transaction", function () {
     const figures = batchedRenewalGas();
     // The first renewal as it costs alone (the dearest renewal measured, with its margin), plus its self-call; the other seven warm.
     const alone = (measuredChargeGas(undefined, RENEWAL_GAS_FIGURE) * 12n) / 10n;
-    const priced = alone + BATCH_SELF_CALL + (7n * figures.warm * 12n) / 10n;
+    const priced = alone + BATCH_SELF_CALL + 7n * ((figures.warm * 12n) / 10n);
     assert.equal(tx.gas, priced);
     const dearest = 8n * (alone + BATCH_SELF_CALL);
     assert.isBelow(Number(tx.gas), Number(dearest) * 0.6, "well under pricing every renewal as if it were alone");
@@ -173,5 +174,144 @@ describe("charges batched into one transaction", function () {
     assert.notEqual(replacement, first!);
     for (const s of subs) assert.include((await charge(h.api, s.subscription)).body, { status: "CHARGED", tx_hash: replacement });
     assert.equal(await relayerNonce(), nonce + 1);
+  });
+});
+
+/**
+ * Issue 28: a contract payer whose ERC-1271 check passes the service's simulation and estimate and
+ * burns gas on chain cannot take a batch's gas (the contract caps its check, and the batch sets the
+ * cap aside for it), and cannot make the relayer pay for it again (refused for a while).
+ */
+describe("a batch a payer cannot burn", function () {
+  this.timeout(300_000);
+  // The longest wait, so that the 50 concurrent charges (first charges: simulated and estimated each)
+  // meet in one batch of CHARGE_BATCH_MAX (50).
+  const h = useService({ CHARGE_BATCH_WAIT_MS: "2000" });
+  const relayer = () => h.chain.accounts[LOCAL_ROLES.relayer]!.address;
+  const relayerNonce = (blockTag: "latest" | "pending" = "latest") => h.chain.publicClient.getTransactionCount({ address: relayer(), blockTag });
+  const recurring = () => h.service.deployment.contracts.RecurringCharges.address;
+  const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+  const charge = (subscription: string) => h.api.post("/v1/charges").send({ subscription });
+
+  it("a batch of 50 with one gas-burning ERC-1271 payer charges the other 49; the burner's next charges are refused without sending anything", async () => {
+    const usdc = h.service.deployment.token.address;
+    const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 3]!;
+    const burner = await deployTestContract(h.chain, owner, gasBurningAccountAbi, "GasBurningAccount", "GasBurningAccount.sol", [owner.address]);
+    await send(h.chain, h.chain.accounts[LOCAL_ROLES.firstUser]!, { address: usdc, abi: erc20Abi, functionName: "transfer", args: [burner, 100_000_000n] });
+    const approveData = encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] });
+    await send(h.chain, owner, { address: burner, abi: gasBurningAccountAbi, functionName: "execute", args: [usdc, 0n, approveData] });
+    // Finalize's own check (an eth_call) passes: the account answers every simulation correctly.
+    const hostile = await subscribe(h, owner, { payer: burner, recipient: merchant().address, amount: "1" });
+    const others = await manySubscriptions(h, h.api, 49);
+
+    const nonce = await relayerNonce();
+    const answers = await Promise.all([hostile, ...others].map((s) => charge(s.subscription)));
+    for (const a of answers) assert.include(a.body, { status: "CONFIRMING", period_index: 0 }, JSON.stringify(a.body));
+    const hashes = new Set(answers.map((a) => a.body.tx_hash as Hex));
+    assert.equal(hashes.size, 1, "one batch of 50");
+    const [hash] = [...hashes] as [Hex];
+    const tx = await h.chain.publicClient.getTransaction({ hash });
+    const call = decodeFunctionData({ abi: recurringChargesAbi, data: tx.input });
+    assert.equal(call.functionName, "chargeBatch");
+    assert.lengthOf(call.args[0] as unknown[], 50);
+
+    await h.chain.mine(2);
+    const receipt = await h.chain.publicClient.getTransactionReceipt({ hash });
+    assert.equal(receipt.status, "success");
+    assert.isAtMost(Number(receipt.gasUsed), Number(tx.gas));
+    const skipped = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "ChargeSkipped" });
+    assert.deepEqual(
+      skipped.map((e) => [
+        e.args.subscriptionId,
+        e.args.reason === "0x" ? "out of gas" : decodeErrorResult({ abi: recurringChargesAbi, data: e.args.reason }).errorName,
+      ]),
+      [[hostile.id, "InvalidSignature"]],
+      "the burner alone is skipped, for its check",
+    );
+    assert.deepEqual(
+      parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" })
+        .map((e) => e.args.subscriptionId)
+        .sort(),
+      others.map((s) => s.id).sort(),
+      "the other 49 are charged",
+    );
+    for (const s of others) assert.include((await charge(s.subscription)).body, { status: "CHARGED", tx_hash: hash });
+
+    // The burner asks again: its record answers (the chain's reason), and it is refused from now on.
+    const sent = await relayerNonce("pending");
+    const first = await charge(hostile.subscription);
+    assert.equal(first.status, 400);
+    assert.deepEqual(first.body, { error: "INVALID_SIGNATURE", action: "ASK_PAYER" });
+    const again = await charge(hostile.subscription);
+    assert.equal(again.status, 400, JSON.stringify(again.body));
+    assert.include(again.body, { error: "TRANSACTION_REVERTED", action: "RETRY" });
+    assert.isAbove(Number(again.body.retry_after), 3500, "refused for about an hour");
+    assert.equal(again.headers["retry-after"], String(again.body.retry_after));
+    assert.equal(await relayerNonce("pending"), sent, "nothing sent for the burner");
+    assert.equal(await relayerNonce(), nonce + 1, "one transaction in all");
+    assert.equal(await balanceOf(h.chain, usdc, burner), 100_000_000n, "the burner paid nothing");
+    // An hour later its charges are simulated and sent again (the chain refuses them again, once).
+    h.clock.advance(3601);
+    const later = await charge(hostile.subscription);
+    assert.include(later.body, { status: "CONFIRMING" }, JSON.stringify(later.body));
+  });
+
+  it("alone, the burner's charge reverts at the limit the service gave it; the next ask answers TRANSACTION_REVERTED and the burner is refused, nothing sent", async () => {
+    const usdc = h.service.deployment.token.address;
+    const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 3]!;
+    const burner = await deployTestContract(h.chain, owner, gasBurningAccountAbi, "GasBurningAccount", "GasBurningAccount.sol", [owner.address]);
+    await send(h.chain, h.chain.accounts[LOCAL_ROLES.firstUser]!, { address: usdc, abi: erc20Abi, functionName: "transfer", args: [burner, 100_000_000n] });
+    const approveData = encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] });
+    await send(h.chain, owner, { address: burner, abi: gasBurningAccountAbi, functionName: "execute", args: [usdc, 0n, approveData] });
+    const hostile = await subscribe(h, owner, { payer: burner, recipient: merchant().address, amount: "1" });
+
+    const sentFirst = await charge(hostile.subscription);
+    assert.include(sentFirst.body, { status: "CONFIRMING" }, JSON.stringify(sentFirst.body));
+    const hash = sentFirst.body.tx_hash as Hex;
+    const tx = await h.chain.publicClient.getTransaction({ hash });
+    assert.equal(decodeFunctionData({ abi: recurringChargesAbi, data: tx.input }).functionName, "charge", "sent alone");
+    await h.chain.mine(2);
+    const receipt = await h.chain.publicClient.getTransactionReceipt({ hash });
+    assert.equal(receipt.status, "reverted");
+    assert.isAtMost(Number(receipt.gasUsed), Number(tx.gas), "the relayer paid at most the limit it set from the estimate");
+
+    const pending = await relayerNonce("pending");
+    const followed = await charge(hostile.subscription);
+    assert.equal(followed.status, 400);
+    assert.include(followed.body, { error: "TRANSACTION_REVERTED", action: "RETRY" });
+    const refused = await charge(hostile.subscription);
+    assert.include(refused.body, { error: "TRANSACTION_REVERTED", action: "RETRY" });
+    assert.isAbove(Number(refused.body.retry_after), 3500);
+    assert.equal(await relayerNonce("pending"), pending, "nothing sent after the revert");
+  });
+
+  it("a batch of two led by the burner: the cap the batch sets aside for it leaves the charge after it its gas", async () => {
+    const usdc = h.service.deployment.token.address;
+    const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 3]!;
+    const burner = await deployTestContract(h.chain, owner, gasBurningAccountAbi, "GasBurningAccount", "GasBurningAccount.sol", [owner.address]);
+    await send(h.chain, h.chain.accounts[LOCAL_ROLES.firstUser]!, { address: usdc, abi: erc20Abi, functionName: "transfer", args: [burner, 100_000_000n] });
+    const approveData = encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] });
+    await send(h.chain, owner, { address: burner, abi: gasBurningAccountAbi, functionName: "execute", args: [usdc, 0n, approveData] });
+    const hostile = await subscribe(h, owner, { payer: burner, recipient: merchant().address, amount: "1" });
+    const others = await manySubscriptions(h, h.api, 1);
+    // The margins of two first charges (20% of their estimates) could not absorb the burner's 200,000.
+    const answers = await Promise.all([hostile, ...others].map((s) => charge(s.subscription)));
+    for (const a of answers) assert.include(a.body, { status: "CONFIRMING" }, JSON.stringify(a.body));
+    const [hash] = [...new Set(answers.map((a) => a.body.tx_hash as Hex))] as [Hex];
+    const tx = await h.chain.publicClient.getTransaction({ hash });
+    const items = decodeFunctionData({ abi: recurringChargesAbi, data: tx.input }).args[0] as readonly { terms: { payer: string } }[];
+    assert.lengthOf(items, 2, "one batch");
+    assert.equal(items[0]!.terms.payer, burner, "the burner first: every other item comes after its check");
+    await h.chain.mine(2);
+    const receipt = await h.chain.publicClient.getTransactionReceipt({ hash });
+    const skipped = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "ChargeSkipped" });
+    assert.deepEqual(
+      skipped.map((e) => [
+        Number(e.args.index),
+        e.args.reason === "0x" ? "out of gas" : decodeErrorResult({ abi: recurringChargesAbi, data: e.args.reason }).errorName,
+      ]),
+      [[0, "InvalidSignature"]],
+    );
+    assert.lengthOf(parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" }), 1, "the charge after it charged");
   });
 });

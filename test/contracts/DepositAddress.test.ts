@@ -113,38 +113,108 @@ describe("Splitter: payment addresses (deposits)", () => {
     assert.equal((await mined(settle())).status, "success");
   });
 
-  it("a short deposit never sticks: only the recipient may take it as it is (to refund it), a stranger may not", async () => {
-    const { chain, usdc, merchant, payment, depositAddress, transfer, forward, mined } = setup();
+  /** What a forward moved: the recipient's and the fee collector's gains in `token`, and its event. */
+  const forwarded = async (ctx: ReturnType<typeof setup>, token: Address, hash: Promise<Hex>) => {
+    const { chain, merchant, collector, mined } = ctx;
+    const read = (a: Address) => chain.publicClient.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [a] });
+    const before = await Promise.all([read(merchant.address), read(collector)]);
+    const receipt = await mined(hash);
+    const after = await Promise.all([read(merchant.address), read(collector)]);
+    const events = parseEventLogs({ abi: splitterAbi, logs: receipt.logs, eventName: "DepositForwarded" });
+    assert.lengthOf(events, 1);
+    return { recipientGot: after[0]! - before[0]!, feeGot: after[1]! - before[1]!, event: events[0]!.args };
+  };
+  const feeOf = (units: bigint) => (units * 200n) / 10_000n;
+
+  it("a short deposit never sticks: only the recipient may forward it (to refund it), with the fee split; a stranger may not", async () => {
+    const ctx = setup();
+    const { usdc, merchant, payment, depositAddress, transfer, forward, settledBlock } = ctx;
     const deposit = await depositAddress();
-    await transfer(deposit, 4_000_000n);
+    // One unit short: the likeliest fee-free path there would be, were a short forward free.
+    const short = payment.amount - 1n;
+    await transfer(deposit, short);
     await expectRevert(forward(usdc), "NotRecipient");
-    const before = await balanceOf(chain, usdc, merchant.address);
-    const receipt = await mined(forward(usdc, merchant));
-    assert.equal((await balanceOf(chain, usdc, merchant.address)) - before, 4_000_000n);
-    const forwarded = parseEventLogs({ abi: splitterAbi, logs: receipt.logs, eventName: "DepositForwarded" });
-    assert.include(forwarded[0]!.args, { recipient: payment.recipient, token: usdc, amount: 4_000_000n });
+    const moved = await forwarded(ctx, usdc, forward(usdc, merchant));
+    assert.equal(moved.feeGot, feeOf(short));
+    assert.equal(moved.recipientGot, short - feeOf(short));
+    assert.include(moved.event, { recipient: payment.recipient, token: usdc, amount: short, fee: feeOf(short) });
+    assert.equal(await balanceOf(ctx.chain, usdc, deposit), 0n);
+    assert.equal(await settledBlock(), 0n, "a forward settles nothing");
   });
 
-  it("a second payment after settlement cannot settle again, and anyone forwards it, whole, to the recipient", async () => {
-    const { chain, usdc, merchant, payment, depositAddress, transfer, settle, forward, settledBlock, mined } = setup();
+  it("the recipient tries to forward a full unsettled deposit, and fails (DepositCoversAmount); above the amount too; it settles through settleDeposit, with Paid", async () => {
+    const ctx = setup();
+    const { chain, usdc, merchant, payment, depositAddress, transfer, settle, forward, settledBlock, mined } = ctx;
+    const deposit = await depositAddress();
+    await transfer(deposit, payment.amount);
+    await expectRevert(forward(usdc, merchant), "DepositCoversAmount", [deposit, payment.amount, payment.amount]);
+    await transfer(deposit, 1n);
+    await expectRevert(forward(usdc, merchant), "DepositCoversAmount", [deposit, payment.amount + 1n, payment.amount]);
+    await expectRevert(forward(usdc), "NotRecipient");
+    assert.equal(await balanceOf(chain, usdc, deposit), payment.amount + 1n, "nothing moved");
+    assert.equal(await settledBlock(), 0n);
+    const receipt = await mined(settle());
+    assert.lengthOf(parseEventLogs({ abi: splitterAbi, logs: receipt.logs, eventName: "Paid" }), 1);
+    assert.equal(await settledBlock(), receipt.blockNumber);
+  });
+
+  it("a second transfer into a settled address cannot settle again: anyone forwards it, with the fee split", async () => {
+    const ctx = setup();
+    const { chain, usdc, payment, depositAddress, transfer, settle, forward, settledBlock, mined } = ctx;
     const deposit = await depositAddress();
     await transfer(deposit, payment.amount);
     const first = await mined(settle());
     await transfer(deposit, payment.amount);
     await expectRevert(settle(), "AlreadySettled");
-    const before = await balanceOf(chain, usdc, merchant.address);
-    await mined(forward(usdc));
-    assert.equal((await balanceOf(chain, usdc, merchant.address)) - before, payment.amount, "no fee on what is not the payment");
+    const moved = await forwarded(ctx, usdc, forward(usdc));
+    assert.equal(moved.feeGot, feeOf(payment.amount), "a reused address pays the fee as a payment does");
+    assert.equal(moved.recipientGot, payment.amount - feeOf(payment.amount));
+    assert.include(moved.event, { amount: payment.amount, fee: feeOf(payment.amount) });
     assert.equal(await balanceOf(chain, usdc, deposit), 0n);
     assert.equal(await settledBlock(), first.blockNumber, "the payment's settlement is unchanged");
   });
 
-  it("another token sent to the address: anyone forwards it to the recipient", async () => {
-    const { chain, buyer, merchant, depositAddress, forward, mined } = setup();
+  it("another token sent to the address: anyone forwards it, with the fee split (rounded down)", async () => {
+    const ctx = setup();
+    const { chain, buyer, depositAddress, forward } = ctx;
     const other = await deployTestContract(chain, buyer, noReturnTokenAbi, "NoReturnToken", "HostileTokens.sol");
     await send(chain, buyer, { address: other, abi: noReturnTokenAbi, functionName: "mint", args: [await depositAddress(), 777n] });
-    await mined(forward(other));
-    assert.equal(await chain.publicClient.readContract({ address: other, abi: noReturnTokenAbi, functionName: "balanceOf", args: [merchant.address] }), 777n);
+    const moved = await forwarded(ctx, other, forward(other));
+    assert.deepEqual([moved.recipientGot, moved.feeGot], [762n, 15n]);
+    assert.include(moved.event, { token: other, amount: 777n, fee: 15n });
+  });
+
+  it("USDC sent to the address of a payment named in another token, unsettled: anyone forwards it, with the fee split", async () => {
+    const ctx = setup();
+    const { chain, splitter, usdc, buyer, stranger, payment, transfer } = ctx;
+    const other = await deployTestContract(chain, buyer, noReturnTokenAbi, "NoReturnToken", "HostileTokens.sol");
+    const otherArgs = [other, payment.recipient, payment.amount, payment.reference] as const;
+    const deposit = await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "depositAddress", args: otherArgs });
+    await transfer(deposit, payment.amount);
+    const hash = chain.wallet(stranger).writeContract({
+      address: splitter,
+      abi: splitterAbi,
+      functionName: "forwardDeposit",
+      args: [...otherArgs, usdc],
+      account: stranger,
+      chain: chain.chain,
+    });
+    const moved = await forwarded(ctx, usdc, hash);
+    assert.deepEqual([moved.recipientGot, moved.feeGot], [payment.amount - feeOf(payment.amount), feeOf(payment.amount)]);
+  });
+
+  it("a forward whose fee would not fit the forwarder's 96-bit instructions is refused (InvalidPayment), nothing moves", async () => {
+    const ctx = setup();
+    const { chain, buyer, payment, depositAddress, forward } = ctx;
+    const other = await deployTestContract(chain, buyer, noReturnTokenAbi, "NoReturnToken", "HostileTokens.sol");
+    const huge = (2n ** 96n * 10_000n) / 200n;
+    await send(chain, buyer, { address: other, abi: noReturnTokenAbi, functionName: "mint", args: [await depositAddress(), huge] });
+    await expectRevert(forward(other), "InvalidPayment", [payment.recipient, huge]);
+    const fits = huge - 50n; // its fee is 2^96 - 1
+    const small = await deployTestContract(chain, buyer, noReturnTokenAbi, "NoReturnToken", "HostileTokens.sol");
+    await send(chain, buyer, { address: small, abi: noReturnTokenAbi, functionName: "mint", args: [await depositAddress(), fits] });
+    const moved = await forwarded(ctx, small, forward(small));
+    assert.deepEqual([moved.recipientGot, moved.feeGot], [fits - feeOf(fits), feeOf(fits)]);
   });
 
   it("a token whose transfer answers false: forwarding refuses (SafeERC20FailedOperation, as SafeERC20 checks) and its balance stays", async () => {

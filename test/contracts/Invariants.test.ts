@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import fc from "fast-check";
-import { encodeAbiParameters, keccak256, parseEventLogs, toHex, type Address, type Hex } from "viem";
+import { encodeAbiParameters, erc20Abi, keccak256, parseEventLogs, toHex, type Address, type Hex } from "viem";
 import { recurringChargesAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { subscriptionIdOf, type Terms } from "../../src/recurring/terms.js";
@@ -41,7 +41,7 @@ describe("contract invariants (stateful property tests)", function () {
         ),
       );
 
-    it("never keeps a balance (nor do payment addresses once settled and forwarded), pays out exactly what was paid (amount - fee and fee) and settles each payment once, over any sequence of payments through any entry point", async () => {
+    it("never keeps a balance (nor do payment addresses once settled and forwarded), pays out exactly what was paid (amount - fee and fee), settles each payment once, and takes the fee on every movement out of a payment address, over any sequence of payments through any entry point, deposits and forwards", async () => {
       const chain = local.chain;
       const usdc = chain.deployment.token.address;
       const collector = chain.deployment.parameters.feeCollector;
@@ -52,31 +52,94 @@ describe("contract invariants (stateful property tests)", function () {
         submitter: chain.accounts[LOCAL_ROLES.firstUser + 2]!,
       };
       // Recipients include the buyer and the fee collector themselves: the split must hold even then.
-      const recipients: Address[] = [chain.accounts[LOCAL_ROLES.firstUser + 1]!.address, parties.buyer.address, collector];
+      const merchant = chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+      const recipients: Address[] = [merchant.address, parties.buyer.address, collector];
+      /** Who may sign as a recipient (the fee collector has no local key: deposits name the other two). */
+      const walletOf = (recipient: Address) => [merchant, parties.buyer].find((a) => a.address === recipient)!;
       const watched = [...new Set([parties.buyer.address, parties.submitter.address, parties.splitter, ...recipients])];
+      const feeOf = (units: bigint) => (units * 200n) / 10_000n;
       // Few references and amounts, so a sequence often repeats a payment (the settle-once path).
-      const operation = fc.record({
-        entry: fc.nat({ max: SPLITTER_ENTRY_POINTS.length - 1 }),
-        recipient: fc.nat({ max: recipients.length - 1 }),
-        amount: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(1n, 49n, 50n, 1_000_000n) }, { weight: 1, arbitrary: fc.bigInt({ min: 1n, max: 10n ** 9n }) }),
-        reference: fc.nat({ max: 1 }),
-      });
+      const amount = fc.oneof(
+        { weight: 3, arbitrary: fc.constantFrom(1n, 49n, 50n, 1_000_000n) },
+        { weight: 1, arbitrary: fc.bigInt({ min: 1n, max: 10n ** 9n }) },
+      );
+      const operation = fc.oneof(
+        {
+          weight: 3,
+          arbitrary: fc.record({
+            kind: fc.constant("pay" as const),
+            entry: fc.nat({ max: SPLITTER_ENTRY_POINTS.length - 1 }),
+            recipient: fc.nat({ max: recipients.length - 1 }),
+            amount,
+            reference: fc.nat({ max: 1 }),
+          }),
+        },
+        {
+          // A plain transfer to a payment's address (short of the amount, the amount, or more), then a
+          // forward of the payment's own token by its recipient or by a stranger.
+          weight: 2,
+          arbitrary: fc.record({
+            kind: fc.constant("deposit" as const),
+            recipient: fc.nat({ max: 1 }),
+            amount,
+            reference: fc.nat({ max: 1 }),
+            units: fc.constantFrom(-1n, 0n, 1n, -10n),
+            byRecipient: fc.boolean(),
+          }),
+        },
+      );
       let snapshot = await chain.snapshot();
-      const seen = { settled: 0, refused: 0 };
+      const seen = { settled: 0, refused: 0, forwarded: 0, forwardRefused: 0 };
 
       await fc.assert(
-        fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 6 }), async (operations) => {
+        fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 10 }), async (operations) => {
           await chain.revert(snapshot);
           snapshot = await chain.snapshot();
           const start = await Promise.all(watched.map((a) => balanceOf(chain, usdc, a)));
           const ledger = new Ledger();
           const settled = new Map<Hex, bigint>();
           const held = new Map<Address, { payment: SplitterPayment; units: bigint }>();
+          const hold = (deposit: Address, payment: SplitterPayment, units: bigint) => {
+            ledger.move(parties.buyer.address, deposit, units);
+            held.set(deposit, { payment, units: (held.get(deposit)?.units ?? 0n) + units });
+          };
+          /**
+           * Runs `move`, a transaction out of payment address `deposit`, and checks the fee collector's
+           * take against what left the address: at least floor(bps × moved) for a forward; for a
+           * settlement, at least floor(bps × amount) (what exceeds the amount is the payment's excess).
+           */
+          const movement = async (deposit: Address, feeBase: "moved" | bigint, move: () => Promise<unknown>) => {
+            const before = await Promise.all([balanceOf(chain, usdc, deposit), balanceOf(chain, usdc, collector)]);
+            await move();
+            const after = await Promise.all([balanceOf(chain, usdc, deposit), balanceOf(chain, usdc, collector)]);
+            const moved = before[0]! - after[0]!;
+            const take = after[1]! - before[1]!;
+            assert.isAtLeast(
+              Number(take),
+              Number(feeOf(feeBase === "moved" ? moved : feeBase)),
+              "the fee collector's take on a movement out of a payment address",
+            );
+            return moved;
+          };
+          /** A forward of the payment's own token: the ledger's split of everything waiting at the address. */
+          const forwardAll = (deposit: Address, payment: SplitterPayment) => {
+            const units = held.get(deposit)?.units ?? 0n;
+            ledger.move(deposit, payment.recipient, units - feeOf(units));
+            ledger.move(deposit, collector, feeOf(units));
+            held.delete(deposit);
+            return units;
+          };
+          const forward = (payment: SplitterPayment, by: PaymentParties["buyer"]) =>
+            send(chain, by, {
+              address: parties.splitter,
+              abi: splitterAbi,
+              functionName: "forwardDeposit",
+              args: [payment.token, payment.recipient, payment.amount, payment.reference, usdc],
+            });
           // The EIP-3009 entry points sign USDC's nonce authorizationNonce(recipient, reference):
           // USDC takes one authorization per buyer for it, whatever the amount.
           const authorizationsUsed = new Set<string>();
           for (const op of operations) {
-            const entry = SPLITTER_ENTRY_POINTS[op.entry]!;
             const payment: SplitterPayment = {
               token: usdc,
               recipient: recipients[op.recipient]!,
@@ -84,47 +147,86 @@ describe("contract invariants (stateful property tests)", function () {
               reference: keccak256(toHex(op.reference)),
             };
             const key = keyOf(payment);
-            const nonce = `${payment.recipient}:${payment.reference}`;
-            const byAuthorization = entry.name.startsWith("payWithAuthorization");
-            const outcome = await payThrough(entry, parties, payment).then(
-              (receipt) => ({ receipt }),
-              (error: unknown) => ({ error }),
-            );
-            if (settled.has(key) || (byAuthorization && authorizationsUsed.has(nonce))) {
-              assert.property(outcome, "error", `${entry.name}: a settled payment (or a used authorization) must not settle again`);
-              seen.refused++;
-              // A plain transfer made before the refusal waits at the payment address (forwarded below).
-              if (entry.holdsOnRefusal) {
-                const deposit = await depositAddressOf(parties, payment);
-                ledger.move(parties.buyer.address, deposit, payment.amount);
-                held.set(deposit, { payment, units: (held.get(deposit)?.units ?? 0n) + payment.amount });
+            const deposit = await depositAddressOf(parties, payment);
+            if (op.kind === "deposit") {
+              const units = op.amount + op.units > 0n ? op.amount + op.units : 1n;
+              await send(chain, parties.buyer, { address: usdc, abi: erc20Abi, functionName: "transfer", args: [deposit, units] });
+              hold(deposit, payment, units);
+              const waiting = held.get(deposit)!.units;
+              const allowed = settled.has(key) || (op.byRecipient && waiting < payment.amount);
+              const by = op.byRecipient ? walletOf(payment.recipient) : parties.submitter;
+              const outcome = await movement(deposit, "moved", () => forward(payment, by)).then(
+                (moved) => ({ moved }),
+                (error: unknown) => ({ error }),
+              );
+              if (allowed) {
+                assert.property(outcome, "moved", "a forward the rule allows goes through");
+                assert.equal((outcome as { moved: bigint }).moved, forwardAll(deposit, payment));
+                seen.forwarded++;
+              } else {
+                assert.property(outcome, "error", "the payment's own token, unsettled: a stranger, or the amount or more, is refused");
+                assert.match(
+                  String((outcome as { error: unknown }).error),
+                  waiting >= payment.amount && op.byRecipient ? /DepositCoversAmount/ : /NotRecipient/,
+                );
+                seen.forwardRefused++;
               }
             } else {
-              seen.settled++;
-              if (byAuthorization) authorizationsUsed.add(nonce);
-              assert.property(outcome, "receipt", `${entry.name}: an open payment settles`);
-              const { receipt } = outcome as { receipt: { blockNumber: bigint; status: string } };
-              assert.equal(receipt.status, "success");
-              settled.set(key, receipt.blockNumber);
-              const fee = (payment.amount * 200n) / 10_000n;
-              ledger.move(parties.buyer.address, payment.recipient, payment.amount - fee);
-              ledger.move(parties.buyer.address, collector, fee);
+              const entry = SPLITTER_ENTRY_POINTS[op.entry]!;
+              const nonce = `${payment.recipient}:${payment.reference}`;
+              const byAuthorization = entry.name.startsWith("payWithAuthorization");
+              const throughAddress = entry.name.startsWith("settleDeposit");
+              const pay = () => payThrough(entry, parties, payment);
+              const outcome = await (throughAddress && !settled.has(key) ? movement(deposit, payment.amount, pay) : pay()).then(
+                (receipt) => ({ receipt }),
+                (error: unknown) => ({ error }),
+              );
+              if (settled.has(key) || (byAuthorization && authorizationsUsed.has(nonce))) {
+                assert.property(outcome, "error", `${entry.name}: a settled payment (or a used authorization) must not settle again`);
+                seen.refused++;
+                // A plain transfer made before the refusal waits at the payment address (forwarded below).
+                if (entry.holdsOnRefusal) hold(deposit, payment, payment.amount);
+              } else {
+                seen.settled++;
+                if (byAuthorization) authorizationsUsed.add(nonce);
+                assert.property(outcome, "receipt", `${entry.name}: an open payment settles`);
+                settled.set(key, await chain.publicClient.getBlockNumber());
+                const fee = feeOf(payment.amount);
+                ledger.move(parties.buyer.address, payment.recipient, payment.amount - fee);
+                ledger.move(parties.buyer.address, collector, fee);
+                // Settling through the address sweeps what waited there too: the payment's excess, the recipient's.
+                if (throughAddress) {
+                  ledger.move(deposit, payment.recipient, held.get(deposit)?.units ?? 0n);
+                  held.delete(deposit);
+                }
+              }
             }
             const now = await Promise.all(watched.map((a) => balanceOf(chain, usdc, a)));
             for (const [i, account] of watched.entries()) assert.equal(now[i]! - start[i]!, ledger.of(account), `balance of ${account}`);
             assert.equal(ledger.of(parties.splitter), 0n);
-            for (const [deposit, { units }] of held) assert.equal(await balanceOf(chain, usdc, deposit), units, "a later deposit waits at its address");
+            for (const [address, { units }] of held) assert.equal(await balanceOf(chain, usdc, address), units, "a deposit not moved waits at its address");
           }
-          // Whatever waits at a settled payment's address reaches its recipient, whole; the address keeps nothing.
+          // Whatever waits at a payment's address reaches its recipient, less the fee; the address keeps
+          // nothing: forwarded by anyone once settled, by the recipient when short, settled otherwise.
           for (const [deposit, { payment, units }] of held) {
-            const before = await balanceOf(chain, usdc, payment.recipient);
-            await send(chain, parties.submitter, {
-              address: parties.splitter,
-              abi: splitterAbi,
-              functionName: "forwardDeposit",
-              args: [payment.token, payment.recipient, payment.amount, payment.reference, usdc],
-            });
-            assert.equal((await balanceOf(chain, usdc, payment.recipient)) - before, units);
+            const before = await Promise.all([balanceOf(chain, usdc, payment.recipient), balanceOf(chain, usdc, collector)]);
+            const key = keyOf(payment);
+            let fee = feeOf(units);
+            if (settled.has(key)) await movement(deposit, "moved", () => forward(payment, parties.submitter));
+            else if (units < payment.amount) await movement(deposit, "moved", () => forward(payment, walletOf(payment.recipient)));
+            else {
+              fee = feeOf(payment.amount);
+              await movement(deposit, payment.amount, () =>
+                send(chain, parties.submitter, {
+                  address: parties.splitter,
+                  abi: splitterAbi,
+                  functionName: "settleDeposit",
+                  args: [payment.token, payment.recipient, payment.amount, payment.reference],
+                }),
+              );
+            }
+            const after = await Promise.all([balanceOf(chain, usdc, payment.recipient), balanceOf(chain, usdc, collector)]);
+            if (payment.recipient !== collector) assert.deepEqual([after[0]! - before[0]!, after[1]! - before[1]!], [units - fee, fee]);
             assert.equal(await balanceOf(chain, usdc, deposit), 0n);
           }
           for (const [key, block] of settled) {
@@ -132,10 +234,13 @@ describe("contract invariants (stateful property tests)", function () {
             assert.equal(recorded, block, "the guard records the block of the one settlement");
           }
         }),
-        RUNS,
+        // More runs than the default: a run splits its operations between payments and deposits.
+        { ...RUNS, numRuns: 100 },
       );
       assert.isAbove(seen.refused, 10, "the runs try settled payments again");
-      assert.isAbove(seen.settled, 50, "the runs settle payments");
+      assert.isAbove(seen.settled, 40, "the runs settle payments");
+      assert.isAbove(seen.forwarded, 10, "the runs forward deposits");
+      assert.isAbove(seen.forwardRefused, 10, "the runs try forwards the rule refuses");
     });
   });
 

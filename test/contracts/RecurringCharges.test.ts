@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import { decodeErrorResult, encodeFunctionData, getContract, hexToBytes, parseEventLogs, type Hex } from "viem";
-import { recurringChargesAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
+import { recurringChargesAbi, testSmartAccountAbi, fiatTokenAbi, gasBurningAccountAbi, gasProbeAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES, LOCAL_USDC_UNITS, localAccount } from "../../dev/localchain/harness.js";
 import { subscriptionIdOf, type Terms } from "../../src/recurring/terms.js";
 import { useLocalChain } from "../helpers/local-chain.js";
@@ -299,6 +299,226 @@ describe("RecurringCharges", () => {
       await send(c.chain, c.payer, { address: account, abi: testSmartAccountAbi, functionName: "execute", args: [c.recurring, 0n, revokeData] });
       await c.chain.advanceTime(terms.period);
       await expectRevert(chargeCall(c, terms, signature), "SubscriptionRevoked");
+    });
+  });
+
+  describe("a contract payer's signature check runs under SIGNATURE_GAS_CAP", () => {
+    /** A contract account of `kind` owned by the payer, funded and approving the contract. */
+    async function contractPayer(c: ReturnType<typeof ctx>, kind: "TestSmartAccount" | "GasBurningAccount", amount: bigint) {
+      const abi = kind === "TestSmartAccount" ? testSmartAccountAbi : gasBurningAccountAbi;
+      const source = kind === "TestSmartAccount" ? "TestSmartAccount.sol" : "GasBurningAccount.sol";
+      const account = await deployTestContract(c.chain, c.payer, abi, kind, source, [c.payer.address]);
+      await send(c.chain, c.payer, { address: c.usdc, abi: fiatTokenAbi, functionName: "transfer", args: [account, 100_000_000n] });
+      const approveData = encodeFunctionData({ abi: fiatTokenAbi, functionName: "approve", args: [c.recurring, 10n ** 12n] });
+      await send(c.chain, c.payer, { address: account, abi: testSmartAccountAbi, functionName: "execute", args: [c.usdc, 0n, approveData] });
+      const terms = await makeTerms(c.chain, account, c.merchant.address, { amount });
+      return { account, terms, signature: await signTerms(c.chain, c.payer, terms), id: subscriptionIdOf(84532, c.recurring, terms) };
+    }
+
+    /**
+     * Loop counts that make TestSmartAccount's isValidSignature use `margin` gas under and over the cap,
+     * measured from inside the EVM (GasProbe), as the contract's own call would spend it.
+     */
+    async function burnsAround(c: ReturnType<typeof ctx>, account: `0x${string}`, digest: Hex, signature: Hex, cap: bigint, margin: bigint) {
+      const probe = await deployTestContract(c.chain, c.payer, gasProbeAbi, "GasProbe", "GasBurningAccount.sol");
+      const data = encodeFunctionData({ abi: testSmartAccountAbi, functionName: "isValidSignature", args: [digest, signature] });
+      const usedWith = async (iterations: bigint) => {
+        await send(c.chain, c.payer, { address: account, abi: testSmartAccountAbi, functionName: "setValidationGasBurn", args: [iterations] });
+        const [ok, used] = await c.chain.publicClient.readContract({
+          address: probe,
+          abi: gasProbeAbi,
+          functionName: "gasOf",
+          args: [account, data],
+        });
+        return { ok, used };
+      };
+      // The loop's memory grows with it, so its cost is not linear: a search for each bound.
+      const firstAt = async (target: bigint) => {
+        let low = 0n;
+        let high = 4_096n;
+        while ((await usedWith(high)).used < target) high *= 2n;
+        while (high - low > 1n) {
+          const mid = (low + high) / 2n;
+          if ((await usedWith(mid)).used < target) low = mid;
+          else high = mid;
+        }
+        return high;
+      };
+      const under = (await firstAt(cap - margin)) - 1n;
+      const over = await firstAt(cap + margin);
+      const measuredUnder = await usedWith(under);
+      const measuredOver = await usedWith(over);
+      assert.isTrue(measuredUnder.ok && measuredOver.ok, "the account answers when given gas enough");
+      assert.isBelow(Number(measuredUnder.used), Number(cap - margin));
+      assert.isAtLeast(Number(measuredOver.used), Number(cap + margin));
+      return { under, over };
+    }
+
+    it("is 200,000, the service's default SIGNATURE_GAS_CAP", async () => {
+      assert.equal(await reads(ctx()).SIGNATURE_GAS_CAP(), 200_000n);
+    });
+
+    it("a check just under the cap charges; just over it is InvalidSignature (alone, and skipped in a batch whose other items charge)", async () => {
+      const c = ctx();
+      const cap = await reads(c).SIGNATURE_GAS_CAP();
+      const sub = await contractPayer(c, "TestSmartAccount", 2_000_000n);
+      const { under, over } = await burnsAround(c, sub.account, sub.id, sub.signature, cap, 3_000n);
+      const snapshot = await c.chain.snapshot();
+
+      await send(c.chain, c.payer, { address: sub.account, abi: testSmartAccountAbi, functionName: "setValidationGasBurn", args: [under] });
+      const charged = await c.chain.publicClient.waitForTransactionReceipt({ hash: await chargeCall(c, sub.terms, sub.signature) });
+      assert.equal(charged.status, "success", "just under the cap: charged");
+      assert.lengthOf(parseEventLogs({ abi: recurringChargesAbi, logs: charged.logs, eventName: "Charged" }), 1);
+
+      await c.chain.revert(snapshot);
+      await send(c.chain, c.payer, { address: sub.account, abi: testSmartAccountAbi, functionName: "setValidationGasBurn", args: [over] });
+      // Sent with gas to spare: the cap, not the transaction's limit, ends the check.
+      const alone = c.chain.wallet(relayerOf(c.chain)).writeContract({
+        address: c.recurring,
+        abi: recurringChargesAbi,
+        functionName: "charge",
+        args: [sub.terms, sub.signature, 0n, await currentPeriod(c.chain, sub.terms)],
+        account: relayerOf(c.chain),
+        chain: c.chain.chain,
+        gas: 2_000_000n,
+      });
+      const refused = await c.chain.publicClient.waitForTransactionReceipt({ hash: await alone });
+      assert.equal(refused.status, "reverted");
+      assert.isBelow(Number(refused.gasUsed), Number(cap + 100_000n), "the check stopped at the cap, not at the transaction's limit");
+      await expectRevert(chargeCall(c, sub.terms, sub.signature), "InvalidSignature", [sub.account]);
+
+      const others = [await signedAndApproved(c, { amount: 3_000_000n }), await signedAndApproved(c, { amount: 4_000_000n })];
+      const items = [
+        { terms: others[0]!.terms, signature: others[0]!.signature, gasReimbursement: 0n, expectedPeriod: await currentPeriod(c.chain, others[0]!.terms) },
+        { terms: sub.terms, signature: sub.signature, gasReimbursement: 0n, expectedPeriod: await currentPeriod(c.chain, sub.terms) },
+        { terms: others[1]!.terms, signature: others[1]!.signature, gasReimbursement: 0n, expectedPeriod: await currentPeriod(c.chain, others[1]!.terms) },
+      ];
+      const hash = await c.chain.wallet(relayerOf(c.chain)).writeContract({
+        address: c.recurring,
+        abi: recurringChargesAbi,
+        functionName: "chargeBatch",
+        args: [items],
+        account: relayerOf(c.chain),
+        chain: c.chain.chain,
+        gas: 1_500_000n,
+      });
+      const batch = await c.chain.publicClient.waitForTransactionReceipt({ hash });
+      const skipped = parseEventLogs({ abi: recurringChargesAbi, logs: batch.logs, eventName: "ChargeSkipped" });
+      assert.deepEqual(
+        skipped.map((e) => [Number(e.args.index), decodeErrorResult({ abi: recurringChargesAbi, data: e.args.reason }).errorName]),
+        [[1, "InvalidSignature"]],
+      );
+      assert.deepEqual(
+        parseEventLogs({ abi: recurringChargesAbi, logs: batch.logs, eventName: "Charged" }).map((e) => e.args.subscriptionId),
+        others.map((o) => o.id),
+      );
+    });
+
+    it("a payer that passes the simulation and burns gas on chain is skipped (InvalidSignature) and the rest of the batch is charged; alone, it costs the relayer the cap, not the limit", async () => {
+      const c = ctx();
+      const cap = 200_000n; // SIGNATURE_GAS_CAP (read and checked above)
+      const burner = await contractPayer(c, "GasBurningAccount", 2_500_000n);
+      const others = [];
+      for (let i = 0; i < 8; i++) others.push(await signedAndApproved(c, { amount: 1_000_000n + BigInt(i) }));
+      const itemOf = async (s: { terms: Terms; signature: Hex }) => ({
+        terms: s.terms,
+        signature: s.signature,
+        gasReimbursement: 0n,
+        expectedPeriod: await currentPeriod(c.chain, s.terms),
+      });
+      const items = [];
+      for (const [i, o] of others.entries()) {
+        if (i === 2) items.push(await itemOf(burner));
+        items.push(await itemOf(o));
+      }
+      const relayer = relayerOf(c.chain);
+      // The simulation (priced at zero) passes for every item.
+      const { result } = await c.chain.publicClient.simulateContract({
+        address: c.recurring,
+        abi: recurringChargesAbi,
+        functionName: "chargeBatch",
+        args: [items],
+        account: relayer,
+      });
+      assert.equal(result, 9n);
+      // As the service estimates: from the relayer's address, with no fees named (priced at zero).
+      const estimate = await c.chain.publicClient.estimateContractGas({
+        address: c.recurring,
+        abi: recurringChargesAbi,
+        functionName: "chargeBatch",
+        args: [items],
+        account: relayer.address,
+      });
+      // The limit a relayer gives it: the estimate with a margin, plus the cap for the one contract payer.
+      const hash = await c.chain.wallet(relayer).writeContract({
+        address: c.recurring,
+        abi: recurringChargesAbi,
+        functionName: "chargeBatch",
+        args: [items],
+        account: relayer,
+        chain: c.chain.chain,
+        gas: (estimate * 12n) / 10n + cap,
+      });
+      const batch = await c.chain.publicClient.waitForTransactionReceipt({ hash });
+      assert.equal(batch.status, "success");
+      const skipped = parseEventLogs({ abi: recurringChargesAbi, logs: batch.logs, eventName: "ChargeSkipped" });
+      assert.deepEqual(
+        skipped.map((e) => [
+          Number(e.args.index),
+          e.args.subscriptionId,
+          e.args.reason === "0x" ? "out of gas" : decodeErrorResult({ abi: recurringChargesAbi, data: e.args.reason }).errorName,
+        ]),
+        [[2, burner.id, "InvalidSignature"]],
+        "the burner is skipped with its reason",
+      );
+      assert.deepEqual(
+        parseEventLogs({ abi: recurringChargesAbi, logs: batch.logs, eventName: "Charged" }).map((e) => e.args.subscriptionId),
+        others.map((o) => o.id),
+        "every other item is charged",
+      );
+      assert.equal(await balanceOf(c.chain, c.usdc, burner.account), 100_000_000n, "the burner paid nothing");
+
+      // Alone, with a generous limit: it reverts when its check has used the cap.
+      const alone = await c.chain.publicClient.waitForTransactionReceipt({
+        hash: await c.chain.wallet(relayer).writeContract({
+          address: c.recurring,
+          abi: recurringChargesAbi,
+          functionName: "charge",
+          args: [burner.terms, burner.signature, 0n, await currentPeriod(c.chain, burner.terms)],
+          account: relayer,
+          chain: c.chain.chain,
+          gas: 3_000_000n,
+        }),
+      });
+      assert.equal(alone.status, "reverted");
+      assert.isBelow(Number(alone.gasUsed), Number(cap + 100_000n));
+    });
+
+    it("with less gas left than the cap needs, a failed check is an out of gas (no reason), not the payer's InvalidSignature", async () => {
+      const c = ctx();
+      const burner = await contractPayer(c, "GasBurningAccount", 2_500_000n);
+      const relayer = relayerOf(c.chain);
+      const item = { terms: burner.terms, signature: burner.signature, gasReimbursement: 0n, expectedPeriod: await currentPeriod(c.chain, burner.terms) };
+      // About 120,000 for the item: the check gets 63/64 of what is left, less than the cap.
+      const hash = await c.chain.wallet(relayer).writeContract({
+        address: c.recurring,
+        abi: recurringChargesAbi,
+        functionName: "chargeBatch",
+        args: [[item]],
+        account: relayer,
+        chain: c.chain.chain,
+        gas: 180_000n,
+      });
+      const batch = await c.chain.publicClient.waitForTransactionReceipt({ hash });
+      assert.equal(batch.status, "success");
+      const [skipped] = parseEventLogs({ abi: recurringChargesAbi, logs: batch.logs, eventName: "ChargeSkipped" });
+      assert.include(skipped!.args, { index: 0n, subscriptionId: burner.id, reason: "0x" });
+    });
+
+    it("an ERC-6492 wrapper stays refused for a contract payer (UnsupportedSignatureFormat), before its code runs", async () => {
+      const c = ctx();
+      const burner = await contractPayer(c, "GasBurningAccount", 2_000_000n);
+      await expectRevert(chargeCall(c, burner.terms, wrap6492(burner.signature, c.other.address)), "UnsupportedSignatureFormat");
     });
   });
 

@@ -36,4 +36,14 @@ describe("batchGasLimit", () => {
       "a first charge later in the batch: its estimate less the base, plus its self-call",
     );
   });
+
+  it("sets a contract payer's signature room aside for its first charge, first in the batch or later, and nothing for others", () => {
+    const contractFirst = { payer: "0xcc", recipient: "0xbb", renewal: false, newSlot: false, gas: 150_000n, signatureRoom: 200_000n };
+    const eoaFirst = { payer: "0xee", recipient: "0xbb", renewal: false, newSlot: false, gas: 140_000n, signatureRoom: 0n };
+    assert.equal(batchGasLimit([contractFirst], figures), 150_000n + BATCH_SELF_CALL + 200_000n);
+    assert.equal(
+      batchGasLimit([eoaFirst, contractFirst, renewal("0xee", "0xbb")], figures),
+      140_000n + BATCH_SELF_CALL + (150_000n + BATCH_ITEM_OVERHEAD + 200_000n) + margin(40_000n),
+    );
+  });
 });
