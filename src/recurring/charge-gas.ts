@@ -112,3 +112,51 @@ export function batchGasLimit(items: readonly BatchItemGas[], figures: BatchedRe
   }
   return limit;
 }
+
+/** The renewals per batch the `BATCHED_RENEWAL_FIGURES` were measured in. */
+export const MEASURED_BATCH_SIZE = 20n;
+
+/** The figure of a renewal sent alone (`charge`, nothing warm, no slot opened). */
+export const LONE_RENEWAL_FIGURE = "later charge";
+
+/**
+ * A chargeBatch's fixed cost: the 21,000 base, the calldata's head and the batch's first touches of
+ * the contract, the token and the fee collector, which the measured shares spread over 20 renewals.
+ * A batch of n cold renewals costs `fixed + n × marginal`; the lone renewal is a batch of one less its
+ * self-call (`lone + BATCH_SELF_CALL = fixed + marginal`) and the cold share is
+ * `fixed / 20 + marginal`, so `fixed = (lone + BATCH_SELF_CALL - cold) × 20 / 19` (about 43,000 gas).
+ */
+export function batchFixedGas(figures: BatchedRenewalGas, lone: bigint): bigint {
+  const cold = figures.warm + figures.newPayer + figures.newRecipient;
+  return ((lone + BATCH_SELF_CALL - cold) * MEASURED_BATCH_SIZE) / (MEASURED_BATCH_SIZE - 1n);
+}
+
+/**
+ * What each renewal of a batch really costs in L2 gas, in the batch's order (null for a first
+ * charge, which keeps its own price): its measured share by what it touches first in the batch (as
+ * `batchGasLimit` counts it), with the fixed cost the figures spread over 20 taken out and the
+ * batch's own fixed cost spread over its items instead. The shares of a batch of n add up to what
+ * the batch spends (within the figures' rounding): a batch of 50 is not priced as 50 twentieths of
+ * the fixed cost, nor a batch of 2 as two.
+ */
+export function renewalGasShares(items: readonly BatchItemGas[], figures: BatchedRenewalGas, fixed: bigint): (bigint | null)[] {
+  const payers = new Set<string>();
+  const recipients = new Set<string>();
+  const count = BigInt(items.length);
+  const spreadByFigures = fixed / MEASURED_BATCH_SIZE;
+  return items.map((item) => {
+    const payer = item.payer.toLowerCase();
+    const recipient = item.recipient.toLowerCase();
+    let share: bigint | null = null;
+    if (item.renewal && count > 0n) {
+      share = figures.warm;
+      if (!payers.has(payer)) share += figures.newPayer;
+      if (!recipients.has(recipient)) share += figures.newRecipient;
+      if (item.newSlot) share += figures.newSlot;
+      share = share - spreadByFigures + (fixed + count - 1n) / count;
+    }
+    payers.add(payer);
+    recipients.add(recipient);
+    return share;
+  });
+}

@@ -106,6 +106,8 @@ export class Charges {
       relayer: deps.relayer,
       now: deps.now,
       ...deps.batch,
+      pricing: deps.pricing,
+      quoteL1Fee: (data) => quoteL1Fee(deps.client, { to: this.#reader.address, data }),
     });
   }
 
@@ -234,6 +236,7 @@ export class Charges {
       // figures by what it touches first there, a first charge's from its own estimate.
       renewal,
       newSlot: period % RECORDS_PER_SLOT === 0n,
+      expectedPerGas: fees.expectedPerGas,
       maxFeePerGas: fees.maxFeePerGas,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       l1Fee,

@@ -1,5 +1,14 @@
 import { assert } from "chai";
-import { BATCH_ITEM_OVERHEAD, BATCH_SELF_CALL, batchGasLimit, type BatchedRenewalGas } from "../../src/recurring/charge-gas.js";
+import {
+  BATCH_ITEM_OVERHEAD,
+  BATCH_SELF_CALL,
+  batchFixedGas,
+  batchGasLimit,
+  renewalGasShares,
+  type BatchedRenewalGas,
+} from "../../src/recurring/charge-gas.js";
+import { batchedReimbursements, l1FeeShares, type BatchPricingItem } from "../../src/recurring/batch-reimbursement.js";
+import { weiToUnits } from "../../src/recurring/gas-quote.js";
 
 /** A batch's gas limit: each charge priced by what it touches first in the batch. */
 describe("batchGasLimit", () => {
@@ -35,5 +44,63 @@ describe("batchGasLimit", () => {
       alone + BATCH_SELF_CALL + 150_000n + BATCH_ITEM_OVERHEAD,
       "a first charge later in the batch: its estimate less the base, plus its self-call",
     );
+  });
+});
+
+/** A batched renewal's gas share (its reimbursement's L2 part) and the split of the batch's L1 data fee. */
+describe("renewalGasShares and batchedReimbursements", () => {
+  const figures: BatchedRenewalGas = { warm: 40_000n, newPayer: 9_000n, newRecipient: 4_000n, newSlot: 17_000n };
+  const renewal = (payer: string, recipient: string, newSlot = false) => ({ payer, recipient, renewal: true, newSlot, gas: 130_000n });
+  const first = { payer: "0xaa", recipient: "0xcc", renewal: false, newSlot: false, gas: 150_000n };
+  const fixed = 40_000n;
+
+  it("derives the batch's fixed cost from the lone renewal and the cold share (batch of n = fixed + n × marginal)", () => {
+    // cold share 53,000 = fixed / 20 + marginal; lone + self-call = fixed + marginal.
+    const lone = 100_000n;
+    const derived = batchFixedGas(figures, lone);
+    assert.equal(derived, ((lone + BATCH_SELF_CALL - 53_000n) * 20n) / 19n);
+    const marginal = lone + BATCH_SELF_CALL - derived;
+    assert.closeTo(Number(derived / 20n + marginal), 53_000, 2);
+  });
+
+  it("a renewal's share: its measured share by what it touches first, the figures' twentieth of the fixed cost replaced by the batch's own split; a first charge: none", () => {
+    const shares = renewalGasShares([renewal("0xAA", "0xBB"), renewal("0xaa", "0xbb", true), first, renewal("0xDD", "0xcc")], figures, fixed);
+    const spread = fixed / 20n - fixed / 4n; // in a batch of 4 each carries a quarter, not a twentieth
+    assert.deepEqual(shares, [53_000n - spread, 57_000n - spread, null, 49_000n - spread]);
+    const twenty = renewalGasShares(
+      Array.from({ length: 20 }, () => renewal("0xaa", "0xbb")),
+      figures,
+      fixed,
+    );
+    assert.equal(twenty[1], 40_000n, "in a batch of 20, the measured share itself");
+  });
+
+  it("splits the L1 fee by each item's bytes, rounded up", () => {
+    assert.deepEqual(l1FeeShares(1_000n, [100, 100, 200]), [250n, 250n, 500n]);
+    assert.deepEqual(l1FeeShares(10n, [1, 2]), [4n, 7n]);
+    assert.deepEqual(l1FeeShares(10n, []), []);
+  });
+
+  it("prices a renewal at its share with the margin beyond the network fee, never above its lone price; a first charge keeps its own", () => {
+    const pricing = { unitsPerEth: 3_000_000_000n, tipWei: 0n }; // 3,000 USDC per ETH
+    const feePerGas = 2_000_000_000n; // 2 gwei
+    const item = (over: Partial<BatchPricingItem>): BatchPricingItem => ({
+      ...renewal("0xaa", "0xbb"),
+      lone: 1_000_000n,
+      networkFee: 100_000n,
+      l1Share: 0n,
+      ...over,
+    });
+    const items = [item({ l1Share: 10n ** 12n }), item({}), item({ ...first, lone: 777_777n })];
+    const [a, b, c] = batchedReimbursements(items, figures, fixed, feePerGas, pricing);
+    const shares = renewalGasShares(items, figures, fixed);
+    const expected = (gas: bigint, l1: bigint) => weiToUnits(((gas * 11n + 9n) / 10n) * feePerGas + (l1 * 11n + 9n) / 10n, pricing) - 100_000n;
+    assert.equal(a, expected(shares[0]!, 10n ** 12n));
+    assert.equal(b, expected(shares[1]!, 0n));
+    assert.equal(c, 777_777n, "a first charge keeps its own price");
+    const capped = batchedReimbursements([item({ lone: 5n })], figures, fixed, feePerGas, pricing);
+    assert.deepEqual(capped, [5n], "never above the lone price (itself within the signed maximum)");
+    const covered = batchedReimbursements([item({})], figures, fixed, 1_000_000n, pricing);
+    assert.deepEqual(covered, [0n], "nothing when the network fee covers it");
   });
 });
