@@ -31,9 +31,9 @@ export function l1FeeShares(l1FeeWei: bigint, itemBytes: readonly number[]): big
 
 /**
  * Each charge's reimbursement as it rides in the batch, in the batch's order. A renewal pays what it
- * costs there: its gas share (`renewalGasShares`: the measured share by what it touches first, with
- * the batch's fixed cost spread over its items) at `feePerGas`, plus its share of the batch's L1 data
- * fee, both with `BATCHED_RENEWAL_MARGIN`, converted as the service converts gas to the token, beyond
+ * costs there: its gas share (`renewalGasShares`: the measured figures of what the batch's renewals
+ * touch, its fixed cost spread over them) at `feePerGas`, plus its share of the batch's L1 data fee,
+ * both with `BATCHED_RENEWAL_MARGIN`, converted as the service converts gas to the token, beyond
  * the network fee; never more than it was priced alone, so never above the signed maximum. A first
  * charge keeps its own price (its signature check's gas is its own estimate).
  */

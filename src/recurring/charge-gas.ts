@@ -132,31 +132,40 @@ export function batchFixedGas(figures: BatchedRenewalGas, lone: bigint): bigint 
 }
 
 /**
- * What each renewal of a batch really costs in L2 gas, in the batch's order (null for a first
- * charge, which keeps its own price): its measured share by what it touches first in the batch (as
- * `batchGasLimit` counts it), with the fixed cost the figures spread over 20 taken out and the
- * batch's own fixed cost spread over its items instead. The shares of a batch of n add up to what
- * the batch spends (within the figures' rounding): a batch of 50 is not priced as 50 twentieths of
- * the fixed cost, nor a batch of 2 as two.
+ * What each renewal of a batch costs in L2 gas, in the batch's order (null for a first charge, which
+ * keeps its own price). The renewals' part of the batch is counted from the measured figures as
+ * `batchGasLimit` counts it: each renewal's warm share and, where its period opens one, a new slot
+ * of records (its own), and, shared, what a payer or a merchant new to the batch adds where it is
+ * first met and the renewals' part of the batch's fixed cost (which the measured shares spread over
+ * 20, taken out of each). The shared part is split equally between the renewals: which renewal meets
+ * a payer or a merchant first is an accident of order, not its payer's choice. It is split as over 20
+ * renewals at least: a straggler batch of two (a wave's first or last) costs about 1.6 times a
+ * renewal of the wave's batches of 50, and its payers would pay that above the network fee while
+ * the rest of the wave pays none; the relayer keeps that part of a small batch's cost instead.
  */
 export function renewalGasShares(items: readonly BatchItemGas[], figures: BatchedRenewalGas, fixed: bigint): (bigint | null)[] {
   const payers = new Set<string>();
   const recipients = new Set<string>();
-  const count = BigInt(items.length);
   const spreadByFigures = fixed / MEASURED_BATCH_SIZE;
-  return items.map((item) => {
+  let renewals = 0n;
+  let firstTouches = 0n;
+  const own = items.map((item) => {
     const payer = item.payer.toLowerCase();
     const recipient = item.recipient.toLowerCase();
     let share: bigint | null = null;
-    if (item.renewal && count > 0n) {
-      share = figures.warm;
-      if (!payers.has(payer)) share += figures.newPayer;
-      if (!recipients.has(recipient)) share += figures.newRecipient;
-      if (item.newSlot) share += figures.newSlot;
-      share = share - spreadByFigures + (fixed + count - 1n) / count;
+    if (item.renewal) {
+      renewals++;
+      share = figures.warm - spreadByFigures + (item.newSlot ? figures.newSlot : 0n);
+      if (!payers.has(payer)) firstTouches += figures.newPayer;
+      if (!recipients.has(recipient)) firstTouches += figures.newRecipient;
     }
     payers.add(payer);
     recipients.add(recipient);
     return share;
   });
+  if (renewals === 0n) return own;
+  const shared = (fixed * renewals) / BigInt(items.length) + firstTouches;
+  const splitOver = renewals > MEASURED_BATCH_SIZE ? renewals : MEASURED_BATCH_SIZE;
+  const each = (shared + splitOver - 1n) / splitOver;
+  return own.map((share) => (share === null ? null : share + each));
 }

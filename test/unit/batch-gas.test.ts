@@ -2,8 +2,11 @@ import { assert } from "chai";
 import {
   BATCH_ITEM_OVERHEAD,
   BATCH_SELF_CALL,
+  batchedRenewalGas,
   batchFixedGas,
   batchGasLimit,
+  LONE_RENEWAL_FIGURE,
+  measuredChargeGas,
   renewalGasShares,
   type BatchedRenewalGas,
 } from "../../src/recurring/charge-gas.js";
@@ -63,16 +66,25 @@ describe("renewalGasShares and batchedReimbursements", () => {
     assert.closeTo(Number(derived / 20n + marginal), 53_000, 2);
   });
 
-  it("a renewal's share: its measured share by what it touches first, the figures' twentieth of the fixed cost replaced by the batch's own split; a first charge: none", () => {
+  it("a renewal's share: its warm share and new slot its own; the first touches of payers and merchants and the fixed cost shared equally, as over 20 at least; a first charge: none", () => {
+    const twentieth = fixed / 20n;
+    // Four items, three renewals: first touches 9,000 + 4,000 (AA/BB) and 9,000 (DD; 0xcc met by the first charge);
+    // the renewals' part of the fixed cost (3/4 of it), split as over 20.
     const shares = renewalGasShares([renewal("0xAA", "0xBB"), renewal("0xaa", "0xbb", true), first, renewal("0xDD", "0xcc")], figures, fixed);
-    const spread = fixed / 20n - fixed / 4n; // in a batch of 4 each carries a quarter, not a twentieth
-    assert.deepEqual(shares, [53_000n - spread, 57_000n - spread, null, 49_000n - spread]);
-    const twenty = renewalGasShares(
-      Array.from({ length: 20 }, () => renewal("0xaa", "0xbb")),
+    const each = ((fixed * 3n) / 4n + 22_000n + 19n) / 20n;
+    assert.deepEqual(shares, [40_000n - twentieth + each, 57_000n - twentieth + each, null, 40_000n - twentieth + each]);
+
+    // Fifty renewals of one payer and one merchant: the fixed cost and the first touches split over the fifty.
+    const fifty = renewalGasShares(
+      Array.from({ length: 50 }, () => renewal("0xaa", "0xbb")),
       figures,
       fixed,
     );
-    assert.equal(twenty[1], 40_000n, "in a batch of 20, the measured share itself");
+    const over50 = (fixed + 13_000n + 49n) / 50n;
+    assert.deepEqual(new Set(fifty), new Set([40_000n - twentieth + over50]), "every renewal pays the same");
+    const total = fifty.reduce((sum, share) => sum! + share!, 0n)!;
+    assert.closeTo(Number(total), Number(fixed + 50n * (40_000n - twentieth) + 13_000n), 50, "the shares add up to the batch as counted");
+    assert.deepEqual(renewalGasShares([first], figures, fixed), [null]);
   });
 
   it("splits the L1 fee by each item's bytes, rounded up", () => {
@@ -102,5 +114,39 @@ describe("renewalGasShares and batchedReimbursements", () => {
     assert.deepEqual(capped, [5n], "never above the lone price (itself within the signed maximum)");
     const covered = batchedReimbursements([item({})], figures, fixed, 1_000_000n, pricing);
     assert.deepEqual(covered, [0n], "nothing when the network fee covers it");
+  });
+});
+
+/** The measured figures (snapshots/gas.json), as the service prices with them. */
+describe("batched renewals priced from the measured figures", () => {
+  const figures = batchedRenewalGas();
+  const fixed = batchFixedGas(figures, measuredChargeGas(undefined, LONE_RENEWAL_FIGURE));
+  const pricing = { unitsPerEth: 3_000_000_000n, tipWei: 1_000_000n };
+  const renewals = (n: number) =>
+    Array.from({ length: n }, () => ({
+      payer: "0xaa",
+      recipient: "0xbb",
+      renewal: true,
+      newSlot: false,
+      gas: 132_949n,
+      lone: 1_000_000n,
+      networkFee: 100_000n,
+      l1Share: 0n,
+    }));
+
+  it("a straggler batch of two is priced as a batch of 20 at most: at 0.5 gwei its renewals, like the wave's batches of 50, pay the network fee only", () => {
+    const feePerGas = 500_000_000n + pricing.tipWei;
+    assert.deepEqual(batchedReimbursements(renewals(2), figures, fixed, feePerGas, pricing), [0n, 0n]);
+    assert.deepEqual(new Set(batchedReimbursements(renewals(50), figures, fixed, feePerGas, pricing)), new Set([0n]));
+  });
+
+  it("a renewal of a batch of 50 is priced within 1.1-1.2x the batch's measured gas per renewal (the margin and the figures' rounding)", () => {
+    const shares = renewalGasShares(renewals(50), figures, fixed) as bigint[];
+    // A batch of 50 as counted by the figures: the fixed cost once, 50 marginal warm renewals, the first touches once.
+    const marginal = figures.warm - fixed / 20n;
+    const batch = fixed + 50n * marginal + figures.newPayer + figures.newRecipient;
+    const ratio = (Number(shares[0]!) * 1.1) / (Number(batch) / 50);
+    assert.isAtLeast(ratio, 1.1);
+    assert.isAtMost(ratio, 1.2);
   });
 });
