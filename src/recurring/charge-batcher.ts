@@ -163,8 +163,9 @@ export class ChargeBatcher {
   /**
    * Each charge's part of the batch's L1 data fee, quoted on the batch's calldata (one eth_call, the
    * charges' lone reimbursements standing in for theirs: a value's bytes barely move the compressed
-   * size). Null when the batch carries no renewal, or when the quote fails: every charge then keeps
-   * the price it was quoted alone, which is the most it may cost.
+   * size), split by the bytes each takes in it. When that quote fails, each charge's own L1 fee as
+   * quoted alone (a whole transaction's, signature included: more than its part of a batch). Null
+   * when the batch carries no renewal: every charge keeps its own price.
    */
   async #batchL1Shares(charges: ReadyCharge[]): Promise<bigint[] | null> {
     if (!charges.some((c) => c.renewal)) return null;
@@ -173,7 +174,7 @@ export class ChargeBatcher {
     try {
       return l1FeeShares(await this.deps.quoteL1Fee(batchData(charges)), itemBytes);
     } catch {
-      return null;
+      return charges.map((c) => c.l1Fee);
     }
   }
 
