@@ -12,12 +12,20 @@
 //   - the cost split per renewal (L2 gas, L1 data fee) from the receipts, per transaction and per
 //     renewal (a transaction that charges several subscriptions divides by its `Charged` events, so
 //     a batching service shows its cost per batched renewal with no change here), and the L1 part
-//     priced at low, normal and spiking L1 fees.
+//     priced at low, normal and spiking L1 fees;
+//   - what payers are charged against what the relayer paid: a wave of BENCH_REIMBURSE_RENEWALS
+//     (the first 1,000 subscriptions at most, one period later each time) at each L2 base fee of
+//     BENCH_BASE_FEES (0.1, 0.5 and 2 gwei, pinned on every block): the `Charged` events' network
+//     fee and gas reimbursement over the receipts' L2 gas and L1 data fee, converted to USDC as the
+//     service converts gas. The promised band: at least 0.95× what was paid, at most the larger of
+//     the network fees and 1.3× it (docs/decisions.md "Fair reimbursement").
+// `--base-fee <gwei>` pins the L2 base fee of every block for the main wave too (otherwise the
+// chain's own EIP-1559 rule moves it).
 // `--write` puts the tables into docs/benchmarks.md (between the bench-base markers).
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { decodeErrorResult, encodeFunctionData, erc20Abi, formatGwei, parseEventLogs, type Hex } from "viem";
+import { decodeErrorResult, decodeFunctionData, encodeFunctionData, erc20Abi, formatGwei, parseEventLogs, parseGwei, type Hex } from "viem";
 import { estimateL1Fee } from "viem/op-stack";
 import { recurringChargesAbi } from "../src/generated/contracts.js";
 import { LOCAL_ROLES, startLocalChain } from "../dev/localchain/harness.js";
@@ -41,6 +49,11 @@ const BLOCK_GAS_LIMIT = process.env.BASE_BLOCK_GAS_LIMIT ? BigInt(process.env.BA
 /** The issue's target: 10,000 renewals in under 60 s. */
 const TARGET = { renewals: 10_000, seconds: 60 };
 const PERIOD = 30 * 86_400;
+/** The L2 base fees the reimbursement waves run at, gwei. */
+const BASE_FEES = (process.env.BENCH_BASE_FEES ?? "0.1,0.5,2").split(",").map((g) => g.trim());
+const REIMBURSE_RENEWALS = Math.min(Number(process.env.BENCH_REIMBURSE_RENEWALS ?? 1000), RENEWALS);
+const baseFeeArg = process.argv.indexOf("--base-fee");
+const MAIN_BASE_FEE = baseFeeArg === -1 ? null : parseGwei(process.argv[baseFeeArg + 1] ?? "");
 
 const quiet = { logger: createLogger("silent") };
 // The store: the service's default (embedded), or the PostgreSQL server `DATABASE_URL` names.
@@ -51,6 +64,8 @@ const unlimited = {
   RPC_TIMEOUT_MS: "30000",
   RATE_LIMIT_PER_MINUTE: "1000000000",
   WEBHOOKS_ENABLED: "false",
+  // A signed maximum a lone renewal's price fits under at 2 gwei (about 0.70), so no wave is refused GAS_TOO_HIGH.
+  MAX_GAS_REIMBURSEMENT: "1",
 };
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
 const ratio = (a: number, b: number) => (a / b).toFixed(2);
@@ -98,7 +113,7 @@ await setup.close();
 await chain.advanceTime(PERIOD);
 
 // From here on the chain plays Base.
-const node = await startBaseNode(chain, { blockGasLimit: BLOCK_GAS_LIMIT });
+const node = await startBaseNode(chain, { blockGasLimit: BLOCK_GAS_LIMIT, ...(MAIN_BASE_FEE === null ? {} : { baseFeePerGas: MAIN_BASE_FEE }) });
 const service = await createService(configFor(node.url, unlimited), quiet);
 const api = await serve(service.app);
 const client = service.client;
@@ -263,6 +278,71 @@ for (const level of ["low", "normal", "spiking"] as const) {
 }
 await chain.setL1Fees(L1_FEE_LEVELS.normal);
 
+// Fair reimbursement: a wave of renewals at each L2 base fee, charged ÷ paid from its events and receipts.
+const reimbursementRows: string[] = [];
+for (const gwei of BASE_FEES) {
+  await chain.advanceTime(PERIOD);
+  await node.setBaseFee(parseGwei(gwei));
+  console.log(`reimbursement: ${REIMBURSE_RENEWALS} renewals at an L2 base fee of ${gwei} gwei…`);
+  const wave = subscriptions.slice(0, REIMBURSE_RENEWALS);
+  const waveHashes = new Set<Hex>();
+  const waveStatuses = new Map<string, number>();
+  let at = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(IN_FLIGHT, wave.length) }, async () => {
+      while (at < wave.length) {
+        const { token } = wave[at++]!;
+        for (let attempt = 1; ; attempt++) {
+          const answer = await postJson(api.url, "/v1/charges", { subscription: token });
+          if (answer.status === 200 || answer.retryAfter === null || attempt === 20) {
+            bump(waveStatuses, `${answer.status} ${String(answer.body.status ?? answer.body.error)}`);
+            if (typeof answer.body.tx_hash === "string") waveHashes.add(answer.body.tx_hash as Hex);
+            break;
+          }
+          await new Promise((r) => setTimeout(r, Number(answer.retryAfter) * 1000));
+        }
+      }
+    }),
+  );
+  // The band is promised for batched renewals; a renewal that went alone (a straggler of the wave, sent
+  // with `charge`) keeps its own price, the dearest lone renewal's, and is counted apart.
+  const batched = { paidWei: 0n, networkFees: 0n, reimbursements: 0n, renewals: 0, txs: 0 };
+  const alone = { paidWei: 0n, networkFees: 0n, reimbursements: 0n, renewals: 0, txs: 0 };
+  for (const hash of waveHashes) {
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 200, timeout: 300_000 });
+    const { input } = await client.getTransaction({ hash });
+    const into = decodeFunctionData({ abi: recurringChargesAbi, data: input }).functionName === "chargeBatch" ? batched : alone;
+    into.txs++;
+    into.paidWei += receipt.gasUsed * receipt.effectiveGasPrice + ((receipt as { l1Fee?: bigint | null }).l1Fee ?? 0n);
+    for (const e of parseEventLogs({ abi: recurringChargesAbi, eventName: "Charged", logs: receipt.logs })) {
+      into.networkFees += e.args.networkFee;
+      into.reimbursements += e.args.gasReimbursement;
+      into.renewals++;
+    }
+  }
+  const paid = weiToUnits(batched.paidWei, pricing);
+  const charged = batched.networkFees + batched.reimbursements;
+  const ceiling = batched.networkFees > (paid * 13n) / 10n ? batched.networkFees : (paid * 13n) / 10n;
+  const within = charged * 100n >= paid * 95n && charged <= ceiling;
+  const renewed = batched.renewals + alone.renewals;
+  if (!within || renewed !== wave.length) {
+    console.error(
+      `reimbursement at ${gwei} gwei: answers ${countOf(waveStatuses)}; ${renewed}/${wave.length} charged; batched: charged ${charged}, paid ${paid} (units)`,
+    );
+    process.exitCode = 1;
+  }
+  const each = (units: bigint, n: number) => formatAmount(n ? units / BigInt(n) : 0n);
+  const alonePaid = weiToUnits(alone.paidWei, pricing);
+  const aloneCharged = alone.networkFees + alone.reimbursements;
+  const aloneCell = alone.renewals
+    ? `${alone.renewals}: charged ${each(aloneCharged, alone.renewals)}, paid ${each(alonePaid, alone.renewals)} (${(Number(aloneCharged) / Number(alonePaid || 1n)).toFixed(2)}×)`
+    : "none";
+  reimbursementRows.push(
+    `| ${gwei} gwei | ${batched.renewals.toLocaleString("en")} in ${batched.txs} | ${each(paid, batched.renewals)} | ${each(batched.networkFees, batched.renewals)} | ${each(batched.reimbursements, batched.renewals)} | ${each(charged, batched.renewals)} | ${(Number(charged) / Number(paid || 1n)).toFixed(2)}× | ${(Number(ceiling) / Number(paid || 1n)).toFixed(2)}× | ${within ? "yes" : "NO"} | ${aloneCell} |`,
+  );
+}
+await node.setBaseFee(null);
+
 const txs = hashes.size;
 const neededPerTx = Math.ceil(TARGET.renewals / TARGET.seconds / (NODE_ACCOUNT_SLOTS / (BASE_BLOCK_MS / 1000)));
 const tables = [
@@ -284,17 +364,26 @@ const tables = [
   "|---|---:|---:|---:|",
   ...levels,
 ].join("\n");
+const reimbursementTable = [
+  `| Charged ÷ paid for a wave of batched renewals at an L2 base fee (pinned on every block; ETH at ${formatAmount(pricing.unitsPerEth)} USDC; normal L1) | Renewals (transactions) | Paid by the relayer per renewal (L2 + L1, USDC) | Network fee per renewal | Reimbursement per renewal | Charged per renewal | Charged ÷ paid | Ceiling ÷ paid (max of network fee, 1.3×) | Within 0.95× … ceiling | Sent alone (own price, not in the band) |`,
+  "|---|---:|---:|---:|---:|---:|---:|---:|---|---|",
+  ...reimbursementRows,
+].join("\n");
 console.log("");
 console.log(tables);
+console.log("");
+console.log(reimbursementTable);
 console.log("");
 if (process.argv.includes("--write")) {
   const doc = new URL("../docs/benchmarks.md", import.meta.url);
   writeFileSync(
     doc,
-    readFileSync(doc, "utf8").replace(
-      /<!-- bench-base:begin -->[\s\S]*<!-- bench-base:end -->/,
-      `<!-- bench-base:begin -->\n${tables}\n<!-- bench-base:end -->`,
-    ),
+    readFileSync(doc, "utf8")
+      .replace(/<!-- bench-base:begin -->[\s\S]*<!-- bench-base:end -->/, `<!-- bench-base:begin -->\n${tables}\n<!-- bench-base:end -->`)
+      .replace(
+        /<!-- bench-reimbursement:begin -->[\s\S]*<!-- bench-reimbursement:end -->/,
+        `<!-- bench-reimbursement:begin -->\n${reimbursementTable}\n<!-- bench-reimbursement:end -->`,
+      ),
   );
   console.log("docs/benchmarks.md updated");
 }

@@ -22,6 +22,8 @@ export interface BaseNodeOptions {
   blockMs?: number;
   blockGasLimit?: bigint;
   accountSlots?: number;
+  /** Every block's base fee, wei (hardhat_setNextBlockBaseFeePerGas before each): an L2 whose base fee holds still. */
+  baseFeePerGas?: bigint;
   host?: string;
   port?: number;
 }
@@ -39,6 +41,11 @@ export interface BaseNode {
   /** The node's JSON-RPC endpoint. */
   url: string;
   readonly stats: BaseNodeStats;
+  /**
+   * Pins the base fee of the next block and of every block the node mines after it (null: the chain's
+   * own EIP-1559 rule again). eth_feeHistory quotes the pinned fee as the next block's.
+   */
+  setBaseFee(wei: bigint | null): Promise<void>;
   /** Stops the block clock and the endpoint (the chain itself stays: its owner closes it). */
   close(): Promise<void>;
 }
@@ -122,11 +129,17 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
   const served = await serveJsonRpc(provider, options.host, options.port ?? 0, { latencyMs });
   /** The block being mined and the pool pruned after it, while it lasts. */
   let settling: Promise<void> | null = null;
+  let baseFee = options.baseFeePerGas ?? null;
+  const pinBaseFee = async () => {
+    if (baseFee !== null) await upstream.request({ method: "hardhat_setNextBlockBaseFeePerGas", params: [`0x${baseFee.toString(16)}`] });
+  };
+  await pinBaseFee();
   const timer = setInterval(() => {
     if (settling) return;
     settling = upstream
       .request({ method: "evm_mine", params: [] })
       .then(() => stats.blocks++)
+      .then(pinBaseFee)
       .then(pruneMined)
       .catch(() => {})
       .finally(() => (settling = null));
@@ -136,6 +149,10 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
   return {
     url: served.url,
     stats,
+    setBaseFee: async (wei) => {
+      baseFee = wei;
+      await pinBaseFee();
+    },
     close: async () => {
       clearInterval(timer);
       await served.close();

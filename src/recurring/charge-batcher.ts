@@ -6,10 +6,14 @@ import type { ChargeResponse } from "../wire/index.js";
 import { periodAnswer } from "./charge-answers.js";
 import type { Relayer } from "./relayer.js";
 import type { Terms } from "./terms.js";
-import { batchedRenewalGas, batchGasLimit } from "./charge-gas.js";
+import { batchedRenewalGas, batchFixedGas, batchGasLimit, LONE_RENEWAL_FIGURE, measuredChargeGas } from "./charge-gas.js";
+import { batchedReimbursements, l1FeeShares } from "./batch-reimbursement.js";
+import type { GasPricing } from "./gas-quote.js";
 
-/** The measured figures a batch's gas limit is priced from (snapshots/gas.json). */
+/** The measured figures a batch's gas limit and its renewals' reimbursements are priced from (snapshots/gas.json). */
 const BATCHED_RENEWAL_GAS = batchedRenewalGas();
+/** A chargeBatch's fixed cost, which the measured shares spread over 20 (charge-gas.ts). */
+const BATCH_FIXED_GAS = batchFixedGas(BATCHED_RENEWAL_GAS, measuredChargeGas(undefined, LONE_RENEWAL_FIGURE));
 
 /** A charge checked, simulated and priced, ready to be sent: everything its transaction needs. */
 export interface ReadyCharge {
@@ -17,6 +21,7 @@ export interface ReadyCharge {
   signature: Hex;
   id: Hex;
   period: bigint;
+  /** The reimbursement priced for the charge alone (within the signed maximum); a renewal's in a batch is priced by the batch, never above it. */
   reimbursement: bigint;
   /** The charge's gas alone (with its margin): measured for a renewal, estimated for a first charge. */
   gas: bigint;
@@ -25,6 +30,8 @@ export interface ReadyCharge {
   newSlot: boolean;
   /** Gas a batch sets aside beyond `gas` for the payer's signature check on chain: the cap for a contract payer's first charge, else 0. */
   signatureRoom: bigint;
+  /** What a gas unit was expected to cost when the charge was quoted (next base fee + tip). */
+  expectedPerGas: bigint;
   maxFeePerGas: bigint;
   maxPriorityFeePerGas: bigint;
   /** The L1 data fee of the charge alone, wei (with its margin). */
@@ -44,6 +51,10 @@ export interface BatcherDeps {
   maxItems: number;
   /** How long the first charge of a batch waits for others to join it. */
   waitMs: number;
+  /** How gas is priced in the token: a batched renewal's reimbursement is decided with the batch. */
+  pricing: GasPricing;
+  /** The L1 data fee of a call of the contract with `data`, wei (chain/l1-fee.ts). */
+  quoteL1Fee: (data: Hex) => Promise<bigint>;
 }
 
 /**
@@ -134,6 +145,8 @@ export class ChargeBatcher {
     const pending = charges.reduce((m, c) => (c.pending > m ? c.pending : m), 0);
     relayer.ensureAvailable(gas, maxFeePerGas, balance, l1Fee);
     const fees = { gas, maxFeePerGas, maxPriorityFeePerGas };
+    // A batch's renewals pay their share of it, decided before signing (it is in each item's calldata).
+    const l1Shares = charges.length === 1 ? null : await this.#batchL1Shares(charges);
     const sentAt = this.deps.now();
 
     // The nonce is taken, each period claimed and the signed transaction recorded for every period it
@@ -144,7 +157,7 @@ export class ChargeBatcher {
       { relayer: relayerAddress, sentAt },
       pending,
       (won, nonce) => {
-        const data = charges.length === 1 ? chargeData(charges[0]!) : batchData(charges.filter((_, i) => won[i]));
+        const data = charges.length === 1 ? chargeData(charges[0]!) : batchData(this.#priced(charges, l1Shares, won));
         return relayer.sign({ to: this.deps.contract, data, ...fees }, nonce);
       },
     );
@@ -154,6 +167,52 @@ export class ChargeBatcher {
       if (sent?.won[i]) w.resolve(periodAnswer("CONFIRMING", c.terms, c.id, c.period, sent.hash));
       else this.#winnersAnswer(c).then(w.resolve, w.reject);
     }
+  }
+
+  /**
+   * Each charge's part of the batch's L1 data fee, quoted on the batch's calldata (one eth_call, the
+   * charges' lone reimbursements standing in for theirs: a value's bytes barely move the compressed
+   * size), split by the bytes each takes in it. When that quote fails, each charge's own L1 fee as
+   * quoted alone (a whole transaction's, signature included: more than its part of a batch). Null
+   * when the batch carries no renewal: every charge keeps its own price.
+   */
+  async #batchL1Shares(charges: ReadyCharge[]): Promise<bigint[] | null> {
+    if (!charges.some((c) => c.renewal)) return null;
+    const empty = hexBytes(batchData([]));
+    const itemBytes = charges.map((c) => hexBytes(batchData([c])) - empty);
+    try {
+      return l1FeeShares(await this.deps.quoteL1Fee(batchData(charges)), itemBytes);
+    } catch {
+      return charges.map((c) => c.l1Fee);
+    }
+  }
+
+  /**
+   * The charges this caller won, each with the reimbursement it pays in the batch it rides in
+   * (batch-reimbursement.ts): a renewal its share of the batch's gas and L1 data fee, a first charge
+   * its own price. Decided here because it is signed into each item's calldata.
+   */
+  #priced(charges: ReadyCharge[], l1Shares: bigint[] | null, won: readonly boolean[]): ReadyCharge[] {
+    const sent = charges.map((c, i) => ({ c, l1Share: l1Shares?.[i] })).filter((_, i) => won[i]);
+    if (l1Shares === null) return sent.map(({ c }) => c);
+    const feePerGas = sent.reduce((m, { c }) => (c.expectedPerGas > m ? c.expectedPerGas : m), 0n);
+    const reimbursements = batchedReimbursements(
+      sent.map(({ c, l1Share }) => ({
+        payer: c.terms.payer,
+        recipient: c.terms.recipient,
+        renewal: c.renewal,
+        newSlot: c.newSlot,
+        gas: c.gas,
+        lone: c.reimbursement,
+        networkFee: c.terms.networkFee,
+        l1Share: l1Share ?? 0n,
+      })),
+      BATCHED_RENEWAL_GAS,
+      BATCH_FIXED_GAS,
+      feePerGas,
+      this.deps.pricing,
+    );
+    return sent.map(({ c }, i) => ({ ...c, reimbursement: reimbursements[i]! }));
   }
 
   /**
@@ -177,6 +236,11 @@ export class ChargeBatcher {
  */
 function sentSignature(c: ReadyCharge): Hex {
   return c.renewal ? "0x" : c.signature;
+}
+
+/** The bytes `data` holds. */
+function hexBytes(data: Hex): number {
+  return (data.length - 2) / 2;
 }
 
 function chargeData(c: ReadyCharge): Hex {

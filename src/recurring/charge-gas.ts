@@ -119,3 +119,60 @@ export function batchGasLimit(items: readonly BatchItemGas[], figures: BatchedRe
   }
   return limit;
 }
+
+/** The renewals per batch the `BATCHED_RENEWAL_FIGURES` were measured in. */
+export const MEASURED_BATCH_SIZE = 20n;
+
+/** The figure of a renewal sent alone (`charge`, nothing warm, no slot opened). */
+export const LONE_RENEWAL_FIGURE = "later charge";
+
+/**
+ * A chargeBatch's fixed cost: the 21,000 base, the calldata's head and the batch's first touches of
+ * the contract, the token and the fee collector, which the measured shares spread over 20 renewals.
+ * A batch of n cold renewals costs `fixed + n × marginal`; the lone renewal is a batch of one less its
+ * self-call (`lone + BATCH_SELF_CALL = fixed + marginal`) and the cold share is
+ * `fixed / 20 + marginal`, so `fixed = (lone + BATCH_SELF_CALL - cold) × 20 / 19` (about 43,000 gas).
+ */
+export function batchFixedGas(figures: BatchedRenewalGas, lone: bigint): bigint {
+  const cold = figures.warm + figures.newPayer + figures.newRecipient;
+  return ((lone + BATCH_SELF_CALL - cold) * MEASURED_BATCH_SIZE) / (MEASURED_BATCH_SIZE - 1n);
+}
+
+/**
+ * What each renewal of a batch costs in L2 gas, in the batch's order (null for a first charge, which
+ * keeps its own price). The renewals' part of the batch is counted from the measured figures as
+ * `batchGasLimit` counts it: each renewal's warm share and, where its period opens one, a new slot
+ * of records (its own), and, shared, what a payer or a merchant new to the batch adds where it is
+ * first met and the renewals' part of the batch's fixed cost (which the measured shares spread over
+ * 20, taken out of each). The shared part is split equally between the renewals: which renewal meets
+ * a payer or a merchant first is an accident of order, not its payer's choice. It is split as over 20
+ * renewals at least: a straggler batch of two (a wave's first or last) costs about 1.6 times a
+ * renewal of the wave's batches of 50, and its payers would pay that above the network fee while
+ * the rest of the wave pays none; the relayer keeps that part of a small batch's cost instead.
+ */
+export function renewalGasShares(items: readonly BatchItemGas[], figures: BatchedRenewalGas, fixed: bigint): (bigint | null)[] {
+  const payers = new Set<string>();
+  const recipients = new Set<string>();
+  const spreadByFigures = fixed / MEASURED_BATCH_SIZE;
+  let renewals = 0n;
+  let firstTouches = 0n;
+  const own = items.map((item) => {
+    const payer = item.payer.toLowerCase();
+    const recipient = item.recipient.toLowerCase();
+    let share: bigint | null = null;
+    if (item.renewal) {
+      renewals++;
+      share = figures.warm - spreadByFigures + (item.newSlot ? figures.newSlot : 0n);
+      if (!payers.has(payer)) firstTouches += figures.newPayer;
+      if (!recipients.has(recipient)) firstTouches += figures.newRecipient;
+    }
+    payers.add(payer);
+    recipients.add(recipient);
+    return share;
+  });
+  if (renewals === 0n) return own;
+  const shared = (fixed * renewals) / BigInt(items.length) + firstTouches;
+  const splitOver = renewals > MEASURED_BATCH_SIZE ? renewals : MEASURED_BATCH_SIZE;
+  const each = (shared + splitOver - 1n) / splitOver;
+  return own.map((share) => (share === null ? null : share + each));
+}

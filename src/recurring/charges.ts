@@ -118,6 +118,8 @@ export class Charges {
       relayer: deps.relayer,
       now: deps.now,
       ...deps.batch,
+      pricing: deps.pricing,
+      quoteL1Fee: (data) => quoteL1Fee(deps.client, { to: this.#reader.address, data }),
     });
   }
 
@@ -274,6 +276,7 @@ export class Charges {
       renewal,
       signatureRoom,
       newSlot: period % RECORDS_PER_SLOT === 0n,
+      expectedPerGas: fees.expectedPerGas,
       maxFeePerGas: fees.maxFeePerGas,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       l1Fee,
