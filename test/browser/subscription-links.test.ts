@@ -68,7 +68,7 @@ describe("subscription links in the hosted checkout (Chromium)", function () {
           assert.notInclude(await page.content(), "sc.", "the capability never reaches the browser");
           assert.equal(await recurringAllowance(payer.address), 4_990_000n * 2n, "the two periods the payer chose");
           // A phone's width holds the page: nothing scrolls sideways.
-          assert.isAtMost(await page.evaluate(() => document.documentElement.scrollWidth), viewport.width);
+          assert.isAtMost(await page.evaluate<number>("document.scrollingElement.scrollWidth"), viewport.width);
           return status;
         } finally {
           await page.close();
