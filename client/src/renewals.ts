@@ -60,6 +60,8 @@ export type RenewalReport =
       tx_hash?: string;
       /** When the job calls again (null: at the next wave). */
       until: number | null;
+      /** RETRY without an answer from the service (a network failure): what failed. */
+      detail?: string;
     }
   | { subscription_id: string; outcome: "failed"; reason: string; period_index?: number; attempts: number; next_retry: number | null }
   | { subscription_id: string; outcome: "revoked" }
@@ -170,7 +172,9 @@ export class RenewalJob {
       }
       return this.#renewed(record, answer.period_index, answer.tx_hash);
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
+      // No answer (the network, a timeout): whatever was sent is found by recover at the next wave, from the stored intent.
+      if (!(error instanceof ApiError))
+        return { subscription_id: id, outcome: "waiting", reason: "RETRY", until: null, detail: String((error as Error)?.message ?? error) };
       return this.#refused(record, error);
     }
   }
