@@ -173,8 +173,7 @@ export class RenewalJob {
       return this.#renewed(record, answer.period_index, answer.tx_hash);
     } catch (error) {
       // No answer (the network, a timeout): whatever was sent is found by recover at the next wave, from the stored intent.
-      if (!(error instanceof ApiError))
-        return { subscription_id: id, outcome: "waiting", reason: "RETRY", until: null, detail: String((error as Error)?.message ?? error) };
+      if (!(error instanceof ApiError)) return { subscription_id: id, outcome: "waiting", reason: "RETRY", until: null, detail: describe(error) };
       return this.#refused(record, error);
     }
   }
@@ -249,6 +248,13 @@ export class RenewalJob {
       next_retry: record.retry_at,
     };
   }
+}
+
+/** An error and its cause in one line (fetch's "fetch failed" says why only in its cause). */
+function describe(error: unknown): string {
+  const e = error as { message?: string; cause?: { message?: string; code?: string } };
+  const cause = e?.cause?.code ?? e?.cause?.message;
+  return `${e?.message ?? String(error)}${cause ? ` (${cause})` : ""}`;
 }
 
 /** Counts of a wave's reports by outcome, for a progress line. */
