@@ -49,7 +49,8 @@ describe("subscription links in the hosted checkout (Chromium)", function () {
   it("two payers subscribe through one link (phone and desktop); the merchant lists and charges both; events carry link_id; once closed a third visitor cannot subscribe and the first two are still charged", async () => {
     const running = await listen(h.service);
     try {
-      const link = await post("/v1/links", { recipient: merchant().address, amount: "4.99", period: 3600, notify_url: HOOK });
+      const returnUrl = `${running.apiUrl}/shop/thanks`;
+      const link = await post("/v1/links", { recipient: merchant().address, amount: "4.99", period: 3600, notify_url: HOOK, return_url: returnUrl });
       assert.match(link.url, /\/checkout\/#\/subscribe\/lk\./);
       // The link as the merchant shares it, on this test's port.
       const url = `${running.apiUrl}/checkout/#/subscribe/${link.link}`;
@@ -65,6 +66,8 @@ describe("subscription links in the hosted checkout (Chromium)", function () {
           const status = await statusOf(page, "ok");
           await page.screenshot({ path: `${ARTIFACTS}/checkout-subscription-link-${name}.png`, fullPage: true });
           assert.match(status, /^Subscribed: 4\.99 USDC every hour\./);
+          assert.equal(await page.locator("#return-link").getAttribute("href"), returnUrl, "the way back to the merchant, no hand-back needed");
+          assert.equal(page.url(), url, "the page stays: the link flow hands nothing back");
           assert.notInclude(await page.content(), "sc.", "the capability never reaches the browser");
           assert.equal(await recurringAllowance(payer.address), 4_990_000n * 2n, "the two periods the payer chose");
           // A phone's width holds the page: nothing scrolls sideways.

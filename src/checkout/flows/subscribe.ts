@@ -3,7 +3,7 @@ import { allowanceSentence, allowanceTotal, allowanceWords, readAllowance, sugge
 import { connectWallet, walletError } from "../connect.js";
 import { parseAmount } from "../../money.js";
 import { displayAmount, displayTime, periodWords } from "../format.js";
-import { folded, networkBanner, setTitle, validity, walletNotice } from "../page.js";
+import { folded, networkBanner, returnLink, setTitle, validity, walletNotice } from "../page.js";
 import { button, details, el, render, statusLine } from "../ui.js";
 import { answerOf, api } from "../api.js";
 import { explain } from "../words.js";
@@ -93,11 +93,13 @@ export async function subscribeFlow(token: string, symbol: string): Promise<void
           "ok",
           `Subscribed: ${displayAmount(parseAmount(done.amount) ?? 0n, symbol)} ${periodWords(done.period)}.${total === null ? ` ${UNLIMITED_WORDS}` : ""}`,
         );
+        const back = returnLink(t.return_url);
         result.replaceChildren(
           details([
             ["Payer", wallet.account],
             ["Subscription", done.subscription_id],
           ]),
+          ...(back ? [back] : []),
         );
         return;
       }
