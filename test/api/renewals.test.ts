@@ -71,7 +71,9 @@ describe("the renewal job (client package) on the local chain", function () {
         // A third of the way into the wave, the job dies without a chance to clean up.
         const first = await runCli(running.apiUrl, ["--subscriptions", file, "--store", store, "--concurrency", "16"], 70);
         assert.isTrue(first.killed, "killed mid-wave");
-        JSON.parse(readFileSync(store, "utf8")); // the store is whole after a SIGKILL
+        // The store is whole after a SIGKILL, and holds intents whose answers died with the job: the restart recovers them.
+        const afterKill = Object.values(JSON.parse(readFileSync(store, "utf8")) as Record<string, { pending?: { tx_hash?: string } }>);
+        assert.isAbove(afterKill.filter((r) => r.pending && !r.pending.tx_hash).length, 0, "killed with charges in flight");
         const all: RenewalReport[] = [...first.reports];
         let renewed = new Set<string>();
         for (let wave = 0; wave < 6 && renewed.size < 200; wave++) {
