@@ -153,6 +153,12 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     tokens,
     watches: webhooks,
     payments,
+    // Subscriptions are built next; a subscription link asks them for its terms and signatures.
+    subscriptions: {
+      checkTerms: (terms) => subscriptions.checkTerms(terms),
+      resolveThroughLink: (link) => subscriptions.resolveThroughLink(link),
+      finalizeThroughLink: (input) => subscriptions.finalizeThroughLink(input),
+    },
     deployment,
     checkoutUrl: config.checkoutUrl,
     limits: {

@@ -271,6 +271,10 @@ export type CreateLinkRequest = {
   expires_at?: number;
   notify_url?: string;
   return_url?: ReturnUrl;
+  /** seconds: makes a subscription link (each visitor signs these terms), as POST /v1/subscriptions takes it */
+  period?: SubscriptionPeriod;
+  /** subscription links only: unix seconds, exclusive; 0 or absent = no end */
+  end?: number;
 };
 
 export type CreateLinkResponse = {
@@ -282,6 +286,10 @@ export type CreateLinkResponse = {
   amount: Amount;
   recipient: Address;
   notify_url?: string;
+  /** a subscription link's period, in seconds */
+  period?: number;
+  /** a subscription link's end: unix seconds, exclusive; 0 = no end */
+  end?: number;
 };
 
 /** An error answer of createPayment: branch on error and action. */
@@ -327,7 +335,7 @@ export type CreateSubscriptionError = {
 export type CreateSubscriptionRequest = {
   recipient: Address;
   amount: AmountInput;
-  period: number;
+  period: SubscriptionPeriod;
   end?: number;
   notify_url?: string;
   return_url?: ReturnUrl;
@@ -378,6 +386,32 @@ export type HealthResponse = {
 
 export type IntentRequest = {
   intent: Token;
+};
+
+/** An error answer of linkSubscriptions: branch on error and action. */
+export type LinkSubscriptionsError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_LINK_TOKEN";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
+export type LinkSubscriptionsRequest = {
+  manage_token: Token;
+  /** the previous page's next */
+  after?: string;
+};
+
+export type LinkSubscriptionsResponse = {
+  subscriptions: Array<{
+    subscription_id: Hash;
+    /** the capability your server charges with: keep it server-side, encrypted */
+    subscription: CapabilityToken;
+    payer: Address;
+    created_at: UnixSeconds;
+  }>;
+  /** pass as after for the next page; null on the last page */
+  next: string | null;
 };
 
 export type PaymentSettledEvent = {
@@ -522,7 +556,7 @@ export type ResolveRefundResponse = {
 
 /** An error answer of resolveSubscription: branch on error and action. */
 export type ResolveSubscriptionError = {
-  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_SETUP_TOKEN" | "SETUP_TOKEN_EXPIRED" | "AMOUNT_OUT_OF_BOUNDS";
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_SETUP_TOKEN" | "SETUP_TOKEN_EXPIRED" | "AMOUNT_OUT_OF_BOUNDS" | "LINK_CLOSED";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
@@ -547,6 +581,10 @@ export type ResolveSubscriptionResponse = {
   network_fee_estimate: Amount | null;
   expires_at: UnixSeconds;
   return_url?: string;
+  /** for a subscription link's token: the fresh setup minted for this visitor */
+  setup_token?: CapabilityToken;
+  /** for a subscription link's token: the link; sign, then POST /v1/links/subscribe */
+  link_id?: `0x${string}`;
   typed_data: {
     domain: {
       name: "RecurringCharges";
@@ -606,6 +644,28 @@ export type SetupTokenRequest = {
 
 export type Signature = `0x${string}`;
 
+/** An error answer of subscribeLink: branch on error and action. */
+export type SubscribeLinkError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_SETUP_TOKEN" | "LINK_CLOSED" | "INVALID_SIGNATURE" | "UNSUPPORTED_SIGNATURE_FORMAT" | "SIGNATURE_VALIDATION_TOO_EXPENSIVE" | "RPC_ERROR" | "RPC_BUSY";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
+export type SubscribeLinkRequest = {
+  setup_token: Token;
+  payer: Address;
+  signature: Signature;
+};
+
+export type SubscribeLinkResponse = {
+  subscription_id: Hash;
+  link_id: `0x${string}`;
+  amount: Amount;
+  period: number;
+  end: number;
+};
+
 export type SubscriptionChargedEvent = {
   /** stable across retries: the svc-event-id header */
   id: string;
@@ -622,6 +682,23 @@ export type SubscriptionChargedEvent = {
     tx_hash: Hash;
   };
 };
+
+export type SubscriptionCreatedEvent = {
+  /** stable across retries: the svc-event-id header */
+  id: string;
+  type: "subscription.created";
+  /** unix seconds: the settled block's timestamp */
+  created_at: number;
+  data: {
+    link_id: `0x${string}` | null;
+    subscription_id: Hash;
+    payer: Address;
+    state: "PENDING" | "ACTIVE" | "REVOKED" | "ENDED";
+    paid_count: number;
+  };
+};
+
+export type SubscriptionPeriod = number;
 
 export type SubscriptionRequest = {
   subscription: Token;
@@ -837,10 +914,14 @@ export interface Operations {
   verifyPayment: { method: "POST"; path: "/v1/payments/verify"; request: VerifyPaymentRequest; response: VerifyPaymentResponse; error: VerifyPaymentError["error"] };
   /** Find the intent's payment without a hash (limited; not for polling) */
   recoverPayment: { method: "POST"; path: "/v1/payments/recover"; request: IntentRequest; response: RecoverPaymentResponse; error: RecoverPaymentError["error"] };
-  /** Create a payment link */
+  /** Create a payment link, or with a period a subscription link */
   createLink: { method: "POST"; path: "/v1/links"; request: CreateLinkRequest; response: CreateLinkResponse; error: CreateLinkError["error"] };
   /** Close a payment link and its watch */
   closeLink: { method: "POST"; path: "/v1/links/close"; request: CloseLinkRequest; response: CloseLinkResponse; error: CloseLinkError["error"] };
+  /** Subscribe through a subscription link (the capability stays with the link) */
+  subscribeLink: { method: "POST"; path: "/v1/links/subscribe"; request: SubscribeLinkRequest; response: SubscribeLinkResponse; error: SubscribeLinkError["error"] };
+  /** List a subscription link's subscribers with their capabilities (merchant server only) */
+  linkSubscriptions: { method: "POST"; path: "/v1/links/subscriptions"; request: LinkSubscriptionsRequest; response: LinkSubscriptionsResponse; error: LinkSubscriptionsError["error"] };
   /** Create subscription terms (setup token) */
   createSubscription: { method: "POST"; path: "/v1/subscriptions"; request: CreateSubscriptionRequest; response: CreateSubscriptionResponse; error: CreateSubscriptionError["error"] };
   /** Resolve a setup token: terms and the exact typed data to sign */
@@ -874,6 +955,7 @@ export interface Operations {
 /** Every webhook event, by type. */
 export interface WebhookEvents {
   "payment.settled": PaymentSettledEvent;
+  "subscription.created": SubscriptionCreatedEvent;
   "subscription.charged": SubscriptionChargedEvent;
   "subscription.revoked": SubscriptionRevokedEvent;
 }

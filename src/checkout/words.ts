@@ -6,7 +6,7 @@ export function explain(error: string | undefined, action: string | undefined, r
     INTENT_EXPIRED: "This payment request has expired. Ask the merchant for a new one.",
     PAYMENT_ALREADY_PROCESSED: "This payment was already made. Nothing more is owed.",
     PAYMENT_CONFIRMING: "A payment for this is confirming… This page says Paid once it is final; do not pay again.",
-    LINK_CLOSED: "This payment link is closed or expired.",
+    LINK_CLOSED: "This link is closed or expired.",
     INVALID_INTENT: "This payment link is not valid.",
     INVALID_SETUP_TOKEN: "This subscription link is not valid.",
     SETUP_TOKEN_EXPIRED: "This subscription link has expired. Ask the merchant for a new one.",

@@ -71,7 +71,19 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: "createLink",
     tag: "Links",
     description:
-      "Creates a payment link: a browser-safe token that mints a fresh payment each time the checkout opens it. Every payment through it has a reference starting with link_id: fulfil on valid: true with a reference that starts with your link_id. Keep manage_token server-side; it closes the link.",
+      "Creates a payment link: a browser-safe token that mints a fresh payment each time the checkout opens it. Every payment through it has a reference starting with link_id: fulfil on valid: true with a reference that starts with your link_id. Keep manage_token server-side; it closes the link and lists a subscription link's subscribers. With period (and end, as POST /v1/subscriptions takes them, with the same amount floor) it is a subscription link: url opens the checkout's #/subscribe page, each visitor signs fresh terms, and the answer repeats period and end.",
+  },
+  "POST /v1/links/subscribe": {
+    operationId: "subscribeLink",
+    tag: "Links",
+    description:
+      "Browser-safe: takes the payer's signature on a setup a subscription link minted (setup_token from POST /v1/subscriptions/resolve with the link token), checks it as finalize does, and keeps the subscription capability against the link (sealed at rest); answers no capability. The same subscription again gives the same answer. LINK_CLOSED once the link is closed or expired; a setup not minted by a link is INVALID_SETUP_TOKEN.",
+  },
+  "POST /v1/links/subscriptions": {
+    operationId: "linkSubscriptions",
+    tag: "Links",
+    description:
+      "Merchant server only: the subscription link's subscribers, oldest first, 100 per page (pass next as after), each with the subscription capability your server charges with (POST /v1/charges). Closing the link does not end them.",
   },
   "POST /v1/links/close": {
     operationId: "closeLink",
@@ -88,13 +100,13 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: "resolveSubscription",
     tag: "Subscriptions",
     description:
-      "The terms of a setup token and the exact EIP-712 typed data the payer signs (every field but payer). A wallet shows these terms, never others.",
+      "The terms of a setup token and the exact EIP-712 typed data the payer signs (every field but payer). A wallet shows these terms, never others. Given a subscription link's token (in setup_token), it mints fresh terms for this visitor and answers them with that setup_token and link_id (LINK_CLOSED once the link is closed or expired); a payment link's token is INVALID_SETUP_TOKEN.",
   },
   "POST /v1/subscriptions/finalize": {
     operationId: "finalizeSubscription",
     tag: "Subscriptions",
     description:
-      "Merchant server only: checks the payer's signature (ECDSA, or ERC-1271 for a contract wallet; ERC-6492 is refused) and returns the subscription capability. Keep subscription server-side, encrypted: it is what charges.",
+      "Merchant server only: checks the payer's signature (ECDSA, or ERC-1271 for a contract wallet; ERC-6492 is refused) and returns the subscription capability. Keep subscription server-side, encrypted: it is what charges. A setup minted by a subscription link is INVALID_SETUP_TOKEN here: POST /v1/links/subscribe takes it.",
   },
   "POST /v1/subscriptions/state": {
     operationId: "subscriptionState",
@@ -158,7 +170,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
 export const TAGS: Array<{ name: OperationDoc["tag"]; description: string }> = [
   { name: "Service", description: "Liveness and what this deployment is." },
   { name: "Payments", description: "One-time payments: intents, verification, recovery." },
-  { name: "Links", description: "Payment links: a reusable checkout URL that mints a payment per visit." },
+  { name: "Links", description: "Links: a reusable checkout URL that mints a payment, or a subscription's terms, per visit." },
   { name: "Subscriptions", description: "Recurring terms the payer signs once; sessions for the checkout." },
   { name: "Charges", description: "Charging a subscription's period through the relayer." },
   { name: "Refunds", description: "Refunds: plain transfers from the merchant's wallet, verified on chain." },

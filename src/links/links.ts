@@ -7,15 +7,50 @@ import { checkReturnUrl } from "../rules/return-url.js";
 import { checkRecipient } from "../rules/recipient.js";
 import type { LiveDeployment } from "../deployments.js";
 import type { Payments } from "../payments/payments.js";
-import type { CloseLinkResponse, CreateLinkResponse, ResolvePaymentResponse } from "../wire/index.js";
+import type {
+  CloseLinkResponse,
+  CreateLinkResponse,
+  FinalizeSubscriptionResponse,
+  LinkSubscriptionsResponse,
+  ResolvePaymentResponse,
+  ResolveSubscriptionResponse,
+  SubscribeLinkResponse,
+} from "../wire/index.js";
 import { LinkRecords } from "./records.js";
+import { LinkSubscribers } from "./subscribers.js";
 import { LinkTokens } from "./tokens.js";
+
+/** Subscribers listed per page of POST /v1/links/subscriptions. */
+export const LINK_SUBSCRIBERS_PAGE = 100;
 
 /** What links need of webhooks (the composition root passes the webhooks module; links never import it). */
 export interface LinkWatches {
   validate(notifyUrl: string): void;
   watchLink(linkId: Hex, notifyUrl: string, caller: string, expiresAt: number): Promise<boolean>;
   endLink(linkId: Hex): Promise<void>;
+  /** A payer subscribed through the link: announce subscription.created and watch its charges and revocation, with the link id. */
+  subscribedThroughLink(s: { linkId: Hex; subscriptionId: Hex; payer: Address; end: bigint; notifyUrl: string; caller: string }): Promise<void>;
+}
+
+/**
+ * What subscription links need of subscriptions (the composition root passes them; links come
+ * before recurring and never import it).
+ */
+export interface LinkSubscriptions {
+  checkTerms(terms: { recipient: Address; amountUnits: bigint; period: number; end: number }): Promise<{ recipient: Address }>;
+  resolveThroughLink(link: {
+    linkId: Hex;
+    recipient: Address;
+    amountUnits: bigint;
+    period: number;
+    end: number;
+    returnUrl?: string;
+  }): Promise<ResolveSubscriptionResponse & { setup_token: string; link_id: Hex }>;
+  finalizeThroughLink(input: {
+    setupToken: string;
+    payer: Address;
+    signature: Hex;
+  }): Promise<{ linkId: Hex; subscriptionId: Hex; terms: { payer: Address; end: bigint }; answer: FinalizeSubscriptionResponse }>;
 }
 
 export interface LinksDeps {
@@ -24,6 +59,8 @@ export interface LinksDeps {
   watches: LinkWatches;
   /** Mints the payment each resolve of a link hands out. */
   payments: Pick<Payments, "resolveThroughLink">;
+  /** Checks a subscription link's terms, mints each visitor's setup, checks each signature. */
+  subscriptions: LinkSubscriptions;
   /** Where our contracts and the token are: a link cannot pay them (see checkRecipient). */
   deployment: LiveDeployment;
   checkoutUrl: string;
@@ -35,16 +72,20 @@ export interface LinksDeps {
 }
 
 /**
- * Payment links: a browser-safe token that mints a fresh payment (a reference starting with the
- * link id) each time it is resolved, until it expires or its manage token closes it.
+ * Links: a browser-safe token that mints a fresh payment (a reference starting with the link id)
+ * each time it is resolved, or, for a subscription link (created with a period), fresh subscription
+ * terms for each visitor, whose signed subscriptions the link keeps for the merchant; until it
+ * expires or its manage token closes it.
  */
 export class Links {
   readonly #records: LinkRecords;
   readonly #tokens: LinkTokens;
+  readonly #subscribers: LinkSubscribers;
 
   constructor(private readonly deps: LinksDeps) {
     this.#records = new LinkRecords(deps.db);
     this.#tokens = new LinkTokens(deps.tokens);
+    this.#subscribers = new LinkSubscribers(deps.db, deps.tokens);
   }
 
   /** Whether a token is a link's (payment resolve hands those to {@link resolvePayment}). */
@@ -62,11 +103,20 @@ export class Links {
     expiresAt?: number;
     notifyUrl?: string;
     returnUrl?: string;
+    /** A subscription link: the terms' period (seconds) and end (unix seconds, 0 = none). */
+    subscription?: { period: number; end: number };
     caller: string;
   }): Promise<CreateLinkResponse> {
     const { limits } = this.deps;
-    const recipient = checkRecipient(this.deps.deployment, input.recipient);
-    if (input.amountUnits < limits.minUnits || input.amountUnits > limits.maxUnits) throw new DomainError("AMOUNT_OUT_OF_BOUNDS");
+    const { subscription } = input;
+    let recipient: Address;
+    if (subscription) {
+      // The same refusals (and amount floor) as POST /v1/subscriptions.
+      recipient = (await this.deps.subscriptions.checkTerms({ recipient: input.recipient, amountUnits: input.amountUnits, ...subscription })).recipient;
+    } else {
+      recipient = checkRecipient(this.deps.deployment, input.recipient);
+      if (input.amountUnits < limits.minUnits || input.amountUnits > limits.maxUnits) throw new DomainError("AMOUNT_OUT_OF_BOUNDS");
+    }
     const now = this.#nowSeconds();
     const expiresAt = input.expiresAt ?? now + limits.linkTtlSeconds;
     if (expiresAt <= now || expiresAt > now + limits.maxLinkTtlSeconds) throw new DomainError("INVALID_REQUEST", { detail: "expires_at: out of range" });
@@ -81,6 +131,7 @@ export class Links {
       notifyUrl: accepted ? input.notifyUrl! : null,
       caller: input.caller,
       expiresAt,
+      subscription: subscription ?? null,
     });
     const link = this.#tokens.mint({
       linkId,
@@ -88,16 +139,19 @@ export class Links {
       amountUnits: input.amountUnits,
       expiresAt,
       ...(input.returnUrl ? { returnUrl: input.returnUrl } : {}),
+      ...(subscription ? { subscription } : {}),
     });
     return {
       link_id: linkId,
       link,
-      url: `${this.deps.checkoutUrl.replace(/\/$/, "")}/#/link/${link}`,
+      // A subscription link opens the checkout's subscribe page, which resolves the link token to a setup.
+      url: `${this.deps.checkoutUrl.replace(/\/$/, "")}/#/${subscription ? "subscribe" : "link"}/${link}`,
       manage_token: this.#tokens.mintManage(linkId),
       expires_at: expiresAt,
       amount: formatAmount(input.amountUnits),
       recipient,
       ...(accepted ? { notify_url: input.notifyUrl! } : {}),
+      ...(subscription ? { period: subscription.period, end: subscription.end } : {}),
     };
   }
 
@@ -128,12 +182,71 @@ export class Links {
    * A payment through a link: a fresh intent whose reference is the link id followed by 16 random
    * bytes, resolved like any intent. Nothing is stored (anyone holding the link may resolve it, as
    * often as they like): the link's own watch covers every payment through it. INVALID_INTENT for a
-   * bad token, LINK_CLOSED when the link is closed or expired.
+   * bad token or a subscription link's, LINK_CLOSED when the link is closed or expired.
    */
   async resolvePayment(linkToken: string): Promise<ResolvePaymentResponse> {
     const link = this.#tokens.read(linkToken);
-    if (!link) throw new DomainError("INVALID_INTENT");
+    if (!link || link.subscription) throw new DomainError("INVALID_INTENT");
     const record = await this.#openRecord(link.linkId);
-    return this.deps.payments.resolveThroughLink({ ...link, caller: record.caller });
+    const { subscription: _none, ...terms } = link;
+    return this.deps.payments.resolveThroughLink({ ...terms, caller: record.caller });
+  }
+
+  /**
+   * A visitor of a subscription link: fresh terms in a setup token that names the link (nothing is
+   * stored until the payer signs). INVALID_SETUP_TOKEN for a bad token or a payment link's,
+   * LINK_CLOSED when the link is closed or expired.
+   */
+  async resolveSubscription(linkToken: string): Promise<ResolveSubscriptionResponse & { setup_token: string; link_id: Hex }> {
+    const link = this.#tokens.read(linkToken);
+    if (!link?.subscription) throw new DomainError("INVALID_SETUP_TOKEN");
+    await this.#openRecord(link.linkId);
+    return this.deps.subscriptions.resolveThroughLink({
+      linkId: link.linkId,
+      recipient: link.recipient,
+      amountUnits: link.amountUnits,
+      ...link.subscription,
+      ...(link.returnUrl ? { returnUrl: link.returnUrl } : {}),
+    });
+  }
+
+  /**
+   * A payer's signature on a setup the link minted, checked as finalize checks it; the capability is
+   * kept against the link (sealed) and only the browser-safe part is answered. The same subscription
+   * again is the same answer, with nothing added or announced. LINK_CLOSED once the link is closed
+   * or expired: existing subscribers keep their subscriptions.
+   */
+  async subscribe(input: { setupToken: string; payer: Address; signature: Hex }): Promise<SubscribeLinkResponse> {
+    const signed = await this.deps.subscriptions.finalizeThroughLink(input);
+    const record = await this.#openRecord(signed.linkId);
+    const added = await this.#subscribers.add({
+      linkId: signed.linkId,
+      subscriptionId: signed.subscriptionId,
+      payer: signed.terms.payer,
+      subscription: signed.answer.subscription,
+      createdAt: this.#nowSeconds(),
+    });
+    if (added && record.notifyUrl)
+      await this.deps.watches.subscribedThroughLink({
+        linkId: signed.linkId,
+        subscriptionId: signed.subscriptionId,
+        payer: signed.terms.payer,
+        end: signed.terms.end,
+        notifyUrl: record.notifyUrl,
+        caller: record.caller,
+      });
+    const { subscription_id, amount, period, end } = signed.answer;
+    return { subscription_id, link_id: signed.linkId, amount, period, end };
+  }
+
+  /** The link's subscribers with their capabilities, oldest first, {@link LINK_SUBSCRIBERS_PAGE} at a time. INVALID_LINK_TOKEN for a bad manage token. */
+  async subscriptions(manageToken: string, after?: string): Promise<LinkSubscriptionsResponse> {
+    const linkId = this.#tokens.readManage(manageToken);
+    if (!linkId) throw new DomainError("INVALID_LINK_TOKEN");
+    const rows = await this.#subscribers.page(linkId, after, LINK_SUBSCRIBERS_PAGE);
+    return {
+      subscriptions: rows.map((r) => ({ subscription_id: r.subscriptionId, subscription: r.subscription, payer: r.payer, created_at: r.createdAt })),
+      next: rows.length === LINK_SUBSCRIBERS_PAGE ? rows.at(-1)!.seq : null,
+    };
   }
 }

@@ -9,21 +9,19 @@ export interface LinkRecord {
   caller: string;
   expiresAt: number;
   closed: boolean;
+  /** A subscription link's terms (seconds; end in unix seconds, 0 = none); null for a payment link. */
+  subscription: { period: number; end: number } | null;
 }
 
-/** Payment links: kept so a link can mint payments, carry its notify_url, and be closed. */
+/** Links: kept so a link can mint payments, carry its notify_url, and be closed. */
 export class LinkRecords {
   constructor(private readonly db: Pick<Database, "query">) {}
 
   async add(l: Omit<LinkRecord, "closed">): Promise<void> {
-    await this.db.query("INSERT INTO links (link_id, recipient, amount_units, notify_url, caller, expires_at) VALUES ($1, $2, $3, $4, $5, $6)", [
-      l.linkId,
-      l.recipient,
-      l.amountUnits.toString(),
-      l.notifyUrl,
-      l.caller,
-      l.expiresAt,
-    ]);
+    await this.db.query(
+      "INSERT INTO links (link_id, recipient, amount_units, notify_url, caller, expires_at, period, subscription_end) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+      [l.linkId, l.recipient, l.amountUnits.toString(), l.notifyUrl, l.caller, l.expiresAt, l.subscription?.period ?? null, l.subscription?.end ?? null],
+    );
   }
 
   async find(linkId: string): Promise<LinkRecord | null> {
@@ -35,6 +33,8 @@ export class LinkRecords {
       caller: string;
       expires_at: string | number;
       closed: boolean;
+      period: string | number | null;
+      subscription_end: string | number | null;
     }>("SELECT * FROM links WHERE link_id = $1", [linkId]);
     return r
       ? {
@@ -45,6 +45,7 @@ export class LinkRecords {
           caller: r.caller,
           expiresAt: Number(r.expires_at),
           closed: r.closed,
+          subscription: r.period === null ? null : { period: Number(r.period), end: Number(r.subscription_end ?? 0) },
         }
       : null;
   }

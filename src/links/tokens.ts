@@ -2,13 +2,15 @@ import { getAddress, type Address, type Hex } from "viem";
 import { z } from "zod";
 import { CapabilityTokens, TOKEN_KINDS } from "../tokens/capability.js";
 
-/** What a link token carries: the link id, the payment each resolve mints, the link's expiry. */
+/** What a link token carries: the link id, the payment (or, with a period, the subscription terms) each resolve mints, the link's expiry. */
 const LinkPayload = z.strictObject({
   link_id: z.string().regex(/^0x[0-9a-f]{32}$/),
   recipient: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
   amount_units: z.string().regex(/^[1-9][0-9]{0,29}$/),
   expires_at: z.number().int(),
   return_url: z.string().max(512).optional(),
+  period: z.number().int().positive().optional(),
+  end: z.number().int().nonnegative().optional(),
 });
 const ManagePayload = z.strictObject({ link_id: z.string().regex(/^0x[0-9a-f]{32}$/) });
 
@@ -19,6 +21,8 @@ export interface LinkTerms {
   expiresAt: number;
   /** Carried in the link token (so it cannot be changed), copied into each intent minted through it. */
   returnUrl?: string;
+  /** A subscription link's terms (each visitor signs them): seconds, and unix seconds (0 = no end). */
+  subscription?: { period: number; end: number };
 }
 
 /** The link's two tokens: the browser-safe link token (`lk`) and the merchant's manage token (`lm`). */
@@ -37,6 +41,7 @@ export class LinkTokens {
       amount_units: terms.amountUnits.toString(),
       expires_at: terms.expiresAt,
       ...(terms.returnUrl ? { return_url: terms.returnUrl } : {}),
+      ...(terms.subscription ? { period: terms.subscription.period, end: terms.subscription.end } : {}),
     });
   }
 
@@ -49,6 +54,7 @@ export class LinkTokens {
       amountUnits: BigInt(data.amount_units),
       expiresAt: data.expires_at,
       ...(data.return_url ? { returnUrl: data.return_url } : {}),
+      ...(data.period !== undefined ? { subscription: { period: data.period, end: data.end ?? 0 } } : {}),
     };
   }
 

@@ -89,25 +89,11 @@ export class Subscriptions {
   /** Mints a setup token for terms the payer will sign; the service makes the salt. */
   async create(input: { recipient: Address; amountUnits: bigint; period: number; end: number; notifyUrl?: string; returnUrl?: string; caller: string }) {
     const { settings, deployment } = this.deps;
-    const recipient = checkRecipient(deployment, input.recipient);
-    if (input.amountUnits < this.floorUnits || input.amountUnits > settings.maxAmountUnits) throw new DomainError("AMOUNT_OUT_OF_BOUNDS");
-    if (input.period < settings.minPeriodSeconds) throw new DomainError("INVALID_REQUEST", { detail: `period: below ${settings.minPeriodSeconds} s` });
-    const start = await this.#chainNow();
-    if (input.end !== 0 && input.end <= start) throw new DomainError("INVALID_REQUEST", { detail: "end: not in the future" });
+    const { recipient, start } = await this.checkTerms(input);
     if (input.returnUrl !== undefined) checkReturnUrl(input.returnUrl, this.deps.localChain ?? false);
     if (input.notifyUrl !== undefined) this.deps.webhooks.validate(input.notifyUrl);
     const notifyUrl = input.notifyUrl !== undefined && (await this.deps.webhooks.hasRoom(input.caller)) ? input.notifyUrl : undefined;
-    const offer: Offer = {
-      recipient,
-      amount: input.amountUnits,
-      period: BigInt(input.period),
-      start: BigInt(start),
-      end: BigInt(input.end),
-      salt: toHex(this.deps.randomBytes(32)),
-      feeBps: deployment.parameters.feeBps,
-      networkFee: BigInt(deployment.parameters.networkFeeUnits),
-      maxGasReimbursement: settings.maxGasReimbursementUnits,
-    };
+    const offer = this.#offer({ ...input, recipient }, start);
     // One clock for a token's lifetime: set and enforced on the service's (the terms' start follows the chain's).
     const expiresAt = this.#nowSeconds() + settings.setupTtlSeconds;
     return {
@@ -122,6 +108,54 @@ export class Subscriptions {
       salt: offer.salt,
       ...(notifyUrl ? { notify_url: notifyUrl } : {}),
     };
+  }
+
+  /**
+   * Refuses terms as create does (recipient, amount floor and ceiling, min period, an end in the
+   * future) and returns the checked recipient and the start terms made now would have. Subscription
+   * links check theirs with it.
+   */
+  async checkTerms(input: { recipient: Address; amountUnits: bigint; period: number; end: number }): Promise<{ recipient: Address; start: number }> {
+    const { settings, deployment } = this.deps;
+    const recipient = checkRecipient(deployment, input.recipient);
+    if (input.amountUnits < this.floorUnits || input.amountUnits > settings.maxAmountUnits) throw new DomainError("AMOUNT_OUT_OF_BOUNDS");
+    if (input.period < settings.minPeriodSeconds) throw new DomainError("INVALID_REQUEST", { detail: `period: below ${settings.minPeriodSeconds} s` });
+    const start = await this.#chainNow();
+    if (input.end !== 0 && input.end <= start) throw new DomainError("INVALID_REQUEST", { detail: "end: not in the future" });
+    return { recipient, start };
+  }
+
+  #offer(input: { recipient: Address; amountUnits: bigint; period: number; end: number }, start: number): Offer {
+    const { settings, deployment } = this.deps;
+    return {
+      recipient: input.recipient,
+      amount: input.amountUnits,
+      period: BigInt(input.period),
+      start: BigInt(start),
+      end: BigInt(input.end),
+      salt: toHex(this.deps.randomBytes(32)),
+      feeBps: deployment.parameters.feeBps,
+      networkFee: BigInt(deployment.parameters.networkFeeUnits),
+      maxGasReimbursement: settings.maxGasReimbursementUnits,
+    };
+  }
+
+  /**
+   * A visitor of a subscription link: fresh terms (their own salt, starting now) in a setup token that
+   * names the link, resolved as {@link resolve} does, plus that `setup_token` and the `link_id`.
+   * LINK_CLOSED when the link's end has passed (no terms could be charged).
+   */
+  async resolveThroughLink(link: { linkId: Hex; recipient: Address; amountUnits: bigint; period: number; end: number; returnUrl?: string }) {
+    const { recipient, start } = await this.checkTerms(link).catch((error: unknown) => {
+      if (error instanceof DomainError && error.code === "INVALID_REQUEST") throw new DomainError("LINK_CLOSED");
+      throw error;
+    });
+    const expiresAt = this.#nowSeconds() + this.deps.settings.setupTtlSeconds;
+    const setupToken = this.deps.tokens.mintSetup(this.#offer({ ...link, recipient }, start), expiresAt, {
+      linkId: link.linkId,
+      ...(link.returnUrl ? { returnUrl: link.returnUrl } : {}),
+    });
+    return { ...(await this.resolve(setupToken)), setup_token: setupToken, link_id: link.linkId };
   }
 
   /** The terms and the exact EIP-712 typed data the wallet will show (the payer fills `payer`). */
@@ -156,18 +190,43 @@ export class Subscriptions {
   }
 
   /** Checks the payer's signature against the terms and returns the subscription capability. */
+  /**
+   * Checks the payer's signature against the terms and returns the subscription capability. A setup
+   * minted by a subscription link is INVALID_SETUP_TOKEN here: its capability is kept against the link
+   * (POST /v1/links/subscribe), never handed to whoever holds the public link.
+   */
   async finalize(input: { setupToken: string; payer: Address; signature: Hex; caller: string }) {
-    const { offer, notifyUrl } = this.#setup(input.setupToken, { enforceExpiry: false });
+    const setup = this.#setup(input.setupToken, { enforceExpiry: false });
+    if (setup.linkId) throw new DomainError("INVALID_SETUP_TOKEN");
+    const signed = await this.#signed(setup.offer, input);
+    if (setup.notifyUrl) await this.deps.webhooks.watchSubscription(signed.subscriptionId, signed.terms, setup.notifyUrl, input.caller);
+    return signed.answer;
+  }
+
+  /**
+   * Finalize for a setup a subscription link minted (INVALID_SETUP_TOKEN for any other): the same
+   * signature check, and the link it names, for the link to keep the capability.
+   */
+  async finalizeThroughLink(input: { setupToken: string; payer: Address; signature: Hex }) {
+    const setup = this.#setup(input.setupToken, { enforceExpiry: false });
+    if (!setup.linkId) throw new DomainError("INVALID_SETUP_TOKEN");
+    return { linkId: setup.linkId, ...(await this.#signed(setup.offer, input)) };
+  }
+
+  async #signed(offer: Offer, input: { payer: Address; signature: Hex }) {
     const terms: Terms = { ...offer, payer: getAddress(input.payer), token: this.deps.deployment.token.address };
     const id = this.deps.capabilities.subscriptionId(terms);
     const signature = await checkPayerSignature(this.deps.client, terms.payer, id, input.signature, this.deps.settings.signatureGasCap);
-    if (notifyUrl) await this.deps.webhooks.watchSubscription(id, terms, notifyUrl, input.caller);
     return {
-      subscription: this.deps.tokens.mintSubscription({ terms, signature }),
-      subscription_id: id,
-      amount: formatAmount(terms.amount),
-      period: Number(terms.period),
-      end: Number(terms.end),
+      terms,
+      subscriptionId: id,
+      answer: {
+        subscription: this.deps.tokens.mintSubscription({ terms, signature }),
+        subscription_id: id,
+        amount: formatAmount(terms.amount),
+        period: Number(terms.period),
+        end: Number(terms.end),
+      },
     };
   }
 

@@ -25,6 +25,10 @@ const SetupPayload = z.strictObject({
   expires_at: z.number().int(),
   notify_url: z.string().max(512).optional(),
   return_url: z.string().max(512).optional(),
+  link_id: z
+    .string()
+    .regex(/^0x[0-9a-f]{32}$/)
+    .optional(),
 });
 const SubscriptionPayload = z.strictObject({ ...OfferPayload, payer: address, signature: z.string().regex(/^0x([0-9a-f]{2})*$/) });
 const CancelPayload = z.strictObject({ ...OfferPayload, payer: address, expires_at: z.number().int() });
@@ -71,24 +75,27 @@ export class RecurringTokens {
     private readonly tokenAddress: Address,
   ) {}
 
-  mintSetup(offer: Offer, expiresAt: number, urls: { notifyUrl?: string; returnUrl?: string } = {}): string {
+  /** `linkId`: the setup was minted for a visitor of that subscription link (POST /v1/links/subscribe takes it). */
+  mintSetup(offer: Offer, expiresAt: number, extra: { notifyUrl?: string; returnUrl?: string; linkId?: Hex } = {}): string {
     return this.tokens.mint(TOKEN_KINDS.setup, {
       ...offerData(offer),
       expires_at: expiresAt,
-      ...(urls.notifyUrl ? { notify_url: urls.notifyUrl } : {}),
-      ...(urls.returnUrl ? { return_url: urls.returnUrl } : {}),
+      ...(extra.notifyUrl ? { notify_url: extra.notifyUrl } : {}),
+      ...(extra.returnUrl ? { return_url: extra.returnUrl } : {}),
+      ...(extra.linkId ? { link_id: extra.linkId } : {}),
     });
   }
 
-  readSetup(token: string): { offer: Offer; expiresAt: number; notifyUrl?: string; returnUrl?: string } | null {
+  readSetup(token: string): { offer: Offer; expiresAt: number; notifyUrl?: string; returnUrl?: string; linkId?: Hex } | null {
     const data = this.tokens.verify(TOKEN_KINDS.setup, token, SetupPayload);
     if (!data) return null;
-    const { notify_url, return_url, expires_at } = data;
+    const { notify_url, return_url, expires_at, link_id } = data;
     return {
       offer: offerFrom(data),
       expiresAt: expires_at,
       ...(notify_url ? { notifyUrl: notify_url } : {}),
       ...(return_url ? { returnUrl: return_url } : {}),
+      ...(link_id ? { linkId: link_id as Hex } : {}),
     };
   }
 

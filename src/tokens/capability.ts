@@ -1,4 +1,4 @@
-import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
 import { MAX_TOKEN_LENGTH } from "../wire/primitives.js";
 
@@ -97,6 +97,39 @@ export class CapabilityTokens {
     if (env !== this.#scope.environment || chain_id !== this.#scope.chainId) return null;
     const parsed = schema.safeParse(rest);
     return parsed.success ? parsed.data : null;
+  }
+
+  /**
+   * Encrypts a secret the service keeps at rest (a subscription capability kept against its link):
+   * AES-256-GCM under a key derived (HKDF) from the signing key for this deployment and `purpose`,
+   * bound to `context` (the row it belongs to), so a sealed value moved to another row does not open.
+   * `<key>.<iv>.<ciphertext>.<tag>`, base64url; the key marker lets keys rotate as tokens do.
+   */
+  seal(purpose: string, context: string, plaintext: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", this.#sealingKey(this.#signing.id, purpose), iv);
+    cipher.setAAD(Buffer.from(context));
+    const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+    return [this.#signing.id, iv.toString("base64url"), body.toString("base64url"), cipher.getAuthTag().toString("base64url")].join(".");
+  }
+
+  /** Opens what {@link seal} sealed with the same purpose and context; null for anything else. */
+  open(purpose: string, context: string, sealed: string): string | null {
+    const [keyId, iv, body, tag] = sealed.split(".");
+    if (!keyId || !iv || body === undefined || !tag || !this.#keys.has(keyId)) return null;
+    try {
+      const decipher = createDecipheriv("aes-256-gcm", this.#sealingKey(keyId, purpose), Buffer.from(iv, "base64url"));
+      decipher.setAAD(Buffer.from(context));
+      decipher.setAuthTag(Buffer.from(tag, "base64url"));
+      return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
+    } catch {
+      return null;
+    }
+  }
+
+  #sealingKey(keyId: string, purpose: string): Buffer {
+    const info = `${this.#scope.environment}|${this.#scope.chainId}|${this.#scope.deployment.toLowerCase()}|${purpose}`;
+    return Buffer.from(hkdfSync("sha256", this.#keys.get(keyId)!, "svc-sealed-at-rest-v1", info, 32));
   }
 
   #sign(keyId: string, kind: TokenKind, head: string): Buffer {

@@ -87,11 +87,11 @@ export class Watches {
     return (await this.db.query<WatchRow>("SELECT * FROM watches WHERE kind = $1 AND key = ANY($2)", [kind, keys])).map(watchFrom);
   }
 
-  /** Ends every watch of a link (the link was closed). */
+  /** Ends the watches of a link and of its payments (the link was closed); its subscribers' subscriptions go on, watched. */
   async endForLink(linkId: string): Promise<void> {
     await this.db.transaction(async (tx) => {
       const gone = await tx.query<{ kind: WatchKind; caller: string; link_id: string | null }>(
-        "DELETE FROM watches WHERE link_id = $1 RETURNING kind, caller, link_id",
+        "DELETE FROM watches WHERE link_id = $1 AND kind <> 'subscription' RETURNING kind, caller, link_id",
         [linkId],
       );
       await releasePlaces(

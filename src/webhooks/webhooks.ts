@@ -1,4 +1,4 @@
-import type { Hex, PublicClient } from "viem";
+import { keccak256, toHex, type Address, type Hex, type PublicClient } from "viem";
 import type { Finality, WebhookSettings } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { DomainError } from "../errors.js";
@@ -7,6 +7,7 @@ import type { Database } from "../store/database.js";
 import { mintIntent, type Intent } from "../payments/intent.js";
 import type { CapabilityTokens } from "../tokens/capability.js";
 import type { Terms } from "../recurring/terms.js";
+import type { SubscriptionCreatedEvent } from "../wire/index.js";
 import { notifyUrlProblem } from "../rules/notify-url.js";
 import { DeliveryWorker } from "./delivery.js";
 import { WatcherCursor } from "./cursor.js";
@@ -159,7 +160,37 @@ export class Webhooks {
     );
   }
 
-  /** Stops a link's watch and the watches of every payment minted through it. */
+  /**
+   * A payer subscribed through a subscription link: watches the subscription's charges and revocation
+   * for the link's notify_url (with the link id; bounded by the link's own place under the caps, like
+   * its payments) and enqueues subscription.created, whose id is derived from the subscription, so
+   * announcing it twice enqueues it once.
+   */
+  async subscribedThroughLink(s: { linkId: Hex; subscriptionId: Hex; payer: Address; end: bigint; notifyUrl: string; caller: string }): Promise<void> {
+    await this.#watches.add(
+      {
+        kind: "subscription",
+        key: s.subscriptionId,
+        notifyUrl: s.notifyUrl,
+        caller: s.caller,
+        linkId: s.linkId,
+        data: { payer: s.payer, end: Number(s.end) },
+        watchUntil: s.end === 0n ? Number.MAX_SAFE_INTEGER : Number(s.end),
+      },
+      this.#caps,
+    );
+    const type = "subscription.created";
+    const eventId = `evt_${keccak256(toHex(`${type}:${s.subscriptionId}:${s.notifyUrl}`)).slice(2, 34)}`;
+    const payload: SubscriptionCreatedEvent = {
+      id: eventId,
+      type,
+      created_at: this.#nowSeconds(),
+      data: { link_id: s.linkId, subscription_id: s.subscriptionId, payer: s.payer, state: "PENDING", paid_count: 0 },
+    };
+    await new Deliveries(this.deps.db).enqueue({ eventId, eventType: type, notifyUrl: s.notifyUrl, payload, dueAt: this.deps.now() });
+  }
+
+  /** Stops a link's watch and the watches of every payment minted through it (its subscriptions go on, and so do their events). */
   endLink(linkId: Hex): Promise<void> {
     return this.#watches.endForLink(linkId);
   }

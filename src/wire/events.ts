@@ -32,6 +32,11 @@ export const SubscriptionChargedEvent = z.strictObject({
   data: z.strictObject({ ...subscriptionData, period_index: z.number().int().nonnegative(), tx_hash: Hash }),
 });
 
+export const SubscriptionCreatedEvent = z.strictObject({
+  ...envelope("subscription.created"),
+  data: z.strictObject(subscriptionData),
+});
+
 export const SubscriptionRevokedEvent = z.strictObject({
   ...envelope("subscription.revoked"),
   data: z.strictObject(subscriptionData),
@@ -44,6 +49,12 @@ export const WEBHOOK_EVENTS = {
     summary: "A watched payment settled (its block is at or below the finality head)",
     description:
       "Sent once the Paid event's block is settled, for a payment or link created with notify_url. A hint only: call /v1/payments/verify with data.intent and data.tx_hash, require valid: true and a reference equal to the one you stored (or starting with link_id for a link), and fulfil once per reference and transaction.",
+  },
+  "subscription.created": {
+    schema: SubscriptionCreatedEvent,
+    summary: "A payer subscribed through a subscription link",
+    description:
+      "Sent when POST /v1/links/subscribe accepts a payer's signature, to the link's notify_url; created_at is the service's clock (no block yet). A hint only: fetch the capability with POST /v1/links/subscriptions (manage_token) and charge with it; state is PENDING until the first charge.",
   },
   "subscription.charged": {
     schema: SubscriptionChargedEvent,
@@ -61,5 +72,6 @@ export const WEBHOOK_EVENTS = {
 export type PaymentSettledEvent = z.infer<typeof PaymentSettledEvent>;
 export type SubscriptionChargedEvent = z.infer<typeof SubscriptionChargedEvent>;
 export type SubscriptionRevokedEvent = z.infer<typeof SubscriptionRevokedEvent>;
+export type SubscriptionCreatedEvent = z.infer<typeof SubscriptionCreatedEvent>;
 /** Any webhook body. */
-export type WebhookEvent = PaymentSettledEvent | SubscriptionChargedEvent | SubscriptionRevokedEvent;
+export type WebhookEvent = PaymentSettledEvent | SubscriptionCreatedEvent | SubscriptionChargedEvent | SubscriptionRevokedEvent;

@@ -11,6 +11,7 @@ import {
   ChainId,
   Count,
   Hash,
+  LinkId,
   NotifyUrl,
   ReturnUrl,
   Signature,
@@ -20,14 +21,17 @@ import {
 
 /** Subscriptions, charges, approval and cancellation. */
 
+/** A billing period in seconds (at least the deployment's min_period). */
+export const SubscriptionPeriod = z
+  .number()
+  .int()
+  .positive()
+  .max(10 * 365 * 24 * 3600);
+
 export const CreateSubscriptionRequest = z.strictObject({
   recipient: Address,
   amount: AmountInput,
-  period: z
-    .number()
-    .int()
-    .positive()
-    .max(10 * 365 * 24 * 3600),
+  period: SubscriptionPeriod,
   end: Count.optional(),
   notify_url: NotifyUrl.optional(),
   /** Where the checkout sends the payer after signing (payer and signature in the fragment). */
@@ -79,6 +83,8 @@ export const ResolveSubscriptionResponse = z.strictObject({
   network_fee_estimate: Amount.nullable(),
   expires_at: UnixSeconds,
   return_url: z.string().optional(),
+  setup_token: CapabilityToken.optional().describe("for a subscription link's token: the fresh setup minted for this visitor"),
+  link_id: LinkId.optional().describe("for a subscription link's token: the link; sign, then POST /v1/links/subscribe"),
   typed_data: z.strictObject({
     domain: z.strictObject({ name: z.literal("RecurringCharges"), version: z.literal("1"), chainId: ChainId, verifyingContract: Address }),
     types: z.record(z.string(), z.array(z.strictObject({ name: z.string(), type: z.string() }))),

@@ -66,7 +66,11 @@ describe("OpenAPI document", () => {
       .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
       .sort();
     assert.deepEqual(served, documented);
-    assert.equal(documented.filter((r) => r.startsWith("POST /v1/")).length, 21, "21 integration endpoints");
+    assert.equal(
+      documented.filter((r) => r.startsWith("POST /v1/")).length,
+      23,
+      "21 integration endpoints, and POST /v1/links/subscribe and /v1/links/subscriptions (DESIGN.md v4)",
+    );
   });
 
   it("names every error code of the spec on its endpoint", () => {

@@ -48,4 +48,29 @@ describe("capability tokens", () => {
     assert.throws(() => new CapabilityTokens(scope, [{ id: "K1", secret: "s".repeat(32) }]));
     assert.throws(() => new CapabilityTokens(scope, [{ id: "k1", secret: "short" }]));
   });
+  it("seals a secret at rest (AES-256-GCM): opens only with the same purpose and context, under a configured key; rotation keeps old rows open", () => {
+    const sealed = tokens.seal("link-subscription-capability", "0xlink:0xsub", "sc.secret");
+    assert.notInclude(sealed, "sc.secret");
+    assert.match(sealed, /^k1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    assert.notEqual(tokens.seal("link-subscription-capability", "0xlink:0xsub", "sc.secret"), sealed, "a fresh IV each time");
+    assert.equal(tokens.open("link-subscription-capability", "0xlink:0xsub", sealed), "sc.secret");
+    assert.isNull(tokens.open("link-subscription-capability", "0xlink:0xother", sealed), "moved to another row");
+    assert.isNull(tokens.open("another-purpose", "0xlink:0xsub", sealed));
+    const [id, iv, body, tag] = sealed.split(".");
+    const flipped = Buffer.from(body!, "base64url");
+    flipped[0]! ^= 1;
+    assert.isNull(tokens.open("link-subscription-capability", "0xlink:0xsub", [id, iv, flipped.toString("base64url"), tag].join(".")), "tampered");
+    assert.isNull(
+      new CapabilityTokens({ ...scope, deployment: "0xabc:0x999" }, [key]).open("link-subscription-capability", "0xlink:0xsub", sealed),
+      "another deployment",
+    );
+    assert.isNull(
+      new CapabilityTokens(scope, [{ id: "k2", secret: "t".repeat(32) }]).open("link-subscription-capability", "0xlink:0xsub", sealed),
+      "key not configured",
+    );
+    const rotated = new CapabilityTokens(scope, [{ id: "k2", secret: "t".repeat(32) }, key]);
+    assert.equal(rotated.open("link-subscription-capability", "0xlink:0xsub", sealed), "sc.secret");
+    assert.match(rotated.seal("p", "c", "x"), /^k2\./, "the first key seals");
+    assert.isNull(tokens.open("p", "c", "garbage"));
+  });
 });

@@ -3,9 +3,10 @@ import { allowanceSentence, allowanceTotal, allowanceWords, readAllowance, sugge
 import { connectWallet, walletError } from "../connect.js";
 import { parseAmount } from "../../money.js";
 import { displayAmount, displayTime, periodWords } from "../format.js";
-import { folded, networkBanner, setTitle, validity, walletNotice } from "../page.js";
+import { folded, networkBanner, returnLink, setTitle, validity, walletNotice } from "../page.js";
 import { button, details, el, render, statusLine } from "../ui.js";
-import { api } from "../api.js";
+import { answerOf, api } from "../api.js";
+import { explain } from "../words.js";
 import { loadOrExplain } from "./common.js";
 import type { ResolveSubscriptionResponse } from "../../wire/index.js";
 
@@ -15,12 +16,26 @@ type Terms = ResolveSubscriptionResponse;
 /**
  * `#/subscribe/<setup_token>`: shows the terms exactly as the wallet signs them, signs, sets the
  * allowance, and hands payer + signature back to the merchant (return URL fragment and/or
- * postMessage). The subscription capability never reaches this page.
+ * postMessage). `#/subscribe/<link>` with a subscription link's token: resolve mints this visitor's
+ * own setup (kept for the tab's session, so a reload shows the same terms), and the page posts payer
+ * + signature to POST /v1/links/subscribe itself: no merchant server in the flow. The subscription
+ * capability never reaches this page.
  */
-export async function subscribeFlow(setupToken: string, symbol: string): Promise<void> {
+export async function subscribeFlow(token: string, symbol: string): Promise<void> {
   const status = statusLine();
-  const t = await loadOrExplain("Subscription", api.resolveSubscription({ setup_token: setupToken }), status);
+  // A link token's kind marker is `lk` (the service decides what it is worth).
+  const throughLink = token.startsWith("lk.");
+  const keptKey = `svc:link-setup:${token}`;
+  let kept = throughLink ? sessionStorage.getItem(keptKey) : null;
+  // The visitor's setup from an earlier load of this tab, unless it has expired: then a fresh one.
+  if (kept && !(await answerOf(api.resolveSubscription({ setup_token: kept }))).ok) {
+    sessionStorage.removeItem(keptKey);
+    kept = null;
+  }
+  const t = await loadOrExplain("Subscription", api.resolveSubscription({ setup_token: kept ?? token }), status);
   if (!t) return;
+  if (t.setup_token) sessionStorage.setItem(keptKey, t.setup_token);
+  const setupToken = t.setup_token ?? kept ?? token;
   const amount = BigInt(t.amount_units);
   const maxGas = BigInt(t.max_gas_reimbursement);
   const format = (units: bigint) => displayAmount(units, symbol);
@@ -61,6 +76,32 @@ export async function subscribeFlow(setupToken: string, symbol: string): Promise
           data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [t.contract, total] }),
         });
         await wallet.waitForReceipt(hash);
+      }
+      if (throughLink) {
+        // A subscription link: the service keeps the subscription for the merchant.
+        status.set("wait", "Subscribing…");
+        const answer = await answerOf(api.subscribeLink({ setup_token: setupToken, payer: wallet.account, signature }));
+        if (!answer.ok) {
+          status.set("error", explain(answer.body.error, answer.body.action, answer.body.retry_after));
+          return;
+        }
+        const done = answer.body;
+        sessionStorage.removeItem(keptKey);
+        sign.remove();
+        document.getElementById("wallet-notice")?.remove();
+        status.set(
+          "ok",
+          `Subscribed: ${displayAmount(parseAmount(done.amount) ?? 0n, symbol)} ${periodWords(done.period)}.${total === null ? ` ${UNLIMITED_WORDS}` : ""}`,
+        );
+        const back = returnLink(t.return_url);
+        result.replaceChildren(
+          details([
+            ["Payer", wallet.account],
+            ["Subscription", done.subscription_id],
+          ]),
+          ...(back ? [back] : []),
+        );
+        return;
       }
       sign.remove();
       document.getElementById("wallet-notice")?.remove();

@@ -28,7 +28,7 @@ export function integrationRoutes(d: Domains): PostRoute[] {
   return [
     ...paymentRoutes(d.payments, d.links, d.recoverLimit),
     ...linkRoutes(d.links),
-    ...recurringRoutes(d.subscriptions, d.sessions, d.charges, d.chargeRecovery),
+    ...recurringRoutes(d.subscriptions, d.sessions, d.charges, d.chargeRecovery, d.links),
     ...refundRoutes(d.refunds),
   ];
 }

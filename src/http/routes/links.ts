@@ -3,13 +3,13 @@ import { parseAmount } from "../../money.js";
 import type { Links } from "../../links/links.js";
 import { route, type PostRoute } from "../route.js";
 import * as R from "../../wire/index.js";
-import { CloseLinkRequest, CreateLinkRequest } from "../../wire/index.js";
+import { CloseLinkRequest, CreateLinkRequest, LinkSubscriptionsRequest, SubscribeLinkRequest } from "../../wire/index.js";
 
 export function linkRoutes(links: Links): PostRoute[] {
   return [
     route({
       path: "/v1/links",
-      summary: "Create a payment link",
+      summary: "Create a payment link, or with a period a subscription link",
       response: R.CreateLinkResponse,
       errors: ["AMOUNT_OUT_OF_BOUNDS"],
       schema: CreateLinkRequest,
@@ -21,6 +21,7 @@ export function linkRoutes(links: Links): PostRoute[] {
           ...(b.expires_at !== undefined ? { expiresAt: b.expires_at } : {}),
           ...(b.notify_url !== undefined ? { notifyUrl: b.notify_url } : {}),
           ...(b.return_url !== undefined ? { returnUrl: b.return_url } : {}),
+          ...(b.period !== undefined ? { subscription: { period: b.period, end: b.end ?? 0 } } : {}),
         }),
     }),
     route({
@@ -30,6 +31,30 @@ export function linkRoutes(links: Links): PostRoute[] {
       errors: ["INVALID_LINK_TOKEN"],
       schema: CloseLinkRequest,
       handle: (b) => links.close(b.manage_token),
+    }),
+    route({
+      path: "/v1/links/subscribe",
+      summary: "Subscribe through a subscription link (the capability stays with the link)",
+      response: R.SubscribeLinkResponse,
+      errors: [
+        "INVALID_SETUP_TOKEN",
+        "LINK_CLOSED",
+        "INVALID_SIGNATURE",
+        "UNSUPPORTED_SIGNATURE_FORMAT",
+        "SIGNATURE_VALIDATION_TOO_EXPENSIVE",
+        "RPC_ERROR",
+        "RPC_BUSY",
+      ],
+      schema: SubscribeLinkRequest,
+      handle: (b) => links.subscribe({ setupToken: b.setup_token, payer: b.payer as Hex, signature: b.signature.toLowerCase() as Hex }),
+    }),
+    route({
+      path: "/v1/links/subscriptions",
+      summary: "List a subscription link's subscribers with their capabilities (merchant server only)",
+      response: R.LinkSubscriptionsResponse,
+      errors: ["INVALID_LINK_TOKEN"],
+      schema: LinkSubscriptionsRequest,
+      handle: (b) => links.subscriptions(b.manage_token, b.after),
     }),
   ];
 }

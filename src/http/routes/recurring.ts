@@ -2,6 +2,7 @@ import type { Hex } from "viem";
 import { parseAmount } from "../../money.js";
 import type { Charges } from "../../recurring/charges.js";
 import type { Subscriptions } from "../../recurring/subscriptions.js";
+import type { Links } from "../../links/links.js";
 import type { SubscriptionSessions } from "../../recurring/sessions.js";
 import type { ChargeRecovery } from "../../recurring/charge-recovery.js";
 import { route, type PostRoute } from "../route.js";
@@ -16,7 +17,13 @@ import {
   SubscriptionRequest,
 } from "../../wire/index.js";
 
-export function recurringRoutes(subscriptions: Subscriptions, sessions: SubscriptionSessions, charges: Charges, recovery: ChargeRecovery): PostRoute[] {
+export function recurringRoutes(
+  subscriptions: Subscriptions,
+  sessions: SubscriptionSessions,
+  charges: Charges,
+  recovery: ChargeRecovery,
+  links: Links,
+): PostRoute[] {
   return [
     route({
       path: "/v1/subscriptions",
@@ -39,9 +46,10 @@ export function recurringRoutes(subscriptions: Subscriptions, sessions: Subscrip
       path: "/v1/subscriptions/resolve",
       summary: "Resolve a setup token: terms and the exact typed data to sign",
       response: R.ResolveSubscriptionResponse,
-      errors: ["INVALID_SETUP_TOKEN", "SETUP_TOKEN_EXPIRED", "AMOUNT_OUT_OF_BOUNDS"],
+      errors: ["INVALID_SETUP_TOKEN", "SETUP_TOKEN_EXPIRED", "AMOUNT_OUT_OF_BOUNDS", "LINK_CLOSED"],
       schema: SetupTokenRequest,
-      handle: (b) => subscriptions.resolve(b.setup_token),
+      // A subscription link's token mints a fresh setup for this visitor.
+      handle: (b) => (links.owns(b.setup_token) ? links.resolveSubscription(b.setup_token) : subscriptions.resolve(b.setup_token)),
     }),
     route({
       path: "/v1/subscriptions/finalize",

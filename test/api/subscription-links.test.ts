@@ -1,0 +1,233 @@
+import { assert } from "chai";
+import type { Address, Hex } from "viem";
+import type { HDAccount } from "viem/accounts";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { useService } from "../helpers/service.js";
+import { Receiver, RECEIVER_HOST } from "../helpers/receiver.js";
+import { walletTypedData, type ResolvedTerms } from "../helpers/recurring.js";
+import { approve } from "../helpers/tx.js";
+
+const HOOK = `https://${RECEIVER_HOST}/hooks/subscriptions`;
+
+for (const store of ["pglite", "postgres"] as const)
+  describe(`subscription links (POST /v1/links with period, /v1/links/subscribe, /v1/links/subscriptions; ${store})`, function () {
+    this.timeout(120_000);
+    const receiver = new Receiver();
+    const resolve = async (host: string) => {
+      if (host !== RECEIVER_HOST) throw new Error(`no such host ${host}`);
+      return [{ address: "127.0.0.1", family: 4 }];
+    };
+    const h = useService({ WEBHOOKS_ALLOW_LOOPBACK: "true" }, { store, deps: () => ({ webhookTransport: { resolve, ca: receiver.ca, port: receiver.port } }) });
+    before(() => receiver.start());
+    after(() => receiver.stop());
+    beforeEach(() => {
+      receiver.received.length = 0;
+    });
+    afterEach(() => assert.deepEqual(receiver.mismatches.splice(0), [], "every webhook body matches its event's wire schema"));
+
+    const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+    const payers = () => [h.chain.accounts[LOCAL_ROLES.firstUser]!, h.chain.accounts[LOCAL_ROLES.firstUser + 2]!, h.chain.accounts[LOCAL_ROLES.firstUser + 3]!];
+    const drain = async () => {
+      await h.service.webhooks.watcher.tick();
+      await h.service.webhooks.delivery.runDue();
+    };
+
+    async function createLink(extra: Record<string, unknown> = {}) {
+      const res = await h.api.post("/v1/links").send({ recipient: merchant().address, amount: "2.50", period: 3600, notify_url: HOOK, ...extra });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body as { link_id: Hex; link: string; url: string; manage_token: string; period: number; end: number; notify_url?: string };
+    }
+
+    /** A visitor: resolves the link token to a fresh setup, signs it, posts payer + signature as the checkout does. */
+    async function visit(link: string, payer: HDAccount) {
+      const resolved = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: link });
+      assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
+      const signature = await payer.signTypedData(walletTypedData(resolved.body as ResolvedTerms, payer.address) as never);
+      const subscribed = await h.api.post("/v1/links/subscribe").send({ setup_token: resolved.body.setup_token, payer: payer.address, signature });
+      return { resolved: resolved.body, signature, subscribed };
+    }
+
+    it("creates a subscription link whose answer repeats period and end and opens the subscribe page; refuses what POST /v1/subscriptions refuses", async () => {
+      const chainNow = Number((await h.chain.publicClient.getBlock()).timestamp);
+      const link = await createLink({ end: chainNow + 86_400 });
+      assert.equal(link.period, 3600);
+      assert.equal(link.end, chainNow + 86_400);
+      assert.equal(link.notify_url, HOOK);
+      assert.match(link.url, /\/#\/subscribe\/lk\./);
+      const noEnd = await createLink();
+      assert.equal(noEnd.end, 0);
+      const payment = await h.api.post("/v1/links").send({ recipient: merchant().address, amount: "2.50" });
+      assert.notProperty(payment.body, "period", "a payment link's answer is unchanged");
+      assert.match(payment.body.url, /\/#\/link\//);
+
+      const refused = async (body: Record<string, unknown>) => (await h.api.post("/v1/links").send({ recipient: merchant().address, ...body })).body.error;
+      assert.equal(await refused({ amount: "0.10", period: 3600 }), "AMOUNT_OUT_OF_BOUNDS", "below the subscription floor 0.102041");
+      assert.equal(await refused({ amount: "0.102041", period: 3600 }), undefined, "the floor itself is accepted");
+      assert.equal(await refused({ amount: "1", period: 59 }), "INVALID_REQUEST", "below min_period");
+      assert.equal(await refused({ amount: "1", period: 3600, end: chainNow - 10 }), "INVALID_REQUEST", "end in the past");
+    });
+
+    it("resolves a subscription link's token to a fresh setup per visitor; kinds never cross: a payment link is not a setup, a subscription link is not a payment", async () => {
+      const link = await createLink();
+      const a = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: link.link });
+      const b = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: link.link });
+      assert.equal(a.status, 200, JSON.stringify(a.body));
+      assert.equal(a.body.link_id, link.link_id);
+      assert.match(a.body.setup_token, /^st\./);
+      assert.notEqual(a.body.setup_token, b.body.setup_token);
+      assert.notEqual(a.body.salt, b.body.salt, "each visitor signs their own terms");
+      assert.equal(a.body.amount, "2.500000");
+      assert.equal(a.body.period, 3600);
+      // The setup it hands out resolves as any setup (what the checkout's page shows).
+      const again = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: a.body.setup_token });
+      assert.equal(again.body.salt, a.body.salt);
+      assert.notProperty(again.body, "link_id");
+
+      const asPayment = await h.api.post("/v1/payments/resolve").send({ intent: link.link });
+      assert.equal(asPayment.status, 400);
+      assert.equal(asPayment.body.error, "INVALID_INTENT");
+      const paymentLink = await h.api.post("/v1/links").send({ recipient: merchant().address, amount: "2.50" });
+      const asSetup = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: paymentLink.body.link });
+      assert.equal(asSetup.status, 400);
+      assert.equal(asSetup.body.error, "INVALID_SETUP_TOKEN");
+    });
+
+    it("keeps each subscriber's capability against the link: subscribe answers no capability, is idempotent, checks the signature as finalize; finalize refuses a link's setup", async () => {
+      const link = await createLink();
+      const [first] = payers();
+      const { resolved, signature, subscribed } = await visit(link.link, first!);
+      assert.equal(subscribed.status, 200, JSON.stringify(subscribed.body));
+      assert.deepEqual(Object.keys(subscribed.body).sort(), ["amount", "end", "link_id", "period", "subscription_id"]);
+      assert.equal(subscribed.body.link_id, link.link_id);
+      assert.deepEqual([subscribed.body.amount, subscribed.body.period, subscribed.body.end], ["2.500000", 3600, 0]);
+
+      const again = await h.api.post("/v1/links/subscribe").send({ setup_token: resolved.setup_token, payer: first!.address, signature });
+      assert.deepEqual(again.body, subscribed.body, "the same signature again: the same answer");
+
+      const forged = await h.api.post("/v1/links/subscribe").send({ setup_token: resolved.setup_token, payer: payers()[1]!.address, signature });
+      assert.equal(forged.body.error, "INVALID_SIGNATURE");
+      const finalize = await h.api.post("/v1/subscriptions/finalize").send({ setup_token: resolved.setup_token, payer: first!.address, signature });
+      assert.equal(finalize.status, 400);
+      assert.equal(finalize.body.error, "INVALID_SETUP_TOKEN", "a link's setup never yields a capability to whoever holds the link");
+      const plain = await h.api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "1", period: 3600 });
+      const plainSubscribe = await h.api.post("/v1/links/subscribe").send({ setup_token: plain.body.setup_token, payer: first!.address, signature });
+      assert.equal(plainSubscribe.body.error, "INVALID_SETUP_TOKEN");
+
+      const listed = await h.api.post("/v1/links/subscriptions").send({ manage_token: link.manage_token });
+      assert.equal(listed.status, 200, JSON.stringify(listed.body));
+      assert.lengthOf(listed.body.subscriptions, 1, "one row per subscriber, however often they post");
+      assert.isNull(listed.body.next);
+      const [row] = listed.body.subscriptions;
+      assert.equal(row.subscription_id, subscribed.body.subscription_id);
+      assert.equal(row.payer, first!.address);
+      assert.match(row.subscription, /^sc\./);
+      assert.closeTo(row.created_at, Math.floor(h.clock.ms / 1000), 1);
+      const stored = await h.database.query<{ capability_sealed: string }>("SELECT capability_sealed FROM link_subscriptions");
+      assert.lengthOf(stored, 1);
+      assert.notInclude(stored[0]!.capability_sealed, row.subscription.split(".")[2], "sealed at rest, not the token in the clear");
+      const bad = await h.api.post("/v1/links/subscriptions").send({ manage_token: link.link });
+      assert.equal(bad.body.error, "INVALID_LINK_TOKEN");
+    });
+
+    it("pages subscribers 100 at a time, oldest first, with next as the cursor", async () => {
+      const link = await createLink({ notify_url: undefined });
+      const [payer] = payers();
+      const ids: Hex[] = [];
+      for (let i = 0; i < 101; i++) {
+        const { subscribed } = await visit(link.link, payer!);
+        assert.equal(subscribed.status, 200, JSON.stringify(subscribed.body));
+        ids.push(subscribed.body.subscription_id);
+      }
+      const first = await h.api.post("/v1/links/subscriptions").send({ manage_token: link.manage_token });
+      assert.lengthOf(first.body.subscriptions, 100);
+      assert.isString(first.body.next);
+      const second = await h.api.post("/v1/links/subscriptions").send({ manage_token: link.manage_token, after: first.body.next });
+      assert.lengthOf(second.body.subscriptions, 1);
+      assert.isNull(second.body.next);
+      assert.deepEqual(
+        [...first.body.subscriptions, ...second.body.subscriptions].map((s: { subscription_id: Hex }) => s.subscription_id),
+        ids,
+      );
+      const other = await createLink();
+      assert.deepEqual(
+        (await h.api.post("/v1/links/subscriptions").send({ manage_token: other.manage_token })).body,
+        { subscriptions: [], next: null },
+        "another link's list is its own",
+      );
+    });
+
+    it("two payers through one link: listed, charged with their capabilities, events carry link_id; once closed a third visitor is refused and the first two are still charged", async () => {
+      const link = await createLink();
+      const [p1, p2, p3] = payers();
+      const ids: Hex[] = [];
+      for (const payer of [p1!, p2!]) {
+        await approve(h.chain, payer, h.chain.deployment.token.address, h.chain.deployment.contracts.RecurringCharges.address, 10n ** 9n);
+        const { subscribed } = await visit(link.link, payer);
+        assert.equal(subscribed.status, 200, JSON.stringify(subscribed.body));
+        ids.push(subscribed.body.subscription_id);
+      }
+      const listed = (await h.api.post("/v1/links/subscriptions").send({ manage_token: link.manage_token })).body as {
+        subscriptions: Array<{ subscription_id: Hex; subscription: string; payer: Address }>;
+      };
+      assert.deepEqual(
+        listed.subscriptions.map((s) => [s.subscription_id, s.payer]),
+        [
+          [ids[0], p1!.address],
+          [ids[1], p2!.address],
+        ],
+      );
+      for (const s of listed.subscriptions) {
+        const charged = await h.api.post("/v1/charges").send({ subscription: s.subscription });
+        assert.equal(charged.status, 200, JSON.stringify(charged.body));
+        assert.oneOf(charged.body.status, ["CHARGED", "CONFIRMING"], "sent (settled once mined deep enough)");
+      }
+      await h.chain.mine(2);
+      await drain();
+      const events = receiver.received.map((r) => r.body as { type: string; data: { link_id: Hex; subscription_id: Hex; state: string } });
+      const of = (type: string) => events.filter((e) => e.type === type);
+      assert.sameMembers(
+        of("subscription.created").map((e) => e.data.subscription_id),
+        ids,
+      );
+      assert.sameMembers(
+        of("subscription.charged").map((e) => e.data.subscription_id),
+        ids,
+      );
+      for (const e of events) assert.equal(e.data.link_id, link.link_id, `${e.type} carries the link id`);
+      assert.deepEqual(
+        of("subscription.created").map((e) => e.data.state),
+        ["PENDING", "PENDING"],
+      );
+
+      // A visitor who resolved before the close cannot subscribe after it; nor can a new one resolve.
+      const early = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: link.link });
+      const closed = await h.api.post("/v1/links/close").send({ manage_token: link.manage_token });
+      assert.equal(closed.body.closed, true);
+      const late = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: link.link });
+      assert.equal(late.status, 400);
+      assert.equal(late.body.error, "LINK_CLOSED");
+      const signature = await p3!.signTypedData(walletTypedData(early.body as ResolvedTerms, p3!.address) as never);
+      const refused = await h.api.post("/v1/links/subscribe").send({ setup_token: early.body.setup_token, payer: p3!.address, signature });
+      assert.equal(refused.status, 400);
+      assert.equal(refused.body.error, "LINK_CLOSED");
+      assert.equal(refused.body.action, "STOP");
+      assert.lengthOf((await h.api.post("/v1/links/subscriptions").send({ manage_token: link.manage_token })).body.subscriptions, 2);
+
+      // The next period: both existing subscriptions still charge, and their events still arrive.
+      receiver.received.length = 0;
+      await h.chain.advanceTime(3600);
+      h.clock.advance(3600);
+      for (const s of listed.subscriptions) {
+        const charged = await h.api.post("/v1/charges").send({ subscription: s.subscription });
+        assert.equal(charged.status, 200, JSON.stringify(charged.body));
+        assert.oneOf(charged.body.status, ["CHARGED", "CONFIRMING"], "sent (settled once mined deep enough)");
+        assert.equal(charged.body.period_index, 1);
+      }
+      await h.chain.mine(2);
+      await drain();
+      assert.sameMembers(
+        receiver.received.filter((r) => r.body.type === "subscription.charged").map((r) => (r.body.data as { subscription_id: Hex }).subscription_id),
+        ids,
+      );
+    });
+  });
