@@ -1,0 +1,305 @@
+import { assert } from "chai";
+import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import express, { type Express } from "express";
+import { HTTPFacilitatorClient } from "@x402/core/server";
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
+import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
+import { paymentMiddleware, x402ResourceServer } from "@x402/express";
+import { erc20Abi, getAddress, hashTypedData, parseEventLogs, type Address, type Hex } from "viem";
+import { fiatTokenAbi, x402ReceiversAbi } from "../../src/generated/contracts.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { creationBytecode } from "../../dev/deploy/artifacts.js";
+import { keccak256 as viemKeccak } from "viem";
+import { X402_RECEIVER_CODE_HASH, x402ReceiverAddress } from "../../client/src/index.js";
+import { useService } from "../helpers/service.js";
+import { balanceOf, send } from "../helpers/tx.js";
+import { createSafe, deploySafeInfrastructure, safeMessageSignature } from "../helpers/safe.js";
+import { agentFetch, eoaSigner, listenOn, REPORT_PRICE, X402_NETWORK } from "../helpers/x402-parties.js";
+
+/**
+ * Issue 29: x402 with one receiver per merchant. The paywall is the unmodified @x402/express with a
+ * STATIC payTo string (the merchant's receiver), agents are @x402/fetch + @x402/evm on Circle's
+ * FiatToken, this service is the facilitator; nothing is created per request.
+ */
+describe("x402 to a merchant's receiver: a static payTo, nothing created per request", function () {
+  this.timeout(180_000);
+  const h = useService();
+  const agents = () => [0, 4, 5].map((i) => h.chain.accounts[LOCAL_ROLES.firstUser + i]!);
+  const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+  const frontRunner = () => h.chain.accounts[LOCAL_ROLES.firstUser + 7]!;
+  const usdc = () => h.service.deployment.token.address;
+  const receivers = () => h.service.deployment.contracts.X402Receivers.address;
+  const feeCollector = () => h.service.deployment.parameters.feeCollector;
+  const fee = (REPORT_PRICE.units * 200n) / 10_000n;
+
+  let service: { url: string; close(): Promise<void> };
+  let shop: { url: string; close(): Promise<void> };
+  let payTo: Address;
+  /** Every path asked of the service (to show no POST /v1/payments is made). */
+  let asked: string[];
+  let beforeSettle: (() => Promise<void>) | undefined;
+
+  /** The paywall: @x402/express, a static payTo string, x402's HTTP facilitator client. */
+  function staticPaywall(serviceUrl: string, staticPayTo: string): Express {
+    const server = new x402ResourceServer(new HTTPFacilitatorClient({ url: `${serviceUrl}/x402` })).register(X402_NETWORK, new ExactEvmServerScheme());
+    server.onBeforeSettle(async () => void (await beforeSettle?.()));
+    const app = express();
+    app.use(
+      paymentMiddleware(
+        { "GET /report": { accepts: { scheme: "exact", network: X402_NETWORK, price: REPORT_PRICE.x402, payTo: staticPayTo }, description: "Today's report" } },
+        server,
+      ),
+    );
+    app.get("/report", (_req, res) => {
+      res.json({ report: "paid content" });
+    });
+    return app;
+  }
+
+  beforeEach(async () => {
+    asked = [];
+    beforeSettle = undefined;
+    const counted = express();
+    counted.use((req, _res, next) => {
+      asked.push(`${req.method} ${req.path}`);
+      next();
+    });
+    counted.use(h.service.app);
+    service = await listenOn(counted);
+    const answer = await h.api.post("/v1/x402/receivers").send({ recipient: merchant().address });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    payTo = answer.body.pay_to;
+    shop = await listenOn(staticPaywall(service.url, payTo));
+  });
+  afterEach(async () => {
+    await shop.close();
+    await service.close();
+  });
+
+  const balances = (...accounts: Address[]) => Promise.all(accounts.map((a) => balanceOf(h.chain, usdc(), a)));
+  const rows = async (table: string) => Number((await h.database.query<{ n: string | number }>(`SELECT count(*) AS n FROM ${table}`))[0]!.n);
+  const verdict = (body: { tx_hash: string; nonce: string; recipient: string }) => h.api.post("/v1/x402/verify-settlement").send(body);
+  const nonceOf = (headers: Headers[]) => {
+    const header = headers.find((hs) => hs.has("PAYMENT-SIGNATURE"))!.get("PAYMENT-SIGNATURE")!;
+    return (JSON.parse(Buffer.from(header, "base64").toString()) as { payload: { authorization: { nonce: Hex } } }).payload.authorization;
+  };
+
+  it("POST /v1/x402/receivers is deterministic, the client derives the same address offline, and one row is kept per receiver", async () => {
+    const again = await h.api.post("/v1/x402/receivers").send({ recipient: merchant().address.toLowerCase() });
+    assert.deepEqual(again.body, {
+      pay_to: payTo,
+      recipient: merchant().address,
+      token: usdc(),
+      network: X402_NETWORK,
+      fee_bps: 200,
+    });
+    assert.equal(
+      payTo,
+      await h.chain.publicClient.readContract({ address: receivers(), abi: x402ReceiversAbi, functionName: "receiverOf", args: [merchant().address, usdc()] }),
+    );
+    assert.equal(x402ReceiverAddress({ receivers: receivers(), recipient: merchant().address, token: usdc() }), payTo);
+    assert.equal(X402_RECEIVER_CODE_HASH, viemKeccak(creationBytecode("X402Receiver")), "the client's code hash is the contract's");
+    assert.equal(await rows("x402_receivers"), 1);
+    const refused = await h.api.post("/v1/x402/receivers").send({ recipient: usdc() });
+    assert.equal(refused.status, 400);
+  });
+
+  it("three agents pay the static route one after another: each gets the report, each settlement pays recipient and fee collector in one transaction, no POST /v1/payments, and each final verdict is valid", async () => {
+    const answersBefore = await rows("x402_answers");
+    // Unpaid 402s first: they cost this service nothing (no request reaches it, no row).
+    for (let i = 0; i < 3; i++) assert.equal((await fetch(`${shop.url}/report`)).status, 402);
+    assert.deepEqual(
+      asked.filter((a) => !a.startsWith("GET /x402/supported")),
+      [],
+      "an unpaid 402 asks nothing of the service",
+    );
+    assert.equal(await rows("x402_answers"), answersBefore);
+    const paid: Array<{ tx: Hex; nonce: Hex; payer: Address }> = [];
+    for (const agent of agents()) {
+      const [agentBefore, merchantBefore, feesBefore] = await balances(agent.address, merchant().address, feeCollector());
+      const sent: Headers[] = [];
+      const res = await agentFetch(eoaSigner(agent, h.chain.publicClient), sent)(`${shop.url}/report`);
+      assert.equal(res.status, 200, await res.clone().text());
+      assert.deepEqual(await res.json(), { report: "paid content" });
+      const settlement = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE")!);
+      assert.isTrue(settlement.success);
+      assert.equal(getAddress(settlement.payer!), agent.address);
+      const receipt = await h.chain.publicClient.getTransactionReceipt({ hash: settlement.transaction as Hex });
+      assert.equal(getAddress(receipt.to!), receivers(), "sent to X402Receivers");
+      const transfers = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs }).map((l) => [
+        getAddress(l.args.from),
+        getAddress(l.args.to),
+        l.args.value,
+      ]);
+      assert.deepEqual(transfers, [
+        [agent.address, payTo, REPORT_PRICE.units],
+        [payTo, merchant().address, REPORT_PRICE.units - fee],
+        [payTo, getAddress(feeCollector()), fee],
+      ]);
+      const authorization = nonceOf(sent);
+      const [event] = parseEventLogs({ abi: x402ReceiversAbi, eventName: "ReceiverPaid", logs: receipt.logs });
+      assert.deepEqual(
+        [getAddress(event!.args.payer), getAddress(event!.args.recipient), event!.args.nonce, event!.args.amount, event!.args.fee],
+        [agent.address, merchant().address, authorization.nonce, REPORT_PRICE.units, fee],
+      );
+      const [agentAfter, merchantAfter, feesAfter, left] = await balances(agent.address, merchant().address, feeCollector(), payTo);
+      assert.deepEqual(
+        [agentBefore! - agentAfter!, merchantAfter! - merchantBefore!, feesAfter! - feesBefore!, left],
+        [REPORT_PRICE.units, REPORT_PRICE.units - fee, fee, 0n],
+      );
+      paid.push({ tx: settlement.transaction as Hex, nonce: authorization.nonce, payer: agent.address });
+    }
+    assert.notInclude(asked.join("\n"), "/v1/payments", "no POST /v1/payments is made");
+    assert.equal(await rows("x402_receivers"), 1, "still one row for the receiver");
+    assert.equal(await rows("x402_answers"), answersBefore + 3, "one answer per paid authorization, none per 402");
+
+    // The final verdict: confirming until final, then valid for each; a wrong nonce or recipient is no payment.
+    const first = paid[0]!;
+    const latest = paid[2]!;
+    assert.deepEqual((await verdict({ tx_hash: latest.tx, nonce: latest.nonce, recipient: merchant().address })).body, {
+      valid: false,
+      code: "PAYMENT_CONFIRMING",
+    });
+    await h.chain.mine(2);
+    for (const p of paid) {
+      const v = await verdict({ tx_hash: p.tx, nonce: p.nonce, recipient: merchant().address });
+      assert.equal(v.status, 200);
+      assert.include(v.body, { valid: true, tx_hash: p.tx, nonce: p.nonce.toLowerCase(), pay_to: payTo, amount: "0.010000", amount_units: "10000" });
+      assert.equal(getAddress(v.body.payer), p.payer);
+    }
+    assert.deepEqual((await verdict({ tx_hash: first.tx, nonce: latest.nonce, recipient: merchant().address })).body, {
+      valid: false,
+      code: "PAYMENT_MISMATCH",
+    });
+    assert.deepEqual((await verdict({ tx_hash: first.tx, nonce: first.nonce, recipient: frontRunner().address })).body, {
+      valid: false,
+      code: "PAYMENT_MISMATCH",
+    });
+    assert.deepEqual((await verdict({ tx_hash: `0x${"12".repeat(32)}`, nonce: first.nonce, recipient: merchant().address })).body, {
+      valid: false,
+      code: "PAYMENT_NOT_FOUND",
+    });
+  });
+
+  it("a replayed payment header and an expired authorization are refused in x402's shapes; nothing moves", async () => {
+    const sent: Headers[] = [];
+    const agent = agents()[0]!;
+    const res = await agentFetch(eoaSigner(agent, h.chain.publicClient), sent)(`${shop.url}/report`);
+    assert.equal(res.status, 200);
+    const header = sent.find((hs) => hs.has("PAYMENT-SIGNATURE"))!.get("PAYMENT-SIGNATURE")!;
+    const [before] = await balances(agent.address);
+    const replay = await fetch(`${shop.url}/report`, { headers: { "PAYMENT-SIGNATURE": header } });
+    assert.equal(replay.status, 402);
+    assert.equal(decodePaymentRequiredHeader(replay.headers.get("PAYMENT-REQUIRED")!).error, "invalid_exact_evm_nonce_already_used");
+    // The same payload straight to the facilitator: verify and settle refuse it as x402 does.
+    const payload = JSON.parse(Buffer.from(header, "base64").toString());
+    const body = { x402Version: 2, paymentPayload: payload, paymentRequirements: payload.accepted };
+    assert.include((await h.api.post("/x402/verify").send(body)).body, { isValid: false, invalidReason: "invalid_exact_evm_nonce_already_used" });
+    assert.include((await h.api.post("/x402/settle").send(body)).body, {
+      success: false,
+      errorReason: "invalid_exact_evm_nonce_already_used",
+      transaction: "",
+    });
+
+    // Expired: an authorization whose validBefore has passed.
+    const expired = {
+      ...payload,
+      payload: { ...payload.payload, authorization: { ...payload.payload.authorization, validBefore: "1", nonce: `0x${"cd".repeat(32)}` } },
+    };
+    const expiredBody = { x402Version: 2, paymentPayload: expired, paymentRequirements: payload.accepted };
+    assert.include((await h.api.post("/x402/verify").send(expiredBody)).body, { isValid: false });
+    const settled = await h.api.post("/x402/settle").send(expiredBody);
+    assert.include(settled.body, { success: false, transaction: "" });
+    assert.match(settled.body.errorReason, /valid_before|signature/);
+    assert.deepEqual(await balances(agent.address), [before]);
+  });
+
+  it("a Safe (ERC-1271) pays as an agent", async () => {
+    const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 3]!;
+    const infra = await deploySafeInfrastructure(h.chain, owner);
+    const safe = await createSafe(h.chain, infra, owner, [owner], 1);
+    await send(h.chain, agents()[0]!, { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [safe, 1_000_000n] });
+    const safeSigner = {
+      address: safe,
+      signTypedData: (typed: Parameters<typeof hashTypedData>[0]) => safeMessageSignature(h.chain, safe, [owner], hashTypedData(typed)),
+    };
+    const [merchantBefore] = await balances(merchant().address);
+    const res = await agentFetch(safeSigner as never)(`${shop.url}/report`);
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(getAddress(decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE")!).payer!), safe);
+    const [merchantAfter, safeLeft, left] = await balances(merchant().address, safe, payTo);
+    assert.deepEqual([merchantAfter! - merchantBefore!, safeLeft, left], [REPORT_PRICE.units - fee, 1_000_000n - REPORT_PRICE.units, 0n]);
+  });
+
+  it("a front-run straight to USDC between verify and settle: the funds still end split and the agent is answered success; the verdict is valid once final", async () => {
+    const agent = agents()[1]!;
+    const [merchantBefore, feesBefore] = await balances(merchant().address, feeCollector());
+    const sent: Headers[] = [];
+    beforeSettle = async () => {
+      const header = sent.find((hs) => hs.has("PAYMENT-SIGNATURE"))!.get("PAYMENT-SIGNATURE")!;
+      const p = JSON.parse(Buffer.from(header, "base64").toString()).payload as { signature: Hex; authorization: Record<string, string> };
+      const a = p.authorization;
+      await send(h.chain, frontRunner(), {
+        address: usdc(),
+        abi: fiatTokenAbi,
+        functionName: "transferWithAuthorization",
+        args: [a.from as Address, a.to as Address, BigInt(a.value!), BigInt(a.validAfter!), BigInt(a.validBefore!), a.nonce as Hex, p.signature],
+      });
+      assert.equal((await balances(payTo))[0], REPORT_PRICE.units, "the front-run left the funds at the receiver, unsplit");
+    };
+    const res = await agentFetch(eoaSigner(agent, h.chain.publicClient), sent)(`${shop.url}/report`);
+    assert.equal(res.status, 200, await res.clone().text());
+    const settlement = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE")!);
+    assert.isTrue(settlement.success);
+    assert.equal(getAddress(settlement.payer!), agent.address);
+    const [merchantAfter, feesAfter, left] = await balances(merchant().address, feeCollector(), payTo);
+    assert.deepEqual([merchantAfter! - merchantBefore!, feesAfter! - feesBefore!, left], [REPORT_PRICE.units - fee, fee, 0n]);
+    await h.chain.mine(2);
+    const v = await verdict({ tx_hash: settlement.transaction, nonce: nonceOf(sent).nonce, recipient: merchant().address });
+    assert.include(v.body, { valid: true, amount_units: "10000" });
+  });
+
+  it("a plain transfer into a receiver ends split by the service's splitter, with no call from anyone", async () => {
+    const [merchantBefore, feesBefore] = await balances(merchant().address, feeCollector());
+    await send(h.chain, agents()[2]!, { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [payTo, 1_000_000n] });
+    const { sent } = await h.service.receiverSplitter.tick();
+    assert.lengthOf(sent, 1);
+    await h.chain.publicClient.waitForTransactionReceipt({ hash: sent[0]! });
+    const [merchantAfter, feesAfter, left] = await balances(merchant().address, feeCollector(), payTo);
+    assert.deepEqual([merchantAfter! - merchantBefore!, feesAfter! - feesBefore!, left], [980_000n, 20_000n, 0n]);
+    // Nothing left: the next round sends nothing.
+    assert.lengthOf((await h.service.receiverSplitter.tick()).sent, 0);
+  });
+
+  it("the static paywall printed in docs/merchants.md, run as printed, sells the report to an agent", async () => {
+    const doc = readFileSync(new URL("../../docs/merchants.md", import.meta.url), "utf8");
+    const section = doc.slice(doc.indexOf("## Accept x402 payments"));
+    const printed = /```ts\n([\s\S]*?)```/.exec(section)![1]!;
+    assert.isAtMost(printed.trim().split("\n").length, 19, "about 15 lines");
+    assert.include(printed, 'const PAY_TO = "0xYourReceiver"', "a static payTo string");
+    const source = printed
+      .replace('"0xYourReceiver"', JSON.stringify(payTo))
+      .replace('"http://127.0.0.1:8787/x402"', JSON.stringify(`${service.url}/x402`))
+      .replace("app.listen(3000);", "export default app;");
+    const file = join(dirname(fileURLToPath(import.meta.url)), `.merchants-static-paywall-${process.pid}.ts`);
+    writeFileSync(file, source);
+    let app: Express;
+    try {
+      app = ((await import(pathToFileURL(file).href)) as { default: Express }).default;
+    } finally {
+      unlinkSync(file);
+    }
+    const printedShop = await listenOn(app);
+    try {
+      const [merchantBefore] = await balances(merchant().address);
+      const res = await agentFetch(eoaSigner(agents()[2]!, h.chain.publicClient))(`${printedShop.url}/report`);
+      assert.equal(res.status, 200, await res.clone().text());
+      const [merchantAfter] = await balances(merchant().address);
+      assert.equal(merchantAfter! - merchantBefore!, REPORT_PRICE.units - fee);
+    } finally {
+      await printedShop.close();
+    }
+  });
+});
