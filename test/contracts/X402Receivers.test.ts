@@ -125,16 +125,14 @@ describe("X402Receivers: one x402 receiver per merchant", () => {
     assert.equal((await balances(receiver))[0], 10_000_000n);
     const before = await balances(merchant.address, collector);
     const receipt = await mined(
-      chain
-        .wallet(stranger)
-        .writeContract({
-          address: receivers,
-          abi: x402ReceiversAbi,
-          functionName: "split",
-          args: [usdc, merchant.address],
-          account: stranger,
-          chain: chain.chain,
-        }),
+      chain.wallet(stranger).writeContract({
+        address: receivers,
+        abi: x402ReceiversAbi,
+        functionName: "split",
+        args: [usdc, merchant.address],
+        account: stranger,
+        chain: chain.chain,
+      }),
     );
     const after = await balances(merchant.address, collector, receiver);
     assert.deepEqual([after[0]! - before[0]!, after[1]! - before[1]!, after[2]], [9_800_000n, 200_000n, 0n]);
@@ -218,15 +216,13 @@ describe("X402Receivers: one x402 receiver per merchant", () => {
   it("refuses a bad configuration", async () => {
     const { chain, buyer } = await setup();
     await expectRevert(
-      chain
-        .wallet(buyer)
-        .deployContract({
-          abi: x402ReceiversAbi,
-          bytecode: creationBytecode("X402Receivers"),
-          args: [buyer.address, 10_001],
-          account: buyer,
-          chain: chain.chain,
-        }),
+      chain.wallet(buyer).deployContract({
+        abi: x402ReceiversAbi,
+        bytecode: creationBytecode("X402Receivers"),
+        args: [buyer.address, 10_001],
+        account: buyer,
+        chain: chain.chain,
+      }),
       "InvalidConfiguration",
     );
   });
