@@ -13,6 +13,7 @@ import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { creationBytecode } from "../../dev/deploy/artifacts.js";
 import { keccak256 as viemKeccak } from "viem";
 import { X402_RECEIVER_CODE_HASH, x402ReceiverAddress } from "../../client/src/index.js";
+import { tokenDomain, transferAuthorizationTypedData } from "../../src/chain/token-authorizations.js";
 import { useService } from "../helpers/service.js";
 import { balanceOf, send } from "../helpers/tx.js";
 import { createSafe, deploySafeInfrastructure, safeMessageSignature } from "../helpers/safe.js";
@@ -203,16 +204,19 @@ describe("x402 to a merchant's receiver: a static payTo, nothing created per req
       transaction: "",
     });
 
-    // Expired: an authorization whose validBefore has passed.
+    // Expired: an authorization signed with a validBefore already passed.
+    const authorization = { from: agent.address, to: payTo, value: REPORT_PRICE.units, validAfter: 0n, validBefore: 1n, nonce: `0x${"cd".repeat(32)}` as Hex };
+    const signature = await agent.signTypedData(
+      transferAuthorizationTypedData(tokenDomain(84532, usdc(), h.service.deployment.token.eip712), authorization) as never,
+    );
     const expired = {
       ...payload,
-      payload: { ...payload.payload, authorization: { ...payload.payload.authorization, validBefore: "1", nonce: `0x${"cd".repeat(32)}` } },
+      payload: { signature, authorization: { ...authorization, value: String(authorization.value), validAfter: "0", validBefore: "1" } },
     };
     const expiredBody = { x402Version: 2, paymentPayload: expired, paymentRequirements: payload.accepted };
-    assert.include((await h.api.post("/x402/verify").send(expiredBody)).body, { isValid: false });
-    const settled = await h.api.post("/x402/settle").send(expiredBody);
-    assert.include(settled.body, { success: false, transaction: "" });
-    assert.match(settled.body.errorReason, /valid_before|signature/);
+    const reason = "invalid_exact_evm_payload_authorization_valid_before";
+    assert.include((await h.api.post("/x402/verify").send(expiredBody)).body, { isValid: false, invalidReason: reason });
+    assert.include((await h.api.post("/x402/settle").send(expiredBody)).body, { success: false, errorReason: reason, transaction: "" });
     assert.deepEqual(await balances(agent.address), [before]);
   });
 
@@ -271,6 +275,35 @@ describe("x402 to a merchant's receiver: a static payTo, nothing created per req
     assert.deepEqual([merchantAfter! - merchantBefore!, feesAfter! - feesBefore!, left], [980_000n, 20_000n, 0n]);
     // Nothing left: the next round sends nothing.
     assert.lengthOf((await h.service.receiverSplitter.tick()).sent, 0);
+  });
+
+  it("splitReceivers, given receivers that received funds (what the Transfer-log detection hands it): splits each that holds any, deploying it first, and skips the empty and other tokens", async () => {
+    const other = frontRunner().address;
+    const otherReceiver = x402ReceiverAddress({ receivers: receivers(), recipient: other, token: usdc() });
+    assert.equal(await h.chain.publicClient.getCode({ address: otherReceiver }), undefined, "not deployed yet");
+    await send(h.chain, agents()[2]!, { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [otherReceiver, 500_000n] });
+    const [otherBefore, feesBefore] = await balances(other, feeCollector());
+    const sent = await h.service.receiverSplitter.splitReceivers([
+      { receiver: otherReceiver, recipient: other, token: usdc() },
+      { receiver: payTo, recipient: merchant().address, token: usdc() }, // empty: nothing sent
+      { receiver: payTo, recipient: merchant().address, token: receivers() }, // another token: not ours to split
+    ]);
+    assert.lengthOf(sent, 1);
+    assert.equal((await h.chain.publicClient.waitForTransactionReceipt({ hash: sent[0]! })).status, "success");
+    const [otherAfter, feesAfter, left] = await balances(other, feeCollector(), otherReceiver);
+    assert.deepEqual([otherAfter! - otherBefore!, feesAfter! - feesBefore!, left], [490_000n, 10_000n, 0n]);
+  });
+
+  it("a payTo that is no receiver this service knows is refused at verify, in x402's shape", async () => {
+    const unknown = x402ReceiverAddress({ receivers: receivers(), recipient: frontRunner().address, token: usdc() });
+    const stranger = await listenOn(staticPaywall(service.url, unknown));
+    try {
+      const res = await agentFetch(eoaSigner(agents()[0]!, h.chain.publicClient))(`${stranger.url}/report`);
+      assert.equal(res.status, 402);
+      assert.equal(decodePaymentRequiredHeader(res.headers.get("PAYMENT-REQUIRED")!).error, "invalid_payment_requirements");
+    } finally {
+      await stranger.close();
+    }
   });
 
   it("the static paywall printed in docs/merchants.md, run as printed, sells the report to an agent", async () => {
