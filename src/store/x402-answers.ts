@@ -23,11 +23,6 @@ export const X402_ANSWER_KEEP_MS = 8 * 24 * 60 * 60_000;
 export class X402Answers {
   constructor(private readonly db: Pick<Database, "query">) {}
 
-  /** The subject of an authorization paid to a receiver: one answer per (payer, nonce). */
-  static authorizationSubject(payer: Address, nonce: string): string {
-    return `${payer.toLowerCase()}:${nonce.toLowerCase()}`;
-  }
-
   /**
    * One success per subject, first half: a settle request about to send the settlement reserves the
    * answer with its own token. False when another request holds it (a reservation younger than

@@ -4,7 +4,6 @@ import { X402ReceiversReader } from "../chain/contracts/x402-receivers.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { readReceipt } from "../chain/transactions.js";
 import type { PaymentChain } from "../payments/verify.js";
-import { X402Answers } from "../store/x402-answers.js";
 import type { X402ReceiverRecord } from "../store/x402-receivers.js";
 import { AUTHORIZATION_LOOKBACK, authorizationPaidIn, authorizationUsed, findAuthorizationPayment, type AuthorizationPayment } from "./proof.js";
 import { poll } from "./poll.js";
@@ -42,7 +41,7 @@ export function receiverPayTo(deps: ReceiverPayToDeps, record: X402ReceiverRecor
   const used = () => authorizationUsed(chain.client, token, a.payer, nonce);
   return {
     kind: "receiver",
-    subject: X402Answers.authorizationSubject(a.payer, nonce),
+    subject: `${a.payer.toLowerCase()}:${nonce.toLowerCase()}`,
     payTo: record.receiver,
     amount,
     settledAlready: false,

@@ -27,7 +27,7 @@ describe("x402's store: answers, payer holds, receivers", () => {
 
   it("one success per subject: a reservation blocks others until released or stale; a claim without one goes to the first asker", async () => {
     const answers = new X402Answers(db);
-    const subject = X402Answers.authorizationSubject(PAYER, `0x${"11".repeat(32)}`);
+    const subject = `${PAYER}:0x${"11".repeat(32)}`;
     assert.isTrue(await answers.reserve(subject, "a", 60_000));
     assert.isFalse(await answers.reserve(subject, "b", 60_000), "held by a");
     assert.isFalse(await answers.claim(subject, null, 60_000), "a request that sent nothing cannot take a held answer");
@@ -39,7 +39,7 @@ describe("x402's store: answers, payer holds, receivers", () => {
     assert.isFalse(await answers.claim(subject, null, 60_000), "answered once");
     assert.isFalse(await answers.reserve(subject, "c", 0), "an answer given is never reserved again, stale or not");
     // A reservation older than the stale limit belongs to a request that never finished.
-    const other = X402Answers.authorizationSubject(PAYER, `0x${"22".repeat(32)}`);
+    const other = `${PAYER}:0x${"22".repeat(32)}`;
     assert.isTrue(await answers.reserve(other, "x", 60_000));
     await new Promise((resolve) => setTimeout(resolve, 5));
     assert.isTrue(await answers.claim(other, null, 1), "stale: the first asker gets it");
