@@ -1,4 +1,5 @@
 import { assert } from "chai";
+import fc from "fast-check";
 import { encodeAbiParameters, getAddress, getContractAddress, keccak256, parseEventLogs, toHex, type Address, type Hex } from "viem";
 import { fiatTokenAbi, x402ReceiversAbi } from "../../src/generated/contracts.js";
 import { tokenDomain, transferAuthorizationTypedData } from "../../src/chain/token-authorizations.js";
@@ -7,7 +8,7 @@ import { creationBytecode } from "../../dev/deploy/artifacts.js";
 import { useLocalChain } from "../helpers/local-chain.js";
 import { expectRevert } from "../helpers/reverts.js";
 import { signWithViem } from "../helpers/signers.js";
-import { balanceOf, seededRandom, send } from "../helpers/tx.js";
+import { balanceOf, send } from "../helpers/tx.js";
 
 const ref = (label: string): Hex => keccak256(toHex(label));
 
@@ -190,27 +191,104 @@ describe("X402Receivers: one x402 receiver per merchant", () => {
     );
   });
 
-  it("invariants over random settlements and plain transfers: the receiver never keeps a balance after a settlement or split, payouts sum to what arrived, the fee is never skipped", async () => {
-    const { chain, usdc, buyer, merchant, collector, receiver, receivers, stranger, authorize, settle, mined, balances } = await setup();
-    const random = seededRandom(29);
-    for (let i = 0; i < 12; i++) {
-      const plain = BigInt(Math.floor(random() * 3_000_000));
-      if (plain > 0n) await send(chain, buyer, { address: usdc, abi: fiatTokenAbi, functionName: "transfer", args: [receiver, plain] });
-      const amount = 1n + BigInt(Math.floor(random() * 20_000_000));
-      const before = await balances(merchant.address, collector, receiver);
-      const arrived = before[2]! + amount;
-      const bySettle = random() < 0.7;
-      if (bySettle) await mined(settle(await authorize({ value: amount, nonce: ref(`invariant ${i}`) })));
-      else {
-        await send(chain, buyer, { address: usdc, abi: fiatTokenAbi, functionName: "transfer", args: [receiver, amount] });
-        await send(chain, stranger, { address: receivers, abi: x402ReceiversAbi, functionName: "split", args: [usdc, merchant.address] });
-      }
-      const after = await balances(merchant.address, collector, receiver);
-      const [toMerchant, toCollector] = [after[0]! - before[0]!, after[1]! - before[1]!];
-      assert.equal(after[2], 0n, `round ${i}: the receiver kept a balance`);
-      assert.equal(toMerchant + toCollector, arrived, `round ${i}: payouts do not sum to what arrived`);
-      assert.equal(toCollector, (arrived * 200n) / 10_000n, `round ${i}: fee skipped or wrong`);
-    }
+  it("stateful invariants (fast-check) over settlements, replays, front-runs, plain transfers and splits: a receiver never keeps a balance after a settlement or split, payouts sum to what arrived, the fee is never skipped, an authorization pays once", async function () {
+    this.timeout(300_000);
+    const { chain, usdc, receivers, buyer, merchant, collector, stranger } = await setup();
+    // Recipients include the buyer and the fee collector themselves: the split must hold even then.
+    const recipients: Address[] = [merchant.address, buyer.address, collector];
+    const receiverOf = (r: Address) =>
+      chain.publicClient.readContract({ address: receivers, abi: x402ReceiversAbi, functionName: "receiverOf", args: [r, usdc] });
+    const receiverAddresses = await Promise.all(recipients.map(receiverOf));
+    const watched = [...new Set([buyer.address, stranger.address, receivers, ...recipients, ...receiverAddresses])];
+    const domain = tokenDomain(chain.deployment.chainId, usdc, chain.deployment.token.eip712);
+    const validBefore = (await chain.publicClient.getBlock()).timestamp + 86_400n;
+    const operation = fc.record({
+      kind: fc.constantFrom("settle", "settle", "replay", "front-run", "plain", "split"),
+      recipient: fc.nat({ max: recipients.length - 1 }),
+      amount: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(1n, 49n, 50n, 1_000_000n) }, { weight: 1, arbitrary: fc.bigInt({ min: 1n, max: 10n ** 9n }) }),
+    });
+    let snapshot = await chain.snapshot();
+    const seen = { settled: 0, refused: 0, split: 0 };
+    await fc.assert(
+      fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 6 }), async (operations) => {
+        await chain.revert(snapshot);
+        snapshot = await chain.snapshot();
+        const start = new Map(await Promise.all(watched.map(async (a) => [a, await balanceOf(chain, usdc, a)] as const)));
+        const expected = new Map<Address, bigint>(watched.map((a) => [a, 0n]));
+        const move = (from: Address, to: Address, units: bigint) => {
+          expected.set(from, expected.get(from)! - units);
+          expected.set(to, expected.get(to)! + units);
+        };
+        const used: Array<{ recipient: number; a: Awaited<ReturnType<typeof signed>> }> = [];
+        let n = 0;
+        async function signed(to: Address, value: bigint) {
+          const message = { from: buyer.address, to, value, validAfter: 0n, validBefore, nonce: keccak256(toHex(`invariant ${n++}`)) };
+          return { ...message, signature: await signWithViem(buyer, transferAuthorizationTypedData(domain, message)) };
+        }
+        /** The receiver's whole balance leaves, split, to its recipient and the fee collector. */
+        const splitOut = (i: number) => {
+          const receiver = receiverAddresses[i]!;
+          const total = expected.get(receiver)! + start.get(receiver)!;
+          const fee = (total * 200n) / 10_000n;
+          move(receiver, recipients[i]!, total - fee);
+          move(receiver, collector, fee);
+        };
+        for (const op of operations) {
+          const receiver = receiverAddresses[op.recipient]!;
+          const recipient = recipients[op.recipient]!;
+          if (op.kind === "settle" || (op.kind === "replay" && used.length === 0)) {
+            const a = await signed(receiver, op.amount);
+            await send(chain, stranger, {
+              address: receivers,
+              abi: x402ReceiversAbi,
+              functionName: "settle",
+              args: [usdc, recipient, a.from, a.value, a.validAfter, a.validBefore, a.nonce, a.signature],
+            });
+            used.push({ recipient: op.recipient, a });
+            move(buyer.address, receiver, op.amount);
+            splitOut(op.recipient);
+            seen.settled++;
+          } else if (op.kind === "replay") {
+            const { recipient: i, a } = used[used.length - 1]!;
+            await expectRevert(
+              chain.publicClient.simulateContract({
+                address: receivers,
+                abi: x402ReceiversAbi,
+                functionName: "settle",
+                args: [usdc, recipients[i]!, a.from, a.value, a.validAfter, a.validBefore, a.nonce, a.signature],
+                account: stranger,
+              }),
+              "Error",
+              ["FiatTokenV2: authorization is used or canceled"],
+            );
+            seen.refused++;
+          } else if (op.kind === "front-run") {
+            const a = await signed(receiver, op.amount);
+            await send(chain, stranger, {
+              address: usdc,
+              abi: fiatTokenAbi,
+              functionName: "transferWithAuthorization",
+              args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, a.signature],
+            });
+            move(buyer.address, receiver, op.amount);
+          } else if (op.kind === "plain") {
+            await send(chain, buyer, { address: usdc, abi: fiatTokenAbi, functionName: "transfer", args: [receiver, op.amount] });
+            move(buyer.address, receiver, op.amount);
+          } else {
+            await send(chain, stranger, { address: receivers, abi: x402ReceiversAbi, functionName: "split", args: [usdc, recipient] });
+            splitOut(op.recipient);
+            seen.split++;
+          }
+          for (const a of watched) assert.equal((await balanceOf(chain, usdc, a)) - start.get(a)!, expected.get(a)!, `balance of ${a} after ${op.kind}`);
+          if (op.kind === "settle" || op.kind === "split") assert.equal(await balanceOf(chain, usdc, receiver), 0n, "the receiver keeps nothing");
+          assert.equal(expected.get(receivers), 0n, "X402Receivers never holds a balance");
+        }
+      }),
+      { numRuns: 25, seed: 20261129, endOnFailure: true },
+    );
+    assert.isAbove(seen.settled, 20);
+    assert.isAbove(seen.refused, 3);
+    assert.isAbove(seen.split, 5);
   });
 
   it("refuses a bad configuration", async () => {
