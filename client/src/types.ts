@@ -144,6 +144,8 @@ export type CapabilitiesResponse = {
   contracts: {
     splitter: Address;
     recurring_charges: Address;
+    /** X402Receivers: the factory and settler of merchants' x402 receivers (receiverOf, settle, split) */
+    x402_receivers: Address;
   };
   token: {
     address: Address;
