@@ -150,6 +150,9 @@ export class X402Facilitator {
     try {
       if (contractPayer && (await this.deps.answers.isPayerRefused(j.payer, Date.now()))) return this.#failed(payerRefused(j.payer));
       const sent = await j.target.send(this.deps.maxSettlementGas);
+      // To a receiver, the settlement's simulation fails once the authorization is used: a front-runner
+      // sent it straight to USDC after this request's verify. Its funds wait at the receiver: the chain answers.
+      if (sent === "unavailable" && j.target.kind === "receiver" && (await this.#used(j))) return await this.#answer(j, refused, { token });
       if (sent === "unavailable") {
         const message = `the settlement cannot be sent now (its simulation failed, it would use more than ${this.deps.maxSettlementGas} gas, or no relayer funds)`;
         return this.#failed(refused ?? { reason: X402_REASONS.transactionState, message, payer: j.payer });

@@ -14,6 +14,13 @@ import { creationBytecode } from "../../dev/deploy/artifacts.js";
 import { keccak256 as viemKeccak } from "viem";
 import { X402_RECEIVER_CODE_HASH, x402ReceiverAddress } from "../../client/src/index.js";
 import { tokenDomain, transferAuthorizationTypedData } from "../../src/chain/token-authorizations.js";
+import { DepositWatches } from "../../src/store/deposit-watches.js";
+import { X402Answers } from "../../src/store/x402-answers.js";
+import { X402ReceiverStore } from "../../src/store/x402-receivers.js";
+import { X402Facilitator } from "../../src/x402/facilitator.js";
+import type { ReceiverSender } from "../../src/x402/receiver-sender.js";
+import { x402Client } from "@x402/fetch";
+import { ExactEvmScheme as ExactEvmClientScheme } from "@x402/evm/exact/client";
 import { useService } from "../helpers/service.js";
 import { balanceOf, send } from "../helpers/tx.js";
 import { createSafe, deploySafeInfrastructure, safeMessageSignature } from "../helpers/safe.js";
@@ -263,6 +270,50 @@ describe("x402 to a merchant's receiver: a static payTo, nothing created per req
     await h.chain.mine(2);
     const v = await verdict({ tx_hash: settlement.transaction, nonce: nonceOf(sent).nonce, recipient: merchant().address });
     assert.include(v.body, { valid: true, amount_units: "10000" });
+  });
+
+  it("a front-run landing after settle's own verify, before its send: the settlement cannot be sent, the funds are split and the agent is answered success", async () => {
+    const agent = agents()[2]!;
+    const res402 = await fetch(`${shop.url}/report`);
+    const requirements = decodePaymentRequiredHeader(res402.headers.get("PAYMENT-REQUIRED")!).accepts[0]!;
+    const client = new x402Client().register(X402_NETWORK, new ExactEvmClientScheme(eoaSigner(agent, h.chain.publicClient)));
+    const payload = await client.createPaymentPayload({ x402Version: 2, resource: { url: `${shop.url}/report` }, accepts: [requirements] } as never);
+    const p = payload.payload as { signature: Hex; authorization: Record<string, string> };
+    const a = p.authorization;
+    // The service's own parts, with a sender that lets the front-runner in just before it sends.
+    const real = (h.service.receiverSplitter as unknown as { deps: { sender: ReceiverSender } }).deps.sender;
+    const frontRunFirst = {
+      price: (data: Hex) => real.price(data),
+      send: async (data: Hex, maxGas?: bigint) => {
+        await send(h.chain, frontRunner(), {
+          address: usdc(),
+          abi: fiatTokenAbi,
+          functionName: "transferWithAuthorization",
+          args: [a.from as Address, a.to as Address, BigInt(a.value!), BigInt(a.validAfter!), BigInt(a.validBefore!), a.nonce as Hex, p.signature],
+        });
+        return real.send(data, maxGas);
+      },
+    };
+    const facilitator = new X402Facilitator({
+      chain: { client: h.service.client, deployment: h.service.deployment, finality: h.service.config.finality },
+      watches: new DepositWatches(h.database),
+      answers: new X402Answers(h.database),
+      receivers: new X402ReceiverStore(h.database),
+      settlements: h.service.depositSettler,
+      receiverSender: frontRunFirst,
+      receiverSplitter: h.service.receiverSplitter,
+      submitter: () => h.service.x402.supported().signers["eip155:*"]![0] as Address,
+      maxSettlementGas: 400_000n,
+      settleWaitMs: 30_000,
+      pollMs: 50,
+    });
+    const [merchantBefore, feesBefore] = await balances(merchant().address, feeCollector());
+    const settled = await facilitator.settle({ x402Version: 2, paymentPayload: payload, paymentRequirements: requirements } as never);
+    assert.include(settled, { success: true, payer: agent.address, network: X402_NETWORK });
+    const receipt = await h.chain.publicClient.getTransactionReceipt({ hash: settled.transaction as Hex });
+    assert.equal(getAddress(receipt.from), frontRunner().address, "the transaction named is the one that moved the agent's funds");
+    const [merchantAfter, feesAfter, left] = await balances(merchant().address, feeCollector(), payTo);
+    assert.deepEqual([merchantAfter! - merchantBefore!, feesAfter! - feesBefore!, left], [REPORT_PRICE.units - fee, fee, 0n]);
   });
 
   it("a plain transfer into a receiver ends split by the service's splitter, with no call from anyone", async () => {
