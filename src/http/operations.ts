@@ -28,12 +28,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   "POST /x402/verify": {
     operationId: "x402Verify",
     tag: "x402",
-    description: `x402's POST /verify: whether settling this payment now would pay the payment its payTo is (a payment address this service issued, for that amount, not settled yet), checked by @x402/evm's own exact verify (signature incl. ERC-1271, time window, amount, simulation). A replayed authorization is invalid_exact_evm_nonce_already_used. ${X402_RULE}`,
+    description: `x402's POST /verify: whether settling this payment now would pay its payTo: a merchant's receiver this service knows (POST /v1/x402/receivers), or a payment address this service issued, for that amount, not settled yet, checked by @x402/evm's own exact verify (signature incl. ERC-1271, time window, amount, simulation). A replayed authorization is invalid_exact_evm_nonce_already_used. ${X402_RULE}`,
   },
   "POST /x402/settle": {
     operationId: "x402Settle",
     tag: "x402",
-    description: `x402's POST /settle: submits the buyer's authorization and the fee split in one transaction (Splitter.settleDepositFromAuthorization) and answers once it is mined: success names the transaction whose Paid settled the payment, also when a front-runner submitted the same authorization first; one success per payment (the same header twice gets one), only with proof that this authorization paid it, and never for a settlement over the gas ceiling. Inclusion, not finality: POST /v1/payments/verify gives the final verdict. ${X402_RULE}`,
+    description: `x402's POST /settle: submits the buyer's authorization and the fee split in one transaction (X402Receivers.settle to a receiver, Splitter.settleDepositFromAuthorization to a payment address) and answers once it is mined: success names the transaction that settled the payment (to a receiver: the one that moved the agent's funds into it, which was split), also when a front-runner submitted the same authorization first; one success per payment (the same header twice gets one), only with proof that this authorization paid it, and never for a settlement over the gas ceiling. Inclusion, not finality: POST /v1/x402/verify-settlement (to a receiver) or POST /v1/payments/verify (to a payment address) gives the final verdict. ${X402_RULE}`,
   },
   "GET /health": {
     operationId: "health",
