@@ -149,12 +149,13 @@ export class X402Facilitator {
     }
     try {
       if (contractPayer && (await this.deps.answers.isPayerRefused(j.payer, Date.now()))) return this.#failed(payerRefused(j.payer));
-      const sent = await j.target.send(this.deps.maxSettlementGas);
+      const maxGas = this.deps.maxSettlementGas + j.target.extraGas;
+      const sent = await j.target.send(maxGas);
       // To a receiver, the settlement's simulation fails once the authorization is used: a front-runner
       // sent it straight to USDC after this request's verify. Its funds wait at the receiver: the chain answers.
       if (sent === "unavailable" && j.target.kind === "receiver" && (await this.#used(j))) return await this.#answer(j, refused, { token });
       if (sent === "unavailable") {
-        const message = `the settlement cannot be sent now (its simulation failed, it would use more than ${this.deps.maxSettlementGas} gas, or no relayer funds)`;
+        const message = `the settlement cannot be sent now (its simulation failed, it would use more than ${maxGas} gas, or no relayer funds)`;
         return this.#failed(refused ?? { reason: X402_REASONS.transactionState, message, payer: j.payer });
       }
       // Taken: a settlement of this payment address is already out (the service's own deposit
@@ -218,7 +219,7 @@ export class X402Facilitator {
       const derived = await X402ReceiversReader.of(this.deps.chain).receiverOf(receiver.recipient, deployment.token.address);
       if (isAddressEqual(derived, payTo)) {
         if (amount === 0n) return refuse(X402_REASONS.requirements, "amount must be above zero");
-        const target = receiverPayTo(
+        const target = await receiverPayTo(
           {
             chain: this.deps.chain,
             sender: this.deps.receiverSender,
@@ -243,10 +244,11 @@ export class X402Facilitator {
   async #simulateSettlement(j: Judged): Promise<Refusal | null> {
     const priced = await j.target.price();
     if (!priced) return { reason: X402_REASONS.simulationFailed, message: "the settlement's simulation reverted", payer: j.payer };
-    if (priced.gas > this.deps.maxSettlementGas) {
+    const maxGas = this.deps.maxSettlementGas + j.target.extraGas;
+    if (priced.gas > maxGas) {
       return {
         reason: X402_REASONS.transactionState,
-        message: `the settlement would use ${priced.gas} gas, more than the ${this.deps.maxSettlementGas} this facilitator pays`,
+        message: `the settlement would use ${priced.gas} gas, more than the ${maxGas} this facilitator pays`,
         payer: j.payer,
       };
     }

@@ -50,6 +50,7 @@ export async function intentPayTo(deps: IntentPayToDeps, watch: DepositWatch, a:
     subject: watch.depositAddress.toLowerCase(),
     payTo: watch.depositAddress,
     amount: watch.amountUnits,
+    extraGas: 0n,
     settledAlready: settledBlock !== 0n,
     price: () => deps.settlements.priceSettlement(call),
     send: (maxGas) => deps.settlements.sendSettlement(watch.depositAddress, call, maxGas),

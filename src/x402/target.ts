@@ -20,6 +20,8 @@ export interface PayToTarget {
   subject: string;
   payTo: Address;
   amount: bigint;
+  /** Gas this settlement may use beyond the facilitator's ceiling: a receiver's one-time deployment, by its first settlement. */
+  extraGas: bigint;
   /** Settled already by other funds (a payment address whose payment settled): only a proof that this authorization paid answers success. */
   settledAlready: boolean;
   /** The settlement simulated as the relayer would send it, priced; null when it reverts. */

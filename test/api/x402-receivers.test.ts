@@ -387,3 +387,39 @@ describe("x402 to a merchant's receiver: a static payTo, nothing created per req
     }
   });
 });
+
+describe("x402 to a receiver with the smallest signature gas cap: the first settlement's deployment is within the ceiling", function () {
+  this.timeout(120_000);
+  // Ceiling 200,000 + 1: a settlement to a deployed receiver fits (116,217 + 20%), its first one (232,053,
+  // deploying it) fits only with the deployment's allowance.
+  const h = useService({ SIGNATURE_GAS_CAP: "1" });
+
+  it("an agent pays a receiver nobody deployed yet, and then again", async () => {
+    const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 6]!.address;
+    const { body } = await h.api.post("/v1/x402/receivers").send({ recipient: merchant });
+    assert.equal(await h.chain.publicClient.getCode({ address: body.pay_to }), undefined);
+    const service = await listenOn(h.service.app);
+    const server = new x402ResourceServer(new HTTPFacilitatorClient({ url: `${service.url}/x402` })).register(X402_NETWORK, new ExactEvmServerScheme());
+    const app = express();
+    app.use(
+      paymentMiddleware(
+        { "GET /report": { accepts: { scheme: "exact", network: X402_NETWORK, price: REPORT_PRICE.x402, payTo: body.pay_to }, description: "Today's report" } },
+        server,
+      ),
+    );
+    app.get("/report", (_req, res) => {
+      res.json({ report: "paid content" });
+    });
+    const shop = await listenOn(app);
+    try {
+      for (const round of ["first (deploys the receiver)", "second"]) {
+        const res = await agentFetch(eoaSigner(h.chain.accounts[LOCAL_ROLES.firstUser]!, h.chain.publicClient))(`${shop.url}/report`);
+        assert.equal(res.status, 200, `${round}: ${await res.clone().text()}`);
+      }
+      assert.notEqual(await h.chain.publicClient.getCode({ address: body.pay_to }), undefined);
+    } finally {
+      await shop.close();
+      await service.close();
+    }
+  });
+});
