@@ -101,6 +101,7 @@ console.log(`Ops            ${running.opsUrl}/metrics, /ready (127.0.0.1 only)`)
 console.log(`Chain RPC      ${redactUrl(config.rpcUrl!)}   chain id ${deployment.chainId} (${deployment.environment})`);
 console.log(`Splitter       ${deployment.contracts.Splitter.address}`);
 console.log(`Recurring      ${deployment.contracts.RecurringCharges.address}`);
+console.log(`X402Receivers  ${deployment.contracts.X402Receivers.address}   (merchants' x402 receivers: POST /v1/x402/receivers)`);
 console.log(`USDC           ${deployment.token.address}`);
 console.log(`Finality       ${config.finality.kind === "safe" ? "the node's safe block" : `${config.finality.confirmations} confirmations`}`);
 console.log(`Store          ${config.dataDir ? `PGlite in ${config.dataDir}` : "PGlite in memory"}`);

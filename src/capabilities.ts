@@ -19,7 +19,11 @@ export function describeCapabilities(config: Config, deployment: LiveDeployment)
     environment: deployment.environment,
     chain_id: deployment.chainId,
     api_version: API_VERSION,
-    contracts: { splitter: deployment.contracts.Splitter.address, recurring_charges: deployment.contracts.RecurringCharges.address },
+    contracts: {
+      splitter: deployment.contracts.Splitter.address,
+      recurring_charges: deployment.contracts.RecurringCharges.address,
+      x402_receivers: deployment.contracts.X402Receivers.address,
+    },
     token: { address: deployment.token.address, symbol: deployment.token.symbol, decimals: deployment.token.decimals },
     fee_bps: deployment.parameters.feeBps,
     network_fee: formatAmount(networkFeeUnits),

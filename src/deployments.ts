@@ -37,6 +37,8 @@ export const DeploymentSchema = z.strictObject({
     .strictObject({
       Splitter: z.strictObject({ address }),
       RecurringCharges: z.strictObject({ address }),
+      /** The x402 receivers' factory and settler (IX402Receivers): every merchant's static x402 `payTo`. */
+      X402Receivers: z.strictObject({ address }),
     })
     .nullable(),
   /** The constructor arguments of the contracts; null until the protocol team chooses them. */

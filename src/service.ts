@@ -24,6 +24,12 @@ import { quoteFees } from "./recurring/gas-quote.js";
 import { DEPOSIT_CHECK_EVERY_MS, DepositSettler } from "./payments/deposit-settler.js";
 import { DepositWatches } from "./store/deposit-watches.js";
 import { RefusedChargePayers } from "./store/refused-charge-payers.js";
+import { X402Answers } from "./store/x402-answers.js";
+import { X402ReceiverStore } from "./store/x402-receivers.js";
+import { ReceiverSender } from "./x402/receiver-sender.js";
+import { RECEIVER_SPLIT_EVERY_MS, ReceiverSplitter } from "./x402/receiver-splitter.js";
+import { ReceiverDirectory } from "./x402/receivers.js";
+import { settlementVerdict } from "./x402/verdict.js";
 import { Relayer, type RelayerOptions } from "./recurring/relayer.js";
 import { Refunds } from "./refunds/refunds.js";
 import { openStore, type Database } from "./store/database.js";
@@ -77,6 +83,8 @@ export interface Service {
   /** Settles payments paid to their payment address (started by listen). */
   depositSettler: DepositSettler;
   x402: X402Facilitator;
+  /** Splits what reaches merchants' x402 receivers outside a settlement (started by listen). */
+  receiverSplitter: ReceiverSplitter;
   refunds: Refunds;
   webhooks: Webhooks;
   database: Database;
@@ -254,10 +262,32 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     now,
   });
 
+  const x402Answers = new X402Answers(database);
+  const x402Receivers = new X402ReceiverStore(database);
+  const receiverSender = new ReceiverSender({
+    client,
+    to: deployment.contracts.X402Receivers.address,
+    store: x402Receivers,
+    sender: relayer,
+    quoteFees: () => quoteFees(client, pricing),
+    now,
+  });
+  const receiverSplitter = new ReceiverSplitter({
+    client,
+    token: deployment.token.address,
+    store: x402Receivers,
+    answers: x402Answers,
+    sender: receiverSender,
+    now,
+  });
   const x402 = new X402Facilitator({
     chain,
     watches: depositWatches,
+    answers: x402Answers,
+    receivers: x402Receivers,
     settlements: depositSettler,
+    receiverSender,
+    receiverSplitter,
     submitter: () => relayer.address,
     maxSettlementGas: X402_SETTLEMENT_GAS + config.recurring.signatureGasCap,
     settleWaitMs: X402_SETTLE_WAIT_MS,
@@ -268,7 +298,17 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const limiter = windowLimiter("api", config.rateLimits.perMinute);
   const recoverLimit = rateLimit(windowLimiter("recover", config.rateLimits.recoverPerMinute), "recover");
   const app = createApp({
-    routes: integrationRoutes({ payments, links, subscriptions, sessions, charges, chargeRecovery, refunds, recoverLimit }),
+    routes: integrationRoutes({
+      payments,
+      links,
+      subscriptions,
+      sessions,
+      charges,
+      chargeRecovery,
+      refunds,
+      x402: { receivers: new ReceiverDirectory({ chain, store: x402Receivers }), verdict: (q) => settlementVerdict(chain, q) },
+      recoverLimit,
+    }),
     capabilities: () => describeCapabilities(config, deployment),
     limiter,
     logger,
@@ -294,6 +334,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     stuckCharges,
     depositSettler,
     x402,
+    receiverSplitter,
     refunds,
     webhooks,
     database,
@@ -302,6 +343,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
       webhooks.stop();
       stuckCharges.stop();
       depositSettler.stop();
+      receiverSplitter.stop();
       if (!deps.database) await database.close();
     },
   };
@@ -324,6 +366,9 @@ export async function listen(service: Service): Promise<{ apiUrl: string; opsUrl
   service.depositSettler.start(DEPOSIT_CHECK_EVERY_MS, (error) =>
     service.logger.warn({ loop: "deposits", error: (error as Error).message.split("\n")[0] }, "payment-address settlement round failed"),
   );
+  service.receiverSplitter.start(RECEIVER_SPLIT_EVERY_MS, (error) =>
+    service.logger.warn({ loop: "x402-receivers", error: (error as Error).message.split("\n")[0] }, "x402 receiver split round failed"),
+  );
   const url = (server: Server, host: string) => `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
     apiUrl: url(api, service.config.host),
@@ -332,6 +377,7 @@ export async function listen(service: Service): Promise<{ apiUrl: string; opsUrl
       service.webhooks.stop();
       service.stuckCharges.stop();
       service.depositSettler.stop();
+      service.receiverSplitter.stop();
       await Promise.all(
         servers.map(
           (s) =>

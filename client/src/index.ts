@@ -14,6 +14,7 @@ import type { Action, ErrorCode, Operations, VerifyPaymentResponse } from "./typ
 
 export type * from "./types.js";
 export { acceptedPayTo, x402PaymentAddresses } from "./x402.js";
+export { keccak256, X402_RECEIVER_CODE_HASH, x402ReceiverAddress } from "./x402-receiver.js";
 export type { IssuedPayment, PaymentCreator, X402PaymentAddresses, X402PaymentAddressOptions, X402RequestContext } from "./x402.js";
 
 /** The request body of an operation. */
@@ -116,6 +117,9 @@ export class PaymentServiceClient {
   prepareRefund = (b: RequestOf<"prepareRefund">) => this.#call<"prepareRefund">("POST", "/v1/refunds/prepare", b);
   resolveRefund = (b: RequestOf<"resolveRefund">) => this.#call<"resolveRefund">("POST", "/v1/refunds/resolve", b);
   verifyRefund = (b: RequestOf<"verifyRefund">) => this.#call<"verifyRefund">("POST", "/v1/refunds/verify", b);
+  // x402
+  x402Receiver = (b: RequestOf<"x402Receiver">) => this.#call<"x402Receiver">("POST", "/v1/x402/receivers", b);
+  verifyX402Settlement = (b: RequestOf<"verifyX402Settlement">) => this.#call<"verifyX402Settlement">("POST", "/v1/x402/verify-settlement", b);
 }
 
 /**

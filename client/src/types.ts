@@ -144,6 +144,8 @@ export type CapabilitiesResponse = {
   contracts: {
     splitter: Address;
     recurring_charges: Address;
+    /** X402Receivers: the factory and settler of merchants' x402 receivers (receiverOf, settle, split) */
+    x402_receivers: Address;
   };
   token: {
     address: Address;
@@ -826,6 +828,14 @@ export type VerifyRefundResponse = {
   block_number: BlockNumber;
 };
 
+/** An error answer of verifyX402Settlement: branch on error and action. */
+export type VerifyX402SettlementError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "RPC_ERROR" | "RPC_BUSY";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
 export type X402FacilitatorRequest = {
   x402Version: number;
   paymentPayload: X402PaymentPayload;
@@ -857,10 +867,61 @@ export type X402RateLimited = {
   retry_after?: number;
 };
 
+/** An error answer of x402Receiver: branch on error and action. */
+export type X402ReceiverError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "RPC_ERROR" | "RPC_BUSY";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
+export type X402ReceiverRequest = {
+  /** the merchant account that receives amount - fee */
+  recipient: Address;
+};
+
+export type X402ReceiverResponse = {
+  /** the recipient's receiver on this deployment's chain: write it as the static payTo of every x402 route. CREATE2 of X402Receivers, the same for every call (the client package derives it offline); whatever it holds leaves only split, the fee to the fee collector and the rest to the recipient */
+  pay_to: Address;
+  recipient: Address;
+  /** the token x402 routes ask for (the route's asset): USDC */
+  token: Address;
+  /** the x402 network of the receiver, eip155:<chain id> */
+  network: string;
+  /** the fee in basis points taken from every payment to the receiver */
+  fee_bps: number;
+};
+
 export type X402ResourceInfo = {
   url: string;
   description?: string;
   mimeType?: string;
+};
+
+export type X402SettlementVerdictRequest = {
+  /** the transaction x402's settle answered (PAYMENT-RESPONSE's transaction) */
+  tx_hash: Bytes32;
+  /** the EIP-3009 nonce the agent signed (the payment payload's authorization.nonce) */
+  nonce: Bytes32;
+  /** the merchant's recipient: the receiver is derived from it */
+  recipient: Address;
+};
+
+export type X402SettlementVerdictResponse = {
+  valid: true;
+  tx_hash: Hash;
+  nonce: Hash;
+  /** the authorization's signer (the agent) */
+  payer: Address;
+  pay_to: Address;
+  amount: Amount;
+  amount_units: AmountUnits;
+  chain_id: number;
+  block_number: BlockNumber;
+  block_hash: Hash;
+} | {
+  valid: false;
+  code: "PAYMENT_NOT_FOUND" | "PAYMENT_CONFIRMING" | "TRANSACTION_REVERTED" | "PAYMENT_MISMATCH";
 };
 
 export type X402SettleResponse = {
@@ -950,6 +1011,10 @@ export interface Operations {
   resolveRefund: { method: "POST"; path: "/v1/refunds/resolve"; request: RefundTokenRequest; response: ResolveRefundResponse; error: ResolveRefundError["error"] };
   /** Verify a refund transfer by its event */
   verifyRefund: { method: "POST"; path: "/v1/refunds/verify"; request: VerifyRefundRequest; response: VerifyRefundResponse; error: VerifyRefundError["error"] };
+  /** A merchant's x402 receiver: the static payTo of its x402 routes (deterministic, no capability) */
+  x402Receiver: { method: "POST"; path: "/v1/x402/receivers"; request: X402ReceiverRequest; response: X402ReceiverResponse; error: X402ReceiverError["error"] };
+  /** The final verdict of an x402 settlement to a receiver, by its transaction and the authorization's nonce */
+  verifyX402Settlement: { method: "POST"; path: "/v1/x402/verify-settlement"; request: X402SettlementVerdictRequest; response: X402SettlementVerdictResponse; error: VerifyX402SettlementError["error"] };
 }
 
 /** Every webhook event, by type. */

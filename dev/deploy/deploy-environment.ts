@@ -88,7 +88,7 @@ export async function deployEnvironment(options: DeployOptions): Promise<Deploye
 export function verification(
   network: string,
   chainId: number,
-  contracts: { Splitter: { address: Address }; RecurringCharges: { address: Address } },
+  contracts: { Splitter: { address: Address }; RecurringCharges: { address: Address }; X402Receivers: { address: Address } },
   p: NonNullable<Deployment["parameters"]>,
 ) {
   void network;
@@ -99,6 +99,12 @@ export function verification(
       address: contracts.RecurringCharges.address,
       argsFile: `${chainId}.RecurringCharges.args.mjs`,
       args: [p.owner, p.feeCollector, p.feeBps, p.networkFeeUnits, p.relayers] as unknown[],
+    },
+    {
+      name: "X402Receivers",
+      address: contracts.X402Receivers.address,
+      argsFile: `${chainId}.X402Receivers.args.mjs`,
+      args: [p.feeCollector, p.feeBps] as unknown[],
     },
   ];
 }

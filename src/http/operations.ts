@@ -28,12 +28,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   "POST /x402/verify": {
     operationId: "x402Verify",
     tag: "x402",
-    description: `x402's POST /verify: whether settling this payment now would pay the payment its payTo is (a payment address this service issued, for that amount, not settled yet), checked by @x402/evm's own exact verify (signature incl. ERC-1271, time window, amount, simulation). A replayed authorization is invalid_exact_evm_nonce_already_used. ${X402_RULE}`,
+    description: `x402's POST /verify: whether settling this payment now would pay its payTo: a merchant's receiver this service knows (POST /v1/x402/receivers), or a payment address this service issued, for that amount, not settled yet, checked by @x402/evm's own exact verify (signature incl. ERC-1271, time window, amount, simulation). A replayed authorization is invalid_exact_evm_nonce_already_used. ${X402_RULE}`,
   },
   "POST /x402/settle": {
     operationId: "x402Settle",
     tag: "x402",
-    description: `x402's POST /settle: submits the buyer's authorization and the fee split in one transaction (Splitter.settleDepositFromAuthorization) and answers once it is mined: success names the transaction whose Paid settled the payment, also when a front-runner submitted the same authorization first; one success per payment (the same header twice gets one), only with proof that this authorization paid it, and never for a settlement over the gas ceiling. Inclusion, not finality: POST /v1/payments/verify gives the final verdict. ${X402_RULE}`,
+    description: `x402's POST /settle: submits the buyer's authorization and the fee split in one transaction (X402Receivers.settle to a receiver, Splitter.settleDepositFromAuthorization to a payment address) and answers once it is mined: success names the transaction that settled the payment (to a receiver: the one that moved the agent's funds into it, which was split), also when a front-runner submitted the same authorization first; one success per payment (the same header twice gets one), only with proof that this authorization paid it, and never for a settlement over the gas ceiling. Inclusion, not finality: POST /v1/x402/verify-settlement (to a receiver) or POST /v1/payments/verify (to a payment address) gives the final verdict. ${X402_RULE}`,
   },
   "GET /health": {
     operationId: "health",
@@ -165,6 +165,17 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: "Refunds",
     description: `Verifies a refund transfer by its Transfer event from merchant to payer. ${WAIT_RULE}`,
   },
+  "POST /v1/x402/receivers": {
+    operationId: "x402Receiver",
+    tag: "x402",
+    description:
+      "The merchant's x402 receiver for a recipient: one address per recipient on this deployment's chain (CREATE2 of X402Receivers, derived, so the same on every call and computable offline by the client package), written once as the static payTo of every x402 route. Whatever reaches it leaves only split: the fee to the fee collector, the rest to the recipient. No capability: an address is not a secret. The service keeps one row per receiver, never one per call or per x402 request.",
+  },
+  "POST /v1/x402/verify-settlement": {
+    operationId: "verifyX402Settlement",
+    tag: "x402",
+    description: `The final verdict of an x402 payment to a receiver, by the transaction x402's settle named and the nonce the agent signed: valid only when that transaction, final, holds the authorization's transfer into the recipient's receiver and the receiver's funds left split (in the same transaction, or by a final split after a front-run). The codes of POST /v1/payments/verify. No capability: every fact it reads is public on chain. ${WAIT_RULE}`,
+  },
 };
 
 export const TAGS: Array<{ name: OperationDoc["tag"]; description: string }> = [
@@ -177,6 +188,6 @@ export const TAGS: Array<{ name: OperationDoc["tag"]; description: string }> = [
   {
     name: "x402",
     description:
-      "An x402 v2 facilitator (scheme exact, USDC's EIP-3009 on this chain) at {base_url}/x402, for x402's own packages (HTTPFacilitatorClient): payTo is a payment address (pay.deposit_address), and settling splits the fee in the same transaction. x402's shapes, not this API's error model.",
+      "An x402 v2 facilitator (scheme exact, USDC's EIP-3009 on this chain) at {base_url}/x402, for x402's own packages (HTTPFacilitatorClient): payTo is a merchant's receiver (a static address, POST /v1/x402/receivers) or a payment address (pay.deposit_address), and settling splits the fee in the same transaction. x402's shapes, not this API's error model.",
   },
 ];

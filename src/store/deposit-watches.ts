@@ -53,12 +53,6 @@ const fromRow = (r: Row): DepositWatch => ({
   sentAt: r.sent_at === null ? null : Number(r.sent_at),
 });
 
-/** The database's clock in unix milliseconds: one clock for every instance sharing the store. */
-const DB_NOW_MS = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint";
-
-/** An x402 answer nobody holds: never reserved, or reserved longer ago than the parameter `$n` (ms) by a request that never finished. */
-const answerFree = (n: number) => `(x402_answer IS NULL OR (x402_answer LIKE 'reserved:%' AND x402_reserved_at < ${DB_NOW_MS} - $${n}))`;
-
 const COLUMNS = "deposit_address, recipient, amount_units, reference, watch_until, status, tx_hash, raw_tx, tx_hashes, relayer, nonce, sent_at";
 
 /** The payment addresses being watched (deposit-settler.ts settles them). */
@@ -156,87 +150,14 @@ export class DepositWatches {
   }
 
   /**
-   * The x402 facilitator's one success per payment address, first half: a settle request about to send
-   * the settlement reserves the answer with its own token. False when another request holds it (a
-   * reservation younger than `staleAfterMs`, by the database's clock, the same for every instance) or
-   * it was given.
-   */
-  async reserveX402Answer(depositAddress: Address, token: string, staleAfterMs: number): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE deposit_watches SET x402_answer = $2, x402_reserved_at = ${DB_NOW_MS} WHERE deposit_address = $1 AND ${answerFree(3)} RETURNING deposit_address`,
-      [depositAddress.toLowerCase(), `reserved:${token}`, staleAfterMs],
-    );
-    return rows.length === 1;
-  }
-
-  /**
-   * Second half: gives the answer, to the request holding the reservation `token`, or (`token` null:
-   * a request that sent nothing, the payment settled by someone else's transaction) when nobody holds
-   * one or the reservation is stale. True for the one request told it paid.
-   */
-  async claimX402Answer(depositAddress: Address, token: string | null, staleAfterMs: number): Promise<boolean> {
-    const rows =
-      token === null
-        ? await this.db.query(`UPDATE deposit_watches SET x402_answer = 'answered' WHERE deposit_address = $1 AND ${answerFree(2)} RETURNING deposit_address`, [
-            depositAddress.toLowerCase(),
-            staleAfterMs,
-          ])
-        : await this.db.query("UPDATE deposit_watches SET x402_answer = 'answered' WHERE deposit_address = $1 AND x402_answer = $2 RETURNING deposit_address", [
-            depositAddress.toLowerCase(),
-            `reserved:${token}`,
-          ]);
-    return rows.length === 1;
-  }
-
-  /** A reservation whose request did not pay (its settlement could not be sent, or did not settle): free again. */
-  async releaseX402Answer(depositAddress: Address, token: string): Promise<void> {
-    await this.db.query("UPDATE deposit_watches SET x402_answer = NULL, x402_reserved_at = NULL WHERE deposit_address = $1 AND x402_answer = $2", [
-      depositAddress.toLowerCase(),
-      `reserved:${token}`,
-    ]);
-  }
-
-  /**
-   * One x402 settlement at a time per contract payer: true when this caller now holds `payer` (free,
-   * or held longer than `staleAfterMs` by a request that never let go).
-   */
-  async holdX402Payer(payer: Address, staleAfterMs: number): Promise<boolean> {
-    const rows = await this.db.query(
-      `INSERT INTO x402_payers_in_flight (payer, since) VALUES ($1, ${DB_NOW_MS}) ON CONFLICT (payer) DO UPDATE SET since = EXCLUDED.since WHERE x402_payers_in_flight.since < ${DB_NOW_MS} - $2 RETURNING payer`,
-      [payer.toLowerCase(), staleAfterMs],
-    );
-    return rows.length === 1;
-  }
-
-  async releaseX402Payer(payer: Address): Promise<void> {
-    await this.db.query("DELETE FROM x402_payers_in_flight WHERE payer = $1", [payer.toLowerCase()]);
-  }
-
-  /** An x402 settlement of `payer`'s reverted on chain: none of theirs is sent before `untilMs`. */
-  async refuseX402Payer(payer: Address, untilMs: number): Promise<void> {
-    await this.db.query(
-      "INSERT INTO x402_reverted_payers (payer, refused_until) VALUES ($1, $2) ON CONFLICT (payer) DO UPDATE SET refused_until = GREATEST(x402_reverted_payers.refused_until, EXCLUDED.refused_until)",
-      [payer.toLowerCase(), untilMs],
-    );
-  }
-
-  /** Whether `payer`'s x402 settlements are refused at `nowMs` (one of theirs reverted on chain lately). */
-  async isX402PayerRefused(payer: Address, nowMs: number): Promise<boolean> {
-    const rows = await this.db.query("SELECT 1 FROM x402_reverted_payers WHERE payer = $1 AND refused_until > $2", [payer.toLowerCase(), nowMs]);
-    return rows.length === 1;
-  }
-
-  /**
-   * Forgets watches past their end (a week after the intent's expiry), settled or open, and payers
-   * no longer refused. A settled watch stays until then: it is the payment address's record for the
-   * x402 facilitator (a settle asking after a front-runner's settlement became final), read by key
+   * Forgets watches past their end (a week after the intent's expiry), settled or open. A settled
+   * watch stays until then: it is the payment address's record for the x402 facilitator (a settle asking after a front-runner's settlement became final), read by key
    * and never scanned (the settler reads open and sent watches only).
    */
   async prune(nowMs: number): Promise<number> {
     const rows = await this.db.query("DELETE FROM deposit_watches WHERE status <> 'sent' AND watch_until < $1 RETURNING deposit_address", [
       Math.floor(nowMs / 1000),
     ]);
-    await this.db.query("DELETE FROM x402_reverted_payers WHERE refused_until <= $1", [nowMs]);
     return rows.length;
   }
 }

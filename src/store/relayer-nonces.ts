@@ -14,7 +14,7 @@ export async function takeRelayerNonce(tx: Pick<Database, "query">, relayer: Hex
   let nonce = Math.max(next, chainPending);
   if (chainPending < next) {
     const held = await tx.query(
-      "SELECT 1 FROM charge_attempts WHERE relayer = $1 AND nonce = $2 UNION ALL SELECT 1 FROM deposit_watches WHERE relayer = $1 AND nonce = $2",
+      "SELECT 1 FROM charge_attempts WHERE relayer = $1 AND nonce = $2 UNION ALL SELECT 1 FROM deposit_watches WHERE relayer = $1 AND nonce = $2 UNION ALL SELECT 1 FROM x402_transactions WHERE relayer = $1 AND nonce = $2 AND status = 'sent'",
       [relayer, chainPending],
     );
     if (held.length === 0) nonce = chainPending; // a hole: reuse it, or every later nonce waits behind it

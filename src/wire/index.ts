@@ -12,3 +12,4 @@ export * from "./recurring.js";
 export * from "./refunds.js";
 export * from "./events.js";
 export * from "./x402.js";
+export * from "./x402-receivers.js";

@@ -13,7 +13,11 @@ export const CapabilitiesResponse = z.strictObject({
   environment: z.enum(["test", "production"]),
   chain_id: z.number().int(),
   api_version: z.literal("1.0.0"),
-  contracts: z.strictObject({ splitter: Address, recurring_charges: Address }),
+  contracts: z.strictObject({
+    splitter: Address,
+    recurring_charges: Address,
+    x402_receivers: Address.describe("X402Receivers: the factory and settler of merchants' x402 receivers (receiverOf, settle, split)"),
+  }),
   token: z.strictObject({ address: Address, symbol: z.string(), decimals: z.number().int() }),
   fee_bps: z.number().int(),
   network_fee: Amount,

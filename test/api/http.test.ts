@@ -38,7 +38,11 @@ describe("HTTP rules", () => {
       environment: "test",
       chain_id: 84532,
       api_version: "1.0.0",
-      contracts: { splitter: deployment.contracts.Splitter.address, recurring_charges: deployment.contracts.RecurringCharges.address },
+      contracts: {
+        splitter: deployment.contracts.Splitter.address,
+        recurring_charges: deployment.contracts.RecurringCharges.address,
+        x402_receivers: deployment.contracts.X402Receivers.address,
+      },
       token: { address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", symbol: "USDC", decimals: 6 },
       fee_bps: 200,
       network_fee: "0.100000",

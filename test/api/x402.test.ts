@@ -250,9 +250,9 @@ describe("x402: this service as the facilitator, with @x402/express, @x402/fetch
     assert.equal(safeLeft, 1_000_000n - REPORT_PRICE.units);
   });
 
-  it("the paywall printed in docs/merchants.md, run as printed, sells the report to an agent", async () => {
+  it("the per-request paywall printed in docs/merchants.md, run as printed, sells the report to an agent", async () => {
     const doc = readFileSync(new URL("../../docs/merchants.md", import.meta.url), "utf8");
-    const section = doc.slice(doc.indexOf("## Accept x402 payments"));
+    const section = doc.slice(doc.indexOf("### A payment address per request"));
     const printed = /```ts\n([\s\S]*?)```/.exec(section)![1]!;
     assert.isAtMost(printed.trim().split("\n").length, 22, "about 20 lines");
     // Only what a merchant fills in changes: the service's URL, their wallet, the port, and where the client package is.

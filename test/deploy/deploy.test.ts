@@ -18,7 +18,7 @@ describe("deploy script", () => {
   after(() => chain?.close());
   const deployer = () => chain.accounts[5]!;
 
-  it("deploys both contracts through CREATE2 at the addresses deployments/84532.json names, then leaves them alone", async () => {
+  it("deploys the three contracts through CREATE2 at the addresses deployments/84532.json names, then leaves them alone", async () => {
     const lines: string[] = [];
     const deploymentsDir = mkdtempSync(join(tmpdir(), "deployments-"));
     copyFileSync(join(DEPLOYMENTS_DIR, "84532.json"), join(deploymentsDir, "84532.json"));
@@ -39,14 +39,14 @@ describe("deploy script", () => {
     });
     assert.deepEqual(
       dry.map((d) => d.txHash),
-      [null, null],
+      [null, null, null],
     );
     assert.equal(await chain.publicClient.getCode({ address: expected.Splitter.address }), undefined);
 
     const first = await deployEnvironment({ chainId: 84532, rpcUrl: chain.rpcUrl!, deployer: deployer(), deploymentsDir, log: (l) => lines.push(l) });
     assert.deepEqual(
       first.map((d) => d.address),
-      [expected.Splitter.address, expected.RecurringCharges.address],
+      [expected.Splitter.address, expected.RecurringCharges.address, expected.X402Receivers.address],
     );
     assert.ok(first.every((d) => d.txHash));
     const feeBps = await chain.publicClient.readContract({ address: expected.Splitter.address, abi: splitterAbi, functionName: "FEE_BPS" });
@@ -55,7 +55,7 @@ describe("deploy script", () => {
     const again = await deployEnvironment({ chainId: 84532, rpcUrl: chain.rpcUrl!, deployer: deployer(), deploymentsDir, log: (l) => lines.push(l) });
     assert.deepEqual(
       again.map((d) => d.txHash),
-      [null, null],
+      [null, null, null],
     );
     assert.ok(lines.some((l) => l.includes("already at")));
     assert.ok(

@@ -1,5 +1,5 @@
 import { encodeFunctionData, keccak256, parseSignature, toHex } from "viem";
-import { recurringChargesAbi, splitterAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
+import { recurringChargesAbi, splitterAbi, testSmartAccountAbi, fiatTokenAbi, x402ReceiversAbi } from "../../src/generated/contracts.js";
 import { signWithViem } from "../helpers/signers.js";
 import { permitTypedData, receiveAuthorizationTypedData, tokenDomain, transferAuthorizationTypedData } from "../../src/chain/token-authorizations.js";
 import type { HDAccount } from "viem/accounts";
@@ -135,6 +135,44 @@ export async function measureGas(chain: LocalChain): Promise<GasFigures> {
     ).gasUsed,
   );
 
+  // x402 to the merchant's receiver (its static payTo): the first settlement deploys the receiver,
+  // the next ones (steady state) find it deployed; each is USDC's transferWithAuthorization into the
+  // receiver and the split out of it, in one transaction.
+  const receivers = deployment.contracts.X402Receivers.address;
+  const receiver = await chain.publicClient.readContract({
+    address: receivers,
+    abi: x402ReceiversAbi,
+    functionName: "receiverOf",
+    args: [merchant.address, usdc],
+  });
+  for (const [figure, label] of [
+    ["x402 settlement to a receiver (first, deploys it)", "first"],
+    ["x402 settlement to a receiver", "steady"],
+  ] as const) {
+    const nonce = ref(`x402 receiver ${label}`);
+    const signature = await signWithViem(
+      buyer,
+      transferAuthorizationTypedData(tokenDomain(84532, usdc, chain.deployment.token.eip712), {
+        from: buyer.address,
+        to: receiver,
+        value: 25_000_000n,
+        validAfter: 0n,
+        validBefore: deadline,
+        nonce,
+      }),
+    );
+    figures[figure] = Number(
+      (
+        await send(chain, submitter, {
+          address: receivers,
+          abi: x402ReceiversAbi,
+          functionName: "settle",
+          args: [usdc, merchant.address, buyer.address, 25_000_000n, 0n, deadline, nonce, signature],
+        })
+      ).gasUsed,
+    );
+  }
+
   // Recurring: the fee collector already holds a balance from the payments above.
   const terms = await makeTerms(chain, buyer.address, merchant.address, { start: GAS_EPOCH });
   await approve(chain, buyer, usdc, recurring, 10n ** 12n);
@@ -226,6 +264,8 @@ export const GAS_TARGETS: GasFigures = {
   "pay (allowance)": 90_000,
   // Issue "Pay from anywhere": settling a payment address, first use of the address included.
   "settle deposit (first use)": 120_000,
+  // Issue 29: an x402 settlement to a deployed receiver (the merchant's static payTo).
+  "x402 settlement to a receiver": 120_000,
   "first charge (EOA)": 140_000,
   "first charge (ERC-1271)": 140_000,
   "later charge": 100_000,

@@ -11,6 +11,7 @@ import { linkRoutes } from "./links.js";
 import { paymentRoutes } from "./payments.js";
 import { recurringRoutes } from "./recurring.js";
 import { refundRoutes } from "./refunds.js";
+import { x402Routes, type X402Domains } from "./x402.js";
 
 export interface Domains {
   payments: Payments;
@@ -20,6 +21,7 @@ export interface Domains {
   charges: Charges;
   chargeRecovery: ChargeRecovery;
   refunds: Refunds;
+  x402: X402Domains;
   recoverLimit: RequestHandler;
 }
 
@@ -30,6 +32,7 @@ export function integrationRoutes(d: Domains): PostRoute[] {
     ...linkRoutes(d.links),
     ...recurringRoutes(d.subscriptions, d.sessions, d.charges, d.chargeRecovery, d.links),
     ...refundRoutes(d.refunds),
+    ...x402Routes(d.x402),
   ];
 }
 
@@ -44,6 +47,7 @@ export function describedRoutes(): PostRoute[] {
     charges: unavailable,
     chargeRecovery: unavailable,
     refunds: unavailable,
+    x402: { receivers: unavailable, verdict: () => Promise.reject(new Error("description only")) },
     recoverLimit: ((_req, _res, next) => next()) as RequestHandler,
   } as never);
 }

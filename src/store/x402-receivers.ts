@@ -1,0 +1,89 @@
+import { getAddress, type Address, type Hex } from "viem";
+import type { Database } from "./database.js";
+import { takeRelayerNonce } from "./relayer-nonces.js";
+
+/** A merchant's x402 receiver this service knows of. */
+export interface X402ReceiverRecord {
+  receiver: Address;
+  recipient: Address;
+  token: Address;
+}
+
+/** A relayer transaction to X402Receivers (a settlement or a split), recorded before it is broadcast. */
+export interface X402Transaction {
+  hash: Hex;
+  relayer: Address;
+  nonce: number;
+  raw: Hex;
+  sentAt: number;
+}
+
+/**
+ * The receivers (one row per receiver: written by POST /v1/x402/receivers or a settlement, never per
+ * request) and the relayer's transactions to X402Receivers, with their nonces.
+ */
+export class X402ReceiverStore {
+  constructor(private readonly db: Pick<Database, "query" | "transaction">) {}
+
+  /** Records a receiver (once: a second call writes nothing). */
+  async add(r: X402ReceiverRecord): Promise<void> {
+    await this.db.query("INSERT INTO x402_receivers (receiver, recipient, token) VALUES ($1, $2, $3) ON CONFLICT (receiver) DO NOTHING", [
+      r.receiver.toLowerCase(),
+      r.recipient.toLowerCase(),
+      r.token.toLowerCase(),
+    ]);
+  }
+
+  async find(receiver: Address): Promise<X402ReceiverRecord | null> {
+    const [row] = await this.db.query<{ receiver: string; recipient: string; token: string }>(
+      "SELECT receiver, recipient, token FROM x402_receivers WHERE receiver = $1",
+      [receiver.toLowerCase()],
+    );
+    return row ? { receiver: getAddress(row.receiver), recipient: getAddress(row.recipient), token: getAddress(row.token) } : null;
+  }
+
+  /** Receivers in address order after `after` (a page of at most `limit`). */
+  async page(after: Address | null, limit: number): Promise<X402ReceiverRecord[]> {
+    const rows = await this.db.query<{ receiver: string; recipient: string; token: string }>(
+      "SELECT receiver, recipient, token FROM x402_receivers WHERE receiver > $1 ORDER BY receiver LIMIT $2",
+      [after?.toLowerCase() ?? "", limit],
+    );
+    return rows.map((r) => ({ receiver: getAddress(r.receiver), recipient: getAddress(r.recipient), token: getAddress(r.token) }));
+  }
+
+  /** Signs and records a relayer transaction with the relayer's next nonce, in one store transaction (no chain call inside). */
+  async record(relayer: Address, chainPending: number, sentAt: number, sign: (nonce: number) => Promise<{ hash: Hex; raw: Hex }>): Promise<X402Transaction> {
+    return this.db.transaction(async (tx) => {
+      const nonce = await takeRelayerNonce(tx, relayer, chainPending);
+      const signed = await sign(nonce);
+      await tx.query("INSERT INTO x402_transactions (tx_hash, relayer, nonce, raw_tx, sent_at) VALUES ($1, $2, $3, $4, $5)", [
+        signed.hash,
+        relayer,
+        nonce,
+        signed.raw,
+        sentAt,
+      ]);
+      return { hash: signed.hash, relayer, nonce, raw: signed.raw, sentAt };
+    });
+  }
+
+  /** Transactions recorded and not yet seen mined or replaced, oldest first. */
+  async sent(limit: number): Promise<X402Transaction[]> {
+    const rows = await this.db.query<{ tx_hash: string; relayer: string; nonce: string | number; raw_tx: string; sent_at: string | number }>(
+      "SELECT tx_hash, relayer, nonce, raw_tx, sent_at FROM x402_transactions WHERE status = 'sent' ORDER BY sent_at LIMIT $1",
+      [limit],
+    );
+    return rows.map((r) => ({
+      hash: r.tx_hash as Hex,
+      relayer: r.relayer as Address,
+      nonce: Number(r.nonce),
+      raw: r.raw_tx as Hex,
+      sentAt: Number(r.sent_at),
+    }));
+  }
+
+  /** A followed transaction is done: mined, or its nonce used by another transaction. */
+  async markDone(hash: Hex, status: "mined" | "dropped"): Promise<void> {
+    await this.db.query("UPDATE x402_transactions SET status = $2 WHERE tx_hash = $1", [hash, status]);
+  }
+}

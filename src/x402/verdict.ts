@@ -1,0 +1,55 @@
+import { erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex } from "viem";
+import { fiatTokenAbi } from "../generated/contracts.js";
+import { X402ReceiversReader } from "../chain/contracts/x402-receivers.js";
+import { readReceiptsAfterHead } from "../chain/finality.js";
+import { isKnownTransaction } from "../chain/transactions.js";
+import { formatAmount } from "../money.js";
+import type { PaymentChain } from "../payments/verify.js";
+import type { X402SettlementVerdictResponse } from "../wire/index.js";
+
+const AUTHORIZATION_USED = fiatTokenAbi.find((i) => i.type === "event" && i.name === "AuthorizationUsed")!;
+
+/**
+ * POST /v1/x402/verify-settlement: the final verdict of an x402 payment to a merchant's receiver, by
+ * the transaction x402's settle named and the authorization's nonce, with the rules and codes of
+ * POST /v1/payments/verify. Valid only when the transaction, at or below the finality head, holds the
+ * authorization's use (`AuthorizationUsed(payer, nonce)`) and its transfer into the recipient's
+ * receiver, and the receiver's funds left split: in the same transaction (`ReceiverPaid` with that
+ * nonce, a settlement through X402Receivers) or by a final `ReceiverSplit` of that receiver at or
+ * after it (a front-runner submitted the authorization straight to USDC). PAYMENT_CONFIRMING before
+ * finality (or while the split is not final), PAYMENT_NOT_FOUND for a transaction the node does not
+ * know, TRANSACTION_REVERTED, PAYMENT_MISMATCH when the transaction is not that payment.
+ */
+export async function settlementVerdict(chain: PaymentChain, q: { txHash: Hex; nonce: Hex; recipient: Address }): Promise<X402SettlementVerdictResponse> {
+  const reader = X402ReceiversReader.of(chain);
+  const token = chain.deployment.token.address;
+  const receiver = await reader.receiverOf(q.recipient, token);
+  const { head, receipts } = await readReceiptsAfterHead(chain.client, chain.finality, [q.txHash]);
+  const receipt = receipts[0];
+  if (!receipt) return { valid: false, code: (await isKnownTransaction(chain.client, q.txHash)) ? "PAYMENT_CONFIRMING" : "PAYMENT_NOT_FOUND" };
+  if (receipt.status !== "success") return { valid: false, code: "TRANSACTION_REVERTED" };
+  const ofToken = receipt.logs.filter((l) => isAddressEqual(l.address, token));
+  const use = parseEventLogs({ abi: [AUTHORIZATION_USED], logs: ofToken, strict: true }).find((u) => u.args.nonce.toLowerCase() === q.nonce.toLowerCase());
+  const payer = use?.args.authorizer;
+  const moved = payer
+    ? parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: ofToken, strict: true }).find(
+        (t) => isAddressEqual(t.args.from, payer) && isAddressEqual(t.args.to, receiver),
+      )
+    : undefined;
+  if (!payer || !moved) return { valid: false, code: "PAYMENT_MISMATCH" };
+  if (receipt.blockNumber > head) return { valid: false, code: "PAYMENT_CONFIRMING" };
+  const splitHere = reader.paidIn(receipt).some((p) => p.args.nonce.toLowerCase() === q.nonce.toLowerCase() && isAddressEqual(p.args.recipient, q.recipient));
+  if (!splitHere && (await reader.splitLogs(receiver, receipt.blockNumber, head)).length === 0) return { valid: false, code: "PAYMENT_CONFIRMING" };
+  return {
+    valid: true,
+    tx_hash: receipt.transactionHash.toLowerCase() as Hex,
+    nonce: q.nonce.toLowerCase() as Hex,
+    payer,
+    pay_to: receiver,
+    amount: formatAmount(moved.args.value),
+    amount_units: moved.args.value.toString(),
+    chain_id: chain.deployment.chainId,
+    block_number: receipt.blockNumber.toString(),
+    block_hash: receipt.blockHash,
+  };
+}

@@ -1,0 +1,425 @@
+import { assert } from "chai";
+import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import express, { type Express } from "express";
+import { HTTPFacilitatorClient } from "@x402/core/server";
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
+import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
+import { paymentMiddleware, x402ResourceServer } from "@x402/express";
+import { erc20Abi, getAddress, hashTypedData, parseEventLogs, type Address, type Hex } from "viem";
+import { fiatTokenAbi, x402ReceiversAbi } from "../../src/generated/contracts.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { creationBytecode } from "../../dev/deploy/artifacts.js";
+import { keccak256 as viemKeccak } from "viem";
+import { X402_RECEIVER_CODE_HASH, x402ReceiverAddress } from "../../client/src/index.js";
+import { tokenDomain, transferAuthorizationTypedData } from "../../src/chain/token-authorizations.js";
+import { DepositWatches } from "../../src/store/deposit-watches.js";
+import { X402Answers } from "../../src/store/x402-answers.js";
+import { X402ReceiverStore } from "../../src/store/x402-receivers.js";
+import { X402Facilitator } from "../../src/x402/facilitator.js";
+import type { ReceiverSender } from "../../src/x402/receiver-sender.js";
+import { x402Client } from "@x402/fetch";
+import { ExactEvmScheme as ExactEvmClientScheme } from "@x402/evm/exact/client";
+import { useService } from "../helpers/service.js";
+import { balanceOf, send } from "../helpers/tx.js";
+import { createSafe, deploySafeInfrastructure, safeMessageSignature } from "../helpers/safe.js";
+import { agentFetch, eoaSigner, listenOn, REPORT_PRICE, X402_NETWORK } from "../helpers/x402-parties.js";
+
+/**
+ * Issue 29: x402 with one receiver per merchant. The paywall is the unmodified @x402/express with a
+ * STATIC payTo string (the merchant's receiver), agents are @x402/fetch + @x402/evm on Circle's
+ * FiatToken, this service is the facilitator; nothing is created per request.
+ */
+describe("x402 to a merchant's receiver: a static payTo, nothing created per request", function () {
+  this.timeout(180_000);
+  const h = useService();
+  const agents = () => [0, 4, 5].map((i) => h.chain.accounts[LOCAL_ROLES.firstUser + i]!);
+  const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+  const frontRunner = () => h.chain.accounts[LOCAL_ROLES.firstUser + 7]!;
+  const usdc = () => h.service.deployment.token.address;
+  const receivers = () => h.service.deployment.contracts.X402Receivers.address;
+  const feeCollector = () => h.service.deployment.parameters.feeCollector;
+  const fee = (REPORT_PRICE.units * 200n) / 10_000n;
+
+  let service: { url: string; close(): Promise<void> };
+  let shop: { url: string; close(): Promise<void> };
+  let payTo: Address;
+  /** Every path asked of the service (to show no POST /v1/payments is made). */
+  let asked: string[];
+  let beforeSettle: (() => Promise<void>) | undefined;
+
+  /** The paywall: @x402/express, a static payTo string, x402's HTTP facilitator client. */
+  function staticPaywall(serviceUrl: string, staticPayTo: string): Express {
+    const server = new x402ResourceServer(new HTTPFacilitatorClient({ url: `${serviceUrl}/x402` })).register(X402_NETWORK, new ExactEvmServerScheme());
+    server.onBeforeSettle(async () => void (await beforeSettle?.()));
+    const app = express();
+    app.use(
+      paymentMiddleware(
+        { "GET /report": { accepts: { scheme: "exact", network: X402_NETWORK, price: REPORT_PRICE.x402, payTo: staticPayTo }, description: "Today's report" } },
+        server,
+      ),
+    );
+    app.get("/report", (_req, res) => {
+      res.json({ report: "paid content" });
+    });
+    return app;
+  }
+
+  beforeEach(async () => {
+    asked = [];
+    beforeSettle = undefined;
+    const counted = express();
+    counted.use((req, _res, next) => {
+      asked.push(`${req.method} ${req.path}`);
+      next();
+    });
+    counted.use(h.service.app);
+    service = await listenOn(counted);
+    const answer = await h.api.post("/v1/x402/receivers").send({ recipient: merchant().address });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    payTo = answer.body.pay_to;
+    shop = await listenOn(staticPaywall(service.url, payTo));
+  });
+  afterEach(async () => {
+    await shop.close();
+    await service.close();
+  });
+
+  const balances = (...accounts: Address[]) => Promise.all(accounts.map((a) => balanceOf(h.chain, usdc(), a)));
+  const rows = async (table: string) => Number((await h.database.query<{ n: string | number }>(`SELECT count(*) AS n FROM ${table}`))[0]!.n);
+  const verdict = (body: { tx_hash: string; nonce: string; recipient: string }) => h.api.post("/v1/x402/verify-settlement").send(body);
+  const nonceOf = (headers: Headers[]) => {
+    const header = headers.find((hs) => hs.has("PAYMENT-SIGNATURE"))!.get("PAYMENT-SIGNATURE")!;
+    return (JSON.parse(Buffer.from(header, "base64").toString()) as { payload: { authorization: { nonce: Hex } } }).payload.authorization;
+  };
+
+  it("POST /v1/x402/receivers is deterministic, the client derives the same address offline, and one row is kept per receiver", async () => {
+    const again = await h.api.post("/v1/x402/receivers").send({ recipient: merchant().address.toLowerCase() });
+    assert.deepEqual(again.body, {
+      pay_to: payTo,
+      recipient: merchant().address,
+      token: usdc(),
+      network: X402_NETWORK,
+      fee_bps: 200,
+    });
+    assert.equal(
+      payTo,
+      await h.chain.publicClient.readContract({ address: receivers(), abi: x402ReceiversAbi, functionName: "receiverOf", args: [merchant().address, usdc()] }),
+    );
+    assert.equal(x402ReceiverAddress({ receivers: receivers(), recipient: merchant().address, token: usdc() }), payTo);
+    assert.equal(X402_RECEIVER_CODE_HASH, viemKeccak(creationBytecode("X402Receiver")), "the client's code hash is the contract's");
+    assert.equal(await rows("x402_receivers"), 1);
+    const refused = await h.api.post("/v1/x402/receivers").send({ recipient: usdc() });
+    assert.equal(refused.status, 400);
+  });
+
+  it("three agents pay the static route one after another: each gets the report, each settlement pays recipient and fee collector in one transaction, no POST /v1/payments, and each final verdict is valid", async () => {
+    const answersBefore = await rows("x402_answers");
+    // Unpaid 402s first: they cost this service nothing (no request reaches it, no row).
+    for (let i = 0; i < 3; i++) assert.equal((await fetch(`${shop.url}/report`)).status, 402);
+    assert.deepEqual(
+      asked.filter((a) => !a.startsWith("GET /x402/supported")),
+      [],
+      "an unpaid 402 asks nothing of the service",
+    );
+    assert.equal(await rows("x402_answers"), answersBefore);
+    const paid: Array<{ tx: Hex; nonce: Hex; payer: Address }> = [];
+    for (const agent of agents()) {
+      const [agentBefore, merchantBefore, feesBefore] = await balances(agent.address, merchant().address, feeCollector());
+      const sent: Headers[] = [];
+      const res = await agentFetch(eoaSigner(agent, h.chain.publicClient), sent)(`${shop.url}/report`);
+      assert.equal(res.status, 200, await res.clone().text());
+      assert.deepEqual(await res.json(), { report: "paid content" });
+      const settlement = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE")!);
+      assert.isTrue(settlement.success);
+      assert.equal(getAddress(settlement.payer!), agent.address);
+      const receipt = await h.chain.publicClient.getTransactionReceipt({ hash: settlement.transaction as Hex });
+      assert.equal(getAddress(receipt.to!), receivers(), "sent to X402Receivers");
+      const transfers = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs }).map((l) => [
+        getAddress(l.args.from),
+        getAddress(l.args.to),
+        l.args.value,
+      ]);
+      assert.deepEqual(transfers, [
+        [agent.address, payTo, REPORT_PRICE.units],
+        [payTo, merchant().address, REPORT_PRICE.units - fee],
+        [payTo, getAddress(feeCollector()), fee],
+      ]);
+      const authorization = nonceOf(sent);
+      const [event] = parseEventLogs({ abi: x402ReceiversAbi, eventName: "ReceiverPaid", logs: receipt.logs });
+      assert.deepEqual(
+        [getAddress(event!.args.payer), getAddress(event!.args.recipient), event!.args.nonce, event!.args.amount, event!.args.fee],
+        [agent.address, merchant().address, authorization.nonce, REPORT_PRICE.units, fee],
+      );
+      const [agentAfter, merchantAfter, feesAfter, left] = await balances(agent.address, merchant().address, feeCollector(), payTo);
+      assert.deepEqual(
+        [agentBefore! - agentAfter!, merchantAfter! - merchantBefore!, feesAfter! - feesBefore!, left],
+        [REPORT_PRICE.units, REPORT_PRICE.units - fee, fee, 0n],
+      );
+      paid.push({ tx: settlement.transaction as Hex, nonce: authorization.nonce, payer: agent.address });
+    }
+    assert.notInclude(asked.join("\n"), "/v1/payments", "no POST /v1/payments is made");
+    assert.equal(await rows("x402_receivers"), 1, "still one row for the receiver");
+    assert.equal(await rows("x402_answers"), answersBefore + 3, "one answer per paid authorization, none per 402");
+
+    // The final verdict: confirming until final, then valid for each; a wrong nonce or recipient is no payment.
+    const first = paid[0]!;
+    const latest = paid[2]!;
+    assert.deepEqual((await verdict({ tx_hash: latest.tx, nonce: latest.nonce, recipient: merchant().address })).body, {
+      valid: false,
+      code: "PAYMENT_CONFIRMING",
+    });
+    await h.chain.mine(2);
+    for (const p of paid) {
+      const v = await verdict({ tx_hash: p.tx, nonce: p.nonce, recipient: merchant().address });
+      assert.equal(v.status, 200);
+      assert.include(v.body, { valid: true, tx_hash: p.tx, nonce: p.nonce.toLowerCase(), pay_to: payTo, amount: "0.010000", amount_units: "10000" });
+      assert.equal(getAddress(v.body.payer), p.payer);
+    }
+    assert.deepEqual((await verdict({ tx_hash: first.tx, nonce: latest.nonce, recipient: merchant().address })).body, {
+      valid: false,
+      code: "PAYMENT_MISMATCH",
+    });
+    assert.deepEqual((await verdict({ tx_hash: first.tx, nonce: first.nonce, recipient: frontRunner().address })).body, {
+      valid: false,
+      code: "PAYMENT_MISMATCH",
+    });
+    assert.deepEqual((await verdict({ tx_hash: `0x${"12".repeat(32)}`, nonce: first.nonce, recipient: merchant().address })).body, {
+      valid: false,
+      code: "PAYMENT_NOT_FOUND",
+    });
+  });
+
+  it("a replayed payment header and an expired authorization are refused in x402's shapes; nothing moves", async () => {
+    const sent: Headers[] = [];
+    const agent = agents()[0]!;
+    const res = await agentFetch(eoaSigner(agent, h.chain.publicClient), sent)(`${shop.url}/report`);
+    assert.equal(res.status, 200);
+    const header = sent.find((hs) => hs.has("PAYMENT-SIGNATURE"))!.get("PAYMENT-SIGNATURE")!;
+    const [before] = await balances(agent.address);
+    const replay = await fetch(`${shop.url}/report`, { headers: { "PAYMENT-SIGNATURE": header } });
+    assert.equal(replay.status, 402);
+    assert.equal(decodePaymentRequiredHeader(replay.headers.get("PAYMENT-REQUIRED")!).error, "invalid_exact_evm_nonce_already_used");
+    // The same payload straight to the facilitator: verify and settle refuse it as x402 does.
+    const payload = JSON.parse(Buffer.from(header, "base64").toString());
+    const body = { x402Version: 2, paymentPayload: payload, paymentRequirements: payload.accepted };
+    assert.include((await h.api.post("/x402/verify").send(body)).body, { isValid: false, invalidReason: "invalid_exact_evm_nonce_already_used" });
+    assert.include((await h.api.post("/x402/settle").send(body)).body, {
+      success: false,
+      errorReason: "invalid_exact_evm_nonce_already_used",
+      transaction: "",
+    });
+
+    // Expired: an authorization signed with a validBefore already passed.
+    const authorization = { from: agent.address, to: payTo, value: REPORT_PRICE.units, validAfter: 0n, validBefore: 1n, nonce: `0x${"cd".repeat(32)}` as Hex };
+    const signature = await agent.signTypedData(
+      transferAuthorizationTypedData(tokenDomain(84532, usdc(), h.service.deployment.token.eip712), authorization) as never,
+    );
+    const expired = {
+      ...payload,
+      payload: { signature, authorization: { ...authorization, value: String(authorization.value), validAfter: "0", validBefore: "1" } },
+    };
+    const expiredBody = { x402Version: 2, paymentPayload: expired, paymentRequirements: payload.accepted };
+    const reason = "invalid_exact_evm_payload_authorization_valid_before";
+    assert.include((await h.api.post("/x402/verify").send(expiredBody)).body, { isValid: false, invalidReason: reason });
+    assert.include((await h.api.post("/x402/settle").send(expiredBody)).body, { success: false, errorReason: reason, transaction: "" });
+    assert.deepEqual(await balances(agent.address), [before]);
+  });
+
+  it("a Safe (ERC-1271) pays as an agent", async () => {
+    const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 3]!;
+    const infra = await deploySafeInfrastructure(h.chain, owner);
+    const safe = await createSafe(h.chain, infra, owner, [owner], 1);
+    await send(h.chain, agents()[0]!, { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [safe, 1_000_000n] });
+    const safeSigner = {
+      address: safe,
+      signTypedData: (typed: Parameters<typeof hashTypedData>[0]) => safeMessageSignature(h.chain, safe, [owner], hashTypedData(typed)),
+    };
+    const [merchantBefore] = await balances(merchant().address);
+    const res = await agentFetch(safeSigner as never)(`${shop.url}/report`);
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(getAddress(decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE")!).payer!), safe);
+    const [merchantAfter, safeLeft, left] = await balances(merchant().address, safe, payTo);
+    assert.deepEqual([merchantAfter! - merchantBefore!, safeLeft, left], [REPORT_PRICE.units - fee, 1_000_000n - REPORT_PRICE.units, 0n]);
+  });
+
+  it("a front-run straight to USDC between verify and settle: the funds still end split and the agent is answered success; the verdict is valid once final", async () => {
+    const agent = agents()[1]!;
+    const [merchantBefore, feesBefore] = await balances(merchant().address, feeCollector());
+    const sent: Headers[] = [];
+    beforeSettle = async () => {
+      const header = sent.find((hs) => hs.has("PAYMENT-SIGNATURE"))!.get("PAYMENT-SIGNATURE")!;
+      const p = JSON.parse(Buffer.from(header, "base64").toString()).payload as { signature: Hex; authorization: Record<string, string> };
+      const a = p.authorization;
+      await send(h.chain, frontRunner(), {
+        address: usdc(),
+        abi: fiatTokenAbi,
+        functionName: "transferWithAuthorization",
+        args: [a.from as Address, a.to as Address, BigInt(a.value!), BigInt(a.validAfter!), BigInt(a.validBefore!), a.nonce as Hex, p.signature],
+      });
+      assert.equal((await balances(payTo))[0], REPORT_PRICE.units, "the front-run left the funds at the receiver, unsplit");
+    };
+    const res = await agentFetch(eoaSigner(agent, h.chain.publicClient), sent)(`${shop.url}/report`);
+    assert.equal(res.status, 200, await res.clone().text());
+    const settlement = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE")!);
+    assert.isTrue(settlement.success);
+    assert.equal(getAddress(settlement.payer!), agent.address);
+    const [merchantAfter, feesAfter, left] = await balances(merchant().address, feeCollector(), payTo);
+    assert.deepEqual([merchantAfter! - merchantBefore!, feesAfter! - feesBefore!, left], [REPORT_PRICE.units - fee, fee, 0n]);
+    await h.chain.mine(2);
+    const v = await verdict({ tx_hash: settlement.transaction, nonce: nonceOf(sent).nonce, recipient: merchant().address });
+    assert.include(v.body, { valid: true, amount_units: "10000" });
+  });
+
+  it("a front-run landing after settle's own verify, before its send: the settlement cannot be sent, the funds are split and the agent is answered success", async () => {
+    const agent = agents()[2]!;
+    const res402 = await fetch(`${shop.url}/report`);
+    const requirements = decodePaymentRequiredHeader(res402.headers.get("PAYMENT-REQUIRED")!).accepts[0]!;
+    const client = new x402Client().register(X402_NETWORK, new ExactEvmClientScheme(eoaSigner(agent, h.chain.publicClient)));
+    const payload = await client.createPaymentPayload({ x402Version: 2, resource: { url: `${shop.url}/report` }, accepts: [requirements] } as never);
+    const p = payload.payload as { signature: Hex; authorization: Record<string, string> };
+    const a = p.authorization;
+    // The service's own parts, with a sender that lets the front-runner in just before it sends.
+    const real = (h.service.receiverSplitter as unknown as { deps: { sender: ReceiverSender } }).deps.sender;
+    const frontRunFirst = {
+      price: (data: Hex) => real.price(data),
+      send: async (data: Hex, maxGas?: bigint) => {
+        await send(h.chain, frontRunner(), {
+          address: usdc(),
+          abi: fiatTokenAbi,
+          functionName: "transferWithAuthorization",
+          args: [a.from as Address, a.to as Address, BigInt(a.value!), BigInt(a.validAfter!), BigInt(a.validBefore!), a.nonce as Hex, p.signature],
+        });
+        return real.send(data, maxGas);
+      },
+    };
+    const facilitator = new X402Facilitator({
+      chain: { client: h.service.client, deployment: h.service.deployment, finality: h.service.config.finality },
+      watches: new DepositWatches(h.database),
+      answers: new X402Answers(h.database),
+      receivers: new X402ReceiverStore(h.database),
+      settlements: h.service.depositSettler,
+      receiverSender: frontRunFirst,
+      receiverSplitter: h.service.receiverSplitter,
+      submitter: () => h.service.x402.supported().signers["eip155:*"]![0] as Address,
+      maxSettlementGas: 400_000n,
+      settleWaitMs: 30_000,
+      pollMs: 50,
+    });
+    const [merchantBefore, feesBefore] = await balances(merchant().address, feeCollector());
+    const settled = await facilitator.settle({ x402Version: 2, paymentPayload: payload, paymentRequirements: requirements } as never);
+    assert.include(settled, { success: true, payer: agent.address, network: X402_NETWORK });
+    const receipt = await h.chain.publicClient.getTransactionReceipt({ hash: settled.transaction as Hex });
+    assert.equal(getAddress(receipt.from), frontRunner().address, "the transaction named is the one that moved the agent's funds");
+    const [merchantAfter, feesAfter, left] = await balances(merchant().address, feeCollector(), payTo);
+    assert.deepEqual([merchantAfter! - merchantBefore!, feesAfter! - feesBefore!, left], [REPORT_PRICE.units - fee, fee, 0n]);
+  });
+
+  it("a plain transfer into a receiver ends split by the service's splitter, with no call from anyone", async () => {
+    const [merchantBefore, feesBefore] = await balances(merchant().address, feeCollector());
+    await send(h.chain, agents()[2]!, { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [payTo, 1_000_000n] });
+    const { sent } = await h.service.receiverSplitter.tick();
+    assert.lengthOf(sent, 1);
+    await h.chain.publicClient.waitForTransactionReceipt({ hash: sent[0]! });
+    const [merchantAfter, feesAfter, left] = await balances(merchant().address, feeCollector(), payTo);
+    assert.deepEqual([merchantAfter! - merchantBefore!, feesAfter! - feesBefore!, left], [980_000n, 20_000n, 0n]);
+    // Nothing left: the next round sends nothing.
+    assert.lengthOf((await h.service.receiverSplitter.tick()).sent, 0);
+  });
+
+  it("splitReceivers, given receivers that received funds (what the Transfer-log detection hands it): splits each that holds any, deploying it first, and skips the empty and other tokens", async () => {
+    const other = frontRunner().address;
+    const otherReceiver = x402ReceiverAddress({ receivers: receivers(), recipient: other, token: usdc() });
+    assert.equal(await h.chain.publicClient.getCode({ address: otherReceiver }), undefined, "not deployed yet");
+    await send(h.chain, agents()[2]!, { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [otherReceiver, 500_000n] });
+    const [otherBefore, feesBefore] = await balances(other, feeCollector());
+    const sent = await h.service.receiverSplitter.splitReceivers([
+      { receiver: otherReceiver, recipient: other, token: usdc() },
+      { receiver: payTo, recipient: merchant().address, token: usdc() }, // empty: nothing sent
+      { receiver: payTo, recipient: merchant().address, token: receivers() }, // another token: not ours to split
+    ]);
+    assert.lengthOf(sent, 1);
+    assert.equal((await h.chain.publicClient.waitForTransactionReceipt({ hash: sent[0]! })).status, "success");
+    const [otherAfter, feesAfter, left] = await balances(other, feeCollector(), otherReceiver);
+    assert.deepEqual([otherAfter! - otherBefore!, feesAfter! - feesBefore!, left], [490_000n, 10_000n, 0n]);
+  });
+
+  it("a payTo that is no receiver this service knows is refused at verify, in x402's shape", async () => {
+    const unknown = x402ReceiverAddress({ receivers: receivers(), recipient: frontRunner().address, token: usdc() });
+    const stranger = await listenOn(staticPaywall(service.url, unknown));
+    try {
+      const res = await agentFetch(eoaSigner(agents()[0]!, h.chain.publicClient))(`${stranger.url}/report`);
+      assert.equal(res.status, 402);
+      assert.equal(decodePaymentRequiredHeader(res.headers.get("PAYMENT-REQUIRED")!).error, "invalid_payment_requirements");
+    } finally {
+      await stranger.close();
+    }
+  });
+
+  it("the static paywall printed in docs/merchants.md, run as printed, sells the report to an agent", async () => {
+    const doc = readFileSync(new URL("../../docs/merchants.md", import.meta.url), "utf8");
+    const section = doc.slice(doc.indexOf("## Accept x402 payments"));
+    const printed = /```ts\n([\s\S]*?)```/.exec(section)![1]!;
+    assert.isAtMost(printed.trim().split("\n").length, 19, "about 15 lines");
+    assert.include(printed, 'const PAY_TO = "0xYourReceiver"', "a static payTo string");
+    const source = printed
+      .replace('"0xYourReceiver"', JSON.stringify(payTo))
+      .replace('"http://127.0.0.1:8787/x402"', JSON.stringify(`${service.url}/x402`))
+      .replace("app.listen(3000);", "export default app;");
+    const file = join(dirname(fileURLToPath(import.meta.url)), `.merchants-static-paywall-${process.pid}.ts`);
+    writeFileSync(file, source);
+    let app: Express;
+    try {
+      app = ((await import(pathToFileURL(file).href)) as { default: Express }).default;
+    } finally {
+      unlinkSync(file);
+    }
+    const printedShop = await listenOn(app);
+    try {
+      const [merchantBefore] = await balances(merchant().address);
+      const res = await agentFetch(eoaSigner(agents()[2]!, h.chain.publicClient))(`${printedShop.url}/report`);
+      assert.equal(res.status, 200, await res.clone().text());
+      const [merchantAfter] = await balances(merchant().address);
+      assert.equal(merchantAfter! - merchantBefore!, REPORT_PRICE.units - fee);
+    } finally {
+      await printedShop.close();
+    }
+  });
+});
+
+describe("x402 to a receiver with the smallest signature gas cap: the first settlement's deployment is within the ceiling", function () {
+  this.timeout(120_000);
+  // Ceiling 200,000 + 1: a settlement to a deployed receiver fits (116,217 + 20%), its first one (232,053,
+  // deploying it) fits only with the deployment's allowance.
+  const h = useService({ SIGNATURE_GAS_CAP: "1" });
+
+  it("an agent pays a receiver nobody deployed yet, and then again", async () => {
+    const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 6]!.address;
+    const { body } = await h.api.post("/v1/x402/receivers").send({ recipient: merchant });
+    assert.equal(await h.chain.publicClient.getCode({ address: body.pay_to }), undefined);
+    const service = await listenOn(h.service.app);
+    const server = new x402ResourceServer(new HTTPFacilitatorClient({ url: `${service.url}/x402` })).register(X402_NETWORK, new ExactEvmServerScheme());
+    const app = express();
+    app.use(
+      paymentMiddleware(
+        { "GET /report": { accepts: { scheme: "exact", network: X402_NETWORK, price: REPORT_PRICE.x402, payTo: body.pay_to }, description: "Today's report" } },
+        server,
+      ),
+    );
+    app.get("/report", (_req, res) => {
+      res.json({ report: "paid content" });
+    });
+    const shop = await listenOn(app);
+    try {
+      for (const round of ["first (deploys the receiver)", "second"]) {
+        const res = await agentFetch(eoaSigner(h.chain.accounts[LOCAL_ROLES.firstUser]!, h.chain.publicClient))(`${shop.url}/report`);
+        assert.equal(res.status, 200, `${round}: ${await res.clone().text()}`);
+      }
+      assert.notEqual(await h.chain.publicClient.getCode({ address: body.pay_to }), undefined);
+    } finally {
+      await shop.close();
+      await service.close();
+    }
+  });
+});

@@ -1,0 +1,101 @@
+import { assert } from "chai";
+import { mkdtempSync, readdirSync, copyFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { getAddress, type Address, type Hex } from "viem";
+import { openDatabase, type Database } from "../../src/store/database.js";
+import { migrate } from "../../src/store/migrate.js";
+import { X402_ANSWER_KEEP_MS, X402Answers } from "../../src/store/x402-answers.js";
+import { X402ReceiverStore } from "../../src/store/x402-receivers.js";
+import { takeRelayerNonce } from "../../src/store/relayer-nonces.js";
+import { resetStore } from "../helpers/service.js";
+
+const PAYER = "0x00000000000000000000000000000000000000bb" as Address;
+const RELAYER = "0x00000000000000000000000000000000000000aa" as Hex;
+const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), "../../src/store/migrations");
+
+/** x402's own room in the store (migration 014): answers and payer holds, receivers, relayer transactions. */
+describe("x402's store: answers, payer holds, receivers", () => {
+  let db: Database;
+  before(async () => {
+    db = await openDatabase(null);
+    await migrate(db);
+  });
+  beforeEach(() => resetStore(db));
+  after(() => db.close());
+
+  it("one success per subject: a reservation blocks others until released or stale; a claim without one goes to the first asker", async () => {
+    const answers = new X402Answers(db);
+    const subject = `${PAYER}:0x${"11".repeat(32)}`;
+    assert.isTrue(await answers.reserve(subject, "a", 60_000));
+    assert.isFalse(await answers.reserve(subject, "b", 60_000), "held by a");
+    assert.isFalse(await answers.claim(subject, null, 60_000), "a request that sent nothing cannot take a held answer");
+    await answers.release(subject, "b"); // not b's: nothing happens
+    assert.isFalse(await answers.reserve(subject, "b", 60_000));
+    await answers.release(subject, "a");
+    assert.isTrue(await answers.reserve(subject, "b", 60_000), "free again");
+    assert.isTrue(await answers.claim(subject, "b", 60_000));
+    assert.isFalse(await answers.claim(subject, null, 60_000), "answered once");
+    assert.isFalse(await answers.reserve(subject, "c", 0), "an answer given is never reserved again, stale or not");
+    // A reservation older than the stale limit belongs to a request that never finished.
+    const other = `${PAYER}:0x${"22".repeat(32)}`;
+    assert.isTrue(await answers.reserve(other, "x", 60_000));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.isTrue(await answers.claim(other, null, 1), "stale: the first asker gets it");
+  });
+
+  it("payer holds and refusals, and pruning: old answers and lapsed refusals go", async () => {
+    const answers = new X402Answers(db);
+    assert.isTrue(await answers.holdPayer(PAYER, 60_000));
+    assert.isFalse(await answers.holdPayer(PAYER, 60_000));
+    await answers.releasePayer(PAYER);
+    assert.isTrue(await answers.holdPayer(PAYER, 60_000));
+    await answers.refusePayer(PAYER, 2_000);
+    assert.isTrue(await answers.isPayerRefused(PAYER, 1_000));
+    assert.isFalse(await answers.isPayerRefused(PAYER, 2_000));
+    assert.isTrue(await answers.claim("0x00000000000000000000000000000000000000cc", null, 60_000));
+    await answers.prune(Date.now() + X402_ANSWER_KEEP_MS + 60_000);
+    assert.deepEqual(await db.query("SELECT * FROM x402_answers"), []);
+    assert.deepEqual(await db.query("SELECT * FROM x402_reverted_payers"), []);
+  });
+
+  it("a receiver is one row however often it is written; a recorded transaction holds its nonce until it is done", async () => {
+    const store = new X402ReceiverStore(db);
+    const r = { receiver: getAddress("0x00000000000000000000000000000000000000d1"), recipient: getAddress(PAYER), token: getAddress(RELAYER) };
+    for (let i = 0; i < 3; i++) await store.add(r);
+    assert.lengthOf(await db.query("SELECT * FROM x402_receivers"), 1);
+    assert.deepEqual(await store.find(r.receiver), r);
+    assert.deepEqual(await store.page(null, 10), [r]);
+    const sent = await store.record(RELAYER, 4, 0, async (nonce) => ({ hash: `0x${String(nonce).padStart(64, "0")}` as Hex, raw: "0x01" }));
+    assert.equal(sent.nonce, 4);
+    // The chain says 4 is pending again (the transaction is not mined): 4 is held, not a hole.
+    assert.equal(await db.transaction((tx) => takeRelayerNonce(tx, RELAYER, 4)), 5);
+    await store.markDone(sent.hash, "dropped");
+    assert.deepEqual(await store.sent(10), []);
+    assert.equal(await db.transaction((tx) => takeRelayerNonce(tx, RELAYER, 4)), 4, "done: its nonce is a hole to reuse");
+  });
+
+  it("migration 014 moves the per-intent answers out of deposit_watches", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "migrations-"));
+    for (const f of readdirSync(MIGRATIONS).filter((f) => f < "014")) copyFileSync(join(MIGRATIONS, f), join(dir, f));
+    const old = await openDatabase(null);
+    try {
+      await migrate(old, dir);
+      await old.query(
+        "INSERT INTO deposit_watches (deposit_address, recipient, amount_units, reference, watch_until, next_check_at, x402_answer) VALUES ('0xabc', '0x1', 1, '0x2', 0, 0, 'answered')",
+      );
+      copyFileSync(join(MIGRATIONS, "014_x402_room.sql"), join(dir, "014_x402_room.sql"));
+      assert.deepEqual(await migrate(old, dir), ["014_x402_room.sql"]);
+      assert.isFalse(await new X402Answers(old).claim("0xabc", null, 60_000), "answered before the move, answered after");
+      assert.isTrue(await new X402Answers(old).claim("0xdef", null, 60_000));
+      const columns = await old.query<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_name = 'deposit_watches'");
+      assert.notInclude(
+        columns.map((c) => c.column_name),
+        "x402_answer",
+      );
+    } finally {
+      await old.close();
+    }
+  });
+});
