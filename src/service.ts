@@ -271,6 +271,9 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     sender: relayer,
     quoteFees: () => quoteFees(client, pricing),
     now,
+    replaceAfterMs: config.relayer.replaceAfterSeconds * 1000,
+    onError: (hash, error) =>
+      logger.warn({ loop: "x402-receivers", tx_hash: hash, error: (error as Error).message.split("\n")[0] }, "following a receiver transaction failed"),
   });
   const receiverSplitter = new ReceiverSplitter({
     client,

@@ -82,6 +82,28 @@ export class X402ReceiverStore {
     }));
   }
 
+  /**
+   * Records a replacement of `previousHash` (same nonce, higher fee) before it is sent: the old row is
+   * marked replaced and the new one followed in its place. False when the old one moved on meanwhile.
+   */
+  async replace(previousHash: Hex, next: { hash: Hex; raw: Hex }, sentAt: number): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const [old] = await tx.query<{ relayer: string; nonce: string | number }>(
+        "UPDATE x402_transactions SET status = 'replaced' WHERE tx_hash = $1 AND status = 'sent' RETURNING relayer, nonce",
+        [previousHash],
+      );
+      if (!old) return false;
+      await tx.query("INSERT INTO x402_transactions (tx_hash, relayer, nonce, raw_tx, sent_at) VALUES ($1, $2, $3, $4, $5)", [
+        next.hash,
+        old.relayer,
+        old.nonce,
+        next.raw,
+        sentAt,
+      ]);
+      return true;
+    });
+  }
+
   /** A followed transaction is done: mined, or its nonce used by another transaction. */
   async markDone(hash: Hex, status: "mined" | "dropped"): Promise<void> {
     await this.db.query("UPDATE x402_transactions SET status = $2 WHERE tx_hash = $1", [hash, status]);

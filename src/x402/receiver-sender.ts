@@ -1,8 +1,9 @@
 import { zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
+import { l1FeeWithMargin, quoteL1Fee } from "../chain/l1-fee.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { SettlementPrice, SettlementSender } from "../payments/deposit-settler.js";
-import type { X402ReceiverStore } from "../store/x402-receivers.js";
+import type { X402ReceiverStore, X402Transaction } from "../store/x402-receivers.js";
 
 /** A sent transaction to X402Receivers the node does not know after this long is broadcast again. */
 export const RECEIVER_RESEND_AFTER_MS = 30_000;
@@ -15,13 +16,18 @@ export interface ReceiverSenderDeps {
   sender: SettlementSender;
   quoteFees: () => Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
   now: () => number;
+  /** A transaction still unmined this long after it was sent is replaced with a higher fee, within the relayer's ceiling (the relayer's rule for charges and settlements). */
+  replaceAfterMs: number;
+  /** One transaction's follow failed (an RPC fault): told here, and the round goes on with the others. */
+  onError?: (hash: Hex, error: unknown) => void;
 }
 
 /**
  * The relayer's transactions to X402Receivers (an x402 settlement to a receiver, or a split): priced
  * as the relayer would send them, recorded with the relayer's next nonce before they are broadcast,
- * and followed (mined: done; its nonce used by another transaction: done; lost: sent again), so a
- * recorded nonce never holds the relayer's later transactions back.
+ * and followed (mined: done; its nonce used by another transaction: done; lost: sent again; stuck
+ * under a risen base fee: replaced within the relayer's fee ceiling), so a recorded nonce never holds
+ * the relayer's later transactions back.
  */
 export class ReceiverSender {
   constructor(private readonly deps: ReceiverSenderDeps) {}
@@ -43,13 +49,16 @@ export class ReceiverSender {
     let pending: number;
     try {
       let balance: bigint;
-      [priced, balance, pending] = await Promise.all([
+      let l1Fee: bigint;
+      [priced, balance, pending, l1Fee] = await Promise.all([
         this.price(data),
         client.getBalance({ address: relayer }),
         client.getTransactionCount({ address: relayer, blockTag: "pending" }),
+        // Base takes the L1 data fee from the sender too: the funds check counts it.
+        quoteL1Fee(client, { to, data }).then(l1FeeWithMargin),
       ]);
       if (!priced || (maxGas !== undefined && priced.gas > maxGas)) return "unavailable";
-      sender.ensureAvailable(priced.gas, priced.fees.maxFeePerGas, balance);
+      sender.ensureAvailable(priced.gas, priced.fees.maxFeePerGas, balance, l1Fee);
     } catch {
       return "unavailable";
     }
@@ -61,24 +70,42 @@ export class ReceiverSender {
     return { hash: signed.hash };
   }
 
-  /** One round over the recorded transactions: mined or replaced ends them; a lost one is broadcast again. */
+  /**
+   * One round over the recorded transactions: mined, or its nonce used by another transaction (a
+   * replacement of it included), ends them; a lost one is broadcast again and a stuck one replaced, by
+   * the instance holding the key that signed it. One transaction's error never stops the round.
+   */
   async follow(limit = 100): Promise<number> {
-    const { client, sender, store } = this.deps;
     let done = 0;
-    for (const t of await store.sent(limit)) {
-      if (await readReceipt(client, t.hash)) {
-        await store.markDone(t.hash, "mined");
-        done++;
-        continue;
-      }
-      const used = await rpc(() => client.getTransactionCount({ address: t.relayer, blockTag: "latest" }));
-      if (used > t.nonce) {
-        await store.markDone(t.hash, "dropped"); // another transaction took its nonce
-        done++;
-      } else if (this.deps.now() - t.sentAt > RECEIVER_RESEND_AFTER_MS && !(await isKnownTransaction(client, t.hash))) {
-        await sender.broadcast(t.raw).catch(() => {});
+    for (const t of await this.deps.store.sent(limit)) {
+      try {
+        if (await this.#followOne(t)) done++;
+      } catch (error) {
+        this.deps.onError?.(t.hash, error);
       }
     }
     return done;
+  }
+
+  async #followOne(t: X402Transaction): Promise<boolean> {
+    const { client, sender, store } = this.deps;
+    if (await readReceipt(client, t.hash)) {
+      await store.markDone(t.hash, "mined");
+      return true;
+    }
+    const used = await rpc(() => client.getTransactionCount({ address: t.relayer, blockTag: "latest" }));
+    if (used > t.nonce) {
+      await store.markDone(t.hash, "dropped"); // another transaction (or a replacement) took its nonce
+      return true;
+    }
+    if (sender.address !== t.relayer) return false;
+    const age = this.deps.now() - t.sentAt;
+    if (!(await isKnownTransaction(client, t.hash))) {
+      if (age > RECEIVER_RESEND_AFTER_MS) await sender.broadcast(t.raw).catch(() => {});
+    } else if (age > this.deps.replaceAfterMs) {
+      const next = await sender.signReplacement(t.raw, await this.deps.quoteFees(), "settlement");
+      if (next && (await store.replace(t.hash, next, this.deps.now()))) await sender.broadcast(next.raw).catch(() => {});
+    }
+    return false;
   }
 }
