@@ -1,0 +1,90 @@
+// `npm run flood`: against a started stack (`npm start` on the embedded local chain), how long a plain
+// transfer to a payment address takes to settle and verify valid, before and after a flood of
+// anonymous intents: FLOOD_CREATES (10,000) `POST /v1/payments` and FLOOD_RESOLVES (10,000) resolves of
+// one payment link, each resolve minting a payment address. After the flood, a transfer to the newest
+// intent's address and one to the oldest's (created before the flood) are timed together.
+//   API_URL (http://127.0.0.1:8722), CHAIN_URL (http://127.0.0.1:8622), FLOOD_IN_FLIGHT (32).
+// The stack's per-IP limits must let one machine make the flood: start it with
+// RATE_LIMIT_PER_MINUTE=1000000 (docs/configuration.md).
+import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from "viem";
+import { LOCAL_ROLES, localAccount } from "../dev/localchain/harness.js";
+import { chainFor } from "../src/chain/client.js";
+
+const API = process.env.API_URL ?? "http://127.0.0.1:8722";
+const CHAIN = process.env.CHAIN_URL ?? "http://127.0.0.1:8622";
+const CREATES = Number(process.env.FLOOD_CREATES ?? 10_000);
+const RESOLVES = Number(process.env.FLOOD_RESOLVES ?? 10_000);
+const IN_FLIGHT = Number(process.env.FLOOD_IN_FLIGHT ?? 32);
+
+const buyer = localAccount(LOCAL_ROLES.firstUser);
+const merchant = localAccount(LOCAL_ROLES.firstUser + 1).address;
+
+async function post<T>(path: string, body: unknown): Promise<T> {
+  const res = await fetch(`${API}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const json = (await res.json()) as T;
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+interface Created {
+  intent: string;
+  pay: { deposit_address: Address; token: Address; amount_units: string; chain_id: number };
+}
+const create = () => post<Created>("/v1/payments", { recipient: merchant, amount: "1" });
+
+const first = await create();
+const chain = chainFor(first.pay.chain_id, CHAIN);
+const client = createPublicClient({ chain, transport: http(CHAIN) });
+const wallet = createWalletClient({ account: buyer, chain, transport: http(CHAIN) });
+
+/** A plain transfer of the intent's amount to its payment address; seconds from the transfer mined to verify answering valid. */
+async function timeToValid(c: Created): Promise<number> {
+  const hash = await wallet.writeContract({
+    address: c.pay.token,
+    abi: erc20Abi,
+    functionName: "transfer",
+    args: [c.pay.deposit_address, BigInt(c.pay.amount_units)],
+  });
+  await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  const t0 = performance.now();
+  for (;;) {
+    const answer = await post<{ valid: boolean }>("/v1/payments/verify", { intent: c.intent, tx_hash: hash as Hex });
+    if (answer.valid) return (performance.now() - t0) / 1000;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Runs `count` calls of `one`, `IN_FLIGHT` at a time. */
+async function many(count: number, one: () => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next++ < count) await one();
+    }),
+  );
+}
+
+console.log(`stack at ${API}, chain at ${CHAIN}`);
+const before = await timeToValid(first);
+console.log(`before the flood: settled and valid ${before.toFixed(1)} s after the transfer was mined`);
+
+const oldest = await create();
+const link = await post<{ link: string }>("/v1/links", { recipient: merchant, amount: "1" });
+const started = performance.now();
+await Promise.all([many(CREATES, create), many(RESOLVES, () => post("/v1/payments/resolve", { intent: link.link }))]);
+const floodSeconds = (performance.now() - started) / 1000;
+console.log(`flood: ${CREATES.toLocaleString("en")} creates and ${RESOLVES.toLocaleString("en")} link resolves in ${floodSeconds.toFixed(0)} s`);
+const newest = await create();
+
+const [toNewest, toOldest] = await Promise.all([timeToValid(newest), timeToValid(oldest)]);
+console.log(`after the flood: newest ${toNewest.toFixed(1)} s, oldest ${toOldest.toFixed(1)} s`);
+console.log("");
+console.log("| Transfer to | Mined → settled and valid | vs before the flood |");
+console.log("|---|---:|---:|");
+console.log(`| an intent's address, before the flood | ${before.toFixed(1)} s | |`);
+console.log(`| the newest intent's, after ${(CREATES + RESOLVES).toLocaleString("en")} anonymous intents | ${toNewest.toFixed(1)} s | +${(toNewest - before).toFixed(1)} s |`);
+console.log(`| the oldest intent's (created before the flood), same time | ${toOldest.toFixed(1)} s | +${(toOldest - before).toFixed(1)} s |`);
+if (Math.max(toNewest, toOldest) > before + 6) {
+  console.error("slower than 6 s past the figure before the flood");
+  process.exitCode = 1;
+}
