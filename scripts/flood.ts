@@ -16,15 +16,25 @@ const CREATES = Number(process.env.FLOOD_CREATES ?? 10_000);
 const RESOLVES = Number(process.env.FLOOD_RESOLVES ?? 10_000);
 const IN_FLIGHT = Number(process.env.FLOOD_IN_FLIGHT ?? 32);
 
-const buyer = localAccount(LOCAL_ROLES.firstUser);
+/** Two funded buyers, so the two transfers timed together do not share a nonce. */
+const buyers = [localAccount(LOCAL_ROLES.firstUser), localAccount(LOCAL_ROLES.firstUser + 3)] as const;
 const merchant = localAccount(LOCAL_ROLES.firstUser + 1).address;
 
+/** POSTs `body`; a 429 or 503 (the node busy) is tried again after its `retry_after`, as a client should. */
 async function post<T>(path: string, body: unknown): Promise<T> {
-  const res = await fetch(`${API}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  const json = (await res.json()) as T;
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
+  for (;;) {
+    const res = await fetch(`${API}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const json = (await res.json()) as T & { retry_after?: number };
+    if (res.status === 429 || res.status === 503) {
+      retried++;
+      await new Promise((r) => setTimeout(r, (json.retry_after ?? 1) * 1000));
+      continue;
+    }
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  }
 }
+let retried = 0;
 
 interface Created {
   intent: string;
@@ -35,11 +45,11 @@ const create = () => post<Created>("/v1/payments", { recipient: merchant, amount
 const first = await create();
 const chain = chainFor(first.pay.chain_id, CHAIN);
 const client = createPublicClient({ chain, transport: http(CHAIN) });
-const wallet = createWalletClient({ account: buyer, chain, transport: http(CHAIN) });
+const wallets = buyers.map((account) => createWalletClient({ account, chain, transport: http(CHAIN) }));
 
 /** A plain transfer of the intent's amount to its payment address; seconds from the transfer mined to verify answering valid. */
-async function timeToValid(c: Created): Promise<number> {
-  const hash = await wallet.writeContract({
+async function timeToValid(c: Created, from = 0): Promise<number> {
+  const hash = await wallets[from]!.writeContract({
     address: c.pay.token,
     abi: erc20Abi,
     functionName: "transfer",
@@ -73,17 +83,23 @@ const link = await post<{ link: string }>("/v1/links", { recipient: merchant, am
 const started = performance.now();
 await Promise.all([many(CREATES, create), many(RESOLVES, () => post("/v1/payments/resolve", { intent: link.link }))]);
 const floodSeconds = (performance.now() - started) / 1000;
-console.log(`flood: ${CREATES.toLocaleString("en")} creates and ${RESOLVES.toLocaleString("en")} link resolves in ${floodSeconds.toFixed(0)} s`);
+console.log(
+  `flood: ${CREATES.toLocaleString("en")} creates and ${RESOLVES.toLocaleString("en")} link resolves in ${floodSeconds.toFixed(0)} s (${retried} answers 429/503 retried after retry_after)`,
+);
 const newest = await create();
 
-const [toNewest, toOldest] = await Promise.all([timeToValid(newest), timeToValid(oldest)]);
+const [toNewest, toOldest] = await Promise.all([timeToValid(newest, 0), timeToValid(oldest, 1)]);
 console.log(`after the flood: newest ${toNewest.toFixed(1)} s, oldest ${toOldest.toFixed(1)} s`);
 console.log("");
 console.log("| Transfer to | Mined → settled and valid | vs before the flood |");
 console.log("|---|---:|---:|");
 console.log(`| an intent's address, before the flood | ${before.toFixed(1)} s | |`);
-console.log(`| the newest intent's, after ${(CREATES + RESOLVES).toLocaleString("en")} anonymous intents | ${toNewest.toFixed(1)} s | +${(toNewest - before).toFixed(1)} s |`);
-console.log(`| the oldest intent's (created before the flood), same time | ${toOldest.toFixed(1)} s | +${(toOldest - before).toFixed(1)} s |`);
+console.log(
+  `| the newest intent's, after ${(CREATES + RESOLVES).toLocaleString("en")} anonymous intents | ${toNewest.toFixed(1)} s | ${(toNewest - before >= 0 ? "+" : "") + (toNewest - before).toFixed(1)} s |`,
+);
+console.log(
+  `| the oldest intent's (created before the flood), same time | ${toOldest.toFixed(1)} s | ${(toOldest - before >= 0 ? "+" : "") + (toOldest - before).toFixed(1)} s |`,
+);
 if (Math.max(toNewest, toOldest) > before + 6) {
   console.error("slower than 6 s past the figure before the flood");
   process.exitCode = 1;
