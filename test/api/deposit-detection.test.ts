@@ -145,6 +145,34 @@ describe("payment-address detection from the token's Transfer logs", function ()
     assert.equal((await balanceOf(h.chain, token(), merchant().address)) - merchantBefore, 5_000_000n - 100_000n);
   });
 
+  it("a settlement sent for a transfer that a reorg then removes reverts when it is sent again: nothing settled, the watch open; a real transfer then settles", async () => {
+    const settler = h.service.depositSettler;
+    const a = await create("5");
+    await settler.tick();
+    const before = await h.chain.snapshot();
+    await withdraw(a.pay.deposit_address, 5_000_000n);
+    assert.equal((await settler.tick()).sent, 1, "found and sent (mined at once on this chain)");
+    const sent = (await watches().find(a.pay.deposit_address))!;
+    await h.chain.revert(before); // the transfer and the settlement both gone
+    await h.chain.mine(3);
+    h.clock.advance(31);
+    await settler.tick(); // the node does not know the settlement: the same signed transaction again, which reverts now
+    await h.chain.mine(1);
+    const receipt = await h.chain.publicClient.getTransactionReceipt({ hash: sent.txHash! });
+    assert.equal(receipt.status, "reverted", "no balance at the address on this chain");
+    await settler.tick();
+    assert.equal(await statusOf(a.pay.deposit_address), "open", "a reverted settlement opens the watch again");
+    h.clock.advance(61);
+    assert.equal((await settler.tick()).sent, 0, "its retry finds no balance: nothing sent");
+    assert.equal(await balanceOf(h.chain, token(), a.pay.deposit_address), 0n);
+
+    await withdraw(a.pay.deposit_address, 5_000_000n);
+    assert.equal((await settler.tick()).sent, 1, "a real transfer is found and sent for");
+    await h.chain.mine(2);
+    assert.equal((await settler.tick()).settled, 1);
+    assert.equal(await statusOf(a.pay.deposit_address), "settled");
+  });
+
   it("a funded address whose log was never read (a node that missed it) is found by the once-a-minute backstop sweep, and only by it", async () => {
     const settler = h.service.depositSettler;
     const a = await create("5");
