@@ -3,15 +3,17 @@
 // anonymous intents: FLOOD_CREATES (10,000) `POST /v1/payments` and FLOOD_RESOLVES (10,000) resolves of
 // one payment link, each resolve minting a payment address. After the flood, a transfer to the newest
 // intent's address and one to the oldest's (created before the flood) are timed together.
-//   API_URL (http://127.0.0.1:8722), CHAIN_URL (http://127.0.0.1:8622), FLOOD_IN_FLIGHT (32).
+//   API_URL and CHAIN_RPC_URL as the other helper scripts (scripts/lib/local-stack.ts: PORT and
+//   CHAIN_PORT find a stack started with them), FLOOD_IN_FLIGHT (32).
 // The stack's per-IP limits must let one machine make the flood: start it with
 // RATE_LIMIT_PER_MINUTE=1000000 (docs/configuration.md).
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from "viem";
 import { LOCAL_ROLES, localAccount } from "../dev/localchain/harness.js";
 import { chainFor } from "../src/chain/client.js";
+import { API_URL, CHAIN_RPC_URL, fail } from "./lib/local-stack.js";
 
-const API = process.env.API_URL ?? "http://127.0.0.1:8722";
-const CHAIN = process.env.CHAIN_URL ?? "http://127.0.0.1:8622";
+const API = API_URL;
+const CHAIN = CHAIN_RPC_URL;
 const CREATES = Number(process.env.FLOOD_CREATES ?? 10_000);
 const RESOLVES = Number(process.env.FLOOD_RESOLVES ?? 10_000);
 const IN_FLIGHT = Number(process.env.FLOOD_IN_FLIGHT ?? 32);
@@ -42,6 +44,7 @@ interface Created {
 }
 const create = () => post<Created>("/v1/payments", { recipient: merchant, amount: "1" });
 
+await fetch(`${API}/health`).catch(() => fail(`nothing answers at ${API}: start the stack (npm start), or set API_URL / PORT`));
 const first = await create();
 const chain = chainFor(first.pay.chain_id, CHAIN);
 const client = createPublicClient({ chain, transport: http(CHAIN) });
