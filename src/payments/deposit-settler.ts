@@ -51,8 +51,12 @@ export const DEPOSIT_RESEND_AFTER_MS = 30_000;
 const PER_TICK = 200;
 /** Blocks behind the last one read that each round reads again, so a transfer a short reorg moved to another block is still seen. */
 export const TRANSFER_OVERLAP_BLOCKS = 8n;
-/** Most blocks one log read covers (a settler catching up after a stop reads its way forward). */
-const MAX_LOG_RANGE = 500n;
+/**
+ * Most blocks one log read covers (a settler catching up after a stop reads its way forward): the
+ * token's transfers are many on a busy chain and a node caps the logs one call returns; `Paid` logs are few.
+ */
+const MAX_TRANSFER_RANGE = 100n;
+const MAX_PAID_RANGE = 500n;
 /** The backstop (a node that missed logs, a reorg deeper than the overlap): this many open addresses' balances... */
 export const BACKSTOP_PER_SWEEP = 20;
 /** ...once every this long, in address order, round and round. */
@@ -151,7 +155,7 @@ export class DepositSettler {
     const last = await watches.scanned("paid");
     const from = last === null || last > head ? head : last + 1n;
     if (from < 0n || from > head) return 0;
-    const to = head - from + 1n > MAX_LOG_RANGE ? from + MAX_LOG_RANGE - 1n : head;
+    const to = head - from + 1n > MAX_PAID_RANGE ? from + MAX_PAID_RANGE - 1n : head;
     const logs = await rpc(() =>
       client.getLogs({ address: deployment.contracts.Splitter.address, event: PAID_EVENT, fromBlock: from, toBlock: to, strict: true }),
     );
@@ -171,7 +175,7 @@ export class DepositSettler {
     const last = await watches.scanned("transfers");
     const next = last === null || last >= latest ? latest + 1n : last + 1n;
     const from = next - TRANSFER_OVERLAP_BLOCKS > 0n ? next - TRANSFER_OVERLAP_BLOCKS : 0n;
-    const to = latest - from + 1n > MAX_LOG_RANGE ? from + MAX_LOG_RANGE - 1n : latest;
+    const to = latest - from + 1n > MAX_TRANSFER_RANGE ? from + MAX_TRANSFER_RANGE - 1n : latest;
     const logs = await rpc(() => client.getLogs({ address: deployment.token.address, event: TRANSFER_EVENT, fromBlock: from, toBlock: to, strict: true }));
     const arrived = await watches.openAmong([...new Set(logs.map((l) => l.args.to))], now);
     const retries = await watches.due(now, PER_TICK);
