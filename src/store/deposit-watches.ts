@@ -87,8 +87,6 @@ export class DepositWatches {
 
   #pending: Array<{ w: NewDepositWatch; resolve: () => void; reject: (e: unknown) => void }> = [];
   #flushing = false;
-  /** Statements and rows written by {@link add}, for the benchmark's figures. */
-  readonly grouped = { statements: 0, rows: 0 };
 
   async #flush(): Promise<void> {
     try {
@@ -107,8 +105,6 @@ export class DepositWatches {
               w.paymentKey.toLowerCase(),
             ]),
           );
-          this.grouped.statements++;
-          this.grouped.rows += batch.length;
           for (const p of batch) p.resolve();
         } catch (error) {
           for (const p of batch) p.reject(error);
