@@ -14,7 +14,10 @@
 // `--write` puts the tables into docs/benchmarks.md. BENCH_SECONDS (5) sets each HTTP load's
 // length, BENCH_SUBSCRIPTIONS (200) the subscriptions charged at once, BENCH_DELIVERIES (2000),
 // BENCH_RENEWALS (10000), BENCH_IN_FLIGHT (512);
-// BENCH_ONLY=http,rpc,deliveries,charges,renewals runs only those (and --write is refused).
+//   6. payment-address detection with 0, 100,000 and 1,000,000 open payment addresses seeded in the
+//      store (BENCH_DETECTION_OPEN): the deposit settler's JSON-RPC calls per block, and the time from
+//      a plain transfer mined to its settlement sent and mined, with the settler's rounds running.
+// BENCH_ONLY=http,rpc,deliveries,charges,renewals,detection runs only those (and --write is refused).
 // `--base` runs scripts/bench-base.ts instead: renewals on a node that plays Base (2 s blocks, 16
 // unmined per sender, 50 ms round trips, the L1 data fee).
 import autocannon from "autocannon";
@@ -36,6 +39,8 @@ import { Receiver, RECEIVER_HOST } from "../test/helpers/receiver.js";
 import { walletTypedData, type ResolvedTerms } from "../test/helpers/recurring.js";
 import { approve, send } from "../test/helpers/tx.js";
 import { buildCheckout } from "../dev/checkout/build.js";
+import { BACKSTOP_PER_SWEEP, DEPOSIT_CHECK_EVERY_MS } from "../src/payments/deposit-settler.js";
+import { DepositWatches } from "../src/store/deposit-watches.js";
 
 await buildCheckout(); // the service serves the checkout bundle
 
@@ -50,6 +55,8 @@ const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(","))
 const runs = (name: string) => !ONLY || ONLY.has(name);
 if (ONLY && process.argv.includes("--write")) throw new Error("--write needs every scenario (unset BENCH_ONLY)");
 const WATCHES = 100_000;
+const DETECTION_OPEN = (process.env.BENCH_DETECTION_OPEN ?? "0,100000,1000000").split(",").map(Number);
+const DETECTION_TRANSFERS = 5;
 
 function serve(app: express.Express): Promise<{ url: string; server: Server }> {
   return new Promise((resolve) => {
@@ -498,6 +505,95 @@ if (runs("renewals")) {
     ].join("\n"),
   );
   await charging.close();
+}
+
+// 6. Payment-address detection with 0, 100,000 and 1,000,000 open payment addresses seeded in the store.
+if (runs("detection")) {
+  const settler = service.depositSettler;
+  const watches = new DepositWatches(service.database);
+  const rows: string[] = [];
+  let seeded = 0;
+  let base: number | null = null;
+  let baseCalls: number | null = null;
+  await settler.tick(); // the log cursors exist from here
+  for (const open of DETECTION_OPEN) {
+    if (open > seeded) {
+      console.log(`seeding ${open.toLocaleString("en")} open payment addresses…`);
+      // Unfunded open watches, as after a flood of anonymous intents: rows only, as a create writes them.
+      await service.database.query(
+        `INSERT INTO deposit_watches (deposit_address, recipient, amount_units, reference, watch_until, payment_key)
+         SELECT '0x' || lpad(to_hex(g), 40, '0'), $1, 1000000, '0x' || lpad(to_hex(g), 64, '0'), 4102444800, '0x' || lpad(to_hex(g), 64, 'f')
+         FROM generate_series($2::int, $3::int) g`,
+        [merchant.address, seeded + 1, open],
+      );
+      seeded = open;
+    }
+    // The settler's JSON-RPC calls for one new block with no arrival (the steady state), counted at the proxy.
+    const perBlock: number[] = [];
+    let methods = "";
+    for (let i = 0; i < 3; i++) {
+      await chain.mine(1);
+      proxy.reset();
+      await settler.tick();
+      perBlock.push(proxy.count());
+      methods = byMethod(proxy.calls);
+    }
+    // Detection latency: a plain transfer mined -> the settlement sent (recorded and broadcast) and mined,
+    // with the settler running a round every DEPOSIT_CHECK_EVERY_MS as npm start does.
+    let running = true;
+    const rounds = (async () => {
+      while (running) {
+        const started = performance.now();
+        await settler.tick();
+        await new Promise((r) => setTimeout(r, Math.max(0, DEPOSIT_CHECK_EVERY_MS - (performance.now() - started))));
+      }
+    })();
+    const sent: number[] = [];
+    const mined: number[] = [];
+    for (let i = 0; i < DETECTION_TRANSFERS; i++) {
+      const created = (await postJson(api.url, "/v1/payments", { recipient: merchant.address, amount: "1" })).body as {
+        pay: { deposit_address: import("viem").Address };
+      };
+      const address = created.pay.deposit_address;
+      await send(chain, buyer, { address: chain.deployment.token.address, abi: erc20Abi, functionName: "transfer", args: [address, 1_000_000n] });
+      const t0 = performance.now();
+      let w = await watches.find(address);
+      while (w?.status === "open") {
+        await new Promise((r) => setTimeout(r, 10));
+        w = await watches.find(address);
+      }
+      sent.push(performance.now() - t0);
+      while ((await chain.publicClient.getTransactionReceipt({ hash: w!.txHash! }).catch(() => null)) === null) await new Promise((r) => setTimeout(r, 10));
+      mined.push(performance.now() - t0);
+      // The next transfer lands at another point of the round's cycle.
+      await new Promise((r) => setTimeout(r, 300 + i * 350));
+    }
+    running = false;
+    await rounds;
+    // The settlements final, so the next count has nothing of ours to follow.
+    await chain.mine(2);
+    await settler.tick();
+    console.log(`  open ${open}: sent after ${sent.map((x) => x.toFixed(0)).join(", ")} ms`);
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    base ??= mean(mined);
+    // The median round: the backstop's once-a-minute sweep may fall in one of the three.
+    const calls = perBlock.sort((a, b) => a - b)[1]!;
+    baseCalls ??= calls;
+    if (calls !== baseCalls) {
+      console.error("the settler's calls per block grew with the open payment addresses");
+      process.exitCode = 1;
+    }
+    rows.push(`| ${open.toLocaleString("en")} | ${calls} | ${methods} | ${seconds(mean(sent))} s | ${seconds(mean(mined))} s | ${ratio(mean(mined), base)}× |`);
+  }
+  sections.push(
+    [
+      `| Open payment addresses | Settler JSON-RPC calls per block (no arrival) | By method | Transfer mined → settlement sent (mean of ${DETECTION_TRANSFERS}) | → settlement mined | vs none open |`,
+      "|---:|---:|---|---:|---:|---:|",
+      ...rows,
+      "",
+      `Rounds run every ${DEPOSIT_CHECK_EVERY_MS / 1000} s, so a transfer waits ${DEPOSIT_CHECK_EVERY_MS / 2000} s on average for the next round; an arrival adds one balance read, then the settlement's own calls. The backstop's ${BACKSTOP_PER_SWEEP} balance reads a minute are not in these rounds.`,
+    ].join("\n"),
+  );
 }
 
 const tables = sections.join("\n\n");

@@ -29,7 +29,13 @@ export class DepositAddresses {
 
   /** The payment address of `intent`'s payment (the deployment's token). */
   async of(intent: Pick<Intent, "recipient" | "amountUnits" | "reference">): Promise<Address> {
-    return depositAddressOf(this.chain.deployment.contracts.Splitter.address, paymentKeyOf(this.chain.deployment.token.address, intent), await this.codeHash());
+    return (await this.keyed(intent)).address;
+  }
+
+  /** The payment's key (what its `Paid` names) and its payment address. */
+  async keyed(intent: Pick<Intent, "recipient" | "amountUnits" | "reference">): Promise<{ key: Hex; address: Address }> {
+    const key = paymentKeyOf(this.chain.deployment.token.address, intent);
+    return { key, address: depositAddressOf(this.chain.deployment.contracts.Splitter.address, key, await this.codeHash()) };
   }
 }
 

@@ -1,6 +1,6 @@
 import { encodeFunctionData, erc20Abi, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import { splitterAbi } from "../generated/contracts.js";
-import { SplitterReader } from "../chain/contracts/splitter.js";
+import { PAID_EVENT, SplitterReader } from "../chain/contracts/splitter.js";
 import { finalityHead } from "../chain/finality.js";
 import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import { l1FeeWithMargin, quoteL1Fee } from "../chain/l1-fee.js";
@@ -47,29 +47,57 @@ export interface DepositSettlerDeps {
   onWatchError?: (depositAddress: Address, error: unknown) => void;
 }
 
-/** How often an open payment address is looked at. */
+/** How often a round runs (new blocks' logs read, sent settlements followed). */
 export const DEPOSIT_CHECK_EVERY_MS = 2_000;
 /** How long a deposit that cannot be settled now (a token refusal, no gas money) waits before the next try. */
 export const DEPOSIT_RETRY_AFTER_MS = 60_000;
 /** A sent settlement the node does not know after this long is broadcast again. */
 export const DEPOSIT_RESEND_AFTER_MS = 30_000;
-/** Addresses looked at per tick (their balances in one JSON-RPC batch). */
+/** Watches followed, and retries looked at, per round (their reads in one JSON-RPC batch). */
 const PER_TICK = 200;
+/** Blocks behind the last one read that each round reads again, so a transfer a short reorg moved to another block is still seen. */
+export const TRANSFER_OVERLAP_BLOCKS = 8n;
+/**
+ * Most blocks one log read covers (a settler catching up after a stop reads its way forward): the
+ * token's transfers are many on a busy chain and a node caps the logs one call returns; `Paid` logs are few.
+ */
+const MAX_TRANSFER_RANGE = 100n;
+const MAX_PAID_RANGE = 500n;
+/** The backstop (a node that missed logs, a reorg deeper than the overlap): this many open addresses' balances... */
+export const BACKSTOP_PER_SWEEP = 20;
+/** ...once every this long, in address order, round and round. */
+export const BACKSTOP_EVERY_MS = 60_000;
+/** How often watches past their end are deleted (a scan of the table, so not every round). */
+const PRUNE_EVERY_MS = 10 * 60_000;
+
+const TRANSFER_EVENT = erc20Abi.find((i) => i.type === "event" && i.name === "Transfer")!;
 
 /**
- * Settles payments paid to their payment address, with no call from anyone: each tick follows the
- * settlements sent through every hash each was sent under (settled at or below the finality head
+ * Settles payments paid to their payment address, with no call from anyone. Each round follows the
+ * settlements sent, through every hash each was sent under (settled at or below the finality head
  * ends the watch; a reverted one, or one whose nonce another transaction used, opens it again; one
  * the node lost is sent again; a stuck one is replaced, within the relayer's fee ceiling), then
- * reads the balance of every due open address and sends `settleDeposit` for each that holds the
- * amount. A short deposit waits for its top-up. Several instances may run it: a watch is claimed in
- * the store before its settlement is signed, and the Splitter settles a payment once whoever sends
- * it.
+ * finds what arrived: the token's `Transfer` logs of the new blocks (one `eth_getLogs`, from a block
+ * kept in the store, the last {@link TRANSFER_OVERLAP_BLOCKS} read again), their recipients looked up
+ * among the open watches (one indexed query), and the balance of each watched recipient read (one
+ * read per arrival, at the latest block): whole, `settleDeposit` is sent; short, it waits for the
+ * next transfer. A log a reorg removed settles nothing: the balance it announced is not there. The
+ * Splitter's `Paid` logs up to the finality head (one more `eth_getLogs`) end the open watches of
+ * payments settled by any path. Watching an address is a row: no round reads every open address. A
+ * slow backstop reads {@link BACKSTOP_PER_SWEEP} open addresses' balances every
+ * {@link BACKSTOP_EVERY_MS}. Several instances may run it: a watch is claimed in the store before its
+ * settlement is signed, and the Splitter settles a payment once whoever sends it.
  */
 export class DepositSettler {
   #stop: (() => void) | null = null;
+  /** The first backstop sweep comes a full period after start; then where it stands in address order. */
+  #sweepAt: number;
+  #sweptTo: Address | null = null;
+  #pruneAt = 0;
 
-  constructor(private readonly deps: DepositSettlerDeps) {}
+  constructor(private readonly deps: DepositSettlerDeps) {
+    this.#sweepAt = deps.now() + BACKSTOP_EVERY_MS;
+  }
 
   /** Runs {@link tick} every `everyMs` until stopped (npm start); tests call it directly. */
   start(everyMs: number, onFailure: (error: unknown) => void): void {
@@ -81,11 +109,15 @@ export class DepositSettler {
     this.#stop = null;
   }
 
-  /** One round: follow what was sent, then settle what has arrived. */
+  /** One round: follow what was sent, end the watches of payments settled by anyone, then settle what has arrived. */
   async tick(): Promise<{ sent: number; settled: number }> {
-    const settled = await this.#follow();
-    const sent = await this.#settleArrived();
-    await this.deps.watches.prune(this.deps.now());
+    const latest = await rpc(() => this.deps.client.getBlockNumber({ cacheTime: 0 }));
+    const settled = (await this.#follow()) + (await this.#endPaid(latest));
+    const sent = await this.#settleArrived(latest);
+    if (this.deps.now() >= this.#pruneAt) {
+      this.#pruneAt = this.deps.now() + PRUNE_EVERY_MS;
+      await this.deps.watches.prune(this.deps.now());
+    }
     return { sent, settled };
   }
 
@@ -146,23 +178,67 @@ export class DepositSettler {
     return false;
   }
 
-  async #settleArrived(): Promise<number> {
+  /**
+   * Reads the Splitter's `Paid` logs from the last block read up to the finality head (final blocks:
+   * nothing to read again) and ends the open watches of the payments they settled.
+   */
+  async #endPaid(latest: bigint): Promise<number> {
     const { client, deployment, watches } = this.deps;
-    const due = await watches.due(this.deps.now(), PER_TICK);
-    if (due.length === 0) return 0;
-    const balances = await Promise.all(
-      due.map((w) => rpc(() => client.readContract({ address: deployment.token.address, abi: erc20Abi, functionName: "balanceOf", args: [w.depositAddress] }))),
+    const head = await finalityHead(client, this.deps.finality, latest);
+    const last = await watches.scanned("paid");
+    const from = last === null || last > head ? head : last + 1n;
+    if (from < 0n || from > head) return 0;
+    const to = head - from + 1n > MAX_PAID_RANGE ? from + MAX_PAID_RANGE - 1n : head;
+    const logs = await rpc(() =>
+      client.getLogs({ address: deployment.contracts.Splitter.address, event: PAID_EVENT, fromBlock: from, toBlock: to, strict: true }),
     );
-    const arrived = due.filter((w, i) => balances[i]! >= w.amountUnits);
+    const ended = await watches.settleKeys([...new Set(logs.map((l) => l.args.paymentKey))]);
+    await watches.setScanned("paid", to);
+    return ended;
+  }
+
+  /**
+   * The token's transfers of the new blocks (and the last few again) into open watches, the retries
+   * whose time has come and, once a minute, the backstop's few: each one's balance read, the whole
+   * ones settled.
+   */
+  async #settleArrived(latest: bigint): Promise<number> {
+    const { client, deployment, watches } = this.deps;
+    const now = this.deps.now();
+    const last = await watches.scanned("transfers");
+    const next = last === null || last >= latest ? latest + 1n : last + 1n;
+    const from = next - TRANSFER_OVERLAP_BLOCKS > 0n ? next - TRANSFER_OVERLAP_BLOCKS : 0n;
+    const to = latest - from + 1n > MAX_TRANSFER_RANGE ? from + MAX_TRANSFER_RANGE - 1n : latest;
+    const logs = await rpc(() => client.getLogs({ address: deployment.token.address, event: TRANSFER_EVENT, fromBlock: from, toBlock: to, strict: true }));
+    const arrived = await watches.openAmong([...new Set(logs.map((l) => l.args.to))], now);
+    const retries = await watches.due(now, PER_TICK);
+    let swept: DepositWatch[] = [];
+    if (now >= this.#sweepAt) {
+      this.#sweepAt = now + BACKSTOP_EVERY_MS;
+      swept = await watches.openAfter(this.#sweptTo, now, BACKSTOP_PER_SWEEP);
+      this.#sweptTo = swept.length < BACKSTOP_PER_SWEEP ? null : swept[swept.length - 1]!.depositAddress;
+    }
+    const looked = new Map<Address, DepositWatch>();
+    for (const w of [...arrived, ...retries, ...swept]) looked.set(w.depositAddress, w);
+    const candidates = [...looked.values()];
+    const balances = await Promise.all(
+      candidates.map((w) =>
+        rpc(() => client.readContract({ address: deployment.token.address, abi: erc20Abi, functionName: "balanceOf", args: [w.depositAddress] })),
+      ),
+    );
+    // Short (or emptied by a reorg): no retry owed; the next transfer to it is what looks again.
+    const retried = new Set(retries.map((w) => w.depositAddress));
     await watches.postpone(
-      due.filter((w) => !arrived.includes(w)).map((w) => w.depositAddress),
-      this.deps.now() + DEPOSIT_CHECK_EVERY_MS,
+      candidates.filter((w, i) => balances[i]! < w.amountUnits && retried.has(w.depositAddress)).map((w) => w.depositAddress),
+      null,
     );
     let sent = 0;
-    for (const w of arrived) {
+    for (const [i, w] of candidates.entries()) {
+      if (balances[i]! < w.amountUnits) continue;
       if (await this.#settle(w)) sent++;
-      else await watches.postpone([w.depositAddress], this.deps.now() + DEPOSIT_RETRY_AFTER_MS);
+      else await watches.postpone([w.depositAddress], now + DEPOSIT_RETRY_AFTER_MS);
     }
+    await watches.setScanned("transfers", to);
     return sent;
   }
 

@@ -80,17 +80,15 @@ export class Payments {
       ...(input.linkId ? { linkId: input.linkId } : {}),
       ...(input.returnUrl ? { returnUrl: input.returnUrl } : {}),
     };
-    const depositAddress = await this.depositAddresses.of(intent);
-    await this.deps.depositWatches?.add(
-      {
-        depositAddress,
-        recipient,
-        amountUnits: intent.amountUnits,
-        reference: intent.reference,
-        watchUntil: intent.expiresAt + DEPOSIT_WATCH_AFTER_EXPIRY_SECONDS,
-      },
-      this.deps.now(),
-    );
+    const { key: paymentKey, address: depositAddress } = await this.depositAddresses.keyed(intent);
+    await this.deps.depositWatches?.add({
+      depositAddress,
+      recipient,
+      amountUnits: intent.amountUnits,
+      reference: intent.reference,
+      paymentKey,
+      watchUntil: intent.expiresAt + DEPOSIT_WATCH_AFTER_EXPIRY_SECONDS,
+    });
     const accepted = input.notifyUrl === undefined ? false : await this.deps.webhooks.watchPayment(intent, input.notifyUrl, input.caller);
     const { deployment } = this.deps.chain;
     return {

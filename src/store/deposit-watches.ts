@@ -53,18 +53,71 @@ const fromRow = (r: Row): DepositWatch => ({
   sentAt: r.sent_at === null ? null : Number(r.sent_at),
 });
 
+/** What a new watch is made of (payments.ts, at create and at a link's resolve). */
+export interface NewDepositWatch {
+  depositAddress: Address;
+  recipient: Address;
+  amountUnits: bigint;
+  reference: Hex;
+  /** What the Splitter's `Paid` names the payment by. */
+  paymentKey: Hex;
+  watchUntil: number;
+}
+
+/** Most watches one grouped INSERT carries (6 parameters each, well under PostgreSQL's 65,535). */
+const ADD_BATCH_MAX = 500;
+
 const COLUMNS = "deposit_address, recipient, amount_units, reference, watch_until, status, tx_hash, raw_tx, tx_hashes, relayer, nonce, sent_at";
 
 /** The payment addresses being watched (deposit-settler.ts settles them). */
 export class DepositWatches {
   constructor(private readonly db: Pick<Database, "query" | "transaction">) {}
 
-  /** Starts watching a payment's address (once: the address is the payment's). */
-  async add(w: { depositAddress: Address; recipient: Address; amountUnits: bigint; reference: Hex; watchUntil: number }, nowMs: number): Promise<void> {
-    await this.db.query(
-      "INSERT INTO deposit_watches (deposit_address, recipient, amount_units, reference, watch_until, next_check_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (deposit_address) DO NOTHING",
-      [w.depositAddress.toLowerCase(), w.recipient, w.amountUnits.toString(), w.reference, w.watchUntil, nowMs],
-    );
+  /**
+   * Starts watching a payment's address (once: the address is the payment's): a row, no chain call.
+   * Resolves once the row is committed. Concurrent calls are grouped: while one INSERT is on its way
+   * the calls that arrive wait for it and then go together in the next one (one multi-row INSERT), so
+   * a burst of creates costs a few statements, not one each, and no caller is answered before its row
+   * is stored.
+   */
+  add(w: NewDepositWatch): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ w, resolve, reject });
+      if (this.#flushing) return;
+      this.#flushing = true;
+      // After the I/O waiting now (other requests already received) has run: they join this INSERT.
+      setImmediate(() => void this.#flush());
+    });
+  }
+
+  #pending: Array<{ w: NewDepositWatch; resolve: () => void; reject: (e: unknown) => void }> = [];
+  #flushing = false;
+
+  async #flush(): Promise<void> {
+    try {
+      while (this.#pending.length > 0) {
+        const batch = this.#pending.splice(0, ADD_BATCH_MAX);
+        const values = batch.map((_, i) => `($${i * 6 + 1}, $${i * 6 + 2}, $${i * 6 + 3}, $${i * 6 + 4}, $${i * 6 + 5}, $${i * 6 + 6})`);
+        try {
+          await this.db.query(
+            `INSERT INTO deposit_watches (deposit_address, recipient, amount_units, reference, watch_until, payment_key) VALUES ${values.join(", ")} ON CONFLICT (deposit_address) DO NOTHING`,
+            batch.flatMap(({ w }) => [
+              w.depositAddress.toLowerCase(),
+              w.recipient,
+              w.amountUnits.toString(),
+              w.reference,
+              w.watchUntil,
+              w.paymentKey.toLowerCase(),
+            ]),
+          );
+          for (const p of batch) p.resolve();
+        } catch (error) {
+          for (const p of batch) p.reject(error);
+        }
+      }
+    } finally {
+      this.#flushing = false;
+    }
   }
 
   async find(depositAddress: Address): Promise<DepositWatch | null> {
@@ -72,11 +125,37 @@ export class DepositWatches {
     return row ? fromRow(row) : null;
   }
 
-  /** Open watches due for a look (`next_check_at` passed, the watch not over), the longest waiting first. */
+  /**
+   * Open watches owed a retry (a deposit whose settlement could not be sent, or whose settlement
+   * reverted) whose time has come, the longest waiting first. A watch nothing is owed to has no
+   * `next_check_at` and is never read here: arrivals are found from the token's Transfer logs.
+   */
   async due(nowMs: number, limit: number): Promise<DepositWatch[]> {
     const rows = await this.db.query<Row>(
-      `SELECT ${COLUMNS} FROM deposit_watches WHERE status = 'open' AND next_check_at <= $1 AND watch_until >= $2 ORDER BY next_check_at LIMIT $3`,
+      `SELECT ${COLUMNS} FROM deposit_watches WHERE status = 'open' AND next_check_at IS NOT NULL AND next_check_at <= $1 AND watch_until >= $2 ORDER BY next_check_at LIMIT $3`,
       [nowMs, Math.floor(nowMs / 1000), limit],
+    );
+    return rows.map(fromRow);
+  }
+
+  /** The open, unexpired watches of these addresses (the recipients of a block range's transfers): one primary-key lookup. */
+  async openAmong(addresses: Address[], nowMs: number): Promise<DepositWatch[]> {
+    if (addresses.length === 0) return [];
+    const rows = await this.db.query<Row>(
+      `SELECT ${COLUMNS} FROM deposit_watches WHERE deposit_address = ANY($1::text[]) AND status = 'open' AND watch_until >= $2`,
+      [addresses.map((a) => a.toLowerCase()), Math.floor(nowMs / 1000)],
+    );
+    return rows.map(fromRow);
+  }
+
+  /**
+   * A few open, unexpired watches after `after` in address order (from the first when null): the
+   * backstop's slow sweep, walking the primary key, so it needs no index of its own.
+   */
+  async openAfter(after: Address | null, nowMs: number, limit: number): Promise<DepositWatch[]> {
+    const rows = await this.db.query<Row>(
+      `SELECT ${COLUMNS} FROM deposit_watches WHERE deposit_address > $1 AND status = 'open' AND watch_until >= $2 ORDER BY deposit_address LIMIT $3`,
+      [after?.toLowerCase() ?? "", Math.floor(nowMs / 1000), limit],
     );
     return rows.map(fromRow);
   }
@@ -86,12 +165,40 @@ export class DepositWatches {
     return (await this.db.query<Row>(`SELECT ${COLUMNS} FROM deposit_watches WHERE status = 'sent' ORDER BY sent_at LIMIT $1`, [limit])).map(fromRow);
   }
 
-  /** Looks at these open addresses again no sooner than `atMs`. */
-  async postpone(addresses: Address[], atMs: number): Promise<void> {
+  /** Retries these open addresses no sooner than `atMs`; null: no retry owed (the next transfer to one is what looks again). */
+  async postpone(addresses: Address[], atMs: number | null): Promise<void> {
     if (addresses.length === 0) return;
     await this.db.query("UPDATE deposit_watches SET next_check_at = $2 WHERE deposit_address = ANY($1::text[]) AND status = 'open'", [
       addresses.map((a) => a.toLowerCase()),
       atMs,
+    ]);
+  }
+
+  /**
+   * The payments of these keys are settled and final (their `Paid` at or below the finality head, by
+   * any path: pay, permit, EIP-3009, x402, anyone's settleDeposit): their open watches end. A watch
+   * with a settlement of ours out stays for the settler to follow, so its nonce is never left behind.
+   * Returns how many ended.
+   */
+  async settleKeys(paymentKeys: Hex[]): Promise<number> {
+    if (paymentKeys.length === 0) return 0;
+    const rows = await this.db.query(
+      "UPDATE deposit_watches SET status = 'settled', next_check_at = NULL WHERE payment_key = ANY($1::text[]) AND status = 'open' RETURNING deposit_address",
+      [paymentKeys.map((k) => k.toLowerCase())],
+    );
+    return rows.length;
+  }
+
+  /** The last block a log read of the settler's covered (`transfers` or `paid`), shared by every instance. */
+  async scanned(name: "transfers" | "paid"): Promise<bigint | null> {
+    const [row] = await this.db.query<{ block_number: string | number }>("SELECT block_number FROM deposit_scan WHERE name = $1", [name]);
+    return row ? BigInt(row.block_number) : null;
+  }
+
+  async setScanned(name: "transfers" | "paid", block: bigint): Promise<void> {
+    await this.db.query("INSERT INTO deposit_scan (name, block_number) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET block_number = EXCLUDED.block_number", [
+      name,
+      block.toString(),
     ]);
   }
 
