@@ -252,6 +252,10 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
         { loop: "deposits", deposit_address: depositAddress, error: (error as Error).message.split("\n")[0] },
         "following a payment address's settlement failed",
       ),
+    // One read of the token's transfers serves the payment addresses and the merchants' x402 receivers.
+    onTransfersTo: async (recipients) => {
+      await receiverSplitter.onTransfers(recipients);
+    },
   });
   const refunds = new Refunds({
     chain,

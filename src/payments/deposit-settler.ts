@@ -45,6 +45,12 @@ export interface DepositSettlerDeps {
   replaceAfterMs: number;
   /** One watch's follow failed (an RPC fault, a record it cannot read): told here, and the round goes on with the others. */
   onWatchError?: (depositAddress: Address, error: unknown) => void;
+  /**
+   * Another reader of the token's transfers (the x402 receivers): told the recipients of each round's
+   * `Transfer` logs, so one log read serves both. It handles its own errors: a rejection fails the
+   * round, which then reads the same blocks again.
+   */
+  onTransfersTo?: (recipients: Address[]) => Promise<void>;
 }
 
 /** How often a round runs (new blocks' logs read, sent settlements followed). */
@@ -210,7 +216,9 @@ export class DepositSettler {
     const from = next - TRANSFER_OVERLAP_BLOCKS > 0n ? next - TRANSFER_OVERLAP_BLOCKS : 0n;
     const to = latest - from + 1n > MAX_TRANSFER_RANGE ? from + MAX_TRANSFER_RANGE - 1n : latest;
     const logs = await rpc(() => client.getLogs({ address: deployment.token.address, event: TRANSFER_EVENT, fromBlock: from, toBlock: to, strict: true }));
-    const arrived = await watches.openAmong([...new Set(logs.map((l) => l.args.to))], now);
+    const recipients = [...new Set(logs.map((l) => l.args.to))];
+    await this.deps.onTransfersTo?.(recipients);
+    const arrived = await watches.openAmong(recipients, now);
     const retries = await watches.due(now, PER_TICK);
     let swept: DepositWatch[] = [];
     if (now >= this.#sweepAt) {

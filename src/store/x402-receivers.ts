@@ -51,6 +51,16 @@ export class X402ReceiverStore {
     return rows.map((r) => ({ receiver: getAddress(r.receiver), recipient: getAddress(r.recipient), token: getAddress(r.token) }));
   }
 
+  /** The receivers among `addresses` (the recipients of a round's token transfers): one indexed query. */
+  async among(addresses: Address[]): Promise<X402ReceiverRecord[]> {
+    if (addresses.length === 0) return [];
+    const rows = await this.db.query<{ receiver: string; recipient: string; token: string }>(
+      "SELECT receiver, recipient, token FROM x402_receivers WHERE receiver = ANY($1::text[])",
+      [addresses.map((a) => a.toLowerCase())],
+    );
+    return rows.map((r) => ({ receiver: getAddress(r.receiver), recipient: getAddress(r.recipient), token: getAddress(r.token) }));
+  }
+
   /** Signs and records a relayer transaction with the relayer's next nonce, in one store transaction (no chain call inside). */
   async record(relayer: Address, chainPending: number, sentAt: number, sign: (nonce: number) => Promise<{ hash: Hex; raw: Hex }>): Promise<X402Transaction> {
     return this.db.transaction(async (tx) => {

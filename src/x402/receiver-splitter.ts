@@ -15,27 +15,39 @@ export interface ReceiverSplitterDeps {
   now: () => number;
 }
 
-/** How often the bounded trigger runs (npm start). */
+/** How often a round runs (npm start): the receivers' transactions followed. */
 export const RECEIVER_SPLIT_EVERY_MS = 5_000;
-/** Receivers looked at per round by the bounded trigger (their balances in one JSON-RPC batch). */
-export const RECEIVERS_PER_ROUND = 200;
+/** The backstop (a node that missed a log): this many known receivers' balances... */
+export const RECEIVERS_PER_SWEEP = 20;
+/** ...once every this long, in address order, round and round. */
+export const RECEIVER_SWEEP_EVERY_MS = 60_000;
 /** A receiver split this recently is not split again (its split is on its way). */
 const SPLIT_AGAIN_AFTER_MS = 30_000;
 
 /**
  * Funds that reached a receiver outside a settlement (a plain transfer, an authorization submitted
  * straight to USDC) leave it split: {@link splitReceivers}, given receivers that received funds,
- * sends `X402Receivers.split` for each that holds any. The detection of arrivals by the token's
- * `Transfer` logs calls it; until then {@link tick} is a bounded trigger of its own: a page of the
- * known receivers per round, their balances in one batch, a cursor over the pages.
+ * sends `X402Receivers.split` for each that holds any. The deposit settler's read of the token's
+ * `Transfer` logs tells {@link onTransfers} each round's recipients (one indexed query picks the
+ * receivers among them), so the work grows with transfers into receivers, not with receivers known.
+ * {@link tick} follows the transactions sent and, once a minute, a backstop reads
+ * {@link RECEIVERS_PER_SWEEP} known receivers' balances, a cursor walking them round and round.
  */
 export class ReceiverSplitter {
   #cursor: Address | null = null;
   /** Receivers whose split was sent lately (lower case), and when. */
   readonly #recent = new Map<string, number>();
   #stop: (() => void) | null = null;
+  #sweepAt: number;
 
-  constructor(private readonly deps: ReceiverSplitterDeps) {}
+  constructor(private readonly deps: ReceiverSplitterDeps) {
+    this.#sweepAt = deps.now() + RECEIVER_SWEEP_EVERY_MS;
+  }
+
+  /** The recipients of a round's token transfers: the receivers among them are split. */
+  async onTransfers(recipients: Address[]): Promise<Hex[]> {
+    return this.splitReceivers(await this.deps.store.among(recipients));
+  }
 
   /** Sends a split for every receiver among `receivers` that holds a balance; returns the transactions sent. */
   async splitReceivers(receivers: X402ReceiverRecord[]): Promise<Hex[]> {
@@ -57,13 +69,16 @@ export class ReceiverSplitter {
     return sent;
   }
 
-  /** One round of the bounded trigger: follow what was sent, then look at the next page of receivers. */
+  /** One round: follow what was sent and, when due, the backstop's next few receivers. */
   async tick(): Promise<{ sent: Hex[] }> {
     await this.deps.sender.follow();
-    const page = await this.deps.store.page(this.#cursor, RECEIVERS_PER_ROUND);
-    this.#cursor = page.length < RECEIVERS_PER_ROUND ? null : page[page.length - 1]!.receiver;
+    const now = this.deps.now();
+    if (now < this.#sweepAt) return { sent: [] };
+    this.#sweepAt = now + RECEIVER_SWEEP_EVERY_MS;
+    const page = await this.deps.store.page(this.#cursor, RECEIVERS_PER_SWEEP);
+    this.#cursor = page.length < RECEIVERS_PER_SWEEP ? null : page[page.length - 1]!.receiver;
     const sent = await this.splitReceivers(page);
-    await this.deps.answers.prune(this.deps.now());
+    await this.deps.answers.prune(now);
     return { sent };
   }
 
