@@ -28,8 +28,11 @@ async function route(): Promise<void> {
     // cosmetic: the symbol, the network's name and the explorer link
   }
   switch (kind) {
-    case "pay":
     case "link":
+      // A link for a subscription goes to the subscribe page. The payload is read only to pick the
+      // page: the API verifies the token, and a payment link's token never resolves as a subscription.
+      return isSubscriptionLink(token!) ? subscribeFlow(token!, symbol) : payFlow(token!);
+    case "pay":
       return payFlow(token!);
     case "subscribe":
       return subscribeFlow(token!, symbol);
@@ -48,6 +51,17 @@ async function route(): Promise<void> {
         el("p", { class: "muted" }, "Open this page from a payment, subscription, approval, cancellation or refund link."),
       );
     }
+  }
+}
+
+/** Whether a link token's payload (its third segment, base64url JSON) carries a billing period. */
+function isSubscriptionLink(token: string): boolean {
+  try {
+    const payload = token.split(".")[2] ?? "";
+    const json = atob(payload.replace(/-/g, "+").replace(/_/g, "/"));
+    return typeof (JSON.parse(json) as { period?: unknown }).period === "number";
+  } catch {
+    return false;
   }
 }
 
