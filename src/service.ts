@@ -126,6 +126,8 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     settings: config.webhooks,
     now,
     logger,
+    // Subscription capabilities are read by recurring, built below.
+    subscriptionIdOf: (token) => capabilities.subscriptionId(capabilities.read(token).terms),
     ...configuredTransport(config.webhooks),
     ...(deps.webhookTransport ?? {}),
   });
@@ -235,9 +237,22 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const metrics = new Metrics();
   const limiter = windowLimiter("api", config.rateLimits.perMinute);
   const recoverLimit = rateLimit(windowLimiter("recover", config.rateLimits.recoverPerMinute), "recover");
+  const eventsLimit = rateLimit(windowLimiter("events", config.rateLimits.eventsPerMinute), "events");
   const app = createApp({
-    routes: integrationRoutes({ payments, links, subscriptions, sessions, charges, chargeRecovery, refunds, recoverLimit }),
+    routes: integrationRoutes({
+      payments,
+      links,
+      subscriptions,
+      sessions,
+      charges,
+      chargeRecovery,
+      refunds,
+      recoverLimit,
+      events: webhooks.events,
+      eventsLimit,
+    }),
     capabilities: () => describeCapabilities(config, deployment),
+    webhookKeys: () => webhooks.keys(),
     limiter,
     logger,
     metrics,

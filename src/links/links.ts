@@ -14,7 +14,7 @@ import { LinkTokens } from "./tokens.js";
 /** What links need of webhooks (the composition root passes the webhooks module; links never import it). */
 export interface LinkWatches {
   validate(notifyUrl: string): void;
-  watchLink(linkId: Hex, notifyUrl: string, caller: string, expiresAt: number): Promise<boolean>;
+  watchLink(linkId: Hex, notifyUrl: string, caller: string, expiresAt: number, included?: boolean): Promise<boolean>;
   endLink(linkId: Hex): Promise<void>;
 }
 
@@ -61,6 +61,7 @@ export class Links {
     amountUnits: bigint;
     expiresAt?: number;
     notifyUrl?: string;
+    notifyIncluded?: boolean;
     returnUrl?: string;
     caller: string;
   }): Promise<CreateLinkResponse> {
@@ -71,9 +72,11 @@ export class Links {
     const expiresAt = input.expiresAt ?? now + limits.linkTtlSeconds;
     if (expiresAt <= now || expiresAt > now + limits.maxLinkTtlSeconds) throw new DomainError("INVALID_REQUEST", { detail: "expires_at: out of range" });
     if (input.returnUrl !== undefined) checkReturnUrl(input.returnUrl, this.deps.localChain ?? false);
+    if (input.notifyIncluded && input.notifyUrl === undefined) throw new DomainError("INVALID_REQUEST", { detail: "notify_included: needs notify_url" });
     if (input.notifyUrl !== undefined) this.deps.watches.validate(input.notifyUrl);
     const linkId = toHex(this.deps.randomBytes(16));
-    const accepted = input.notifyUrl !== undefined && (await this.deps.watches.watchLink(linkId, input.notifyUrl, input.caller, expiresAt));
+    const accepted =
+      input.notifyUrl !== undefined && (await this.deps.watches.watchLink(linkId, input.notifyUrl, input.caller, expiresAt, input.notifyIncluded === true));
     await this.#records.add({
       linkId,
       recipient,
@@ -98,6 +101,7 @@ export class Links {
       amount: formatAmount(input.amountUnits),
       recipient,
       ...(accepted ? { notify_url: input.notifyUrl! } : {}),
+      ...(accepted && input.notifyIncluded ? { notify_included: true as const } : {}),
     };
   }
 

@@ -11,10 +11,19 @@ export interface Delivery {
   eventType: string;
   notifyUrl: string;
   payload: Record<string, unknown>;
+  /** The exact body every attempt sends (and POST /v1/events answers). */
+  body: string;
   attempts: number;
   nextAttemptAt: number;
   status: "pending" | "delivered" | "dropped";
   lastError: string | null;
+}
+
+/** What reads an event back (POST /v1/events): the payment's reference, the link's id, the subscription's id. */
+export interface EventSubjects {
+  reference?: string;
+  linkId?: string;
+  subscriptionId?: string;
 }
 
 interface DeliveryRow {
@@ -23,34 +32,68 @@ interface DeliveryRow {
   event_type: string;
   notify_url: string;
   payload: Record<string, unknown> | string;
+  body: string | null;
   attempts: number;
   next_attempt_at: string | number;
   status: Delivery["status"];
   last_error: string | null;
 }
 
-const deliveryFrom = (r: DeliveryRow): Delivery => ({
-  eventId: r.event_id,
-  target: r.target,
-  eventType: r.event_type,
-  notifyUrl: r.notify_url,
-  payload: typeof r.payload === "string" ? JSON.parse(r.payload) : r.payload,
-  attempts: Number(r.attempts),
-  nextAttemptAt: Number(r.next_attempt_at),
-  status: r.status,
-  lastError: r.last_error,
-});
+const deliveryFrom = (r: DeliveryRow): Delivery => {
+  const payload = typeof r.payload === "string" ? JSON.parse(r.payload) : r.payload;
+  return {
+    eventId: r.event_id,
+    target: r.target,
+    eventType: r.event_type,
+    notifyUrl: r.notify_url,
+    payload,
+    body: r.body ?? JSON.stringify(payload),
+    attempts: Number(r.attempts),
+    nextAttemptAt: Number(r.next_attempt_at),
+    status: r.status,
+    lastError: r.last_error,
+  };
+};
 
 /** The persisted delivery queue. Several instances take due rows with leases (SKIP LOCKED). */
 export class Deliveries {
   constructor(private readonly db: Pick<Database, "query">) {}
 
-  /** Enqueues an event once: the same event id again is ignored. */
-  async enqueue(e: { eventId: string; eventType: string; notifyUrl: string; payload: object; dueAt: number }): Promise<void> {
+  /**
+   * Enqueues an event once: the same event id again is ignored. The body is fixed here, so every
+   * attempt and every read-back carries the same bytes.
+   */
+  async enqueue(e: { eventId: string; eventType: string; notifyUrl: string; payload: object; dueAt: number; subjects?: EventSubjects }): Promise<void> {
+    const body = JSON.stringify(e.payload);
     await this.db.query(
-      "INSERT INTO webhook_deliveries (event_id, event_type, notify_url, target, payload, next_attempt_at, status) VALUES ($1, $2, $3, $4, $5, $6, 'pending') ON CONFLICT (event_id) DO NOTHING",
-      [e.eventId, e.eventType, e.notifyUrl, deliveryTarget(e.notifyUrl), JSON.stringify(e.payload), e.dueAt],
+      "INSERT INTO webhook_deliveries (event_id, event_type, notify_url, target, payload, body, next_attempt_at, status, reference, link_id, subscription_id) VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10) ON CONFLICT (event_id) DO NOTHING",
+      [
+        e.eventId,
+        e.eventType,
+        e.notifyUrl,
+        deliveryTarget(e.notifyUrl),
+        body,
+        body,
+        e.dueAt,
+        e.subjects?.reference ?? null,
+        e.subjects?.linkId ?? null,
+        e.subjects?.subscriptionId ?? null,
+      ],
     );
+  }
+
+  /**
+   * The events filed under one subject, delivered or not, oldest first, after the event `after`
+   * (from the start when it is not given or no longer kept): at most `limit`, read by its index.
+   */
+  async eventsFor(subject: { column: "reference" | "link_id" | "subscription_id"; value: string }, after: string | null, limit: number): Promise<Delivery[]> {
+    const rows = await this.db.query<DeliveryRow>(
+      `SELECT * FROM webhook_deliveries
+        WHERE ${subject.column} = $1 AND seq > COALESCE((SELECT seq FROM webhook_deliveries WHERE event_id = $2 AND ${subject.column} = $1), 0)
+        ORDER BY seq LIMIT $3`,
+      [subject.value, after, limit],
+    );
+    return rows.map(deliveryFrom);
   }
 
   /**

@@ -18,10 +18,13 @@ export interface DeliveryDeps {
   /** Attempts in flight at once to one target (a notify_url's host and port). */
   perTarget?: number;
   onError?: (delivery: Delivery, error: string) => void;
+  /** The signed headers of one attempt (signing.ts), made at the attempt's own time. */
+  sign: (eventId: string, eventType: string, body: string, nowSeconds: number) => Record<string, string>;
 }
 
 /**
- * Delivers due webhook events: POST JSON with `svc-event-id` and `svc-event-type`; any 2xx
+ * Delivers due webhook events: POST the stored body with `svc-event-id`, `svc-event-type` and
+ * Standard Webhooks' signed headers (signed at each attempt, so a retry's timestamp is fresh); any 2xx
  * acknowledges; anything else (non-2xx, a redirect, a timeout, a refused target) is retried on the
  * schedule. Rows are leased, so several instances never send the same attempt twice, and a crashed
  * instance's lease simply runs out.
@@ -189,11 +192,8 @@ export class DeliveryWorker {
   async #attempt(delivery: Delivery): Promise<void> {
     let failure: string;
     try {
-      const status = await this.deps.post(
-        delivery.notifyUrl,
-        { "svc-event-id": delivery.eventId, "svc-event-type": delivery.eventType, "user-agent": "svc-webhooks/1" },
-        JSON.stringify(delivery.payload),
-      );
+      const headers = this.deps.sign(delivery.eventId, delivery.eventType, delivery.body, Math.floor(this.deps.now() / 1000));
+      const status = await this.deps.post(delivery.notifyUrl, { ...headers, "user-agent": "svc-webhooks/1" }, delivery.body);
       if (status >= 200 && status < 300) {
         // Unrecorded (the store unreachable), the lease runs out and the event is sent again: at least once.
         await this.#acknowledge(delivery.eventId).catch((error) => this.#onFailure?.(error));

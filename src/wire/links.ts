@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Address, Amount, AmountInput, CapabilityToken, LinkId, NotifyUrl, ReturnUrl, Token, UnixSeconds } from "./primitives.js";
+import { Address, Amount, AmountInput, CapabilityToken, LinkId, NotifyIncluded, NotifyUrl, ReturnUrl, Token, UnixSeconds } from "./primitives.js";
 
 /** Payment links: POST /v1/links and /v1/links/close (DESIGN.md). */
 
@@ -13,6 +13,7 @@ export const CreateLinkRequest = z.strictObject({
     .max(2 ** 53 - 1)
     .optional(),
   notify_url: NotifyUrl.optional(),
+  notify_included: NotifyIncluded.optional(),
   return_url: ReturnUrl.optional(),
 });
 export type CreateLinkRequest = z.infer<typeof CreateLinkRequest>;
@@ -28,6 +29,7 @@ export const CreateLinkResponse = z.strictObject({
   amount: Amount,
   recipient: Address,
   notify_url: z.string().optional(),
+  notify_included: z.literal(true).optional().describe("extension: repeated when notify_url was accepted with it"),
 });
 export type CreateLinkResponse = z.infer<typeof CreateLinkResponse>;
 

@@ -136,7 +136,7 @@ for (const store of ["pglite", "postgres"] as const) {
         for (let i = 0; i < 20; i++)
           await deliveries.enqueue({ eventId: `fast${i}`, eventType: "t", notifyUrl: `https://fast${i % 3}.example/h`, payload: {}, dueAt: now++ });
         const failures: unknown[] = [];
-        const worker = new DeliveryWorker({ db, post, now: () => now, concurrency: 8, perTarget: 2 });
+        const worker = new DeliveryWorker({ db, post, now: () => now, concurrency: 8, perTarget: 2, sign: () => ({}) });
         worker.start(3_600_000, (e) => failures.push(e));
         try {
           await worker.pump();

@@ -11,6 +11,8 @@ import { linkRoutes } from "./links.js";
 import { paymentRoutes } from "./payments.js";
 import { recurringRoutes } from "./recurring.js";
 import { refundRoutes } from "./refunds.js";
+import { eventRoutes } from "./events.js";
+import type { EventLog } from "../../webhooks/events.js";
 
 export interface Domains {
   payments: Payments;
@@ -21,6 +23,8 @@ export interface Domains {
   chargeRecovery: ChargeRecovery;
   refunds: Refunds;
   recoverLimit: RequestHandler;
+  events: EventLog;
+  eventsLimit: RequestHandler;
 }
 
 /** Every integration endpoint but /v1/capabilities (served by the app itself). */
@@ -30,6 +34,7 @@ export function integrationRoutes(d: Domains): PostRoute[] {
     ...linkRoutes(d.links),
     ...recurringRoutes(d.subscriptions, d.sessions, d.charges, d.chargeRecovery),
     ...refundRoutes(d.refunds),
+    ...eventRoutes(d.events, d.eventsLimit),
   ];
 }
 
@@ -45,5 +50,7 @@ export function describedRoutes(): PostRoute[] {
     chargeRecovery: unavailable,
     refunds: unavailable,
     recoverLimit: ((_req, _res, next) => next()) as RequestHandler,
+    events: unavailable,
+    eventsLimit: ((_req, _res, next) => next()) as RequestHandler,
   } as never);
 }
