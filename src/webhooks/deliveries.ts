@@ -31,7 +31,8 @@ interface DeliveryRow {
   target: string;
   event_type: string;
   notify_url: string;
-  payload: Record<string, unknown> | string;
+  /** Absent where only the body is read (a lease). */
+  payload?: Record<string, unknown> | string;
   body: string | null;
   attempts: number;
   next_attempt_at: string | number;
@@ -40,14 +41,17 @@ interface DeliveryRow {
 }
 
 const deliveryFrom = (r: DeliveryRow): Delivery => {
-  const payload = typeof r.payload === "string" ? JSON.parse(r.payload) : r.payload;
+  const stored = r.payload === undefined ? null : typeof r.payload === "string" ? JSON.parse(r.payload) : r.payload;
   return {
     eventId: r.event_id,
     target: r.target,
     eventType: r.event_type,
     notifyUrl: r.notify_url,
-    payload,
-    body: r.body ?? JSON.stringify(payload),
+    // A lease reads only the body: the payload is parsed from it if anything asks.
+    get payload() {
+      return stored ?? JSON.parse(r.body!);
+    },
+    body: r.body ?? JSON.stringify(stored),
     attempts: Number(r.attempts),
     nextAttemptAt: Number(r.next_attempt_at),
     status: r.status,
@@ -97,19 +101,20 @@ export class Deliveries {
   }
 
   /**
-   * Leases up to `limit` due deliveries for `leaseMs`, oldest first (by the due index: the cost
-   * grows with `limit`, not with the queue), skipping rows another instance holds and the targets
-   * named in `skipTargets` (their slots are full here).
+   * Leases up to `limit` due deliveries for `leaseMs`, oldest first (by the due index, then each row
+   * by its key: the cost grows with `limit`, not with the queue), skipping rows another instance holds and the targets
+   * named in `skipTargets` (their slots are full here); only `onlyTarget`'s rows when it is given.
    */
-  async leaseDue(nowMs: number, leaseMs: number, limit: number, skipTargets: string[] = []): Promise<Delivery[]> {
+  async leaseDue(nowMs: number, leaseMs: number, limit: number, skipTargets: string[] = [], onlyTarget: string | null = null): Promise<Delivery[]> {
     const rows = await this.db.query<DeliveryRow>(
       `UPDATE webhook_deliveries SET lease_until = $1
-        WHERE event_id IN (
+        WHERE event_id = ANY(ARRAY(
           SELECT event_id FROM webhook_deliveries
            WHERE status = 'pending' AND next_attempt_at <= $2 AND lease_until <= $2 AND NOT (target = ANY($4))
-           ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-        RETURNING *`,
-      [nowMs + leaseMs, nowMs, limit, skipTargets],
+             AND ($5::text IS NULL OR target = $5)
+           ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED))
+        RETURNING event_id, target, event_type, notify_url, COALESCE(body, payload::text) AS body, attempts, next_attempt_at, status, last_error`,
+      [nowMs + leaseMs, nowMs, limit, skipTargets, onlyTarget],
     );
     return rows.map(deliveryFrom);
   }

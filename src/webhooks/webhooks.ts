@@ -86,6 +86,7 @@ export class Webhooks {
       sign: (id, type, body, at) => this.signer.headers(id, type, body, at),
       concurrency: deps.settings.deliveryConcurrency,
       perTarget: deps.settings.targetConcurrency,
+      attemptTimeoutMs: deps.settings.timeoutMs,
       onError: (d, error) => deps.logger.info({ event_id: d.eventId, attempts: d.attempts + 1, error }, "webhook delivery failed"),
     });
   }
