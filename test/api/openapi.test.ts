@@ -66,7 +66,7 @@ describe("OpenAPI document", () => {
       .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
       .sort();
     assert.deepEqual(served, documented);
-    assert.equal(documented.filter((r) => r.startsWith("POST /v1/")).length, 21, "21 integration endpoints");
+    assert.equal(documented.filter((r) => r.startsWith("POST /v1/")).length, 22, "22 integration endpoints");
   });
 
   it("names every error code of the spec on its endpoint", () => {
