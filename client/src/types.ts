@@ -336,6 +336,7 @@ export type CreateSubscriptionRequest = {
   period: number;
   end?: number;
   notify_url?: string;
+  notify_included?: NotifyIncluded;
   return_url?: ReturnUrl;
 };
 
@@ -347,6 +348,8 @@ export type CreateSubscriptionResponse = {
   amount: Amount;
   salt: Hash;
   notify_url?: string;
+  /** extension: repeated when notify_url was accepted with it */
+  notify_included?: true;
 };
 
 /** extension: the payment address. A plain transfer of exactly amount_units of token to it, from anywhere (an exchange withdrawal, any wallet), pays this intent; the service settles it through the Splitter (same fee split, same Paid event). */

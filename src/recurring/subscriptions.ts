@@ -39,7 +39,7 @@ export interface SubscriptionsDeps {
   webhooks: {
     validate(notifyUrl: string): void;
     hasRoom(caller: string): Promise<boolean>;
-    watchSubscription(subscriptionId: Hex, terms: Terms, notifyUrl: string, caller: string): Promise<boolean>;
+    watchSubscription(subscriptionId: Hex, terms: Terms, notifyUrl: string, caller: string, included?: boolean): Promise<boolean>;
   };
   now: () => number;
   randomBytes: (size: number) => Uint8Array;
@@ -87,7 +87,16 @@ export class Subscriptions {
   }
 
   /** Mints a setup token for terms the payer will sign; the service makes the salt. */
-  async create(input: { recipient: Address; amountUnits: bigint; period: number; end: number; notifyUrl?: string; returnUrl?: string; caller: string }) {
+  async create(input: {
+    recipient: Address;
+    amountUnits: bigint;
+    period: number;
+    end: number;
+    notifyUrl?: string;
+    notifyIncluded?: boolean;
+    returnUrl?: string;
+    caller: string;
+  }) {
     const { settings, deployment } = this.deps;
     const recipient = checkRecipient(deployment, input.recipient);
     if (input.amountUnits < this.floorUnits || input.amountUnits > settings.maxAmountUnits) throw new DomainError("AMOUNT_OUT_OF_BOUNDS");
@@ -95,6 +104,7 @@ export class Subscriptions {
     const start = await this.#chainNow();
     if (input.end !== 0 && input.end <= start) throw new DomainError("INVALID_REQUEST", { detail: "end: not in the future" });
     if (input.returnUrl !== undefined) checkReturnUrl(input.returnUrl, this.deps.localChain ?? false);
+    if (input.notifyIncluded && input.notifyUrl === undefined) throw new DomainError("INVALID_REQUEST", { detail: "notify_included: needs notify_url" });
     if (input.notifyUrl !== undefined) this.deps.webhooks.validate(input.notifyUrl);
     const notifyUrl = input.notifyUrl !== undefined && (await this.deps.webhooks.hasRoom(input.caller)) ? input.notifyUrl : undefined;
     const offer: Offer = {
@@ -113,6 +123,7 @@ export class Subscriptions {
     return {
       setup_token: this.deps.tokens.mintSetup(offer, expiresAt, {
         ...(notifyUrl ? { notifyUrl } : {}),
+        ...(notifyUrl && input.notifyIncluded ? { notifyIncluded: true } : {}),
         ...(input.returnUrl ? { returnUrl: input.returnUrl } : {}),
       }),
       expires_at: expiresAt,
@@ -121,6 +132,7 @@ export class Subscriptions {
       amount: formatAmount(offer.amount),
       salt: offer.salt,
       ...(notifyUrl ? { notify_url: notifyUrl } : {}),
+      ...(notifyUrl && input.notifyIncluded ? { notify_included: true as const } : {}),
     };
   }
 
@@ -157,11 +169,11 @@ export class Subscriptions {
 
   /** Checks the payer's signature against the terms and returns the subscription capability. */
   async finalize(input: { setupToken: string; payer: Address; signature: Hex; caller: string }) {
-    const { offer, notifyUrl } = this.#setup(input.setupToken, { enforceExpiry: false });
+    const { offer, notifyUrl, notifyIncluded } = this.#setup(input.setupToken, { enforceExpiry: false });
     const terms: Terms = { ...offer, payer: getAddress(input.payer), token: this.deps.deployment.token.address };
     const id = this.deps.capabilities.subscriptionId(terms);
     const signature = await checkPayerSignature(this.deps.client, terms.payer, id, input.signature, this.deps.settings.signatureGasCap);
-    if (notifyUrl) await this.deps.webhooks.watchSubscription(id, terms, notifyUrl, input.caller);
+    if (notifyUrl) await this.deps.webhooks.watchSubscription(id, terms, notifyUrl, input.caller, notifyIncluded === true);
     return {
       subscription: this.deps.tokens.mintSubscription({ terms, signature }),
       subscription_id: id,

@@ -24,6 +24,7 @@ const SetupPayload = z.strictObject({
   ...OfferPayload,
   expires_at: z.number().int(),
   notify_url: z.string().max(512).optional(),
+  notify_included: z.literal(true).optional(),
   return_url: z.string().max(512).optional(),
 });
 const SubscriptionPayload = z.strictObject({ ...OfferPayload, payer: address, signature: z.string().regex(/^0x([0-9a-f]{2})*$/) });
@@ -71,23 +72,25 @@ export class RecurringTokens {
     private readonly tokenAddress: Address,
   ) {}
 
-  mintSetup(offer: Offer, expiresAt: number, urls: { notifyUrl?: string; returnUrl?: string } = {}): string {
+  mintSetup(offer: Offer, expiresAt: number, urls: { notifyUrl?: string; notifyIncluded?: boolean; returnUrl?: string } = {}): string {
     return this.tokens.mint(TOKEN_KINDS.setup, {
       ...offerData(offer),
       expires_at: expiresAt,
       ...(urls.notifyUrl ? { notify_url: urls.notifyUrl } : {}),
+      ...(urls.notifyUrl && urls.notifyIncluded ? { notify_included: true } : {}),
       ...(urls.returnUrl ? { return_url: urls.returnUrl } : {}),
     });
   }
 
-  readSetup(token: string): { offer: Offer; expiresAt: number; notifyUrl?: string; returnUrl?: string } | null {
+  readSetup(token: string): { offer: Offer; expiresAt: number; notifyUrl?: string; notifyIncluded?: boolean; returnUrl?: string } | null {
     const data = this.tokens.verify(TOKEN_KINDS.setup, token, SetupPayload);
     if (!data) return null;
-    const { notify_url, return_url, expires_at } = data;
+    const { notify_url, notify_included, return_url, expires_at } = data;
     return {
       offer: offerFrom(data),
       expiresAt: expires_at,
       ...(notify_url ? { notifyUrl: notify_url } : {}),
+      ...(notify_included ? { notifyIncluded: true } : {}),
       ...(return_url ? { returnUrl: return_url } : {}),
     };
   }

@@ -11,6 +11,7 @@ import {
   ChainId,
   Count,
   Hash,
+  NotifyIncluded,
   NotifyUrl,
   ReturnUrl,
   Signature,
@@ -30,6 +31,7 @@ export const CreateSubscriptionRequest = z.strictObject({
     .max(10 * 365 * 24 * 3600),
   end: Count.optional(),
   notify_url: NotifyUrl.optional(),
+  notify_included: NotifyIncluded.optional(),
   /** Where the checkout sends the payer after signing (payer and signature in the fragment). */
   return_url: ReturnUrl.optional(),
 });
@@ -52,6 +54,7 @@ export const CreateSubscriptionResponse = z.strictObject({
   amount: Amount,
   salt: Hash,
   notify_url: z.string().optional(),
+  notify_included: z.literal(true).optional().describe("extension: repeated when notify_url was accepted with it"),
 });
 export type CreateSubscriptionResponse = z.infer<typeof CreateSubscriptionResponse>;
 

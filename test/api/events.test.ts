@@ -15,6 +15,7 @@ import { EVENTS_PAGE_SIZE } from "../../src/webhooks/events.js";
 import { payIntent } from "../helpers/payments.js";
 import { Receiver, RECEIVER_HOST, type Received } from "../helpers/receiver.js";
 import { configFor, useService } from "../helpers/service.js";
+import { approveThroughSession, walletTypedData } from "../helpers/recurring.js";
 
 const HOOK = `https://${RECEIVER_HOST}/hooks/events`;
 const SEED = randomBytes(32);
@@ -329,6 +330,40 @@ for (const store of ["pglite", "postgres"] as const) {
       assert.equal(receiver.received[2]!.body.type, "payment.settled", "the link payment's final event, after its hint");
       const refused = await h.api.post("/v1/payments").send({ recipient: merchant().address, amount: "1", notify_included: true });
       assert.equal(refused.body.error, "INVALID_REQUEST", "notify_included needs notify_url");
+    });
+
+    it("a subscription created with notify_included gets subscription.charge_included, then subscription.charged; its capability reads both back", async () => {
+      const created = await h.api
+        .post("/v1/subscriptions")
+        .send({ recipient: merchant().address, amount: "10", period: 3600, notify_url: HOOK, notify_included: true });
+      assert.include(created.body, { notify_url: HOOK, notify_included: true });
+      const resolved = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.setup_token });
+      const signature = await buyer().signTypedData(walletTypedData(resolved.body, buyer().address) as never);
+      const finalized = (await h.api.post("/v1/subscriptions/finalize").send({ setup_token: created.body.setup_token, payer: buyer().address, signature }))
+        .body;
+      await approveThroughSession(h, buyer(), finalized.subscription);
+      const charged = await h.api.post("/v1/charges").send({ subscription: finalized.subscription });
+      await drain();
+      assert.deepEqual(
+        receiver.received.map((r) => r.body.type),
+        ["subscription.charge_included"],
+      );
+      assert.include(receiver.received[0]!.body.data as Record<string, unknown>, {
+        subscription_id: finalized.subscription_id,
+        period_index: 0,
+        tx_hash: charged.body.tx_hash,
+      });
+      await h.chain.mine(2);
+      await drain();
+      assert.deepEqual(
+        receiver.received.map((r) => r.body.type),
+        ["subscription.charge_included", "subscription.charged"],
+      );
+      const readBack = await h.api.post("/v1/events").send({ subscription: finalized.subscription });
+      assert.deepEqual(
+        readBack.body.events.map((e: { id: string }) => e.id),
+        receiver.received.map((r) => r.body.id),
+      );
     });
   });
 }
