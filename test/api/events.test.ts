@@ -1,4 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import * as ed from "@noble/ed25519";
 import { assert } from "chai";
 import supertest from "supertest";
@@ -330,6 +335,63 @@ for (const store of ["pglite", "postgres"] as const) {
       assert.equal(receiver.received[2]!.body.type, "payment.settled", "the link payment's final event, after its hint");
       const refused = await h.api.post("/v1/payments").send({ recipient: merchant().address, amount: "1", notify_included: true });
       assert.equal(refused.body.error, "INVALID_REQUEST", "notify_included needs notify_url");
+    });
+
+    it("the receiver and the recovery loop printed in docs/merchants.md, run as printed, accept our deliveries and refuse junk", async () => {
+      const doc = readFileSync(new URL("../../docs/merchants.md", import.meta.url), "utf8");
+      const section = doc.slice(doc.indexOf("## Receive events"));
+      const [receiverCode, recoveryCode] = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+      assert.isAtMost(receiverCode!.trim().split("\n").length, 14, "about 10 lines");
+      const api = h.service.app.listen(0);
+      const apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+      const clientPath = JSON.stringify(new URL("../../client/src/index.ts", import.meta.url).pathname);
+      // Only what a merchant fills in changes: the service's URL, the port, and where the client package is.
+      const source = receiverCode!
+        .replace('"@stablecoin-payments/client"', clientPath)
+        .replace('"http://127.0.0.1:8787"', JSON.stringify(apiUrl))
+        .replace("createServer(", "export const server = createServer(")
+        .replace(".listen(8443);", ".listen(0);");
+      const file = join(dirname(fileURLToPath(import.meta.url)), `.merchants-receiver-${process.pid}-${store}.ts`);
+      writeFileSync(file, source);
+      let server: Server;
+      try {
+        server = ((await import(pathToFileURL(file).href)) as { server: Server }).server;
+      } finally {
+        unlinkSync(file);
+      }
+      try {
+        await new Promise((resolve) => (server.listening ? resolve(null) : server.once("listening", resolve)));
+        const printed = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+        const { created } = await paid();
+        await h.chain.mine(2);
+        h.clock.ms = Date.now(); // the printed receiver checks the timestamp against the real clock
+        await drain();
+        const delivery = receiver.received[0]!;
+        const replay = (headers: Record<string, unknown>, body: string) =>
+          fetch(printed, { method: "POST", headers: headers as Record<string, string>, body }).then((r) => r.status);
+        const signed = Object.fromEntries(Object.entries(delivery.headers).filter(([k]) => k.startsWith("webhook-") || k.startsWith("svc-")));
+        assert.equal(await replay(signed, delivery.raw), 200, "our delivery is accepted");
+        assert.equal(await replay(signed, delivery.raw.replace("payment.settled", "payment.settlex")), 400, "a changed body is refused");
+        assert.equal(await replay({}, delivery.raw), 400, "an unsigned POST is refused");
+
+        // The recovery loop, as printed, with what it names around it.
+        const handled: string[] = [];
+        const run = new Function(
+          "api",
+          "verifyWebhook",
+          "intent",
+          "keys",
+          "handle",
+          `return (async () => { ${recoveryCode!.replace(/: string \| undefined/, "")} })();`,
+        );
+        const { PaymentServiceClient, verifyWebhook: verify } = await import("../../client/src/index.js");
+        const client = new PaymentServiceClient({ baseUrl: apiUrl });
+        await run(client, verify, created.intent, (await client.webhookKeys()).keys, async (e: { id: string }) => handled.push(e.id));
+        assert.deepEqual(handled, [delivery.body.id]);
+      } finally {
+        server!.close();
+        api.close();
+      }
     });
 
     it("a subscription created with notify_included gets subscription.charge_included, then subscription.charged; its capability reads both back", async () => {
