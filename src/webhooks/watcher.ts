@@ -81,10 +81,12 @@ interface Event {
 export class Watcher {
   constructor(private readonly deps: WatcherDeps) {}
 
-  /** Reads the next stretch of settled blocks and enqueues events for watched payments and subscriptions. */
+  /**
+   * Reads the next stretch of settled blocks and enqueues events for watched payments and
+   * subscriptions, then the inclusion hints above the head (null when no settled block was new).
+   */
   async tick(): Promise<{ from: bigint; to: bigint; enqueued: number } | null> {
-    const { client, db } = this.deps;
-    const head = await finalityHead(client, this.deps.finality);
+    const head = await finalityHead(this.deps.client, this.deps.finality);
     if (head < 0n) return null;
     const final = await this.#final(head);
     const hints = await this.#hints(head);
