@@ -62,11 +62,11 @@ export class DeliveryWorker {
 
   /**
    * Rows of one target held waiting for its slots: a slot's worth per round of attempts that fits in
-   * the lease with one round to spare (each round lasts at most the attempt timeout), between one
-   * and eight slots' worth. Leasing a fast target's rows in larger batches costs fewer store writes.
+   * the lease besides the row's own attempt and one round to spare (each round lasts at most the
+   * attempt timeout), between one and eight slots' worth. Leasing a fast target's rows in larger batches costs fewer store writes.
    */
   get #waitingCap(): number {
-    const rounds = this.deps.attemptTimeoutMs ? Math.floor((this.deps.leaseMs ?? 60_000) / this.deps.attemptTimeoutMs) - 1 : 1;
+    const rounds = this.deps.attemptTimeoutMs ? Math.floor((this.deps.leaseMs ?? 60_000) / this.deps.attemptTimeoutMs) - 2 : 1;
     return this.#perTarget * Math.min(8, Math.max(1, rounds));
   }
 

@@ -207,7 +207,7 @@ for (const store of ["pglite", "postgres"] as const) {
           assert.equal(posted.size, 300);
           assert.deepEqual([...new Set(posted.values())], [1], "each sent once");
           assert.equal(most, 8, "never more than the target's slots");
-          // 8 slots and 40 waiting places (60 s lease, 10 s attempts: five rounds with one to spare):
+          // 8 slots and 32 waiting places (60 s lease, 10 s attempts: four rounds, the row's own, one to spare):
           // leased in batches of about 20 to 48, not one lease per attempt or per slot.
           assert.isAtMost(leases.count, 30, `leases: ${leases.count}`);
           assert.deepEqual(failures, []);
