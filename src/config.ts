@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from "node:crypto";
 import { z } from "zod";
 import { parseAmount } from "./money.js";
 import type { SigningKey } from "./tokens/capability.js";
@@ -61,7 +62,20 @@ const EnvSchema = z.object({
   DELIVERY_INTERVAL_MS: positiveInt.default(1000),
   WEBHOOK_DELIVERY_CONCURRENCY: positiveInt.default(64),
   WEBHOOK_TARGET_CONCURRENCY: positiveInt.default(8),
-  WEBHOOK_RETENTION_SECONDS: positiveInt.default(7 * 24 * 3600),
+  WEBHOOK_RETENTION_SECONDS: positiveInt.default(30 * 24 * 3600),
+  WEBHOOK_SIGNING_KEYS: z
+    .string()
+    .regex(
+      /^[a-z0-9]{1,16}:[A-Za-z0-9+/]{43}=(@[0-9]{1,12})?(,[a-z0-9]{1,16}:[A-Za-z0-9+/]{43}=(@[0-9]{1,12})?)*$/,
+      "kid:base64 seed[@not_before][,…]: kids 1–16 of a–z 0–9, each an ed25519 seed of 32 bytes in base64, not_before in unix seconds",
+    )
+    .optional(),
+  WEBHOOK_KEY_OVERLAP_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(24 * 3600),
+  EVENTS_LIMIT_PER_MINUTE: positiveInt.default(120),
   PRUNE_INTERVAL_MS: positiveInt.default(60_000),
   LINK_TTL_SECONDS: positiveInt.default(7 * 24 * 3600),
   SUBSCRIPTION_MIN_PERIOD_SECONDS: positiveInt.optional(),
@@ -110,6 +124,31 @@ export interface WebhookSettings {
   retentionSeconds: number;
   /** How often expired watches and old events are pruned (ms), in batches of `pruneBatch`. */
   pruneIntervalMs: number;
+  /** The ed25519 keys deliveries are signed with, oldest first: each signs from its `notBefore` until the next one's. */
+  signingKeys: WebhookSigningKey[];
+  /** How long before a key starts signing it is published, and how long after it stops it still is (seconds). */
+  keyOverlapSeconds: number;
+}
+
+/** One webhook signing key: its id, its 32-byte ed25519 seed, and when it starts signing (unix seconds). */
+export interface WebhookSigningKey {
+  kid: string;
+  seed: Uint8Array;
+  notBefore: number;
+}
+
+/** A fresh signing key for the embedded stack (npm start): its public half is at GET /v1/webhooks/keys. */
+function generatedSigningKey(): WebhookSigningKey {
+  const jwk = generateKeyPairSync("ed25519").privateKey.export({ format: "jwk" });
+  return { kid: "generated", seed: Buffer.from(jwk.d!, "base64url"), notBefore: 0 };
+}
+
+function parseSigningKeys(value: string): WebhookSigningKey[] {
+  return value.split(",").map((entry) => {
+    const [kid, rest] = [entry.slice(0, entry.indexOf(":")), entry.slice(entry.indexOf(":") + 1)];
+    const [seed, notBefore] = rest.split("@") as [string, string | undefined];
+    return { kid, seed: Buffer.from(seed, "base64"), notBefore: notBefore === undefined ? 0 : Number(notBefore) };
+  });
 }
 
 export type Finality = { kind: "safe" } | { kind: "confirmations"; confirmations: number };
@@ -131,7 +170,7 @@ export interface Config {
   finality: Finality;
   tokenKeys: SigningKey[];
   payments: { minUnits: bigint; maxUnits: bigint; intentTtlSeconds: number };
-  rateLimits: { perMinute: number; recoverPerMinute: number; recoverPerIntentPerMinute: number; recoverConcurrency: number };
+  rateLimits: { perMinute: number; recoverPerMinute: number; recoverPerIntentPerMinute: number; recoverConcurrency: number; eventsPerMinute: number };
   checkoutUrl: string;
   webhooksEnabled: boolean;
   trustProxy: number;
@@ -210,6 +249,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.CHAIN_ID === 8453 && e.WEBHOOKS_ALLOW_LOOPBACK) problems.push("WEBHOOKS_ALLOW_LOOPBACK: a test-only switch, refused in production");
   if (e.CHAIN_ID === 8453 && (e.WEBHOOKS_RESOLVE || e.WEBHOOKS_PORT_OVERRIDE))
     problems.push("WEBHOOKS_RESOLVE / WEBHOOKS_PORT_OVERRIDE: test-only, refused in production");
+  const signingKeys = e.WEBHOOK_SIGNING_KEYS ? parseSigningKeys(e.WEBHOOK_SIGNING_KEYS) : null;
+  if (e.CHAIN_ID === 8453 && e.WEBHOOKS_ENABLED && !signingKeys)
+    problems.push("WEBHOOK_SIGNING_KEYS: required in production while webhooks are enabled (a generated key changes at every start)");
+  if (signingKeys) {
+    const kids = new Set(signingKeys.map((k) => k.kid));
+    if (kids.size !== signingKeys.length) problems.push("WEBHOOK_SIGNING_KEYS: each kid once");
+    if (signingKeys.some((k, i) => i > 0 && k.notBefore <= signingKeys[i - 1]!.notBefore))
+      problems.push("WEBHOOK_SIGNING_KEYS: oldest first, each not_before later than the one before");
+  }
   if (problems.length) throw new ConfigError(problems);
 
   const finalityText = e.FINALITY ?? (external ? "safe" : "2");
@@ -233,6 +281,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       recoverPerMinute: e.RECOVER_LIMIT_PER_MINUTE,
       recoverPerIntentPerMinute: e.RECOVER_INTENT_LIMIT_PER_MINUTE,
       recoverConcurrency: e.RECOVER_CONCURRENCY,
+      eventsPerMinute: e.EVENTS_LIMIT_PER_MINUTE,
     },
     checkoutUrl: e.CHECKOUT_URL ?? `http://${e.HOST}:${e.PORT}/checkout/`,
     webhooksEnabled: e.WEBHOOKS_ENABLED,
@@ -252,6 +301,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       targetConcurrency: e.WEBHOOK_TARGET_CONCURRENCY,
       retentionSeconds: e.WEBHOOK_RETENTION_SECONDS,
       pruneIntervalMs: e.PRUNE_INTERVAL_MS,
+      signingKeys: signingKeys ?? [generatedSigningKey()],
+      keyOverlapSeconds: e.WEBHOOK_KEY_OVERLAP_SECONDS,
       resolve: e.WEBHOOKS_RESOLVE ? Object.fromEntries(e.WEBHOOKS_RESOLVE.split(",").map((pair) => pair.split("=") as [string, string])) : null,
       portOverride: e.WEBHOOKS_PORT_OVERRIDE ?? null,
     },

@@ -135,6 +135,8 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     settings: config.webhooks,
     now,
     logger,
+    // Subscription capabilities are read by recurring, built below.
+    subscriptionIdOf: (token) => capabilities.subscriptionId(capabilities.read(token).terms),
     ...configuredTransport(config.webhooks),
     ...(deps.webhookTransport ?? {}),
   });
@@ -304,6 +306,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const checkoutDir = builtCheckout(deps.checkoutDir);
   const limiter = windowLimiter("api", config.rateLimits.perMinute);
   const recoverLimit = rateLimit(windowLimiter("recover", config.rateLimits.recoverPerMinute), "recover");
+  const eventsLimit = rateLimit(windowLimiter("events", config.rateLimits.eventsPerMinute), "events");
   const app = createApp({
     routes: integrationRoutes({
       payments,
@@ -315,8 +318,11 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
       refunds,
       x402: { receivers: new ReceiverDirectory({ chain, store: x402Receivers }), verdict: (q) => settlementVerdict(chain, q) },
       recoverLimit,
+      events: webhooks.events,
+      eventsLimit,
     }),
     capabilities: () => describeCapabilities(config, deployment),
+    webhookKeys: () => webhooks.keys(),
     limiter,
     logger,
     metrics,

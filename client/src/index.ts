@@ -15,6 +15,8 @@ import type { Action, ErrorCode, Operations, VerifyPaymentResponse } from "./typ
 export type * from "./types.js";
 export { acceptedPayTo, x402PaymentAddresses } from "./x402.js";
 export { keccak256, X402_RECEIVER_CODE_HASH, x402ReceiverAddress } from "./x402-receiver.js";
+export { verifyWebhook, WebhookVerificationError } from "./webhooks.js";
+export type { VerifyWebhookOptions, WebhookPublicKey } from "./webhooks.js";
 export type { IssuedPayment, PaymentCreator, X402PaymentAddresses, X402PaymentAddressOptions, X402RequestContext } from "./x402.js";
 
 /** The request body of an operation. */
@@ -91,6 +93,9 @@ export class PaymentServiceClient {
   // Service
   health = () => this.#call<"health">("GET", "/health");
   capabilities = () => this.#call<"capabilities">("POST", "/v1/capabilities", {});
+  // Events
+  webhookKeys = () => this.#call<"webhookKeys">("GET", "/v1/webhooks/keys");
+  listEvents = (b: RequestOf<"listEvents">) => this.#call<"listEvents">("POST", "/v1/events", b);
   // One-time payments
   createPayment = (b: RequestOf<"createPayment">) => this.#call<"createPayment">("POST", "/v1/payments", b);
   resolvePayment = (b: RequestOf<"resolvePayment">) => this.#call<"resolvePayment">("POST", "/v1/payments/resolve", b);

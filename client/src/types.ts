@@ -272,6 +272,7 @@ export type CreateLinkRequest = {
   amount: AmountInput;
   expires_at?: number;
   notify_url?: string;
+  notify_included?: NotifyIncluded;
   return_url?: ReturnUrl;
   /** seconds: makes a subscription link (each visitor signs these terms), as POST /v1/subscriptions takes it */
   period?: SubscriptionPeriod;
@@ -292,6 +293,8 @@ export type CreateLinkResponse = {
   period?: number;
   /** a subscription link's end: unix seconds, exclusive; 0 = no end */
   end?: number;
+  /** extension: repeated when notify_url was accepted with it */
+  notify_included?: true;
 };
 
 /** An error answer of createPayment: branch on error and action. */
@@ -306,6 +309,7 @@ export type CreatePaymentRequest = {
   recipient: Address;
   amount: AmountInput;
   notify_url?: string;
+  notify_included?: NotifyIncluded;
   return_url?: ReturnUrl;
 };
 
@@ -324,6 +328,8 @@ export type CreatePaymentResponse = {
     deposit_address: DepositAddress;
   };
   notify_url?: string;
+  /** extension: repeated when notify_url was accepted with it */
+  notify_included?: true;
 };
 
 /** An error answer of createSubscription: branch on error and action. */
@@ -340,6 +346,7 @@ export type CreateSubscriptionRequest = {
   period: SubscriptionPeriod;
   end?: number;
   notify_url?: string;
+  notify_included?: NotifyIncluded;
   return_url?: ReturnUrl;
 };
 
@@ -351,12 +358,35 @@ export type CreateSubscriptionResponse = {
   amount: Amount;
   salt: Hash;
   notify_url?: string;
+  /** extension: repeated when notify_url was accepted with it */
+  notify_included?: true;
 };
 
 /** extension: the payment address. A plain transfer of exactly amount_units of token to it, from anywhere (an exchange withdrawal, any wallet), pays this intent; the service settles it through the Splitter (same fee split, same Paid event). */
 export type DepositAddress = Address;
 
 export type EmptyRequest = Record<string, never>;
+
+export type EventsRequest = {
+  intent: Token;
+  /** the `next` of the previous page: answers the events after it */
+  after?: string;
+} | {
+  manage_token: Token;
+  /** the `next` of the previous page: answers the events after it */
+  after?: string;
+} | {
+  subscription: Token;
+  /** the `next` of the previous page: answers the events after it */
+  after?: string;
+};
+
+export type EventsResponse = {
+  /** oldest first, delivered or not, kept for WEBHOOK_RETENTION_SECONDS */
+  events: Array<StoredEvent>;
+  /** where to continue: the last event answered (or the after given when none): pass it as after later for what came since; a page shorter than 100 events means there is nothing more now */
+  next: string | null;
+};
 
 /** An error answer of finalizeSubscription: branch on error and action. */
 export type FinalizeSubscriptionError = {
@@ -416,11 +446,56 @@ export type LinkSubscriptionsResponse = {
   next: string | null;
 };
 
+/** An error answer of listEvents: branch on error and action. */
+export type ListEventsError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_INTENT" | "INVALID_LINK_TOKEN" | "INVALID_SUBSCRIPTION";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
+/** extension: with notify_url, also send payment.included when the transaction is mined and payment.reorged if it leaves the chain before final */
+export type NotifyIncluded = boolean;
+
+export type PaymentIncludedEvent = {
+  /** stable across retries: the svc-event-id header */
+  id: string;
+  type: "payment.included";
+  /** unix seconds: the block's timestamp (the settled block's for a final event, the including block's for a hint) */
+  created_at: number;
+  data: {
+    intent: string;
+    tx_hash: Hash;
+    reference: Hash;
+    /** only for a payment through a link */
+    link_id?: `0x${string}`;
+    /** the block that included the transaction (not yet final) */
+    block_hash: Hash;
+  };
+};
+
+export type PaymentReorgedEvent = {
+  /** stable across retries: the svc-event-id header */
+  id: string;
+  type: "payment.reorged";
+  /** unix seconds: the block's timestamp (the settled block's for a final event, the including block's for a hint) */
+  created_at: number;
+  data: {
+    intent: string;
+    tx_hash: Hash;
+    reference: Hash;
+    /** only for a payment through a link */
+    link_id?: `0x${string}`;
+    /** the block that included it and left the chain */
+    block_hash: Hash;
+  };
+};
+
 export type PaymentSettledEvent = {
   /** stable across retries: the svc-event-id header */
   id: string;
   type: "payment.settled";
-  /** unix seconds: the settled block's timestamp */
+  /** unix seconds: the block's timestamp (the settled block's for a final event, the including block's for a hint) */
   created_at: number;
   data: {
     intent: string;
@@ -646,6 +721,25 @@ export type SetupTokenRequest = {
 
 export type Signature = `0x${string}`;
 
+export type SignedEventHeaders = {
+  "webhook-id": string;
+  "webhook-timestamp": string;
+  "webhook-signature": string;
+  "svc-event-id": string;
+  "svc-event-type": string;
+};
+
+export type StoredEvent = {
+  id: string;
+  type: "payment.settled" | "payment.included" | "payment.reorged" | "subscription.created" | "subscription.charge_included" | "subscription.charge_reorged" | "subscription.charged" | "subscription.revoked";
+  /** the body's data */
+  data: Record<string, unknown>;
+  /** the exact body delivered (or to be delivered) */
+  body: string;
+  /** signed now: verify them with body as a delivery */
+  headers: SignedEventHeaders;
+};
+
 /** An error answer of subscribeLink: branch on error and action. */
 export type SubscribeLinkError = {
   error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_SETUP_TOKEN" | "LINK_CLOSED" | "INVALID_SIGNATURE" | "UNSUPPORTED_SIGNATURE_FORMAT" | "SIGNATURE_VALIDATION_TOO_EXPENSIVE" | "RPC_ERROR" | "RPC_BUSY";
@@ -672,7 +766,7 @@ export type SubscriptionChargedEvent = {
   /** stable across retries: the svc-event-id header */
   id: string;
   type: "subscription.charged";
-  /** unix seconds: the settled block's timestamp */
+  /** unix seconds: the block's timestamp (the settled block's for a final event, the including block's for a hint) */
   created_at: number;
   data: {
     link_id: `0x${string}` | null;
@@ -685,11 +779,45 @@ export type SubscriptionChargedEvent = {
   };
 };
 
+export type SubscriptionChargeIncludedEvent = {
+  /** stable across retries: the svc-event-id header */
+  id: string;
+  type: "subscription.charge_included";
+  /** unix seconds: the block's timestamp (the settled block's for a final event, the including block's for a hint) */
+  created_at: number;
+  data: {
+    link_id: `0x${string}` | null;
+    subscription_id: Hash;
+    payer: Address;
+    period_index: number;
+    tx_hash: Hash;
+    /** the block that included the charge (not yet final) */
+    block_hash: Hash;
+  };
+};
+
+export type SubscriptionChargeReorgedEvent = {
+  /** stable across retries: the svc-event-id header */
+  id: string;
+  type: "subscription.charge_reorged";
+  /** unix seconds: the block's timestamp (the settled block's for a final event, the including block's for a hint) */
+  created_at: number;
+  data: {
+    link_id: `0x${string}` | null;
+    subscription_id: Hash;
+    payer: Address;
+    period_index: number;
+    tx_hash: Hash;
+    /** the block that included it and left the chain */
+    block_hash: Hash;
+  };
+};
+
 export type SubscriptionCreatedEvent = {
   /** stable across retries: the svc-event-id header */
   id: string;
   type: "subscription.created";
-  /** unix seconds: the settled block's timestamp */
+  /** unix seconds: the block's timestamp (the settled block's for a final event, the including block's for a hint) */
   created_at: number;
   data: {
     link_id: `0x${string}` | null;
@@ -710,7 +838,7 @@ export type SubscriptionRevokedEvent = {
   /** stable across retries: the svc-event-id header */
   id: string;
   type: "subscription.revoked";
-  /** unix seconds: the settled block's timestamp */
+  /** unix seconds: the block's timestamp (the settled block's for a final event, the including block's for a hint) */
   created_at: number;
   data: {
     link_id: `0x${string}` | null;
@@ -834,6 +962,30 @@ export type VerifyX402SettlementError = {
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
+};
+
+export type WebhookKey = {
+  kid: string;
+  alg: "ed25519";
+  /** the raw 32-byte ed25519 public key, base64 */
+  public_key: string;
+  /** unix seconds: when this key starts signing */
+  not_before: number;
+  /** unix seconds: when this key is no longer published nor accepted (its successor's start plus the overlap); null while it has no successor */
+  not_after: number | null;
+};
+
+/** An error answer of webhookKeys: branch on error and action. */
+export type WebhookKeysError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
+export type WebhookKeysResponse = {
+  /** every key a delivery may be signed with now: during a rotation's overlap, the old and the new */
+  keys: Array<WebhookKey>;
 };
 
 export type X402FacilitatorRequest = {
@@ -961,6 +1113,8 @@ export interface Operations {
   capabilities: { method: "POST"; path: "/v1/capabilities"; request: EmptyRequest; response: CapabilitiesResponse; error: CapabilitiesError["error"] };
   /** The same, by GET */
   capabilitiesGet: { method: "GET"; path: "/v1/capabilities"; request: never; response: CapabilitiesResponse; error: CapabilitiesGetError["error"] };
+  /** The public keys webhook deliveries are signed with */
+  webhookKeys: { method: "GET"; path: "/v1/webhooks/keys"; request: never; response: WebhookKeysResponse; error: WebhookKeysError["error"] };
   /** x402: what this facilitator settles */
   x402Supported: { method: "GET"; path: "/x402/supported"; request: never; response: X402SupportedResponse; error: X402RateLimited["error"] };
   /** x402: verify a payment */
@@ -1015,12 +1169,18 @@ export interface Operations {
   x402Receiver: { method: "POST"; path: "/v1/x402/receivers"; request: X402ReceiverRequest; response: X402ReceiverResponse; error: X402ReceiverError["error"] };
   /** The final verdict of an x402 settlement to a receiver, by its transaction and the authorization's nonce */
   verifyX402Settlement: { method: "POST"; path: "/v1/x402/verify-settlement"; request: X402SettlementVerdictRequest; response: X402SettlementVerdictResponse; error: VerifyX402SettlementError["error"] };
+  /** Read back a capability's webhook events, delivered or not, oldest first (limited; for recovery, not for polling) */
+  listEvents: { method: "POST"; path: "/v1/events"; request: EventsRequest; response: EventsResponse; error: ListEventsError["error"] };
 }
 
 /** Every webhook event, by type. */
 export interface WebhookEvents {
   "payment.settled": PaymentSettledEvent;
   "subscription.created": SubscriptionCreatedEvent;
+  "payment.included": PaymentIncludedEvent;
+  "payment.reorged": PaymentReorgedEvent;
+  "subscription.charge_included": SubscriptionChargeIncludedEvent;
+  "subscription.charge_reorged": SubscriptionChargeReorgedEvent;
   "subscription.charged": SubscriptionChargedEvent;
   "subscription.revoked": SubscriptionRevokedEvent;
 }

@@ -7,13 +7,15 @@ import { observe, type Metrics } from "./metrics.js";
 import { cors, jsonBody, rateLimit } from "./middleware.js";
 import { issueDetail } from "./error-detail.js";
 import { checkAnswer, handlerFor, type PostRoute, type ResponseCheck } from "./route.js";
-import { CapabilitiesResponse, EmptyRequest, HealthResponse } from "../wire/index.js";
+import { CapabilitiesResponse, EmptyRequest, HealthResponse, WebhookKeysResponse } from "../wire/index.js";
 import type { X402Endpoint } from "./x402.js";
 
 export interface AppDeps {
   routes: PostRoute[];
   /** The body of /v1/capabilities. */
   capabilities: () => CapabilitiesResponse;
+  /** The body of GET /v1/webhooks/keys: the public keys deliveries are signed with. */
+  webhookKeys?: () => WebhookKeysResponse;
   limiter: RateLimiter;
   logger: Logger;
   metrics: Metrics;
@@ -61,13 +63,24 @@ export function createApp(deps: AppDeps): Express {
     res.json(capabilities());
   });
 
+  const webhookKeys = deps.webhookKeys;
+  if (webhookKeys) {
+    app.get("/v1/webhooks/keys", rateLimit(deps.limiter, "/v1/webhooks/keys"), (_req, res) => {
+      const body = webhookKeys();
+      if (check) checkAnswer(WebhookKeysResponse, body, "GET /v1/webhooks/keys", check);
+      // Public keys: a receiver may cache them, but not past a rotation's overlap.
+      res.setHeader("Cache-Control", "public, max-age=300");
+      res.json(body);
+    });
+  }
+
   for (const spec of deps.routes) {
     app.post(spec.path, rateLimit(deps.limiter, spec.path), ...(spec.limits ?? []), ...jsonBody, handlerFor(spec, check));
   }
   for (const endpoint of deps.x402 ?? []) app[endpoint.method](endpoint.path, ...endpoint.handlers);
   for (const mount of deps.mounts ?? []) app.use(mount.path, mount.handler);
 
-  const known = new Set(["/health", "/v1/capabilities", ...deps.routes.map((r) => r.path), ...(deps.x402 ?? []).map((e) => e.path)]);
+  const known = new Set(["/health", "/v1/capabilities", "/v1/webhooks/keys", ...deps.routes.map((r) => r.path), ...(deps.x402 ?? []).map((e) => e.path)]);
   app.get("/", (_req, res) => {
     res.redirect(302, "/checkout/");
   });

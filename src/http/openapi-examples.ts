@@ -70,6 +70,8 @@ function sampleString(schema: Schema, key: string): string {
   const pattern = typeof schema.pattern === "string" ? schema.pattern : "";
   if (pattern.includes("{40}")) return key === "payer" ? "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC" : "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
   if (pattern.includes("{64}")) return `0x${(key === "reference" ? "5d1ce0f2" : key.includes("hash") ? "b413b500" : "7a2e91c4").repeat(8)}`;
+  if (pattern.startsWith("^evt_")) return `evt_${"4f0e3556".repeat(4)}`;
+  if (pattern.startsWith("^v1a,")) return `v1a,${"q83vEjRWeJA".repeat(8)}==`;
   if (pattern.includes("{32}")) return key === "id" ? `evt_${"4f0e3556".repeat(4)}` : `0x${"7e1b4c2a".repeat(4)}`;
   if (/\{2\}\)\{[01],/.test(pattern)) return `0x${"ab".repeat(65)}`; // hex bytes (a signature)
   if (pattern.startsWith("^0x[0-9a-f]*")) return "0x095ea7b3";

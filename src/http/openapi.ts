@@ -148,6 +148,14 @@ export function buildOpenApi(routes: PostRoute[]): Record<string, unknown> {
       ),
       get: operation(docFor("GET /v1/capabilities"), "The same, by GET", { response: "CapabilitiesResponse", errors: [] }, components),
     },
+    "/v1/webhooks/keys": {
+      get: operation(
+        docFor("GET /v1/webhooks/keys"),
+        "The public keys webhook deliveries are signed with",
+        { response: "WebhookKeysResponse", errors: [] },
+        components,
+      ),
+    },
   };
   // The x402 facilitator: x402's shapes, every answer (refusals included) in its own response schema;
   // only a rate limit answers in this API's error model.

@@ -5,7 +5,7 @@
  */
 export interface OperationDoc {
   operationId: string;
-  tag: "Service" | "Payments" | "Links" | "Subscriptions" | "Charges" | "Refunds" | "x402";
+  tag: "Service" | "Payments" | "Links" | "Subscriptions" | "Charges" | "Refunds" | "Events" | "x402";
   description: string;
 }
 
@@ -44,6 +44,18 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: "capabilities",
     tag: "Service",
     description: `What a client needs to know about this deployment: environment, chain, contracts, token, fee, bounds, finality rule, token lifetimes and the checkout URL. Check chain_id and environment before you act: test and production are separate stacks. ${RETRY_RULE}`,
+  },
+  "GET /v1/webhooks/keys": {
+    operationId: "webhookKeys",
+    tag: "Events",
+    description:
+      "The ed25519 public keys webhook deliveries are signed with (Standard Webhooks' v1a scheme: webhook-signature is v1a,<base64 signature> over webhook-id.webhook-timestamp.body). No secret: anyone may read them. During a rotation's overlap both the old and the new key are listed; cache them for at most a few minutes.",
+  },
+  "POST /v1/events": {
+    operationId: "listEvents",
+    tag: "Events",
+    description:
+      "Reads back the webhook events of a capability you hold (a payment's intent, a link's manage_token, a subscription capability), delivered or not, oldest first, 100 a page, kept WEBHOOK_RETENTION_SECONDS (30 days by default): each with the exact body delivered and headers signed now, verified like a delivery. Pass next as after for what came since. Same ids as the deliveries, so fulfil once per id. A hint like any event: verify decides. Limited per IP like recover: for catching up after an outage, not for polling.",
   },
   "GET /v1/capabilities": { operationId: "capabilitiesGet", tag: "Service", description: "The same answer as POST /v1/capabilities, for tools that only GET." },
   "POST /v1/payments": {
@@ -185,6 +197,7 @@ export const TAGS: Array<{ name: OperationDoc["tag"]; description: string }> = [
   { name: "Subscriptions", description: "Recurring terms the payer signs once; sessions for the checkout." },
   { name: "Charges", description: "Charging a subscription's period through the relayer." },
   { name: "Refunds", description: "Refunds: plain transfers from the merchant's wallet, verified on chain." },
+  { name: "Events", description: "Webhook signing keys, and reading back a capability's events after an outage." },
   {
     name: "x402",
     description:

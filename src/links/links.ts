@@ -26,7 +26,7 @@ export const LINK_SUBSCRIBERS_PAGE = 100;
 /** What links need of webhooks (the composition root passes the webhooks module; links never import it). */
 export interface LinkWatches {
   validate(notifyUrl: string): void;
-  watchLink(linkId: Hex, notifyUrl: string, caller: string, expiresAt: number): Promise<boolean>;
+  watchLink(linkId: Hex, notifyUrl: string, caller: string, expiresAt: number, included?: boolean): Promise<boolean>;
   endLink(linkId: Hex): Promise<void>;
   /** A payer subscribed through the link: announce subscription.created and watch its charges and revocation, with the link id. */
   subscribedThroughLink(s: { linkId: Hex; subscriptionId: Hex; payer: Address; end: bigint; notifyUrl: string; caller: string }): Promise<void>;
@@ -102,6 +102,7 @@ export class Links {
     amountUnits: bigint;
     expiresAt?: number;
     notifyUrl?: string;
+    notifyIncluded?: boolean;
     returnUrl?: string;
     /** A subscription link: the terms' period (seconds) and end (unix seconds, 0 = none). */
     subscription?: { period: number; end: number };
@@ -121,9 +122,11 @@ export class Links {
     const expiresAt = input.expiresAt ?? now + limits.linkTtlSeconds;
     if (expiresAt <= now || expiresAt > now + limits.maxLinkTtlSeconds) throw new DomainError("INVALID_REQUEST", { detail: "expires_at: out of range" });
     if (input.returnUrl !== undefined) checkReturnUrl(input.returnUrl, this.deps.localChain ?? false);
+    if (input.notifyIncluded && input.notifyUrl === undefined) throw new DomainError("INVALID_REQUEST", { detail: "notify_included: needs notify_url" });
     if (input.notifyUrl !== undefined) this.deps.watches.validate(input.notifyUrl);
     const linkId = toHex(this.deps.randomBytes(16));
-    const accepted = input.notifyUrl !== undefined && (await this.deps.watches.watchLink(linkId, input.notifyUrl, input.caller, expiresAt));
+    const accepted =
+      input.notifyUrl !== undefined && (await this.deps.watches.watchLink(linkId, input.notifyUrl, input.caller, expiresAt, input.notifyIncluded === true));
     await this.#records.add({
       linkId,
       recipient,
@@ -152,6 +155,7 @@ export class Links {
       recipient,
       ...(accepted ? { notify_url: input.notifyUrl! } : {}),
       ...(subscription ? { period: subscription.period, end: subscription.end } : {}),
+      ...(accepted && input.notifyIncluded ? { notify_included: true as const } : {}),
     };
   }
 

@@ -30,7 +30,7 @@ export interface PaymentsDeps {
   /** Webhooks: notify_url rules and the watch registrar (false past the caps). */
   webhooks: {
     validate(notifyUrl: string): void;
-    watchPayment(intent: Intent, notifyUrl: string, caller: string): Promise<boolean>;
+    watchPayment(intent: Intent, notifyUrl: string, caller: string, included?: boolean): Promise<boolean>;
   };
   /** Whether the link an intent was minted through is still open (LINK_CLOSED if not); links implement it. */
   linkStatus?: { checkOpen(linkId: Hex): Promise<void> };
@@ -55,8 +55,16 @@ export class Payments {
   }
 
   /** Mints an intent for one payment of `amountUnits` to `recipient`, with a fresh 32-byte reference. */
-  async create(input: { recipient: Address; amountUnits: bigint; notifyUrl?: string; returnUrl?: string; caller: string }): Promise<CreatedPayment> {
+  async create(input: {
+    recipient: Address;
+    amountUnits: bigint;
+    notifyUrl?: string;
+    notifyIncluded?: boolean;
+    returnUrl?: string;
+    caller: string;
+  }): Promise<CreatedPayment> {
     if (input.returnUrl !== undefined) checkReturnUrl(input.returnUrl, this.deps.localChain ?? false);
+    if (input.notifyIncluded && input.notifyUrl === undefined) throw new DomainError("INVALID_REQUEST", { detail: "notify_included: needs notify_url" });
     if (input.notifyUrl !== undefined) this.deps.webhooks.validate(input.notifyUrl);
     return this.#mint(input);
   }
@@ -65,6 +73,7 @@ export class Payments {
     recipient: Address;
     amountUnits: bigint;
     notifyUrl?: string;
+    notifyIncluded?: boolean;
     returnUrl?: string;
     caller: string;
     linkId?: Hex;
@@ -89,7 +98,8 @@ export class Payments {
       paymentKey,
       watchUntil: intent.expiresAt + DEPOSIT_WATCH_AFTER_EXPIRY_SECONDS,
     });
-    const accepted = input.notifyUrl === undefined ? false : await this.deps.webhooks.watchPayment(intent, input.notifyUrl, input.caller);
+    const accepted =
+      input.notifyUrl === undefined ? false : await this.deps.webhooks.watchPayment(intent, input.notifyUrl, input.caller, input.notifyIncluded === true);
     const { deployment } = this.deps.chain;
     return {
       intent: mintIntent(this.deps.tokens, intent),
@@ -106,6 +116,7 @@ export class Payments {
         deposit_address: depositAddress,
       },
       ...(accepted ? { notify_url: input.notifyUrl! } : {}),
+      ...(accepted && input.notifyIncluded ? { notify_included: true as const } : {}),
     };
   }
 

@@ -39,7 +39,7 @@ export interface SubscriptionsDeps {
   webhooks: {
     validate(notifyUrl: string): void;
     hasRoom(caller: string): Promise<boolean>;
-    watchSubscription(subscriptionId: Hex, terms: Terms, notifyUrl: string, caller: string): Promise<boolean>;
+    watchSubscription(subscriptionId: Hex, terms: Terms, notifyUrl: string, caller: string, included?: boolean): Promise<boolean>;
   };
   now: () => number;
   randomBytes: (size: number) => Uint8Array;
@@ -87,10 +87,20 @@ export class Subscriptions {
   }
 
   /** Mints a setup token for terms the payer will sign; the service makes the salt. */
-  async create(input: { recipient: Address; amountUnits: bigint; period: number; end: number; notifyUrl?: string; returnUrl?: string; caller: string }) {
+  async create(input: {
+    recipient: Address;
+    amountUnits: bigint;
+    period: number;
+    end: number;
+    notifyUrl?: string;
+    notifyIncluded?: boolean;
+    returnUrl?: string;
+    caller: string;
+  }) {
     const { settings, deployment } = this.deps;
     const { recipient, start } = await this.checkTerms(input);
     if (input.returnUrl !== undefined) checkReturnUrl(input.returnUrl, this.deps.localChain ?? false);
+    if (input.notifyIncluded && input.notifyUrl === undefined) throw new DomainError("INVALID_REQUEST", { detail: "notify_included: needs notify_url" });
     if (input.notifyUrl !== undefined) this.deps.webhooks.validate(input.notifyUrl);
     const notifyUrl = input.notifyUrl !== undefined && (await this.deps.webhooks.hasRoom(input.caller)) ? input.notifyUrl : undefined;
     const offer = this.#offer({ ...input, recipient }, start);
@@ -99,6 +109,7 @@ export class Subscriptions {
     return {
       setup_token: this.deps.tokens.mintSetup(offer, expiresAt, {
         ...(notifyUrl ? { notifyUrl } : {}),
+        ...(notifyUrl && input.notifyIncluded ? { notifyIncluded: true } : {}),
         ...(input.returnUrl ? { returnUrl: input.returnUrl } : {}),
       }),
       expires_at: expiresAt,
@@ -107,6 +118,7 @@ export class Subscriptions {
       amount: formatAmount(offer.amount),
       salt: offer.salt,
       ...(notifyUrl ? { notify_url: notifyUrl } : {}),
+      ...(notifyUrl && input.notifyIncluded ? { notify_included: true as const } : {}),
     };
   }
 
@@ -199,7 +211,8 @@ export class Subscriptions {
     const setup = this.#setup(input.setupToken, { enforceExpiry: false });
     if (setup.linkId) throw new DomainError("INVALID_SETUP_TOKEN");
     const signed = await this.#signed(setup.offer, input);
-    if (setup.notifyUrl) await this.deps.webhooks.watchSubscription(signed.subscriptionId, signed.terms, setup.notifyUrl, input.caller);
+    if (setup.notifyUrl)
+      await this.deps.webhooks.watchSubscription(signed.subscriptionId, signed.terms, setup.notifyUrl, input.caller, setup.notifyIncluded === true);
     return signed.answer;
   }
 

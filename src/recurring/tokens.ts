@@ -24,6 +24,7 @@ const SetupPayload = z.strictObject({
   ...OfferPayload,
   expires_at: z.number().int(),
   notify_url: z.string().max(512).optional(),
+  notify_included: z.literal(true).optional(),
   return_url: z.string().max(512).optional(),
   link_id: z
     .string()
@@ -76,24 +77,26 @@ export class RecurringTokens {
   ) {}
 
   /** `linkId`: the setup was minted for a visitor of that subscription link (POST /v1/links/subscribe takes it). */
-  mintSetup(offer: Offer, expiresAt: number, extra: { notifyUrl?: string; returnUrl?: string; linkId?: Hex } = {}): string {
+  mintSetup(offer: Offer, expiresAt: number, extra: { notifyUrl?: string; notifyIncluded?: boolean; returnUrl?: string; linkId?: Hex } = {}): string {
     return this.tokens.mint(TOKEN_KINDS.setup, {
       ...offerData(offer),
       expires_at: expiresAt,
       ...(extra.notifyUrl ? { notify_url: extra.notifyUrl } : {}),
+      ...(extra.notifyUrl && extra.notifyIncluded ? { notify_included: true } : {}),
       ...(extra.returnUrl ? { return_url: extra.returnUrl } : {}),
       ...(extra.linkId ? { link_id: extra.linkId } : {}),
     });
   }
 
-  readSetup(token: string): { offer: Offer; expiresAt: number; notifyUrl?: string; returnUrl?: string; linkId?: Hex } | null {
+  readSetup(token: string): { offer: Offer; expiresAt: number; notifyUrl?: string; notifyIncluded?: boolean; returnUrl?: string; linkId?: Hex } | null {
     const data = this.tokens.verify(TOKEN_KINDS.setup, token, SetupPayload);
     if (!data) return null;
-    const { notify_url, return_url, expires_at, link_id } = data;
+    const { notify_url, notify_included, return_url, expires_at, link_id } = data;
     return {
       offer: offerFrom(data),
       expiresAt: expires_at,
       ...(notify_url ? { notifyUrl: notify_url } : {}),
+      ...(notify_included ? { notifyIncluded: true } : {}),
       ...(return_url ? { returnUrl: return_url } : {}),
       ...(link_id ? { linkId: link_id as Hex } : {}),
     };

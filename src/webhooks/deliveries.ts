@@ -11,10 +11,19 @@ export interface Delivery {
   eventType: string;
   notifyUrl: string;
   payload: Record<string, unknown>;
+  /** The exact body every attempt sends (and POST /v1/events answers). */
+  body: string;
   attempts: number;
   nextAttemptAt: number;
   status: "pending" | "delivered" | "dropped";
   lastError: string | null;
+}
+
+/** What reads an event back (POST /v1/events): the payment's reference, the link's id, the subscription's id. */
+export interface EventSubjects {
+  reference?: string;
+  linkId?: string;
+  subscriptionId?: string;
 }
 
 interface DeliveryRow {
@@ -22,51 +31,90 @@ interface DeliveryRow {
   target: string;
   event_type: string;
   notify_url: string;
-  payload: Record<string, unknown> | string;
+  /** Absent where only the body is read (a lease). */
+  payload?: Record<string, unknown> | string;
+  body: string | null;
   attempts: number;
   next_attempt_at: string | number;
   status: Delivery["status"];
   last_error: string | null;
 }
 
-const deliveryFrom = (r: DeliveryRow): Delivery => ({
-  eventId: r.event_id,
-  target: r.target,
-  eventType: r.event_type,
-  notifyUrl: r.notify_url,
-  payload: typeof r.payload === "string" ? JSON.parse(r.payload) : r.payload,
-  attempts: Number(r.attempts),
-  nextAttemptAt: Number(r.next_attempt_at),
-  status: r.status,
-  lastError: r.last_error,
-});
+const deliveryFrom = (r: DeliveryRow): Delivery => {
+  const stored = r.payload === undefined ? null : typeof r.payload === "string" ? JSON.parse(r.payload) : r.payload;
+  return {
+    eventId: r.event_id,
+    target: r.target,
+    eventType: r.event_type,
+    notifyUrl: r.notify_url,
+    // A lease reads only the body: the payload is parsed from it if anything asks.
+    get payload() {
+      return stored ?? JSON.parse(r.body!);
+    },
+    body: r.body ?? JSON.stringify(stored),
+    attempts: Number(r.attempts),
+    nextAttemptAt: Number(r.next_attempt_at),
+    status: r.status,
+    lastError: r.last_error,
+  };
+};
 
 /** The persisted delivery queue. Several instances take due rows with leases (SKIP LOCKED). */
 export class Deliveries {
   constructor(private readonly db: Pick<Database, "query">) {}
 
-  /** Enqueues an event once: the same event id again is ignored. */
-  async enqueue(e: { eventId: string; eventType: string; notifyUrl: string; payload: object; dueAt: number }): Promise<void> {
+  /**
+   * Enqueues an event once: the same event id again is ignored. The body is fixed here, so every
+   * attempt and every read-back carries the same bytes.
+   */
+  async enqueue(e: { eventId: string; eventType: string; notifyUrl: string; payload: object; dueAt: number; subjects?: EventSubjects }): Promise<void> {
+    const body = JSON.stringify(e.payload);
     await this.db.query(
-      "INSERT INTO webhook_deliveries (event_id, event_type, notify_url, target, payload, next_attempt_at, status) VALUES ($1, $2, $3, $4, $5, $6, 'pending') ON CONFLICT (event_id) DO NOTHING",
-      [e.eventId, e.eventType, e.notifyUrl, deliveryTarget(e.notifyUrl), JSON.stringify(e.payload), e.dueAt],
+      "INSERT INTO webhook_deliveries (event_id, event_type, notify_url, target, payload, body, next_attempt_at, status, reference, link_id, subscription_id) VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10) ON CONFLICT (event_id) DO NOTHING",
+      [
+        e.eventId,
+        e.eventType,
+        e.notifyUrl,
+        deliveryTarget(e.notifyUrl),
+        body,
+        body,
+        e.dueAt,
+        e.subjects?.reference ?? null,
+        e.subjects?.linkId ?? null,
+        e.subjects?.subscriptionId ?? null,
+      ],
     );
   }
 
   /**
-   * Leases up to `limit` due deliveries for `leaseMs`, oldest first (by the due index: the cost
-   * grows with `limit`, not with the queue), skipping rows another instance holds and the targets
-   * named in `skipTargets` (their slots are full here).
+   * The events filed under one subject, delivered or not, oldest first, after the event `after`
+   * (from the start when it is not given or no longer kept): at most `limit`, read by its index.
    */
-  async leaseDue(nowMs: number, leaseMs: number, limit: number, skipTargets: string[] = []): Promise<Delivery[]> {
+  async eventsFor(subject: { column: "reference" | "link_id" | "subscription_id"; value: string }, after: string | null, limit: number): Promise<Delivery[]> {
+    const rows = await this.db.query<DeliveryRow>(
+      `SELECT * FROM webhook_deliveries
+        WHERE ${subject.column} = $1 AND seq > COALESCE((SELECT seq FROM webhook_deliveries WHERE event_id = $2 AND ${subject.column} = $1), 0)
+        ORDER BY seq LIMIT $3`,
+      [subject.value, after, limit],
+    );
+    return rows.map(deliveryFrom);
+  }
+
+  /**
+   * Leases up to `limit` due deliveries for `leaseMs`, oldest first (by the due index, then each row
+   * by its key: the cost grows with `limit`, not with the queue), skipping rows another instance holds and the targets
+   * named in `skipTargets` (their slots are full here); only `onlyTarget`'s rows when it is given.
+   */
+  async leaseDue(nowMs: number, leaseMs: number, limit: number, skipTargets: string[] = [], onlyTarget: string | null = null): Promise<Delivery[]> {
     const rows = await this.db.query<DeliveryRow>(
       `UPDATE webhook_deliveries SET lease_until = $1
-        WHERE event_id IN (
+        WHERE event_id = ANY(ARRAY(
           SELECT event_id FROM webhook_deliveries
            WHERE status = 'pending' AND next_attempt_at <= $2 AND lease_until <= $2 AND NOT (target = ANY($4))
-           ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-        RETURNING *`,
-      [nowMs + leaseMs, nowMs, limit, skipTargets],
+             AND ($5::text IS NULL OR target = $5)
+           ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED))
+        RETURNING event_id, target, event_type, notify_url, COALESCE(body, payload::text) AS body, attempts, next_attempt_at, status, last_error`,
+      [nowMs + leaseMs, nowMs, limit, skipTargets, onlyTarget],
     );
     return rows.map(deliveryFrom);
   }

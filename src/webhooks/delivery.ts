@@ -17,11 +17,21 @@ export interface DeliveryDeps {
   concurrency?: number;
   /** Attempts in flight at once to one target (a notify_url's host and port). */
   perTarget?: number;
+  /**
+   * The longest one attempt can take (the receiver's timeout, ms). A target's leased rows wait for
+   * its slots only as many rounds of attempts as fit in the lease, so none outlives its lease.
+   */
+  attemptTimeoutMs?: number;
+  /** How long acknowledgements may gather before they are recorded together (ms). */
+  ackDelayMs?: number;
   onError?: (delivery: Delivery, error: string) => void;
+  /** The signed headers of one attempt (signing.ts), made at the attempt's own time. */
+  sign: (eventId: string, eventType: string, body: string, nowSeconds: number) => Record<string, string>;
 }
 
 /**
- * Delivers due webhook events: POST JSON with `svc-event-id` and `svc-event-type`; any 2xx
+ * Delivers due webhook events: POST the stored body with `svc-event-id`, `svc-event-type` and
+ * Standard Webhooks' signed headers (signed at each attempt, so a retry's timestamp is fresh); any 2xx
  * acknowledges; anything else (non-2xx, a redirect, a timeout, a refused target) is retried on the
  * schedule. Rows are leased, so several instances never send the same attempt twice, and a crashed
  * instance's lease simply runs out.
@@ -48,6 +58,16 @@ export class DeliveryWorker {
 
   get #perTarget(): number {
     return this.deps.perTarget ?? 8;
+  }
+
+  /**
+   * Rows of one target held waiting for its slots: a slot's worth per round of attempts that fits in
+   * the lease besides the row's own attempt and one round to spare (each round lasts at most the
+   * attempt timeout), between one and eight slots' worth. Leasing a fast target's rows in larger batches costs fewer store writes.
+   */
+  get #waitingCap(): number {
+    const rounds = this.deps.attemptTimeoutMs ? Math.floor((this.deps.leaseMs ?? 60_000) / this.deps.attemptTimeoutMs) - 2 : 1;
+    return this.#perTarget * Math.min(8, Math.max(1, rounds));
   }
 
   /**
@@ -90,12 +110,14 @@ export class DeliveryWorker {
     return this.#pumping;
   }
 
-  /** Pumps every `intervalMs` and after each finished attempt, until stopped. */
+  /** Pumps now, then every `intervalMs` and after each finished attempt, until stopped. */
   start(intervalMs: number, onFailure: (error: unknown) => void): void {
     if (this.#timer) return;
     this.#timer = setInterval(() => this.pump().catch(onFailure), intervalMs);
     this.#timer.unref();
     this.#onFailure = onFailure;
+    // What is due now goes at once, not one interval later.
+    this.pump().catch(onFailure);
   }
 
   stop(): void {
@@ -107,17 +129,27 @@ export class DeliveryWorker {
 
   /**
    * Leases what fits the free slots (skipping full targets) and starts each. A target's rows past its
-   * slots wait here for them, up to as many again as its slots (they finish well within the lease:
-   * each waits at most two attempts); the rest are given back at once.
+   * slots wait here for them, up to {@link #waitingCap} (they finish within the lease); the rest are
+   * given back at once.
    */
   async #startDue(): Promise<Promise<void>[]> {
-    const free = this.#concurrency - this.#running - this.#waitingCount;
+    const free = this.#concurrency + this.#waitingCapTotal - this.#running - this.#waitingCount;
     if (free <= 0) return [];
-    const full = [...this.#inFlight].filter(([t, n]) => n + (this.#waiting.get(t)?.length ?? 0) >= 2 * this.#perTarget).map(([t]) => t);
+    const full = [...this.#inFlight].filter(([t, n]) => n + (this.#waiting.get(t)?.length ?? 0) >= this.#perTarget + this.#waitingCap).map(([t]) => t);
     // Leasing rows only to give them back costs a write each: when a lease brought back more than the
     // slots could take (one busy target), the next one asks for less; when it was all used, more.
+    this.#leaseSize ||= this.#perTarget + this.#waitingCap;
     const limit = Math.min(free, this.#leaseSize);
     const leased = await this.#deliveries.leaseDue(this.deps.now(), this.deps.leaseMs ?? 60_000, limit, full);
+    const { started, giveBack } = this.#place(leased);
+    await this.#deliveries.release(giveBack);
+    if (giveBack.length > 0) this.#leaseSize = Math.max(this.#perTarget + this.#waitingCap, Math.floor(this.#leaseSize / 2));
+    else if (leased.length === limit) this.#leaseSize = Math.min(this.#concurrency + this.#waitingCapTotal, this.#leaseSize * 2);
+    return started;
+  }
+
+  /** Starts leased rows in free slots, holds a target's next rows waiting for its slots, and names the rest to give back. */
+  #place(leased: Delivery[]): { started: Promise<void>[]; giveBack: string[] } {
     const started: Promise<void>[] = [];
     const giveBack: string[] = [];
     for (const delivery of leased) {
@@ -127,7 +159,7 @@ export class DeliveryWorker {
         continue;
       }
       const waiting = this.#waiting.get(delivery.target) ?? [];
-      if (inFlight > 0 && waiting.length < this.#perTarget) {
+      if (inFlight > 0 && waiting.length < this.#waitingCap && this.#waitingCount < this.#waitingCapTotal) {
         waiting.push(delivery);
         this.#waiting.set(delivery.target, waiting);
         this.#waitingCount++;
@@ -136,73 +168,132 @@ export class DeliveryWorker {
         giveBack.push(delivery.eventId);
       }
     }
-    await this.#deliveries.release(giveBack);
-    if (giveBack.length > 0) this.#leaseSize = Math.max(2 * this.#perTarget, Math.floor(this.#leaseSize / 2));
-    else if (leased.length === limit) this.#leaseSize = Math.min(this.#concurrency, this.#leaseSize * 2);
-    return started;
+    return { started, giveBack };
   }
 
-  #leaseSize = Number.MAX_SAFE_INTEGER;
+  readonly #refilling = new Set<string>();
+
+  /**
+   * Leases more of one busy target's rows, as many as its slots and waiting places have room for
+   * (none to give back), while its slots still have work: the store is read once per batch of that
+   * target's rows rather than once per attempt.
+   */
+  async #refill(target: string): Promise<void> {
+    if (this.#refilling.has(target)) return;
+    this.#refilling.add(target);
+    try {
+      const room = Math.min(
+        this.#perTarget + this.#waitingCap - (this.#inFlight.get(target) ?? 0) - (this.#waiting.get(target)?.length ?? 0),
+        this.#waitingCapTotal - this.#waitingCount,
+      );
+      if (room <= 0) return;
+      const leased = await this.#deliveries.leaseDue(this.deps.now(), this.deps.leaseMs ?? 60_000, room, [], target);
+      await this.#deliveries.release(this.#place(leased).giveBack);
+    } finally {
+      this.#refilling.delete(target);
+    }
+  }
+
+  /** Rows held waiting over every target: as many as the instance's slots times the per-target ratio. */
+  get #waitingCapTotal(): number {
+    return this.#concurrency * (this.#waitingCap / this.#perTarget);
+  }
+
+  #leaseSize = 0;
 
   readonly #waiting = new Map<string, Delivery[]>();
   readonly #waitingDone = new Map<string, () => void>();
   #waitingCount = 0;
 
-  /** Runs one attempt in a slot of its target; when it ends, the target's next waiting row takes the slot. */
+  /**
+   * Runs one attempt in a slot of its target; once the receiver has answered, the target's next
+   * waiting row takes the slot (an acknowledgement is recorded with others, without holding a slot).
+   * Resolves when the attempt's outcome is recorded.
+   */
   #run(delivery: Delivery): Promise<void> {
     this.#inFlight.set(delivery.target, (this.#inFlight.get(delivery.target) ?? 0) + 1);
     this.#running++;
-    return this.#attempt(delivery).finally(() => {
-      this.#running--;
-      const left = this.#inFlight.get(delivery.target)! - 1;
-      if (left === 0) this.#inFlight.delete(delivery.target);
-      else this.#inFlight.set(delivery.target, left);
-      const next = this.#waiting.get(delivery.target)?.shift();
-      if (next) {
-        this.#waitingCount--;
-        if (this.#waiting.get(delivery.target)!.length === 0) this.#waiting.delete(delivery.target);
-        const done = this.#waitingDone.get(next.eventId)!;
-        this.#waitingDone.delete(next.eventId);
-        void this.#run(next).then(done);
-        return; // the slot is taken again without a store read
-      }
-      if (this.#timer) this.pump().catch((error) => this.#onFailure?.(error));
-    });
+    const answered = this.#attempt(delivery);
+    return answered.then(
+      ({ recorded }) => recorded,
+      () => {},
+    );
+  }
+
+  /** Frees a finished attempt's slot: the target's next waiting row takes it, or the queue is pumped. */
+  #free(delivery: Delivery): void {
+    this.#running--;
+    const left = this.#inFlight.get(delivery.target)! - 1;
+    if (left === 0) this.#inFlight.delete(delivery.target);
+    else this.#inFlight.set(delivery.target, left);
+    const next = this.#waiting.get(delivery.target)?.shift();
+    if (next) {
+      this.#waitingCount--;
+      const left = this.#waiting.get(delivery.target)!.length;
+      if (left === 0) this.#waiting.delete(delivery.target);
+      const done = this.#waitingDone.get(next.eventId)!;
+      this.#waitingDone.delete(next.eventId);
+      void this.#run(next).then(done);
+      // The slot is taken again without a store read; the target's rows are leased again once they
+      // run low, while its slots still have work, so they never sit idle waiting for the store.
+      if (left === Math.floor(this.#waitingCap / 2) && this.#timer) this.#refill(delivery.target).catch((error) => this.#onFailure?.(error));
+      return;
+    }
+    if (this.#timer) this.pump().catch((error) => this.#onFailure?.(error));
   }
 
   #acks: { ids: string[]; done: Promise<void> } | null = null;
+  #recording: Promise<void> = Promise.resolve();
 
-  /** Records acknowledgements together: those that arrive in the same turn share one UPDATE. */
+  /**
+   * Records acknowledgements together: those that arrive within `ackDelayMs`, and while the previous
+   * batch is being written, share one UPDATE (one write at a time). An acknowledgement not yet
+   * recorded is only a lease that runs out: the event is sent again, at least once.
+   */
   #acknowledge(eventId: string): Promise<void> {
     if (!this.#acks) {
       const batch = { ids: [] as string[], done: Promise.resolve() };
-      batch.done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      const gathered = new Promise<void>((resolve) => {
+        const delay = this.deps.ackDelayMs ?? 10;
+        if (delay > 0) setTimeout(resolve, delay);
+        else setImmediate(resolve);
+      });
+      batch.done = Promise.all([gathered, this.#recording.catch(() => {})]).then(() => {
         this.#acks = null;
         return this.#deliveries.markDelivered(batch.ids, this.deps.now());
       });
+      this.#recording = batch.done;
       this.#acks = batch;
     }
     this.#acks.ids.push(eventId);
     return this.#acks.done;
   }
 
-  async #attempt(delivery: Delivery): Promise<void> {
+  /** POSTs one delivery; resolves once the slot can be freed, with the recording of the outcome. */
+  async #attempt(delivery: Delivery): Promise<{ recorded: Promise<void> }> {
     let failure: string;
     try {
-      const status = await this.deps.post(
-        delivery.notifyUrl,
-        { "svc-event-id": delivery.eventId, "svc-event-type": delivery.eventType, "user-agent": "svc-webhooks/1" },
-        JSON.stringify(delivery.payload),
-      );
+      const headers = this.deps.sign(delivery.eventId, delivery.eventType, delivery.body, Math.floor(this.deps.now() / 1000));
+      const status = await this.deps.post(delivery.notifyUrl, { ...headers, "user-agent": "svc-webhooks/1" }, delivery.body);
       if (status >= 200 && status < 300) {
+        this.#free(delivery);
         // Unrecorded (the store unreachable), the lease runs out and the event is sent again: at least once.
-        await this.#acknowledge(delivery.eventId).catch((error) => this.#onFailure?.(error));
-        return;
+        return { recorded: this.#acknowledge(delivery.eventId).catch((error) => this.#onFailure?.(error)) };
       }
       failure = `HTTP ${status}`;
     } catch (error) {
       failure = (error as Error).name === "AbortError" || (error as Error).name === "TimeoutError" ? "timeout" : (error as Error).message;
     }
+    // A failure is recorded before its slot is freed: the next attempt of the target sees it.
+    try {
+      await this.#recordFailure(delivery, failure);
+    } finally {
+      this.#free(delivery);
+    }
+    return { recorded: Promise.resolve() };
+  }
+
+  async #recordFailure(delivery: Delivery, failure: string): Promise<void> {
     try {
       const retryIn = RETRY_SCHEDULE_SECONDS[delivery.attempts];
       await this.#deliveries.markFailed(delivery.eventId, failure, retryIn === undefined ? null : this.deps.now() + retryIn * 1000);

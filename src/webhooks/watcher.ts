@@ -9,11 +9,36 @@ import type { Database } from "../store/database.js";
 import { subscriptionState } from "../recurring/terms.js";
 import { LinkRecords } from "../links/records.js";
 import { WatcherCursor } from "./cursor.js";
-import { Deliveries } from "./deliveries.js";
+import { Deliveries, type EventSubjects } from "./deliveries.js";
 import { Watches, type Watch } from "./watches.js";
 import type { SubscriptionChargedEvent, SubscriptionRevokedEvent, WebhookEvent } from "../wire/index.js";
 
 const EVENTS = [PAID_EVENT, CHARGED_EVENT, REVOKED_EVENT];
+/** The events that get an inclusion hint: a payment's and a charge's (a revocation waits for finality). */
+const HINTED_EVENTS = [PAID_EVENT, CHARGED_EVENT];
+/** Inclusion hints checked against the chain per tick. */
+const HINTS_PER_TICK = 1000;
+
+type ChainLog = {
+  eventName: "Paid" | "Charged" | "Revoked";
+  args: Record<string, unknown>;
+  transactionHash: Hex;
+  logIndex: number;
+  blockNumber: bigint;
+  blockHash: Hex;
+};
+
+/** A stable event id: the event's type, its chain event (transaction, log index), its target, and for a hint the block. */
+export function eventIdOf(type: string, log: { transactionHash: Hex; logIndex: number }, notifyUrl: string, blockHash?: Hex): string {
+  const block = blockHash ? `:${blockHash}` : "";
+  return `evt_${keccak256(toHex(`${type}:${log.transactionHash}:${log.logIndex}:${notifyUrl}${block}`)).slice(2, 34)}`;
+}
+
+/** Where POST /v1/events files an event of a watch: its payment's reference and link, or its subscription. */
+function subjectsOf(watch: Watch): EventSubjects {
+  if (watch.kind === "subscription") return { subscriptionId: watch.key, ...(watch.linkId ? { linkId: watch.linkId } : {}) };
+  return { reference: watch.key, ...(watch.linkId ? { linkId: watch.linkId } : {}) };
+}
 
 export interface WatcherDeps {
   client: PublicClient;
@@ -34,6 +59,8 @@ export interface WatcherDeps {
 
 /** One webhook event, with an id derived from the chain event (so a re-read enqueues nothing new). */
 interface Event {
+  /** For an inclusion hint: the block it was read in and the retraction to send if that block leaves the chain. */
+  hint?: { blockNumber: bigint; blockHash: Hex; retraction: { eventId: string; eventType: WebhookEvent["type"]; payload: WebhookEvent } };
   eventId: string;
   eventType: WebhookEvent["type"];
   watch: Watch;
@@ -43,17 +70,32 @@ interface Event {
 
 /**
  * Follows the Splitter's and RecurringCharges' events up to the finality head only, so a payment
- * that is reorged out before it settles is never announced. Survives restarts from its stored
+ * that is reorged out before it settles is never announced final. Survives restarts from its stored
  * cursor; if the cursor's block hash changed, it re-reads a stretch behind it (events keep their ids).
+ *
+ * For watches that asked for it (notify_included), it also reads the blocks above the finality head
+ * and sends an inclusion hint per watched payment or charge mined there (payment.included,
+ * subscription.charge_included), then follows each hint's block until it is final (nothing more is
+ * sent but the final event) or leaves the chain (payment.reorged, subscription.charge_reorged).
  */
 export class Watcher {
   constructor(private readonly deps: WatcherDeps) {}
 
-  /** Reads the next stretch of settled blocks and enqueues events for watched payments and subscriptions. */
+  /**
+   * Reads the next stretch of settled blocks and enqueues events for watched payments and
+   * subscriptions, then the inclusion hints above the head (null when no settled block was new).
+   */
   async tick(): Promise<{ from: bigint; to: bigint; enqueued: number } | null> {
-    const { client, db } = this.deps;
-    const head = await finalityHead(client, this.deps.finality);
+    const head = await finalityHead(this.deps.client, this.deps.finality);
     if (head < 0n) return null;
+    const final = await this.#final(head);
+    const hints = await this.#hints(head);
+    return final ? { ...final, enqueued: final.enqueued + hints } : null;
+  }
+
+  /** The final pass: settled blocks after the cursor, up to the head. */
+  async #final(head: bigint): Promise<{ from: bigint; to: bigint; enqueued: number } | null> {
+    const { client, db } = this.deps;
     const cursorRepo = new WatcherCursor(db);
     const cursor = await cursorRepo.get();
     let from: bigint;
@@ -83,22 +125,126 @@ export class Watcher {
     await db.transaction(async (tx) => {
       const deliveries = new Deliveries(tx);
       for (const e of events)
-        await deliveries.enqueue({ eventId: e.eventId, eventType: e.eventType, notifyUrl: e.watch.notifyUrl, payload: e.payload, dueAt: this.deps.now() });
+        await deliveries.enqueue({
+          eventId: e.eventId,
+          eventType: e.eventType,
+          notifyUrl: e.watch.notifyUrl,
+          payload: e.payload,
+          dueAt: this.deps.now(),
+          subjects: subjectsOf(e.watch),
+        });
       await new WatcherCursor(tx).set(to, toBlock.hash, Number(toBlock.timestamp));
     });
     return { from, to, enqueued: events.length };
   }
 
-  async #events(logs: Awaited<ReturnType<PublicClient["getLogs"]>>): Promise<Event[]> {
+  /**
+   * The hint pass: each hint sent and not yet final is checked against the chain (its block still
+   * there: final once at or below the head; gone: its retraction is enqueued), then the blocks above
+   * the head are read for watched payments and charges whose watch asked for hints. Costs nothing
+   * (one store read) while no watch asks and no hint is open.
+   */
+  async #hints(head: bigint): Promise<number> {
+    const { client, db } = this.deps;
+    const [wanted] = await db.query<{ open: boolean; asked: boolean }>(
+      "SELECT EXISTS (SELECT 1 FROM included_hints) AS open, EXISTS (SELECT 1 FROM watches WHERE (data->>'included') = 'true') AS asked",
+    );
+    if (!wanted?.open && !wanted?.asked) return 0;
+    const latest = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
+    let enqueued = 0;
+    if (wanted.open) {
+      const open = await db.query<{
+        event_id: string;
+        block_number: string | number;
+        block_hash: string;
+        notify_url: string;
+        retraction_type: WebhookEvent["type"];
+        retraction_id: string;
+        retraction: WebhookEvent | string;
+        reference: string | null;
+        link_id: string | null;
+        subscription_id: string | null;
+      }>("SELECT * FROM included_hints ORDER BY block_number LIMIT $1", [HINTS_PER_TICK]);
+      const numbers = [...new Set(open.map((h) => BigInt(h.block_number)))];
+      const hashes = await Promise.all(numbers.map((n) => (n > latest ? null : rpc(() => client.getBlock({ blockNumber: n })).then((b) => b.hash as string))));
+      const canonical = new Map(numbers.map((n, i) => [n, hashes[i]]));
+      const gone = open.filter((h) => canonical.get(BigInt(h.block_number)) !== h.block_hash);
+      const final = open.filter((h) => !gone.includes(h) && BigInt(h.block_number) <= head);
+      if (gone.length + final.length > 0)
+        await db.transaction(async (tx) => {
+          const deliveries = new Deliveries(tx);
+          for (const h of gone)
+            await deliveries.enqueue({
+              eventId: h.retraction_id,
+              eventType: h.retraction_type,
+              notifyUrl: h.notify_url,
+              payload: typeof h.retraction === "string" ? JSON.parse(h.retraction) : h.retraction,
+              dueAt: this.deps.now(),
+              subjects: {
+                ...(h.reference ? { reference: h.reference } : {}),
+                ...(h.link_id ? { linkId: h.link_id } : {}),
+                ...(h.subscription_id ? { subscriptionId: h.subscription_id } : {}),
+              },
+            });
+          await tx.query("DELETE FROM included_hints WHERE event_id = ANY($1)", [[...gone, ...final].map((h) => h.event_id)]);
+        });
+      enqueued += gone.length;
+    }
+    if (!wanted.asked || latest <= head) return enqueued;
+    const maxRange = this.deps.maxRange ?? 2000n;
+    const from = latest - head > maxRange ? latest - maxRange + 1n : head + 1n;
+    const { contracts } = this.deps.deployment;
+    const logs = await rpc(() =>
+      client.getLogs({
+        address: [contracts.Splitter.address, contracts.RecurringCharges.address],
+        events: HINTED_EVENTS,
+        fromBlock: from,
+        toBlock: latest,
+        strict: true,
+      }),
+    );
+    const hints = await this.#events(logs, "hint");
+    if (hints.length === 0) return enqueued;
+    await db.transaction(async (tx) => {
+      const deliveries = new Deliveries(tx);
+      for (const e of hints) {
+        const subjects = subjectsOf(e.watch);
+        const [fresh] = await tx.query(
+          "INSERT INTO included_hints (event_id, block_number, block_hash, notify_url, retraction_type, retraction_id, retraction, reference, link_id, subscription_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (event_id) DO NOTHING RETURNING event_id",
+          [
+            e.eventId,
+            e.hint!.blockNumber.toString(),
+            e.hint!.blockHash,
+            e.watch.notifyUrl,
+            e.hint!.retraction.eventType,
+            e.hint!.retraction.eventId,
+            JSON.stringify(e.hint!.retraction.payload),
+            subjects.reference ?? null,
+            subjects.linkId ?? null,
+            subjects.subscriptionId ?? null,
+          ],
+        );
+        // A hint already followed (or already final and forgotten) is not sent again.
+        if (!fresh) continue;
+        await deliveries.enqueue({
+          eventId: e.eventId,
+          eventType: e.eventType,
+          notifyUrl: e.watch.notifyUrl,
+          payload: e.payload,
+          dueAt: this.deps.now(),
+          subjects,
+        });
+        enqueued++;
+      }
+    });
+    return enqueued;
+  }
+
+  /** The events of watched payments and subscriptions in `logs`: final ones, or inclusion hints for watches that asked. */
+  async #events(logs: Awaited<ReturnType<PublicClient["getLogs"]>>, pass: "final" | "hint" = "final"): Promise<Event[]> {
     const { client, db } = this.deps;
     const watches = new Watches(db);
-    const typed = logs as unknown as Array<{
-      eventName: "Paid" | "Charged" | "Revoked";
-      args: Record<string, unknown>;
-      transactionHash: Hex;
-      logIndex: number;
-      blockNumber: bigint;
-    }>;
+    const typed = logs as unknown as ChainLog[];
     const paidLogs = typed.filter((l) => l.eventName === "Paid");
     const payments = new Map(
       (
@@ -125,7 +271,8 @@ export class Watcher {
     // of its reference with another token, recipient or amount.
     const matched = typed.filter((log) => {
       const watch = watchOf(log);
-      return watch && (log.eventName !== "Paid" || this.#isWatchedPayment(log.args, watch));
+      if (!watch || (pass === "hint" && watch.data.included !== true)) return false;
+      return log.eventName !== "Paid" || this.#isWatchedPayment(log.args, watch);
     });
     // The matched events' blocks (each once) and the subscriptions' state at each charge or
     // revocation, all read at once: one JSON-RPC batch.
@@ -134,7 +281,9 @@ export class Watcher {
       Promise.all(blockNumbers.map((n) => rpc(() => client.getBlock({ blockNumber: n })).then((b) => b.timestamp))),
       Promise.all(
         matched.map((log) =>
-          log.eventName === "Paid" ? null : RecurringChargesReader.of(this.deps).subscription(log.args.subscriptionId as Hex, log.blockNumber),
+          log.eventName === "Paid" || pass === "hint"
+            ? null
+            : RecurringChargesReader.of(this.deps).subscription(log.args.subscriptionId as Hex, log.blockNumber),
         ),
       ),
     ]);
@@ -144,9 +293,13 @@ export class Watcher {
       const watch = watchOf(log)!;
       const at = timestamps.get(log.blockNumber)!;
       if (at > BigInt(watch.watchUntil)) continue; // settled after watching ended: recover finds it, no announcement
-      const type = log.eventName === "Paid" ? "payment.settled" : log.eventName === "Charged" ? "subscription.charged" : "subscription.revoked";
-      const eventId = `evt_${keccak256(toHex(`${type}:${log.transactionHash}:${log.logIndex}:${watch.notifyUrl}`)).slice(2, 34)}`;
       const created_at = Number(at);
+      if (pass === "hint") {
+        events.push(this.#hint(log, watch, created_at));
+        continue;
+      }
+      const type = log.eventName === "Paid" ? "payment.settled" : log.eventName === "Charged" ? "subscription.charged" : "subscription.revoked";
+      const eventId = eventIdOf(type, log, watch.notifyUrl);
       if (type === "payment.settled") {
         events.push({
           eventId,
@@ -190,6 +343,58 @@ export class Watcher {
     return events;
   }
 
+  /** An inclusion hint for a log above the finality head, with the retraction to send if its block leaves the chain. */
+  #hint(log: ChainLog, watch: Watch, created_at: number): Event {
+    const blockHash = log.blockHash;
+    if (log.eventName === "Paid") {
+      const data = {
+        intent: this.deps.intentFor(watch),
+        tx_hash: log.transactionHash,
+        reference: watch.key as Hex,
+        ...(watch.linkId ? { link_id: watch.linkId as Hex } : {}),
+        block_hash: blockHash,
+      };
+      const eventId = eventIdOf("payment.included", log, watch.notifyUrl, blockHash);
+      const retractionId = eventIdOf("payment.reorged", log, watch.notifyUrl, blockHash);
+      return {
+        eventId,
+        eventType: "payment.included",
+        watch,
+        payload: { id: eventId, type: "payment.included", created_at, data },
+        hint: {
+          blockNumber: log.blockNumber,
+          blockHash,
+          retraction: { eventId: retractionId, eventType: "payment.reorged", payload: { id: retractionId, type: "payment.reorged", created_at, data } },
+        },
+      };
+    }
+    const data = {
+      link_id: (watch.linkId as Hex | null) ?? null,
+      subscription_id: watch.key as Hex,
+      payer: watch.data.payer as Address,
+      period_index: Number(log.args.periodIndex as bigint),
+      tx_hash: log.transactionHash,
+      block_hash: blockHash,
+    };
+    const eventId = eventIdOf("subscription.charge_included", log, watch.notifyUrl, blockHash);
+    const retractionId = eventIdOf("subscription.charge_reorged", log, watch.notifyUrl, blockHash);
+    return {
+      eventId,
+      eventType: "subscription.charge_included",
+      watch,
+      payload: { id: eventId, type: "subscription.charge_included", created_at, data },
+      hint: {
+        blockNumber: log.blockNumber,
+        blockHash,
+        retraction: {
+          eventId: retractionId,
+          eventType: "subscription.charge_reorged",
+          payload: { id: retractionId, type: "subscription.charge_reorged", created_at, data },
+        },
+      },
+    };
+  }
+
   /** Whether a `Paid` log is exactly the payment a watch describes: our token, its recipient and amount. */
   #isWatchedPayment(args: Record<string, unknown>, watch: Watch): boolean {
     return (
@@ -222,7 +427,12 @@ export class Watcher {
         notifyUrl: linkWatch.notifyUrl,
         caller: linkWatch.caller,
         linkId: linkWatch.key,
-        data: { recipient: link.recipient, amount_units: link.amountUnits.toString(), expires_at: link.expiresAt },
+        data: {
+          recipient: link.recipient,
+          amount_units: link.amountUnits.toString(),
+          expires_at: link.expiresAt,
+          ...(linkWatch.data.included === true ? { included: true } : {}),
+        },
         watchUntil: linkWatch.watchUntil,
       });
     }

@@ -15,6 +15,9 @@ import { Deliveries } from "./deliveries.js";
 import { Watches, type Watch } from "./watches.js";
 import { postToTarget, systemResolver, type Resolver } from "./target.js";
 import { Watcher } from "./watcher.js";
+import { WebhookSigner } from "./signing.js";
+import { EventLog } from "./events.js";
+import type { WebhookKeysResponse } from "../wire/index.js";
 import { everyRound } from "../rounds.js";
 
 /** Rows deleted per statement when pruning (bounded, so a prune never holds locks for long). */
@@ -34,6 +37,8 @@ export interface WebhooksDeps {
   settings: WebhookSettings;
   now: () => number;
   logger: Logger;
+  /** The subscription id a subscription capability names (INVALID_SUBSCRIPTION otherwise), for POST /v1/events. */
+  subscriptionIdOf: (token: string) => Hex;
   /** Test seams: DNS, the receiver's CA and port. */
   resolve?: Resolver;
   ca?: string;
@@ -50,11 +55,16 @@ export const PAYMENT_WATCH_GRACE_SECONDS = 3600;
 export class Webhooks {
   readonly watcher: Watcher;
   readonly delivery: DeliveryWorker;
+  readonly signer: WebhookSigner;
+  /** POST /v1/events. */
+  readonly events: EventLog;
   readonly #watches: Watches;
   #stops: Array<() => void> = [];
 
   constructor(private readonly deps: WebhooksDeps) {
     this.#watches = new Watches(deps.db);
+    this.signer = new WebhookSigner(deps.settings.signingKeys, deps.settings.keyOverlapSeconds);
+    this.events = new EventLog({ db: deps.db, tokens: deps.tokens, signer: this.signer, subscriptionIdOf: deps.subscriptionIdOf, now: deps.now });
     this.watcher = new Watcher({
       client: deps.client,
       deployment: deps.deployment,
@@ -74,10 +84,17 @@ export class Webhooks {
           ...(deps.ca ? { ca: deps.ca } : {}),
           ...(deps.port ? { port: deps.port } : {}),
         }),
+      sign: (id, type, body, at) => this.signer.headers(id, type, body, at),
       concurrency: deps.settings.deliveryConcurrency,
       perTarget: deps.settings.targetConcurrency,
+      attemptTimeoutMs: deps.settings.timeoutMs,
       onError: (d, error) => deps.logger.info({ event_id: d.eventId, attempts: d.attempts + 1, error }, "webhook delivery failed"),
     });
+  }
+
+  /** GET /v1/webhooks/keys: the public keys a delivery may be signed with now. */
+  keys(): WebhookKeysResponse {
+    return { keys: this.signer.published(this.#nowSeconds()) };
   }
 
   get enabled(): boolean {
@@ -123,8 +140,11 @@ export class Webhooks {
     return pruned;
   }
 
-  /** Watches a one-time payment until its intent's expiry plus one hour (payments through a link are covered by the link's watch). */
-  async watchPayment(intent: Intent, notifyUrl: string, caller: string): Promise<boolean> {
+  /**
+   * Watches a one-time payment until its intent's expiry plus one hour (payments through a link are
+   * covered by the link's watch); `included` also announces it when mined (payment.included).
+   */
+  async watchPayment(intent: Intent, notifyUrl: string, caller: string, included = false): Promise<boolean> {
     return this.#watches.add(
       {
         kind: "payment",
@@ -132,7 +152,12 @@ export class Webhooks {
         notifyUrl,
         caller,
         linkId: intent.linkId ?? null,
-        data: { recipient: intent.recipient, amount_units: intent.amountUnits.toString(), expires_at: intent.expiresAt },
+        data: {
+          recipient: intent.recipient,
+          amount_units: intent.amountUnits.toString(),
+          expires_at: intent.expiresAt,
+          ...(included ? { included: true } : {}),
+        },
         watchUntil: intent.expiresAt + PAYMENT_WATCH_GRACE_SECONDS,
       },
       this.#caps,
@@ -140,12 +165,15 @@ export class Webhooks {
   }
 
   /** Keeps a link's notify_url until the link expires (it covers every payment through the link). */
-  async watchLink(linkId: Hex, notifyUrl: string, caller: string, expiresAt: number): Promise<boolean> {
-    return this.#watches.add({ kind: "link", key: linkId, notifyUrl, caller, linkId, data: {}, watchUntil: expiresAt }, this.#caps);
+  async watchLink(linkId: Hex, notifyUrl: string, caller: string, expiresAt: number, included = false): Promise<boolean> {
+    return this.#watches.add(
+      { kind: "link", key: linkId, notifyUrl, caller, linkId, data: included ? { included: true } : {}, watchUntil: expiresAt },
+      this.#caps,
+    );
   }
 
   /** Watches a subscription's charges and revocation until its end (or for as long as it has none). */
-  async watchSubscription(subscriptionId: Hex, terms: Terms, notifyUrl: string, caller: string): Promise<boolean> {
+  async watchSubscription(subscriptionId: Hex, terms: Terms, notifyUrl: string, caller: string, included = false): Promise<boolean> {
     return this.#watches.add(
       {
         kind: "subscription",
@@ -153,7 +181,7 @@ export class Webhooks {
         notifyUrl,
         caller,
         linkId: null,
-        data: { payer: terms.payer, end: Number(terms.end) },
+        data: { payer: terms.payer, end: Number(terms.end), ...(included ? { included: true } : {}) },
         watchUntil: terms.end === 0n ? Number.MAX_SAFE_INTEGER : Number(terms.end),
       },
       this.#caps,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Address, Hash, LinkId } from "./primitives.js";
+import { Address, Hash, LinkId, Token } from "./primitives.js";
 import { SubscriptionStateName } from "./recurring.js";
 
 /**
@@ -12,8 +12,14 @@ const envelope = <T extends string>(type: T) => ({
     .regex(/^evt_[0-9a-f]{32}$/)
     .describe("stable across retries: the svc-event-id header"),
   type: z.literal(type),
-  created_at: z.number().int().describe("unix seconds: the settled block's timestamp"),
+  created_at: z.number().int().describe("unix seconds: the block's timestamp (the settled block's for a final event, the including block's for a hint)"),
 });
+const paymentData = {
+  intent: z.string(),
+  tx_hash: Hash,
+  reference: Hash,
+  link_id: LinkId.optional().describe("only for a payment through a link"),
+};
 const subscriptionData = {
   link_id: LinkId.nullable(),
   subscription_id: Hash,
@@ -24,7 +30,17 @@ const subscriptionData = {
 
 export const PaymentSettledEvent = z.strictObject({
   ...envelope("payment.settled"),
-  data: z.strictObject({ intent: z.string(), tx_hash: Hash, reference: Hash, link_id: LinkId.optional().describe("only for a payment through a link") }),
+  data: z.strictObject(paymentData),
+});
+
+export const PaymentIncludedEvent = z.strictObject({
+  ...envelope("payment.included"),
+  data: z.strictObject({ ...paymentData, block_hash: Hash.describe("the block that included the transaction (not yet final)") }),
+});
+
+export const PaymentReorgedEvent = z.strictObject({
+  ...envelope("payment.reorged"),
+  data: z.strictObject({ ...paymentData, block_hash: Hash.describe("the block that included it and left the chain") }),
 });
 
 export const SubscriptionChargedEvent = z.strictObject({
@@ -42,6 +58,24 @@ export const SubscriptionRevokedEvent = z.strictObject({
   data: z.strictObject(subscriptionData),
 });
 
+const chargeHint = {
+  link_id: LinkId.nullable(),
+  subscription_id: Hash,
+  payer: Address,
+  period_index: z.number().int().nonnegative(),
+  tx_hash: Hash,
+};
+
+export const SubscriptionChargeIncludedEvent = z.strictObject({
+  ...envelope("subscription.charge_included"),
+  data: z.strictObject({ ...chargeHint, block_hash: Hash.describe("the block that included the charge (not yet final)") }),
+});
+
+export const SubscriptionChargeReorgedEvent = z.strictObject({
+  ...envelope("subscription.charge_reorged"),
+  data: z.strictObject({ ...chargeHint, block_hash: Hash.describe("the block that included it and left the chain") }),
+});
+
 /** Every event type, with its schema and what a receiver must do with it. */
 export const WEBHOOK_EVENTS = {
   "payment.settled": {
@@ -55,6 +89,28 @@ export const WEBHOOK_EVENTS = {
     summary: "A payer subscribed through a subscription link",
     description:
       "Sent when POST /v1/links/subscribe accepts a payer's signature, to the link's notify_url; created_at is the service's clock (no block yet). A hint only: fetch the capability with POST /v1/links/subscriptions (manage_token) and charge with it; state is PENDING until the first charge.",
+  },
+  "payment.included": {
+    schema: PaymentIncludedEvent,
+    summary: "Extension: a watched payment's transaction was mined (not yet final)",
+    description:
+      "Sent only for a payment or link created with notify_included: true, when the Paid event is in a block above the finality head. An early hint, weaker than payment.settled: the block may still leave the chain (then payment.reorged follows). Never fulfil on it; verify answers PAYMENT_CONFIRMING until the block is final.",
+  },
+  "payment.reorged": {
+    schema: PaymentReorgedEvent,
+    summary: "Extension: a payment announced by payment.included left the chain before it was final",
+    description:
+      "Retracts the payment.included hint of the same tx_hash and block_hash. The payment may be mined again (a new payment.included with another block_hash) or never; payment.settled follows only if it settles.",
+  },
+  "subscription.charge_included": {
+    schema: SubscriptionChargeIncludedEvent,
+    summary: "Extension: a charge of a watched subscription was mined (not yet final)",
+    description: "Sent only for a subscription created with notify_included: true. A hint; subscription.charged follows once the block is final.",
+  },
+  "subscription.charge_reorged": {
+    schema: SubscriptionChargeReorgedEvent,
+    summary: "Extension: a charge announced by subscription.charge_included left the chain before it was final",
+    description: "Retracts the hint of the same tx_hash and block_hash; read /v1/subscriptions/state.",
   },
   "subscription.charged": {
     schema: SubscriptionChargedEvent,
@@ -70,8 +126,86 @@ export const WEBHOOK_EVENTS = {
 } as const;
 
 export type PaymentSettledEvent = z.infer<typeof PaymentSettledEvent>;
+export type PaymentIncludedEvent = z.infer<typeof PaymentIncludedEvent>;
+export type PaymentReorgedEvent = z.infer<typeof PaymentReorgedEvent>;
+export type SubscriptionChargeIncludedEvent = z.infer<typeof SubscriptionChargeIncludedEvent>;
+export type SubscriptionChargeReorgedEvent = z.infer<typeof SubscriptionChargeReorgedEvent>;
 export type SubscriptionChargedEvent = z.infer<typeof SubscriptionChargedEvent>;
 export type SubscriptionRevokedEvent = z.infer<typeof SubscriptionRevokedEvent>;
 export type SubscriptionCreatedEvent = z.infer<typeof SubscriptionCreatedEvent>;
 /** Any webhook body. */
-export type WebhookEvent = PaymentSettledEvent | SubscriptionCreatedEvent | SubscriptionChargedEvent | SubscriptionRevokedEvent;
+export type WebhookEvent =
+  | PaymentSettledEvent
+  | SubscriptionCreatedEvent
+  | PaymentIncludedEvent
+  | PaymentReorgedEvent
+  | SubscriptionChargeIncludedEvent
+  | SubscriptionChargeReorgedEvent
+  | SubscriptionChargedEvent
+  | SubscriptionRevokedEvent;
+
+/** One public key deliveries are signed with (GET /v1/webhooks/keys). */
+export const WebhookKey = z.strictObject({
+  kid: z.string(),
+  alg: z.literal("ed25519"),
+  public_key: z.string().describe("the raw 32-byte ed25519 public key, base64"),
+  not_before: z.number().int().describe("unix seconds: when this key starts signing"),
+  not_after: z
+    .number()
+    .int()
+    .nullable()
+    .describe("unix seconds: when this key is no longer published nor accepted (its successor's start plus the overlap); null while it has no successor"),
+});
+export type WebhookKey = z.infer<typeof WebhookKey>;
+
+export const WebhookKeysResponse = z.strictObject({
+  keys: z.array(WebhookKey).describe("every key a delivery may be signed with now: during a rotation's overlap, the old and the new"),
+});
+export type WebhookKeysResponse = z.infer<typeof WebhookKeysResponse>;
+
+/** The headers a delivery carries, signed (Standard Webhooks' three beside the service's two). */
+export const SignedEventHeaders = z.strictObject({
+  "webhook-id": z.string(),
+  "webhook-timestamp": z.string().regex(/^[0-9]+$/),
+  "webhook-signature": z.string().regex(/^v1a,[A-Za-z0-9+/]+=*( v1a,[A-Za-z0-9+/]+=*)*$/),
+  "svc-event-id": z.string(),
+  "svc-event-type": z.string(),
+});
+
+const EventsCursor = z
+  .string()
+  .regex(/^evt_[0-9a-f]{32}$/)
+  .describe("the `next` of the previous page: answers the events after it");
+
+/** POST /v1/events: one capability the caller holds, and where the previous page ended. */
+export const EventsRequest = z.union([
+  z.strictObject({ intent: Token, after: EventsCursor.optional() }),
+  z.strictObject({ manage_token: Token, after: EventsCursor.optional() }),
+  z.strictObject({ subscription: Token, after: EventsCursor.optional() }),
+]);
+export type EventsRequest = z.infer<typeof EventsRequest>;
+
+export const StoredEvent = z.strictObject({
+  id: z.string().regex(/^evt_[0-9a-f]{32}$/),
+  type: z.enum([
+    "payment.settled",
+    "payment.included",
+    "payment.reorged",
+    "subscription.created",
+    "subscription.charge_included",
+    "subscription.charge_reorged",
+    "subscription.charged",
+    "subscription.revoked",
+  ]),
+  data: z.record(z.string(), z.unknown()).describe("the body's data"),
+  body: z.string().describe("the exact body delivered (or to be delivered)"),
+  headers: SignedEventHeaders.describe("signed now: verify them with body as a delivery"),
+});
+
+export const EventsResponse = z.strictObject({
+  events: z.array(StoredEvent).describe("oldest first, delivered or not, kept for WEBHOOK_RETENTION_SECONDS"),
+  next: EventsCursor.nullable().describe(
+    "where to continue: the last event answered (or the after given when none): pass it as after later for what came since; a page shorter than 100 events means there is nothing more now",
+  ),
+});
+export type EventsResponse = z.infer<typeof EventsResponse>;

@@ -1,5 +1,19 @@
 import { z } from "zod";
-import { Address, Amount, AmountInput, CapabilityToken, Count, Hash, LinkId, NotifyUrl, ReturnUrl, Signature, Token, UnixSeconds } from "./primitives.js";
+import {
+  Address,
+  Amount,
+  AmountInput,
+  CapabilityToken,
+  Count,
+  Hash,
+  LinkId,
+  NotifyIncluded,
+  NotifyUrl,
+  ReturnUrl,
+  Signature,
+  Token,
+  UnixSeconds,
+} from "./primitives.js";
 import { SubscriptionPeriod } from "./recurring.js";
 
 /** Links: POST /v1/links and /v1/links/close (DESIGN.md); a subscription link (with `period`) also /v1/links/subscribe and /v1/links/subscriptions. */
@@ -14,6 +28,7 @@ export const CreateLinkRequest = z.strictObject({
     .max(2 ** 53 - 1)
     .optional(),
   notify_url: NotifyUrl.optional(),
+  notify_included: NotifyIncluded.optional(),
   return_url: ReturnUrl.optional(),
   period: SubscriptionPeriod.optional().describe("seconds: makes a subscription link (each visitor signs these terms), as POST /v1/subscriptions takes it"),
   end: Count.optional().describe("subscription links only: unix seconds, exclusive; 0 or absent = no end"),
@@ -33,6 +48,7 @@ export const CreateLinkResponse = z.strictObject({
   notify_url: z.string().optional(),
   period: z.number().int().optional().describe("a subscription link's period, in seconds"),
   end: z.number().int().optional().describe("a subscription link's end: unix seconds, exclusive; 0 = no end"),
+  notify_included: z.literal(true).optional().describe("extension: repeated when notify_url was accepted with it"),
 });
 export type CreateLinkResponse = z.infer<typeof CreateLinkResponse>;
 

@@ -10,6 +10,7 @@ import {
   ChainId,
   Hash,
   LinkId,
+  NotifyIncluded,
   NotifyUrl,
   ReturnUrl,
   Token,
@@ -22,6 +23,7 @@ export const CreatePaymentRequest = z.strictObject({
   recipient: Address,
   amount: AmountInput,
   notify_url: NotifyUrl.optional(),
+  notify_included: NotifyIncluded.optional(),
   return_url: ReturnUrl.optional(),
 });
 export type CreatePaymentRequest = z.infer<typeof CreatePaymentRequest>;
@@ -52,6 +54,7 @@ export const CreatePaymentResponse = z.strictObject({
     deposit_address: DepositAddress,
   }),
   notify_url: z.string().optional(),
+  notify_included: z.literal(true).optional().describe("extension: repeated when notify_url was accepted with it"),
 });
 export type CreatePaymentResponse = z.infer<typeof CreatePaymentResponse>;
 

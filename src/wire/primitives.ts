@@ -67,6 +67,10 @@ export const Calldata = hex(z.string().regex(/^0x[0-9a-f]*$/));
 export const Signature = hex(z.string().regex(/^0x([0-9a-fA-F]{2}){0,2048}$/, "0x and hex bytes (0x alone for an account that approved on chain)"));
 
 export const NotifyUrl = z.string().max(MAX_URL_LENGTH);
+/** Extension: also announce a watched payment when it is mined (payment.included, payment.reorged), before the final event. Needs notify_url. */
+export const NotifyIncluded = z
+  .boolean()
+  .describe("extension: with notify_url, also send payment.included when the transaction is mined and payment.reorged if it leaves the chain before final");
 
 /**
  * Extension beyond the spec's request fields (docs/decisions.md): where the checkout offers to send

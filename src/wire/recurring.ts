@@ -12,6 +12,7 @@ import {
   Count,
   Hash,
   LinkId,
+  NotifyIncluded,
   NotifyUrl,
   ReturnUrl,
   Signature,
@@ -34,6 +35,7 @@ export const CreateSubscriptionRequest = z.strictObject({
   period: SubscriptionPeriod,
   end: Count.optional(),
   notify_url: NotifyUrl.optional(),
+  notify_included: NotifyIncluded.optional(),
   /** Where the checkout sends the payer after signing (payer and signature in the fragment). */
   return_url: ReturnUrl.optional(),
 });
@@ -56,6 +58,7 @@ export const CreateSubscriptionResponse = z.strictObject({
   amount: Amount,
   salt: Hash,
   notify_url: z.string().optional(),
+  notify_included: z.literal(true).optional().describe("extension: repeated when notify_url was accepted with it"),
 });
 export type CreateSubscriptionResponse = z.infer<typeof CreateSubscriptionResponse>;
 

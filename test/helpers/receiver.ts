@@ -12,6 +12,8 @@ export interface Received {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: Record<string, unknown>;
+  /** The body exactly as received (what a signature covers). */
+  raw: string;
 }
 
 /**
@@ -64,8 +66,9 @@ export class Receiver {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString() || "{}");
-        this.received.push({ path: req.url ?? "", headers: req.headers, body });
+        const raw = Buffer.concat(chunks).toString();
+        const body = JSON.parse(raw || "{}");
+        this.received.push({ path: req.url ?? "", headers: req.headers, body, raw });
         this.#check(body);
         const { status, delayMs, location } = this.behave;
         const answer = () => res.writeHead(status, location ? { location } : {}).end("ok");

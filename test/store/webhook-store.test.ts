@@ -136,7 +136,7 @@ for (const store of ["pglite", "postgres"] as const) {
         for (let i = 0; i < 20; i++)
           await deliveries.enqueue({ eventId: `fast${i}`, eventType: "t", notifyUrl: `https://fast${i % 3}.example/h`, payload: {}, dueAt: now++ });
         const failures: unknown[] = [];
-        const worker = new DeliveryWorker({ db, post, now: () => now, concurrency: 8, perTarget: 2 });
+        const worker = new DeliveryWorker({ db, post, now: () => now, concurrency: 8, perTarget: 2, sign: () => ({}) });
         worker.start(3_600_000, (e) => failures.push(e));
         try {
           await worker.pump();
@@ -160,6 +160,56 @@ for (const store of ["pglite", "postgres"] as const) {
             if (posted.slow === 6) for (const answer of held.splice(0)) answer();
           }
           await until(async () => (await status()).delivered === 26, "every slow delivery done");
+          assert.deepEqual(failures, []);
+        } finally {
+          worker.stop();
+        }
+      });
+
+      it("a fast receiver's rows are leased in batches that fit the lease: each sent once, never more than its slots at once, a lease per batch", async () => {
+        const deliveries = new Deliveries(db);
+        let now = 1_000;
+        for (let i = 0; i < 300; i++)
+          await deliveries.enqueue({ eventId: `e${i}`, eventType: "t", notifyUrl: "https://fast.example/h", payload: { i }, dueAt: now++ });
+        const leases = { count: 0 };
+        const counted: Pick<typeof db, "query"> = {
+          query: (sql: string, params?: unknown[]) => {
+            if (sql.includes("SET lease_until = $1")) leases.count++;
+            return db.query(sql, params as never);
+          },
+        } as never;
+        const posted = new Map<string, number>();
+        let inFlight = 0;
+        let most = 0;
+        const post = async (_url: string, headers: Record<string, string>) => {
+          inFlight++;
+          most = Math.max(most, inFlight);
+          await new Promise((resolve) => setImmediate(resolve));
+          posted.set(headers["svc-event-id"]!, (posted.get(headers["svc-event-id"]!) ?? 0) + 1);
+          inFlight--;
+          return 200;
+        };
+        const failures: unknown[] = [];
+        const worker = new DeliveryWorker({
+          db: counted,
+          post,
+          now: () => now,
+          perTarget: 8,
+          attemptTimeoutMs: 10_000,
+          leaseMs: 60_000,
+          sign: (id, type) => ({ "svc-event-id": id, "svc-event-type": type }),
+        });
+        worker.start(3_600_000, (e) => failures.push(e));
+        try {
+          const delivered = async () =>
+            Number((await db.query<{ n: string | number }>("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'delivered'"))[0]!.n);
+          await until(async () => (await delivered()) === 300, "every delivery recorded");
+          assert.equal(posted.size, 300);
+          assert.deepEqual([...new Set(posted.values())], [1], "each sent once");
+          assert.equal(most, 8, "never more than the target's slots");
+          // 8 slots and 32 waiting places (60 s lease, 10 s attempts: four rounds, the row's own, one to spare):
+          // leased in batches of about 20 to 48, not one lease per attempt or per slot.
+          assert.isAtMost(leases.count, 30, `leases: ${leases.count}`);
           assert.deepEqual(failures, []);
         } finally {
           worker.stop();

@@ -40,6 +40,29 @@ describe("config", () => {
     });
   });
 
+  it("reads webhook signing keys (kid:seed[@not_before], oldest first), generates one on the embedded default, demands them in production", () => {
+    const seed = (byte: number) => Buffer.alloc(32, byte).toString("base64");
+    const config = loadConfig({ WEBHOOK_SIGNING_KEYS: `a:${seed(1)},b:${seed(2)}@1800000000`, WEBHOOK_KEY_OVERLAP_SECONDS: "600" });
+    assert.deepEqual(
+      config.webhooks.signingKeys.map((k) => [k.kid, Buffer.from(k.seed).toString("base64"), k.notBefore]),
+      [
+        ["a", seed(1), 0],
+        ["b", seed(2), 1800000000],
+      ],
+    );
+    assert.equal(config.webhooks.keyOverlapSeconds, 600);
+    assert.equal(config.webhooks.retentionSeconds, 30 * 24 * 3600, "30 days by default");
+    const generated = loadConfig({}).webhooks.signingKeys;
+    assert.equal(generated.length, 1);
+    assert.equal(generated[0]!.seed.length, 32);
+    assert.notDeepEqual(generated[0]!.seed, loadConfig({}).webhooks.signingKeys[0]!.seed, "a fresh key per start");
+    assert.throws(() => loadConfig({ WEBHOOK_SIGNING_KEYS: `a:${seed(1)},b:${seed(2)}@5,c:${seed(3)}@5` }), ConfigError, /oldest first/);
+    assert.throws(() => loadConfig({ WEBHOOK_SIGNING_KEYS: `a:${seed(1)},a:${seed(2)}@5` }), ConfigError, /each kid once/);
+    assert.throws(() => loadConfig({ WEBHOOK_SIGNING_KEYS: "a:tooshort" }), ConfigError, /WEBHOOK_SIGNING_KEYS/);
+    assert.throws(() => loadConfig({ CHAIN_ID: "8453" }), ConfigError, /WEBHOOK_SIGNING_KEYS/);
+    assert.doesNotThrow(() => loadConfig({ CHAIN_ID: "8453", WEBHOOK_SIGNING_KEYS: `a:${seed(1)}` }));
+  });
+
   it("uses the node's safe block with a real RPC, and demands real token keys there", () => {
     assert.throws(() => loadConfig({ RPC_URL: "https://sepolia.base.example" }), ConfigError, /TOKEN_KEYS/);
     const config = loadConfig({ RPC_URL: "https://sepolia.base.example", TOKEN_KEYS: `v2:${"s".repeat(32)},v1:${"t".repeat(32)}` });

@@ -30,6 +30,6 @@ describe("return_url rules (an extension: where the checkout sends the buyer bac
     assert.isTrue(loadConfig({}).localChain);
     assert.isTrue(loadConfig({ RPC_URL: "http://127.0.0.1:8545", TOKEN_KEYS: `k:${"a".repeat(40)}` }).localChain);
     assert.isFalse(loadConfig({ RPC_URL: "https://sepolia.base.org", TOKEN_KEYS: `k:${"a".repeat(40)}` }).localChain);
-    assert.isFalse(loadConfig({ CHAIN_ID: "8453", RPC_URL: "http://127.0.0.1:8545", TOKEN_KEYS: `k:${"a".repeat(40)}` }).localChain);
+    assert.isFalse(loadConfig({ CHAIN_ID: "8453", RPC_URL: "http://127.0.0.1:8545", TOKEN_KEYS: `k:${"a".repeat(40)}`, WEBHOOKS_ENABLED: "false" }).localChain);
   });
 });

@@ -12,6 +12,8 @@ import { paymentRoutes } from "./payments.js";
 import { recurringRoutes } from "./recurring.js";
 import { refundRoutes } from "./refunds.js";
 import { x402Routes, type X402Domains } from "./x402.js";
+import { eventRoutes } from "./events.js";
+import type { EventLog } from "../../webhooks/events.js";
 
 export interface Domains {
   payments: Payments;
@@ -23,6 +25,8 @@ export interface Domains {
   refunds: Refunds;
   x402: X402Domains;
   recoverLimit: RequestHandler;
+  events: EventLog;
+  eventsLimit: RequestHandler;
 }
 
 /** Every integration endpoint but /v1/capabilities (served by the app itself). */
@@ -33,6 +37,7 @@ export function integrationRoutes(d: Domains): PostRoute[] {
     ...recurringRoutes(d.subscriptions, d.sessions, d.charges, d.chargeRecovery, d.links),
     ...refundRoutes(d.refunds),
     ...x402Routes(d.x402),
+    ...eventRoutes(d.events, d.eventsLimit),
   ];
 }
 
@@ -49,5 +54,7 @@ export function describedRoutes(): PostRoute[] {
     refunds: unavailable,
     x402: { receivers: unavailable, verdict: () => Promise.reject(new Error("description only")) },
     recoverLimit: ((_req, _res, next) => next()) as RequestHandler,
+    events: unavailable,
+    eventsLimit: ((_req, _res, next) => next()) as RequestHandler,
   } as never);
 }

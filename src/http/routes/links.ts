@@ -20,6 +20,7 @@ export function linkRoutes(links: Links): PostRoute[] {
           caller: request.ip,
           ...(b.expires_at !== undefined ? { expiresAt: b.expires_at } : {}),
           ...(b.notify_url !== undefined ? { notifyUrl: b.notify_url } : {}),
+          ...(b.notify_included !== undefined ? { notifyIncluded: b.notify_included } : {}),
           ...(b.return_url !== undefined ? { returnUrl: b.return_url } : {}),
           ...(b.period !== undefined ? { subscription: { period: b.period, end: b.end ?? 0 } } : {}),
         }),

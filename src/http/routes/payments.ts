@@ -21,6 +21,7 @@ export function paymentRoutes(payments: Payments, links: Links, recoverLimit: Re
           amountUnits: parseAmount(body.amount)!,
           caller: request.ip,
           ...(body.notify_url !== undefined ? { notifyUrl: body.notify_url } : {}),
+          ...(body.notify_included !== undefined ? { notifyIncluded: body.notify_included } : {}),
           ...(body.return_url !== undefined ? { returnUrl: body.return_url } : {}),
         }),
     }),

@@ -39,6 +39,7 @@ export function recurringRoutes(
           end: b.end ?? 0,
           caller: request.ip,
           ...(b.notify_url !== undefined ? { notifyUrl: b.notify_url } : {}),
+          ...(b.notify_included !== undefined ? { notifyIncluded: b.notify_included } : {}),
           ...(b.return_url !== undefined ? { returnUrl: b.return_url } : {}),
         }),
     }),
