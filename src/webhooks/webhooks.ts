@@ -215,7 +215,15 @@ export class Webhooks {
       created_at: this.#nowSeconds(),
       data: { link_id: s.linkId, subscription_id: s.subscriptionId, payer: s.payer, state: "PENDING", paid_count: 0 },
     };
-    await new Deliveries(this.deps.db).enqueue({ eventId, eventType: type, notifyUrl: s.notifyUrl, payload, dueAt: this.deps.now() });
+    // Filed like the subscription's later events, so POST /v1/events reads it back by the link or the subscription.
+    await new Deliveries(this.deps.db).enqueue({
+      eventId,
+      eventType: type,
+      notifyUrl: s.notifyUrl,
+      payload,
+      dueAt: this.deps.now(),
+      subjects: { linkId: s.linkId, subscriptionId: s.subscriptionId },
+    });
   }
 
   /** Stops a link's watch and the watches of every payment minted through it (its subscriptions go on, and so do their events). */

@@ -198,6 +198,19 @@ for (const store of ["pglite", "postgres"] as const)
         of("subscription.created").map((e) => e.data.state),
         ["PENDING", "PENDING"],
       );
+      // The link's events read back with its manage token (POST /v1/events): the same ids as delivered, created included.
+      const readBack = await h.api.post("/v1/events").send({ manage_token: link.manage_token });
+      assert.equal(readBack.status, 200, JSON.stringify(readBack.body));
+      assert.sameMembers(
+        (readBack.body.events as { id: string }[]).map((e) => e.id),
+        receiver.received.map((r) => (r.body as { id: string }).id),
+      );
+      // And a subscriber's with its capability: its own created and charged events.
+      const own = await h.api.post("/v1/events").send({ subscription: listed.subscriptions[0]!.subscription });
+      assert.sameMembers(
+        (own.body.events as { type: string }[]).map((e) => e.type),
+        ["subscription.created", "subscription.charged"],
+      );
 
       // A visitor who resolved before the close cannot subscribe after it; nor can a new one resolve.
       const early = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: link.link });
