@@ -20,7 +20,8 @@ import { ChargeRecovery } from "./recurring/charge-recovery.js";
 import { SubscriptionCapabilities } from "./recurring/capabilities.js";
 import { SubscriptionSessions } from "./recurring/sessions.js";
 import { StuckCharges } from "./recurring/stuck-charges.js";
-import { quoteFees } from "./recurring/gas-quote.js";
+import { quoteFees, transactionCostUnits } from "./recurring/gas-quote.js";
+import { quoteL1Fee } from "./chain/l1-fee.js";
 import { DEPOSIT_CHECK_EVERY_MS, DepositSettler } from "./payments/deposit-settler.js";
 import { DepositWatches } from "./store/deposit-watches.js";
 import { RefusedChargePayers } from "./store/refused-charge-payers.js";
@@ -255,8 +256,14 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
         "following a payment address's settlement failed",
       ),
     // One read of the token's transfers serves the payment addresses and the merchants' x402 receivers.
+    // A receiver fault is logged, not the round's: payment addresses are settled all the same, and the
+    // next rounds read the same blocks again (the overlap), the backstop after that.
     onTransfersTo: async (recipients) => {
-      await receiverSplitter.onTransfers(recipients);
+      await receiverSplitter
+        .onTransfers(recipients)
+        .catch((error: unknown) =>
+          logger.warn({ loop: "x402-receivers", error: (error as Error).message.split("\n")[0] }, "splitting receivers that received funds failed"),
+        );
     },
   });
   const refunds = new Refunds({
@@ -288,6 +295,15 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     answers: x402Answers,
     sender: receiverSender,
     now,
+    feeBps: deployment.parameters.feeBps,
+    costUnits: async (data) => {
+      const [priced, l1Fee, fees] = await Promise.all([
+        receiverSender.price(data),
+        quoteL1Fee(client, { to: deployment.contracts.X402Receivers.address, data }),
+        quoteFees(client, pricing),
+      ]);
+      return priced ? transactionCostUnits(priced.gas, fees.expectedPerGas, l1Fee, pricing) : null;
+    },
   });
   const x402 = new X402Facilitator({
     chain,
@@ -299,6 +315,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     receiverSplitter,
     submitter: () => relayer.address,
     maxSettlementGas: X402_SETTLEMENT_GAS + config.recurring.signatureGasCap,
+    minReceiverUnits: config.payments.minUnits,
     settleWaitMs: X402_SETTLE_WAIT_MS,
     pollMs: X402_SETTLE_POLL_MS,
   });

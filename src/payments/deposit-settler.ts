@@ -47,8 +47,8 @@ export interface DepositSettlerDeps {
   onWatchError?: (depositAddress: Address, error: unknown) => void;
   /**
    * Another reader of the token's transfers (the x402 receivers): told the recipients of each round's
-   * `Transfer` logs, so one log read serves both. It handles its own errors: a rejection fails the
-   * round, which then reads the same blocks again.
+   * `Transfer` logs, so one log read serves both. It handles its own errors (a rejection would fail
+   * the round, which then reads the same blocks again).
    */
   onTransfersTo?: (recipients: Address[]) => Promise<void>;
 }
@@ -194,12 +194,13 @@ export class DepositSettler {
     const last = await watches.scanned("paid");
     const from = last === null || last > head ? head : last + 1n;
     if (from < 0n || from > head) return 0;
-    const to = head - from + 1n > MAX_PAID_RANGE ? from + MAX_PAID_RANGE - 1n : head;
-    const logs = await rpc(() =>
-      client.getLogs({ address: deployment.contracts.Splitter.address, event: PAID_EVENT, fromBlock: from, toBlock: to, strict: true }),
+    const wanted = head - from + 1n > MAX_PAID_RANGE ? from + MAX_PAID_RANGE - 1n : head;
+    const read = await inHalves(from, from, wanted, (fromBlock, toBlock) =>
+      rpc(() => client.getLogs({ address: deployment.contracts.Splitter.address, event: PAID_EVENT, fromBlock, toBlock, strict: true })),
     );
-    const ended = await watches.settleKeys([...new Set(logs.map((l) => l.args.paymentKey))]);
-    await watches.setScanned("paid", to);
+    if (!read.ok) throw read.error;
+    const ended = await watches.settleKeys([...new Set(read.logs.map((l) => l.args.paymentKey))]);
+    await watches.setScanned("paid", read.to);
     return ended;
   }
 
@@ -214,9 +215,11 @@ export class DepositSettler {
     const last = await watches.scanned("transfers");
     const next = last === null || last >= latest ? latest + 1n : last + 1n;
     const from = next - TRANSFER_OVERLAP_BLOCKS > 0n ? next - TRANSFER_OVERLAP_BLOCKS : 0n;
-    const to = latest - from + 1n > MAX_TRANSFER_RANGE ? from + MAX_TRANSFER_RANGE - 1n : latest;
-    const logs = await rpc(() => client.getLogs({ address: deployment.token.address, event: TRANSFER_EVENT, fromBlock: from, toBlock: to, strict: true }));
-    const recipients = [...new Set(logs.map((l) => l.args.to))];
+    const wanted = latest - from + 1n > MAX_TRANSFER_RANGE ? from + MAX_TRANSFER_RANGE - 1n : latest;
+    const read = await inHalves(from, next, wanted, (fromBlock, toBlock) =>
+      rpc(() => client.getLogs({ address: deployment.token.address, event: TRANSFER_EVENT, fromBlock, toBlock, strict: true })),
+    );
+    const recipients = read.ok ? [...new Set(read.logs.map((l) => l.args.to))] : [];
     await this.deps.onTransfersTo?.(recipients);
     const arrived = await watches.openAmong(recipients, now);
     const retries = await watches.due(now, PER_TICK);
@@ -246,7 +249,10 @@ export class DepositSettler {
       if (await this.#settle(w)) sent++;
       else await watches.postpone([w.depositAddress], now + DEPOSIT_RETRY_AFTER_MS);
     }
-    await watches.setScanned("transfers", to);
+    // A range the node would not read even one block at a time: the retries and the backstop above
+    // still ran; the round reports it, and the next reads the same blocks again.
+    if (!read.ok) throw read.error;
+    await watches.setScanned("transfers", read.to);
     return sent;
   }
 
@@ -321,5 +327,31 @@ export class DepositSettler {
 
   #key(w: DepositWatch): Hex {
     return paymentKeyOf(this.deps.deployment.token.address, { recipient: w.recipient, amountUnits: w.amountUnits, reference: w.reference });
+  }
+}
+
+/**
+ * Logs of `[from, to]` read by `read(from, to)`, or, when the node refuses the range (a provider caps
+ * the logs one call returns: a busy stretch, or a stranger's burst of transfers, must not stop
+ * detection for good), of the new blocks alone from `fresh` (no re-read), then their first half,
+ * quarter, …; `to` is where the read ended. Not ok when the node refuses even one block.
+ */
+async function inHalves<T>(
+  from: bigint,
+  fresh: bigint,
+  to: bigint,
+  read: (from: bigint, to: bigint) => Promise<T[]>,
+): Promise<{ ok: true; logs: T[]; to: bigint } | { ok: false; error: unknown }> {
+  try {
+    return { ok: true, logs: await read(from, to), to };
+  } catch (error) {
+    if (fresh > to) return { ok: false, error };
+  }
+  for (let end = to; ; end = fresh + (end - fresh) / 2n) {
+    try {
+      return { ok: true, logs: await read(fresh, end), to: end };
+    } catch (error) {
+      if (end === fresh) return { ok: false, error };
+    }
   }
 }

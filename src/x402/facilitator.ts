@@ -41,6 +41,11 @@ export interface X402FacilitatorDeps {
   submitter: () => Address | null;
   /** The most gas a settlement may use (the payer's own ERC-1271 code runs in it): more is refused, not paid. */
   maxSettlementGas: bigint;
+  /**
+   * The smallest amount a receiver payment may be (PAYMENT_MIN_AMOUNT, as for intents): each one costs
+   * the relayer a settlement, and a stranger paying their own receiver gets the amount back.
+   */
+  minReceiverUnits: bigint;
   /** How long settle waits for its transaction to be mined before answering. */
   settleWaitMs: number;
   /** How often the receipt is asked for meanwhile. */
@@ -218,7 +223,7 @@ export class X402Facilitator {
     if (receiver && isAddressEqual(receiver.token, deployment.token.address)) {
       const derived = await X402ReceiversReader.of(this.deps.chain).receiverOf(receiver.recipient, deployment.token.address);
       if (isAddressEqual(derived, payTo)) {
-        if (amount === 0n) return refuse(X402_REASONS.requirements, "amount must be above zero");
+        if (amount < this.deps.minReceiverUnits) return refuse(X402_REASONS.requirements, `amount must be at least ${this.deps.minReceiverUnits} micro-units`);
         const target = await receiverPayTo(
           {
             chain: this.deps.chain,

@@ -22,14 +22,31 @@ export interface AuthorizationPayment {
  * from the payer to the payTo: the proof, shared by both kinds of payTo, that the authorization paid.
  */
 export function authorizationPaidIn(receipt: TransactionReceipt, p: AuthorizationPayment): boolean {
-  const ofToken = receipt.logs.filter((l) => isAddressEqual(l.address, p.token));
-  const used = parseEventLogs({ abi: [AUTHORIZATION_USED], logs: ofToken, strict: true }).some(
-    (u) => isAddressEqual(u.args.authorizer, p.payer) && u.args.nonce.toLowerCase() === p.nonce.toLowerCase(),
+  const moved = authorizationTransfer(receipt, p.token, p.nonce, p.payer);
+  return moved !== null && isAddressEqual(moved.to, p.to) && moved.value === p.amount;
+}
+
+/**
+ * The transfer an authorization made in `receipt`: the token's `Transfer` log right after its
+ * `AuthorizationUsed(authorizer, nonce)` (USDC marks the nonce used, then moves the funds, in one
+ * call), from the authorizer. Null when the nonce was not used there, or used without moving funds
+ * from the authorizer (cancelled). Any other transfer in the transaction is not this authorization's:
+ * one plain transfer must not prove several authorizations.
+ */
+export function authorizationTransfer(
+  receipt: TransactionReceipt,
+  token: Address,
+  nonce: Hex,
+  authorizer?: Address,
+): { from: Address; to: Address; value: bigint } | null {
+  const ofToken = receipt.logs.filter((l) => isAddressEqual(l.address, token));
+  const use = parseEventLogs({ abi: [AUTHORIZATION_USED], logs: ofToken, strict: true }).find(
+    (u) => u.args.nonce.toLowerCase() === nonce.toLowerCase() && (authorizer === undefined || isAddressEqual(u.args.authorizer, authorizer)),
   );
-  const moved = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: ofToken, strict: true }).some(
-    (t) => isAddressEqual(t.args.from, p.payer) && isAddressEqual(t.args.to, p.to) && t.args.value === p.amount,
-  );
-  return used && moved;
+  if (!use) return null;
+  const next = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: ofToken, strict: true }).find((t) => t.logIndex === use.logIndex + 1);
+  if (!next || !isAddressEqual(next.args.from, use.args.authorizer)) return null;
+  return { from: next.args.from, to: next.args.to, value: next.args.value };
 }
 
 /**

@@ -78,7 +78,7 @@ export async function receiverPayTo(deps: ReceiverPayToDeps, record: X402Receive
       const latest = await rpc(() => chain.client.getBlockNumber({ cacheTime: 0 }));
       return (await reader.splitLogs(record.receiver, block, latest)).length > 0;
     }
-    const [hash] = await deps.splitter.splitReceivers([record]);
+    const [hash] = await deps.splitter.splitReceivers([record], { evenIfDust: true });
     if (!hash) {
       // A split of ours is already on its way (the splitter's own round): wait for the balance to leave.
       return (await poll(async () => ((await balanceOf()) === 0n ? true : null), deps.waitMs, deps.pollMs)) ?? false;

@@ -13,6 +13,13 @@ export interface ReceiverSplitterDeps {
   answers: Pick<X402Answers, "prune">;
   sender: Pick<ReceiverSender, "send" | "follow">;
   now: () => number;
+  /** The deployment's fee, in basis points: what a split earns is this share of the balance. */
+  feeBps: number;
+  /**
+   * What sending `data` (a split) would cost the relayer, in token units: L2 gas at the expected fee
+   * plus the L1 data fee; null when it cannot be priced now (the simulation refused).
+   */
+  costUnits: (data: Hex) => Promise<bigint | null>;
 }
 
 /** How often a round runs (npm start): the receivers' transactions followed. */
@@ -21,6 +28,8 @@ export const RECEIVER_SPLIT_EVERY_MS = 5_000;
 export const RECEIVERS_PER_SWEEP = 20;
 /** ...once every this long, in address order, round and round. */
 export const RECEIVER_SWEEP_EVERY_MS = 60_000;
+/** Receivers one call looks at (their balances in one batch): the rest of a burst waits for the next round's re-read or the backstop. */
+export const RECEIVERS_PER_CALL = 50;
 /** A receiver split this recently is not split again (its split is on its way). */
 const SPLIT_AGAIN_AFTER_MS = 30_000;
 
@@ -49,19 +58,35 @@ export class ReceiverSplitter {
     return this.splitReceivers(await this.deps.store.among(recipients));
   }
 
-  /** Sends a split for every receiver among `receivers` that holds a balance; returns the transactions sent. */
-  async splitReceivers(receivers: X402ReceiverRecord[]): Promise<Hex[]> {
+  /**
+   * Sends a split for every receiver among `receivers` (at most {@link RECEIVERS_PER_CALL}) whose
+   * balance's fee pays for the split; returns the transactions sent. Dust waits in the receiver (its
+   * next settlement, or anyone's `split`, moves it): otherwise a stranger's dust transfers would each
+   * cost the relayer a transaction that earns nothing, as payment addresses refuse to do for a second
+   * deposit. One split is priced once per call (every split costs the same). `evenIfDust`: the
+   * facilitator's own split of a payment it verified (a front-run), whatever its size.
+   */
+  async splitReceivers(receivers: X402ReceiverRecord[], options: { evenIfDust?: boolean } = {}): Promise<Hex[]> {
     const { client, token } = this.deps;
     const now = this.deps.now();
     for (const [receiver, at] of this.#recent) if (now - at > SPLIT_AGAIN_AFTER_MS) this.#recent.delete(receiver);
-    const ours = receivers.filter((r) => r.token.toLowerCase() === token.toLowerCase() && !this.#recent.has(r.receiver.toLowerCase()));
+    const ours = receivers
+      .filter((r) => r.token.toLowerCase() === token.toLowerCase() && !this.#recent.has(r.receiver.toLowerCase()))
+      .slice(0, RECEIVERS_PER_CALL);
     const balances = await Promise.all(
       ours.map((r) => rpc(() => client.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [r.receiver] }))),
     );
     const sent: Hex[] = [];
+    let cost: Promise<bigint | null> | undefined;
     for (const [i, r] of ours.entries()) {
       if (balances[i] === 0n) continue;
-      const out = await this.deps.sender.send(encodeFunctionData({ abi: x402ReceiversAbi, functionName: "split", args: [r.token, r.recipient] }));
+      const data = encodeFunctionData({ abi: x402ReceiversAbi, functionName: "split", args: [r.token, r.recipient] });
+      if (!options.evenIfDust) {
+        cost ??= this.deps.costUnits(data);
+        const units = await cost;
+        if (units === null || (balances[i]! * BigInt(this.deps.feeBps)) / 10_000n < units) continue;
+      }
+      const out = await this.deps.sender.send(data);
       if (out === "unavailable") continue;
       this.#recent.set(r.receiver.toLowerCase(), now);
       sent.push(out.hash);

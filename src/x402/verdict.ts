@@ -1,13 +1,11 @@
-import { erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex } from "viem";
-import { fiatTokenAbi } from "../generated/contracts.js";
+import { isAddressEqual, type Address, type Hex } from "viem";
 import { X402ReceiversReader } from "../chain/contracts/x402-receivers.js";
 import { readReceiptsAfterHead } from "../chain/finality.js";
 import { isKnownTransaction } from "../chain/transactions.js";
 import { formatAmount } from "../money.js";
 import type { PaymentChain } from "../payments/verify.js";
 import type { X402SettlementVerdictResponse } from "../wire/index.js";
-
-const AUTHORIZATION_USED = fiatTokenAbi.find((i) => i.type === "event" && i.name === "AuthorizationUsed")!;
+import { authorizationTransfer } from "./proof.js";
 
 /**
  * POST /v1/x402/verify-settlement: the final verdict of an x402 payment to a merchant's receiver, by
@@ -28,14 +26,10 @@ export async function settlementVerdict(chain: PaymentChain, q: { txHash: Hex; n
   const receipt = receipts[0];
   if (!receipt) return { valid: false, code: (await isKnownTransaction(chain.client, q.txHash)) ? "PAYMENT_CONFIRMING" : "PAYMENT_NOT_FOUND" };
   if (receipt.status !== "success") return { valid: false, code: "TRANSACTION_REVERTED" };
-  const ofToken = receipt.logs.filter((l) => isAddressEqual(l.address, token));
-  const use = parseEventLogs({ abi: [AUTHORIZATION_USED], logs: ofToken, strict: true }).find((u) => u.args.nonce.toLowerCase() === q.nonce.toLowerCase());
-  const payer = use?.args.authorizer;
-  const moved = payer
-    ? parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: ofToken, strict: true }).find(
-        (t) => isAddressEqual(t.args.from, payer) && isAddressEqual(t.args.to, receiver),
-      )
-    : undefined;
+  // The transfer this authorization made (the log right after its AuthorizationUsed), into this receiver.
+  const made = authorizationTransfer(receipt, token, q.nonce);
+  const moved = made && isAddressEqual(made.to, receiver) ? made : null;
+  const payer = moved?.from;
   if (!payer || !moved) return { valid: false, code: "PAYMENT_MISMATCH" };
   if (receipt.blockNumber > head) return { valid: false, code: "PAYMENT_CONFIRMING" };
   const splitHere = reader.paidIn(receipt).some((p) => p.args.nonce.toLowerCase() === q.nonce.toLowerCase() && isAddressEqual(p.args.recipient, q.recipient));
@@ -46,8 +40,8 @@ export async function settlementVerdict(chain: PaymentChain, q: { txHash: Hex; n
     nonce: q.nonce.toLowerCase() as Hex,
     payer,
     pay_to: receiver,
-    amount: formatAmount(moved.args.value),
-    amount_units: moved.args.value.toString(),
+    amount: formatAmount(moved.value),
+    amount_units: moved.value.toString(),
     chain_id: chain.deployment.chainId,
     block_number: receipt.blockNumber.toString(),
     block_hash: receipt.blockHash,

@@ -113,6 +113,29 @@ describe("payment-address detection from the token's Transfer logs", function ()
     assert.deepEqual(await watches().openAmong([paid.pay.deposit_address, byStranger.pay.deposit_address], h.clock.now()), []);
   });
 
+  it("a log range the node refuses (a provider's cap on the logs of one call) is read in halves: detection goes on, and a range refused even one block at a time still leaves the retries and the backstop running", async () => {
+    const settler = h.service.depositSettler;
+    const a = await create("5");
+    await settler.tick();
+    await h.chain.mine(20); // the next read covers the 8 re-read blocks and the 20 new ones
+    await withdraw(a.pay.deposit_address, 5_000_000n);
+    const span = (r: { method: string; params?: unknown[] }) => {
+      const [filter] = (r.params ?? []) as [{ fromBlock: Hex; toBlock: Hex }];
+      return BigInt(filter.toBlock) - BigInt(filter.fromBlock) + 1n;
+    };
+    // A node that answers at most 4 blocks of logs a call.
+    let refused = 0;
+    h.proxy.refuse = (r) => r.method === "eth_getLogs" && span(r) > 4n && ++refused > 0;
+    let sent = 0;
+    for (let round = 0; round < 12 && sent === 0; round++) sent += (await settler.tick()).sent;
+    assert.equal(sent, 1, "found, a few blocks a round");
+    assert.isAbove(refused, 0, "the node did refuse the wider ranges");
+    h.proxy.refuse = null;
+    await h.chain.mine(2);
+    await settler.tick();
+    assert.equal(await statusOf(a.pay.deposit_address), "settled");
+  });
+
   it("a transfer detected and then reorged out before the settler acts settles nothing, the watch stays open; a real transfer then settles it", async () => {
     const settler = h.service.depositSettler;
     const a = await create("5");

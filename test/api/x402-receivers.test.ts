@@ -8,6 +8,7 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/
 import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
 import { erc20Abi, getAddress, hashTypedData, parseEventLogs, type Address, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { fiatTokenAbi, x402ReceiversAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { creationBytecode } from "../../dev/deploy/artifacts.js";
@@ -304,6 +305,7 @@ describe("x402 to a merchant's receiver: a static payTo, nothing created per req
       receiverSplitter: h.service.receiverSplitter,
       submitter: () => h.service.x402.supported().signers["eip155:*"]![0] as Address,
       maxSettlementGas: 400_000n,
+      minReceiverUnits: h.service.config.payments.minUnits,
       settleWaitMs: 30_000,
       pollMs: 50,
     });
@@ -326,6 +328,21 @@ describe("x402 to a merchant's receiver: a static payTo, nothing created per req
     await h.chain.mine(1);
     const [merchantAfter, feesAfter, left] = await balances(merchant().address, feeCollector(), payTo);
     assert.deepEqual([merchantAfter! - merchantBefore!, feesAfter! - feesBefore!, left], [980_000n, 20_000n, 0n]);
+  });
+
+  it("dust in a receiver waits: a split that would cost the relayer more than its fee is not sent, and the next transfer worth it splits the whole balance", async () => {
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    const { pay_to } = (await h.api.post("/v1/x402/receivers").send({ recipient })).body as { pay_to: Address };
+    await h.service.depositSettler.tick();
+    await send(h.chain, agents()[2]!, { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [pay_to, 100n] });
+    await h.service.depositSettler.tick();
+    await h.chain.mine(1);
+    assert.deepEqual(await balances(pay_to, recipient), [100n, 0n], "a fee of 2 units pays for no transaction: nothing sent");
+    await send(h.chain, agents()[2]!, { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [pay_to, 1_000_000n] });
+    await h.service.depositSettler.tick();
+    await h.chain.mine(1);
+    const fee = (1_000_100n * 200n) / 10_000n;
+    assert.deepEqual(await balances(pay_to, recipient), [0n, 1_000_100n - fee]);
   });
 
   it("splitReceivers, given receivers that received funds (what the Transfer-log detection hands it): splits each that holds any, deploying it first, and skips the empty and other tokens", async () => {

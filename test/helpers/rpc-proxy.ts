@@ -34,6 +34,11 @@ export class RpcProxy {
   latencyMs = 0;
   /** When set, every request waits for it before being forwarded (a slow node, to order a race). */
   gate: ((methods: string[]) => Promise<void>) | null = null;
+  /**
+   * When set, a request it returns true for (alone or in a batch) is answered with a JSON-RPC error
+   * (a provider refusing it: a log range over its cap, say) instead of being forwarded.
+   */
+  refuse: ((request: { method: string; params?: unknown[] }) => boolean) | null = null;
   #server: Server | null = null;
   url = "";
 
@@ -60,6 +65,18 @@ export class RpcProxy {
         }
         this.requests++;
         for (const m of methods) this.calls.set(m, (this.calls.get(m) ?? 0) + 1);
+        if (this.refuse) {
+          const parsed = JSON.parse(body.toString("utf8")) as
+            | { id: unknown; method: string; params?: unknown[] }
+            | { id: unknown; method: string; params?: unknown[] }[];
+          const refuse = this.refuse;
+          const error = (r: { id: unknown }) => ({ jsonrpc: "2.0", id: r.id, error: { code: -32005, message: "query returned more than 10000 results" } });
+          if (Array.isArray(parsed) && parsed.some((r) => refuse(r))) return void this.#partial(parsed, error, res, (r) => refuse(r));
+          if (!Array.isArray(parsed) && refuse(parsed)) {
+            res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(error(parsed)));
+            return;
+          }
+        }
         const faulty = this.mode !== "pass" && (!this.faultMethods || methods.some((m) => this.faultMethods!.has(m)));
         if (!faulty) {
           if (this.gate) return void this.gate(methods).then(() => this.#forward(body, res));
@@ -113,6 +130,7 @@ export class RpcProxy {
     this.mode = "pass";
     this.faultMethods = null;
     this.gate = null;
+    this.refuse = null;
   }
 
   async close(): Promise<void> {
@@ -133,15 +151,16 @@ export class RpcProxy {
     batch: Array<{ id: unknown; method: string }>,
     answer: (r: { id: unknown }) => unknown,
     res: import("node:http").ServerResponse,
+    faulty: (r: { method: string }) => boolean = (r) => this.faultMethods!.has(r.method),
   ): Promise<void> {
-    const healthy = batch.filter((r) => !this.faultMethods!.has(r.method));
+    const healthy = batch.filter((r) => !faulty(r));
     const forwarded = healthy.length
       ? ((await (
           await fetch(this.upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(healthy) })
         ).json()) as Array<{ id: unknown }>)
       : [];
     const byId = new Map(forwarded.map((r) => [JSON.stringify(r.id), r]));
-    const merged = batch.map((r) => (this.faultMethods!.has(r.method) ? answer(r) : byId.get(JSON.stringify(r.id))));
+    const merged = batch.map((r) => (faulty(r) ? answer(r) : byId.get(JSON.stringify(r.id))));
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(merged));
   }
 
