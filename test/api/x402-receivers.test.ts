@@ -51,13 +51,13 @@ describe("x402 to a merchant's receiver: a static payTo, nothing created per req
   let beforeSettle: (() => Promise<void>) | undefined;
 
   /** The paywall: @x402/express, a static payTo string, x402's HTTP facilitator client. */
-  function staticPaywall(serviceUrl: string, staticPayTo: string): Express {
+  function staticPaywall(serviceUrl: string, staticPayTo: string, price: string = REPORT_PRICE.x402): Express {
     const server = new x402ResourceServer(new HTTPFacilitatorClient({ url: `${serviceUrl}/x402` })).register(X402_NETWORK, new ExactEvmServerScheme());
     server.onBeforeSettle(async () => void (await beforeSettle?.()));
     const app = express();
     app.use(
       paymentMiddleware(
-        { "GET /report": { accepts: { scheme: "exact", network: X402_NETWORK, price: REPORT_PRICE.x402, payTo: staticPayTo }, description: "Today's report" } },
+        { "GET /report": { accepts: { scheme: "exact", network: X402_NETWORK, price, payTo: staticPayTo }, description: "Today's report" } },
         server,
       ),
     );
@@ -371,6 +371,19 @@ describe("x402 to a merchant's receiver: a static payTo, nothing created per req
       assert.equal(decodePaymentRequiredHeader(res.headers.get("PAYMENT-REQUIRED")!).error, "invalid_payment_requirements");
     } finally {
       await stranger.close();
+    }
+  });
+
+  it("a receiver payment below PAYMENT_MIN_AMOUNT is refused at verify (each costs the relayer a settlement), in x402's shape; nothing moves", async () => {
+    const cheap = await listenOn(staticPaywall(service.url, payTo, "$0.001"));
+    try {
+      const [before] = await balances(agents()[0]!.address);
+      const res = await agentFetch(eoaSigner(agents()[0]!, h.chain.publicClient))(`${cheap.url}/report`);
+      assert.equal(res.status, 402);
+      assert.equal(decodePaymentRequiredHeader(res.headers.get("PAYMENT-REQUIRED")!).error, "invalid_payment_requirements");
+      assert.deepEqual(await balances(agents()[0]!.address), [before]);
+    } finally {
+      await cheap.close();
     }
   });
 
