@@ -1,4 +1,4 @@
-import { encodeFunctionData, erc20Abi, isAddressEqual, type Hex, type TransactionReceipt } from "viem";
+import { encodeFunctionData, erc20Abi, isAddressEqual, type Hex, type TransactionReceipt, type Address } from "viem";
 import { x402ReceiversAbi } from "../generated/contracts.js";
 import { X402ReceiversReader } from "../chain/contracts/x402-receivers.js";
 import { rpc } from "../chain/rpc-errors.js";
@@ -54,21 +54,32 @@ export async function receiverPayTo(deps: ReceiverPayToDeps, record: X402Receive
     send: (maxGas) => deps.sender.send(call, maxGas),
     takenHash: async () => undefined,
     revertedOnItsOwn: async () => !(await used()),
-    paidByOwn: (receipt: TransactionReceipt) =>
-      reader.paidIn(receipt).some((p) => isAddressEqual(p.args.payer, a.payer) && p.args.nonce.toLowerCase() === nonce.toLowerCase()) &&
-      authorizationPaidIn(receipt, payment),
+    paidByOwn: (receipt: TransactionReceipt) => reader.paidIn(receipt).some((p) => ours(p.args)) && authorizationPaidIn(receipt, payment),
     paidBy: async () => {
       if (!(await used())) return "unsettled";
       const latest = await rpc(() => chain.client.getBlockNumber({ cacheTime: 0 }));
       const paid = await findAuthorizationPayment(chain.client, payment, latest > AUTHORIZATION_LOOKBACK ? latest - AUTHORIZATION_LOOKBACK : 0n, latest);
       if (!paid) return "not by this authorization";
       // Settled through X402Receivers: split in the same transaction.
-      if (reader.paidIn(paid).some((p) => p.args.nonce.toLowerCase() === nonce.toLowerCase())) return paid.transactionHash;
+      if (reader.paidIn(paid).some((p) => ours(p.args))) return paid.transactionHash;
       // Straight to USDC: the funds reached the receiver unsplit; split whatever it holds, then answer.
       if (!(await splitSince(paid.blockNumber))) return "unsettled";
       return paid.transactionHash;
     },
   };
+
+  /**
+   * Whether a `ReceiverPaid` is this payment's split: its nonce, payer, recipient and USDC (anyone may
+   * call `settle` with another token, and so emit one naming this nonce).
+   */
+  function ours(p: { payer: Address; nonce: Hex; token: Address; recipient: Address }): boolean {
+    return (
+      p.nonce.toLowerCase() === nonce.toLowerCase() &&
+      isAddressEqual(p.payer, a.payer) &&
+      isAddressEqual(p.token, token) &&
+      isAddressEqual(p.recipient, record.recipient)
+    );
+  }
 
   /** Whether the receiver's funds since `block` left it split: a split after it, or one sent now and mined. */
   async function splitSince(block: bigint): Promise<boolean> {

@@ -32,7 +32,17 @@ export async function settlementVerdict(chain: PaymentChain, q: { txHash: Hex; n
   const payer = moved?.from;
   if (!payer || !moved) return { valid: false, code: "PAYMENT_MISMATCH" };
   if (receipt.blockNumber > head) return { valid: false, code: "PAYMENT_CONFIRMING" };
-  const splitHere = reader.paidIn(receipt).some((p) => p.args.nonce.toLowerCase() === q.nonce.toLowerCase() && isAddressEqual(p.args.recipient, q.recipient));
+  // Split in this transaction by X402Receivers for this nonce, payer, recipient and USDC (anyone may
+  // call settle with another token, and so emit a ReceiverPaid naming this nonce).
+  const splitHere = reader
+    .paidIn(receipt)
+    .some(
+      (p) =>
+        p.args.nonce.toLowerCase() === q.nonce.toLowerCase() &&
+        isAddressEqual(p.args.recipient, q.recipient) &&
+        isAddressEqual(p.args.token, token) &&
+        isAddressEqual(p.args.payer, payer),
+    );
   if (!splitHere && (await reader.splitLogs(receiver, receipt.blockNumber, head)).length === 0) return { valid: false, code: "PAYMENT_CONFIRMING" };
   return {
     valid: true,
