@@ -1,35 +1,17 @@
-import { encodeFunctionData, erc20Abi, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
+import { encodeFunctionData, erc20Abi, type Address, type Hex, type PublicClient } from "viem";
 import { splitterAbi } from "../generated/contracts.js";
 import { PAID_EVENT, SplitterReader } from "../chain/contracts/splitter.js";
 import { finalityHead } from "../chain/finality.js";
 import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
-import { l1FeeWithMargin, quoteL1Fee } from "../chain/l1-fee.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import type { DepositWatch, DepositWatches } from "../store/deposit-watches.js";
 import { paymentKeyOf } from "./verify.js";
 import { everyRound } from "../rounds.js";
+import { priceRelayerCall, readyRelayerCall, type SettlementPrice, type SettlementSender } from "./relayer-call.js";
 
-/** The relayer, as far as settling needs it (recurring/relayer.ts implements it). */
-export interface SettlementSender {
-  readonly address: Address | null;
-  ensureAvailable(gas: bigint, maxFeePerGas: bigint, balance: bigint, l1FeeWei: bigint): Address;
-  sign(call: { to: Address; data: Hex; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, nonce: number): Promise<{ hash: Hex; raw: Hex }>;
-  send(tx: { hash: Hex; raw: Hex; nonce: number }): Promise<void>;
-  broadcast(raw: Hex): Promise<void>;
-  /**
-   * The same call with the same nonce at higher fees (a node's replacement rule); null when that bid
-   * would pass the relayer's fee ceiling.
-   */
-  signReplacement(raw: Hex, quote: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, kind: "settlement"): Promise<{ hash: Hex; raw: Hex } | null>;
-}
-
-/** A settlement's gas limit and the fees it would pay. */
-export interface SettlementPrice {
-  gas: bigint;
-  fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
-}
+export type { SettlementPrice, SettlementSender } from "./relayer-call.js";
 
 export interface DepositSettlerDeps {
   client: PublicClient;
@@ -278,30 +260,13 @@ export class DepositSettler {
    * for the L2 gas and the L1 data fee).
    */
   async sendSettlement(depositAddress: Address, data: Hex, maxGas?: bigint): Promise<{ hash: Hex } | "taken" | "unavailable"> {
-    const { client, deployment, sender } = this.deps;
-    const relayer = sender.address;
-    if (!relayer) return "unavailable";
+    const { deployment, sender } = this.deps;
     const to = deployment.contracts.Splitter.address;
-    let priced: SettlementPrice | null;
-    let balance: bigint;
-    let pending: number;
-    let l1Fee: bigint;
-    try {
-      [priced, balance, pending, l1Fee] = await Promise.all([
-        this.priceSettlement(data),
-        client.getBalance({ address: relayer }),
-        client.getTransactionCount({ address: relayer, blockTag: "pending" }),
-        // Base takes the L1 data fee from the sender too: the funds check counts it, as a charge's does.
-        quoteL1Fee(client, { to, data }).then(l1FeeWithMargin),
-      ]);
-      // A paused token or a blacklisted party refuses in the simulation, and the deposit waits at its
-      // address until it clears; a call whose limit would pass `maxGas` (a payer's own code in it) is
-      // not the relayer's to pay.
-      if (!priced || (maxGas !== undefined && priced.gas > maxGas)) return "unavailable";
-      sender.ensureAvailable(priced.gas, priced.fees.maxFeePerGas, balance, l1Fee);
-    } catch {
-      return "unavailable";
-    }
+    // A paused token or a blacklisted party refuses in the simulation, and the deposit waits at its
+    // address until it clears.
+    const ready = await readyRelayerCall(this.deps, to, data, maxGas);
+    if (!ready) return "unavailable";
+    const { relayer, priced, pending } = ready;
     const { gas, fees } = priced;
     const signed = await this.deps.watches.recordSettlement(depositAddress, { relayer, sentAt: this.deps.now() }, pending, (nonce) =>
       sender.sign({ to, data, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas }, nonce),
@@ -317,12 +282,7 @@ export class DepositSettler {
    * fees; null when the simulation does not pass (it reverts, or the node could not run it).
    */
   async priceSettlement(data: Hex): Promise<SettlementPrice | null> {
-    const { client, deployment, sender } = this.deps;
-    const fees = await this.deps.quoteFees();
-    const gas = await client
-      .estimateGas({ account: sender.address ?? zeroAddress, to: deployment.contracts.Splitter.address, data, ...fees })
-      .catch(() => null);
-    return gas === null ? null : { gas: (gas * 12n) / 10n, fees };
+    return priceRelayerCall(this.deps, this.deps.deployment.contracts.Splitter.address, data);
   }
 
   #key(w: DepositWatch): Hex {

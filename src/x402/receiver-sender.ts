@@ -1,8 +1,8 @@
-import { zeroAddress, type Address, type Hex, type PublicClient } from "viem";
+import type { Address, Hex, PublicClient } from "viem";
 import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
-import { l1FeeWithMargin, quoteL1Fee } from "../chain/l1-fee.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { SettlementPrice, SettlementSender } from "../payments/deposit-settler.js";
+import { priceRelayerCall, readyRelayerCall } from "../payments/relayer-call.js";
 import type { X402ReceiverStore, X402Transaction } from "../store/x402-receivers.js";
 
 /** A sent transaction to X402Receivers the node does not know after this long is broadcast again. */
@@ -33,35 +33,16 @@ export class ReceiverSender {
   constructor(private readonly deps: ReceiverSenderDeps) {}
 
   /** `data` simulated as the relayer would send it, with its fees: the gas limit (estimate + 20%); null when it reverts. */
-  async price(data: Hex): Promise<SettlementPrice | null> {
-    const { client, sender, to } = this.deps;
-    const fees = await this.deps.quoteFees();
-    const gas = await client.estimateGas({ account: sender.address ?? zeroAddress, to, data, ...fees }).catch(() => null);
-    return gas === null ? null : { gas: (gas * 12n) / 10n, fees };
+  price(data: Hex): Promise<SettlementPrice | null> {
+    return priceRelayerCall(this.deps, this.deps.to, data);
   }
 
   /** Prices, records and broadcasts `data`; "unavailable" when it cannot be sent now (no relayer, a refused simulation, over `maxGas`, no gas money). */
   async send(data: Hex, maxGas?: bigint): Promise<{ hash: Hex } | "unavailable"> {
-    const { client, sender, store, to } = this.deps;
-    const relayer = sender.address;
-    if (!relayer) return "unavailable";
-    let priced: SettlementPrice | null;
-    let pending: number;
-    try {
-      let balance: bigint;
-      let l1Fee: bigint;
-      [priced, balance, pending, l1Fee] = await Promise.all([
-        this.price(data),
-        client.getBalance({ address: relayer }),
-        client.getTransactionCount({ address: relayer, blockTag: "pending" }),
-        // Base takes the L1 data fee from the sender too: the funds check counts it.
-        quoteL1Fee(client, { to, data }).then(l1FeeWithMargin),
-      ]);
-      if (!priced || (maxGas !== undefined && priced.gas > maxGas)) return "unavailable";
-      sender.ensureAvailable(priced.gas, priced.fees.maxFeePerGas, balance, l1Fee);
-    } catch {
-      return "unavailable";
-    }
+    const { sender, store, to } = this.deps;
+    const ready = await readyRelayerCall(this.deps, to, data, maxGas);
+    if (!ready) return "unavailable";
+    const { relayer, priced, pending } = ready;
     const { gas, fees } = priced;
     const signed = await store.record(relayer, pending, this.deps.now(), (nonce) =>
       sender.sign({ to, data, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas }, nonce),

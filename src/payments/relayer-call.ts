@@ -1,0 +1,71 @@
+import { zeroAddress, type Address, type Hex, type PublicClient } from "viem";
+import { l1FeeWithMargin, quoteL1Fee } from "../chain/l1-fee.js";
+
+/** The relayer, as far as settling needs it (recurring/relayer.ts implements it). */
+export interface SettlementSender {
+  readonly address: Address | null;
+  ensureAvailable(gas: bigint, maxFeePerGas: bigint, balance: bigint, l1FeeWei: bigint): Address;
+  sign(call: { to: Address; data: Hex; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, nonce: number): Promise<{ hash: Hex; raw: Hex }>;
+  send(tx: { hash: Hex; raw: Hex; nonce: number }): Promise<void>;
+  broadcast(raw: Hex): Promise<void>;
+  /**
+   * The same call with the same nonce at higher fees (a node's replacement rule); null when that bid
+   * would pass the relayer's fee ceiling.
+   */
+  signReplacement(raw: Hex, quote: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, kind: "settlement"): Promise<{ hash: Hex; raw: Hex } | null>;
+}
+
+/** A settlement's gas limit and the fees it would pay. */
+export interface SettlementPrice {
+  gas: bigint;
+  fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+}
+
+/** What pricing and checking a relayer call needs. */
+export interface RelayerCallDeps {
+  client: PublicClient;
+  sender: Pick<SettlementSender, "address" | "ensureAvailable">;
+  /** The next block's fee cap and tip (recurring/gas-quote.ts). */
+  quoteFees: () => Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
+}
+
+/**
+ * `data` to `to` simulated as the relayer would send it, with the fees it would pay (a payer's code
+ * may look at them), and priced: its gas limit (the estimate plus 20%) and those fees; null when the
+ * simulation does not pass (it reverts, or the node could not run it).
+ */
+export async function priceRelayerCall(deps: RelayerCallDeps, to: Address, data: Hex): Promise<SettlementPrice | null> {
+  const fees = await deps.quoteFees();
+  const gas = await deps.client.estimateGas({ account: deps.sender.address ?? zeroAddress, to, data, ...fees }).catch(() => null);
+  return gas === null ? null : { gas: (gas * 12n) / 10n, fees };
+}
+
+/**
+ * Whether the relayer can send `data` to `to` now: priced (see {@link priceRelayerCall}), within
+ * `maxGas` (a payer's own code may run in it: more is not the relayer's to pay), and paid for (the L2
+ * gas at the fee cap plus Base's L1 data fee, which the sender pays too). Its price, the relayer and
+ * the chain's pending nonce; null when nothing can be sent now (no key, paused, a refused simulation,
+ * over `maxGas`, no gas money).
+ */
+export async function readyRelayerCall(
+  deps: RelayerCallDeps,
+  to: Address,
+  data: Hex,
+  maxGas?: bigint,
+): Promise<{ relayer: Address; priced: SettlementPrice; pending: number } | null> {
+  const relayer = deps.sender.address;
+  if (!relayer) return null;
+  try {
+    const [priced, balance, pending, l1Fee] = await Promise.all([
+      priceRelayerCall(deps, to, data),
+      deps.client.getBalance({ address: relayer }),
+      deps.client.getTransactionCount({ address: relayer, blockTag: "pending" }),
+      quoteL1Fee(deps.client, { to, data }).then(l1FeeWithMargin),
+    ]);
+    if (!priced || (maxGas !== undefined && priced.gas > maxGas)) return null;
+    deps.sender.ensureAvailable(priced.gas, priced.fees.maxFeePerGas, balance, l1Fee);
+    return { relayer, priced, pending };
+  } catch {
+    return null;
+  }
+}
