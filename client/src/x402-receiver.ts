@@ -6,7 +6,7 @@
  */
 
 /** keccak256 of X402Receiver's creation code (X402Receivers.RECEIVER_CODE_HASH on every deployment built from this release). */
-export const X402_RECEIVER_CODE_HASH = "0x4f4c9abab2e3bf71ae04345dc2b1d833e978e9f61b3230a37356214624454623";
+export const X402_RECEIVER_CODE_HASH = "0xd82c0b784012f14d7809d8c08758b372fd0b3bc0e9e0ecc7efee5800ca4721f9";
 
 type Hex = `0x${string}`;
 
