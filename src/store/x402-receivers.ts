@@ -114,6 +114,15 @@ export class X402ReceiverStore {
     });
   }
 
+  /** Whether the transaction `hash` (or a replacement of it: the same relayer and nonce) is still followed, unmined. */
+  async isPending(hash: Hex): Promise<boolean> {
+    const rows = await this.db.query(
+      "SELECT 1 FROM x402_transactions t JOIN x402_transactions o ON o.relayer = t.relayer AND o.nonce = t.nonce WHERE t.tx_hash = $1 AND o.status = 'sent'",
+      [hash],
+    );
+    return rows.length > 0;
+  }
+
   /** A followed transaction is done: mined, or its nonce used by another transaction. */
   async markDone(hash: Hex, status: "mined" | "dropped"): Promise<void> {
     await this.db.query("UPDATE x402_transactions SET status = $2 WHERE tx_hash = $1", [hash, status]);

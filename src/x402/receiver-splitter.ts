@@ -45,7 +45,7 @@ const SPLIT_AGAIN_AFTER_MS = 30_000;
 export class ReceiverSplitter {
   #cursor: Address | null = null;
   /** Receivers whose split was sent lately (lower case), and when. */
-  readonly #recent = new Map<string, number>();
+  readonly #recent = new Map<string, { at: number; hash: Hex }>();
   #stop: (() => void) | null = null;
   #sweepAt: number;
 
@@ -69,7 +69,11 @@ export class ReceiverSplitter {
   async splitReceivers(receivers: X402ReceiverRecord[], options: { evenIfDust?: boolean } = {}): Promise<Hex[]> {
     const { client, token } = this.deps;
     const now = this.deps.now();
-    for (const [receiver, at] of this.#recent) if (now - at > SPLIT_AGAIN_AFTER_MS) this.#recent.delete(receiver);
+    // A split still unmined (stuck, held at the fee ceiling, replaced) keeps its receiver out: a second
+    // one would only cost the relayer a transaction that finds the receiver empty.
+    for (const [receiver, { at, hash }] of this.#recent) {
+      if (now - at > SPLIT_AGAIN_AFTER_MS && !(await this.deps.store.isPending(hash))) this.#recent.delete(receiver);
+    }
     const ours = receivers
       .filter((r) => r.token.toLowerCase() === token.toLowerCase() && !this.#recent.has(r.receiver.toLowerCase()))
       .slice(0, RECEIVERS_PER_CALL);
@@ -88,7 +92,7 @@ export class ReceiverSplitter {
       }
       const out = await this.deps.sender.send(data);
       if (out === "unavailable") continue;
-      this.#recent.set(r.receiver.toLowerCase(), now);
+      this.#recent.set(r.receiver.toLowerCase(), { at: now, hash: out.hash });
       sent.push(out.hash);
     }
     return sent;

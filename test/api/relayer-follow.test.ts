@@ -282,4 +282,52 @@ describe("the relayer follows within a ceiling (settlements and charges)", funct
     await h.chain.mine(3);
     assert.equal((await keyless.depositSettler.tick()).settled, 1, "the keyless instance follows it to the end");
   });
+
+  it("a receiver transaction stuck under a risen base fee is replaced at its nonce (recorded first), within the ceiling: held at its bid under a ceiling it would pass; its replacement mined ends it", async () => {
+    const res = await h.api.post("/v1/x402/receivers").send({ recipient: merchant().address });
+    const receiver = res.body.pay_to as Address;
+    await withdraw(receiver, 1_000_000n);
+    const record = { receiver, recipient: merchant().address, token: token() };
+    const rows = async () =>
+      (
+        await h.database.query<{ tx_hash: Hex; status: string; nonce: string | number; raw_tx: Hex }>(
+          "SELECT tx_hash, status, nonce, raw_tx FROM x402_transactions ORDER BY sent_at",
+        )
+      ).map((r) => ({ ...r, nonce: Number(r.nonce) }));
+    await h.chain.testClient.setAutomine(false);
+    try {
+      const [hash] = await h.service.receiverSplitter.splitReceivers([record], { evenIfDust: true });
+      assert.ok(hash, "a split sent");
+      const firstCap = parseTransaction((await rows()).find((r) => r.tx_hash === hash)!.raw_tx).maxFeePerGas!;
+      h.clock.advance(h.service.config.relayer.replaceAfterSeconds + 1);
+      // Under a ceiling at its own bid (another instance, same key, same store): held.
+      const capped = await h.another({ RELAYER_MAX_FEE_PER_GAS: String(firstCap) });
+      await capped.receiverSplitter.tick();
+      assert.deepEqual(
+        (await rows()).map((r) => [r.tx_hash, r.status]),
+        [[hash, "sent"]],
+        "held at its bid",
+      );
+      // Within the default ceiling: replaced, the replacement recorded at the same nonce before it is sent.
+      await h.service.receiverSplitter.tick();
+      const after = await rows();
+      assert.deepEqual(
+        after.map((r) => r.status),
+        ["replaced", "sent"],
+        "and no second split while the first is unmined",
+      );
+      assert.equal(after[1]!.nonce, after[0]!.nonce, "the same nonce");
+      assert.isTrue(parseTransaction(after[1]!.raw_tx).maxFeePerGas! > firstCap, "a higher bid");
+      await h.chain.mine(1);
+    } finally {
+      await h.chain.testClient.setAutomine(true);
+    }
+    await h.service.receiverSplitter.tick();
+    assert.deepEqual(
+      (await rows()).map((r) => r.status),
+      ["replaced", "mined"],
+      "the replacement mined ends it",
+    );
+    assert.equal(await balanceOf(h.chain, token(), receiver), 0n, "split");
+  });
 });
