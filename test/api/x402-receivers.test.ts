@@ -7,9 +7,11 @@ import { HTTPFacilitatorClient } from "@x402/core/server";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
-import { erc20Abi, getAddress, hashTypedData, parseEventLogs, type Address, type Hex } from "viem";
+import { encodeFunctionData, erc20Abi, getAddress, hashTypedData, multicall3Abi, parseEventLogs, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { fiatTokenAbi, x402ReceiversAbi } from "../../src/generated/contracts.js";
+import { fakeAuthorizationTokenAbi, fiatTokenAbi, x402ReceiversAbi } from "../../src/generated/contracts.js";
+import { deployTestContract } from "../helpers/deploy.js";
+
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { creationBytecode } from "../../dev/deploy/artifacts.js";
 import { keccak256 as viemKeccak } from "viem";
@@ -26,6 +28,9 @@ import { useService } from "../helpers/service.js";
 import { balanceOf, send } from "../helpers/tx.js";
 import { createSafe, deploySafeInfrastructure, safeMessageSignature } from "../helpers/safe.js";
 import { agentFetch, eoaSigner, listenOn, REPORT_PRICE, X402_NETWORK } from "../helpers/x402-parties.js";
+
+/** Multicall3, at its canonical address on Base and on the local chain. */
+const MULTICALL3 = "0xcA11bde05977b3631167028862bE2a173976CA11" as Address;
 
 /**
  * Issue 29: x402 with one receiver per merchant. The paywall is the unmodified @x402/express with a
@@ -328,6 +333,54 @@ describe("x402 to a merchant's receiver: a static payTo, nothing created per req
     await h.chain.mine(1);
     const [merchantAfter, feesAfter, left] = await balances(merchant().address, feeCollector(), payTo);
     assert.deepEqual([merchantAfter! - merchantBefore!, feesAfter! - feesBefore!, left], [980_000n, 20_000n, 0n]);
+  });
+
+  it("a ReceiverPaid for another token naming the nonce is not the payment's split: the verdict is not valid while the USDC sits unsplit, and valid once split", async () => {
+    const agent = agents()[1]!;
+    const attacker = frontRunner();
+    const fake = await deployTestContract(h.chain, attacker, fakeAuthorizationTokenAbi, "FakeAuthorizationToken", "FakeAuthorizationToken.sol", []);
+    const authorization = {
+      from: agent.address,
+      to: payTo,
+      value: REPORT_PRICE.units,
+      validAfter: 0n,
+      validBefore: 2n ** 40n,
+      nonce: `0x${"ee".repeat(32)}` as Hex,
+    };
+    const signature = await agent.signTypedData(
+      transferAuthorizationTypedData(tokenDomain(84532, usdc(), h.service.deployment.token.eip712), authorization) as never,
+    );
+    const a = authorization;
+    // One transaction: the agent's authorization straight to USDC (its funds land unsplit in the
+    // receiver), and X402Receivers.settle with a token that accepts anything, naming the same nonce.
+    const usdcCall = encodeFunctionData({
+      abi: fiatTokenAbi,
+      functionName: "transferWithAuthorization",
+      args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, signature],
+    });
+    const fakeSettle = encodeFunctionData({
+      abi: x402ReceiversAbi,
+      functionName: "settle",
+      args: [fake, merchant().address, agent.address, a.value, a.validAfter, a.validBefore, a.nonce, signature],
+    });
+    const receipt = await send(h.chain, attacker, {
+      address: MULTICALL3,
+      abi: multicall3Abi,
+      functionName: "aggregate3",
+      args: [
+        [
+          { target: usdc(), allowFailure: false, callData: usdcCall },
+          { target: receivers(), allowFailure: false, callData: fakeSettle },
+        ],
+      ],
+    });
+    assert.equal((await balances(payTo))[0], a.value, "the USDC sits in the receiver, unsplit");
+    await h.chain.mine(3);
+    const body = { tx_hash: receipt.transactionHash, nonce: a.nonce, recipient: merchant().address };
+    assert.deepEqual((await verdict(body)).body, { valid: false, code: "PAYMENT_CONFIRMING" }, "not split: no verdict yet");
+    await send(h.chain, attacker, { address: receivers(), abi: x402ReceiversAbi, functionName: "split", args: [usdc(), merchant().address] });
+    await h.chain.mine(3);
+    assert.include((await verdict(body)).body, { valid: true, payer: agent.address });
   });
 
   it("dust in a receiver waits: a split that would cost the relayer more than its fee is not sent, and the next transfer worth it splits the whole balance", async () => {
