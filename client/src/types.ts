@@ -756,10 +756,10 @@ export type SubscribeLinkRequest = {
 
 export type SubscribeLinkResponse = {
   subscription_id: Hash;
-  link_id: `0x${string}`;
   amount: Amount;
   period: number;
   end: number;
+  link_id: `0x${string}`;
 };
 
 export type SubscriptionChargedEvent = {

@@ -14,7 +14,7 @@ import {
   Token,
   UnixSeconds,
 } from "./primitives.js";
-import { SubscriptionPeriod } from "./recurring.js";
+import { FinalizeSubscriptionResponse, SubscriptionPeriod } from "./recurring.js";
 
 /** Links: POST /v1/links and /v1/links/close (DESIGN.md); a subscription link (with `period`) also /v1/links/subscribe and /v1/links/subscriptions. */
 
@@ -58,13 +58,8 @@ export type CloseLinkResponse = z.infer<typeof CloseLinkResponse>;
 /** POST /v1/links/subscribe: a payer's signature on a setup minted by a subscription link (browser-safe answer). */
 export const SubscribeLinkRequest = z.strictObject({ setup_token: Token, payer: Address, signature: Signature });
 
-export const SubscribeLinkResponse = z.strictObject({
-  subscription_id: Hash,
-  link_id: LinkId,
-  amount: Amount,
-  period: z.number().int(),
-  end: z.number().int(),
-});
+/** Finalize's answer without the capability (kept against the link), with the link's id. */
+export const SubscribeLinkResponse = FinalizeSubscriptionResponse.omit({ subscription: true }).extend({ link_id: LinkId });
 export type SubscribeLinkResponse = z.infer<typeof SubscribeLinkResponse>;
 
 /** POST /v1/links/subscriptions: the link's subscribers, oldest first, a page at a time. */
