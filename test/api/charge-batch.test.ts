@@ -193,15 +193,23 @@ describe("a batch a payer cannot burn", function () {
   const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
   const charge = (subscription: string) => h.api.post("/v1/charges").send({ subscription });
 
-  it("a batch of 50 with one gas-burning ERC-1271 payer charges the other 49; the burner's next charges are refused without sending anything", async () => {
+  /**
+   * A gas-burning ERC-1271 account (GasBurningAccount: it answers every simulation correctly, so
+   * finalize's own check passes) holding 100 USDC with the allowance set, subscribed for 1 USDC.
+   */
+  async function burnerSubscription() {
     const usdc = h.service.deployment.token.address;
     const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 3]!;
     const burner = await deployTestContract(h.chain, owner, gasBurningAccountAbi, "GasBurningAccount", "GasBurningAccount.sol", [owner.address]);
     await send(h.chain, h.chain.accounts[LOCAL_ROLES.firstUser]!, { address: usdc, abi: erc20Abi, functionName: "transfer", args: [burner, 100_000_000n] });
     const approveData = encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] });
     await send(h.chain, owner, { address: burner, abi: gasBurningAccountAbi, functionName: "execute", args: [usdc, 0n, approveData] });
-    // Finalize's own check (an eth_call) passes: the account answers every simulation correctly.
-    const hostile = await subscribe(h, owner, { payer: burner, recipient: merchant().address, amount: "1" });
+    return { burner, hostile: await subscribe(h, owner, { payer: burner, recipient: merchant().address, amount: "1" }) };
+  }
+
+  it("a batch of 50 with one gas-burning ERC-1271 payer charges the other 49; the burner's next charges are refused without sending anything", async () => {
+    const usdc = h.service.deployment.token.address;
+    const { burner, hostile } = await burnerSubscription();
     const others = await manySubscriptions(h, h.api, 49);
 
     const nonce = await relayerNonce();
@@ -257,13 +265,7 @@ describe("a batch a payer cannot burn", function () {
   });
 
   it("alone, the burner's charge reverts at the limit the service gave it; the next ask answers TRANSACTION_REVERTED and the burner is refused, nothing sent", async () => {
-    const usdc = h.service.deployment.token.address;
-    const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 3]!;
-    const burner = await deployTestContract(h.chain, owner, gasBurningAccountAbi, "GasBurningAccount", "GasBurningAccount.sol", [owner.address]);
-    await send(h.chain, h.chain.accounts[LOCAL_ROLES.firstUser]!, { address: usdc, abi: erc20Abi, functionName: "transfer", args: [burner, 100_000_000n] });
-    const approveData = encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] });
-    await send(h.chain, owner, { address: burner, abi: gasBurningAccountAbi, functionName: "execute", args: [usdc, 0n, approveData] });
-    const hostile = await subscribe(h, owner, { payer: burner, recipient: merchant().address, amount: "1" });
+    const { hostile } = await burnerSubscription();
 
     const sentFirst = await charge(hostile.subscription);
     assert.include(sentFirst.body, { status: "CONFIRMING" }, JSON.stringify(sentFirst.body));
@@ -286,13 +288,7 @@ describe("a batch a payer cannot burn", function () {
   });
 
   it("a batch of two led by the burner: the cap the batch sets aside for it leaves the charge after it its gas", async () => {
-    const usdc = h.service.deployment.token.address;
-    const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 3]!;
-    const burner = await deployTestContract(h.chain, owner, gasBurningAccountAbi, "GasBurningAccount", "GasBurningAccount.sol", [owner.address]);
-    await send(h.chain, h.chain.accounts[LOCAL_ROLES.firstUser]!, { address: usdc, abi: erc20Abi, functionName: "transfer", args: [burner, 100_000_000n] });
-    const approveData = encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] });
-    await send(h.chain, owner, { address: burner, abi: gasBurningAccountAbi, functionName: "execute", args: [usdc, 0n, approveData] });
-    const hostile = await subscribe(h, owner, { payer: burner, recipient: merchant().address, amount: "1" });
+    const { burner, hostile } = await burnerSubscription();
     const others = await manySubscriptions(h, h.api, 1);
     // The margins of two first charges (20% of their estimates) could not absorb the burner's 200,000.
     const answers = await Promise.all([hostile, ...others].map((s) => charge(s.subscription)));

@@ -1,11 +1,11 @@
 import { assert } from "chai";
-import { erc20Abi, parseEther, type Address, type Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { splitterAbi } from "../../src/generated/contracts.js";
-import { LOCAL_ROLES, localAccount } from "../../dev/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { DepositWatches } from "../../src/store/deposit-watches.js";
 import { useService } from "../helpers/service.js";
 import { balanceOf, send } from "../helpers/tx.js";
-import { payIntent, type PayBlock } from "../helpers/payments.js";
+import { exchangeWithdrawals, payIntent, type PayBlock } from "../helpers/payments.js";
 
 /**
  * The deposit settler finds funded payment addresses from the token's Transfer logs: its chain work
@@ -21,7 +21,6 @@ describe("payment-address detection from the token's Transfer logs", function ()
   const stranger = () => h.chain.accounts[LOCAL_ROLES.firstUser + 7]!;
   const token = () => h.service.deployment.token.address;
   const watches = () => new DepositWatches(h.database);
-  let exchangeIndex = 950;
 
   async function create(amount = "5") {
     const res = await h.api.post("/v1/payments").send({ recipient: merchant().address, amount });
@@ -30,12 +29,8 @@ describe("payment-address detection from the token's Transfer logs", function ()
   }
 
   /** A fresh EOA (an exchange's hot wallet) sends `units` to `to` in a plain transfer. */
-  async function withdraw(to: Address, units: bigint) {
-    const exchange = localAccount(exchangeIndex++);
-    await h.chain.testClient.setBalance({ address: exchange.address, value: parseEther("1") });
-    await send(h.chain, buyer(), { address: token(), abi: erc20Abi, functionName: "transfer", args: [exchange.address, units] });
-    return send(h.chain, exchange, { address: token(), abi: erc20Abi, functionName: "transfer", args: [to, units] });
-  }
+  const exchangeWithdrawal = exchangeWithdrawals(() => h.chain, buyer, token, 950);
+  const withdraw = async (to: Address, units: bigint) => (await exchangeWithdrawal(to, units)).receipt;
 
   /** `count` open watches written straight into the store (as after a flood of anonymous intents), none funded. */
   async function seedOpen(count: number) {

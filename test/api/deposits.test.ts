@@ -1,10 +1,10 @@
 import { assert } from "chai";
-import { erc20Abi, getAddress, parseEther, parseTransaction, type Address, type Hex } from "viem";
+import { erc20Abi, getAddress, parseTransaction, type Address, type Hex } from "viem";
 import { fiatTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
-import { LOCAL_ROLES, localAccount } from "../../dev/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { useService } from "../helpers/service.js";
 import { balanceOf, send } from "../helpers/tx.js";
-import type { PayBlock } from "../helpers/payments.js";
+import { exchangeWithdrawals, type PayBlock } from "../helpers/payments.js";
 import { Receiver, RECEIVER_HOST } from "../helpers/receiver.js";
 import { DepositWatches } from "../../src/store/deposit-watches.js";
 
@@ -37,7 +37,6 @@ describe("payment addresses (deposit_address)", function () {
   const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
   const stranger = () => h.chain.accounts[LOCAL_ROLES.firstUser + 7]!;
   /** An account nobody funded: an exchange's hot wallet, as far as the chain can tell. */
-  let exchangeIndex = 900;
 
   async function create(amount = "12.5", extra: Record<string, unknown> = {}) {
     const res = await h.api.post("/v1/payments").send({ recipient: merchant().address, amount, ...extra });
@@ -48,12 +47,7 @@ describe("payment addresses (deposit_address)", function () {
   const token = () => h.service.deployment.token.address;
 
   /** A fresh EOA holding `units` of USDC and gas money, that sends `units` to `to` in a plain transfer. */
-  async function withdraw(to: Address, units: bigint) {
-    const exchange = localAccount(exchangeIndex++);
-    await h.chain.testClient.setBalance({ address: exchange.address, value: parseEther("1") });
-    await send(h.chain, buyer(), { address: token(), abi: erc20Abi, functionName: "transfer", args: [exchange.address, units] });
-    return { exchange, receipt: await send(h.chain, exchange, { address: token(), abi: erc20Abi, functionName: "transfer", args: [to, units] }) };
-  }
+  const withdraw = exchangeWithdrawals(() => h.chain, buyer, token, 900);
   /** The sender of a plain transfer receipt. */
   const exchangeOf = (receipt: { from: Address }) => getAddress(receipt.from);
   const settle = (pay: Required<PayBlock>) =>

@@ -1,8 +1,8 @@
 import { assert } from "chai";
 import supertest from "supertest";
-import { encodeFunctionData, erc20Abi, parseEther, parseTransaction, type Address, type Hex } from "viem";
+import { encodeFunctionData, parseEther, parseTransaction, type Address, type Hex } from "viem";
 import { fiatTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
-import { LOCAL_ROLES, localAccount } from "../../dev/localchain/harness.js";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { L1_FEE_LEVELS } from "../../dev/localchain/l1-fees.js";
 import { l1FeeWithMargin, quoteL1Fee } from "../../src/chain/l1-fee.js";
 import type { Service } from "../../src/service.js";
@@ -11,7 +11,7 @@ import { DepositWatches } from "../../src/store/deposit-watches.js";
 import { useService } from "../helpers/service.js";
 import { manySubscriptions } from "../helpers/recurring.js";
 import { balanceOf, send } from "../helpers/tx.js";
-import type { PayBlock } from "../helpers/payments.js";
+import { exchangeWithdrawals, type PayBlock } from "../helpers/payments.js";
 
 /**
  * The relayer following what it sent, for payment addresses' settlements and charges: replacements
@@ -27,20 +27,15 @@ describe("the relayer follows within a ceiling (settlements and charges)", funct
   const relayerAccount = () => h.chain.accounts[LOCAL_ROLES.relayer]!;
   const token = () => h.service.deployment.token.address;
   const watches = () => new DepositWatches(h.database);
-  let exchangeIndex = 1900;
 
   async function create(amount = "5") {
     const res = await h.api.post("/v1/payments").send({ recipient: merchant().address, amount });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body as { intent: string; reference: Hex; pay: Required<PayBlock> };
   }
-  /** A fresh EOA sends `units` to `to` in a plain transfer (an exchange withdrawal). */
-  async function withdraw(to: Address, units: bigint) {
-    const exchange = localAccount(exchangeIndex++);
-    await h.chain.testClient.setBalance({ address: exchange.address, value: parseEther("1") });
-    await send(h.chain, buyer(), { address: token(), abi: erc20Abi, functionName: "transfer", args: [exchange.address, units] });
-    await send(h.chain, exchange, { address: token(), abi: erc20Abi, functionName: "transfer", args: [to, units] });
-  }
+  /** A fresh EOA (an exchange's hot wallet) sends `units` to `to` in a plain transfer. */
+  const exchangeWithdrawal = exchangeWithdrawals(() => h.chain, buyer, token, 1900);
+  const withdraw = async (to: Address, units: bigint) => (await exchangeWithdrawal(to, units)).receipt;
   /** A payment whose amount sits at its address, not yet looked at. */
   async function funded(amount = "5") {
     const payment = await create(amount);
