@@ -1,4 +1,5 @@
-import { getContractAddress, type Address, type Hex } from "viem";
+import type { Address, Hex } from "viem";
+import { create2Address } from "../chain/keccak.js";
 import { SplitterReader, type SplitterChain } from "../chain/contracts/splitter.js";
 import type { Intent } from "./intent.js";
 import { paymentKeyOf } from "./verify.js";
@@ -41,5 +42,5 @@ export class DepositAddresses {
 
 /** CREATE2(splitter, key, codeHash): the Splitter's `depositAddress`, off chain. */
 export function depositAddressOf(splitter: Address, key: Hex, codeHash: Hex): Address {
-  return getContractAddress({ opcode: "CREATE2", from: splitter, salt: key, bytecodeHash: codeHash });
+  return create2Address(splitter, key, codeHash);
 }

@@ -1,15 +1,6 @@
-import {
-  encodeAbiParameters,
-  erc20Abi,
-  isAddressEqual,
-  keccak256,
-  parseEventLogs,
-  type Address,
-  type Hex,
-  type PublicClient,
-  type TransactionReceipt,
-} from "viem";
+import { erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
 import { SplitterReader, type PaidLog } from "../chain/contracts/splitter.js";
+import { keccakAbiWords } from "../chain/keccak.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { formatAmount } from "../money.js";
@@ -34,12 +25,7 @@ export interface PaymentChain {
  * under the same reference) has another key, so it neither blocks nor counts as this payment.
  */
 export function paymentKeyOf(token: Address, intent: Pick<Intent, "recipient" | "amountUnits" | "reference">): Hex {
-  return keccak256(
-    encodeAbiParameters(
-      [{ type: "address" }, { type: "address" }, { type: "uint256" }, { type: "bytes32" }],
-      [token, intent.recipient, intent.amountUnits, intent.reference],
-    ),
-  );
+  return keccakAbiWords([{ address: token }, { address: intent.recipient }, { uint256: intent.amountUnits }, { bytes32: intent.reference }]);
 }
 
 /** What a `Paid` event says, as far as the verdict needs it. */

@@ -1,4 +1,5 @@
-import { getAddress, isAddressEqual, zeroAddress, type Address } from "viem";
+import { zeroAddress, type Address } from "viem";
+import { checksumAddress } from "../chain/keccak.js";
 import type { LiveDeployment } from "../deployments.js";
 import { DomainError } from "../errors.js";
 
@@ -9,15 +10,16 @@ import { DomainError } from "../errors.js";
  * for good). One rule for the three creation endpoints; the addresses come from the deployment.
  */
 export function checkRecipient(deployment: LiveDeployment, recipient: Address): Address {
-  const address = getAddress(recipient);
-  if (isAddressEqual(address, zeroAddress)) throw new DomainError("INVALID_REQUEST", { detail: "recipient: the zero address" });
+  const address = checksumAddress(recipient);
+  const lower = address.toLowerCase();
+  if (lower === zeroAddress) throw new DomainError("INVALID_REQUEST", { detail: "recipient: the zero address" });
   const refused = [
     deployment.token.address,
     deployment.contracts.Splitter.address,
     deployment.contracts.RecurringCharges.address,
     deployment.contracts.X402Receivers.address,
   ];
-  if (refused.some((ours) => isAddressEqual(address, ours)))
+  if (refused.some((ours) => ours.toLowerCase() === lower))
     throw new DomainError("INVALID_REQUEST", { detail: "recipient: the token or one of the service's contracts" });
   return address;
 }
