@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { pooledRandomBytes } from "./random.js";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Express } from "express";
@@ -98,7 +98,7 @@ export interface Service {
 export async function createService(config: Config, deps: ServiceDeps = {}): Promise<Service> {
   if (!config.rpcUrl) throw new Error("no RPC_URL: start the embedded chain first (npm start does)");
   const now = deps.now ?? Date.now;
-  const random = (n: number) => randomBytes(n);
+  const random = pooledRandomBytes();
   const logger = deps.logger ?? createLogger(config.logLevel);
   const deployment = deps.deployment ?? loadLiveDeployment(config.chainId);
   const client = createChainClient(config.chainId, config.rpcUrl, config.rpcTimeoutMs);
@@ -246,6 +246,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const depositSettler = new DepositSettler({
     ...chain,
     watches: depositWatches,
+    depositAddresses: payments.depositAddresses,
     sender: relayer,
     quoteFees: () => quoteFees(client, pricing),
     now,

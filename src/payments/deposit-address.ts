@@ -33,6 +33,11 @@ export class DepositAddresses {
     return (await this.keyed(intent)).address;
   }
 
+  /** The payment address of the payment whose key is `key` (what a `Paid` names). */
+  async ofKey(key: Hex): Promise<Address> {
+    return depositAddressOf(this.chain.deployment.contracts.Splitter.address, key, await this.codeHash());
+  }
+
   /** The payment's key (what its `Paid` names) and its payment address. */
   async keyed(intent: Pick<Intent, "recipient" | "amountUnits" | "reference">): Promise<{ key: Hex; address: Address }> {
     const key = paymentKeyOf(this.chain.deployment.token.address, intent);

@@ -8,6 +8,7 @@ import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import type { DepositWatch, DepositWatches } from "../store/deposit-watches.js";
 import { paymentKeyOf } from "./verify.js";
+import type { DepositAddresses } from "./deposit-address.js";
 import { everyRound } from "../rounds.js";
 import { priceRelayerCall, readyRelayerCall, type SettlementPrice, type SettlementSender } from "./relayer-call.js";
 
@@ -18,6 +19,8 @@ export interface DepositSettlerDeps {
   deployment: LiveDeployment;
   finality: Finality;
   watches: DepositWatches;
+  /** A `Paid` names its payment by key; the watch is found by the payment address the key derives. */
+  depositAddresses: Pick<DepositAddresses, "ofKey">;
   sender: SettlementSender;
   /** The next block's fee cap and tip (recurring/gas-quote.ts). */
   quoteFees: () => Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
@@ -181,7 +184,8 @@ export class DepositSettler {
       rpc(() => client.getLogs({ address: deployment.contracts.Splitter.address, event: PAID_EVENT, fromBlock, toBlock, strict: true })),
     );
     if (!read.ok) throw read.error;
-    const ended = await watches.settleKeys([...new Set(read.logs.map((l) => l.args.paymentKey))]);
+    const keys = [...new Set(read.logs.map((l) => l.args.paymentKey))];
+    const ended = await watches.settle(await Promise.all(keys.map((key) => this.deps.depositAddresses.ofKey(key))));
     await watches.setScanned("paid", read.to);
     return ended;
   }

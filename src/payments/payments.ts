@@ -89,13 +89,12 @@ export class Payments {
       ...(input.linkId ? { linkId: input.linkId } : {}),
       ...(input.returnUrl ? { returnUrl: input.returnUrl } : {}),
     };
-    const { key: paymentKey, address: depositAddress } = await this.depositAddresses.keyed(intent);
+    const depositAddress = await this.depositAddresses.of(intent);
     await this.deps.depositWatches?.add({
       depositAddress,
       recipient,
       amountUnits: intent.amountUnits,
       reference: intent.reference,
-      paymentKey,
       watchUntil: intent.expiresAt + DEPOSIT_WATCH_AFTER_EXPIRY_SECONDS,
     });
     const accepted =

@@ -35,8 +35,8 @@ describe("payment-address detection from the token's Transfer logs", function ()
   /** `count` open watches written straight into the store (as after a flood of anonymous intents), none funded. */
   async function seedOpen(count: number) {
     await h.database.query(
-      `INSERT INTO deposit_watches (deposit_address, recipient, amount_units, reference, watch_until, payment_key)
-       SELECT '0x' || lpad(to_hex(g), 40, '0'), $1, 5000000, '0x' || lpad(to_hex(g), 64, '0'), 4102444800, '0x' || lpad(to_hex(g), 64, 'f')
+      `INSERT INTO deposit_watches (deposit_address, recipient, amount_units, reference, watch_until)
+       SELECT '0x' || lpad(to_hex(g), 40, '0'), $1, 5000000, '0x' || lpad(to_hex(g), 64, '0'), 4102444800
        FROM generate_series(1, ${count}) g`,
       [merchant().address],
     );

@@ -52,7 +52,7 @@ describe("relayer nonces in the store", () => {
   it("a settlement's nonce is never a hole for a charge (one relayer key, one allocator): recorded, not yet broadcast, it is held", async () => {
     const watches = new DepositWatches(db);
     const address = "0x00000000000000000000000000000000000000d1" as const;
-    await watches.add({ depositAddress: address, recipient: RELAYER, amountUnits: 1n, reference: id(9), paymentKey: id(9), watchUntil: 2 ** 40 });
+    await watches.add({ depositAddress: address, recipient: RELAYER, amountUnits: 1n, reference: id(9), watchUntil: 2 ** 40 });
     const settlement = await watches.recordSettlement(address, { relayer: RELAYER, sentAt: 0 }, 5, fakeSign);
     assert.equal(settlement!.nonce, 5);
     // The chain still says 5 pending (the settlement has not reached it): 5 is taken, not a hole.
