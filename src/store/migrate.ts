@@ -18,13 +18,29 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
     const pending = files.filter((f) => !applied.has(f));
     for (const name of pending) {
       const sql = readFileSync(join(dir, name), "utf8");
-      for (const statement of sql
-        .split(/;\s*$/m)
-        .map((s) => s.trim())
-        .filter(Boolean))
-        await tx.query(statement);
+      for (const statement of statementsOf(sql)) await tx.query(statement);
       await tx.query("INSERT INTO schema_migrations (name) VALUES ($1)", [name]);
     }
     return pending;
   });
+}
+
+/**
+ * A migration's statements: split where a line ends with `;`, except inside a dollar-quoted body
+ * (a function's `$$ … $$`, whose own lines end with `;`).
+ */
+export function statementsOf(sql: string): string[] {
+  const statements: string[] = [];
+  let current: string[] = [];
+  let quoted = false;
+  for (const line of sql.split("\n")) {
+    current.push(line);
+    if ((line.match(/\$\$/g)?.length ?? 0) % 2 === 1) quoted = !quoted;
+    if (!quoted && /;\s*$/.test(line)) {
+      statements.push(current.join("\n").replace(/;\s*$/, "").trim());
+      current = [];
+    }
+  }
+  statements.push(current.join("\n").trim());
+  return statements.filter((s) => s.replace(/^\s*--.*$/gm, "").trim() !== "");
 }

@@ -62,24 +62,28 @@ export class Watches {
   }
 
   /**
-   * Adds (or renews) a watch. A new counted watch takes a place under `caps` in the same
-   * transaction; false, with nothing written, when there is none.
+   * Adds (or renews) a watch. A new counted watch takes a place under `caps` in the same statement
+   * (the store's add_watch); false, with nothing written, when there is none.
    */
   async add(w: Watch, caps: WatchCaps | null): Promise<boolean> {
-    return this.db
-      .transaction(async (tx) => {
-        const [row] = await tx.query<{ inserted: boolean }>(
-          "INSERT INTO watches (kind, key, notify_url, caller, link_id, data, watch_until) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (kind, key) DO UPDATE SET notify_url = EXCLUDED.notify_url, watch_until = EXCLUDED.watch_until RETURNING (xmax = 0) AS inserted",
-          [w.kind, w.key, w.notifyUrl, w.caller, w.linkId, JSON.stringify(w.data), w.watchUntil],
-        );
-        if (!row!.inserted || !counted(w)) return true;
-        if (await takePlace(tx, w.caller, caps)) return true;
-        throw NO_ROOM;
-      })
-      .catch((error) => {
-        if (error === NO_ROOM) return false;
-        throw error;
-      });
+    try {
+      await this.db.query("SELECT add_watch($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10)", [
+        w.kind,
+        w.key,
+        w.notifyUrl,
+        w.caller,
+        w.linkId,
+        JSON.stringify(w.data),
+        w.watchUntil,
+        counted(w),
+        caps?.perCaller ?? Number.MAX_SAFE_INTEGER,
+        caps?.total ?? Number.MAX_SAFE_INTEGER,
+      ]);
+      return true;
+    } catch (error) {
+      if ((error as { code?: string }).code === NO_ROOM) return false;
+      throw error;
+    }
   }
 
   async find(kind: WatchKind, keys: string[]): Promise<Watch[]> {
@@ -120,22 +124,8 @@ export class Watches {
   }
 }
 
-const NO_ROOM = new Error("no room under the watch caps");
-
-/** Takes one place for `caller` under the caps (no caps: counts only). False when either is full. */
-async function takePlace(tx: Pick<Database, "query">, caller: string, caps: WatchCaps | null): Promise<boolean> {
-  for (const [scope, cap] of [
-    [`caller:${caller}`, caps?.perCaller],
-    ["total", caps?.total],
-  ] as const) {
-    const rows = await tx.query(
-      "INSERT INTO watch_counts (scope, active) SELECT $1, 1 WHERE 1 <= $2::bigint ON CONFLICT (scope) DO UPDATE SET active = watch_counts.active + 1 WHERE watch_counts.active < $2::bigint RETURNING active",
-      [scope, cap ?? Number.MAX_SAFE_INTEGER],
-    );
-    if (rows.length === 0) return false;
-  }
-  return true;
-}
+/** The SQLSTATE add_watch raises when a cap is full (migration 016). */
+const NO_ROOM = "SVNRM";
 
 async function releasePlaces(tx: Pick<Database, "query">, callers: string[]): Promise<void> {
   if (callers.length === 0) return;
