@@ -32,6 +32,9 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable("x-powered-by");
+  // No answer of the API is cacheable by validation (a create is new every time; the rest are POSTs
+  // or change with the chain): no ETag to hash for each answer. The checkout's files keep theirs.
+  app.set("etag", false);
   app.set("trust proxy", deps.trustProxy);
   // Every answer is JSON (or the checkout's own files): no browser may sniff it into anything else.
   app.use((_req, res, next) => {

@@ -34,14 +34,25 @@ export class Metrics {
 
 /** Counts every request and logs one line per request: method, path (never a body), status, duration. */
 export function observe(metrics: Metrics, logger: Logger): RequestHandler {
+  // prom-client hashes a label set on every call: each route, method and status's children are
+  // looked up once and kept (a handful: the routes are ours, the statuses few).
+  const counters = new Map<string, { inc(): void }>();
+  const timers = new Map<string, { observe(seconds: number): void }>();
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on("finish", () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const routeName = (req.route?.path as string | undefined) ?? "unmatched";
-      metrics.requests.inc({ route: routeName, method: req.method, status: String(res.statusCode) });
-      metrics.duration.observe({ route: routeName }, seconds);
-      logger.info({ method: req.method, path: maskPath(req.baseUrl + req.path), status: res.statusCode, ms: Math.round(seconds * 1000) }, "request");
+      const status = String(res.statusCode);
+      const key = `${routeName} ${req.method} ${status}`;
+      const counter = counters.get(key) ?? metrics.requests.labels({ route: routeName, method: req.method, status });
+      counters.set(key, counter);
+      counter.inc();
+      const timer = timers.get(routeName) ?? metrics.duration.labels({ route: routeName });
+      timers.set(routeName, timer);
+      timer.observe(seconds);
+      if (logger.isLevelEnabled("info"))
+        logger.info({ method: req.method, path: maskPath(req.baseUrl + req.path), status: res.statusCode, ms: Math.round(seconds * 1000) }, "request");
     });
     next();
   };

@@ -26,7 +26,9 @@ export const cors: RequestHandler = (req, res, next) => {
 export const jsonBody: RequestHandler[] = [
   (req, _res, next) => {
     const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
-    if (hasBody && !req.is("application/json")) return next(new DomainError("INVALID_REQUEST", { detail: "(body): content-type must be application/json" }));
+    // The common header is matched as is; any other form (a charset, another case) goes through type-is.
+    if (hasBody && req.headers["content-type"] !== "application/json" && !req.is("application/json"))
+      return next(new DomainError("INVALID_REQUEST", { detail: "(body): content-type must be application/json" }));
     next();
   },
   express.json({ limit: MAX_BODY_BYTES, strict: true, type: "application/json" }),
