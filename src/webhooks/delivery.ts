@@ -132,15 +132,37 @@ export class DeliveryWorker {
    * slots wait here for them, up to {@link #waitingCap} (they finish within the lease); the rest are
    * given back at once.
    */
-  async #startDue(): Promise<Promise<void>[]> {
+  #startDue(): Promise<Promise<void>[]> {
+    return this.#oneLeaseAtATime(() => this.#leaseAndStart());
+  }
+
+  /**
+   * Leases run one at a time (the pump's and each target's refill): each computes the room it leases
+   * for once the one before has placed its rows, so none brings back rows another lease has already
+   * filled the places of, to be given back (each a write twice over for nothing).
+   */
+  #oneLeaseAtATime<T>(lease: () => Promise<T>): Promise<T> {
+    const result = this.#leasing.then(lease);
+    this.#leasing = result.then(
+      () => {},
+      () => {},
+    );
+    return result;
+  }
+
+  #leasing: Promise<void> = Promise.resolve();
+
+  async #leaseAndStart(): Promise<Promise<void>[]> {
     const free = this.#concurrency + this.#waitingCapTotal - this.#running - this.#waitingCount;
     if (free <= 0) return [];
-    const full = [...this.#inFlight].filter(([t, n]) => n + (this.#waiting.get(t)?.length ?? 0) >= this.#perTarget + this.#waitingCap).map(([t]) => t);
+    // A target with attempts in flight is leased by its own refill (#refill, exactly the room it has):
+    // leased here too, its rows would come back beyond its slots and waiting places, to be given back.
+    const busy = [...this.#inFlight.keys()];
     // Leasing rows only to give them back costs a write each: when a lease brought back more than the
     // slots could take (one busy target), the next one asks for less; when it was all used, more.
     this.#leaseSize ||= this.#perTarget + this.#waitingCap;
     const limit = Math.min(free, this.#leaseSize);
-    const leased = await this.#deliveries.leaseDue(this.deps.now(), this.deps.leaseMs ?? 60_000, limit, full);
+    const leased = await this.#deliveries.leaseDue(this.deps.now(), this.deps.leaseMs ?? 60_000, limit, busy);
     const { started, giveBack } = this.#place(leased);
     await this.#deliveries.release(giveBack);
     if (giveBack.length > 0) this.#leaseSize = Math.max(this.#perTarget + this.#waitingCap, Math.floor(this.#leaseSize / 2));
@@ -182,16 +204,20 @@ export class DeliveryWorker {
     if (this.#refilling.has(target)) return;
     this.#refilling.add(target);
     try {
-      const room = Math.min(
-        this.#perTarget + this.#waitingCap - (this.#inFlight.get(target) ?? 0) - (this.#waiting.get(target)?.length ?? 0),
-        this.#waitingCapTotal - this.#waitingCount,
-      );
-      if (room <= 0) return;
-      const leased = await this.#deliveries.leaseDue(this.deps.now(), this.deps.leaseMs ?? 60_000, room, [], target);
-      await this.#deliveries.release(this.#place(leased).giveBack);
+      await this.#oneLeaseAtATime(() => this.#refillNow(target));
     } finally {
       this.#refilling.delete(target);
     }
+  }
+
+  async #refillNow(target: string): Promise<void> {
+    const room = Math.min(
+      this.#perTarget + this.#waitingCap - (this.#inFlight.get(target) ?? 0) - (this.#waiting.get(target)?.length ?? 0),
+      this.#waitingCapTotal - this.#waitingCount,
+    );
+    if (room <= 0) return;
+    const leased = await this.#deliveries.leaseDue(this.deps.now(), this.deps.leaseMs ?? 60_000, room, [], target);
+    await this.#deliveries.release(this.#place(leased).giveBack);
   }
 
   /** Rows held waiting over every target: as many as the instance's slots times the per-target ratio. */
@@ -239,7 +265,10 @@ export class DeliveryWorker {
       if (left === Math.floor(this.#waitingCap / 2) && this.#timer) this.#refill(delivery.target).catch((error) => this.#onFailure?.(error));
       return;
     }
-    if (this.#timer) this.pump().catch((error) => this.#onFailure?.(error));
+    if (!this.#timer) return;
+    // Still busy: its next rows come by its own refill; idle: the pump leases for it and the others.
+    if (left > 0) this.#refill(delivery.target).catch((error) => this.#onFailure?.(error));
+    else this.pump().catch((error) => this.#onFailure?.(error));
   }
 
   #acks: { ids: string[]; done: Promise<void> } | null = null;
