@@ -45,11 +45,17 @@ export function observe(metrics: Metrics, logger: Logger): RequestHandler {
       const routeName = (req.route?.path as string | undefined) ?? "unmatched";
       const status = String(res.statusCode);
       const key = `${routeName} ${req.method} ${status}`;
-      const counter = counters.get(key) ?? metrics.requests.labels({ route: routeName, method: req.method, status });
-      counters.set(key, counter);
+      let counter = counters.get(key);
+      if (!counter) {
+        counter = metrics.requests.labels({ route: routeName, method: req.method, status });
+        counters.set(key, counter);
+      }
       counter.inc();
-      const timer = timers.get(routeName) ?? metrics.duration.labels({ route: routeName });
-      timers.set(routeName, timer);
+      let timer = timers.get(routeName);
+      if (!timer) {
+        timer = metrics.duration.labels({ route: routeName });
+        timers.set(routeName, timer);
+      }
       timer.observe(seconds);
       if (logger.isLevelEnabled("info"))
         logger.info({ method: req.method, path: maskPath(req.baseUrl + req.path), status: res.statusCode, ms: Math.round(seconds * 1000) }, "request");

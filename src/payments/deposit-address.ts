@@ -29,19 +29,13 @@ export class DepositAddresses {
   }
 
   /** The payment address of `intent`'s payment (the deployment's token). */
-  async of(intent: Pick<Intent, "recipient" | "amountUnits" | "reference">): Promise<Address> {
-    return (await this.keyed(intent)).address;
+  of(intent: Pick<Intent, "recipient" | "amountUnits" | "reference">): Promise<Address> {
+    return this.ofKey(paymentKeyOf(this.chain.deployment.token.address, intent));
   }
 
   /** The payment address of the payment whose key is `key` (what a `Paid` names). */
   async ofKey(key: Hex): Promise<Address> {
     return depositAddressOf(this.chain.deployment.contracts.Splitter.address, key, await this.codeHash());
-  }
-
-  /** The payment's key (what its `Paid` names) and its payment address. */
-  async keyed(intent: Pick<Intent, "recipient" | "amountUnits" | "reference">): Promise<{ key: Hex; address: Address }> {
-    const key = paymentKeyOf(this.chain.deployment.token.address, intent);
-    return { key, address: depositAddressOf(this.chain.deployment.contracts.Splitter.address, key, await this.codeHash()) };
   }
 }
 

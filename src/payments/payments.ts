@@ -44,6 +44,16 @@ export interface PaymentsDeps {
 export const DEPOSIT_WATCH_AFTER_EXPIRY_SECONDS = 7 * 86_400;
 
 export type CreatedPayment = CreatePaymentResponse;
+
+/** What a create asks for (the route's parsed body and the caller). */
+export interface CreatePaymentInput {
+  recipient: Address;
+  amountUnits: bigint;
+  notifyUrl?: string;
+  notifyIncluded?: boolean;
+  returnUrl?: string;
+  caller: string;
+}
 export type ResolvedPayment = ResolvePaymentResponse;
 
 /** One-time payments: create an intent, resolve it for the checkout, verify and recover its payment. */
@@ -55,30 +65,15 @@ export class Payments {
   }
 
   /** Mints an intent for one payment of `amountUnits` to `recipient`, with a fresh 32-byte reference. */
-  async create(input: {
-    recipient: Address;
-    amountUnits: bigint;
-    notifyUrl?: string;
-    notifyIncluded?: boolean;
-    returnUrl?: string;
-    caller: string;
-  }): Promise<CreatedPayment> {
+  async create(input: CreatePaymentInput): Promise<CreatedPayment> {
     if (input.returnUrl !== undefined) checkReturnUrl(input.returnUrl, this.deps.localChain ?? false);
     if (input.notifyIncluded && input.notifyUrl === undefined) throw new DomainError("INVALID_REQUEST", { detail: "notify_included: needs notify_url" });
     if (input.notifyUrl !== undefined) this.deps.webhooks.validate(input.notifyUrl);
     return this.#mint(input);
   }
 
-  async #mint(input: {
-    recipient: Address;
-    amountUnits: bigint;
-    notifyUrl?: string;
-    notifyIncluded?: boolean;
-    returnUrl?: string;
-    caller: string;
-    linkId?: Hex;
-    reference?: Hex;
-  }): Promise<CreatedPayment> {
+  /** A create's minting; a link's resolve also names the link and the reference. */
+  async #mint(input: CreatePaymentInput & { linkId?: Hex; reference?: Hex }): Promise<CreatedPayment> {
     this.#checkBounds(input.amountUnits);
     const recipient = checkRecipient(this.deps.chain.deployment, input.recipient);
     const intent: Intent = {
