@@ -24,7 +24,14 @@ module.exports = {
       comment: "Domain code returns typed results and throws domain errors; only src/http knows Express and statuses.",
       severity: "error",
       from: { path: `^src/(${DOMAINS}|chain|store|tokens|limits|wire|config|rules)/` },
-      to: { path: ["^src/http/", "^node_modules/express/", "^src/service\\.ts$"] },
+      to: { path: ["^src/http/", "^node_modules/express/", "^src/service\\.ts$", "^src/rooms/"] },
+    },
+    {
+      name: "rooms-serve-the-root",
+      comment: "The rooms (src/rooms) are the composition root's parts: only service.ts and other rooms import them.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/(rooms/|service\\.ts$)" },
+      to: { path: "^src/rooms/" },
     },
     {
       name: "wire-is-a-leaf",
@@ -55,9 +62,9 @@ module.exports = {
     },
     {
       name: "nothing-depends-on-webhooks-but-the-root",
-      comment: "Webhooks watch the other domains; the other domains reach it only through ports the composition root wires.",
+      comment: "Webhooks watch the other domains; the other domains reach it only through ports the composition root (service.ts and its rooms) wires.",
       severity: "error",
-      from: { path: "^src/", pathNot: "^src/(webhooks/|service\\.ts$|http/)" },
+      from: { path: "^src/", pathNot: "^src/(webhooks/|rooms/|service\\.ts$|http/)" },
       to: { path: "^src/webhooks/" },
     },
     {

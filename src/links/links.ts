@@ -17,6 +17,7 @@ import type {
   SubscribeLinkResponse,
 } from "../wire/index.js";
 import { LinkRecords } from "./records.js";
+import { LinkStatus } from "./link-status.js";
 import { LinkSubscribers } from "./subscribers.js";
 import { LinkTokens } from "./tokens.js";
 
@@ -79,11 +80,13 @@ export interface LinksDeps {
  */
 export class Links {
   readonly #records: LinkRecords;
+  readonly #status: LinkStatus;
   readonly #tokens: LinkTokens;
   readonly #subscribers: LinkSubscribers;
 
   constructor(private readonly deps: LinksDeps) {
     this.#records = new LinkRecords(deps.db);
+    this.#status = new LinkStatus(this.#records, deps.now);
     this.#tokens = new LinkTokens(deps.tokens);
     this.#subscribers = new LinkSubscribers(deps.db, deps.tokens);
   }
@@ -172,14 +175,8 @@ export class Links {
    * LINK_CLOSED unless the link is still open: what resolve asks of an intent minted through a link,
    * so that closing (or the link's expiry) stops the link's intents already handed out too.
    */
-  async checkOpen(linkId: Hex): Promise<void> {
-    await this.#openRecord(linkId);
-  }
-
-  async #openRecord(linkId: Hex) {
-    const record = await this.#records.find(linkId);
-    if (!record || record.closed || this.#nowSeconds() >= record.expiresAt) throw new DomainError("LINK_CLOSED");
-    return record;
+  #openRecord(linkId: Hex) {
+    return this.#status.openRecord(linkId);
   }
 
   /**

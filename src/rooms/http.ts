@@ -1,0 +1,66 @@
+import type { Express } from "express";
+import { describeCapabilities } from "../capabilities.js";
+import type { Links } from "../links/links.js";
+import type { Refunds } from "../refunds/refunds.js";
+import { createApp } from "../http/app.js";
+import { builtCheckout, checkoutHandler } from "../http/checkout.js";
+import { rateLimit } from "../http/middleware.js";
+import { createOpsApp } from "../http/ops.js";
+import { readinessProbe } from "../http/readiness.js";
+import { integrationRoutes } from "../http/routes/index.js";
+import { x402Endpoints } from "../http/x402.js";
+import type { Webhooks } from "../webhooks/webhooks.js";
+import type { BaseRoom } from "./base.js";
+import type { ChainRoom } from "./chain.js";
+import type { PaymentsRoom } from "./payments.js";
+import type { RecurringRoom } from "./recurring.js";
+import type { StoreRoom } from "./store.js";
+import type { X402Room } from "./x402.js";
+
+/** The API (integration endpoints, x402 endpoints, the checkout) and the operational app (/metrics, /ready). */
+export interface HttpRoom {
+  app: Express;
+  opsApp: Express;
+}
+
+export function httpRoom(
+  { config, deps, logger, metrics }: BaseRoom,
+  needs: {
+    chain: ChainRoom;
+    store: StoreRoom;
+    webhooks: Webhooks;
+    payments: PaymentsRoom;
+    recurring: RecurringRoom;
+    links: Links;
+    x402: X402Room;
+    refunds: Refunds;
+  },
+): HttpRoom {
+  const { chain, store, webhooks, recurring } = needs;
+  const limiter = store.windowLimiter("api", config.rateLimits.perMinute);
+  const app = createApp({
+    routes: integrationRoutes({
+      payments: needs.payments.payments,
+      links: needs.links,
+      subscriptions: recurring.subscriptions,
+      sessions: recurring.sessions,
+      charges: recurring.charges,
+      chargeRecovery: recurring.chargeRecovery,
+      refunds: needs.refunds,
+      x402: needs.x402.domains,
+      recoverLimit: rateLimit(store.windowLimiter("recover", config.rateLimits.recoverPerMinute), "recover"),
+      events: webhooks.events,
+      eventsLimit: rateLimit(store.windowLimiter("events", config.rateLimits.eventsPerMinute), "events"),
+    }),
+    capabilities: () => describeCapabilities(config, chain.deployment),
+    webhookKeys: () => webhooks.keys(),
+    limiter,
+    logger,
+    metrics,
+    trustProxy: config.trustProxy,
+    x402: x402Endpoints({ facilitator: needs.x402.facilitator, limiter, logger, ...(deps.checkResponses ? { check: deps.checkResponses } : {}) }),
+    mounts: [{ path: "/checkout", handler: checkoutHandler(builtCheckout(deps.checkoutDir)) }],
+    ...(deps.checkResponses ? { checkResponses: deps.checkResponses } : {}),
+  });
+  return { app, opsApp: createOpsApp(metrics, readinessProbe(chain.client, chain.deployment, store.database)) };
+}

@@ -1,0 +1,40 @@
+import { X402_SETTLE_POLL_MS, X402_SETTLE_WAIT_MS, X402_SETTLEMENT_GAS, X402Facilitator } from "../x402/facilitator.js";
+import { ReceiverDirectory } from "../x402/receivers.js";
+import { settlementVerdict } from "../x402/verdict.js";
+import type { X402Domains } from "../http/routes/x402.js";
+import type { BaseRoom } from "./base.js";
+import type { ChainRoom } from "./chain.js";
+import type { PaymentsRoom } from "./payments.js";
+import type { ReceiversRoom } from "./receivers.js";
+import type { RelayerRoom } from "./relayer.js";
+
+/** The x402 facilitator (verify and settle, to a payment address or a merchant's receiver) and the merchant's x402 endpoints. */
+export interface X402Room {
+  facilitator: X402Facilitator;
+  /** POST /v1/x402/receivers and /v1/x402/verdict. */
+  domains: X402Domains;
+}
+
+export function x402Room(
+  { config }: BaseRoom,
+  { chain: { chain }, relayer: { relayer }, payments, receivers }: { chain: ChainRoom; relayer: RelayerRoom; payments: PaymentsRoom; receivers: ReceiversRoom },
+): X402Room {
+  const facilitator = new X402Facilitator({
+    chain,
+    watches: payments.depositWatches,
+    answers: receivers.answers,
+    receivers: receivers.store,
+    settlements: payments.depositSettler,
+    receiverSender: receivers.sender,
+    receiverSplitter: receivers.splitter,
+    submitter: () => relayer.address,
+    maxSettlementGas: X402_SETTLEMENT_GAS + config.recurring.signatureGasCap,
+    minReceiverUnits: config.payments.minUnits,
+    settleWaitMs: X402_SETTLE_WAIT_MS,
+    pollMs: X402_SETTLE_POLL_MS,
+  });
+  return {
+    facilitator,
+    domains: { receivers: new ReceiverDirectory({ chain, store: receivers.store }), verdict: (q) => settlementVerdict(chain, q) },
+  };
+}
