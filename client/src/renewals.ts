@@ -9,7 +9,9 @@
  * - ALREADY_CHARGED is success; NOT_DUE and every RETRY answer (429, RPC_BUSY, …) wait their
  *   Retry-After;
  * - a failed payment (the payer's balance or allowance) is retried on a schedule (1 h, 6 h, 24 h,
- *   72 h by default), then left until the next period;
+ *   72 h by default), then left until the next period. The failures and their steps belong to their
+ *   period: a new period is tried at the first wave after it begins, whatever step was pending;
+ * - a 429 holds every call of the job (the limit is the caller's) until its Retry-After;
  * - PERMISSION_REVOKED is revoked, SUBSCRIPTION_EXPIRED (or state ENDED) ended: never charged again.
  *
  * @example
@@ -34,6 +36,8 @@ export interface RenewalRecord {
   /** Failed attempts for `failed_period`. */
   failures?: number;
   failed_period?: number;
+  /** Unix milliseconds: when `failed_period` ends, and its retry steps with it (absent: no later period, or not known). */
+  failed_period_ends_at?: number;
   last_error?: string;
   /** Unix milliseconds: no call before this (a retry step or a Retry-After); null with `failed_period`: none until the next period. */
   retry_at?: number | null;
@@ -67,6 +71,12 @@ export type RenewalReport =
   | { subscription_id: string; outcome: "revoked" }
   | { subscription_id: string; outcome: "ended" };
 
+/** A period by the service's state: its index and when it ends (unix milliseconds). */
+interface CurrentPeriod {
+  period_index: number;
+  ends_at: number;
+}
+
 /** The default retry schedule of a failed payment, in seconds after each failure: 1 h, 6 h, 24 h, 72 h. */
 export const DEFAULT_RETRY_SCHEDULE = [3600, 6 * 3600, 24 * 3600, 72 * 3600] as const;
 
@@ -87,6 +97,8 @@ export class RenewalJob {
   readonly #schedule: readonly number[];
   readonly #concurrency: number;
   readonly #now: () => number;
+  /** Unix milliseconds: a 429's Retry-After, which holds every call of this job (the limit is per caller, not per subscription). */
+  #heldUntil = 0;
 
   constructor(options: RenewalJobOptions) {
     this.#api = options.api;
@@ -115,23 +127,34 @@ export class RenewalJob {
   /** One subscription: what {@link wave} does for each. */
   async renew(s: RenewableSubscription): Promise<RenewalReport> {
     const id = s.subscription_id;
-    const record: RenewalRecord = (await this.#store.get(id)) ?? { subscription_id: id };
+    let record: RenewalRecord;
+    try {
+      record = (await this.#store.get(id)) ?? { subscription_id: id };
+    } catch (error) {
+      return { subscription_id: id, outcome: "waiting", reason: "RETRY", until: null, detail: describe(error) };
+    }
     if (record.final) return { subscription_id: id, outcome: record.final };
     const now = this.#now();
-    if (typeof record.retry_at === "number" && record.retry_at > now) return this.#gated(record);
+    if (this.#waitsInItsPeriod(record, now)) return this.#gated(record);
+    if (this.#heldUntil > now) return { subscription_id: id, outcome: "waiting", reason: "RETRY", until: this.#heldUntil };
+    /** The current period and when it ends (unix ms), by the state read below: its failures' retry steps end with it. */
+    let current: CurrentPeriod | undefined;
+    // Every store write below is awaited inside the try: a failed write is this subscription's report, never the wave's.
     try {
       // A charge whose answer was lost (a crash, a timeout): find it before charging again.
       if (record.pending && !record.pending.tx_hash) {
         const found = await this.#api.recoverCharge({ subscription: s.subscription, period_index: record.pending.period_index });
-        if (found.found) return this.#renewed(record, found.period_index, found.tx_hash);
+        if (found.found) return await this.#renewed(record, found.period_index, found.tx_hash);
       }
       const state = await this.#api.subscriptionState({ subscription: s.subscription });
-      if (state.state === "REVOKED") return this.#final(record, "revoked");
-      if (state.state === "ENDED") return this.#final(record, "ended");
+      if (state.period_index !== null && typeof state.next_period_at === "number")
+        current = { period_index: state.period_index, ends_at: state.next_period_at * 1000 };
+      if (state.state === "REVOKED") return await this.#final(record, "revoked");
+      if (state.state === "ENDED") return await this.#final(record, "ended");
       // A confirming charge of a period that has since ended: the chain says how it went.
       if (record.pending?.tx_hash && state.period_index !== record.pending.period_index) {
         const found = await this.#api.recoverCharge({ subscription: s.subscription, period_index: record.pending.period_index });
-        if (found.found) return this.#renewed(record, found.period_index, found.tx_hash);
+        if (found.found) return await this.#renewed(record, found.period_index, found.tx_hash);
         delete record.pending;
       }
       if (!record.pending && (state.period_index === null || state.period_index === record.renewed_period))
@@ -170,12 +193,27 @@ export class RenewalJob {
           until: null,
         };
       }
-      return this.#renewed(record, answer.period_index, answer.tx_hash);
+      return await this.#renewed(record, answer.period_index, answer.tx_hash);
     } catch (error) {
-      // No answer (the network, a timeout): whatever was sent is found by recover at the next wave, from the stored intent.
+      // No answer (the network, a timeout, the store): whatever was sent is found by recover at the next wave, from the stored intent.
       if (!(error instanceof ApiError)) return { subscription_id: id, outcome: "waiting", reason: "RETRY", until: null, detail: describe(error) };
-      return this.#refused(record, error);
+      try {
+        return await this.#refused(record, error, current);
+      } catch (stored) {
+        return { subscription_id: id, outcome: "waiting", reason: "RETRY", until: null, detail: describe(stored) };
+      }
     }
+  }
+
+  /**
+   * Whether the record's retry_at still holds: a Retry-After always does; a failure's step only
+   * within the failed period, so a new period is tried at the first wave after it begins.
+   */
+  #waitsInItsPeriod(record: RenewalRecord, now: number): boolean {
+    if (record.failed_period !== undefined && record.failed_period_ends_at !== undefined && now >= record.failed_period_ends_at) return false;
+    if (typeof record.retry_at === "number") return record.retry_at > now;
+    // null: the schedule is spent; nothing more this period (asked again once the period is known to have ended).
+    return record.retry_at === null && record.failed_period !== undefined && record.failed_period_ends_at !== undefined;
   }
 
   async #renewed(record: RenewalRecord, period: number, txHash?: string): Promise<RenewalReport> {
@@ -183,6 +221,7 @@ export class RenewalJob {
     delete record.pending;
     delete record.failures;
     delete record.failed_period;
+    delete record.failed_period_ends_at;
     delete record.last_error;
     delete record.retry_at;
     await this.#store.put(record);
@@ -209,7 +248,7 @@ export class RenewalJob {
     return { subscription_id: record.subscription_id, outcome: "waiting", reason: "RETRY", until: record.retry_at ?? null };
   }
 
-  async #refused(record: RenewalRecord, error: ApiError): Promise<RenewalReport> {
+  async #refused(record: RenewalRecord, error: ApiError, current: CurrentPeriod | undefined): Promise<RenewalReport> {
     const id = record.subscription_id;
     const now = this.#now();
     if (error.error === "PERMISSION_REVOKED") return this.#final(record, "revoked");
@@ -225,19 +264,27 @@ export class RenewalJob {
     if (error.error === "NOT_DUE" || error.action === "RETRY") {
       // Nothing was charged (or it will be found by recover): keep the intent, come back after Retry-After.
       if (error.error === "NOT_DUE") delete record.pending;
+      // A Retry-After holds past the end of a failed period: the service asked for it.
+      delete record.failed_period_ends_at;
       record.retry_at = now + (error.retryAfter ?? 1) * 1000;
+      if (error.status === 429) this.#heldUntil = Math.max(this.#heldUntil, record.retry_at);
       await this.#store.put(record);
       return { subscription_id: id, outcome: "waiting", reason: error.error === "NOT_DUE" ? "NOT_DUE" : "RETRY", until: record.retry_at };
     }
     // Refused before anything was sent: the payer's balance or allowance (ASK_PAYER), or a request that cannot succeed as is.
     const period = record.pending?.period_index ?? record.failed_period;
     delete record.pending;
-    if (period !== undefined && record.failed_period !== period) record.failures = 0;
+    if (period !== undefined && record.failed_period !== period) {
+      record.failures = 0;
+      delete record.failed_period_ends_at;
+    }
     if (period !== undefined) record.failed_period = period;
+    if (period !== undefined && period === current?.period_index) record.failed_period_ends_at = current.ends_at;
     record.failures = (record.failures ?? 0) + 1;
     record.last_error = error.error;
     const step = error.action === "ASK_PAYER" || error.action === undefined ? this.#schedule[record.failures - 1] : undefined;
-    record.retry_at = step === undefined ? null : now + step * 1000;
+    // A step past the period's end is not taken: the next period is tried when it begins.
+    record.retry_at = step === undefined ? null : Math.min(now + step * 1000, record.failed_period_ends_at ?? Number.POSITIVE_INFINITY);
     await this.#store.put(record);
     return {
       subscription_id: id,

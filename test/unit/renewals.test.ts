@@ -167,6 +167,88 @@ describe("renewal job (client/src/renewals.ts) against a scripted service", () =
     });
   });
 
+  it("a period's failures and retry steps are its own: a new period is tried at its first wave, whatever step was pending", async () => {
+    // A 2-day period; the payer is empty for the first 50 hours, so period 0 fails at hours 0, 1, 7 and 31
+    // (the default 1 h, 6 h, 24 h steps; the 72 h step would be hour 103, inside period 2).
+    const HOUR = 3600_000;
+    const PERIOD = 48 * HOUR;
+    let now = 0;
+    const charged: Array<{ period: number; at: number }> = [];
+    const attempts: number[] = [];
+    const periodAt = (t: number) => Math.floor(t / PERIOD);
+    const api = {
+      subscriptionState: async () => ({ state: "ACTIVE", period_index: periodAt(now), next_period_at: ((periodAt(now) + 1) * PERIOD) / 1000 }),
+      charge: async () => {
+        attempts.push(now / HOUR);
+        if (now < 50 * HOUR) throw new ApiError(400, "INSUFFICIENT_BALANCE", "ASK_PAYER", undefined);
+        if (charged.some((c) => c.period === periodAt(now))) return answer("ALREADY_CHARGED", periodAt(now));
+        charged.push({ period: periodAt(now), at: now });
+        return answer("CHARGED", periodAt(now));
+      },
+      recoverCharge: async () => ({ found: false, code: "PAYMENT_NOT_FOUND", as_of_block: "1" }),
+    } as unknown as Api;
+    const store = new MemoryRenewalStore();
+    const job = new RenewalJob({ api, store, now: () => now });
+    const reports = [];
+    // A wave every hour for 150 hours (periods 0, 1, 2 and the start of 3).
+    for (let hour = 0; hour <= 150; hour++) {
+      now = hour * HOUR;
+      reports.push(...(await job.wave([SUB])));
+    }
+    assert.deepEqual(attempts.slice(0, 4), [0, 1, 7, 31], "period 0 follows the schedule");
+    assert.deepInclude(reports[31], { outcome: "failed", attempts: 4, period_index: 0, next_retry: 48 * HOUR }, "the step past the period's end is not taken");
+    assert.deepEqual(
+      charged.map((c) => c.period),
+      [1, 2, 3],
+      "every period from the one the payer was funded in is charged",
+    );
+    for (const c of charged) assert.equal(periodAt(c.at), c.period, `period ${c.period} charged inside itself (hour ${c.at / HOUR})`);
+    assert.deepEqual(attempts.slice(4), [48, 49, 55, 96, 144], "period 1 tried at its first wave, then its own schedule; periods 2 and 3 at theirs");
+  });
+
+  it("a failed store write is that subscription's report, never the wave's", async () => {
+    const store = new MemoryRenewalStore();
+    const put = store.put.bind(store);
+    store.put = async (record) => {
+      if (record.subscription_id === "0xsub" && record.renewed_period !== undefined) throw new Error("disk full");
+      return put(record);
+    };
+    const { api } = fakeApi({ period: 2, charge: () => answer("CHARGED", 2) });
+    const other = { subscription_id: "0xother", subscription: "sc.other" };
+    const reports = await new RenewalJob({ api, store, concurrency: 1 }).wave([SUB, other]);
+    assert.deepEqual(reports[0], { subscription_id: "0xsub", outcome: "waiting", reason: "RETRY", until: null, detail: "disk full" });
+    assert.deepInclude(reports[1], { subscription_id: "0xother", outcome: "renewed", period_index: 2 }, "the wave went on");
+    assert.deepEqual((await store.get("0xsub"))!.pending, { period_index: 2 }, "the intent stays: the next wave recovers the charge");
+  });
+
+  it("a 429 holds every call of the job until its Retry-After (the limit is the caller's)", async () => {
+    let now = 5_000_000;
+    const store = new MemoryRenewalStore();
+    let limited = true;
+    const { api, calls } = fakeApi({
+      charge: () => {
+        if (limited) throw new ApiError(429, "RATE_LIMITED", "RETRY", 30);
+        return answer("CHARGED");
+      },
+    });
+    const job = new RenewalJob({ api, store, now: () => now, concurrency: 1 });
+    const others = [1, 2, 3].map((i) => ({ subscription_id: `0x${i}`, subscription: `sc.${i}` }));
+    const first = await job.wave([SUB, ...others]);
+    assert.deepEqual(calls, ["state", "charge"], "no call after the 429");
+    for (const r of first) assert.deepEqual(r, { subscription_id: r.subscription_id, outcome: "waiting", reason: "RETRY", until: now + 30_000 });
+    limited = false;
+    now += 29_999;
+    calls.length = 0;
+    await job.wave([SUB, ...others]);
+    assert.deepEqual(calls, [], "not before Retry-After");
+    now += 1;
+    const renewed = await job.wave([SUB, ...others]);
+    assert.deepEqual(
+      renewed.map((r) => r.outcome),
+      ["renewed", "renewed", "renewed", "renewed"],
+    );
+  });
+
   it("the JSON-file store keeps records across instances, in one whole file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "renewal-store-"));
     try {
