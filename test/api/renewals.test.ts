@@ -10,7 +10,14 @@ import { recurringChargesAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { listen } from "../../src/service.js";
 import { PaymentServiceClient } from "../../client/src/index.js";
-import { DEFAULT_RETRY_SCHEDULE, MemoryRenewalStore, RenewalJob, type RenewalReport } from "../../client/src/renewals.js";
+import {
+  DEFAULT_RETRY_SCHEDULE,
+  JsonFileRenewalStore,
+  MemoryRenewalStore,
+  RenewalJob,
+  type RenewalReport,
+  type RenewalStore,
+} from "../../client/src/renewals.js";
 import { useService } from "../helpers/service.js";
 import { manySubscriptions, sendPrepared } from "../helpers/recurring.js";
 import { send } from "../helpers/tx.js";
@@ -21,8 +28,9 @@ const HOUR = 3600;
 
 describe("the renewal job (client package) on the local chain", function () {
   this.timeout(600_000);
-  // The job's calls come from one address in one (frozen) minute of the service's clock.
-  const h = useService({ PORT: "0", OPS_PORT: "0", RATE_LIMIT_PER_MINUTE: "1000000", RECOVER_LIMIT_PER_MINUTE: "1000000" });
+  // The default rate limits, as a merchant meets them: the job's calls come from one address, and
+  // the service's (fake) clock moves only when a test moves it.
+  const h = useService({ PORT: "0", OPS_PORT: "0" });
   let dir: string;
   before(async () => {
     await promisify(execFile)(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "client"], { cwd: root });
@@ -57,7 +65,7 @@ describe("the renewal job (client package) on the local chain", function () {
     });
   }
 
-  it("200 subscriptions over three periods, the job SIGKILLed and restarted mid-wave: every period of every subscription charged exactly once, no failure for CONFIRMING", async () => {
+  it("200 subscriptions over three periods, the job SIGKILLed and restarted mid-wave, a run a minute: every period of every subscription charged exactly once, no failure for CONFIRMING", async () => {
     const subs = await manySubscriptions(h, h.api, 200, { period: HOUR });
     const file = join(dir, "subscriptions.json");
     writeFileSync(file, JSON.stringify(subs.map((s) => ({ subscription_id: s.id, subscription: s.subscription }))));
@@ -70,6 +78,8 @@ describe("the renewal job (client package) on the local chain", function () {
     try {
       for (let period = 0; period < 3; period++) {
         if (period > 0) await h.chain.advanceTime(HOUR);
+        // A run a minute, as cron starts it: each run's calls (at most ~500) fit the default 600 a minute.
+        h.clock.advance(60);
         // A third of the way into the wave, the job dies without a chance to clean up.
         const first = await runCli(running.apiUrl, ["--subscriptions", file, "--store", store, "--concurrency", "16"], 70);
         assert.isTrue(first.killed, "killed mid-wave");
@@ -79,6 +89,7 @@ describe("the renewal job (client package) on the local chain", function () {
         const all: RenewalReport[] = [...first.reports];
         let renewed = new Set<string>();
         for (let wave = 0; wave < 6 && renewed.size < 200; wave++) {
+          h.clock.advance(60);
           const run = await runCli(running.apiUrl, ["--subscriptions", file, "--store", store, "--concurrency", "16"]);
           progress.push(run.stderr.trim());
           all.push(...run.reports);
@@ -114,6 +125,154 @@ describe("the renewal job (client package) on the local chain", function () {
     assert.match(progress.at(-1)!, /^wave 1: 200\/200 subscriptions in [0-9.]+ s: \d+ renewed, \d+ waiting, 0 failed, 0 revoked, 0 ended$/);
   });
 
+  it("at the default rate limits, 150 subscriptions over three periods, the job killed mid-wave and restarted: every 429 waited out as told, no period skipped", async () => {
+    const subs = await manySubscriptions(h, h.api, 150, { period: HOUR });
+    const list = subs.map((s) => ({ subscription_id: s.id, subscription: s.subscription }));
+    const path = join(dir, "limited.json");
+    const fromBlock = await h.chain.publicClient.getBlockNumber();
+    const running = await listen(h.service);
+    /** Retry-After of every 429 met, and every call a job sent before a Retry-After it had been given. */
+    const limited: number[] = [];
+    const early: string[] = [];
+    /** A job process on the shared clock: at kill() its fetch and its store die together, mid-wave. */
+    const startJob = () => {
+      let dead = false;
+      let heldUntil = 0;
+      const file = new JsonFileRenewalStore(path);
+      // A write under way at the kill ends (or not) before the next process starts: the restart waits for it.
+      const writes = new Set<Promise<unknown>>();
+      const tracked = <T>(p: Promise<T>) => {
+        writes.add(p);
+        return p.finally(() => writes.delete(p));
+      };
+      const killed = () => Promise.reject(new Error("killed"));
+      const store: RenewalStore = { get: (id) => (dead ? killed() : file.get(id)), put: (r) => (dead ? killed() : tracked(file.put(r))) };
+      const counted: typeof fetch = async (input, init) => {
+        if (dead) throw new TypeError("killed");
+        if (h.clock.ms < heldUntil) early.push(`${String(input)} at ${h.clock.ms}, held until ${heldUntil}`);
+        const res = await fetch(input, init);
+        if (dead) throw new TypeError("killed");
+        if (res.status === 429) {
+          const retryAfter = Number(res.headers.get("retry-after"));
+          limited.push(retryAfter);
+          heldUntil = Math.max(heldUntil, h.clock.ms + retryAfter * 1000);
+        }
+        return res;
+      };
+      const api = new PaymentServiceClient({ baseUrl: running.apiUrl, fetch: counted });
+      return {
+        job: new RenewalJob({ api, store, now: h.clock.now, concurrency: 16 }),
+        kill: () => (dead = true),
+        gone: () => Promise.allSettled([...writes]),
+      };
+    };
+    const renewed = new Map<string, number[]>(list.map((s) => [s.subscription_id, []]));
+    try {
+      for (let period = 0; period < 3; period++) {
+        if (period > 0) await h.chain.advanceTime(HOUR);
+        const doomed = startJob();
+        let reported = 0;
+        // Whatever the dead job's wave does after the kill is lost with it, as with a killed process.
+        await doomed.job
+          .wave(list, (r) => {
+            if (r.outcome === "renewed") renewed.get(r.subscription_id)!.push(r.period_index);
+            if (++reported === 50) doomed.kill();
+          })
+          .catch(() => {});
+        await doomed.gone();
+        const { job } = startJob();
+        for (let wave = 0; wave < 40; wave++) {
+          const reports = await job.wave(list);
+          for (const r of reports) if (r.outcome === "renewed") renewed.get(r.subscription_id)!.push(r.period_index);
+          assert.deepEqual(
+            reports.filter((r) => r.outcome === "failed"),
+            [],
+            "a 429 or CONFIRMING is never a failure",
+          );
+          if ([...renewed.values()].every((periods) => periods.includes(period))) break;
+          await h.chain.mine(2); // what the local chain needs to settle (FINALITY 2)
+          // The scheduler comes back when told: the earliest Retry-After of the wave, if any.
+          const untils = reports.flatMap((r) => (r.outcome === "waiting" && r.reason === "RETRY" && r.until !== null ? [r.until] : []));
+          if (untils.length) h.clock.ms = Math.max(h.clock.ms, Math.min(...untils));
+        }
+        for (const [id, periods] of renewed) assert.include(periods, period, `${id}: period ${period} renewed`);
+      }
+    } finally {
+      await running.close();
+    }
+    assert.isNotEmpty(limited, "the default limits were met (429)");
+    assert.deepEqual(early, [], "no call before a Retry-After the job had been given");
+    for (const [id, periods] of renewed) assert.deepEqual([...new Set(periods)], [0, 1, 2], `${id}: no period skipped`);
+    const logs = parseEventLogs({
+      abi: recurringChargesAbi,
+      eventName: "Charged",
+      logs: await h.chain.publicClient.getLogs({ address: h.service.deployment.contracts.RecurringCharges.address, fromBlock, toBlock: "latest" }),
+    });
+    const charged = logs.map((l) => `${l.args.subscriptionId}:${l.args.periodIndex}`);
+    assert.equal(charged.length, 450, "three periods of 150 subscriptions, each once");
+    assert.sameMembers(
+      charged,
+      subs.flatMap((s) => [0, 1, 2].map((p) => `${s.id}:${p}`)),
+    );
+  });
+
+  it("a 2-day period and a payer empty for 50 hours: period 1 is charged inside period 1 and period 2 inside period 2 (hourly waves on the chain's clock)", async () => {
+    const PERIOD = 48 * HOUR;
+    const [sub] = await manySubscriptions(h, h.api, 1, { period: PERIOD });
+    const payer = h.chain.accounts[LOCAL_ROLES.firstUser]!;
+    const keeper = h.chain.accounts[LOCAL_ROLES.firstUser + 4]!;
+    const token = h.service.deployment.token.address;
+    const fromBlock = await h.chain.publicClient.getBlockNumber();
+    const running = await listen(h.service);
+    try {
+      const state = await h.api.post("/v1/subscriptions/state").send({ subscription: sub!.subscription });
+      const start = state.body.start as number;
+      const balance = await h.chain.publicClient.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [payer.address] });
+      await send(h.chain, payer, { address: token, abi: erc20Abi, functionName: "transfer", args: [keeper.address, balance] });
+      const job = new RenewalJob({ api: new PaymentServiceClient({ baseUrl: running.apiUrl }), store: new MemoryRenewalStore(), now: h.clock.now });
+      const list = [{ subscription_id: sub!.id, subscription: sub!.subscription }];
+      const failed: string[] = [];
+      const renewedAt: Array<{ hour: number; period: number }> = [];
+      // A wave every hour from now (a few seconds into period 0): the chain's clock and the service's (the job's) moved together.
+      const zero = Number((await h.chain.publicClient.getBlock()).timestamp);
+      for (let hour = 0; hour <= 110; hour++) {
+        const target = zero + hour * HOUR;
+        const latest = Number((await h.chain.publicClient.getBlock()).timestamp);
+        if (target > latest) await h.chain.advanceTime(target - latest);
+        h.clock.ms = Math.max(target, latest) * 1000;
+        if (hour === 50) await send(h.chain, keeper, { address: token, abi: erc20Abi, functionName: "transfer", args: [payer.address, balance] });
+        const [report] = await job.wave(list);
+        if (report!.outcome === "failed") failed.push(`${hour}:${report!.period_index}:${report!.attempts}`);
+        if (report!.outcome === "renewed") renewedAt.push({ hour, period: report!.period_index });
+      }
+      const charged = parseEventLogs({
+        abi: recurringChargesAbi,
+        eventName: "Charged",
+        logs: await h.chain.publicClient.getLogs({ address: h.service.deployment.contracts.RecurringCharges.address, fromBlock, toBlock: "latest" }),
+      });
+      const inside = await Promise.all(
+        charged.map(async (l) => {
+          const { timestamp } = await h.chain.publicClient.getBlock({ blockNumber: l.blockNumber });
+          return { period: Number(l.args.periodIndex), periodOfBlock: Math.floor((Number(timestamp) - start) / PERIOD) };
+        }),
+      );
+      assert.deepEqual(
+        inside.map((c) => c.period),
+        [1, 2],
+        `period 0 could not be paid (empty until hour 50); periods 1 and 2 were (renewed: ${JSON.stringify(renewedAt)})`,
+      );
+      for (const c of inside) assert.equal(c.periodOfBlock, c.period, `period ${c.period} charged inside itself`);
+      // Period 0 failed at hours 0, 1, 7 and 31 (1 h, 6 h, 24 h steps); its 72 h step is not taken: period 1 is tried at hour 48.
+      assert.includeMembers(failed, ["0:0:1", "1:0:2", "7:0:3", "31:0:4", "48:1:1"], failed.join(" "));
+      assert.deepEqual(
+        renewedAt.map((r) => r.period),
+        [1, 2],
+      );
+    } finally {
+      await running.close();
+    }
+  });
+
   it("a payer who empties their wallet goes through the retry schedule (1 h, 6 h, 24 h, 72 h, on a fake clock) and is renewed once topped up; a revoked subscription is reported revoked", async () => {
     const [poor, revoked] = await manySubscriptions(h, h.api, 2, { period: 30 * 24 * HOUR });
     const payer = h.chain.accounts[LOCAL_ROLES.firstUser]!;
@@ -121,7 +280,8 @@ describe("the renewal job (client package) on the local chain", function () {
     const token = h.service.deployment.token.address;
     const running = await listen(h.service);
     try {
-      let now = Date.UTC(2030, 0, 1);
+      // The job's clock agrees with the chain's (a period's end is read from the chain), as on a server with NTP.
+      let now = h.clock.ms;
       const store = new MemoryRenewalStore();
       let apiCalls = 0;
       const counted: typeof fetch = (input, init) => {
