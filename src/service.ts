@@ -48,6 +48,7 @@ import { rateLimit } from "./http/middleware.js";
 import { integrationRoutes } from "./http/routes/index.js";
 import type { ResponseCheck } from "./http/route.js";
 import { createLogger, type Logger } from "./logger.js";
+import { PaymentsList } from "./payments/payments-list.js";
 import { builtCheckout, checkoutHandler } from "./http/checkout.js";
 
 export interface ServiceDeps {
@@ -338,6 +339,10 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
       recoverLimit,
       events: webhooks.events,
       eventsLimit,
+      paymentsList: {
+        list: new PaymentsList({ ...chain, depositAddresses: payments.depositAddresses, gate: new ConcurrencyGate(config.rateLimits.recoverConcurrency, 32) }),
+        limit: rateLimit(windowLimiter("payments-list", config.rateLimits.recoverPerMinute), "payments-list"),
+      },
     }),
     capabilities: () => describeCapabilities(config, deployment),
     webhookKeys: () => webhooks.keys(),

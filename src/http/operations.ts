@@ -79,6 +79,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: "Payments",
     description: `Finds the intent's payment on chain without a transaction hash (after a lost response or a missed webhook). Limited per IP and per intent: not for polling; poll /v1/payments/verify with the hash it returns. ${VERIFY_RULE}`,
   },
+  "POST /v1/payments/list": {
+    operationId: "listPayments",
+    tag: "Payments",
+    description:
+      "Extension. The payments to a recipient, read from the chain alone (the Splitter's Paid and the x402 receivers' events, in the deployment's token), newest first: for a merchant without a server (the checkout's #/merchant page, a CSV for the books). Each page reads a bounded block range backwards from before_block (a provider's log-range cap is read in halves and the page ends where it stopped): pass next_before_block as before_block until it is null; a page can be empty and still have a next one. final says whether the block is at or below the finality head; a payment that leaves the chain in a reorg is not listed. A listing is not a verdict: fulfil on POST /v1/payments/verify. Public and limited per IP like recover.",
+  },
   "POST /v1/links": {
     operationId: "createLink",
     tag: "Links",

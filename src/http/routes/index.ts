@@ -14,6 +14,8 @@ import { refundRoutes } from "./refunds.js";
 import { x402Routes, type X402Domains } from "./x402.js";
 import { eventRoutes } from "./events.js";
 import type { EventLog } from "../../webhooks/events.js";
+import type { PaymentsList } from "../../payments/payments-list.js";
+import { paymentsListRoutes } from "./payments-list.js";
 
 export interface Domains {
   payments: Payments;
@@ -27,12 +29,15 @@ export interface Domains {
   recoverLimit: RequestHandler;
   events: EventLog;
   eventsLimit: RequestHandler;
+  /** POST /v1/payments/list and its per-IP limit. */
+  paymentsList: { list: Pick<PaymentsList, "list">; limit: RequestHandler };
 }
 
 /** Every integration endpoint but /v1/capabilities (served by the app itself). */
 export function integrationRoutes(d: Domains): PostRoute[] {
   return [
     ...paymentRoutes(d.payments, d.links, d.recoverLimit),
+    ...paymentsListRoutes(d.paymentsList.list, d.paymentsList.limit),
     ...linkRoutes(d.links),
     ...recurringRoutes(d.subscriptions, d.sessions, d.charges, d.chargeRecovery, d.links),
     ...refundRoutes(d.refunds),
@@ -56,5 +61,6 @@ export function describedRoutes(): PostRoute[] {
     recoverLimit: ((_req, _res, next) => next()) as RequestHandler,
     events: unavailable,
     eventsLimit: ((_req, _res, next) => next()) as RequestHandler,
+    paymentsList: { list: unavailable, limit: ((_req, _res, next) => next()) as RequestHandler },
   } as never);
 }
