@@ -54,7 +54,7 @@ describe("POST /v1/payments/list", function () {
       tx_hash: receipt.transactionHash,
       block_number: receipt.blockNumber.toString(),
       timestamp: Number(block.timestamp),
-      settled_by: "pay",
+      settled_by: "pay" as const,
     };
     const fresh = await list({ recipient: merchant().address });
     assert.deepEqual(fresh.payments, [{ ...listed, final: false }]);
