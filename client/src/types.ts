@@ -564,6 +564,8 @@ export type PrepareRefundRequest = {
   intent?: Token;
   subscription?: Token;
   period_index?: number;
+  /** extension: with neither intent nor subscription, the payment's reference (an x402 receiver payment's nonce), as POST /v1/payments/list shows it: the one Paid (or ReceiverPaid) naming it in tx_hash, in the deployment's token, is the original; merchant, payer and ceiling are that event's */
+  reference?: Bytes32;
   amount: string;
 };
 
@@ -990,6 +992,8 @@ export type VerifyRefundRequest = {
   intent?: Token;
   subscription?: Token;
   period_index?: number;
+  /** extension: with neither intent nor subscription, the payment's reference (an x402 receiver payment's nonce), as POST /v1/payments/list shows it: the one Paid (or ReceiverPaid) naming it in tx_hash, in the deployment's token, is the original; merchant, payer and ceiling are that event's */
+  reference?: Bytes32;
   refund_amount: string;
   refund_tx_hash: Bytes32;
 };

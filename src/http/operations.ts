@@ -171,7 +171,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: "prepareRefund",
     tag: "Refunds",
     description:
-      "Prepares a refund of a settled payment or charge: token, merchant, payer and ceiling come from the chain, locked in a refund token. The service keeps no refund history: preparing twice gives two valid refunds, so enforce one refund per payment yourself before calling this.",
+      "Prepares a refund of a settled payment or charge: token, merchant, payer and ceiling come from the chain, locked in a refund token. Extension: with neither intent nor subscription, reference (as POST /v1/payments/list shows it) names the payment by its event in tx_hash; that is how the checkout's merchant page refunds a link's payment. The service keeps no refund history: preparing twice gives two valid refunds, so enforce one refund per payment yourself before calling this.",
   },
   "POST /v1/refunds/resolve": {
     operationId: "resolveRefund",
