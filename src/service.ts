@@ -49,6 +49,7 @@ import { integrationRoutes } from "./http/routes/index.js";
 import type { ResponseCheck } from "./http/route.js";
 import { createLogger, type Logger } from "./logger.js";
 import { PaymentsList } from "./payments/payments-list.js";
+import { SubscriberStates } from "./links/subscriber-states.js";
 import { builtCheckout, checkoutHandler } from "./http/checkout.js";
 
 export interface ServiceDeps {
@@ -343,6 +344,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
         list: new PaymentsList({ ...chain, depositAddresses: payments.depositAddresses, gate: new ConcurrencyGate(config.rateLimits.recoverConcurrency, 32) }),
         limit: rateLimit(windowLimiter("payments-list", config.rateLimits.recoverPerMinute), "payments-list"),
       },
+      subscriberStates: new SubscriberStates({ links, subscriptions }),
     }),
     capabilities: () => describeCapabilities(config, deployment),
     webhookKeys: () => webhooks.keys(),

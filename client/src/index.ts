@@ -122,6 +122,7 @@ export class PaymentServiceClient {
   closeLink = (b: RequestOf<"closeLink">) => this.#call<"closeLink">("POST", "/v1/links/close", b);
   subscribeLink = (b: RequestOf<"subscribeLink">) => this.#call<"subscribeLink">("POST", "/v1/links/subscribe", b);
   linkSubscriptions = (b: RequestOf<"linkSubscriptions">) => this.#call<"linkSubscriptions">("POST", "/v1/links/subscriptions", b);
+  linkSubscriberStates = (b: RequestOf<"linkSubscriberStates">) => this.#call<"linkSubscriberStates">("POST", "/v1/links/subscribers", b);
   // Subscriptions
   createSubscription = (b: RequestOf<"createSubscription">) => this.#call<"createSubscription">("POST", "/v1/subscriptions", b);
   resolveSubscription = (b: RequestOf<"resolveSubscription">) => this.#call<"resolveSubscription">("POST", "/v1/subscriptions/resolve", b);

@@ -420,18 +420,51 @@ export type IntentRequest = {
   intent: Token;
 };
 
+export type LinkSubscribersRequest = {
+  manage_token: Token;
+  /** the previous page's next */
+  after?: string;
+};
+
+export type LinkSubscribersResponse = {
+  subscribers: Array<{
+    subscription_id: Hash;
+    payer: Address;
+    /** when the subscriber signed through the link */
+    created_at: UnixSeconds;
+    amount: Amount;
+    amount_units: AmountUnits;
+    /** seconds */
+    period: number;
+    state: "PENDING" | "ACTIVE" | "REVOKED" | "ENDED";
+    /** periods charged */
+    paid_count: number;
+    /** the last period charged (index from the start), null before the first charge */
+    last_period: number | null;
+    /** that period's start: the last charge paid for the period from here */
+    last_period_start: UnixSeconds | null;
+    next_period_at: UnixSeconds | null;
+  }>;
+  /** pass as after for the next page; null on the last page */
+  next: string | null;
+  /** the block the states were read at (null for an empty page) */
+  as_of_block: BlockNumber | null;
+};
+
+/** An error answer of linkSubscriberStates: branch on error and action. */
+export type LinkSubscriberStatesError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_LINK_TOKEN" | "RPC_ERROR" | "RPC_BUSY";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
 /** An error answer of linkSubscriptions: branch on error and action. */
 export type LinkSubscriptionsError = {
   error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_LINK_TOKEN";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
-};
-
-export type LinkSubscriptionsRequest = {
-  manage_token: Token;
-  /** the previous page's next */
-  after?: string;
 };
 
 export type LinkSubscriptionsResponse = {
@@ -1190,7 +1223,9 @@ export interface Operations {
   /** Subscribe through a subscription link (the capability stays with the link) */
   subscribeLink: { method: "POST"; path: "/v1/links/subscribe"; request: SubscribeLinkRequest; response: SubscribeLinkResponse; error: SubscribeLinkError["error"] };
   /** List a subscription link's subscribers with their capabilities (merchant server only) */
-  linkSubscriptions: { method: "POST"; path: "/v1/links/subscriptions"; request: LinkSubscriptionsRequest; response: LinkSubscriptionsResponse; error: LinkSubscriptionsError["error"] };
+  linkSubscriptions: { method: "POST"; path: "/v1/links/subscriptions"; request: LinkSubscribersRequest; response: LinkSubscriptionsResponse; error: LinkSubscriptionsError["error"] };
+  /** A subscription link's subscribers with their state and last charge, without capabilities (browser-safe) */
+  linkSubscriberStates: { method: "POST"; path: "/v1/links/subscribers"; request: LinkSubscribersRequest; response: LinkSubscribersResponse; error: LinkSubscriberStatesError["error"] };
   /** Create subscription terms (setup token) */
   createSubscription: { method: "POST"; path: "/v1/subscriptions"; request: CreateSubscriptionRequest; response: CreateSubscriptionResponse; error: CreateSubscriptionError["error"] };
   /** Resolve a setup token: terms and the exact typed data to sign */

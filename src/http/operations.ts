@@ -103,6 +103,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description:
       "Merchant server only: the subscription link's subscribers, oldest first, 100 per page (pass next as after), each with the subscription capability your server charges with (POST /v1/charges). Closing the link does not end them.",
   },
+  "POST /v1/links/subscribers": {
+    operationId: "linkSubscriberStates",
+    tag: "Links",
+    description:
+      "Extension, browser-safe: a subscription link's subscribers as POST /v1/links/subscriptions lists them (oldest first, 100 a page, pass next as after), each with its state on chain, charges paid and last charged period, and never its subscription capability: what the checkout's merchant page shows once the merchant pastes the manage token (kept in the page's fragment and sessionStorage only). Each page reads every subscriber's state from the chain.",
+  },
   "POST /v1/links/close": {
     operationId: "closeLink",
     tag: "Links",

@@ -16,6 +16,8 @@ import { eventRoutes } from "./events.js";
 import type { EventLog } from "../../webhooks/events.js";
 import type { PaymentsList } from "../../payments/payments-list.js";
 import { paymentsListRoutes } from "./payments-list.js";
+import type { SubscriberStates } from "../../links/subscriber-states.js";
+import { linkSubscriberRoutes } from "./link-subscribers.js";
 
 export interface Domains {
   payments: Payments;
@@ -31,6 +33,8 @@ export interface Domains {
   eventsLimit: RequestHandler;
   /** POST /v1/payments/list and its per-IP limit. */
   paymentsList: { list: Pick<PaymentsList, "list">; limit: RequestHandler };
+  /** POST /v1/links/subscribers: subscribers' states for a browser holding the manage token. */
+  subscriberStates: Pick<SubscriberStates, "list">;
 }
 
 /** Every integration endpoint but /v1/capabilities (served by the app itself). */
@@ -39,6 +43,7 @@ export function integrationRoutes(d: Domains): PostRoute[] {
     ...paymentRoutes(d.payments, d.links, d.recoverLimit),
     ...paymentsListRoutes(d.paymentsList.list, d.paymentsList.limit),
     ...linkRoutes(d.links),
+    ...linkSubscriberRoutes(d.subscriberStates),
     ...recurringRoutes(d.subscriptions, d.sessions, d.charges, d.chargeRecovery, d.links),
     ...refundRoutes(d.refunds),
     ...x402Routes(d.x402),
@@ -62,5 +67,6 @@ export function describedRoutes(): PostRoute[] {
     events: unavailable,
     eventsLimit: ((_req, _res, next) => next()) as RequestHandler,
     paymentsList: { list: unavailable, limit: ((_req, _res, next) => next()) as RequestHandler },
+    subscriberStates: unavailable,
   } as never);
 }
