@@ -8,6 +8,9 @@ import { useService } from "../helpers/service.js";
 import { exchangeWithdrawals, payIntent, type PayBlock } from "../helpers/payments.js";
 import { send } from "../helpers/tx.js";
 import { deployTestContract } from "../helpers/deploy.js";
+import { payThrough, SPLITTER_ENTRY_POINTS } from "../helpers/splitter-entry-points.js";
+import { x402ReceiversAbi } from "../../src/generated/contracts.js";
+import { tokenDomain, transferAuthorizationTypedData } from "../../src/chain/token-authorizations.js";
 
 /** POST /v1/payments/list: the payments to a recipient, from the chain's logs, newest first, by bounded pages. */
 describe("POST /v1/payments/list", function () {
@@ -84,6 +87,37 @@ describe("POST /v1/payments/list", function () {
         [paid.transactionHash, a.reference, buyer().address, "pay", "3.000000", "60000"],
       ],
     );
+  });
+
+  it("says how each was settled: every Splitter entry point (pay, deposit, x402 to a payment address) and an x402 receiver's settle", async () => {
+    const parties = { chain: h.chain, splitter: h.service.deployment.contracts.Splitter.address, buyer: buyer(), submitter: stranger() };
+    const expected: Array<[Hex, "pay" | "deposit" | "x402", Address]> = [];
+    for (const [i, entry] of SPLITTER_ENTRY_POINTS.entries()) {
+      const payment = { token: token(), recipient: merchant().address, amount: BigInt(1_000_000 + i), reference: `0x${(i + 1).toString(16).padStart(64, "0")}` as Hex };
+      const receipt = await payThrough(entry, parties, payment);
+      const how = entry.name.startsWith("settleDepositFromAuthorization") ? ("x402" as const) : entry.name.startsWith("settleDeposit") ? ("deposit" as const) : ("pay" as const);
+      expected.push([receipt.transactionHash, how, await entry.payer(parties, payment)]);
+    }
+    // An x402 payment to the merchant's receiver: the agent's authorization, settled by X402Receivers.
+    const receivers = h.service.deployment.contracts.X402Receivers.address;
+    const receiver = await h.chain.publicClient.readContract({ address: receivers, abi: x402ReceiversAbi, functionName: "receiverOf", args: [merchant().address, token()] });
+    const nonce = `0x${"5a".repeat(32)}` as Hex;
+    const authorization = { from: buyer().address, to: receiver, value: 2_000_000n, validAfter: 0n, validBefore: 2n ** 40n, nonce };
+    const signature = await buyer().signTypedData(transferAuthorizationTypedData(tokenDomain(84532, token(), h.service.deployment.token.eip712), authorization) as never);
+    const settled = await send(h.chain, stranger(), {
+      address: receivers,
+      abi: x402ReceiversAbi,
+      functionName: "settle",
+      args: [token(), merchant().address, buyer().address, 2_000_000n, 0n, 2n ** 40n, nonce, signature],
+    });
+    expected.push([settled.transactionHash, "x402", buyer().address]);
+    const page = await list({ recipient: merchant().address });
+    assert.deepEqual(
+      page.payments.map((p) => [p.tx_hash, p.settled_by, p.payer]),
+      expected.reverse(),
+    );
+    assert.deepEqual(page.payments[0]!.reference, nonce, "an x402 receiver payment is named by its authorization's nonce");
+    assert.deepEqual([page.payments[0]!.amount, page.payments[0]!.fee_units], ["2.000000", "40000"]);
   });
 
   it("leaves out a Paid in a token that is not the deployment's (anyone can emit one)", async () => {
