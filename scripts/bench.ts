@@ -235,7 +235,11 @@ if (runs("rpc")) {
   rows.push([
     "payments/list, the page that reaches the payment",
     await height(),
-    await count("/v1/payments/list", { recipient: merchant.address, before_block: (receipt.blockNumber + 1n).toString() }, (b) => listed(b) && (b.payments as unknown[]).length === 1),
+    await count(
+      "/v1/payments/list",
+      { recipient: merchant.address, before_block: (receipt.blockNumber + 1n).toString() },
+      (b) => listed(b) && (b.payments as unknown[]).length === 1,
+    ),
   ]);
   rows.push(["payments/list, a stranger's address", await height(), await count("/v1/payments/list", { recipient: buyer.address }, listed)]);
   const listCeiling = 2 + 3 * LIST_MAX_READS + 2 * DEFAULT_PAYMENTS_PER_PAGE;

@@ -1,10 +1,10 @@
 import type { Links } from "./links.js";
-import type { Subscriptions } from "../recurring/subscriptions.js";
-import type { LinkSubscribersResponse } from "../wire/index.js";
+import type { LinkSubscribersResponse, SubscriptionStateResponse } from "../wire/index.js";
 
 export interface SubscriberStatesDeps {
   links: Pick<Links, "subscriptions">;
-  subscriptions: Pick<Subscriptions, "state">;
+  /** A subscription's state read from the chain (recurring's `state`, wired by the composition root). */
+  subscriptions: { state(token: string): Promise<SubscriptionStateResponse> };
 }
 
 /**

@@ -85,7 +85,14 @@ export function referenceSettlement(chain: PaymentChain, reference: Hex, receipt
   requireSettled(receipt, head);
   if (paid[0]) {
     const p = paid[0];
-    return { token: p.token, merchant: p.recipient, payer: p.payer, amountUnits: p.amount, position: { blockNumber: p.blockNumber, logIndex: p.logIndex }, key: p.key };
+    return {
+      token: p.token,
+      merchant: p.recipient,
+      payer: p.payer,
+      amountUnits: p.amount,
+      position: { blockNumber: p.blockNumber, logIndex: p.logIndex },
+      key: p.key,
+    };
   }
   const r = viaReceiver[0]!;
   return {

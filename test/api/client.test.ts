@@ -54,7 +54,13 @@ describe("typed client (client/, the @stablecoin-payments/client package)", () =
     for await (const p of client.allPayments({ recipient: merchant, limit: 1 })) all.push(p.tx_hash);
     assert.deepEqual(all, [...hashes].reverse());
     let calls = 0;
-    const counting = new PaymentServiceClient({ baseUrl: apiUrl, fetch: (i, init) => (calls++, fetch(i, init)) });
+    const counting = new PaymentServiceClient({
+      baseUrl: apiUrl,
+      fetch: (i, init) => {
+        calls++;
+        return fetch(i, init);
+      },
+    });
     for await (const _ of counting.allPayments({ recipient: merchant, limit: 1 })) break;
     assert.equal(calls, 1, "lazy: a break stops the paging");
   });

@@ -1,5 +1,5 @@
 import { assert } from "chai";
-import { type Address, type Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { noReturnTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { LIST_MAX_READS, LIST_PAGE_BLOCKS } from "../../src/payments/payments-list.js";
@@ -93,17 +93,33 @@ describe("POST /v1/payments/list", function () {
     const parties = { chain: h.chain, splitter: h.service.deployment.contracts.Splitter.address, buyer: buyer(), submitter: stranger() };
     const expected: Array<[Hex, "pay" | "deposit" | "x402", Address]> = [];
     for (const [i, entry] of SPLITTER_ENTRY_POINTS.entries()) {
-      const payment = { token: token(), recipient: merchant().address, amount: BigInt(1_000_000 + i), reference: `0x${(i + 1).toString(16).padStart(64, "0")}` as Hex };
+      const payment = {
+        token: token(),
+        recipient: merchant().address,
+        amount: BigInt(1_000_000 + i),
+        reference: `0x${(i + 1).toString(16).padStart(64, "0")}` as Hex,
+      };
       const receipt = await payThrough(entry, parties, payment);
-      const how = entry.name.startsWith("settleDepositFromAuthorization") ? ("x402" as const) : entry.name.startsWith("settleDeposit") ? ("deposit" as const) : ("pay" as const);
+      const how = entry.name.startsWith("settleDepositFromAuthorization")
+        ? ("x402" as const)
+        : entry.name.startsWith("settleDeposit")
+          ? ("deposit" as const)
+          : ("pay" as const);
       expected.push([receipt.transactionHash, how, await entry.payer(parties, payment)]);
     }
     // An x402 payment to the merchant's receiver: the agent's authorization, settled by X402Receivers.
     const receivers = h.service.deployment.contracts.X402Receivers.address;
-    const receiver = await h.chain.publicClient.readContract({ address: receivers, abi: x402ReceiversAbi, functionName: "receiverOf", args: [merchant().address, token()] });
+    const receiver = await h.chain.publicClient.readContract({
+      address: receivers,
+      abi: x402ReceiversAbi,
+      functionName: "receiverOf",
+      args: [merchant().address, token()],
+    });
     const nonce = `0x${"5a".repeat(32)}` as Hex;
     const authorization = { from: buyer().address, to: receiver, value: 2_000_000n, validAfter: 0n, validBefore: 2n ** 40n, nonce };
-    const signature = await buyer().signTypedData(transferAuthorizationTypedData(tokenDomain(84532, token(), h.service.deployment.token.eip712), authorization) as never);
+    const signature = await buyer().signTypedData(
+      transferAuthorizationTypedData(tokenDomain(84532, token(), h.service.deployment.token.eip712), authorization) as never,
+    );
     const settled = await send(h.chain, stranger(), {
       address: receivers,
       abi: x402ReceiversAbi,

@@ -43,7 +43,12 @@ for (const size of SIZES) {
       const running = await listen(h.service);
       api = running.apiUrl;
       close = running.close;
-      page = await browser.newPage({ viewport: { width: size.width, height: size.height }, locale: size.locale, timezoneId: size.timezoneId, acceptDownloads: true });
+      page = await browser.newPage({
+        viewport: { width: size.width, height: size.height },
+        locale: size.locale,
+        timezoneId: size.timezoneId,
+        acceptDownloads: true,
+      });
       requested = [];
       page.on("request", (r) => requested.push(r.url()));
     });

@@ -20,7 +20,10 @@ describe("merchant page books: totals, CSV, refund amounts (integer micro-units)
     const lines = csv.split("\r\n");
     assert.equal(lines[0], "timestamp_utc,amount,fee,net,payer,reference,tx_hash,block_number,settled_by");
     assert.deepEqual(CSV_COLUMNS, lines[0]!.split(",") as unknown as typeof CSV_COLUMNS);
-    assert.equal(lines[1], `2026-11-30T00:53:20Z,12.500000,0.250000,12.250000,0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC,0x${"ab".repeat(32)},0x${"cd".repeat(32)},42,pay`);
+    assert.equal(
+      lines[1],
+      `2026-11-30T00:53:20Z,12.500000,0.250000,12.250000,0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC,0x${"ab".repeat(32)},0x${"cd".repeat(32)},42,pay`,
+    );
     assert.equal(lines[2], `2026-11-30T00:53:20Z,0.000001,0.000000,0.000001,0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC,,0x${"cd".repeat(32)},7,x402`);
     assert.equal(lines[3], "", "every line ends with CRLF");
     assert.lengthOf(lines, 4);

@@ -31,7 +31,12 @@ export function subscribersSection(recipient: string, symbol: string, fromFragme
             el(
               "li",
               { class: "subscriber card", "data-subscription": s.subscription_id },
-              el("div", { class: "payment-head" }, el("code", { title: s.payer }, shortHex(s.payer)), el("span", { class: `state state-${s.state.toLowerCase()}` }, s.state)),
+              el(
+                "div",
+                { class: "payment-head" },
+                el("code", { title: s.payer }, shortHex(s.payer)),
+                el("span", { class: `state state-${s.state.toLowerCase()}` }, s.state),
+              ),
               el(
                 "p",
                 { class: "muted" },

@@ -115,9 +115,7 @@ class MerchantPage {
     const signal = routeLeft();
     this.#status.set("wait", "Reading the chain…");
     for (let i = 0; i < pages; i++) {
-      const answer = await answerOf(
-        api.listPayments({ recipient: this.recipient, limit: 50, ...(this.#next !== null ? { before_block: this.#next } : {}) }),
-      );
+      const answer = await answerOf(api.listPayments({ recipient: this.recipient, limit: 50, ...(this.#next !== null ? { before_block: this.#next } : {}) }));
       if (signal.aborted) return;
       if (!answer.ok) {
         this.#status.set("error", explain(answer.body.error, answer.body.action, answer.body.retry_after));
@@ -167,7 +165,12 @@ class MerchantPage {
     const row = el(
       "li",
       { class: "payment card", "data-tx": p.tx_hash },
-      el("div", { class: "payment-head" }, el("span", { class: "amount" }, displayAmount(p.amount_units, this.symbol)), el("span", { class: "when" }, displayTime(p.timestamp))),
+      el(
+        "div",
+        { class: "payment-head" },
+        el("span", { class: "amount" }, displayAmount(p.amount_units, this.symbol)),
+        el("span", { class: "when" }, displayTime(p.timestamp)),
+      ),
       el(
         "dl",
         {},
@@ -189,7 +192,13 @@ class MerchantPage {
     const ceiling = BigInt(p.amount_units);
     const status = statusLine();
     status.node.id = `refund-status-${index}`;
-    const amount = el("input", { id: `refund-amount-${index}`, class: "refund-amount", type: "text", inputmode: "decimal", value: plainAmount(ceiling).replace(/\.?0+$/, "") });
+    const amount = el("input", {
+      id: `refund-amount-${index}`,
+      class: "refund-amount",
+      type: "text",
+      inputmode: "decimal",
+      value: plainAmount(ceiling).replace(/\.?0+$/, ""),
+    });
     const form = el(
       "div",
       { class: "refund-form", hidden: "" },

@@ -4,7 +4,13 @@ import { route, type PostRoute } from "../route.js";
 import * as R from "../../wire/index.js";
 import { PrepareRefundRequest, RefundTokenRequest, VerifyRefundRequest } from "../../wire/index.js";
 
-const identifier = (b: { tx_hash: string; intent?: string | undefined; subscription?: string | undefined; period_index?: number | undefined; reference?: string | undefined }) => ({
+const identifier = (b: {
+  tx_hash: string;
+  intent?: string | undefined;
+  subscription?: string | undefined;
+  period_index?: number | undefined;
+  reference?: string | undefined;
+}) => ({
   txHash: b.tx_hash.toLowerCase() as Hex,
   ...(b.intent !== undefined ? { intent: b.intent } : {}),
   ...(b.subscription !== undefined ? { subscription: b.subscription } : {}),
