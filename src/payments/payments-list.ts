@@ -78,6 +78,7 @@ export class PaymentsList {
     const found: Found[] = [];
     let span = LIST_SPAN_BLOCKS;
     let next = top + 1n; // everything from `next` up to `top` has been read
+    let refused: unknown = null;
     for (let reads = 0; reads < LIST_MAX_READS && next > floor && found.length < limit; reads++) {
       const to = next - 1n;
       const from = to + 1n > span ? (to + 1n - span > floor ? to + 1n - span : floor) : floor;
@@ -86,9 +87,12 @@ export class PaymentsList {
         next = from;
       } catch (error) {
         if (to === from) throw error; // the node refuses even one block: an RPC fault, not a range cap
+        refused = error;
         span = (to - from + 1n) / 2n;
       }
     }
+    // Nothing read at all is a failing node, never an empty page.
+    if (next === top + 1n && refused !== null) throw refused;
     const page = cut(found, limit, next);
     const [head, details] = await Promise.all([finalityHead(client, this.deps.finality, latest), this.#details(page.payments)]);
     return {

@@ -218,6 +218,17 @@ describe("POST /v1/payments/list", function () {
     assert.isAtMost(h.proxy.count("eth_getLogs"), pages.length * 3 * LIST_MAX_READS);
   });
 
+  it("a node that answers no log read is an RPC error (RETRY), never an empty page", async () => {
+    await payIntent(h.chain, buyer(), (await create("1")).pay);
+    await h.chain.mine(20_000); // a page's reads halve the range without ever reaching a single block
+    h.proxy.mode = "rpc-error";
+    h.proxy.faultMethods = new Set(["eth_getLogs"]);
+    const res = await h.api.post("/v1/payments/list").send({ recipient: merchant().address });
+    assert.equal(res.status, 502, JSON.stringify(res.body));
+    assert.deepInclude(res.body, { error: "RPC_ERROR", action: "RETRY" });
+    assert.isAtMost(h.proxy.count("eth_getLogs"), 3 * LIST_MAX_READS);
+  });
+
   it("a stranger's address with no payments: an empty list that ends", async () => {
     await payIntent(h.chain, buyer(), (await create("1")).pay);
     const page = await list({ recipient: stranger().address });
