@@ -53,6 +53,7 @@ async function route(): Promise<void> {
         ...(chainId !== null ? [networkBanner(chainId)] : []),
         el("h1", {}, "Checkout"),
         el("p", { class: "muted" }, "Open this page from a payment, subscription, approval, cancellation or refund link."),
+        el("p", {}, el("a", { href: "#/merchant", id: "merchant-link" }, "Merchants: the payments to your wallet")),
       );
     }
   }
