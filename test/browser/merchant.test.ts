@@ -126,6 +126,23 @@ for (const size of SIZES) {
       assert.include(lines[1], second.hash);
     });
 
+    it("Load older reads the next block range and adds its payments to the list and the total", async () => {
+      const old = await paid("2");
+      await h.chain.mine(60_000); // past one page's blocks
+      const recent = await paid("1");
+      await h.chain.mine(2);
+      await page.goto(`${api}/checkout/#/merchant/${merchant().address}`);
+      await page.locator("#total").waitFor();
+      assert.equal(await page.locator("#payments li.payment").count(), 1);
+      assert.notInclude(await page.locator("#range").textContent(), "(all)");
+      await page.click("#older");
+      await page.locator("#range", { hasText: "(all)" }).waitFor();
+      const rows = page.locator("#payments li.payment");
+      assert.deepEqual(await rows.evaluateAll((li) => li.map((l) => l.getAttribute("data-tx"))), [recent.hash, old.hash]);
+      assert.equal(await page.locator("#total").textContent(), "2 payments, total 3.00 USDC (fees 0.06 USDC, net 2.94 USDC)");
+      assert.equal(await page.locator("#older").count(), 0, "nothing older to load");
+    });
+
     it("a connected recipient wallet refunds a payment from its row (part of it, on the refund page), and the refund verifies", async () => {
       const p = await paid("10");
       await h.chain.mine(2);
