@@ -2,7 +2,8 @@
 //   1. POST /v1/payments (with and without notify_url, the latter at 100,000 stored watches) and
 //      /v1/payments/resolve throughput and latency, as ratios to a bare Express JSON handler;
 //   2. the JSON-RPC calls and round trips verify, refunds/verify and recover make, counted at a
-//      proxy in front of the chain, with recover's count at 1,000 and 100,000 blocks of history;
+//      proxy in front of the chain, with recover's count at 1,000 and 100,000 blocks of history, and
+//      payments/list's pages on a chain 1,000,000 blocks long;
 //   3. webhook deliveries per second to a fast HTTPS receiver, against the same POSTs sent straight
 //      at the same concurrency;
 //   4. recurring charges with 50 ms added to every JSON-RPC round trip (a remote node): first charges
@@ -34,6 +35,8 @@ import { createLogger } from "../src/logger.js";
 import { Deliveries } from "../src/webhooks/deliveries.js";
 import { postToTarget } from "../src/webhooks/target.js";
 import { configFor } from "../test/helpers/service.js";
+import { LIST_MAX_READS } from "../src/payments/payments-list.js";
+import { DEFAULT_PAYMENTS_PER_PAGE } from "../src/wire/index.js";
 import { RpcProxy } from "../test/helpers/rpc-proxy.js";
 import { payIntent } from "../test/helpers/payments.js";
 import { Receiver, RECEIVER_HOST } from "../test/helpers/receiver.js";
@@ -220,6 +223,31 @@ if (runs("rpc")) {
     console.error("recover's call count grew with the chain's length");
     process.exitCode = 1;
   }
+  // POST /v1/payments/list on a chain 1,000,000 blocks long (mined on a snapshot, reverted after): the
+  // first page (the latest blocks, none of them a payment), the page that reaches the payment (down to
+  // block 0), and a stranger's. Each page reads a bounded block range, so its calls do not grow with
+  // the chain's length or with how far back the payments are.
+  const longChain = await chain.snapshot();
+  await chain.mine(1_000_000 - (await height()));
+  const listed = (b: Record<string, unknown>) => Array.isArray(b.payments);
+  const first = await count("/v1/payments/list", { recipient: merchant.address }, listed);
+  rows.push(["payments/list, first page", await height(), first]);
+  rows.push([
+    "payments/list, the page that reaches the payment",
+    await height(),
+    await count(
+      "/v1/payments/list",
+      { recipient: merchant.address, before_block: (receipt.blockNumber + 1n).toString() },
+      (b) => listed(b) && (b.payments as unknown[]).length === 1,
+    ),
+  ]);
+  rows.push(["payments/list, a stranger's address", await height(), await count("/v1/payments/list", { recipient: buyer.address }, listed)]);
+  const listCeiling = 2 + 3 * LIST_MAX_READS + 2 * DEFAULT_PAYMENTS_PER_PAGE;
+  if (rows.slice(-3).some(([, , r]) => r.calls > listCeiling)) {
+    console.error(`a payments/list page made more than ${listCeiling} JSON-RPC calls`);
+    process.exitCode = 1;
+  }
+  await chain.revert(longChain);
   sections.push(
     [
       "| Request | Chain height | JSON-RPC calls | Round trips | By method |",

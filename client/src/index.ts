@@ -11,8 +11,10 @@
  * if (isPaid(verdict, { reference: payment.reference })) await fulfilOnce(ledger, `${payment.reference}:${tx_hash}`, ship);
  */
 import type { Action, ErrorCode, Operations, VerifyPaymentResponse } from "./types.js";
+import { eachItem, eachPage } from "./pages.js";
 
 export type * from "./types.js";
+export { eachItem, eachPage } from "./pages.js";
 export { acceptedPayTo, x402PaymentAddresses } from "./x402.js";
 export { keccak256, X402_RECEIVER_CODE_HASH, x402ReceiverAddress } from "./x402-receiver.js";
 export { verifyWebhook, WebhookVerificationError } from "./webhooks.js";
@@ -101,11 +103,26 @@ export class PaymentServiceClient {
   resolvePayment = (b: RequestOf<"resolvePayment">) => this.#call<"resolvePayment">("POST", "/v1/payments/resolve", b);
   verifyPayment = (b: RequestOf<"verifyPayment">) => this.#call<"verifyPayment">("POST", "/v1/payments/verify", b);
   recoverPayment = (b: RequestOf<"recoverPayment">) => this.#call<"recoverPayment">("POST", "/v1/payments/recover", b);
+  listPayments = (b: RequestOf<"listPayments">) => this.#call<"listPayments">("POST", "/v1/payments/list", b);
+  /**
+   * Every payment to `recipient`, newest first, page after page (`before_block` from each
+   * `next_before_block`) until the chain's first block; lazy, so `break` stops the calls.
+   * @example for await (const p of api.allPayments({ recipient })) if (p.final) books.add(p);
+   */
+  allPayments = (b: Omit<RequestOf<"listPayments">, "before_block">) =>
+    eachItem(
+      eachPage(
+        (before: string | undefined) => this.listPayments({ ...b, ...(before !== undefined ? { before_block: before } : {}) }),
+        (page) => page.next_before_block,
+      ),
+      (page) => page.payments,
+    );
   // Links
   createLink = (b: RequestOf<"createLink">) => this.#call<"createLink">("POST", "/v1/links", b);
   closeLink = (b: RequestOf<"closeLink">) => this.#call<"closeLink">("POST", "/v1/links/close", b);
   subscribeLink = (b: RequestOf<"subscribeLink">) => this.#call<"subscribeLink">("POST", "/v1/links/subscribe", b);
   linkSubscriptions = (b: RequestOf<"linkSubscriptions">) => this.#call<"linkSubscriptions">("POST", "/v1/links/subscriptions", b);
+  linkSubscriberStates = (b: RequestOf<"linkSubscriberStates">) => this.#call<"linkSubscriberStates">("POST", "/v1/links/subscribers", b);
   // Subscriptions
   createSubscription = (b: RequestOf<"createSubscription">) => this.#call<"createSubscription">("POST", "/v1/subscriptions", b);
   resolveSubscription = (b: RequestOf<"resolveSubscription">) => this.#call<"resolveSubscription">("POST", "/v1/subscriptions/resolve", b);

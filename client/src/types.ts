@@ -420,18 +420,51 @@ export type IntentRequest = {
   intent: Token;
 };
 
+export type LinkSubscribersRequest = {
+  manage_token: Token;
+  /** the previous page's next */
+  after?: string;
+};
+
+export type LinkSubscribersResponse = {
+  subscribers: Array<{
+    subscription_id: Hash;
+    payer: Address;
+    /** when the subscriber signed through the link */
+    created_at: UnixSeconds;
+    amount: Amount;
+    amount_units: AmountUnits;
+    /** seconds */
+    period: number;
+    state: "PENDING" | "ACTIVE" | "REVOKED" | "ENDED";
+    /** periods charged */
+    paid_count: number;
+    /** the last period charged (index from the start), null before the first charge */
+    last_period: number | null;
+    /** that period's start: the last charge paid for the period from here */
+    last_period_start: UnixSeconds | null;
+    next_period_at: UnixSeconds | null;
+  }>;
+  /** pass as after for the next page; null on the last page */
+  next: string | null;
+  /** the block the states were read at (null for an empty page) */
+  as_of_block: BlockNumber | null;
+};
+
+/** An error answer of linkSubscriberStates: branch on error and action. */
+export type LinkSubscriberStatesError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_LINK_TOKEN" | "RPC_ERROR" | "RPC_BUSY";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
 /** An error answer of linkSubscriptions: branch on error and action. */
 export type LinkSubscriptionsError = {
   error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_LINK_TOKEN";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
-};
-
-export type LinkSubscriptionsRequest = {
-  manage_token: Token;
-  /** the previous page's next */
-  after?: string;
 };
 
 export type LinkSubscriptionsResponse = {
@@ -446,12 +479,57 @@ export type LinkSubscriptionsResponse = {
   next: string | null;
 };
 
+export type ListedPayment = {
+  /** the payment's reference (a link payment's starts with its link_id); for an x402 receiver payment the authorization's nonce; null for a plain transfer an x402 receiver split (no reference exists) */
+  reference: Hash | null;
+  /** what the payer paid */
+  amount: Amount;
+  amount_units: AmountUnits;
+  /** the service's fee out of amount, as the event emitted it; the recipient got amount_units - fee_units */
+  fee_units: AmountUnits;
+  /** the buyer's wallet, or the payment address (x402 receiver) for a plain transfer: the chain names no other sender there */
+  payer: Address;
+  tx_hash: Hash;
+  block_number: string;
+  /** the block's time */
+  timestamp: UnixSeconds;
+  settled_by: SettledBy;
+  /** the block is at or below the finality head (capabilities' finality rule); false: it may still leave the chain */
+  final: boolean;
+};
+
 /** An error answer of listEvents: branch on error and action. */
 export type ListEventsError = {
   error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_INTENT" | "INVALID_LINK_TOKEN" | "INVALID_SUBSCRIPTION";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
+};
+
+/** An error answer of listPayments: branch on error and action. */
+export type ListPaymentsError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "RPC_ERROR" | "RPC_BUSY";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
+export type ListPaymentsRequest = {
+  /** the wallet paid: payments whose Paid (or x402 receiver event) names it as recipient */
+  recipient: Address;
+  /** the previous page's next_before_block: only payments in blocks below it. Omitted: from the latest block */
+  before_block?: string;
+  /** payments per page, 1 to 100 (default 50); a page may hold fewer and still have a next page */
+  limit?: number;
+};
+
+export type ListPaymentsResponse = {
+  /** newest first */
+  payments: Array<ListedPayment>;
+  /** pass as before_block for older payments; null once the search reached the chain's first block. A page covers a bounded block range, so an empty page can still have a next one */
+  next_before_block: BlockNumber | null;
+  /** the latest block when this page was read */
+  as_of_block: BlockNumber;
 };
 
 /** extension: with notify_url, also send payment.included when the transaction is mined and payment.reorged if it leaves the chain before final */
@@ -519,6 +597,8 @@ export type PrepareRefundRequest = {
   intent?: Token;
   subscription?: Token;
   period_index?: number;
+  /** extension: with neither intent nor subscription, the payment's reference (an x402 receiver payment's nonce), as POST /v1/payments/list shows it: the one Paid (or ReceiverPaid) naming it in tx_hash, in the deployment's token, is the original; merchant, payer and ceiling are that event's */
+  reference?: Bytes32;
   amount: string;
 };
 
@@ -714,6 +794,9 @@ export type RevokeSessionResponse = {
   subscription_id: Hash;
   payer: Address;
 };
+
+/** pay: the buyer's wallet paid through the Splitter (allowance, permit or authorization); deposit: a plain transfer to the payment address, settled by anyone; x402: an x402 settlement (to a payment address or to the recipient's x402 receiver) */
+export type SettledBy = "pay" | "deposit" | "x402";
 
 export type SetupTokenRequest = {
   setup_token: Token;
@@ -942,6 +1025,8 @@ export type VerifyRefundRequest = {
   intent?: Token;
   subscription?: Token;
   period_index?: number;
+  /** extension: with neither intent nor subscription, the payment's reference (an x402 receiver payment's nonce), as POST /v1/payments/list shows it: the one Paid (or ReceiverPaid) naming it in tx_hash, in the deployment's token, is the original; merchant, payer and ceiling are that event's */
+  reference?: Bytes32;
   refund_amount: string;
   refund_tx_hash: Bytes32;
 };
@@ -1129,6 +1214,8 @@ export interface Operations {
   verifyPayment: { method: "POST"; path: "/v1/payments/verify"; request: VerifyPaymentRequest; response: VerifyPaymentResponse; error: VerifyPaymentError["error"] };
   /** Find the intent's payment without a hash (limited; not for polling) */
   recoverPayment: { method: "POST"; path: "/v1/payments/recover"; request: IntentRequest; response: RecoverPaymentResponse; error: RecoverPaymentError["error"] };
+  /** The payments to a recipient, from the chain's logs, newest first, a bounded block range per page */
+  listPayments: { method: "POST"; path: "/v1/payments/list"; request: ListPaymentsRequest; response: ListPaymentsResponse; error: ListPaymentsError["error"] };
   /** Create a payment link, or with a period a subscription link */
   createLink: { method: "POST"; path: "/v1/links"; request: CreateLinkRequest; response: CreateLinkResponse; error: CreateLinkError["error"] };
   /** Close a payment link and its watch */
@@ -1136,7 +1223,9 @@ export interface Operations {
   /** Subscribe through a subscription link (the capability stays with the link) */
   subscribeLink: { method: "POST"; path: "/v1/links/subscribe"; request: SubscribeLinkRequest; response: SubscribeLinkResponse; error: SubscribeLinkError["error"] };
   /** List a subscription link's subscribers with their capabilities (merchant server only) */
-  linkSubscriptions: { method: "POST"; path: "/v1/links/subscriptions"; request: LinkSubscriptionsRequest; response: LinkSubscriptionsResponse; error: LinkSubscriptionsError["error"] };
+  linkSubscriptions: { method: "POST"; path: "/v1/links/subscriptions"; request: LinkSubscribersRequest; response: LinkSubscriptionsResponse; error: LinkSubscriptionsError["error"] };
+  /** A subscription link's subscribers with their state and last charge, without capabilities (browser-safe) */
+  linkSubscriberStates: { method: "POST"; path: "/v1/links/subscribers"; request: LinkSubscribersRequest; response: LinkSubscribersResponse; error: LinkSubscriberStatesError["error"] };
   /** Create subscription terms (setup token) */
   createSubscription: { method: "POST"; path: "/v1/subscriptions"; request: CreateSubscriptionRequest; response: CreateSubscriptionResponse; error: CreateSubscriptionError["error"] };
   /** Resolve a setup token: terms and the exact typed data to sign */

@@ -3,6 +3,7 @@ import { cancelFlow } from "./flows/cancel.js";
 import { payFlow } from "./flows/pay.js";
 import { refundFlow } from "./flows/refund.js";
 import { subscribeFlow } from "./flows/subscribe.js";
+import { merchantFlow } from "./flows/merchant.js";
 import { leaveRoute, networkBanner, pageContext, setContext } from "./page.js";
 import { el, render } from "./ui.js";
 
@@ -14,6 +15,7 @@ import { el, render } from "./ui.js";
 async function route(): Promise<void> {
   leaveRoute();
   document.getElementById("wallet-chooser")?.remove();
+  document.getElementById("app")?.classList.remove("wide");
   const [, kind, token] = /^#\/([a-z]+)\/(.+)$/.exec(location.hash) ?? [];
   let symbol = "USDC";
   try {
@@ -27,6 +29,8 @@ async function route(): Promise<void> {
   } catch {
     // cosmetic: the symbol, the network's name and the explorer link
   }
+  const merchant = /^#\/merchant(?:\/(.*))?$/.exec(location.hash);
+  if (merchant) return merchantFlow(merchant[1] ?? "", symbol);
   switch (kind) {
     case "link":
       // A link for a subscription goes to the subscribe page. The payload is read only to pick the
@@ -49,6 +53,7 @@ async function route(): Promise<void> {
         ...(chainId !== null ? [networkBanner(chainId)] : []),
         el("h1", {}, "Checkout"),
         el("p", { class: "muted" }, "Open this page from a payment, subscription, approval, cancellation or refund link."),
+        el("p", {}, el("a", { href: "#/merchant", id: "merchant-link" }, "Merchants: the payments to your wallet")),
       );
     }
   }

@@ -79,6 +79,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: "Payments",
     description: `Finds the intent's payment on chain without a transaction hash (after a lost response or a missed webhook). Limited per IP and per intent: not for polling; poll /v1/payments/verify with the hash it returns. ${VERIFY_RULE}`,
   },
+  "POST /v1/payments/list": {
+    operationId: "listPayments",
+    tag: "Payments",
+    description:
+      "Extension. The payments to a recipient, read from the chain alone (the Splitter's Paid and the x402 receivers' events, in the deployment's token), newest first: for a merchant without a server (the checkout's #/merchant page, a CSV for the books). Each page reads a bounded block range backwards from before_block (a provider's log-range cap is read in halves and the page ends where it stopped): pass next_before_block as before_block until it is null; a page can be empty and still have a next one. final says whether the block is at or below the finality head; a payment that leaves the chain in a reorg is not listed. A listing is not a verdict: fulfil on POST /v1/payments/verify. Public and limited per IP like recover.",
+  },
   "POST /v1/links": {
     operationId: "createLink",
     tag: "Links",
@@ -96,6 +102,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: "Links",
     description:
       "Merchant server only: the subscription link's subscribers, oldest first, 100 per page (pass next as after), each with the subscription capability your server charges with (POST /v1/charges). Closing the link does not end them.",
+  },
+  "POST /v1/links/subscribers": {
+    operationId: "linkSubscriberStates",
+    tag: "Links",
+    description:
+      "Extension, browser-safe: a subscription link's subscribers as POST /v1/links/subscriptions lists them (oldest first, 100 a page, pass next as after), each with its state on chain, charges paid and last charged period, and never its subscription capability: what the checkout's merchant page shows once the merchant pastes the manage token (kept in the page's fragment and sessionStorage only). Each page reads every subscriber's state from the chain.",
   },
   "POST /v1/links/close": {
     operationId: "closeLink",
@@ -165,7 +177,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: "prepareRefund",
     tag: "Refunds",
     description:
-      "Prepares a refund of a settled payment or charge: token, merchant, payer and ceiling come from the chain, locked in a refund token. The service keeps no refund history: preparing twice gives two valid refunds, so enforce one refund per payment yourself before calling this.",
+      "Prepares a refund of a settled payment or charge: token, merchant, payer and ceiling come from the chain, locked in a refund token. Extension: with neither intent nor subscription, reference (as POST /v1/payments/list shows it) names the payment by its event in tx_hash; that is how the checkout's merchant page refunds a link's payment. The service keeps no refund history: preparing twice gives two valid refunds, so enforce one refund per payment yourself before calling this.",
   },
   "POST /v1/refunds/resolve": {
     operationId: "resolveRefund",

@@ -8,7 +8,7 @@ import { readIntent, type Intent } from "../payments/intent.js";
 import type { SubscriptionCapabilities } from "../recurring/capabilities.js";
 import type { DepositAddresses } from "../payments/deposit-address.js";
 import { depositorOf } from "../payments/depositor.js";
-import { chargeSettlement, isAfter, paymentSettlement, type Settlement, type SettlementChain } from "./settlement.js";
+import { chargeSettlement, isAfter, paymentSettlement, referenceSettlement, type Settlement, type SettlementChain } from "./settlement.js";
 
 /** The original settlement a refund names: a payment (intent) or one recurring charge (subscription + period). */
 export interface RefundIdentifier {
@@ -16,6 +16,8 @@ export interface RefundIdentifier {
   intent?: string;
   subscription?: string;
   periodIndex?: number;
+  /** Extension: with neither capability, the payment a `Paid` (or an x402 receiver's `ReceiverPaid`) names by this reference in `txHash`. */
+  reference?: Hex;
 }
 
 export interface RefundsDeps {
@@ -140,13 +142,20 @@ export class Refunds {
    * the one that sent the deposit (depositor.ts), and the refund goes there.
    */
   async #fromDeposit(intent: Intent, settlement: Settlement): Promise<Settlement> {
-    const depositAddress = await this.deps.depositAddresses.of(intent);
+    return this.#fromDepositAddress(await this.deps.depositAddresses.of(intent), settlement);
+  }
+
+  async #fromDepositAddress(depositAddress: Address, settlement: Settlement): Promise<Settlement> {
     if (!isAddressEqual(settlement.payer, depositAddress)) return settlement;
     return { ...settlement, payer: await depositorOf(this.deps.chain, depositAddress, settlement.position), fromDeposit: true };
   }
 
   /**
    * Rule 1: exactly one identifier; `intent` wins when both are sent; neither is INVALID_REQUEST.
+   * Extension: with neither, `reference` names the payment by its event alone (the merchant page,
+   * whose recipient wallet holds no intent for a link's payments). It grants nothing an intent does
+   * not: the refund token it locks is derived from the chain, and only the recipient's own wallet can
+   * send the transfer it describes, to the payer the chain names.
    * Checked before any chain read; returns the judgement of the original receipt.
    */
   #settlement(id: RefundIdentifier): (receipt: TransactionReceipt | null, head: bigint) => Promise<Settlement> {
@@ -161,6 +170,14 @@ export class Refunds {
       const { terms } = this.deps.subscriptions.read(id.subscription);
       const subscriptionId = this.deps.subscriptions.subscriptionId(terms);
       return async (receipt, head) => chargeSettlement(chain, subscriptionId, terms, BigInt(id.periodIndex!), receipt, head);
+    }
+    if (id.reference !== undefined) {
+      const reference = id.reference.toLowerCase() as Hex;
+      return async (receipt, head) => {
+        const { key, ...settlement } = referenceSettlement(chain, reference, receipt, head);
+        if (key === undefined) return settlement;
+        return this.#fromDepositAddress(await this.deps.depositAddresses.ofKey(key), settlement);
+      };
     }
     throw new DomainError("INVALID_REQUEST", { detail: "intent: send intent or subscription" });
   }

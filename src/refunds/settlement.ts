@@ -4,7 +4,8 @@ import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { DomainError } from "../errors.js";
 import { isSettled } from "../chain/finality.js";
-import { intentPaidFact, type PaymentChain } from "../payments/verify.js";
+import { X402ReceiversReader } from "../chain/contracts/x402-receivers.js";
+import { intentPaidFact, paidFacts, type PaymentChain } from "../payments/verify.js";
 import type { Intent } from "../payments/intent.js";
 import type { Terms } from "../recurring/terms.js";
 
@@ -64,6 +65,42 @@ export function paymentSettlement(chain: PaymentChain, intent: Intent, receipt: 
     payer: paid.payer,
     amountUnits: paid.amount,
     position: { blockNumber: paid.blockNumber, logIndex: paid.logIndex },
+  };
+}
+
+/**
+ * The one-time payment of `reference` a receipt (read after the finality head `head`) made, with no
+ * capability to compare it with: the one `Paid` of our Splitter naming that reference, or the one
+ * `ReceiverPaid` of X402Receivers naming it as nonce, in the deployment's token. Who was paid, who
+ * paid and how much are the event's own; the refund goes from the recipient it names to its payer.
+ */
+export function referenceSettlement(chain: PaymentChain, reference: Hex, receipt: TransactionReceipt | null, head: bigint): Settlement & { key?: Hex } {
+  if (receipt?.status !== "success") throw new DomainError("PAYMENT_NOT_FOUND");
+  const token = chain.deployment.token.address;
+  const paid = paidFacts(chain, receipt).filter((p) => p.reference === reference && isAddressEqual(p.token, token));
+  const viaReceiver = X402ReceiversReader.of(chain)
+    .paidIn(receipt)
+    .filter((l) => l.args.nonce === reference && isAddressEqual(l.args.token, token));
+  if (paid.length + viaReceiver.length !== 1) throw new DomainError("PAYMENT_MISMATCH");
+  requireSettled(receipt, head);
+  if (paid[0]) {
+    const p = paid[0];
+    return {
+      token: p.token,
+      merchant: p.recipient,
+      payer: p.payer,
+      amountUnits: p.amount,
+      position: { blockNumber: p.blockNumber, logIndex: p.logIndex },
+      key: p.key,
+    };
+  }
+  const r = viaReceiver[0]!;
+  return {
+    token: r.args.token,
+    merchant: r.args.recipient,
+    payer: r.args.payer,
+    amountUnits: r.args.amount,
+    position: { blockNumber: r.blockNumber, logIndex: r.logIndex },
   };
 }
 

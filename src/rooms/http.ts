@@ -9,6 +9,7 @@ import { createOpsApp } from "../http/ops.js";
 import { readinessProbe } from "../http/readiness.js";
 import { integrationRoutes } from "../http/routes/index.js";
 import { x402Endpoints } from "../http/x402.js";
+import { SubscriberStates } from "../links/subscriber-states.js";
 import type { Webhooks } from "../webhooks/webhooks.js";
 import type { BaseRoom } from "./base.js";
 import type { ChainRoom } from "./chain.js";
@@ -51,6 +52,11 @@ export function httpRoom(
       recoverLimit: rateLimit(store.windowLimiter("recover", config.rateLimits.recoverPerMinute), "recover"),
       events: webhooks.events,
       eventsLimit: rateLimit(store.windowLimiter("events", config.rateLimits.eventsPerMinute), "events"),
+      paymentsList: {
+        list: needs.payments.paymentsList,
+        limit: rateLimit(store.windowLimiter("payments-list", config.rateLimits.recoverPerMinute), "payments-list"),
+      },
+      subscriberStates: new SubscriberStates({ links: needs.links, subscriptions: recurring.subscriptions }),
     }),
     capabilities: () => describeCapabilities(config, chain.deployment),
     webhookKeys: () => webhooks.keys(),

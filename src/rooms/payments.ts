@@ -3,6 +3,7 @@ import { LinkStatus } from "../links/link-status.js";
 import { LinkRecords } from "../links/records.js";
 import { DepositSettler } from "../payments/deposit-settler.js";
 import { Payments } from "../payments/payments.js";
+import { PaymentsList } from "../payments/payments-list.js";
 import { DepositWatches } from "../store/deposit-watches.js";
 import type { Webhooks } from "../webhooks/webhooks.js";
 import { type BaseRoom, firstLine } from "./base.js";
@@ -18,6 +19,8 @@ export interface PaymentsRoom {
   depositWatches: DepositWatches;
   /** Settles payments paid to their payment address (started by listen). */
   depositSettler: DepositSettler;
+  /** The payments to a recipient, read from the chain a bounded page at a time. */
+  paymentsList: PaymentsList;
 }
 
 export function paymentsRoom(
@@ -62,5 +65,10 @@ export function paymentsRoom(
         .catch((error: unknown) => logger.warn({ loop: "x402-receivers", error: firstLine(error) }, "splitting receivers that received funds failed"));
     },
   });
-  return { payments, depositWatches, depositSettler };
+  const paymentsList = new PaymentsList({
+    ...chain.chain,
+    depositAddresses: payments.depositAddresses,
+    gate: new ConcurrencyGate(config.rateLimits.recoverConcurrency, 32),
+  });
+  return { payments, depositWatches, depositSettler, paymentsList };
 }

@@ -13,3 +13,5 @@ export * from "./refunds.js";
 export * from "./events.js";
 export * from "./x402.js";
 export * from "./x402-receivers.js";
+export * from "./payments-list.js";
+export * from "./link-subscribers.js";

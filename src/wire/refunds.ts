@@ -9,6 +9,9 @@ const RefundIdentifier = {
   intent: Token.optional(),
   subscription: Token.optional(),
   period_index: Count.optional(),
+  reference: Bytes32.optional().describe(
+    "extension: with neither intent nor subscription, the payment's reference (an x402 receiver payment's nonce), as POST /v1/payments/list shows it: the one Paid (or ReceiverPaid) naming it in tx_hash, in the deployment's token, is the original; merchant, payer and ceiling are that event's",
+  ),
 };
 
 /** `amount` is an AmountUnits string; a malformed one is REFUND_AMOUNT_INVALID (checked by the domain). */

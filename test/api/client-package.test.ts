@@ -44,6 +44,8 @@ describe("the client as a package of its own (client/: build, npm pack, install 
       "package/README.md",
       "package/dist/index.d.ts",
       "package/dist/index.js",
+      "package/dist/pages.d.ts",
+      "package/dist/pages.js",
       "package/dist/renew-cli.d.ts",
       "package/dist/renew-cli.js",
       "package/dist/renewals.d.ts",

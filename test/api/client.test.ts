@@ -9,9 +9,11 @@ describe("typed client (client/, the @stablecoin-payments/client package)", () =
   const h = useService({ PORT: "0", OPS_PORT: "0" });
   let client: PaymentServiceClient;
   let close: () => Promise<void>;
+  let apiUrl: string;
   beforeEach(async () => {
     const running = await listen(h.service);
     close = running.close;
+    apiUrl = running.apiUrl;
     client = new PaymentServiceClient({ baseUrl: running.apiUrl });
   });
   afterEach(() => close());
@@ -33,6 +35,34 @@ describe("typed client (client/, the @stablecoin-payments/client package)", () =
     assert.isTrue(await fulfilOnce(ledger, key, () => void shipped++));
     assert.isFalse(await fulfilOnce(ledger, key, () => void shipped++));
     assert.equal(shipped, 1);
+  });
+
+  it("listPayments pages by next_before_block; allPayments yields every payment, newest first, across pages", async () => {
+    const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 1]!.address;
+    const hashes: string[] = [];
+    for (const amount of ["1", "2", "3"]) {
+      const payment = await client.createPayment({ recipient: merchant, amount });
+      hashes.push((await payIntent(h.chain, h.chain.accounts[LOCAL_ROLES.firstUser]!, payment.pay as PayBlock)).transactionHash);
+    }
+    const first = await client.listPayments({ recipient: merchant, limit: 2 });
+    assert.deepEqual(
+      first.payments.map((p) => p.tx_hash),
+      [hashes[2], hashes[1]],
+    );
+    assert.isString(first.next_before_block);
+    const all: string[] = [];
+    for await (const p of client.allPayments({ recipient: merchant, limit: 1 })) all.push(p.tx_hash);
+    assert.deepEqual(all, [...hashes].reverse());
+    let calls = 0;
+    const counting = new PaymentServiceClient({
+      baseUrl: apiUrl,
+      fetch: (i, init) => {
+        calls++;
+        return fetch(i, init);
+      },
+    });
+    for await (const _ of counting.allPayments({ recipient: merchant, limit: 1 })) break;
+    assert.equal(calls, 1, "lazy: a break stops the paging");
   });
 
   it("throws ApiError with error, action and retryAfter; withRetry honours Retry-After for RETRY only", async () => {

@@ -68,8 +68,8 @@ describe("OpenAPI document", () => {
     assert.deepEqual(served, documented);
     assert.equal(
       documented.filter((r) => r.startsWith("POST /v1/")).length,
-      26,
-      "21 integration endpoints, POST /v1/links/subscribe and /v1/links/subscriptions (DESIGN.md v4), POST /v1/x402/receivers (DESIGN.md v3) and /v1/x402/verify-settlement, POST /v1/events (DESIGN.md v4)",
+      28,
+      "21 integration endpoints, POST /v1/links/subscribe, /v1/links/subscriptions (DESIGN.md v4) and /v1/links/subscribers, POST /v1/x402/receivers (DESIGN.md v3) and /v1/x402/verify-settlement, POST /v1/events (DESIGN.md v4), POST /v1/payments/list (DESIGN.md v5)",
     );
   });
 

@@ -23,7 +23,7 @@ describe("refunds API", function () {
     const created = (await post("/v1/payments", { recipient, amount })).body;
     const receipt = await payIntent(h.chain, buyer(), created.pay);
     await h.chain.mine(2);
-    return { intent: created.intent as string, tx_hash: receipt.transactionHash };
+    return { intent: created.intent as string, tx_hash: receipt.transactionHash, reference: created.reference as Hex };
   }
 
   /** The merchant sends `value` of `token` to `to` (a plain transfer), returning the hash. */
@@ -283,6 +283,25 @@ describe("refunds API", function () {
     const other = await paid("3");
     assert.equal((await post("/v1/refunds/prepare", { intent: p.intent, tx_hash: other.tx_hash, amount: "1" })).body.error, "PAYMENT_MISMATCH");
     assert.equal((await post("/v1/refunds/prepare", { intent: p.intent, tx_hash: `0x${"98".repeat(32)}`, amount: "1" })).body.error, "PAYMENT_NOT_FOUND");
+  });
+
+  it("extension: with neither capability, reference names the payment by its Paid in tx_hash (the merchant page's refund), full or partial, and verifies", async () => {
+    const p = await paid("6");
+    const byReference = { tx_hash: p.tx_hash, reference: p.reference };
+    const prepared = await post("/v1/refunds/prepare", { ...byReference, amount: "2500000" });
+    assert.equal(prepared.status, 200, JSON.stringify(prepared.body));
+    assert.include(prepared.body, { merchant: merchant().address, payer: buyer().address, original_amount_units: "6000000", refund_amount_units: "2500000" });
+    assert.equal((await post("/v1/refunds/prepare", { ...byReference, amount: "6000001" })).body.error, "REFUND_AMOUNT_INVALID");
+    // Another reference in that transaction, or another transaction: no payment of it there.
+    assert.equal((await post("/v1/refunds/prepare", { tx_hash: p.tx_hash, reference: `0x${"12".repeat(32)}`, amount: "1" })).body.error, "PAYMENT_MISMATCH");
+    const other = await paid("6");
+    assert.equal((await post("/v1/refunds/prepare", { tx_hash: other.tx_hash, reference: p.reference, amount: "1" })).body.error, "PAYMENT_MISMATCH");
+    const refund = await transfer(merchant(), buyer().address, 2_500_000n);
+    await h.chain.mine(2);
+    const verified = await post("/v1/refunds/verify", { ...byReference, refund_amount: "2500000", refund_tx_hash: refund });
+    assert.deepEqual(verified.body.status, "REFUNDED", JSON.stringify(verified.body));
+    // An intent still wins over a reference.
+    assert.equal((await post("/v1/refunds/prepare", { ...byReference, intent: other.intent, amount: "1" })).body.error, "PAYMENT_MISMATCH");
   });
 
   it("resolve reads only the token: no chain call; malformed → INVALID_REFUND_TOKEN, aged out → REFUND_TOKEN_EXPIRED", async () => {

@@ -14,6 +14,10 @@ import { refundRoutes } from "./refunds.js";
 import { x402Routes, type X402Domains } from "./x402.js";
 import { eventRoutes } from "./events.js";
 import type { EventLog } from "../../webhooks/events.js";
+import type { PaymentsList } from "../../payments/payments-list.js";
+import { paymentsListRoutes } from "./payments-list.js";
+import type { SubscriberStates } from "../../links/subscriber-states.js";
+import { linkSubscriberRoutes } from "./link-subscribers.js";
 
 export interface Domains {
   payments: Payments;
@@ -27,13 +31,19 @@ export interface Domains {
   recoverLimit: RequestHandler;
   events: EventLog;
   eventsLimit: RequestHandler;
+  /** POST /v1/payments/list and its per-IP limit. */
+  paymentsList: { list: Pick<PaymentsList, "list">; limit: RequestHandler };
+  /** POST /v1/links/subscribers: subscribers' states for a browser holding the manage token. */
+  subscriberStates: Pick<SubscriberStates, "list">;
 }
 
 /** Every integration endpoint but /v1/capabilities (served by the app itself). */
 export function integrationRoutes(d: Domains): PostRoute[] {
   return [
     ...paymentRoutes(d.payments, d.links, d.recoverLimit),
+    ...paymentsListRoutes(d.paymentsList.list, d.paymentsList.limit),
     ...linkRoutes(d.links),
+    ...linkSubscriberRoutes(d.subscriberStates),
     ...recurringRoutes(d.subscriptions, d.sessions, d.charges, d.chargeRecovery, d.links),
     ...refundRoutes(d.refunds),
     ...x402Routes(d.x402),
@@ -56,5 +66,7 @@ export function describedRoutes(): PostRoute[] {
     recoverLimit: ((_req, _res, next) => next()) as RequestHandler,
     events: unavailable,
     eventsLimit: ((_req, _res, next) => next()) as RequestHandler,
+    paymentsList: { list: unavailable, limit: ((_req, _res, next) => next()) as RequestHandler },
+    subscriberStates: unavailable,
   } as never);
 }

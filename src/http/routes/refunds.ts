@@ -4,11 +4,18 @@ import { route, type PostRoute } from "../route.js";
 import * as R from "../../wire/index.js";
 import { PrepareRefundRequest, RefundTokenRequest, VerifyRefundRequest } from "../../wire/index.js";
 
-const identifier = (b: { tx_hash: string; intent?: string | undefined; subscription?: string | undefined; period_index?: number | undefined }) => ({
+const identifier = (b: {
+  tx_hash: string;
+  intent?: string | undefined;
+  subscription?: string | undefined;
+  period_index?: number | undefined;
+  reference?: string | undefined;
+}) => ({
   txHash: b.tx_hash.toLowerCase() as Hex,
   ...(b.intent !== undefined ? { intent: b.intent } : {}),
   ...(b.subscription !== undefined ? { subscription: b.subscription } : {}),
   ...(b.period_index !== undefined ? { periodIndex: b.period_index } : {}),
+  ...(b.reference !== undefined ? { reference: b.reference as Hex } : {}),
 });
 
 export function refundRoutes(refunds: Refunds): PostRoute[] {

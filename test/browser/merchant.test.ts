@@ -1,0 +1,225 @@
+import { assert } from "chai";
+import { readFileSync } from "node:fs";
+import type { Browser, Page } from "playwright-core";
+import type { Hex } from "viem";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { listen } from "../../src/service.js";
+import { useService } from "../helpers/service.js";
+import { ARTIFACTS, injectWallet, launchBrowser, statusOf } from "../helpers/browser.js";
+import { payIntent } from "../helpers/payments.js";
+import { approve } from "../helpers/tx.js";
+import { walletTypedData, type ResolvedTerms } from "../helpers/recurring.js";
+
+/** A capability token: prefix.key.payload.mac. */
+const CAPABILITY = /(^|[^A-Za-z0-9_-])(pi|lk|lm|st|sc|ct|at|rt)\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/;
+
+const SIZES = [
+  { name: "phone", width: 390, height: 844, locale: "en-GB", timezoneId: "Europe/Paris" },
+  { name: "desktop", width: 1280, height: 800, locale: "en-US", timezoneId: "America/New_York" },
+] as const;
+
+/** The checkout's merchant page (#/merchant/<address>) in Chromium, at phone and desktop size, with screenshots. */
+for (const size of SIZES) {
+  describe(`merchant page at ${size.name} size (${size.width}×${size.height})`, function () {
+    this.timeout(120_000);
+    const h = useService({ PORT: "0", OPS_PORT: "0" });
+    let browser: Browser;
+    let api: string;
+    let close: () => Promise<void>;
+    let page: Page;
+    let requested: string[];
+    const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
+    const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+    const stranger = () => h.chain.accounts[LOCAL_ROLES.firstUser + 7]!;
+    const post = async (path: string, body: object) => (await h.api.post(path).send(body)).body;
+
+    before(async () => {
+      browser = await launchBrowser();
+    });
+    after(async () => {
+      await browser?.close();
+    });
+    beforeEach(async () => {
+      const running = await listen(h.service);
+      api = running.apiUrl;
+      close = running.close;
+      page = await browser.newPage({
+        viewport: { width: size.width, height: size.height },
+        locale: size.locale,
+        timezoneId: size.timezoneId,
+        acceptDownloads: true,
+      });
+      requested = [];
+      page.on("request", (r) => requested.push(r.url()));
+    });
+    afterEach(async function () {
+      await page.close();
+      await close();
+      if (this.currentTest?.state !== "passed") return;
+      for (const url of requested) {
+        if (!/^https?:/.test(url)) continue;
+        const { pathname, search } = new URL(url);
+        assert.notMatch(decodeURIComponent(`${pathname}${search}`), CAPABILITY, `a capability in ${url.split("?")[0]}`);
+      }
+    });
+
+    /** The page fits its width (nothing scrolls sideways), then its screenshot. */
+    async function check(name: string): Promise<void> {
+      assert.match(await page.title(), /^Payments received · Checkout$/);
+      assert.isAtMost(await page.evaluate<number>("document.scrollingElement.scrollWidth"), size.width, `${name}: fits`);
+      await page.screenshot({ path: `${ARTIFACTS}/merchant-${size.name}-${name}.png`, fullPage: true });
+    }
+
+    async function paid(amount: string) {
+      const intent = await post("/v1/payments", { recipient: merchant().address, amount });
+      const receipt = await payIntent(h.chain, buyer(), intent.pay);
+      return { reference: intent.reference as Hex, hash: receipt.transactionHash, block: receipt.blockNumber };
+    }
+
+    it("shows each payment's amount, fee, payer and a link to its transaction, newest first, with the range's total; Download CSV names the tx_hash", async () => {
+      // The service runs on the local chain; the page is told otherwise, as on Base Sepolia, for its explorer links.
+      await page.route("**/v1/capabilities", async (route) => route.fulfill({ json: { ...(await (await route.fetch()).json()), local_chain: false } }));
+      const first = await paid("12.5");
+      const second = await paid("3");
+      await h.chain.mine(2);
+      await page.goto(`${api}/checkout/#/merchant/${merchant().address}`);
+      await page.locator("#total").waitFor();
+      const rows = page.locator("#payments li.payment");
+      assert.deepEqual(await rows.evaluateAll((li) => li.map((l) => l.getAttribute("data-tx"))), [second.hash, first.hash]);
+      assert.equal(await rows.nth(1).locator(".amount").textContent(), "12.50 USDC");
+      assert.equal(await rows.nth(1).locator(".fee").textContent(), "0.25 USDC (net 12.25 USDC)");
+      assert.equal(await rows.nth(1).locator(".explorer-link").getAttribute("href"), `https://sepolia.basescan.org/tx/${first.hash}`);
+      assert.equal(await rows.nth(1).locator(".payer code").textContent(), `${buyer().address.slice(0, 6)}…${buyer().address.slice(-4)}`);
+      const block = await h.chain.publicClient.getBlock({ blockNumber: first.block });
+      const when = new Intl.DateTimeFormat(size.locale, {
+        day: "numeric",
+        month: "short",
+        year: "numeric",
+        hour: "2-digit",
+        minute: "2-digit",
+        timeZoneName: "short",
+        timeZone: size.timezoneId,
+      }).format(new Date(Number(block.timestamp) * 1000));
+      assert.equal(await rows.nth(1).locator(".when").textContent(), when, "in the merchant's own time zone");
+      assert.equal(await page.locator("#total").textContent(), "2 payments, total 15.50 USDC (fees 0.31 USDC, net 15.19 USDC)");
+      await check("payments");
+
+      const [download] = await Promise.all([page.waitForEvent("download"), page.click("#csv")]);
+      const path = `${ARTIFACTS}/merchant-${size.name}-payments.csv`;
+      await download.saveAs(path);
+      const lines = readFileSync(path, "utf8").trimEnd().split("\r\n");
+      assert.equal(lines[0], "timestamp_utc,amount,fee,net,payer,reference,tx_hash,block_number,settled_by");
+      assert.equal(
+        lines[2],
+        [
+          new Date(Number(block.timestamp) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z"),
+          "12.500000",
+          "0.250000",
+          "12.250000",
+          buyer().address,
+          first.reference,
+          first.hash,
+          first.block.toString(),
+          "pay",
+        ].join(","),
+      );
+      assert.include(lines[1], second.hash);
+    });
+
+    it("Load older reads the next block range and adds its payments to the list and the total", async () => {
+      const old = await paid("2");
+      await h.chain.mine(60_000); // past one page's blocks
+      const recent = await paid("1");
+      await h.chain.mine(2);
+      await page.goto(`${api}/checkout/#/merchant/${merchant().address}`);
+      await page.locator("#total").waitFor();
+      assert.equal(await page.locator("#payments li.payment").count(), 1);
+      assert.notInclude(await page.locator("#range").textContent(), "(all)");
+      await page.click("#older");
+      await page.locator("#range", { hasText: "(all)" }).waitFor();
+      const rows = page.locator("#payments li.payment");
+      assert.deepEqual(await rows.evaluateAll((li) => li.map((l) => l.getAttribute("data-tx"))), [recent.hash, old.hash]);
+      assert.equal(await page.locator("#total").textContent(), "2 payments, total 3.00 USDC (fees 0.06 USDC, net 2.94 USDC)");
+      assert.equal(await page.locator("#older").count(), 0, "nothing older to load");
+    });
+
+    it("a connected recipient wallet refunds a payment from its row (part of it, on the refund page), and the refund verifies", async () => {
+      const p = await paid("10");
+      await h.chain.mine(2);
+      await injectWallet(page, h.chain, merchant());
+      await page.goto(`${api}/checkout/#/merchant/${merchant().address}`);
+      await page.locator("#total").waitFor();
+      assert.equal(await page.locator("button.refund").count(), 0, "no refund before the recipient's wallet is connected");
+      await page.click("#connect");
+      await page.locator('#wallet-line[data-recipient="true"]').waitFor();
+      await page.click("#refund-0");
+      assert.equal(await page.locator("#refund-amount-0").inputValue(), "10");
+      await page.fill("#refund-amount-0", "2.5");
+      await check("refund-form");
+      await page.click("#refund-prepare-0");
+      await page.locator("#refund").waitFor();
+      assert.match(page.url(), /#\/refund\/rt\./);
+      assert.equal(await page.locator("#amount").textContent(), "2.50 USDC");
+      await page.click("#refund");
+      assert.include(await statusOf(page, "ok"), "Refund sent.");
+      const refundHash = (await page.locator("#tx code").getAttribute("title")) as Hex;
+      await h.chain.mine(2);
+      const verified = await post("/v1/refunds/verify", { tx_hash: p.hash, reference: p.reference, refund_amount: "2500000", refund_tx_hash: refundHash });
+      assert.deepInclude(verified, { status: "REFUNDED", refund_amount: "2500000", payer: buyer().address, merchant: merchant().address });
+    });
+
+    it("another wallet connected: no refund offered; a stranger's address: the empty state", async () => {
+      await paid("1");
+      await h.chain.mine(2);
+      await injectWallet(page, h.chain, stranger());
+      await page.goto(`${api}/checkout/#/merchant/${merchant().address}`);
+      await page.locator("#total").waitFor();
+      await page.click("#connect");
+      await page.locator('#wallet-line[data-recipient="false"]').waitFor();
+      assert.equal(await page.locator("button.refund").count(), 0);
+      await page.goto(`${api}/checkout/#/merchant/${stranger().address}`);
+      await page.reload();
+      assert.equal(await page.locator("#empty").textContent(), "No payments to this address yet.");
+      assert.equal(await page.locator("#csv").count(), 0, "nothing to download");
+      await check("empty");
+    });
+
+    it("with no address: connecting the wallet fills it", async () => {
+      await injectWallet(page, h.chain, merchant());
+      await page.goto(`${api}/checkout/#/merchant`);
+      await page.click("#connect");
+      await page.locator("#empty").waitFor();
+      assert.equal(page.url(), `${api}/checkout/#/merchant/${merchant().address}`);
+    });
+
+    it("a pasted manage token lists the link's subscribers with state and last charge; the token stays in the fragment and sessionStorage", async () => {
+      const link = await post("/v1/links", { recipient: merchant().address, amount: "4.99", period: 3600 });
+      const payer = buyer();
+      await approve(h.chain, payer, h.chain.deployment.token.address, h.chain.deployment.contracts.RecurringCharges.address, 10n ** 9n);
+      const resolved = await post("/v1/subscriptions/resolve", { setup_token: link.link });
+      const signature = await payer.signTypedData(walletTypedData(resolved as ResolvedTerms, payer.address) as never);
+      await post("/v1/links/subscribe", { setup_token: resolved.setup_token, payer: payer.address, signature });
+      const { subscriptions } = await post("/v1/links/subscriptions", { manage_token: link.manage_token });
+      await post("/v1/charges", { subscription: subscriptions[0].subscription });
+      await h.chain.mine(2);
+
+      await page.goto(`${api}/checkout/#/merchant/${merchant().address}`);
+      await page.locator("#empty").waitFor(); // a charge is no Paid: the payments list has none
+      await page.click("#subscribers-box summary");
+      await page.fill("#manage-token", link.manage_token);
+      await page.click("#show-subscribers");
+      const row = page.locator("#subscribers li.subscriber");
+      await row.waitFor();
+      assert.equal(await row.locator(".state").textContent(), "ACTIVE");
+      assert.include(await row.textContent(), "4.99 USDC every hour · 1 charge · last charge for the period from");
+      assert.equal(page.url(), `${api}/checkout/#/merchant/${merchant().address}/${link.manage_token}`, "in the fragment");
+      assert.equal(await page.evaluate(`sessionStorage.getItem("merchant-manage-token")`), link.manage_token);
+      assert.notMatch(await page.content(), /sc\.k1\./, "no subscription capability reaches the page");
+      await check("subscribers");
+      // A reload of the bare page finds the token in this tab's sessionStorage.
+      await page.goto(`${api}/checkout/#/merchant/${merchant().address}`);
+      await page.reload();
+      await page.locator("#subscribers li.subscriber").waitFor();
+    });
+  });
+}
