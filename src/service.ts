@@ -239,7 +239,6 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     now,
     batch: config.relayer.batch,
     refusedPayers: new RefusedChargePayers(database),
-    signatureGasCap: config.recurring.signatureGasCap,
   });
   const chargeRecovery = new ChargeRecovery({ ...chain, capabilities });
   const stuckCharges = new StuckCharges({ client, attempts, relayer, pricing, now });

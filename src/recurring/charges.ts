@@ -17,7 +17,7 @@ import { chargedInAnswer } from "./charge-answers.js";
 import { followAttempt } from "./charge-follow.js";
 import { ChargeBatcher } from "./charge-batcher.js";
 import { measuredChargeGas, RENEWAL_GAS_FIGURE } from "./charge-gas.js";
-import { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
+import { CONTRACT_SIGNATURE_GAS_CAP, RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
 import type { Terms } from "./terms.js";
 import type { SignedSubscription } from "./tokens.js";
 import type { ChargeResponse, ChargeStatus } from "../wire/index.js";
@@ -42,12 +42,6 @@ export interface ChargesDeps {
   batch: { maxItems: number; waitMs: number };
   /** Payers refused for a while after a charge of theirs failed on chain (charge-follow.ts says which failures). */
   refusedPayers: RefusedChargePayers;
-  /**
-   * The gas a contract payer's ERC-1271 check may use on chain: the contract's `SIGNATURE_GAS_CAP`, which
-   * the configured SIGNATURE_GAS_CAP (finalize's eth_call cap) may not exceed. A batch sets it aside for
-   * each contract payer's first charge, so a check that burns it leaves the batch's other items their gas.
-   */
-  signatureGasCap: bigint;
 }
 
 /** How long a payer's charges are refused after one passed its simulation and failed on chain (as x402's reverted payers). */
@@ -255,7 +249,9 @@ export class Charges {
       }
       gas = (estimate.value * 12n) / 10n;
       const payerCode = settledValue(code);
-      if (payerCode !== undefined && payerCode !== "0x") signatureRoom = this.deps.signatureGasCap;
+      // The contract's cap, not the setting: a lower setting only narrows finalize's own check, and the
+      // chain still lets the account's check run to the contract's cap.
+      if (payerCode !== undefined && payerCode !== "0x") signatureRoom = CONTRACT_SIGNATURE_GAS_CAP;
     }
     // The whole cost: L2 gas and the L1 data fee (on Base usually the larger part when L1 is busy).
     const reimbursement = reimbursementFor(transactionCostUnits(gas, fees.expectedPerGas, l1Fee, this.deps.pricing), terms.networkFee);
