@@ -169,6 +169,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
       checkTerms: (terms) => subscriptions.checkTerms(terms),
       resolveThroughLink: (link) => subscriptions.resolveThroughLink(link),
       finalizeThroughLink: (input) => subscriptions.finalizeThroughLink(input),
+      checkFirstChargeFunds: (terms) => subscriptions.checkFirstChargeFunds(terms),
     },
     deployment,
     checkoutUrl: config.checkoutUrl,

@@ -1,4 +1,4 @@
-import { encodeFunctionData, erc20Abi, type Address, type Hex, type PublicClient } from "viem";
+import { encodeFunctionData, type Address, type Hex, type PublicClient } from "viem";
 import { recurringChargesAbi } from "../generated/contracts.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
@@ -9,6 +9,7 @@ import { readTokenState, refuseTransfer, type TokenState } from "../chain/token-
 import type { ChargeAttempts } from "../store/charge-attempts.js";
 import type { RefusedChargePayers } from "../store/refused-charge-payers.js";
 import { chargeRefusal } from "./charge-errors.js";
+import { checkPayerFunds } from "./payer-funds.js";
 import { quoteFees, reimbursementFor, transactionCostUnits, type FeeQuote, type GasPricing } from "./gas-quote.js";
 import { l1FeeWithMargin, quoteL1Fee } from "../chain/l1-fee.js";
 import type { Relayer } from "./relayer.js";
@@ -361,11 +362,6 @@ export class Charges {
   }
 
   async #checkFunds(terms: Terms, required: bigint): Promise<void> {
-    const read = (functionName: "allowance" | "balanceOf", args: readonly [`0x${string}`] | readonly [`0x${string}`, `0x${string}`]) =>
-      rpc(() => this.deps.client.readContract({ address: terms.token, abi: erc20Abi, functionName, args } as never) as Promise<bigint>);
-    // Both in one batch; the allowance answers first.
-    const [allowance, balance] = await Promise.allSettled([read("allowance", [terms.payer, this.#contract]), read("balanceOf", [terms.payer])]);
-    if (settledValue(allowance) < required) throw new DomainError("INSUFFICIENT_ALLOWANCE");
-    if (settledValue(balance) < required) throw new DomainError("INSUFFICIENT_BALANCE");
+    await checkPayerFunds(this.deps.client, { token: terms.token, spender: this.#contract, payer: terms.payer, required });
   }
 }

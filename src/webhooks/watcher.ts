@@ -133,6 +133,9 @@ export class Watcher {
           dueAt: this.deps.now(),
           subjects: subjectsOf(e.watch),
         });
+      // A revoked subscription is announced once and then no more watched: its watch ends at the
+      // revocation (pruned later, its place under the caps given back).
+      for (const e of events) if (e.eventType === "subscription.revoked") await Watches.endSubscription(tx, e.watch.key, e.payload.created_at);
       await new WatcherCursor(tx).set(to, toBlock.hash, Number(toBlock.timestamp));
     });
     return { from, to, enqueued: events.length };
