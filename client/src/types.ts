@@ -736,7 +736,7 @@ export type StoredEvent = {
   data: Record<string, unknown>;
   /** the exact body delivered (or to be delivered) */
   body: string;
-  /** signed now: verify them with body as a delivery */
+  /** as first signed: the webhook-timestamp and webhook-signature of the event's first delivery (or of the first read-back, kept for that delivery); verify the signature with body, the timestamp being the delivery's, not now */
   headers: SignedEventHeaders;
 };
 
