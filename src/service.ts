@@ -297,6 +297,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     sender: receiverSender,
     now,
     feeBps: deployment.parameters.feeBps,
+    idleMs: config.x402.receiverIdleSeconds * 1000,
     costUnits: async (data) => {
       const [priced, l1Fee, fees] = await Promise.all([
         receiverSender.price(data),
@@ -334,7 +335,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
       charges,
       chargeRecovery,
       refunds,
-      x402: { receivers: new ReceiverDirectory({ chain, store: x402Receivers }), verdict: (q) => settlementVerdict(chain, q) },
+      x402: { receivers: new ReceiverDirectory({ chain, store: x402Receivers, now }), verdict: (q) => settlementVerdict(chain, q) },
       recoverLimit,
       events: webhooks.events,
       eventsLimit,
