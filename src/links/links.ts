@@ -228,7 +228,8 @@ export class Links {
   async subscribe(input: { setupToken: string; payer: Address; signature: Hex }): Promise<SubscribeLinkResponse> {
     const signed = await this.deps.subscriptions.finalizeThroughLink(input);
     const record = await this.#openRecord(signed.linkId);
-    await this.deps.subscriptions.checkFirstChargeFunds(signed.terms);
+    // A subscriber already kept answers as before, whatever its funds now.
+    if (!(await this.#subscribers.has(signed.linkId, signed.subscriptionId))) await this.deps.subscriptions.checkFirstChargeFunds(signed.terms);
     const added = await this.#subscribers.add({
       linkId: signed.linkId,
       subscriptionId: signed.subscriptionId,

@@ -23,12 +23,12 @@ export interface EventLogDeps {
 
 /**
  * POST /v1/events: the events of one capability the caller holds, delivered or not, oldest first,
- * each with the exact body sent and its headers as first signed (the first attempt's `webhook-timestamp`
- * and signature; an event not attempted yet is signed now and that signing kept for its first
- * attempt), so an endpoint that was down past the last retry reads back what it missed, with the
- * same ids, and no holder of a capability gets fresh timestamps for old events. The capability is the only key: an intent
- * reads its payment's events, a link's manage token those of every payment through the link, a
- * subscription capability its subscription's.
+ * each with the exact body sent and its headers as first signed (the first attempt's
+ * `webhook-timestamp` and signature; an event not attempted yet is signed now and that signing kept
+ * for its first attempt), so an endpoint that was down past the last retry reads back what it
+ * missed, with the same ids, and no holder of a capability gets fresh timestamps for old events.
+ * The capability is the only key: an intent reads its payment's events, a link's manage token
+ * those of every payment through the link, a subscription capability its subscription's.
  */
 export class EventLog {
   readonly #deliveries: Deliveries;

@@ -107,6 +107,8 @@ for (const store of ["pglite", "postgres"] as const)
       assert.equal(subscribed.body.link_id, link.link_id);
       assert.deepEqual([subscribed.body.amount, subscribed.body.period, subscribed.body.end], ["2.500000", 3600, 0]);
 
+      // Kept once, the same post answers the same, even with the allowance since withdrawn.
+      await approve(h.chain, first!, h.chain.deployment.token.address, h.chain.deployment.contracts.RecurringCharges.address, 0n);
       const again = await h.api.post("/v1/links/subscribe").send({ setup_token: resolved.setup_token, payer: first!.address, signature });
       assert.deepEqual(again.body, subscribed.body, "the same signature again: the same answer");
 
