@@ -819,13 +819,13 @@ export type StoredEvent = {
   data: Record<string, unknown>;
   /** the exact body delivered (or to be delivered) */
   body: string;
-  /** signed now: verify them with body as a delivery */
+  /** as first signed: the webhook-timestamp and webhook-signature of the event's first delivery (or of the first read-back, kept for that delivery); verify the signature with body, the timestamp being the delivery's, not now */
   headers: SignedEventHeaders;
 };
 
 /** An error answer of subscribeLink: branch on error and action. */
 export type SubscribeLinkError = {
-  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_SETUP_TOKEN" | "LINK_CLOSED" | "INVALID_SIGNATURE" | "UNSUPPORTED_SIGNATURE_FORMAT" | "SIGNATURE_VALIDATION_TOO_EXPENSIVE" | "RPC_ERROR" | "RPC_BUSY";
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_SETUP_TOKEN" | "LINK_CLOSED" | "INVALID_SIGNATURE" | "UNSUPPORTED_SIGNATURE_FORMAT" | "SIGNATURE_VALIDATION_TOO_EXPENSIVE" | "INSUFFICIENT_ALLOWANCE" | "INSUFFICIENT_BALANCE" | "RPC_ERROR" | "RPC_BUSY";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;

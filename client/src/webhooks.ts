@@ -19,7 +19,10 @@ export interface WebhookPublicKey {
 export interface VerifyWebhookOptions {
   /** How far the timestamp may be from now, in seconds (Standard Webhooks' default: 5 minutes). */
   toleranceSeconds?: number;
-  /** Now in unix seconds (tests, replays of stored deliveries). */
+  /**
+   * Now in unix seconds (tests, replays of stored deliveries). For an event read back from
+   * POST /v1/events, its own `webhook-timestamp`: read-back answers the headers as first signed.
+   */
   now?: number;
 }
 

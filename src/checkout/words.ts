@@ -19,6 +19,8 @@ export function explain(error: string | undefined, action: string | undefined, r
     AMOUNT_OUT_OF_BOUNDS: "This amount is outside what the service accepts.",
     ACCOUNT_BLOCKED: "The token refuses this payment: one of the accounts is blocked. Nothing was sent; contact the merchant.",
     TOKEN_PAUSED: "Transfers of this token are paused for now. Nothing was sent.",
+    INSUFFICIENT_BALANCE: "Your wallet does not hold the first charge. You are not subscribed: add funds, then subscribe again.",
+    INSUFFICIENT_ALLOWANCE: "The subscription contract may not take the first charge yet. You are not subscribed: allow it, then subscribe again.",
   };
   const text = known[error ?? ""] ?? `The service answered ${error ?? "an error"}.`;
   return action === "RETRY" ? `${text} Try again${retryAfter ? ` in ${retryAfter} s` : ""}.` : text;

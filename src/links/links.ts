@@ -30,7 +30,7 @@ export interface LinkWatches {
   watchLink(linkId: Hex, notifyUrl: string, caller: string, expiresAt: number, included?: boolean): Promise<boolean>;
   endLink(linkId: Hex): Promise<void>;
   /** A payer subscribed through the link: announce subscription.created and watch its charges and revocation, with the link id. */
-  subscribedThroughLink(s: { linkId: Hex; subscriptionId: Hex; payer: Address; end: bigint; notifyUrl: string; caller: string }): Promise<void>;
+  subscribedThroughLink(s: { linkId: Hex; subscriptionId: Hex; payer: Address; end: bigint; notifyUrl: string; caller: string }): Promise<boolean>;
 }
 
 /**
@@ -51,7 +51,9 @@ export interface LinkSubscriptions {
     setupToken: string;
     payer: Address;
     signature: Hex;
-  }): Promise<{ linkId: Hex; subscriptionId: Hex; terms: { payer: Address; end: bigint }; answer: FinalizeSubscriptionResponse }>;
+  }): Promise<{ linkId: Hex; subscriptionId: Hex; terms: { payer: Address; amount: bigint; end: bigint }; answer: FinalizeSubscriptionResponse }>;
+  /** INSUFFICIENT_ALLOWANCE / INSUFFICIENT_BALANCE unless the payer's allowance and balance cover the first charge. */
+  checkFirstChargeFunds(terms: { payer: Address; amount: bigint }): Promise<void>;
 }
 
 export interface LinksDeps {
@@ -215,11 +217,16 @@ export class Links {
    * A payer's signature on a setup the link minted, checked as finalize checks it; the capability is
    * kept against the link (sealed) and only the browser-safe part is answered. The same subscription
    * again is the same answer, with nothing added or announced. LINK_CLOSED once the link is closed
-   * or expired: existing subscribers keep their subscriptions.
+   * or expired: existing subscribers keep their subscriptions. A payer whose allowance or balance
+   * does not cover the first charge is refused (INSUFFICIENT_ALLOWANCE, INSUFFICIENT_BALANCE) with
+   * nothing written or announced: a link is public, and a key that could never pay would otherwise
+   * add a lasting row (and a place in the merchant's renewals) for free.
    */
   async subscribe(input: { setupToken: string; payer: Address; signature: Hex }): Promise<SubscribeLinkResponse> {
     const signed = await this.deps.subscriptions.finalizeThroughLink(input);
     const record = await this.#openRecord(signed.linkId);
+    // A subscriber already kept answers as before, whatever its funds now.
+    if (!(await this.#subscribers.has(signed.linkId, signed.subscriptionId))) await this.deps.subscriptions.checkFirstChargeFunds(signed.terms);
     const added = await this.#subscribers.add({
       linkId: signed.linkId,
       subscriptionId: signed.subscriptionId,

@@ -36,6 +36,12 @@ export class LinkSubscribers {
     return rows.length > 0;
   }
 
+  /** Whether this subscription is kept for this link already. */
+  async has(linkId: Hex, subscriptionId: Hex): Promise<boolean> {
+    const rows = await this.db.query("SELECT 1 FROM link_subscriptions WHERE link_id = $1 AND subscription_id = $2", [linkId, subscriptionId]);
+    return rows.length > 0;
+  }
+
   /** Up to `limit` subscribers of a link after the cursor `after`, oldest first. */
   async page(linkId: Hex, after: string | undefined, limit: number): Promise<LinkSubscriber[]> {
     const rows = await this.db.query<{ seq: string | number; subscription_id: string; payer: string; capability_sealed: string; created_at: string | number }>(

@@ -1,4 +1,4 @@
-import { encodeFunctionData, erc20Abi, type Address, type Hex, type PublicClient } from "viem";
+import { encodeFunctionData, type Address, type Hex, type PublicClient } from "viem";
 import { recurringChargesAbi } from "../generated/contracts.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
@@ -9,6 +9,7 @@ import { readTokenState, refuseTransfer, type TokenState } from "../chain/token-
 import type { ChargeAttempts } from "../store/charge-attempts.js";
 import type { RefusedChargePayers } from "../store/refused-charge-payers.js";
 import { chargeRefusal } from "./charge-errors.js";
+import { checkPayerFunds } from "./payer-funds.js";
 import { quoteFees, reimbursementFor, transactionCostUnits, type FeeQuote, type GasPricing } from "./gas-quote.js";
 import { l1FeeWithMargin, quoteL1Fee } from "../chain/l1-fee.js";
 import type { Relayer } from "./relayer.js";
@@ -17,7 +18,7 @@ import { chargedInAnswer } from "./charge-answers.js";
 import { followAttempt } from "./charge-follow.js";
 import { ChargeBatcher } from "./charge-batcher.js";
 import { measuredChargeGas, RENEWAL_GAS_FIGURE } from "./charge-gas.js";
-import { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
+import { CONTRACT_SIGNATURE_GAS_CAP, RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
 import type { Terms } from "./terms.js";
 import type { SignedSubscription } from "./tokens.js";
 import type { ChargeResponse, ChargeStatus } from "../wire/index.js";
@@ -42,12 +43,6 @@ export interface ChargesDeps {
   batch: { maxItems: number; waitMs: number };
   /** Payers refused for a while after a charge of theirs failed on chain (charge-follow.ts says which failures). */
   refusedPayers: RefusedChargePayers;
-  /**
-   * The gas a contract payer's ERC-1271 check may use on chain: the contract's `SIGNATURE_GAS_CAP`, which
-   * the configured SIGNATURE_GAS_CAP (finalize's eth_call cap) may not exceed. A batch sets it aside for
-   * each contract payer's first charge, so a check that burns it leaves the batch's other items their gas.
-   */
-  signatureGasCap: bigint;
 }
 
 /** How long a payer's charges are refused after one passed its simulation and failed on chain (as x402's reverted payers). */
@@ -255,7 +250,9 @@ export class Charges {
       }
       gas = (estimate.value * 12n) / 10n;
       const payerCode = settledValue(code);
-      if (payerCode !== undefined && payerCode !== "0x") signatureRoom = this.deps.signatureGasCap;
+      // The contract's cap, not the setting: a lower setting only narrows finalize's own check, and the
+      // chain still lets the account's check run to the contract's cap.
+      if (payerCode !== undefined && payerCode !== "0x") signatureRoom = CONTRACT_SIGNATURE_GAS_CAP;
     }
     // The whole cost: L2 gas and the L1 data fee (on Base usually the larger part when L1 is busy).
     const reimbursement = reimbursementFor(transactionCostUnits(gas, fees.expectedPerGas, l1Fee, this.deps.pricing), terms.networkFee);
@@ -365,11 +362,6 @@ export class Charges {
   }
 
   async #checkFunds(terms: Terms, required: bigint): Promise<void> {
-    const read = (functionName: "allowance" | "balanceOf", args: readonly [`0x${string}`] | readonly [`0x${string}`, `0x${string}`]) =>
-      rpc(() => this.deps.client.readContract({ address: terms.token, abi: erc20Abi, functionName, args } as never) as Promise<bigint>);
-    // Both in one batch; the allowance answers first.
-    const [allowance, balance] = await Promise.allSettled([read("allowance", [terms.payer, this.#contract]), read("balanceOf", [terms.payer])]);
-    if (settledValue(allowance) < required) throw new DomainError("INSUFFICIENT_ALLOWANCE");
-    if (settledValue(balance) < required) throw new DomainError("INSUFFICIENT_BALANCE");
+    await checkPayerFunds(this.deps.client, { token: terms.token, spender: this.#contract, payer: terms.payer, required });
   }
 }

@@ -6,6 +6,7 @@ import { DomainError } from "../errors.js";
 import { formatAmount, mulDivUp } from "../money.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
+import { checkPayerFunds } from "./payer-funds.js";
 import { checkPayerSignature } from "./signature.js";
 import { checkRecipient } from "../rules/recipient.js";
 import { checkReturnUrl } from "../rules/return-url.js";
@@ -224,6 +225,23 @@ export class Subscriptions {
     const setup = this.#setup(input.setupToken, { enforceExpiry: false });
     if (!setup.linkId) throw new DomainError("INVALID_SETUP_TOKEN");
     return { linkId: setup.linkId, ...(await this.#signed(setup.offer, input)) };
+  }
+
+  /**
+   * INSUFFICIENT_ALLOWANCE, then INSUFFICIENT_BALANCE, unless the payer's allowance to RecurringCharges
+   * and its balance each cover the first charge's signed amount, read at the latest block: what a
+   * subscription link asks before it keeps a subscriber, so that a key that could never pay adds no
+   * row. The signed amount, not the gas reimbursement on top (priced at charge time, 0 by default):
+   * a gate against payers that cannot pay, not a promise that the charge will pass. A contract
+   * account (a Safe) is asked the same of its own address.
+   */
+  checkFirstChargeFunds(terms: { payer: Address; amount: bigint }): Promise<void> {
+    return checkPayerFunds(this.deps.client, {
+      token: this.deps.deployment.token.address,
+      spender: this.contract,
+      payer: terms.payer,
+      required: terms.amount,
+    });
   }
 
   async #signed(offer: Offer, input: { payer: Address; signature: Hex }) {

@@ -46,6 +46,7 @@ export function receiversRoom(
     sender,
     now,
     feeBps: deployment.parameters.feeBps,
+    idleMs: config.x402.receiverIdleSeconds * 1000,
     costUnits: async (data) => {
       const [priced, l1Fee, fees] = await Promise.all([
         sender.price(data),

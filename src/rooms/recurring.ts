@@ -54,7 +54,6 @@ export function recurringRoom(
     now,
     batch: config.relayer.batch,
     refusedPayers: new RefusedChargePayers(database),
-    signatureGasCap: config.recurring.signatureGasCap,
   });
   return {
     subscriptions,

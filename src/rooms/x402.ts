@@ -16,7 +16,7 @@ export interface X402Room {
 }
 
 export function x402Room(
-  { config }: BaseRoom,
+  { config, now }: BaseRoom,
   { chain: { chain }, relayer: { relayer }, payments, receivers }: { chain: ChainRoom; relayer: RelayerRoom; payments: PaymentsRoom; receivers: ReceiversRoom },
 ): X402Room {
   const facilitator = new X402Facilitator({
@@ -35,6 +35,6 @@ export function x402Room(
   });
   return {
     facilitator,
-    domains: { receivers: new ReceiverDirectory({ chain, store: receivers.store }), verdict: (q) => settlementVerdict(chain, q) },
+    domains: { receivers: new ReceiverDirectory({ chain, store: receivers.store, now }), verdict: (q) => settlementVerdict(chain, q) },
   };
 }

@@ -18,20 +18,47 @@ export interface X402Transaction {
   sentAt: number;
 }
 
+/** A second registration of a receiver never funded renews it only if the last is older than this (ms): one write an hour at most. */
+export const RECEIVER_RENEW_AFTER_MS = 3_600_000;
+
 /**
- * The receivers (one row per receiver: written by POST /v1/x402/receivers or a settlement, never per
- * request) and the relayer's transactions to X402Receivers, with their nonces.
+ * The receivers (one row per receiver: written by POST /v1/x402/receivers, never per request) and the
+ * relayer's transactions to X402Receivers, with their nonces. A receiver is funded once funds were
+ * seen arriving in it; until then the backstop does not look at it, and it is forgotten after an
+ * idle time since it was last registered (registering it again restores it: it is derived).
  */
 export class X402ReceiverStore {
   constructor(private readonly db: Pick<Database, "query" | "transaction">) {}
 
-  /** Records a receiver (once: a second call writes nothing). */
-  async add(r: X402ReceiverRecord): Promise<void> {
-    await this.db.query("INSERT INTO x402_receivers (receiver, recipient, token) VALUES ($1, $2, $3) ON CONFLICT (receiver) DO NOTHING", [
-      r.receiver.toLowerCase(),
-      r.recipient.toLowerCase(),
-      r.token.toLowerCase(),
+  /**
+   * Records a receiver registered at `nowMs` (once: a second call writes nothing, except that it
+   * renews a receiver never funded, at most once per {@link RECEIVER_RENEW_AFTER_MS}).
+   */
+  async add(r: X402ReceiverRecord, nowMs: number): Promise<void> {
+    await this.db.query(
+      `INSERT INTO x402_receivers (receiver, recipient, token, seen_at) VALUES ($1, $2, $3, $4)
+        ON CONFLICT (receiver) DO UPDATE SET seen_at = EXCLUDED.seen_at
+        WHERE x402_receivers.funded_at IS NULL AND x402_receivers.seen_at < EXCLUDED.seen_at - $5`,
+      [r.receiver.toLowerCase(), r.recipient.toLowerCase(), r.token.toLowerCase(), nowMs, RECEIVER_RENEW_AFTER_MS],
+    );
+  }
+
+  /** Marks receivers funded at `nowMs` (funds seen arriving): from now on the backstop looks at them, and they are never forgotten. */
+  async markFunded(receivers: Address[], nowMs: number): Promise<void> {
+    if (receivers.length === 0) return;
+    await this.db.query("UPDATE x402_receivers SET funded_at = $2 WHERE receiver = ANY($1::text[]) AND funded_at IS NULL", [
+      receivers.map((r) => r.toLowerCase()),
+      nowMs,
     ]);
+  }
+
+  /** Deletes up to `limit` receivers never funded and last registered before `beforeMs`; returns how many. */
+  async dropIdle(beforeMs: number, limit: number): Promise<number> {
+    const rows = await this.db.query(
+      "DELETE FROM x402_receivers WHERE receiver IN (SELECT receiver FROM x402_receivers WHERE funded_at IS NULL AND seen_at < $1 ORDER BY seen_at LIMIT $2) RETURNING receiver",
+      [beforeMs, limit],
+    );
+    return rows.length;
   }
 
   async find(receiver: Address): Promise<X402ReceiverRecord | null> {
@@ -42,10 +69,10 @@ export class X402ReceiverStore {
     return row ? { receiver: getAddress(row.receiver), recipient: getAddress(row.recipient), token: getAddress(row.token) } : null;
   }
 
-  /** Receivers in address order after `after` (a page of at most `limit`). */
+  /** Funded receivers in address order after `after` (a page of at most `limit`): the backstop's walk. */
   async page(after: Address | null, limit: number): Promise<X402ReceiverRecord[]> {
     const rows = await this.db.query<{ receiver: string; recipient: string; token: string }>(
-      "SELECT receiver, recipient, token FROM x402_receivers WHERE receiver > $1 ORDER BY receiver LIMIT $2",
+      "SELECT receiver, recipient, token FROM x402_receivers WHERE receiver > $1 AND funded_at IS NOT NULL ORDER BY receiver LIMIT $2",
       [after?.toLowerCase() ?? "", limit],
     );
     return rows.map((r) => ({ receiver: getAddress(r.receiver), recipient: getAddress(r.recipient), token: getAddress(r.token) }));

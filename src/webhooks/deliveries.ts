@@ -17,6 +17,18 @@ export interface Delivery {
   nextAttemptAt: number;
   status: "pending" | "delivered" | "dropped";
   lastError: string | null;
+  /**
+   * Its first signing (the first attempt's, or a read-back's before any attempt): the
+   * `webhook-timestamp` (unix seconds) and `webhook-signature` POST /v1/events answers for good.
+   * Null until then.
+   */
+  signed: FirstSigning | null;
+}
+
+/** An event's headers as first signed: the timestamp and the signature made over it. */
+export interface FirstSigning {
+  at: number;
+  signature: string;
 }
 
 /** What reads an event back (POST /v1/events): the payment's reference, the link's id, the subscription's id. */
@@ -38,6 +50,8 @@ interface DeliveryRow {
   next_attempt_at: string | number;
   status: Delivery["status"];
   last_error: string | null;
+  signed_at?: string | number | null;
+  signature?: string | null;
 }
 
 const deliveryFrom = (r: DeliveryRow): Delivery => {
@@ -56,6 +70,7 @@ const deliveryFrom = (r: DeliveryRow): Delivery => {
     nextAttemptAt: Number(r.next_attempt_at),
     status: r.status,
     lastError: r.last_error,
+    signed: r.signed_at != null && r.signature != null ? { at: Number(r.signed_at), signature: r.signature } : null,
   };
 };
 
@@ -113,7 +128,7 @@ export class Deliveries {
            WHERE status = 'pending' AND next_attempt_at <= $2 AND lease_until <= $2 AND NOT (target = ANY($4))
              AND ($5::text IS NULL OR target = $5)
            ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED))
-        RETURNING event_id, target, event_type, notify_url, COALESCE(body, payload::text) AS body, attempts, next_attempt_at, status, last_error`,
+        RETURNING event_id, target, event_type, notify_url, COALESCE(body, payload::text) AS body, attempts, next_attempt_at, status, last_error, signed_at, signature`,
       [nowMs + leaseMs, nowMs, limit, skipTargets, onlyTarget],
     );
     return rows.map(deliveryFrom);
@@ -133,20 +148,46 @@ export class Deliveries {
     return rows.length;
   }
 
-  /** Marks deliveries acknowledged at `nowMs` (kept until pruned), in one statement. */
-  async markDelivered(eventIds: string | string[], nowMs: number): Promise<void> {
+  /**
+   * Marks deliveries acknowledged at `nowMs` (kept until pruned), in one statement, each keeping its
+   * first signing (`signed[i]` is `eventIds[i]`'s attempt's; one already kept stays).
+   */
+  async markDelivered(eventIds: string | string[], nowMs: number, signed: readonly (FirstSigning | null)[] = []): Promise<void> {
+    const ids = typeof eventIds === "string" ? [eventIds] : eventIds;
     await this.db.query(
-      "UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, lease_until = 0, last_error = NULL, next_attempt_at = $2 WHERE event_id = ANY($1)",
-      [typeof eventIds === "string" ? [eventIds] : eventIds, nowMs],
+      `UPDATE webhook_deliveries d SET status = 'delivered', attempts = d.attempts + 1, lease_until = 0, last_error = NULL, next_attempt_at = $2,
+          signed_at = COALESCE(d.signed_at, s.at), signature = COALESCE(d.signature, s.signature)
+        FROM (SELECT unnest($1::text[]) AS id, unnest($3::bigint[]) AS at, unnest($4::text[]) AS signature) s
+        WHERE d.event_id = s.id`,
+      [ids, nowMs, ids.map((_, i) => signed[i]?.at ?? null), ids.map((_, i) => signed[i]?.signature ?? null)],
     );
   }
 
-  /** Records a failed attempt: due again at `nextAttemptAt`, or dropped when that is null. */
-  async markFailed(eventId: string, error: string, nextAttemptAt: number | null): Promise<void> {
+  /** Records a failed attempt: due again at `nextAttemptAt`, or dropped when that is null; its signing kept if it is the first. */
+  async markFailed(eventId: string, error: string, nextAttemptAt: number | null, signed: FirstSigning | null = null): Promise<void> {
     await this.db.query(
-      "UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = 0, last_error = $2, status = $3, next_attempt_at = COALESCE($4, next_attempt_at) WHERE event_id = $1",
-      [eventId, error.slice(0, 500), nextAttemptAt === null ? "dropped" : "pending", nextAttemptAt],
+      `UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = 0, last_error = $2, status = $3, next_attempt_at = COALESCE($4, next_attempt_at),
+          signed_at = COALESCE(signed_at, $5), signature = COALESCE(signature, $6)
+        WHERE event_id = $1`,
+      [eventId, error.slice(0, 500), nextAttemptAt === null ? "dropped" : "pending", nextAttemptAt, signed?.at ?? null, signed?.signature ?? null],
     );
+  }
+
+  /**
+   * Keeps `signing` as the first signing of each of `eventIds` not signed yet and not leased (an
+   * attempt in flight keeps its own when it is recorded); returns the ids it was kept for.
+   */
+  async keepFirstSigning(signings: Readonly<Record<string, FirstSigning>>, nowMs: number): Promise<Set<string>> {
+    const ids = Object.keys(signings);
+    if (ids.length === 0) return new Set();
+    const rows = await this.db.query<{ event_id: string }>(
+      `UPDATE webhook_deliveries d SET signed_at = s.at, signature = s.signature
+        FROM (SELECT unnest($1::text[]) AS id, unnest($2::bigint[]) AS at, unnest($3::text[]) AS signature) s
+        WHERE d.event_id = s.id AND d.signed_at IS NULL AND d.lease_until <= $4
+        RETURNING d.event_id`,
+      [ids, ids.map((id) => signings[id]!.at), ids.map((id) => signings[id]!.signature), nowMs],
+    );
+    return new Set(rows.map((r) => r.event_id));
   }
 
   async all(): Promise<Delivery[]> {

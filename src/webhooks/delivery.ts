@@ -1,5 +1,5 @@
 import type { Database } from "../store/database.js";
-import { Deliveries, type Delivery } from "./deliveries.js";
+import { Deliveries, type Delivery, type FirstSigning } from "./deliveries.js";
 
 /** Retries after 1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours, 12 hours; then the event is dropped. */
 export const RETRY_SCHEDULE_SECONDS = [60, 300, 1800, 7200, 21600, 43200] as const;
@@ -25,13 +25,14 @@ export interface DeliveryDeps {
   /** How long acknowledgements may gather before they are recorded together (ms). */
   ackDelayMs?: number;
   onError?: (delivery: Delivery, error: string) => void;
-  /** The signed headers of one attempt (signing.ts), made at the attempt's own time. */
+  /** The signed headers of one attempt (signing.ts), made at `nowSeconds`. */
   sign: (eventId: string, eventType: string, body: string, nowSeconds: number) => Record<string, string>;
 }
 
 /**
  * Delivers due webhook events: POST the stored body with `svc-event-id`, `svc-event-type` and
- * Standard Webhooks' signed headers (signed at each attempt, so a retry's timestamp is fresh); any 2xx
+ * Standard Webhooks' signed headers (the first attempt's signing is kept, and POST /v1/events answers
+ * it; a retry is signed at its own time, so a receiver's timestamp tolerance accepts it); any 2xx
  * acknowledges; anything else (non-2xx, a redirect, a timeout, a refused target) is retried on the
  * schedule. Rows are leased, so several instances never send the same attempt twice, and a crashed
  * instance's lease simply runs out.
@@ -271,7 +272,7 @@ export class DeliveryWorker {
     else this.pump().catch((error) => this.#onFailure?.(error));
   }
 
-  #acks: { ids: string[]; done: Promise<void> } | null = null;
+  #acks: { ids: string[]; signed: (FirstSigning | null)[]; done: Promise<void> } | null = null;
   #recording: Promise<void> = Promise.resolve();
 
   /**
@@ -279,9 +280,9 @@ export class DeliveryWorker {
    * batch is being written, share one UPDATE (one write at a time). An acknowledgement not yet
    * recorded is only a lease that runs out: the event is sent again, at least once.
    */
-  #acknowledge(eventId: string): Promise<void> {
+  #acknowledge(eventId: string, signed: FirstSigning | null): Promise<void> {
     if (!this.#acks) {
-      const batch = { ids: [] as string[], done: Promise.resolve() };
+      const batch = { ids: [] as string[], signed: [] as (FirstSigning | null)[], done: Promise.resolve() };
       const gathered = new Promise<void>((resolve) => {
         const delay = this.deps.ackDelayMs ?? 10;
         if (delay > 0) setTimeout(resolve, delay);
@@ -289,25 +290,32 @@ export class DeliveryWorker {
       });
       batch.done = Promise.all([gathered, this.#recording.catch(() => {})]).then(() => {
         this.#acks = null;
-        return this.#deliveries.markDelivered(batch.ids, this.deps.now());
+        return this.#deliveries.markDelivered(batch.ids, this.deps.now(), batch.signed);
       });
       this.#recording = batch.done;
       this.#acks = batch;
     }
     this.#acks.ids.push(eventId);
+    this.#acks.signed.push(signed);
     return this.#acks.done;
   }
 
   /** POSTs one delivery; resolves once the slot can be freed, with the recording of the outcome. */
   async #attempt(delivery: Delivery): Promise<{ recorded: Promise<void> }> {
     let failure: string;
+    // The first attempt sends the event's first signing when a read-back already made it; a retry is
+    // signed afresh. Whichever is recorded first is the event's first signing for good.
+    const kept = delivery.attempts === 0 ? delivery.signed : null;
+    const headers = this.deps.sign(delivery.eventId, delivery.eventType, delivery.body, kept?.at ?? Math.floor(this.deps.now() / 1000));
+    if (kept) headers["webhook-signature"] = kept.signature;
+    const [timestamp, signature] = [headers["webhook-timestamp"], headers["webhook-signature"]];
+    const signed: FirstSigning | null = timestamp !== undefined && signature !== undefined ? { at: Number(timestamp), signature } : null;
     try {
-      const headers = this.deps.sign(delivery.eventId, delivery.eventType, delivery.body, Math.floor(this.deps.now() / 1000));
       const status = await this.deps.post(delivery.notifyUrl, { ...headers, "user-agent": "svc-webhooks/1" }, delivery.body);
       if (status >= 200 && status < 300) {
         this.#free(delivery);
         // Unrecorded (the store unreachable), the lease runs out and the event is sent again: at least once.
-        return { recorded: this.#acknowledge(delivery.eventId).catch((error) => this.#onFailure?.(error)) };
+        return { recorded: this.#acknowledge(delivery.eventId, signed).catch((error) => this.#onFailure?.(error)) };
       }
       failure = `HTTP ${status}`;
     } catch (error) {
@@ -315,17 +323,17 @@ export class DeliveryWorker {
     }
     // A failure is recorded before its slot is freed: the next attempt of the target sees it.
     try {
-      await this.#recordFailure(delivery, failure);
+      await this.#recordFailure(delivery, failure, signed);
     } finally {
       this.#free(delivery);
     }
     return { recorded: Promise.resolve() };
   }
 
-  async #recordFailure(delivery: Delivery, failure: string): Promise<void> {
+  async #recordFailure(delivery: Delivery, failure: string, signed: FirstSigning | null): Promise<void> {
     try {
       const retryIn = RETRY_SCHEDULE_SECONDS[delivery.attempts];
-      await this.#deliveries.markFailed(delivery.eventId, failure, retryIn === undefined ? null : this.deps.now() + retryIn * 1000);
+      await this.#deliveries.markFailed(delivery.eventId, failure, retryIn === undefined ? null : this.deps.now() + retryIn * 1000, signed);
       this.deps.onError?.(delivery, failure);
     } catch (error) {
       // The store is unreachable: the lease runs out and the attempt is made again.

@@ -5,8 +5,8 @@ import { readIntent } from "../payments/intent.js";
 import type { Database } from "../store/database.js";
 import type { CapabilityTokens } from "../tokens/capability.js";
 import type { EventsRequest, EventsResponse } from "../wire/index.js";
-import { Deliveries } from "./deliveries.js";
-import type { WebhookSigner } from "./signing.js";
+import { Deliveries, type Delivery, type FirstSigning } from "./deliveries.js";
+import type { SignedHeaders, WebhookSigner } from "./signing.js";
 
 /** Events answered per page of POST /v1/events. */
 export const EVENTS_PAGE_SIZE = 100;
@@ -23,10 +23,12 @@ export interface EventLogDeps {
 
 /**
  * POST /v1/events: the events of one capability the caller holds, delivered or not, oldest first,
- * each with the exact body sent and headers signed now, so an endpoint that was down past the last
- * retry reads back what it missed, with the same ids. The capability is the only key: an intent
- * reads its payment's events, a link's manage token those of every payment through the link, a
- * subscription capability its subscription's.
+ * each with the exact body sent and its headers as first signed (the first attempt's
+ * `webhook-timestamp` and signature; an event not attempted yet is signed now and that signing kept
+ * for its first attempt), so an endpoint that was down past the last retry reads back what it
+ * missed, with the same ids, and no holder of a capability gets fresh timestamps for old events.
+ * The capability is the only key: an intent reads its payment's events, a link's manage token
+ * those of every payment through the link, a subscription capability its subscription's.
  */
 export class EventLog {
   readonly #deliveries: Deliveries;
@@ -41,16 +43,37 @@ export class EventLog {
     const subject = this.#subject(request);
     const after = request.after ?? null;
     const rows = await this.#deliveries.eventsFor(subject, after, EVENTS_PAGE_SIZE);
-    const nowSeconds = Math.floor(this.deps.now() / 1000);
+    const nowMs = this.deps.now();
+    const nowSeconds = Math.floor(nowMs / 1000);
+    const headers = new Map(
+      rows.map((r) => [r.eventId, r.signed ? this.#asSigned(r, r.signed) : this.deps.signer.headers(r.eventId, r.eventType, r.body, nowSeconds)]),
+    );
+    // Never signed yet: this signing becomes the event's first, kept for its first attempt (one write
+    // per event, once). An attempt in flight keeps its own instead; this answer alone carries ours.
+    const unsigned = Object.fromEntries(
+      rows.filter((r) => !r.signed).map((r) => [r.eventId, { at: nowSeconds, signature: headers.get(r.eventId)!["webhook-signature"] }]),
+    );
+    await this.#deliveries.keepFirstSigning(unsigned, nowMs);
     return {
       events: rows.map((r) => ({
         id: r.eventId,
         type: r.eventType as EventsResponse["events"][number]["type"],
         data: (r.payload.data ?? {}) as Record<string, unknown>,
         body: r.body,
-        headers: this.deps.signer.headers(r.eventId, r.eventType, r.body, nowSeconds),
+        headers: headers.get(r.eventId)!,
       })),
       next: rows.at(-1)?.eventId ?? after,
+    };
+  }
+
+  /** The headers of an event as first signed: its kept timestamp and signature. */
+  #asSigned(r: Delivery, signed: FirstSigning): SignedHeaders {
+    return {
+      "webhook-id": r.eventId,
+      "webhook-timestamp": String(signed.at),
+      "webhook-signature": signed.signature,
+      "svc-event-id": r.eventId,
+      "svc-event-type": r.eventType,
     };
   }
 

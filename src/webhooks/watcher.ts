@@ -1,4 +1,4 @@
-import { isAddressEqual, keccak256, toHex, type Address, type Hex, type PublicClient } from "viem";
+import { BlockNotFoundError, isAddressEqual, keccak256, toHex, type Address, type Hex, type PublicClient } from "viem";
 import { CHARGED_EVENT, RecurringChargesReader, REVOKED_EVENT } from "../chain/contracts/recurring-charges.js";
 import { PAID_EVENT } from "../chain/contracts/splitter.js";
 import type { Finality } from "../config.js";
@@ -76,7 +76,8 @@ interface Event {
  * For watches that asked for it (notify_included), it also reads the blocks above the finality head
  * and sends an inclusion hint per watched payment or charge mined there (payment.included,
  * subscription.charge_included), then follows each hint's block until it is final (nothing more is
- * sent but the final event) or leaves the chain (payment.reorged, subscription.charge_reorged).
+ * sent but the final event) or the node, having reached its height, shows another block there
+ * (payment.reorged, subscription.charge_reorged): a node that lags below a hint retracts nothing.
  */
 export class Watcher {
   constructor(private readonly deps: WatcherDeps) {}
@@ -133,6 +134,9 @@ export class Watcher {
           dueAt: this.deps.now(),
           subjects: subjectsOf(e.watch),
         });
+      // A revoked subscription is announced once and then no more watched: its watch ends at the
+      // revocation (pruned later, its place under the caps given back).
+      for (const e of events) if (e.eventType === "subscription.revoked") await Watches.endSubscription(tx, e.watch.key, e.payload.created_at);
       await new WatcherCursor(tx).set(to, toBlock.hash, Number(toBlock.timestamp));
     });
     return { from, to, enqueued: events.length };
@@ -166,10 +170,27 @@ export class Watcher {
         subscription_id: string | null;
       }>("SELECT * FROM included_hints ORDER BY block_number LIMIT $1", [HINTS_PER_TICK]);
       const numbers = [...new Set(open.map((h) => BigInt(h.block_number)))];
-      const hashes = await Promise.all(numbers.map((n) => (n > latest ? null : rpc(() => client.getBlock({ blockNumber: n })).then((b) => b.hash as string))));
+      // A block the node has not reached (above its latest, or unknown to it: a node behind a load
+      // balancer's other one) says nothing of a hint: only another block at the hint's height retracts it.
+      const hashes = await Promise.all(
+        numbers.map((n) =>
+          n > latest
+            ? null
+            : rpc(() =>
+                client.getBlock({ blockNumber: n }).then(
+                  (b) => b.hash as string,
+                  (error: unknown) => {
+                    if (error instanceof BlockNotFoundError) return null;
+                    throw error;
+                  },
+                ),
+              ),
+        ),
+      );
       const canonical = new Map(numbers.map((n, i) => [n, hashes[i]]));
-      const gone = open.filter((h) => canonical.get(BigInt(h.block_number)) !== h.block_hash);
-      const final = open.filter((h) => !gone.includes(h) && BigInt(h.block_number) <= head);
+      const reached = (h: { block_number: string | number }) => canonical.get(BigInt(h.block_number)) != null;
+      const gone = open.filter((h) => reached(h) && canonical.get(BigInt(h.block_number)) !== h.block_hash);
+      const final = open.filter((h) => reached(h) && !gone.includes(h) && BigInt(h.block_number) <= head);
       if (gone.length + final.length > 0)
         await db.transaction(async (tx) => {
           const deliveries = new Deliveries(tx);

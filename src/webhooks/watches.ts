@@ -33,8 +33,12 @@ const watchFrom = (r: WatchRow): Watch => ({
   watchUntil: Number(r.watch_until),
 });
 
-/** Whether a watch counts toward the caps: a link's own watch and payments made without a link. */
-const counted = (w: { kind: WatchKind; linkId: string | null }) => w.kind === "link" || w.linkId === null;
+/**
+ * Whether a watch counts toward the caps: every watch but a payment minted through a link (the link's
+ * own watch covers those). A link's subscribers each count, under the link's caller: each is a watch
+ * that lasts as long as its subscription.
+ */
+const counted = (w: { kind: WatchKind; linkId: string | null }) => w.kind !== "payment" || w.linkId === null;
 
 export interface WatchCaps {
   perCaller: number;
@@ -50,8 +54,8 @@ export class Watches {
   constructor(private readonly db: Pick<Database, "query" | "transaction">) {}
 
   /**
-   * Watches not yet pruned of one caller, and in total. A link counts once; the payments minted
-   * through it do not count again. A watch counts until the watcher has read past its end.
+   * Watches not yet pruned of one caller, and in total. A link counts once and each of its
+   * subscribers once; the payments minted through it do not count again. A watch counts until the watcher has read past its end.
    */
   async activeCounts(caller: string): Promise<{ caller: number; total: number }> {
     const rows = await this.db.query<{ scope: string; active: string | number }>("SELECT scope, active FROM watch_counts WHERE scope = ANY($1)", [
@@ -103,6 +107,15 @@ export class Watches {
         gone.filter((g) => counted({ kind: g.kind, linkId: g.link_id })).map((g) => g.caller),
       );
     });
+  }
+
+  /**
+   * Ends a subscription's watch at `at` (unix seconds) if it would last longer: the subscription was
+   * revoked then, and nothing of it is announced after. Pruned, like any ended watch, once the watcher
+   * has read past it, and its place under the caps is given back then.
+   */
+  static async endSubscription(db: Pick<Database, "query">, subscriptionId: string, at: number): Promise<void> {
+    await db.query("UPDATE watches SET watch_until = $2 WHERE kind = 'subscription' AND key = $1 AND watch_until > $2", [subscriptionId, at]);
   }
 
   /**

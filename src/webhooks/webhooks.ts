@@ -190,12 +190,13 @@ export class Webhooks {
 
   /**
    * A payer subscribed through a subscription link: watches the subscription's charges and revocation
-   * for the link's notify_url (with the link id; bounded by the link's own place under the caps, like
-   * its payments) and enqueues subscription.created, whose id is derived from the subscription, so
-   * announcing it twice enqueues it once.
+   * for the link's notify_url (with the link id), in a place of its own under the link caller's caps,
+   * until the subscription's end or its revocation, and enqueues subscription.created, whose id is
+   * derived from the subscription, so announcing it twice enqueues it once. With no room under the
+   * caps nothing is watched or announced (false): the subscriber is still listed with its link.
    */
-  async subscribedThroughLink(s: { linkId: Hex; subscriptionId: Hex; payer: Address; end: bigint; notifyUrl: string; caller: string }): Promise<void> {
-    await this.#watches.add(
+  async subscribedThroughLink(s: { linkId: Hex; subscriptionId: Hex; payer: Address; end: bigint; notifyUrl: string; caller: string }): Promise<boolean> {
+    const watched = await this.#watches.add(
       {
         kind: "subscription",
         key: s.subscriptionId,
@@ -207,6 +208,7 @@ export class Webhooks {
       },
       this.#caps,
     );
+    if (!watched) return false;
     const type = "subscription.created";
     const eventId = `evt_${keccak256(toHex(`${type}:${s.subscriptionId}:${s.notifyUrl}`)).slice(2, 34)}`;
     const payload: SubscriptionCreatedEvent = {
@@ -224,6 +226,7 @@ export class Webhooks {
       dueAt: this.deps.now(),
       subjects: { linkId: s.linkId, subscriptionId: s.subscriptionId },
     });
+    return true;
   }
 
   /** Stops a link's watch and the watches of every payment minted through it (its subscriptions go on, and so do their events). */

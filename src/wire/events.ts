@@ -199,7 +199,9 @@ export const StoredEvent = z.strictObject({
   ]),
   data: z.record(z.string(), z.unknown()).describe("the body's data"),
   body: z.string().describe("the exact body delivered (or to be delivered)"),
-  headers: SignedEventHeaders.describe("signed now: verify them with body as a delivery"),
+  headers: SignedEventHeaders.describe(
+    "as first signed: the webhook-timestamp and webhook-signature of the event's first delivery (or of the first read-back, kept for that delivery); verify the signature with body, the timestamp being the delivery's, not now",
+  ),
 });
 
 export const EventsResponse = z.strictObject({

@@ -20,6 +20,8 @@ export interface ReceiverSplitterDeps {
    * plus the L1 data fee; null when it cannot be priced now (the simulation refused).
    */
   costUnits: (data: Hex) => Promise<bigint | null>;
+  /** A receiver never funded is forgotten this long after it was last registered (ms). */
+  idleMs: number;
 }
 
 /** How often a round runs (npm start): the receivers' transactions followed. */
@@ -30,6 +32,8 @@ export const RECEIVERS_PER_SWEEP = 20;
 export const RECEIVER_SWEEP_EVERY_MS = 60_000;
 /** Receivers one call looks at (their balances in one batch): the rest of a burst waits for the next round's re-read or the backstop. */
 export const RECEIVERS_PER_CALL = 50;
+/** Receivers never funded forgotten per round of the backstop (bounded, so a round stays short). */
+export const IDLE_RECEIVERS_DROPPED_PER_SWEEP = 1000;
 /** A receiver split this recently is not split again (its split is on its way). */
 const SPLIT_AGAIN_AFTER_MS = 30_000;
 
@@ -53,9 +57,14 @@ export class ReceiverSplitter {
     this.#sweepAt = deps.now() + RECEIVER_SWEEP_EVERY_MS;
   }
 
-  /** The recipients of a round's token transfers: the receivers among them are split. */
+  /** The recipients of a round's token transfers: the receivers among them are funded now (the backstop looks at them from now on) and split. */
   async onTransfers(recipients: Address[]): Promise<Hex[]> {
-    return this.splitReceivers(await this.deps.store.among(recipients));
+    const receivers = await this.deps.store.among(recipients);
+    await this.deps.store.markFunded(
+      receivers.map((r) => r.receiver),
+      this.deps.now(),
+    );
+    return this.splitReceivers(receivers);
   }
 
   /**
@@ -98,7 +107,10 @@ export class ReceiverSplitter {
     return sent;
   }
 
-  /** One round: follow what was sent and, when due, the backstop's next few receivers. */
+  /**
+   * One round: follow what was sent and, when due, the backstop's next few funded receivers (a
+   * receiver nobody ever funded costs it nothing), and forget receivers never funded and idle.
+   */
   async tick(): Promise<{ sent: Hex[] }> {
     await this.deps.sender.follow();
     const now = this.deps.now();
@@ -108,6 +120,7 @@ export class ReceiverSplitter {
     this.#cursor = page.length < RECEIVERS_PER_SWEEP ? null : page[page.length - 1]!.receiver;
     const sent = await this.splitReceivers(page);
     await this.deps.answers.prune(now);
+    await this.deps.store.dropIdle(now - this.deps.idleMs, IDLE_RECEIVERS_DROPPED_PER_SWEEP);
     return { sent };
   }
 

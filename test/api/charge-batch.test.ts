@@ -311,3 +311,51 @@ describe("a batch a payer cannot burn", function () {
     assert.lengthOf(parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" }), 1, "the charge after it charged");
   });
 });
+
+/**
+ * Issue 35: the room a batch sets aside for a contract payer's check is the contract's own cap
+ * (200,000), whatever the SIGNATURE_GAS_CAP setting says: a setting below it narrows finalize's
+ * eth_call only, and the chain still lets the check run to the contract's cap.
+ */
+describe("a batch a payer cannot burn, under a low SIGNATURE_GAS_CAP setting", function () {
+  this.timeout(300_000);
+  // Enough for the burner's check in finalize's eth_call (it answers cheaply there), far below the contract's cap.
+  const h = useService({ CHARGE_BATCH_WAIT_MS: "2000", SIGNATURE_GAS_CAP: "30000" });
+  const recurring = () => h.service.deployment.contracts.RecurringCharges.address;
+  const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+
+  it("a batch of two led by the burner still leaves the charge after it its gas", async () => {
+    const usdc = h.service.deployment.token.address;
+    const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 3]!;
+    const burner = await deployTestContract(h.chain, owner, gasBurningAccountAbi, "GasBurningAccount", "GasBurningAccount.sol", [owner.address]);
+    await send(h.chain, h.chain.accounts[LOCAL_ROLES.firstUser]!, { address: usdc, abi: erc20Abi, functionName: "transfer", args: [burner, 100_000_000n] });
+    const approveData = encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] });
+    await send(h.chain, owner, { address: burner, abi: gasBurningAccountAbi, functionName: "execute", args: [usdc, 0n, approveData] });
+    const hostile = await subscribe(h, owner, { payer: burner, recipient: merchant().address, amount: "1" });
+    const others = await manySubscriptions(h, h.api, 1);
+
+    const answers = await Promise.all([hostile, ...others].map((s) => h.api.post("/v1/charges").send({ subscription: s.subscription })));
+    for (const a of answers) assert.include(a.body, { status: "CONFIRMING" }, JSON.stringify(a.body));
+    const [hash] = [...new Set(answers.map((a) => a.body.tx_hash as Hex))] as [Hex];
+    const tx = await h.chain.publicClient.getTransaction({ hash });
+    const items = decodeFunctionData({ abi: recurringChargesAbi, data: tx.input }).args[0] as readonly { terms: { payer: string } }[];
+    assert.lengthOf(items, 2, "one batch");
+    assert.equal(items[0]!.terms.payer, burner, "the burner first: every other item comes after its check");
+    await h.chain.mine(2);
+    const receipt = await h.chain.publicClient.getTransactionReceipt({ hash });
+    assert.equal(receipt.status, "success");
+    const skipped = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "ChargeSkipped" });
+    assert.deepEqual(
+      skipped.map((e) => [
+        Number(e.args.index),
+        e.args.reason === "0x" ? "out of gas" : decodeErrorResult({ abi: recurringChargesAbi, data: e.args.reason }).errorName,
+      ]),
+      [[0, "InvalidSignature"]],
+    );
+    assert.deepEqual(
+      parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" }).map((e) => e.args.subscriptionId),
+      others.map((s) => s.id),
+      "the charge after it charged",
+    );
+  });
+});

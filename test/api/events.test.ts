@@ -239,7 +239,9 @@ for (const store of ["pglite", "postgres"] as const) {
         assert.equal(e.body, sent.get(e.id), "the exact body delivered");
         assert.deepEqual(e.data, JSON.parse(e.body).data);
         assert.equal(e.headers["svc-event-type"], e.type);
-        await verifyWebhook(e.headers, e.body, keys, { now: nowSeconds() });
+        // Signed as first delivered (hours ago, before the retries): verified at its own timestamp.
+        await verifyWebhook(e.headers, e.body, keys, { now: Number(e.headers["webhook-timestamp"]) });
+        assert.isBelow(Number(e.headers["webhook-timestamp"]), nowSeconds() - 12 * 3600, "not signed afresh");
         assert.isTrue(await nobleVerifies(e.headers, e.body, Buffer.from(keys[0]!.public_key, "base64")));
       }
       const settledA = recovered[1]!;
@@ -274,6 +276,42 @@ for (const store of ["pglite", "postgres"] as const) {
       assert.isAtMost(EVENTS_PAGE_SIZE, 100);
     });
 
+    it("read-back answers each event's headers as first signed: its delivery's timestamp and signature, the same at any later time", async () => {
+      const signedOf = (headers: Record<string, unknown>) =>
+        Object.fromEntries(
+          ["webhook-id", "webhook-timestamp", "webhook-signature", "svc-event-id", "svc-event-type"].map((name) => [name, String(headers[name])]),
+        );
+      const readBack = async (intent: string) => {
+        const answer = await h.api.post("/v1/events").send({ intent });
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+        assert.lengthOf(answer.body.events, 1);
+        return answer.body.events[0].headers as Record<string, string>;
+      };
+      const { created } = await paid();
+      await h.chain.mine(2);
+      assert.equal(await drain(), 1);
+      const delivered = signedOf(receiver.received[0]!.headers);
+      h.clock.advance(3600);
+      const first = await readBack(created.intent);
+      h.clock.advance(86_400);
+      const second = await readBack(created.intent);
+      assert.deepEqual(first, delivered, "the delivery's own headers");
+      assert.deepEqual(second, delivered, "a day later, still the same");
+
+      // An event not attempted yet: its first read-back signs it, and its first delivery carries that signing.
+      receiver.received.length = 0;
+      const other = await paid({ amount: "3" });
+      await h.chain.mine(2);
+      await h.service.webhooks.watcher.tick();
+      const early = await readBack(other.created.intent);
+      h.clock.advance(30);
+      assert.deepEqual(await readBack(other.created.intent), early, "signed once");
+      assert.equal(await h.service.webhooks.delivery.runDue(), 1);
+      assert.deepEqual(signedOf(receiver.received[0]!.headers), early, "delivered as read back");
+      const keys = await keysOf();
+      await verifyWebhook(early, receiver.received[0]!.raw, keys, { now: Number(early["webhook-timestamp"]) });
+    });
+
     it("a payment reorged out after its inclusion hint gets payment.reorged, and never payment.settled", async () => {
       const snapshot = await h.chain.snapshot();
       const { created, receipt } = await paid({ notify_included: true });
@@ -304,6 +342,37 @@ for (const store of ["pglite", "postgres"] as const) {
       assert.deepEqual(
         readBack.body.events.map((e: { type: string }) => e.type),
         ["payment.included", "payment.reorged"],
+      );
+      assert.deepEqual(await h.database.query("SELECT * FROM included_hints"), []);
+    });
+
+    it("a node lagging below a hint's block retracts nothing (payment.reorged only for another block at that height); caught up, the payment is settled", async () => {
+      const { receipt } = await paid({ notify_included: true });
+      await drain();
+      assert.deepEqual(
+        receiver.received.map((r) => r.body.type),
+        ["payment.included"],
+      );
+      // The service's node falls behind the hint's block (a provider's other node behind its balancer).
+      const tip = await h.chain.publicClient.getBlockNumber();
+      h.proxy.lagBlocks = Number(tip - receipt.blockNumber) + 1;
+      assert.isBelow(Number(await h.service.client.getBlockNumber({ cacheTime: 0 })), Number(receipt.blockNumber), "the node lags");
+      await drain();
+      await drain();
+      assert.deepEqual(
+        receiver.received.map((r) => r.body.type),
+        ["payment.included"],
+        "nothing retracted by a node that has not reached the block",
+      );
+      assert.lengthOf(await h.database.query("SELECT 1 FROM included_hints"), 1, "the hint is still followed");
+
+      h.proxy.lagBlocks = 0;
+      await h.chain.mine(2);
+      await drain();
+      assert.deepEqual(
+        receiver.received.map((r) => r.body.type),
+        ["payment.included", "payment.settled"],
+        "the same block, final: settled, never retracted",
       );
       assert.deepEqual(await h.database.query("SELECT * FROM included_hints"), []);
     });

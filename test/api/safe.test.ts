@@ -88,6 +88,31 @@ describe("Safe accounts (Safe 1.4.1)", function () {
     assert.equal((await post("/v1/charges", { subscription })).body.error, "PERMISSION_REVOKED");
   });
 
+  it("a Safe subscribing through a subscription link is asked the same as any payer: refused until its own allowance covers the first charge, then kept and charged", async () => {
+    const owners = [owner(0)];
+    const safe = await fundedSafe(owners, 1);
+    const link = await post("/v1/links", { recipient: merchant().address, amount: "10", period: 3600 });
+    assert.equal(link.status, 200, JSON.stringify(link.body));
+    const resolved = (await post("/v1/subscriptions/resolve", { setup_token: link.body.link })).body as ResolvedTerms & { setup_token: string };
+    const signature = await safeMessageSignature(h.chain, safe, owners, typedDataDigest(resolved, safe));
+    const subscribe = () => post("/v1/links/subscribe", { setup_token: resolved.setup_token, payer: safe, signature });
+    // The owner's own allowance does not count: the Safe is the payer.
+    await send(h.chain, owners[0]!, { address: usdc(), abi: erc20Abi, functionName: "approve", args: [recurring(), 100_000_000n] });
+    const refused = await subscribe();
+    assert.equal(refused.status, 400);
+    assert.deepEqual(refused.body, { error: "INSUFFICIENT_ALLOWANCE", action: "ASK_PAYER" });
+    assert.deepEqual((await post("/v1/links/subscriptions", { manage_token: link.body.manage_token })).body.subscriptions, []);
+    await approveAsSafe(safe, owners, 100_000_000n);
+    const kept = await subscribe();
+    assert.equal(kept.status, 200, JSON.stringify(kept.body));
+    const [listed] = (await post("/v1/links/subscriptions", { manage_token: link.body.manage_token })).body.subscriptions as {
+      subscription: string;
+      payer: Address;
+    }[];
+    assert.equal(listed!.payer, safe);
+    await chargeUntilCharged(listed!.subscription);
+  });
+
   it("a 2-of-3 Safe as payer: two owners' signatures finalize and charge; one owner's is INVALID_SIGNATURE", async () => {
     const owners = [owner(0), owner(1), owner(2)];
     const safe = await fundedSafe(owners, 2);

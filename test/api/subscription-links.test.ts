@@ -1,10 +1,11 @@
 import { assert } from "chai";
-import type { Address, Hex } from "viem";
+import supertest from "supertest";
+import { parseEther, type Address, type Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
-import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { LOCAL_ROLES, localAccount } from "../../dev/localchain/harness.js";
 import { useService } from "../helpers/service.js";
 import { Receiver, RECEIVER_HOST } from "../helpers/receiver.js";
-import { walletTypedData, type ResolvedTerms } from "../helpers/recurring.js";
+import { sendPrepared, walletTypedData, type ResolvedTerms } from "../helpers/recurring.js";
 import { approve } from "../helpers/tx.js";
 
 const HOOK = `https://${RECEIVER_HOST}/hooks/subscriptions`;
@@ -37,6 +38,10 @@ for (const store of ["pglite", "postgres"] as const)
       assert.equal(res.status, 200, JSON.stringify(res.body));
       return res.body as { link_id: Hex; link: string; url: string; manage_token: string; period: number; end: number; notify_url?: string };
     }
+
+    /** The payer allows RecurringCharges to take its charges, as the checkout does before it posts. */
+    const allow = (payer: HDAccount) =>
+      approve(h.chain, payer, h.chain.deployment.token.address, h.chain.deployment.contracts.RecurringCharges.address, 10n ** 9n);
 
     /** A visitor: resolves the link token to a fresh setup, signs it, posts payer + signature as the checkout does. */
     async function visit(link: string, payer: HDAccount) {
@@ -95,12 +100,15 @@ for (const store of ["pglite", "postgres"] as const)
     it("keeps each subscriber's capability against the link: subscribe answers no capability, is idempotent, checks the signature as finalize; finalize refuses a link's setup", async () => {
       const link = await createLink();
       const [first] = payers();
+      await allow(first!);
       const { resolved, signature, subscribed } = await visit(link.link, first!);
       assert.equal(subscribed.status, 200, JSON.stringify(subscribed.body));
       assert.deepEqual(Object.keys(subscribed.body).sort(), ["amount", "end", "link_id", "period", "subscription_id"]);
       assert.equal(subscribed.body.link_id, link.link_id);
       assert.deepEqual([subscribed.body.amount, subscribed.body.period, subscribed.body.end], ["2.500000", 3600, 0]);
 
+      // Kept once, the same post answers the same, even with the allowance since withdrawn.
+      await approve(h.chain, first!, h.chain.deployment.token.address, h.chain.deployment.contracts.RecurringCharges.address, 0n);
       const again = await h.api.post("/v1/links/subscribe").send({ setup_token: resolved.setup_token, payer: first!.address, signature });
       assert.deepEqual(again.body, subscribed.body, "the same signature again: the same answer");
 
@@ -129,9 +137,107 @@ for (const store of ["pglite", "postgres"] as const)
       assert.equal(bad.body.error, "INVALID_LINK_TOKEN");
     });
 
+    it("refuses a payer that could never pay its first charge: nothing listed, stored, watched or delivered for it", async () => {
+      const link = await createLink();
+      // A fresh key: no USDC, no allowance, no ETH (what a script makes by the thousand for free).
+      const fresh = localAccount(40);
+      const refused = await visit(link.link, fresh);
+      assert.equal(refused.subscribed.status, 400, JSON.stringify(refused.subscribed.body));
+      assert.deepEqual(refused.subscribed.body, { error: "INSUFFICIENT_ALLOWANCE", action: "ASK_PAYER" });
+      // The allowance set, no USDC.
+      const approvedOnly = localAccount(41);
+      await h.chain.testClient.setBalance({ address: approvedOnly.address, value: parseEther("1") });
+      await allow(approvedOnly);
+      const empty = await visit(link.link, approvedOnly);
+      assert.equal(empty.subscribed.status, 400);
+      assert.deepEqual(empty.subscribed.body, { error: "INSUFFICIENT_BALANCE", action: "ASK_PAYER" });
+      // USDC held, no allowance.
+      const [funded] = payers();
+      const unapproved = await visit(link.link, funded!);
+      assert.equal(unapproved.subscribed.status, 400);
+      assert.deepEqual(unapproved.subscribed.body, { error: "INSUFFICIENT_ALLOWANCE", action: "ASK_PAYER" });
+
+      await h.chain.mine(2);
+      await drain();
+      assert.deepEqual(
+        (await h.api.post("/v1/links/subscriptions").send({ manage_token: link.manage_token })).body,
+        { subscriptions: [], next: null },
+        "nothing listed",
+      );
+      assert.lengthOf(await h.database.query("SELECT 1 FROM link_subscriptions"), 0, "nothing stored");
+      assert.lengthOf(await h.database.query("SELECT 1 FROM watches WHERE kind = 'subscription'"), 0, "nothing watched");
+      assert.lengthOf(await h.database.query("SELECT 1 FROM webhook_deliveries"), 0, "nothing enqueued");
+      assert.deepEqual(receiver.received, [], "nothing delivered");
+      assert.deepEqual((await h.api.post("/v1/events").send({ manage_token: link.manage_token })).body.events, [], "nothing to read back");
+
+      // The same payer once it has allowed the charge: kept, watched and announced.
+      await allow(funded!);
+      const kept = await visit(link.link, funded!);
+      assert.equal(kept.subscribed.status, 200, JSON.stringify(kept.subscribed.body));
+    });
+
+    it("a link's subscribers take places under the link caller's watch caps, and a subscriber's watch ends when its subscription is revoked", async () => {
+      // Room for the link and one subscriber.
+      const capped = await h.another({ WEBHOOK_WATCH_CAP_PER_CALLER: "2" });
+      const api = supertest(capped.app);
+      const created = await api.post("/v1/links").send({ recipient: merchant().address, amount: "2.50", period: 3600, notify_url: HOOK });
+      assert.equal(created.body.notify_url, HOOK);
+      const subscribeThrough = async (payer: HDAccount) => {
+        await allow(payer);
+        const resolved = await api.post("/v1/subscriptions/resolve").send({ setup_token: created.body.link });
+        const signature = await payer.signTypedData(walletTypedData(resolved.body as ResolvedTerms, payer.address) as never);
+        const subscribed = await api.post("/v1/links/subscribe").send({ setup_token: resolved.body.setup_token, payer: payer.address, signature });
+        assert.equal(subscribed.status, 200, JSON.stringify(subscribed.body));
+        return subscribed.body.subscription_id as Hex;
+      };
+      const watched = async () =>
+        (await h.database.query<{ key: string }>("SELECT key FROM watches WHERE kind = 'subscription' ORDER BY key")).map((r) => r.key);
+      const [p1, p2, p3] = payers();
+      const first = await subscribeThrough(p1!);
+      const second = await subscribeThrough(p2!);
+      assert.deepEqual(await watched(), [first], "the second subscriber found no room: kept, not watched");
+      await capped.webhooks.delivery.runDue();
+      assert.deepEqual(
+        receiver.received.map((r) => [r.body.type, (r.body.data as { subscription_id: Hex }).subscription_id]),
+        [["subscription.created", first]],
+        "announced only where watched",
+      );
+      const listed = (await api.post("/v1/links/subscriptions").send({ manage_token: created.body.manage_token })).body.subscriptions as {
+        subscription_id: Hex;
+        subscription: string;
+      }[];
+      assert.deepEqual(
+        listed.map((s) => s.subscription_id),
+        [first, second],
+        "both listed",
+      );
+
+      // The first payer revokes: announced, then its watch ends and its place is given back.
+      const cancel = (await api.post("/v1/subscriptions/revoke/session").send({ subscription: listed[0]!.subscription })).body.cancel_token;
+      const prepared = (await api.post("/v1/subscriptions/revoke/prepare").send({ subscription: cancel })).body;
+      await sendPrepared(h, p1!, prepared);
+      await h.chain.mine(2);
+      await capped.webhooks.watcher.tick();
+      await capped.webhooks.delivery.runDue();
+      assert.deepEqual(
+        receiver.received.map((r) => r.body.type),
+        ["subscription.created", "subscription.revoked"],
+      );
+      const seconds = 600 + 60; // the prune margin
+      await h.chain.advanceTime(seconds);
+      await h.chain.mine(3);
+      h.clock.advance(seconds);
+      await capped.webhooks.watcher.tick();
+      assert.deepEqual(await capped.webhooks.prune(), { watches: 1, deliveries: 0 }, "the revoked subscription's watch is pruned");
+      assert.deepEqual(await watched(), []);
+      const third = await subscribeThrough(p3!);
+      assert.deepEqual(await watched(), [third], "its place taken by the next subscriber");
+    });
+
     it("pages subscribers 100 at a time, oldest first, with next as the cursor", async () => {
       const link = await createLink({ notify_url: undefined });
       const [payer] = payers();
+      await allow(payer!);
       const ids: Hex[] = [];
       for (let i = 0; i < 101; i++) {
         const { subscribed } = await visit(link.link, payer!);
@@ -161,7 +267,7 @@ for (const store of ["pglite", "postgres"] as const)
       const [p1, p2, p3] = payers();
       const ids: Hex[] = [];
       for (const payer of [p1!, p2!]) {
-        await approve(h.chain, payer, h.chain.deployment.token.address, h.chain.deployment.contracts.RecurringCharges.address, 10n ** 9n);
+        await allow(payer);
         const { subscribed } = await visit(link.link, payer);
         assert.equal(subscribed.status, 200, JSON.stringify(subscribed.body));
         ids.push(subscribed.body.subscription_id);

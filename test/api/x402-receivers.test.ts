@@ -12,7 +12,8 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { fakeAuthorizationTokenAbi, fiatTokenAbi, x402ReceiversAbi } from "../../src/generated/contracts.js";
 import { deployTestContract } from "../helpers/deploy.js";
 
-import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { LOCAL_ROLES, localAccount } from "../../dev/localchain/harness.js";
+import { RECEIVER_SWEEP_EVERY_MS } from "../../src/x402/receiver-splitter.js";
 import { creationBytecode } from "../../dev/deploy/artifacts.js";
 import { keccak256 as viemKeccak } from "viem";
 import { X402_RECEIVER_CODE_HASH, x402ReceiverAddress } from "../../client/src/index.js";
@@ -333,6 +334,40 @@ describe("x402 to a merchant's receiver: a static payTo, nothing created per req
     await h.chain.mine(1);
     const [merchantAfter, feesAfter, left] = await balances(merchant().address, feeCollector(), payTo);
     assert.deepEqual([merchantAfter! - merchantBefore!, feesAfter! - feesBefore!, left], [980_000n, 20_000n, 0n]);
+  });
+
+  it("receivers nobody funded cost the backstop nothing and are forgotten after X402_RECEIVER_IDLE_SECONDS; a funded one is walked and kept; asking again restores one", async () => {
+    // A stranger's random recipients, each a receiver row (the merchant's own, payTo, is not funded yet either).
+    const strangers = [50, 51, 52, 53, 54].map((i) => localAccount(i).address);
+    for (const recipient of strangers) assert.equal((await h.api.post("/v1/x402/receivers").send({ recipient })).status, 200);
+    assert.equal(await rows("x402_receivers"), 6);
+    const balanceReads = () => h.proxy.contractCalls.filter((c) => c.selector === "0x70a08231" && c.to === usdc().toLowerCase()).length;
+
+    // The backstop's round reads no balance of a receiver nobody funded.
+    h.proxy.reset();
+    h.clock.advance(RECEIVER_SWEEP_EVERY_MS / 1000 + 1);
+    await h.service.receiverSplitter.tick();
+    assert.equal(balanceReads(), 0, "the backstop walks no receiver nobody funded");
+
+    // Funds arrive in the merchant's receiver: the token's logs say so, and it is funded from now on.
+    await h.service.depositSettler.tick();
+    await send(h.chain, agents()[2]!, { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [payTo, 1_000_000n] });
+    await h.service.depositSettler.tick();
+    await h.chain.mine(1);
+
+    // The idle time passes: the receivers nobody funded are forgotten, the funded one is kept and walked.
+    h.clock.advance(30 * 24 * 3600 + 61);
+    h.proxy.reset();
+    await h.service.receiverSplitter.tick();
+    assert.equal(await rows("x402_receivers"), 1, "only the funded receiver is kept");
+    assert.equal(balanceReads(), 1, "the backstop reads the funded receiver's balance");
+    const [kept] = await h.database.query<{ receiver: string }>("SELECT receiver FROM x402_receivers");
+    assert.equal(kept!.receiver, payTo.toLowerCase());
+
+    // Derived, a forgotten receiver comes back by asking again.
+    const again = await h.api.post("/v1/x402/receivers").send({ recipient: strangers[0] });
+    assert.equal(again.status, 200);
+    assert.equal(await rows("x402_receivers"), 2);
   });
 
   it("a ReceiverPaid for another token naming the nonce is not the payment's split: the verdict is not valid while the USDC sits unsplit, and valid once split", async () => {

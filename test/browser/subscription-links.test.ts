@@ -58,6 +58,12 @@ describe("subscription links in the hosted checkout (Chromium)", function () {
         const page = await browser.newPage({ viewport });
         try {
           await injectWallet(page, h.chain, payer);
+          // What the service sees when the page posts: the allowance must already be mined (else 400).
+          const allowanceAtPost: bigint[] = [];
+          await page.route("**/v1/links/subscribe", async (route) => {
+            allowanceAtPost.push(await recurringAllowance(payer.address));
+            await route.continue();
+          });
           await page.goto(url);
           assert.equal(await page.locator("#amount").textContent(), "4.99 USDC");
           assert.equal(await page.locator("#period").textContent(), "every hour");
@@ -70,6 +76,7 @@ describe("subscription links in the hosted checkout (Chromium)", function () {
           assert.equal(page.url(), url, "the page stays: the link flow hands nothing back");
           assert.notInclude(await page.content(), "sc.", "the capability never reaches the browser");
           assert.equal(await recurringAllowance(payer.address), 4_990_000n * 2n, "the two periods the payer chose");
+          assert.deepEqual(allowanceAtPost, [4_990_000n * 2n], "the page posts once, after its allowance is mined");
           // A phone's width holds the page: nothing scrolls sideways.
           assert.isAtMost(await page.evaluate<number>("document.scrollingElement.scrollWidth"), viewport.width);
           return status;

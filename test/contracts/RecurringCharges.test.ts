@@ -7,6 +7,7 @@ import { useLocalChain } from "../helpers/local-chain.js";
 import { expectRevert } from "../helpers/reverts.js";
 import { approve, balanceOf, send } from "../helpers/tx.js";
 import { deployTestContract } from "../helpers/deploy.js";
+import { CONTRACT_SIGNATURE_GAS_CAP } from "../../src/chain/contracts/recurring-charges.js";
 import { batchedRenewalGas, batchGasLimit, measuredChargeGas, RENEWAL_GAS_FIGURE } from "../../src/recurring/charge-gas.js";
 import { chargeAsRelayer, currentPeriod, makeTerms, relayerOf, signTerms, wrap6492 } from "../helpers/subscriptions.js";
 
@@ -354,8 +355,9 @@ describe("RecurringCharges", () => {
       return { under, over };
     }
 
-    it("is 200,000, the service's default SIGNATURE_GAS_CAP", async () => {
+    it("is 200,000, the service's default SIGNATURE_GAS_CAP and the constant the batch's gas room reserves", async () => {
       assert.equal(await reads(ctx()).SIGNATURE_GAS_CAP(), 200_000n);
+      assert.equal(await reads(ctx()).SIGNATURE_GAS_CAP(), CONTRACT_SIGNATURE_GAS_CAP);
     });
 
     it("a check just under the cap charges; just over it is InvalidSignature (alone, and skipped in a batch whose other items charge)", async () => {

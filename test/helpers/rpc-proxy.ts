@@ -39,6 +39,12 @@ export class RpcProxy {
    * (a provider refusing it: a log range over its cap, say) instead of being forwarded.
    */
   refuse: ((request: { method: string; params?: unknown[] }) => boolean) | null = null;
+  /**
+   * When above 0, the proxy plays a node this many blocks behind the chain: `eth_blockNumber` and the
+   * `latest` block answer that far back, and a block above it is unknown (null), as a lagging node
+   * (or a load balancer's other node) answers.
+   */
+  lagBlocks = 0;
   #server: Server | null = null;
   url = "";
 
@@ -77,6 +83,8 @@ export class RpcProxy {
             return;
           }
         }
+        if (this.lagBlocks > 0 && methods.some((m) => m === "eth_blockNumber" || m === "eth_getBlockByNumber"))
+          return void this.#lagging(JSON.parse(body.toString("utf8")), res);
         const faulty = this.mode !== "pass" && (!this.faultMethods || methods.some((m) => this.faultMethods!.has(m)));
         if (!faulty) {
           if (this.gate) return void this.gate(methods).then(() => this.#forward(body, res));
@@ -131,6 +139,7 @@ export class RpcProxy {
     this.faultMethods = null;
     this.gate = null;
     this.refuse = null;
+    this.lagBlocks = 0;
   }
 
   async close(): Promise<void> {
@@ -162,6 +171,35 @@ export class RpcProxy {
     const byId = new Map(forwarded.map((r) => [JSON.stringify(r.id), r]));
     const merged = batch.map((r) => (faulty(r) ? answer(r) : byId.get(JSON.stringify(r.id))));
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(merged));
+  }
+
+  /** Answers as a node {@link lagBlocks} behind: the block number and the blocks above it rewritten, the rest forwarded. */
+  async #lagging(
+    parsed: { id: unknown; method: string; params?: unknown[] } | { id: unknown; method: string; params?: unknown[] }[],
+    res: import("node:http").ServerResponse,
+  ): Promise<void> {
+    const post = async (body: unknown) =>
+      (await (await fetch(this.upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json()) as {
+        id: unknown;
+        result?: unknown;
+      }[];
+    const [tip] = await post([{ jsonrpc: "2.0", id: 0, method: "eth_blockNumber", params: [] }]);
+    const visible = BigInt(tip!.result as string) - BigInt(this.lagBlocks);
+    const hex = `0x${visible.toString(16)}`;
+    const batch = Array.isArray(parsed) ? parsed : [parsed];
+    const answered = new Map<string, unknown>();
+    const forward: typeof batch = [];
+    for (const r of batch) {
+      const at = r.method === "eth_getBlockByNumber" ? (r.params?.[0] as string) : null;
+      if (r.method === "eth_blockNumber") answered.set(JSON.stringify(r.id), { jsonrpc: "2.0", id: r.id, result: hex });
+      else if (at === "latest" || at === "pending") forward.push({ ...r, params: [hex, ...(r.params ?? []).slice(1)] });
+      else if (at?.startsWith("0x") && BigInt(at) > visible) answered.set(JSON.stringify(r.id), { jsonrpc: "2.0", id: r.id, result: null });
+      else forward.push(r);
+    }
+    const forwarded = forward.length ? await post(forward) : [];
+    for (const r of forwarded) answered.set(JSON.stringify(r.id), r);
+    const merged = batch.map((r) => answered.get(JSON.stringify(r.id)));
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(parsed) ? merged : merged[0]));
   }
 
   #send(body: Buffer, res: import("node:http").ServerResponse): void {

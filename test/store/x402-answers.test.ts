@@ -63,10 +63,19 @@ describe("x402's store: answers, payer holds, receivers", () => {
   it("a receiver is one row however often it is written; a recorded transaction holds its nonce until it is done", async () => {
     const store = new X402ReceiverStore(db);
     const r = { receiver: getAddress("0x00000000000000000000000000000000000000d1"), recipient: getAddress(PAYER), token: getAddress(RELAYER) };
-    for (let i = 0; i < 3; i++) await store.add(r);
+    for (let i = 0; i < 3; i++) await store.add(r, 1_000 + i);
     assert.lengthOf(await db.query("SELECT * FROM x402_receivers"), 1);
     assert.deepEqual(await store.find(r.receiver), r);
+    assert.deepEqual(await store.page(null, 10), [], "never funded: the backstop does not walk it");
+    // Funded, it is walked and never forgotten; a receiver never funded is forgotten once idle.
+    await store.markFunded([r.receiver], 2_000);
     assert.deepEqual(await store.page(null, 10), [r]);
+    const idle = { ...r, receiver: getAddress("0x00000000000000000000000000000000000000d2") };
+    await store.add(idle, 1_000);
+    assert.equal(await store.dropIdle(1_000, 10), 0, "not idle before its time");
+    assert.equal(await store.dropIdle(5_000, 10), 1);
+    assert.isNull(await store.find(idle.receiver));
+    assert.deepEqual(await store.find(r.receiver), r);
     const sent = await store.record(RELAYER, 4, 0, async (nonce) => ({ hash: `0x${String(nonce).padStart(64, "0")}` as Hex, raw: "0x01" }));
     assert.equal(sent.nonce, 4);
     // The chain says 4 is pending again (the transaction is not mined): 4 is held, not a hole.

@@ -10,6 +10,14 @@ import { rpc } from "../rpc-errors.js";
 export const CHARGED_EVENT = recurringChargesAbi.find((i) => i.type === "event" && i.name === "Charged")!;
 export const REVOKED_EVENT = recurringChargesAbi.find((i) => i.type === "event" && i.name === "Revoked")!;
 
+/**
+ * RecurringCharges' own `SIGNATURE_GAS_CAP`: the gas a contract payer's `isValidSignature` may use on
+ * chain in a first charge, whatever the service's SIGNATURE_GAS_CAP setting (finalize's eth_call cap)
+ * says. A constant of the contract, so no call reads it; `RecurringCharges.test.ts` checks it
+ * against the deployed contract.
+ */
+export const CONTRACT_SIGNATURE_GAS_CAP = 200_000n;
+
 /** What the contract records of a subscription. */
 export interface SubscriptionRecord {
   lastPeriod: bigint;

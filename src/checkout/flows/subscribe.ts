@@ -80,7 +80,7 @@ export async function subscribeFlow(token: string, symbol: string): Promise<void
       if (throughLink) {
         // A subscription link: the service keeps the subscription for the merchant.
         status.set("wait", "Subscribing…");
-        const answer = await answerOf(api.subscribeLink({ setup_token: setupToken, payer: wallet.account, signature }));
+        const answer = await subscribeOnceSeen(() => answerOf(api.subscribeLink({ setup_token: setupToken, payer: wallet.account, signature })));
         if (!answer.ok) {
           status.set("error", explain(answer.body.error, answer.body.action, answer.body.retry_after));
           return;
@@ -144,6 +144,24 @@ export async function subscribeFlow(token: string, symbol: string): Promise<void
       result,
     ),
   );
+}
+
+/** How often, and how far apart, the page asks again while the service's node has not yet seen the allowance just mined. */
+const SEEN_TRIES = 5;
+const SEEN_EVERY_MS = 2_000;
+
+/**
+ * Posts the subscription, asking again a few times while the answer is INSUFFICIENT_ALLOWANCE or
+ * INSUFFICIENT_BALANCE: the allowance was mined as the wallet's node saw it, and the service's node
+ * may be a block or two behind. A refusal that outlasts that is the answer.
+ */
+async function subscribeOnceSeen<T extends { ok: boolean; body: unknown }>(post: () => Promise<T>): Promise<T> {
+  for (let tried = 1; ; tried++) {
+    const answer = await post();
+    const error = answer.ok ? undefined : (answer.body as { error?: string }).error;
+    if (tried >= SEEN_TRIES || (error !== "INSUFFICIENT_ALLOWANCE" && error !== "INSUFFICIENT_BALANCE")) return answer;
+    await new Promise((resolve) => setTimeout(resolve, SEEN_EVERY_MS));
+  }
 }
 
 /**

@@ -43,6 +43,8 @@ export function linkRoutes(links: Links): PostRoute[] {
         "INVALID_SIGNATURE",
         "UNSUPPORTED_SIGNATURE_FORMAT",
         "SIGNATURE_VALIDATION_TOO_EXPENSIVE",
+        "INSUFFICIENT_ALLOWANCE",
+        "INSUFFICIENT_BALANCE",
         "RPC_ERROR",
         "RPC_BUSY",
       ],
