@@ -1,0 +1,148 @@
+import { assert } from "chai";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { PaymentServiceClient, verifyWebhook } from "../../client/src/index.js";
+import { localAccount, LOCAL_ROLES } from "../../dev/localchain/harness.js";
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const tsx = join(root, "node_modules/tsx/dist/cli.mjs");
+
+/** Output of a child process so far, and a wait for a line matching `pattern`. */
+function watched(child: ChildProcess) {
+  let out = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+  return {
+    output: () => out,
+    waitFor: (pattern: RegExp, ms: number) =>
+      new Promise<RegExpMatchArray>((resolve, reject) => {
+        const timer = setInterval(() => {
+          const m = out.match(pattern);
+          if (m) {
+            clearInterval(timer);
+            clearTimeout(limit);
+            resolve(m);
+          }
+        }, 100);
+        const limit = setTimeout(() => {
+          clearInterval(timer);
+          reject(new Error(`no ${pattern} in ${ms} ms:\n${out}`));
+        }, ms);
+      }),
+  };
+}
+
+async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  child.kill("SIGTERM");
+  await new Promise((resolve) => child.once("exit", resolve));
+}
+
+/** A merchant's receiver on a laptop: plain http on a free port; `status` answers each POST. */
+async function receiver() {
+  const received: Array<{ headers: IncomingHttpHeaders; body: string; status: number }> = [];
+  const r = { received, statuses: [] as number[] };
+  const server: Server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      const status = r.statuses.shift() ?? 200;
+      received.push({ headers: req.headers, body, status });
+      res.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { ...r, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+describe("stablecoin-events listen against npm start (client/src/events-cli.ts, built as the package ships it)", function () {
+  this.timeout(240_000);
+  let stack: ChildProcess | undefined;
+  let listener: ChildProcess | undefined;
+  let dir: string;
+  let apiUrl: string;
+  let chainUrl: string;
+  let cli: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "events-listen-"));
+    const inherited = { ...process.env };
+    delete inherited.RPC_URL;
+    delete inherited.FORK_URL;
+    stack = spawn(process.execPath, [tsx, "scripts/start.ts"], {
+      cwd: root,
+      env: { ...inherited, PORT: "0", OPS_PORT: "0", CHAIN_PORT: "0", DATA_DIR: "memory", LOG_LEVEL: "silent", BLOCK_INTERVAL_MS: "500" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const started = watched(stack);
+    await started.waitFor(/Ready\./, 150_000);
+    apiUrl = started.output().match(/^API +(http:\S+)/m)![1]!;
+    chainUrl = started.output().match(/^Chain RPC +(http:\S+)/m)![1]!;
+    await run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "client", "--outDir", join(dir, "dist")], { cwd: root });
+    cli = join(dir, "dist/events-cli.js");
+  });
+  after(async () => {
+    await stop(listener);
+    await stop(stack);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("forwards payment.settled with headers verifyWebhook accepts, waits out a failing target, and resumes from --state without repeating", async () => {
+    const api = new PaymentServiceClient({ baseUrl: apiUrl });
+    const merchant = localAccount(LOCAL_ROLES.firstUser + 1).address;
+    const payment = await api.createPayment({ recipient: merchant, amount: "3.25", notify_url: "https://hooks.merchant.example.com/stripe-like" });
+    const target = await receiver();
+    target.statuses.push(503); // the merchant's server is not up yet at the first try
+    const capabilityFile = join(dir, "capability.txt");
+    writeFileSync(capabilityFile, `${payment.intent}\n`);
+    const state = join(dir, "state.json");
+    const args = [cli, "listen", "--base-url", apiUrl, "--forward-to", target.url, "--capability-file", capabilityFile, "--state", state, "--poll", "0.5"];
+    listener = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const listening = watched(listener);
+
+    const paid = await run(process.execPath, [tsx, "scripts/pay.ts", payment.intent], { cwd: root, env: { ...process.env, API_URL: apiUrl, CHAIN_RPC_URL: chainUrl } });
+    const { tx_hash } = JSON.parse(paid.stdout) as { tx_hash: `0x${string}` };
+    const line = await listening.waitFor(/payment\.settled +(evt_[0-9a-f]{32}) +→ 200/, 90_000);
+    assert.match(listening.output(), /payment\.settled +evt_[0-9a-f]{32} +→ 503: kept, forwarded again/, "the failed forward is said and kept");
+
+    const delivered = target.received.filter((r) => r.status === 200);
+    assert.lengthOf(delivered, 1);
+    const { keys } = await api.webhookKeys();
+    const event = await verifyWebhook(delivered[0]!.headers, delivered[0]!.body, keys);
+    assert.equal(event.type, "payment.settled");
+    if (event.type !== "payment.settled") throw new Error("narrowed above");
+    assert.equal(event.id, line[1]);
+    assert.deepInclude(event.data, { intent: payment.intent, tx_hash });
+    assert.equal(delivered[0]!.headers["svc-event-type"], "payment.settled");
+    assert.equal(delivered[0]!.headers["content-type"], "application/json");
+    const verdict = await api.waitForPayment({ intent: event.data.intent, tx_hash: event.data.tx_hash }, { timeoutMs: 30_000, pollMs: 500 });
+    assert.isTrue(verdict.valid);
+    assert.deepEqual(JSON.parse(readFileSync(state, "utf8")), { after: event.id });
+
+    // Stopped and started again on the same state: nothing is forwarded twice.
+    await stop(listener);
+    const before = target.received.length;
+    listener = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const again = watched(listener);
+    await again.waitFor(/forwarding the events of pi\.…/, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    assert.equal(target.received.length, before, again.output());
+    await target.close();
+  });
+
+  it("never takes a capability from the command line", async () => {
+    const refused = await run(process.execPath, [cli, "listen", "--base-url", apiUrl, "--forward-to", "http://127.0.0.1:1/x", "--capability", "pi.x"]).then(
+      () => assert.fail("expected exit 1"),
+      (e: { code: number; stderr: string }) => e,
+    );
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /never taken from the command line/);
+  });
+});
