@@ -32,8 +32,8 @@ const running = new WeakMap<FulfilmentLedger, Map<string, Promise<boolean>>>();
  * error). Returns whether this call ran it.
  */
 export async function fulfilOnce(ledger: FulfilmentLedger, key: string, fulfil: () => Promise<void> | void): Promise<boolean> {
-  let inFlight = running.get(ledger);
-  if (!inFlight) running.set(ledger, (inFlight = new Map()));
+  const inFlight = running.get(ledger) ?? new Map<string, Promise<boolean>>();
+  running.set(ledger, inFlight);
   const first = inFlight.get(key);
   if (first) {
     await first;

@@ -104,8 +104,10 @@ export class PaymentServiceClient {
   linkSubscriptions = (b: RequestOf<"linkSubscriptions">, o?: RequestOptions) => this.#call<"linkSubscriptions">("POST", "/v1/links/subscriptions", b, o);
   // Subscriptions
   createSubscription = (b: RequestOf<"createSubscription">, o?: RequestOptions) => this.#call<"createSubscription">("POST", "/v1/subscriptions", b, o);
-  resolveSubscription = (b: RequestOf<"resolveSubscription">, o?: RequestOptions) => this.#call<"resolveSubscription">("POST", "/v1/subscriptions/resolve", b, o);
-  finalizeSubscription = (b: RequestOf<"finalizeSubscription">, o?: RequestOptions) => this.#call<"finalizeSubscription">("POST", "/v1/subscriptions/finalize", b, o);
+  resolveSubscription = (b: RequestOf<"resolveSubscription">, o?: RequestOptions) =>
+    this.#call<"resolveSubscription">("POST", "/v1/subscriptions/resolve", b, o);
+  finalizeSubscription = (b: RequestOf<"finalizeSubscription">, o?: RequestOptions) =>
+    this.#call<"finalizeSubscription">("POST", "/v1/subscriptions/finalize", b, o);
   subscriptionState = (b: RequestOf<"subscriptionState">, o?: RequestOptions) => this.#call<"subscriptionState">("POST", "/v1/subscriptions/state", b, o);
   charge = (b: RequestOf<"charge">, o?: RequestOptions) => this.#call<"charge">("POST", "/v1/charges", b, o);
   recoverCharge = (b: RequestOf<"recoverCharge">, o?: RequestOptions) => this.#call<"recoverCharge">("POST", "/v1/charges/recover", b, o);
@@ -120,7 +122,8 @@ export class PaymentServiceClient {
   verifyRefund = (b: RequestOf<"verifyRefund">, o?: RequestOptions) => this.#call<"verifyRefund">("POST", "/v1/refunds/verify", b, o);
   // x402
   x402Receiver = (b: RequestOf<"x402Receiver">, o?: RequestOptions) => this.#call<"x402Receiver">("POST", "/v1/x402/receivers", b, o);
-  verifyX402Settlement = (b: RequestOf<"verifyX402Settlement">, o?: RequestOptions) => this.#call<"verifyX402Settlement">("POST", "/v1/x402/verify-settlement", b, o);
+  verifyX402Settlement = (b: RequestOf<"verifyX402Settlement">, o?: RequestOptions) =>
+    this.#call<"verifyX402Settlement">("POST", "/v1/x402/verify-settlement", b, o);
 
   // Every item of a paged endpoint, with `for await` (one end-of-pages rule: pages.ts)
 

@@ -78,7 +78,9 @@ export async function send<T>(transport: TransportOptions, url: string, init: Re
       const timedOut = timeout.aborted;
       if (attempt > retries) {
         const why = timedOut ? `no answer within ${timeoutMs} ms` : `the connection failed (${(error as Error).message})`;
-        throw new ApiConnectionError(`${init.method ?? "GET"} ${url}: ${why}, ${attempt} attempt${attempt > 1 ? "s" : ""}`, attempt, timedOut, { cause: error });
+        throw new ApiConnectionError(`${init.method ?? "GET"} ${url}: ${why}, ${attempt} attempt${attempt > 1 ? "s" : ""}`, attempt, timedOut, {
+          cause: error,
+        });
       }
       await pause(networkRetryDelayMs(attempt), caller);
       continue;

@@ -1,5 +1,5 @@
 import { getAddress, type Address } from "viem";
-import { loadDeployment } from "../deployments.js";
+import { loadLiveDeployment } from "../deployments.js";
 import { TOKEN_KINDS } from "../tokens/capability.js";
 
 /**
@@ -39,7 +39,7 @@ const INTEGERS: Record<string, number> = {
  * contracts and token (deployments/84532.json), Hardhat's accounts #3 (the merchant) and #2 (the
  * payer), and addresses that stand for what is derived per payment or per merchant.
  */
-const DEPLOYMENT = loadDeployment(84532);
+const DEPLOYMENT = loadLiveDeployment(84532);
 export const EXAMPLE_ADDRESSES = {
   merchant: getAddress("0x90F79bf6EB2c4f870365E785982E1f101E93b906"),
   payer: getAddress("0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"),

@@ -1,11 +1,11 @@
 import { assert } from "chai";
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { PaymentServiceClient, verifyWebhook } from "../../client/src/index.js";
 import { localAccount, LOCAL_ROLES } from "../../dev/localchain/harness.js";
@@ -107,7 +107,10 @@ describe("stablecoin-events listen against npm start (client/src/events-cli.ts, 
     listener = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
     const listening = watched(listener);
 
-    const paid = await run(process.execPath, [tsx, "scripts/pay.ts", payment.intent], { cwd: root, env: { ...process.env, API_URL: apiUrl, CHAIN_RPC_URL: chainUrl } });
+    const paid = await run(process.execPath, [tsx, "scripts/pay.ts", payment.intent], {
+      cwd: root,
+      env: { ...process.env, API_URL: apiUrl, CHAIN_RPC_URL: chainUrl },
+    });
     const { tx_hash } = JSON.parse(paid.stdout) as { tx_hash: `0x${string}` };
     const line = await listening.waitFor(/payment\.settled +(evt_[0-9a-f]{32}) +→ 200/, 90_000);
     assert.match(listening.output(), /payment\.settled +evt_[0-9a-f]{32} +→ 503: kept, forwarded again/, "the failed forward is said and kept");
@@ -135,6 +138,52 @@ describe("stablecoin-events listen against npm start (client/src/events-cli.ts, 
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     assert.equal(target.received.length, before, again.output());
     await target.close();
+  });
+
+  it("docs/merchants.md's receiver and listen command, run as printed: the receiver accepts what listen forwards", async () => {
+    const doc = readFileSync(join(root, "docs/merchants.md"), "utf8");
+    const section = doc.slice(doc.indexOf("## Receive events"));
+    const receiverCode = [...section.matchAll(/```ts\n([\s\S]*?)```/g)][0]![1]!;
+    const laptop = section.slice(section.indexOf("### On your laptop"));
+    const command = /```sh\n([\s\S]*?)\n#/.exec(laptop)![1]!.replace(/\\\n\s*/g, "");
+    assert.match(
+      command,
+      /^STABLECOIN_CAPABILITY='pi\.local\.…' \.\/node_modules\/\.bin\/stablecoin-events listen --base-url http:\/\/127\.0\.0\.1:8787 --forward-to http:\/\/127\.0\.0\.1:8443\/ /,
+    );
+    // Only what a merchant fills in changes: the service's URL, the port, and where the client package is.
+    const source = receiverCode
+      .replace('"@stablecoin-payments/client"', JSON.stringify(join(root, "client/src/index.ts")))
+      .replace('"http://127.0.0.1:8787"', JSON.stringify(apiUrl))
+      .replace("createServer(", "export const server = createServer(")
+      .replace(".listen(8443);", ".listen(0);");
+    const file = join(root, "test/api", `.listen-receiver-${process.pid}.ts`);
+    writeFileSync(file, source);
+    let server: Server;
+    try {
+      server = ((await import(pathToFileURL(file).href)) as { server: Server }).server;
+    } finally {
+      unlinkSync(file);
+    }
+    await new Promise((resolve) => (server.listening ? resolve(null) : server.once("listening", resolve)));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const api = new PaymentServiceClient({ baseUrl: apiUrl });
+      const merchant = localAccount(LOCAL_ROLES.firstUser + 1).address;
+      const payment = await api.createPayment({ recipient: merchant, amount: "1.5", notify_url: "https://hooks.merchant.example.com/printed" });
+      await run(process.execPath, [tsx, "scripts/pay.ts", payment.intent], { cwd: root, env: { ...process.env, API_URL: apiUrl, CHAIN_RPC_URL: chainUrl } });
+      const printed = command
+        .replace("'pi.local.…'", `'${payment.intent}'`)
+        .replace("./node_modules/.bin/stablecoin-events", `${JSON.stringify(process.execPath)} ${JSON.stringify(cli)}`)
+        .replace("http://127.0.0.1:8787", apiUrl)
+        .replace("http://127.0.0.1:8443/", `http://127.0.0.1:${port}/`);
+      listener = spawn("bash", ["-c", `exec ${printed}`], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+      const listening = watched(listener);
+      await listening.waitFor(/payment\.settled +evt_[0-9a-f]{32} +→ 200/, 90_000);
+      assert.notMatch(listening.output(), /→ 400/, "never refused by the printed receiver");
+      await stop(listener);
+    } finally {
+      server.close();
+    }
   });
 
   it("never takes a capability from the command line", async () => {

@@ -62,7 +62,11 @@ describe("HTTP rules", () => {
     });
     const keyless = { ...h.service.config, relayer: { ...h.service.config.relayer, privateKey: null } };
     assert.equal(describeCapabilities(keyless, deployment).payment_addresses.settled_by, "anyone", "no relayer key: settling is left to anyone");
-    assert.notProperty(describeCapabilities({ ...h.service.config, localChain: false }, deployment), "chain_rpc_url", "a real chain: the wallet has its own RPC");
+    assert.notProperty(
+      describeCapabilities({ ...h.service.config, localChain: false }, deployment),
+      "chain_rpc_url",
+      "a real chain: the wallet has its own RPC",
+    );
     const keyed = { ...h.service.config, rpcUrl: "http://127.0.0.1:8545/?key=secret" };
     assert.notProperty(describeCapabilities(keyed, deployment), "chain_rpc_url", "a URL with a query may carry a key: not published");
     const extra = await h.api.post("/v1/capabilities").send({ verbose: true });

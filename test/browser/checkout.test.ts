@@ -99,7 +99,7 @@ describe("hosted checkout in Chromium", function () {
     assert.equal((await h.service.depositSettler.tick()).sent, 1);
     await page.locator('#status[data-state="wait"]', { hasText: "Payment received. Confirming" }).waitFor({ timeout: 30_000 });
     await h.chain.mine(2);
-    assert.match(await statusOf(page, "ok"), /^Paid\.Transaction 0x[0-9a-f]{4}…[0-9a-f]{4} · local chain: no explorer$/);
+    assert.match(await statusOf(page, "ok"), /^Paid\.Transaction 0x[0-9a-f]{4}…[0-9a-f]{4} · local chain: no explorerBack to the merchant$/);
     assert.equal(await page.locator("#pay").count(), 0);
     assert.equal(await page.locator("#pay-by-transfer").count(), 0);
     assert.equal((await balanceOf(h.chain, usdc(), merchant().address)) - merchantBefore, 12_250_000n, "12.50 less the 2% fee");
@@ -107,7 +107,10 @@ describe("hosted checkout in Chromium", function () {
     const back = new URL((await page.locator("#return-link").getAttribute("href"))!);
     assert.equal(back.searchParams.get("cart"), "7");
     assert.equal(back.searchParams.get("reference"), intent.reference);
-    assert.include(await post("/v1/payments/verify", { intent: intent.intent, tx_hash: back.searchParams.get("tx_hash") }), { valid: true, reference: intent.reference });
+    assert.include(await post("/v1/payments/verify", { intent: intent.intent, tx_hash: back.searchParams.get("tx_hash") }), {
+      valid: true,
+      reference: intent.reference,
+    });
   });
 
   it("pay: resolves the intent, pays in one transaction (EIP-3009 signed by MetaMask's eth-sig-util V4), shows Paid once settled", async () => {
@@ -200,17 +203,18 @@ describe("hosted checkout in Chromium", function () {
     const intent = await post("/v1/payments", { recipient: merchant().address, amount: "1" });
     const wallet = await injectWallet(page, h.chain, buyer(), { startChainId: 1, unknownChain: true });
     await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
+    const rpcUrl = (await post("/v1/capabilities", {})).chain_rpc_url;
+    assert.match(rpcUrl, /^http:\/\/127\.0\.0\.1:\d+/);
+    const note = await page.locator("#local-rpc-note").textContent();
     await page.click("#pay");
     await settle();
     const order = wallet.requests.filter((m) => m.startsWith("wallet_"));
     assert.deepEqual(order, ["wallet_addEthereumChain", "wallet_switchEthereumChain"]);
-    const rpcUrl = (await post("/v1/capabilities", {})).chain_rpc_url;
-    assert.match(rpcUrl, /^http:\/\/127\.0\.0\.1:\d+/);
     assert.deepEqual(wallet.addedChains, [
       { chainId: "0x14a34", chainName: "Base Sepolia (local)", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: [rpcUrl] },
     ]);
     assert.equal(
-      await page.locator("#local-rpc-note").textContent(),
+      note,
       `Local chain: your wallet is asked to add Base Sepolia (local) at ${rpcUrl}. A wallet that keeps one RPC per chain id: set its Base Sepolia network's RPC URL to ${rpcUrl} first, or it pays on the public testnet.`,
     );
   });

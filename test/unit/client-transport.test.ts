@@ -135,8 +135,14 @@ describe("client transport (client/src/transport.ts): timeouts, network retries,
   });
 
   it("waits 0.5 s doubling to 8 s between network retries, less up to half at random", () => {
-    assert.deepEqual([1, 2, 3, 4, 5, 6].map((n) => networkRetryDelayMs(n, () => 0)), [500, 1000, 2000, 4000, 8000, 8000]);
-    assert.equal(networkRetryDelayMs(1, () => 1), 250);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5, 6].map((n) => networkRetryDelayMs(n, () => 0)),
+      [500, 1000, 2000, 4000, 8000, 8000],
+    );
+    assert.equal(
+      networkRetryDelayMs(1, () => 1),
+      250,
+    );
   });
 });
 
@@ -147,7 +153,14 @@ describe("waitForPayment", () => {
     s = undefined;
   });
   const body = { intent: "pi.x", tx_hash: `0x${"ab".repeat(32)}` as const };
-  const valid = { valid: true, tx_hash: body.tx_hash, reference: `0x${"01".repeat(32)}`, amount: "1.000000", block_number: "9", block_hash: `0x${"cd".repeat(32)}` };
+  const valid = {
+    valid: true,
+    tx_hash: body.tx_hash,
+    reference: `0x${"01".repeat(32)}`,
+    amount: "1.000000",
+    block_number: "9",
+    block_hash: `0x${"cd".repeat(32)}`,
+  };
 
   it("resolves valid after PAYMENT_CONFIRMING answers, asking about the same hash", async () => {
     const asked: string[] = [];
@@ -184,13 +197,21 @@ describe("paginate (client/src/pages.ts): one end-of-pages rule", () => {
     const pages: Record<string, { items: number[]; next: string | null }> = { start: { items: [1, 2], next: "a" }, a: { items: [3], next: null } };
     const asked: Array<string | undefined> = [];
     const seen: number[] = [];
-    for await (const n of paginate(async (after) => (asked.push(after), pages[after ?? "start"]!))) seen.push(n);
+    const readPage = async (after: string | undefined) => {
+      asked.push(after);
+      return pages[after ?? "start"]!;
+    };
+    for await (const n of paginate(readPage)) seen.push(n);
     assert.deepEqual(seen, [1, 2, 3]);
     assert.deepEqual(asked, [undefined, "a"]);
     const cursor: Record<string, { items: number[]; next: string | null }> = { k: { items: [4, 5], next: "e5" }, e5: { items: [], next: "e5" } };
     const after: Array<string | undefined> = [];
     const got: number[] = [];
-    for await (const n of paginate(async (a) => (after.push(a), cursor[a!]!), "k")) got.push(n);
+    const readCursor = async (a: string | undefined) => {
+      after.push(a);
+      return cursor[a!]!;
+    };
+    for await (const n of paginate(readCursor, "k")) got.push(n);
     assert.deepEqual(got, [4, 5]);
     assert.deepEqual(after, ["k", "e5"]);
   });
@@ -218,11 +239,24 @@ describe("fulfilOnce", () => {
     const done = new Set<string>();
     const slow = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const ledger: FulfilmentLedger = {
-      has: async (k) => (await slow(5), done.has(k)),
-      add: async (k) => (await slow(5), done.add(k)),
+      has: async (k) => {
+        await slow(5);
+        return done.has(k);
+      },
+      add: async (k) => {
+        await slow(5);
+        done.add(k);
+      },
     };
     let runs = 0;
-    const ran = await Promise.all(Array.from({ length: 5 }, () => fulfilOnce(ledger, "k", async () => (await slow(20), void runs++))));
+    const ran = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        fulfilOnce(ledger, "k", async () => {
+          await slow(20);
+          runs++;
+        }),
+      ),
+    );
     assert.equal(runs, 1);
     assert.deepEqual(ran.filter(Boolean).length, 1);
   });
@@ -233,8 +267,16 @@ describe("fulfilOnce", () => {
     const ledger: FulfilmentLedger = {
       has: () => false,
       add: (k) => log.push(`add:${k}`),
-      claim: (k) => (claimed.has(k) ? false : (claimed.add(k), log.push(`claim:${k}`), true)),
-      release: (k) => (claimed.delete(k), log.push(`release:${k}`)),
+      claim: (k) => {
+        if (claimed.has(k)) return false;
+        claimed.add(k);
+        log.push(`claim:${k}`);
+        return true;
+      },
+      release: (k) => {
+        claimed.delete(k);
+        log.push(`release:${k}`);
+      },
     };
     await fulfilOnce(ledger, "k", () => Promise.reject(new Error("no"))).catch(() => undefined);
     assert.isTrue(await fulfilOnce(ledger, "k", () => undefined));

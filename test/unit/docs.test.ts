@@ -3,7 +3,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import { RETRY_SCHEDULE_SECONDS } from "../../src/webhooks/delivery.js";
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
-const DOCS = ["README.md", "CONTRIBUTING.md", "client/README.md", ...readdirSync(new URL("../../docs", import.meta.url)).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const DOCS = [
+  "README.md",
+  "CONTRIBUTING.md",
+  "client/README.md",
+  ...readdirSync(new URL("../../docs", import.meta.url))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 
 describe("docs for merchants and for contributors", () => {
   it("README.md is for users: under 150 lines, and sends contributors to CONTRIBUTING.md", () => {

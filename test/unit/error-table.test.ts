@@ -24,7 +24,10 @@ function wireCodes(): Set<string> {
 describe("docs/errors.md: the error-code table", () => {
   const table = readFileSync(new URL("../../docs/errors.md", import.meta.url), "utf8");
   const rows = new Map(
-    [...table.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| ([A-Z_]*) \| (\d*) \| (.+) \|$/gm)].map((m) => [m[1]!, { status: Number(m[2]), action: m[3], what: m[5] }]),
+    [...table.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| ([A-Z_]*) \| (\d*) \| (.+) \|$/gm)].map((m) => [
+      m[1]!,
+      { status: Number(m[2]), action: m[3], what: m[5] },
+    ]),
   );
 
   it("has a row for every code the OpenAPI document's error schemas name, and for every code of the error model", () => {

@@ -70,17 +70,31 @@ describe("listenEvents (client/src/listen.ts)", () => {
       api: new PaymentServiceClient({ baseUrl: service.url, maxNetworkRetries: 0 }),
       capability: "pi.local.x.y",
       forwardTo: "http://127.0.0.1:1/hooks",
-      state: { read: async () => stored, write: async (after) => void (stored = after) },
+      state: {
+        read: async () => stored,
+        write: async (after) => {
+          stored = after;
+        },
+      },
       pollMs: 20,
       fetch: target,
       log: (l) => lines.push(l),
       signal: stop.signal,
     });
     await service.close();
-    assert.deepEqual(forwarded, [2, 3, 4, 5].map((n) => `{"id":"${id(n)}"}`));
+    assert.deepEqual(
+      forwarded,
+      [2, 3, 4, 5].map((n) => `{"id":"${id(n)}"}`),
+    );
     assert.equal(stored, id(5));
     assert.equal(service.asked[0], id(1), "the first read starts after the stored id");
-    assert.isTrue(lines.some((l) => /the service is unreachable/.test(l)), lines.join("\n"));
-    assert.isTrue(lines.some((l) => /unreachable \(fetch failed\): kept/.test(l)), lines.join("\n"));
+    assert.isTrue(
+      lines.some((l) => /the service is unreachable/.test(l)),
+      lines.join("\n"),
+    );
+    assert.isTrue(
+      lines.some((l) => /unreachable \(fetch failed\): kept/.test(l)),
+      lines.join("\n"),
+    );
   });
 });

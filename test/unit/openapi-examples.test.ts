@@ -1,10 +1,10 @@
 import { assert } from "chai";
 import { readFileSync } from "node:fs";
 import { getAddress } from "viem";
-import { loadDeployment } from "../../src/deployments.js";
+import { loadLiveDeployment } from "../../src/deployments.js";
 
 const doc = JSON.parse(readFileSync(new URL("../../docs/openapi.json", import.meta.url), "utf8")) as { paths: Record<string, Record<string, unknown>> };
-const deployment = loadDeployment(84532);
+const deployment = loadLiveDeployment(84532);
 /** Hardhat's accounts #3 and #2, as the README's quickstart casts them. */
 const MERCHANT = getAddress("0x90F79bf6EB2c4f870365E785982E1f101E93b906");
 const PAYER = getAddress("0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC");

@@ -67,7 +67,7 @@ export async function resolvePayment(token: string, status: Status): Promise<Res
 async function resolveSettling(intent: string, status: Status, left: AbortSignal): Promise<ApiAnswer<Resolved> | null> {
   let confirming = false;
   for (;;) {
-    const answer: ApiAnswer<Resolved> = await answerOf(api.resolvePayment({ intent }));
+    const answer: ApiAnswer<Resolved> = await answerOf(api.resolvePayment({ intent }, { signal: left }));
     if (left.aborted) return null;
     const step = confirmingStep(answer, confirming);
     if (step.next === "done") return answer;

@@ -57,6 +57,7 @@ export async function payFlow(token: string): Promise<void> {
       if (state === "paid") showPaid(status, hash, r.return_url, r.reference);
       else status.set("wait", "Payment received. Confirming…", transactionLink(hash));
     },
+    left,
   );
 }
 
@@ -142,7 +143,7 @@ async function recoveredPayment(intent: string): Promise<Hex | null> {
 /** Polls verify for the same hash until it settles (the merchant verifies again on its side), or the page moves to another route. */
 async function followVerdict(intent: string, hash: Hex, set: Status["set"], paid: (hash: Hex) => void, left: AbortSignal): Promise<void> {
   while (!left.aborted) {
-    const answer = await answerOf(api.verifyPayment({ intent, tx_hash: hash }));
+    const answer = await answerOf(api.verifyPayment({ intent, tx_hash: hash }, { signal: left }));
     if (answer.ok && answer.body.valid) {
       paid(hash);
       return;
