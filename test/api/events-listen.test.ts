@@ -176,7 +176,7 @@ describe("stablecoin-events listen against npm start (client/src/events-cli.ts, 
         .replace("./node_modules/.bin/stablecoin-events", `${JSON.stringify(process.execPath)} ${JSON.stringify(cli)}`)
         .replace("http://127.0.0.1:8787", apiUrl)
         .replace("http://127.0.0.1:8443/", `http://127.0.0.1:${port}/`);
-      listener = spawn("bash", ["-c", `exec ${printed}`], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+      listener = spawn("bash", ["-c", printed], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
       const listening = watched(listener);
       await listening.waitFor(/payment\.settled +evt_[0-9a-f]{32} +→ 200/, 90_000);
       assert.notMatch(listening.output(), /→ 400/, "never refused by the printed receiver");
