@@ -8,7 +8,7 @@
  */
 import { ApiConnectionError, ApiError } from "./errors.js";
 import type { PaymentServiceClient } from "./index.js";
-import { networkRetryDelayMs, pause } from "./transport.js";
+import { joined, networkRetryDelayMs, pause } from "./transport.js";
 import type { EventsRequest, EventsResponse } from "./types.js";
 
 type StoredEvent = EventsResponse["events"][number];
@@ -102,7 +102,7 @@ async function forward(post: typeof fetch, url: string, event: StoredEvent, time
       headers: deliveryHeaders(event),
       body: event.body,
       redirect: "manual",
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      signal: joined([signal, timeout]) ?? timeout,
     });
     await res.arrayBuffer().catch(() => undefined);
     return res.status;

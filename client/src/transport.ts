@@ -53,9 +53,20 @@ export function pause(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** The caller's signals as one (undefined when none). */
-function joined(signals: Array<AbortSignal | undefined>): AbortSignal | undefined {
+export function joined(signals: Array<AbortSignal | undefined>): AbortSignal | undefined {
   const present = signals.filter((s): s is AbortSignal => s !== undefined);
-  return present.length <= 1 ? present[0] : AbortSignal.any(present);
+  if (present.length <= 1) return present[0];
+  if (typeof AbortSignal.any === "function") return AbortSignal.any(present);
+  // Node 20.0–20.2 and older browsers: the same, by hand.
+  const controller = new AbortController();
+  for (const signal of present) {
+    if (signal.aborted) {
+      controller.abort(signal.reason);
+      break;
+    }
+    signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
+  }
+  return controller.signal;
 }
 
 class GatewayAnswer extends Error {}
