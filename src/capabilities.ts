@@ -12,6 +12,17 @@ export const API_VERSION = "1.0.0" as const;
 
 export type Capabilities = CapabilitiesResponse;
 
+/**
+ * The local chain's JSON-RPC URL, for a wallet: only on a local chain, and only a URL with nothing
+ * secret in it (no user, password or query; a path is kept, as a node needs it).
+ */
+function localRpc(config: Config): { chain_rpc_url?: string } {
+  if (!config.localChain || !config.rpcUrl) return {};
+  const url = new URL(config.rpcUrl);
+  if (url.username || url.password || url.search) return {};
+  return { chain_rpc_url: url.href.replace(/\/$/, "") };
+}
+
 /** What a client needs to know about this deployment, and nothing secret. */
 export function describeCapabilities(config: Config, deployment: LiveDeployment): Capabilities {
   const networkFeeUnits = BigInt(deployment.parameters.networkFeeUnits);
@@ -43,6 +54,7 @@ export function describeCapabilities(config: Config, deployment: LiveDeployment)
     webhooks_enabled: config.webhooksEnabled,
     checkout_url: config.checkoutUrl,
     local_chain: config.localChain,
+    ...localRpc(config),
     // The relayer pays the gas of settling a payment address, covered by the payment's fee: the payer
     // sends exactly the amount, the merchant receives it less the same fee as any payment.
     payment_addresses: {

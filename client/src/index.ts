@@ -1,24 +1,33 @@
 /**
  * The merchant client: one method per endpoint, typed from the service's OpenAPI document; errors as
- * {@link ApiError} with `error`/`action`/`retryAfter`; an opt-in {@link withRetry} that honours
- * Retry-After; helpers for the verify rules. No dependencies: it needs only `fetch` (Node ≥ 20,
- * browsers, workers).
+ * {@link ApiError} with `error`/`action`/`retryAfter`, {@link ApiConnectionError} when no answer came
+ * (failed connections and timeouts are retried with backoff first, for every method),
+ * {@link InvalidResponseError} for an answer that is not the service's; `for await` over every paged
+ * endpoint; {@link PaymentServiceClient.waitForPayment}; helpers for the verify rules. No
+ * dependencies: it needs only `fetch` (Node ≥ 20, browsers, workers).
  *
  * @example
  * const api = new PaymentServiceClient({ baseUrl: "http://127.0.0.1:8787" });
  * const payment = await api.createPayment({ recipient, amount: "12.50" });
- * const verdict = await api.verifyPayment({ intent: payment.intent, tx_hash });
+ * const verdict = await api.waitForPayment({ intent: payment.intent, tx_hash }, { timeoutMs: 60_000 });
  * if (isPaid(verdict, { reference: payment.reference })) await fulfilOnce(ledger, `${payment.reference}:${tx_hash}`, ship);
  */
-import type { Action, ErrorCode, Operations, VerifyPaymentResponse } from "./types.js";
-import { eachItem, eachPage } from "./pages.js";
+import { ApiError } from "./errors.js";
+import { paginate } from "./pages.js";
+import { DEFAULT_MAX_NETWORK_RETRIES, DEFAULT_TIMEOUT_MS, pause, send, type RequestOptions, type TransportOptions } from "./transport.js";
+import type { EventsRequest, LinkSubscriptionsResponse, Operations, EventsResponse, VerifyPaymentResponse } from "./types.js";
 
 export type * from "./types.js";
-export { eachItem, eachPage } from "./pages.js";
+export { ApiConnectionError, ApiError, InvalidResponseError } from "./errors.js";
+export { fulfilOnce } from "./fulfil.js";
+export type { FulfilmentLedger } from "./fulfil.js";
+export { paginate } from "./pages.js";
+export type { Page } from "./pages.js";
+export type { RequestOptions } from "./transport.js";
 export { acceptedPayTo, x402PaymentAddresses } from "./x402.js";
 export { keccak256, X402_RECEIVER_CODE_HASH, x402ReceiverAddress } from "./x402-receiver.js";
 export { verifyWebhook, WebhookVerificationError } from "./webhooks.js";
-export type { VerifyWebhookOptions, WebhookPublicKey } from "./webhooks.js";
+export type { VerifyWebhookOptions, WebhookEvent, WebhookPublicKey } from "./webhooks.js";
 export type { IssuedPayment, PaymentCreator, X402PaymentAddresses, X402PaymentAddressOptions, X402RequestContext } from "./x402.js";
 
 /** The request body of an operation. */
@@ -27,27 +36,6 @@ export type RequestOf<K extends keyof Operations> = Operations[K]["request"];
 export type ResponseOf<K extends keyof Operations> = Operations[K]["response"];
 /** The error codes an operation can answer. */
 export type ErrorOf<K extends keyof Operations> = Operations[K]["error"];
-
-/** An error answer: branch on `error` and `action`, not on the status. */
-export class ApiError<Code extends string = ErrorCode> extends Error {
-  constructor(
-    readonly status: number,
-    readonly error: Code,
-    readonly action: Action | undefined,
-    /** Seconds, from the body or the Retry-After header; set on every retryable error. */
-    readonly retryAfter: number | undefined,
-    /** On INVALID_REQUEST, the `svc-error-detail` header: the first failing field and its rule (`field: rule`). */
-    readonly detail?: string,
-  ) {
-    super(`${status} ${error}${action ? ` (${action})` : ""}`);
-    this.name = "ApiError";
-  }
-
-  /** Whether asking again later, unchanged, makes sense (action RETRY). */
-  get retryable(): boolean {
-    return this.action === "RETRY";
-  }
-}
 
 /**
  * Narrows an error thrown by a method to that operation's error codes.
@@ -62,86 +50,150 @@ export interface ClientOptions {
   baseUrl: string;
   /** A fetch implementation; the global one by default. */
   fetch?: typeof fetch;
+  /** Milliseconds one attempt may take, the answer's body included (default 30,000); per call too. */
+  timeoutMs?: number;
+  /** How many times a failed connection or a timeout is tried again, with backoff (default 2); per call too. */
+  maxNetworkRetries?: number;
+  /** Ends every call of this client when aborted (a shutdown). */
+  signal?: AbortSignal;
+}
+
+/** How {@link PaymentServiceClient.waitForPayment} waits. */
+export interface WaitOptions {
+  /** Give up after this long, with the last `PAYMENT_CONFIRMING` verdict (default 120,000). */
+  timeoutMs?: number;
+  /** Between two verify calls while confirming (default 2,000). */
+  pollMs?: number;
+  signal?: AbortSignal;
 }
 
 export class PaymentServiceClient {
   readonly #base: string;
-  readonly #fetch: typeof fetch;
+  readonly #transport: TransportOptions;
 
   constructor(options: ClientOptions) {
     this.#base = options.baseUrl.replace(/\/$/, "");
-    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#transport = {
+      fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxNetworkRetries: options.maxNetworkRetries ?? DEFAULT_MAX_NETWORK_RETRIES,
+      signal: options.signal,
+    };
   }
 
-  async #call<K extends keyof Operations>(method: "GET" | "POST", path: Operations[K]["path"], body?: unknown): Promise<ResponseOf<K>> {
-    const res = await this.#fetch(
-      `${this.#base}${path}`,
-      method === "GET" ? { method } : { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) },
-    );
-    const parsed = (await res.json().catch(() => ({ error: "INVALID_RESPONSE" }))) as { error?: string; action?: Action; retry_after?: number };
-    if (!res.ok) {
-      const header = Number(res.headers.get("retry-after"));
-      throw new ApiError(
-        res.status,
-        (parsed.error ?? "UNKNOWN") as ErrorOf<K> & string,
-        parsed.action,
-        parsed.retry_after ?? (Number.isFinite(header) && header > 0 ? header : undefined),
-        res.headers.get("svc-error-detail") ?? undefined,
-      );
-    }
-    return parsed as ResponseOf<K>;
+  #call<K extends keyof Operations>(method: "GET" | "POST", path: Operations[K]["path"], body?: unknown, options?: RequestOptions): Promise<ResponseOf<K>> {
+    const init: RequestInit = method === "GET" ? { method } : { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) };
+    return send<ResponseOf<K>>(this.#transport, `${this.#base}${path}`, init, options);
   }
 
   // Service
-  health = () => this.#call<"health">("GET", "/health");
-  capabilities = () => this.#call<"capabilities">("POST", "/v1/capabilities", {});
+  health = (o?: RequestOptions) => this.#call<"health">("GET", "/health", {}, o);
+  capabilities = (o?: RequestOptions) => this.#call<"capabilities">("POST", "/v1/capabilities", {}, o);
   // Events
-  webhookKeys = () => this.#call<"webhookKeys">("GET", "/v1/webhooks/keys");
-  listEvents = (b: RequestOf<"listEvents">) => this.#call<"listEvents">("POST", "/v1/events", b);
+  webhookKeys = (o?: RequestOptions) => this.#call<"webhookKeys">("GET", "/v1/webhooks/keys", {}, o);
+  listEvents = (b: RequestOf<"listEvents">, o?: RequestOptions) => this.#call<"listEvents">("POST", "/v1/events", b, o);
   // One-time payments
-  createPayment = (b: RequestOf<"createPayment">) => this.#call<"createPayment">("POST", "/v1/payments", b);
-  resolvePayment = (b: RequestOf<"resolvePayment">) => this.#call<"resolvePayment">("POST", "/v1/payments/resolve", b);
-  verifyPayment = (b: RequestOf<"verifyPayment">) => this.#call<"verifyPayment">("POST", "/v1/payments/verify", b);
-  recoverPayment = (b: RequestOf<"recoverPayment">) => this.#call<"recoverPayment">("POST", "/v1/payments/recover", b);
-  listPayments = (b: RequestOf<"listPayments">) => this.#call<"listPayments">("POST", "/v1/payments/list", b);
-  /**
-   * Every payment to `recipient`, newest first, page after page (`before_block` from each
-   * `next_before_block`) until the chain's first block; lazy, so `break` stops the calls.
-   * @example for await (const p of api.allPayments({ recipient })) if (p.final) books.add(p);
-   */
-  allPayments = (b: Omit<RequestOf<"listPayments">, "before_block">) =>
-    eachItem(
-      eachPage(
-        (before: string | undefined) => this.listPayments({ ...b, ...(before !== undefined ? { before_block: before } : {}) }),
-        (page) => page.next_before_block,
-      ),
-      (page) => page.payments,
-    );
+  createPayment = (b: RequestOf<"createPayment">, o?: RequestOptions) => this.#call<"createPayment">("POST", "/v1/payments", b, o);
+  resolvePayment = (b: RequestOf<"resolvePayment">, o?: RequestOptions) => this.#call<"resolvePayment">("POST", "/v1/payments/resolve", b, o);
+  verifyPayment = (b: RequestOf<"verifyPayment">, o?: RequestOptions) => this.#call<"verifyPayment">("POST", "/v1/payments/verify", b, o);
+  recoverPayment = (b: RequestOf<"recoverPayment">, o?: RequestOptions) => this.#call<"recoverPayment">("POST", "/v1/payments/recover", b, o);
+  listPayments = (b: RequestOf<"listPayments">, o?: RequestOptions) => this.#call<"listPayments">("POST", "/v1/payments/list", b, o);
   // Links
-  createLink = (b: RequestOf<"createLink">) => this.#call<"createLink">("POST", "/v1/links", b);
-  closeLink = (b: RequestOf<"closeLink">) => this.#call<"closeLink">("POST", "/v1/links/close", b);
-  subscribeLink = (b: RequestOf<"subscribeLink">) => this.#call<"subscribeLink">("POST", "/v1/links/subscribe", b);
-  linkSubscriptions = (b: RequestOf<"linkSubscriptions">) => this.#call<"linkSubscriptions">("POST", "/v1/links/subscriptions", b);
-  linkSubscriberStates = (b: RequestOf<"linkSubscriberStates">) => this.#call<"linkSubscriberStates">("POST", "/v1/links/subscribers", b);
+  createLink = (b: RequestOf<"createLink">, o?: RequestOptions) => this.#call<"createLink">("POST", "/v1/links", b, o);
+  closeLink = (b: RequestOf<"closeLink">, o?: RequestOptions) => this.#call<"closeLink">("POST", "/v1/links/close", b, o);
+  subscribeLink = (b: RequestOf<"subscribeLink">, o?: RequestOptions) => this.#call<"subscribeLink">("POST", "/v1/links/subscribe", b, o);
+  linkSubscriptions = (b: RequestOf<"linkSubscriptions">, o?: RequestOptions) => this.#call<"linkSubscriptions">("POST", "/v1/links/subscriptions", b, o);
+  linkSubscriberStates = (b: RequestOf<"linkSubscriberStates">, o?: RequestOptions) =>
+    this.#call<"linkSubscriberStates">("POST", "/v1/links/subscribers", b, o);
   // Subscriptions
-  createSubscription = (b: RequestOf<"createSubscription">) => this.#call<"createSubscription">("POST", "/v1/subscriptions", b);
-  resolveSubscription = (b: RequestOf<"resolveSubscription">) => this.#call<"resolveSubscription">("POST", "/v1/subscriptions/resolve", b);
-  finalizeSubscription = (b: RequestOf<"finalizeSubscription">) => this.#call<"finalizeSubscription">("POST", "/v1/subscriptions/finalize", b);
-  subscriptionState = (b: RequestOf<"subscriptionState">) => this.#call<"subscriptionState">("POST", "/v1/subscriptions/state", b);
-  charge = (b: RequestOf<"charge">) => this.#call<"charge">("POST", "/v1/charges", b);
-  recoverCharge = (b: RequestOf<"recoverCharge">) => this.#call<"recoverCharge">("POST", "/v1/charges/recover", b);
-  approveSession = (b: RequestOf<"approveSession">) => this.#call<"approveSession">("POST", "/v1/subscriptions/approve/session", b);
-  approveResolve = (b: RequestOf<"approveResolve">) => this.#call<"approveResolve">("POST", "/v1/subscriptions/approve/resolve", b);
-  revokeSession = (b: RequestOf<"revokeSession">) => this.#call<"revokeSession">("POST", "/v1/subscriptions/revoke/session", b);
-  revokePrepare = (b: RequestOf<"revokePrepare">) => this.#call<"revokePrepare">("POST", "/v1/subscriptions/revoke/prepare", b);
-  allowanceRevokePrepare = () => this.#call<"allowanceRevokePrepare">("POST", "/v1/allowances/revoke/prepare", {});
+  createSubscription = (b: RequestOf<"createSubscription">, o?: RequestOptions) => this.#call<"createSubscription">("POST", "/v1/subscriptions", b, o);
+  resolveSubscription = (b: RequestOf<"resolveSubscription">, o?: RequestOptions) =>
+    this.#call<"resolveSubscription">("POST", "/v1/subscriptions/resolve", b, o);
+  finalizeSubscription = (b: RequestOf<"finalizeSubscription">, o?: RequestOptions) =>
+    this.#call<"finalizeSubscription">("POST", "/v1/subscriptions/finalize", b, o);
+  subscriptionState = (b: RequestOf<"subscriptionState">, o?: RequestOptions) => this.#call<"subscriptionState">("POST", "/v1/subscriptions/state", b, o);
+  charge = (b: RequestOf<"charge">, o?: RequestOptions) => this.#call<"charge">("POST", "/v1/charges", b, o);
+  recoverCharge = (b: RequestOf<"recoverCharge">, o?: RequestOptions) => this.#call<"recoverCharge">("POST", "/v1/charges/recover", b, o);
+  approveSession = (b: RequestOf<"approveSession">, o?: RequestOptions) => this.#call<"approveSession">("POST", "/v1/subscriptions/approve/session", b, o);
+  approveResolve = (b: RequestOf<"approveResolve">, o?: RequestOptions) => this.#call<"approveResolve">("POST", "/v1/subscriptions/approve/resolve", b, o);
+  revokeSession = (b: RequestOf<"revokeSession">, o?: RequestOptions) => this.#call<"revokeSession">("POST", "/v1/subscriptions/revoke/session", b, o);
+  revokePrepare = (b: RequestOf<"revokePrepare">, o?: RequestOptions) => this.#call<"revokePrepare">("POST", "/v1/subscriptions/revoke/prepare", b, o);
+  allowanceRevokePrepare = (o?: RequestOptions) => this.#call<"allowanceRevokePrepare">("POST", "/v1/allowances/revoke/prepare", {}, o);
   // Refunds
-  prepareRefund = (b: RequestOf<"prepareRefund">) => this.#call<"prepareRefund">("POST", "/v1/refunds/prepare", b);
-  resolveRefund = (b: RequestOf<"resolveRefund">) => this.#call<"resolveRefund">("POST", "/v1/refunds/resolve", b);
-  verifyRefund = (b: RequestOf<"verifyRefund">) => this.#call<"verifyRefund">("POST", "/v1/refunds/verify", b);
+  prepareRefund = (b: RequestOf<"prepareRefund">, o?: RequestOptions) => this.#call<"prepareRefund">("POST", "/v1/refunds/prepare", b, o);
+  resolveRefund = (b: RequestOf<"resolveRefund">, o?: RequestOptions) => this.#call<"resolveRefund">("POST", "/v1/refunds/resolve", b, o);
+  verifyRefund = (b: RequestOf<"verifyRefund">, o?: RequestOptions) => this.#call<"verifyRefund">("POST", "/v1/refunds/verify", b, o);
   // x402
-  x402Receiver = (b: RequestOf<"x402Receiver">) => this.#call<"x402Receiver">("POST", "/v1/x402/receivers", b);
-  verifyX402Settlement = (b: RequestOf<"verifyX402Settlement">) => this.#call<"verifyX402Settlement">("POST", "/v1/x402/verify-settlement", b);
+  x402Receiver = (b: RequestOf<"x402Receiver">, o?: RequestOptions) => this.#call<"x402Receiver">("POST", "/v1/x402/receivers", b, o);
+  verifyX402Settlement = (b: RequestOf<"verifyX402Settlement">, o?: RequestOptions) =>
+    this.#call<"verifyX402Settlement">("POST", "/v1/x402/verify-settlement", b, o);
+
+  // Every item of a paged endpoint, with `for await` (one end-of-pages rule: pages.ts)
+
+  /** Every event of the capability in `b` (intent, manage_token or subscription), oldest first, after `b.after` when given. */
+  iterateEvents(b: EventsRequest, o?: RequestOptions): AsyncGenerator<EventsResponse["events"][number], void, undefined> {
+    return paginate(
+      // The events' cursor stays set after the last event: their end is the first empty page.
+      (after) =>
+        this.listEvents({ ...b, ...(after ? { after } : {}) } as EventsRequest, o).then((p) => ({
+          items: p.events,
+          next: p.events.length === 0 ? null : p.next,
+        })),
+      b.after,
+    );
+  }
+
+  /** Every subscriber of a subscription link, oldest first. */
+  iterateLinkSubscriptions(
+    b: RequestOf<"linkSubscriptions">,
+    o?: RequestOptions,
+  ): AsyncGenerator<LinkSubscriptionsResponse["subscriptions"][number], void, undefined> {
+    return paginate(
+      (after) => this.linkSubscriptions({ ...b, ...(after ? { after } : {}) }, o).then((p) => ({ items: p.subscriptions, next: p.next })),
+      b.after,
+    );
+  }
+
+  /**
+   * Every payment to `recipient`, newest first, page after page (each page's `next_before_block` as
+   * the next `before_block`) until the chain's first block.
+   * @example for await (const p of api.iteratePayments({ recipient })) if (p.final) books.add(p);
+   */
+  iteratePayments(
+    b: Omit<RequestOf<"listPayments">, "before_block">,
+    o?: RequestOptions,
+  ): AsyncGenerator<ResponseOf<"listPayments">["payments"][number], void, undefined> {
+    return paginate(
+      (before) =>
+        this.listPayments({ ...b, ...(before !== undefined ? { before_block: before } : {}) }, o).then((p) => ({ items: p.payments, next: p.next_before_block })),
+    );
+  }
+
+  /**
+   * Verifies `tx_hash` for `intent` and follows `PAYMENT_CONFIRMING` (asking again every `pollMs`,
+   * and after a RETRY answer's Retry-After) until the verdict is `valid` or another code, which is
+   * final for this hash. After `timeoutMs` it answers the last verdict, still `PAYMENT_CONFIRMING`:
+   * ask again later about the same hash, and pay nothing else meanwhile.
+   */
+  async waitForPayment(b: RequestOf<"verifyPayment">, options: WaitOptions = {}): Promise<VerifyPaymentResponse> {
+    const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+    const pollMs = options.pollMs ?? 2_000;
+    const request = options.signal ? { signal: options.signal } : {};
+    for (;;) {
+      let wait = pollMs;
+      let verdict: VerifyPaymentResponse | undefined;
+      try {
+        verdict = await this.verifyPayment(b, request);
+        if (verdict.valid || verdict.code !== "PAYMENT_CONFIRMING") return verdict;
+      } catch (error) {
+        if (!(error instanceof ApiError) || !error.retryable || Date.now() + (error.retryAfter ?? 1) * 1000 > deadline) throw error;
+        wait = (error.retryAfter ?? 1) * 1000;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0 && verdict) return verdict;
+      await pause(Math.max(0, Math.min(wait, left)), options.signal);
+    }
+  }
 }
 
 /**
@@ -170,21 +222,4 @@ export function isPaid(verdict: VerifyPaymentResponse, expected: { reference: st
   if (verdict.valid !== true) return false;
   const reference = verdict.reference.toLowerCase();
   return "reference" in expected ? reference === expected.reference.toLowerCase() : reference.startsWith(expected.linkId.toLowerCase());
-}
-
-/** Where you record what was fulfilled (your database); a Set works for a demo. */
-export interface FulfilmentLedger {
-  has(key: string): boolean | Promise<boolean>;
-  add(key: string): unknown;
-}
-
-/**
- * Runs `fulfil` once per key (reference + transaction): webhooks and retries can repeat; goods ship
- * once. Returns whether it ran.
- */
-export async function fulfilOnce(ledger: FulfilmentLedger, key: string, fulfil: () => Promise<void> | void): Promise<boolean> {
-  if (await ledger.has(key)) return false;
-  await ledger.add(key);
-  await fulfil();
-  return true;
 }

@@ -1,25 +1,36 @@
 /**
- * Paging, once for every listing endpoint: a page fetched by cursor (none for the first), the next
- * cursor read from each page, until a page names none. The iterators are lazy: a page is fetched
- * only when the previous one has been consumed, so a `break` stops the calls.
+ * Paged endpoints, read with `for await`. Each endpoint's page is mapped to `{ items, next }` (pass
+ * `next` back as the cursor) and the one end-of-pages rule is: a page whose `next` is null is the
+ * last. Each endpoint's adapter says when that is: POST /v1/links/subscriptions answers `next: null`
+ * on its last page; POST /v1/payments/list answers `next_before_block: null` once it reached the
+ * chain's first block (an empty page before that only covered blocks without payments, so the
+ * paging goes on); POST /v1/events' `next` is a resume cursor that stays set, so its adapter ends
+ * on the empty page that follows the last events (one more call, and nothing to get wrong).
  */
 
-/** Every page, from the first until `nextOf` gives null or undefined. */
-export async function* eachPage<Page, Cursor>(
-  fetchPage: (cursor: Cursor | undefined) => Promise<Page>,
-  nextOf: (page: Page) => Cursor | null | undefined,
-): AsyncGenerator<Page, void, undefined> {
-  let cursor: Cursor | undefined;
-  for (;;) {
-    const page = await fetchPage(cursor);
-    yield page;
-    const next = nextOf(page);
-    if (next === null || next === undefined) return;
-    cursor = next;
-  }
+/** One page as {@link paginate} reads it. */
+export interface Page<T, Cursor = string> {
+  items: readonly T[];
+  next: Cursor | null;
 }
 
-/** Every item of every page, in order (an empty page is passed over, and the paging goes on). */
-export async function* eachItem<Page, Item>(pages: AsyncIterable<Page>, itemsOf: (page: Page) => Iterable<Item>): AsyncGenerator<Item, void, undefined> {
-  for await (const page of pages) yield* itemsOf(page);
+/**
+ * Every item of a paged endpoint, in the endpoint's order, one page at a time (the next page is
+ * asked for only once the previous one's items were consumed, so a `break` stops the calls).
+ * `start` starts from a cursor you kept.
+ *
+ * @example
+ * for await (const s of paginate((after) => api.linkSubscriptions({ manage_token, after }).then((p) => ({ items: p.subscriptions, next: p.next })))) …
+ */
+export async function* paginate<T, Cursor = string>(
+  readPage: (cursor: Cursor | undefined) => Promise<Page<T, Cursor>>,
+  start?: Cursor,
+): AsyncGenerator<T, void, undefined> {
+  let cursor = start;
+  for (;;) {
+    const page = await readPage(cursor);
+    yield* page.items;
+    if (page.next === null) return;
+    cursor = page.next;
+  }
 }

@@ -182,6 +182,8 @@ export type CapabilitiesResponse = {
   checkout_url: string;
   /** extension: a development chain (no block explorer; http return_url allowed) */
   local_chain: boolean;
+  /** extension, only when local_chain: the chain's JSON-RPC URL, for a wallet to add as its own network (it has a public chain's id: a wallet that knows that chain would pay there) */
+  chain_rpc_url?: string;
   /** extension: how payments to a payment address (pay.deposit_address) are settled */
   payment_addresses: {
     /** service: this service settles a payment address soon after the amount arrives (its relayer pays the gas); anyone: no relayer key here, so the payer, the merchant or anyone calls Splitter.settleDeposit */

@@ -5,6 +5,10 @@
  * (GET /v1/webhooks/keys), with WebCrypto's Ed25519 (Node 20 and later, current browsers). No
  * secret is involved: the keys are public. A verified event is still a hint: verify decides.
  */
+import type { WebhookEvents } from "./types.js";
+
+/** Any event a delivery carries: narrow it on `type`. */
+export type WebhookEvent = WebhookEvents[keyof WebhookEvents];
 
 /** A public key as GET /v1/webhooks/keys lists it. */
 export interface WebhookPublicKey {
@@ -55,11 +59,12 @@ function fromBase64(value: string): Uint8Array<ArrayBuffer> {
 }
 
 /**
- * Checks a delivery's signature and timestamp; returns the parsed body when one `v1a` signature
+ * Checks a delivery's signature and timestamp; returns the parsed event when one `v1a` signature
  * verifies with one of `keys`, else throws {@link WebhookVerificationError}. Pass the body exactly as
- * received (the raw string, not re-serialized JSON).
+ * received (the raw string, not re-serialized JSON). Narrow the answer on `type`:
+ * `if (event.type === "payment.settled") event.data.tx_hash`.
  */
-export async function verifyWebhook<T = unknown>(headers: HeaderBag, body: string, keys: WebhookPublicKey[], options: VerifyWebhookOptions = {}): Promise<T> {
+export async function verifyWebhook(headers: HeaderBag, body: string, keys: WebhookPublicKey[], options: VerifyWebhookOptions = {}): Promise<WebhookEvent> {
   const id = header(headers, "webhook-id");
   const timestamp = header(headers, "webhook-timestamp");
   const signatures = header(headers, "webhook-signature");
@@ -85,7 +90,7 @@ export async function verifyWebhook<T = unknown>(headers: HeaderBag, body: strin
       } catch {
         continue;
       }
-      if (await crypto.subtle.verify({ name: "Ed25519" }, publicKey, bytes, signed)) return JSON.parse(body) as T;
+      if (await crypto.subtle.verify({ name: "Ed25519" }, publicKey, bytes, signed)) return JSON.parse(body) as WebhookEvent;
     }
   }
   throw new WebhookVerificationError("no_matching_signature", "no v1a signature verifies with the given keys");

@@ -1,4 +1,5 @@
 import { chooseWallet } from "./chooser.js";
+import { pageContext } from "./page.js";
 import { discoverWallets, Wallet } from "./wallet.js";
 
 /** Finds (asking which, when there are several) and connects the injected wallet on the right chain, or explains why it cannot. */
@@ -6,7 +7,7 @@ export async function connectWallet(chainId: number): Promise<Wallet> {
   const chosen = await chooseWallet(await discoverWallets());
   if (!chosen) throw new Error("No wallet chosen. Open this page in a wallet app, or install a browser wallet and reload.");
   const wallet = await Wallet.connect(chosen.provider);
-  await wallet.ensureChain(chainId);
+  await wallet.ensureChain(chainId, pageContext().localRpcUrl);
   return wallet;
 }
 

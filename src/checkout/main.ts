@@ -23,9 +23,11 @@ async function route(): Promise<void> {
       token?: { symbol?: string };
       chain_id?: number;
       local_chain?: boolean;
+      chain_rpc_url?: string;
     };
     symbol = caps.token?.symbol ?? symbol;
-    setContext({ symbol, chainId: caps.chain_id ?? null, localChain: caps.local_chain === true });
+    const localChain = caps.local_chain === true;
+    setContext({ symbol, chainId: caps.chain_id ?? null, localChain, localRpcUrl: localChain ? (caps.chain_rpc_url ?? null) : null });
   } catch {
     // cosmetic: the symbol, the network's name and the explorer link
   }

@@ -3,7 +3,7 @@ import { chainName, countdown, displayTime, networkOf, shortHex } from "./format
 import { qrSvg } from "./handoff.js";
 import { walletLinks } from "./wallet-links.js";
 import { copyButton, details, el, render } from "./ui.js";
-import { discoverWallets } from "./wallet.js";
+import { discoverWallets, LOCAL_CHAIN_NAME } from "./wallet.js";
 
 /**
  * Presentation shared by every route: the deployment's context (from /v1/capabilities), the
@@ -14,9 +14,11 @@ export interface PageContext {
   symbol: string;
   chainId: number | null;
   localChain: boolean;
+  /** The local chain's JSON-RPC URL (/v1/capabilities' chain_rpc_url), which the wallet is asked to add; null elsewhere. */
+  localRpcUrl: string | null;
 }
 
-let context: PageContext = { symbol: "USDC", chainId: null, localChain: false };
+let context: PageContext = { symbol: "USDC", chainId: null, localChain: false, localRpcUrl: null };
 
 export function setContext(next: PageContext): void {
   context = next;
@@ -112,10 +114,22 @@ export function transactionLink(hash: Hex): HTMLElement {
   );
 }
 
-/** The merchant's way back, when it gave one. */
-export function returnLink(returnUrl: string | undefined): HTMLElement | null {
+/**
+ * The merchant's way back, when it gave one: `return_url` with the payment's `tx_hash` and
+ * `reference` added as query parameters (the merchant's own kept), so its server can verify the
+ * payment it sent the buyer to pay (docs/merchants.md, "Back at return_url").
+ */
+export function returnLink(returnUrl: string | undefined, paid?: { txHash?: Hex | undefined; reference?: Hex | undefined }): HTMLElement | null {
   if (!returnUrl) return null;
-  return el("a", { href: returnUrl, id: "return-link", class: "button-link", rel: "noreferrer" }, "Back to the merchant");
+  return el("a", { href: returnHref(returnUrl, paid ?? {}), id: "return-link", class: "button-link", rel: "noreferrer" }, "Back to the merchant");
+}
+
+/** `returnUrl` with `tx_hash` and `reference` set among its query parameters (its fragment kept). */
+export function returnHref(returnUrl: string, paid: { txHash?: Hex | undefined; reference?: Hex | undefined }): string {
+  const url = new URL(returnUrl);
+  if (paid.txHash) url.searchParams.set("tx_hash", paid.txHash);
+  if (paid.reference) url.searchParams.set("reference", paid.reference);
+  return url.href;
 }
 
 /**
@@ -172,6 +186,15 @@ export function walletNotice(chainId: number, button: HTMLElement): HTMLElement 
 }
 
 async function fillWalletNotice(box: HTMLElement, chainId: number, button: HTMLElement): Promise<void> {
+  if (context.localRpcUrl) {
+    box.append(
+      el(
+        "p",
+        { class: "muted", id: "local-rpc-note" },
+        `Local chain: your wallet is asked to add ${LOCAL_CHAIN_NAME} at ${context.localRpcUrl}. A wallet that keeps one RPC per chain id: set its Base Sepolia network's RPC URL to ${context.localRpcUrl} first, or it pays on the public testnet.`,
+      ),
+    );
+  }
   const wallets = await discoverWallets();
   if (wallets.length === 0) {
     button.hidden = true;

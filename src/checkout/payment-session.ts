@@ -14,6 +14,8 @@ export interface KeptPayment {
   amountUnits: string;
   expiresAt: number;
   returnUrl?: string;
+  /** The payment's reference, for the way back (`return_url` carries it with the transaction). */
+  reference?: Hex;
   txHash?: Hex;
 }
 

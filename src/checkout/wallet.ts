@@ -44,6 +44,9 @@ const CHAINS: Record<number, { chainName: string; rpcUrls: readonly string[]; bl
   ]),
 );
 
+/** What the page calls the local chain in a wallet (`npm start`'s chain has Base Sepolia's id, not its RPC). */
+export const LOCAL_CHAIN_NAME = "Base Sepolia (local)";
+
 export class Wallet {
   constructor(
     readonly provider: Eip1193,
@@ -57,12 +60,31 @@ export class Wallet {
     return new Wallet(provider, accounts[0]);
   }
 
-  /** Switches to `chainId`, adding the chain first when the wallet does not know it (EIP-3326, EIP-3085). */
-  async ensureChain(chainId: number): Promise<void> {
+  /**
+   * Switches to `chainId`, adding the chain first when the wallet does not know it (EIP-3326,
+   * EIP-3085). On a local chain (`localRpcUrl`, from /v1/capabilities) the chain is always added
+   * first, with that URL: the local chain has Base Sepolia's id, and a wallet that switched to the
+   * Base Sepolia it knows would send the payment to the public testnet.
+   */
+  async ensureChain(chainId: number, localRpcUrl?: string | null): Promise<void> {
     const onChain = async () => Number(await this.provider.request({ method: "eth_chainId" })) === chainId;
-    if (await onChain()) return;
     const hexId = `0x${chainId.toString(16)}`;
     const switchChain = () => this.provider.request({ method: "wallet_switchEthereumChain", params: [{ chainId: hexId }] });
+    if (localRpcUrl) {
+      try {
+        await this.provider.request({
+          method: "wallet_addEthereumChain",
+          params: [{ chainId: hexId, chainName: LOCAL_CHAIN_NAME, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: [localRpcUrl] }],
+        });
+      } catch (error) {
+        if ((error as { code?: number }).code === 4001) throw error;
+        // a wallet that keeps one RPC per chain id may refuse a second one: the page says what to do
+      }
+      if (!(await onChain())) await switchChain();
+      if (!(await onChain())) throw new Error(`Switch your wallet to ${LOCAL_CHAIN_NAME} (${localRpcUrl}).`);
+      return;
+    }
+    if (await onChain()) return;
     try {
       await switchChain();
     } catch (error) {

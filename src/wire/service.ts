@@ -37,6 +37,12 @@ export const CapabilitiesResponse = z.strictObject({
   webhooks_enabled: z.boolean(),
   checkout_url: z.string(),
   local_chain: z.boolean().describe("extension: a development chain (no block explorer; http return_url allowed)"),
+  chain_rpc_url: z
+    .string()
+    .optional()
+    .describe(
+      "extension, only when local_chain: the chain's JSON-RPC URL, for a wallet to add as its own network (it has a public chain's id: a wallet that knows that chain would pay there)",
+    ),
   payment_addresses: z
     .strictObject({
       settled_by: z

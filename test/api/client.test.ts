@@ -1,4 +1,9 @@
 import { assert } from "chai";
+import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { ApiError, PaymentServiceClient, fulfilOnce, isPaid, withRetry } from "../../client/src/index.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { listen } from "../../src/service.js";
@@ -37,7 +42,7 @@ describe("typed client (client/, the @stablecoin-payments/client package)", () =
     assert.equal(shipped, 1);
   });
 
-  it("listPayments pages by next_before_block; allPayments yields every payment, newest first, across pages", async () => {
+  it("listPayments pages by next_before_block; iteratePayments yields every payment, newest first, across pages", async () => {
     const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 1]!.address;
     const hashes: string[] = [];
     for (const amount of ["1", "2", "3"]) {
@@ -51,7 +56,7 @@ describe("typed client (client/, the @stablecoin-payments/client package)", () =
     );
     assert.isString(first.next_before_block);
     const all: string[] = [];
-    for await (const p of client.allPayments({ recipient: merchant, limit: 1 })) all.push(p.tx_hash);
+    for await (const p of client.iteratePayments({ recipient: merchant, limit: 1 })) all.push(p.tx_hash);
     assert.deepEqual(all, [...hashes].reverse());
     let calls = 0;
     const counting = new PaymentServiceClient({
@@ -61,7 +66,7 @@ describe("typed client (client/, the @stablecoin-payments/client package)", () =
         return fetch(i, init);
       },
     });
-    for await (const _ of counting.allPayments({ recipient: merchant, limit: 1 })) break;
+    for await (const _ of counting.iteratePayments({ recipient: merchant, limit: 1 })) break;
     assert.equal(calls, 1, "lazy: a break stops the paging");
   });
 
@@ -107,5 +112,54 @@ describe("typed client (client/, the @stablecoin-payments/client package)", () =
     assert.instanceOf(fixRefusal, ApiError, "withRetry hands the ApiError back");
     assert.include(fixRefusal, { error: "INVALID_INTENT", action: "FIX_REQUEST" });
     assert.equal(fixCalls, 1, "FIX_REQUEST is not retried");
+  });
+  it("the shop that opens client/README.md, run as printed: /buy sends the buyer to the checkout, /thanks verifies the hash return_url carries and ships once", async () => {
+    const readme = readFileSync(new URL("../../client/README.md", import.meta.url), "utf8");
+    const shop = /```js\n\/\/ shop\.mjs\n([\s\S]*?)```/.exec(readme)![1]!;
+    const here = dirname(fileURLToPath(import.meta.url));
+    // Only what a merchant fills in changes: where the service and the client package are, and the shop's port (any free one).
+    const source = shop
+      .replace('"@stablecoin-payments/client"', JSON.stringify(join(here, "../../client/src/index.ts")))
+      .replace('"http://127.0.0.1:8787"', JSON.stringify(apiUrl))
+      .replace("createServer((req, res)", "export const server = createServer((req, res)")
+      .replace(".listen(3000, ", ".listen(0, ");
+    const file = join(here, `.readme-shop-${process.pid}.ts`);
+    writeFileSync(file, source);
+    const logged: string[] = [];
+    const log = console.log;
+    console.log = (line: string) => void logged.push(line);
+    let server: Server;
+    try {
+      server = ((await import(pathToFileURL(file).href)) as { server: Server }).server;
+    } finally {
+      unlinkSync(file);
+    }
+    try {
+      await new Promise((resolve) => (server.listening ? resolve(null) : server.once("listening", resolve)));
+      const shopUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const buy = await fetch(`${shopUrl}/buy`, { redirect: "manual" });
+      assert.equal(buy.status, 303);
+      const intent = /#\/pay\/(.+)$/.exec(buy.headers.get("location")!)![1]!;
+      assert.match(buy.headers.get("location")!, /\/checkout\/#\/pay\/pi\./);
+      const resolved = await client.resolvePayment({ intent });
+      const receipt = await payIntent(h.chain, h.chain.accounts[LOCAL_ROLES.firstUser]!, resolved as unknown as PayBlock);
+      await h.chain.mine(2);
+      // The checkout's "Back to the merchant": return_url with tx_hash and reference added.
+      const back = `${shopUrl}/thanks?order=42&tx_hash=${receipt.transactionHash}&reference=${resolved.reference}`;
+      const thanks = await fetch(back);
+      assert.equal(thanks.status, 200);
+      assert.equal(await thanks.text(), "Paid. Thank you!");
+      assert.equal((await fetch(back)).status, 200, "the buyer reloads");
+      assert.deepEqual(
+        logged.filter((l) => l.startsWith("ship")),
+        ["ship order 42"],
+        "shipped once",
+      );
+      const forged = await fetch(`${shopUrl}/thanks?order=42&tx_hash=0x${"11".repeat(32)}&reference=${resolved.reference}`);
+      assert.equal(forged.status, 402, "a hash that did not pay is refused");
+    } finally {
+      console.log = log;
+      server!.close();
+    }
   });
 });

@@ -56,11 +56,19 @@ describe("HTTP rules", () => {
       webhooks_enabled: true,
       checkout_url: "http://127.0.0.1:8787/checkout/",
       local_chain: true, // extension (docs/decisions.md): the RPC is on this host
+      chain_rpc_url: h.service.config.rpcUrl!.replace(/\/$/, ""), // extension: for a wallet to add the local chain
       // extension: the relayer settles payment addresses, its gas covered by the fee
       payment_addresses: { settled_by: "service", settlement_fee: "0.000000", settlement_fee_units: "0", watched_after_expiry: 604_800 },
     });
     const keyless = { ...h.service.config, relayer: { ...h.service.config.relayer, privateKey: null } };
     assert.equal(describeCapabilities(keyless, deployment).payment_addresses.settled_by, "anyone", "no relayer key: settling is left to anyone");
+    assert.notProperty(
+      describeCapabilities({ ...h.service.config, localChain: false }, deployment),
+      "chain_rpc_url",
+      "a real chain: the wallet has its own RPC",
+    );
+    const keyed = { ...h.service.config, rpcUrl: "http://127.0.0.1:8545/?key=secret" };
+    assert.notProperty(describeCapabilities(keyed, deployment), "chain_rpc_url", "a URL with a query may carry a key: not published");
     const extra = await h.api.post("/v1/capabilities").send({ verbose: true });
     assert.equal(extra.status, 400);
     assert.equal(extra.body.error, "INVALID_REQUEST");

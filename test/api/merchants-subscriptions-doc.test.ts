@@ -93,14 +93,16 @@ describe('docs/merchants.md: "Sell a subscription with a link" and "Run your ren
       // Started now: PGlite's start holds this process (the service's too) for seconds, longer than an idle connection lives.
       await pglite.exec(sql!.code);
       const command = cli!.code.split("\n")[0]!;
-      assert.match(command, /^npx stablecoin-renewals .*--manage-token-file manage-token$/);
-      writeFileSync(join(dir, "manage-token"), `${printedLink.link.manage_token}\n`, { mode: 0o600 });
+      // From the package installed in the merchant's app, never `npx` of a name the registry does not hold for us.
+      assert.match(command, /^\.\/node_modules\/\.bin\/stablecoin-renewals .*--manage-token-file manage-token$/);
+      writeFileSync(join(dir, "manage-token"), `${printedLink.link.manage_token}
+`, { mode: 0o600 });
       const cliRun = await run(
         "bash",
         [
           "-c",
           command
-            .replace("npx stablecoin-renewals", `${JSON.stringify(process.execPath)} ${join(root, "client/dist/renew-cli.js")}`)
+            .replace("./node_modules/.bin/stablecoin-renewals", `${JSON.stringify(process.execPath)} ${join(root, "client/dist/renew-cli.js")}`)
             .replace("http://127.0.0.1:8787", running.apiUrl),
         ],
         { cwd: dir },

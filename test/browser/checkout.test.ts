@@ -72,7 +72,7 @@ describe("hosted checkout in Chromium", function () {
   }
 
   it("pay by the EIP-681 QR code, no browser wallet: the code on screen is read back, exactly the transfer it describes is sent from a fresh account, the service settles it, and the page says Paid", async () => {
-    const intent = await post("/v1/payments", { recipient: merchant().address, amount: "12.5" });
+    const intent = await post("/v1/payments", { recipient: merchant().address, amount: "12.5", return_url: `${api}/shop/done?cart=7` });
     await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
     await page.locator("#pay-by-transfer summary").click();
     assert.equal(
@@ -99,10 +99,18 @@ describe("hosted checkout in Chromium", function () {
     assert.equal((await h.service.depositSettler.tick()).sent, 1);
     await page.locator('#status[data-state="wait"]', { hasText: "Payment received. Confirming" }).waitFor({ timeout: 30_000 });
     await h.chain.mine(2);
-    assert.match(await statusOf(page, "ok"), /^Paid\.Transaction 0x[0-9a-f]{4}…[0-9a-f]{4} · local chain: no explorer$/);
+    assert.match(await statusOf(page, "ok"), /^Paid\.Transaction 0x[0-9a-f]{4}…[0-9a-f]{4} · local chain: no explorerBack to the merchant$/);
     assert.equal(await page.locator("#pay").count(), 0);
     assert.equal(await page.locator("#pay-by-transfer").count(), 0);
     assert.equal((await balanceOf(h.chain, usdc(), merchant().address)) - merchantBefore, 12_250_000n, "12.50 less the 2% fee");
+    // Back to the merchant with the settlement's hash (the buyer's transfer verifies too), its own query kept.
+    const back = new URL((await page.locator("#return-link").getAttribute("href"))!);
+    assert.equal(back.searchParams.get("cart"), "7");
+    assert.equal(back.searchParams.get("reference"), intent.reference);
+    assert.include(await post("/v1/payments/verify", { intent: intent.intent, tx_hash: back.searchParams.get("tx_hash") }), {
+      valid: true,
+      reference: intent.reference,
+    });
   });
 
   it("pay: resolves the intent, pays in one transaction (EIP-3009 signed by MetaMask's eth-sig-util V4), shows Paid once settled", async () => {
@@ -191,14 +199,24 @@ describe("hosted checkout in Chromium", function () {
     });
   }
 
-  it("pay on another chain: the wallet is asked to add and switch to the deployment's chain first", async () => {
+  it("pay on another chain: the wallet is asked to add the local chain with its own RPC URL (capabilities' chain_rpc_url), then to switch", async () => {
     const intent = await post("/v1/payments", { recipient: merchant().address, amount: "1" });
     const wallet = await injectWallet(page, h.chain, buyer(), { startChainId: 1, unknownChain: true });
     await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
+    const rpcUrl = (await post("/v1/capabilities", {})).chain_rpc_url;
+    assert.match(rpcUrl, /^http:\/\/127\.0\.0\.1:\d+/);
+    const note = await page.locator("#local-rpc-note").textContent();
     await page.click("#pay");
     await settle();
     const order = wallet.requests.filter((m) => m.startsWith("wallet_"));
-    assert.deepEqual(order, ["wallet_switchEthereumChain", "wallet_addEthereumChain", "wallet_switchEthereumChain"]);
+    assert.deepEqual(order, ["wallet_addEthereumChain", "wallet_switchEthereumChain"]);
+    assert.deepEqual(wallet.addedChains, [
+      { chainId: "0x14a34", chainName: "Base Sepolia (local)", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: [rpcUrl] },
+    ]);
+    assert.equal(
+      note,
+      `Local chain: your wallet is asked to add Base Sepolia (local) at ${rpcUrl}. A wallet that keeps one RPC per chain id: set its Base Sepolia network's RPC URL to ${rpcUrl} first, or it pays on the public testnet.`,
+    );
   });
 
   it("pay states: already paid, expired, bad token", async () => {

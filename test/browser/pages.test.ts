@@ -35,6 +35,21 @@ for (const size of SIZES) {
     const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
     const post = async (path: string, body: object) => (await h.api.post(path).send(body)).body;
     const back = () => `${api}/shop/thanks?order=42`;
+    /**
+     * "Back to the merchant": the merchant's return_url with its own query kept and the payment's
+     * tx_hash and reference added; the hash verifies valid for the intent. Returns the hash.
+     */
+    const assertWayBack = async (intent: string, reference: string): Promise<string> => {
+      const href = new URL((await page.locator("#return-link").getAttribute("href"))!);
+      assert.equal(`${href.origin}${href.pathname}`, `${api}/shop/thanks`);
+      assert.equal(href.searchParams.get("order"), "42", "the merchant's own parameter is kept");
+      assert.equal(href.searchParams.get("reference"), reference);
+      const tx_hash = href.searchParams.get("tx_hash")!;
+      assert.match(tx_hash, /^0x[0-9a-f]{64}$/);
+      const verdict = await post("/v1/payments/verify", { intent, tx_hash });
+      assert.include(verdict, { valid: true, tx_hash, reference });
+      return tx_hash;
+    };
 
     before(async () => {
       browser = await launchBrowser();
@@ -145,15 +160,15 @@ for (const size of SIZES) {
       await page.click("#pay");
       assert.match(await settle(), /^Paid\./);
       assert.equal(await page.locator("#no-explorer").textContent(), "local chain: no explorer");
-      assert.equal(await page.locator("#return-link").getAttribute("href"), back());
+      const hash = await assertWayBack(intent.intent, intent.reference);
+      assert.equal(await page.locator("#tx code").getAttribute("title"), hash, "the transaction the page shows");
       assert.equal(await page.locator("#validity").count(), 0, "no countdown once paid");
       await check("pay-paid", /^Paid · Checkout$/);
-      const hash = await page.locator("#tx code").getAttribute("title");
       await page.reload();
       await page.locator("h1", { hasText: "Paid" }).waitFor();
       assert.equal(await page.locator("#amount").textContent(), "12.34 USDC");
       assert.equal(await page.locator("#tx code").getAttribute("title"), hash, "a reload shows the transaction this tab sent");
-      assert.equal(await page.locator("#return-link").getAttribute("href"), back());
+      assert.equal(await assertWayBack(intent.intent, intent.reference), hash, "the same way back after a reload");
       const stored = await page.evaluate<Array<[string, string]>>("Object.entries(sessionStorage)");
       assert.isTrue(
         stored.every(([k, v]) => !k.includes(intent.intent) && !v.includes(intent.intent)),
@@ -239,11 +254,21 @@ for (const size of SIZES) {
       );
       await page.click("#pay");
       await settle();
+      // The link's payment: the way back carries its hash and reference; the merchant verifies them
+      // with the intent the link minted (the payment.settled event's intent, read with the manage token).
+      const kept = await page.evaluate<string[]>("Object.values(sessionStorage)");
+      const minted = kept.map((v) => JSON.parse(v) as { intent?: string }).find((v) => v.intent)!.intent!;
+      const linkHref = new URL((await page.locator("#return-link").getAttribute("href"))!);
+      assert.equal(linkHref.searchParams.get("order"), "42");
+      assert.equal(linkHref.searchParams.get("reference"), reference);
+      const paidHash = linkHref.searchParams.get("tx_hash");
+      assert.equal(paidHash, await page.locator("#tx code").getAttribute("title"));
+      assert.include(await post("/v1/payments/verify", { intent: minted, tx_hash: paidHash }), { valid: true, reference });
       await page.reload();
       await page.locator("h1", { hasText: "Paid" }).waitFor();
       assert.equal(await page.locator("#amount").textContent(), "3.00 USDC");
-      assert.match((await page.locator("#tx code").getAttribute("title"))!, /^0x[0-9a-f]{64}$/);
-      assert.equal(await page.locator("#return-link").getAttribute("href"), back());
+      assert.equal(await page.locator("#tx code").getAttribute("title"), paidHash);
+      assert.equal(await page.locator("#return-link").getAttribute("href"), linkHref.href, "the same way back after a reload");
       assert.notExists(
         await page
           .locator("#pay")

@@ -63,8 +63,10 @@ export async function injectWallet(
   chain: LocalChain,
   account: HDAccount,
   options: TestWalletOptions = {},
-): Promise<{ requests: string[] }> {
+): Promise<{ requests: string[]; addedChains: unknown[] }> {
   const requests: string[] = [];
+  /** Every chain the page asked the wallet to add (EIP-3085's parameters). */
+  const addedChains: unknown[] = [];
   const wallet = chain.wallet(account);
   let current = options.startChainId ?? chain.chain.id;
   let known = !options.unknownChain;
@@ -81,6 +83,7 @@ export async function injectWallet(
         case "eth_chainId":
           return { result: `0x${current.toString(16)}` };
         case "wallet_addEthereumChain":
+          addedChains.push(params?.[0]);
           known = Number((params?.[0] as { chainId: string } | undefined)?.chainId) === chain.chain.id || known;
           return { result: null };
         case "wallet_switchEthereumChain": {
@@ -131,7 +134,7 @@ export async function injectWallet(
     );
     ${options.second ? "" : "window.ethereum = provider;"}
   })();`);
-  return { requests };
+  return { requests, addedChains };
 }
 
 /** Waits for the checkout's status line to reach `state` (ok, wait, error) and returns its text. */

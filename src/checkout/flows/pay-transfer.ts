@@ -62,16 +62,23 @@ export function transferSection(r: Resolved): HTMLDetailsElement {
  * PAYMENT_ALREADY_PROCESSED once final. Calls `arrived` with the settlement's hash on each change.
  * Stops when `stopped()` says so (the wallet path took over) or once final.
  */
-export async function watchArrival(intent: string, stopped: () => boolean, arrived: (state: "confirming" | "paid", hash: Hex) => void): Promise<void> {
+export async function watchArrival(
+  intent: string,
+  stopped: () => boolean,
+  arrived: (state: "confirming" | "paid", hash: Hex) => void,
+  left?: AbortSignal,
+): Promise<void> {
+  // Leaving the route ends a request in flight too (and its network retries).
+  const call = left ? { signal: left } : {};
   let state: "confirming" | null = null;
   while (!stopped()) {
     await new Promise((resolve) => setTimeout(resolve, ARRIVAL_POLL_MS));
     if (stopped()) return;
-    const answer = await answerOf(api.resolvePayment({ intent }));
+    const answer = await answerOf(api.resolvePayment({ intent }, call));
     if (answer.ok) continue;
     const error = answer.body.error;
     if (error !== "PAYMENT_CONFIRMING" && error !== "PAYMENT_ALREADY_PROCESSED") continue;
-    const found = await answerOf(api.recoverPayment({ intent }));
+    const found = await answerOf(api.recoverPayment({ intent }, call));
     if (!found.ok || !found.body.found) continue;
     if (error === "PAYMENT_ALREADY_PROCESSED") {
       arrived("paid", found.body.tx_hash);

@@ -49,7 +49,7 @@ export async function resolvePayment(token: string, status: Status): Promise<Res
     return null;
   }
   const r = answer.body;
-  const returnUrl = r.return_url ? { returnUrl: r.return_url } : {};
+  const returnUrl = r.return_url ? { returnUrl: r.return_url, reference: r.reference } : {};
   if (isLink(token)) {
     if (r.intent) keepPayment(token, { intent: r.intent, amountUnits: r.amount_units, expiresAt: r.expires_at, ...returnUrl });
   } else if (!kept) {
@@ -67,7 +67,7 @@ export async function resolvePayment(token: string, status: Status): Promise<Res
 async function resolveSettling(intent: string, status: Status, left: AbortSignal): Promise<ApiAnswer<Resolved> | null> {
   let confirming = false;
   for (;;) {
-    const answer: ApiAnswer<Resolved> = await answerOf(api.resolvePayment({ intent }));
+    const answer: ApiAnswer<Resolved> = await answerOf(api.resolvePayment({ intent }, { signal: left }));
     if (left.aborted) return null;
     const step = confirmingStep(answer, confirming);
     if (step.next === "done") return answer;
@@ -124,14 +124,14 @@ export function payPage(r: Resolved, pay: HTMLButtonElement, status: Status): vo
 }
 
 /** Once verify says valid: Paid, the explorer link, and the way back when the merchant gave one. */
-export function showPaid(status: Status, hash: Hex, returnUrl: string | undefined): void {
+export function showPaid(status: Status, hash: Hex, returnUrl: string | undefined, reference: Hex): void {
   setTitle("Paid");
   const heading = document.querySelector("h1");
   if (heading) heading.textContent = "Paid";
   document.getElementById("wallet-notice")?.remove();
   document.getElementById("validity")?.remove();
   document.getElementById("pay-by-transfer")?.remove();
-  status.set("ok", "Paid.", transactionLink(hash), returnLink(returnUrl));
+  status.set("ok", "Paid.", transactionLink(hash), returnLink(returnUrl, { txHash: hash, reference }));
 }
 
 /** The page for a payment already made (a reload after paying). */
@@ -142,7 +142,7 @@ function paidPage(p: KeptPayment | null, status: Status): void {
     "ok",
     p?.txHash ? "Paid. Nothing more is owed." : explain("PAYMENT_ALREADY_PROCESSED", undefined),
     p?.txHash ? transactionLink(p.txHash) : null,
-    returnLink(p?.returnUrl),
+    returnLink(p?.returnUrl, { txHash: p?.txHash, reference: p?.reference }),
   );
   render(
     ...(chainId !== null ? [networkBanner(chainId)] : []),

@@ -40,7 +40,7 @@ export async function payFlow(token: string): Promise<void> {
         rememberTransaction(token, hash);
       }
       pay.remove();
-      await followVerdict(intent, hash, status.set, () => showPaid(status, hash, r.return_url), left);
+      await followVerdict(intent, hash, status.set, (settled) => showPaid(status, settled, r.return_url, r.reference), left);
     } catch (error) {
       status.set("error", walletError(error));
     }
@@ -54,9 +54,10 @@ export async function payFlow(token: string): Promise<void> {
     (state, hash) => {
       pay.remove();
       rememberTransaction(token, hash);
-      if (state === "paid") showPaid(status, hash, r.return_url);
+      if (state === "paid") showPaid(status, hash, r.return_url, r.reference);
       else status.set("wait", "Payment received. Confirming…", transactionLink(hash));
     },
+    left,
   );
 }
 
@@ -140,11 +141,11 @@ async function recoveredPayment(intent: string): Promise<Hex | null> {
 }
 
 /** Polls verify for the same hash until it settles (the merchant verifies again on its side), or the page moves to another route. */
-async function followVerdict(intent: string, hash: Hex, set: Status["set"], paid: () => void, left: AbortSignal): Promise<void> {
+async function followVerdict(intent: string, hash: Hex, set: Status["set"], paid: (hash: Hex) => void, left: AbortSignal): Promise<void> {
   while (!left.aborted) {
-    const answer = await answerOf(api.verifyPayment({ intent, tx_hash: hash }));
+    const answer = await answerOf(api.verifyPayment({ intent, tx_hash: hash }, { signal: left }));
     if (answer.ok && answer.body.valid) {
-      paid();
+      paid(hash);
       return;
     }
     if (answer.ok && !answer.body.valid && answer.body.code !== "PAYMENT_CONFIRMING" && answer.body.code !== "PAYMENT_NOT_FOUND") {

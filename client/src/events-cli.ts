@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+/**
+ * `stablecoin-events listen`: forwards a capability's events to a URL on this machine, like
+ * `stripe listen --forward-to`.
+ *
+ *   STABLECOIN_CAPABILITY=pi.… stablecoin-events listen --base-url http://127.0.0.1:8787 \
+ *     --forward-to http://127.0.0.1:3000/hooks [--state events-state.json] [--poll <seconds>]
+ *   stablecoin-events listen --capability-file cap.txt …
+ *
+ * The capability (an intent, a link's manage token or a subscription capability) comes from the
+ * environment or a file, never from the command line (which other users of the machine and the shell
+ * history see). One line per event forwarded; runs until stopped (Ctrl-C). Exit code 1 on a bad
+ * argument or a capability the service refuses.
+ */
+import { PaymentServiceClient } from "./index.js";
+import { listenEvents, type ListenState } from "./listen.js";
+
+declare const process: {
+  argv: string[];
+  env: Record<string, string | undefined>;
+  exitCode?: number;
+  stdout: { write(s: string): unknown };
+  stderr: { write(s: string): unknown };
+  once(event: "SIGINT" | "SIGTERM", listener: () => void): unknown;
+};
+
+interface FileSystem {
+  readFile(path: string, encoding: "utf8"): Promise<string>;
+  writeFile(path: string, data: string): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+}
+
+const USAGE =
+  "usage: stablecoin-events listen --base-url <url> --forward-to <url> [--capability-file <file>] [--state <file>] [--poll <seconds>]\n" +
+  "       the capability comes from STABLECOIN_CAPABILITY or --capability-file, never from the command line";
+
+function options(argv: string[]) {
+  const [command, ...rest] = argv;
+  if (command !== "listen") throw new Error(USAGE);
+  const o = { baseUrl: "", forwardTo: "", capabilityFile: "", state: "", poll: 2 };
+  for (let i = 0; i < rest.length; i++) {
+    const flag = rest[i]!;
+    const value = () => {
+      const v = rest[++i];
+      if (v === undefined) throw new Error(`${flag}: a value is missing`);
+      return v;
+    };
+    if (flag === "--base-url") o.baseUrl = value();
+    else if (flag === "--forward-to") o.forwardTo = value();
+    else if (flag === "--capability-file") o.capabilityFile = value();
+    else if (flag === "--state") o.state = value();
+    else if (flag === "--poll") o.poll = Number(value());
+    else if (flag === "--capability" || /^(pi|lm|sc)\./.test(flag))
+      throw new Error("a capability is never taken from the command line: set STABLECOIN_CAPABILITY or pass --capability-file");
+    else throw new Error(`unknown argument ${flag}\n${USAGE}`);
+  }
+  if (!o.baseUrl || !o.forwardTo) throw new Error(USAGE);
+  if (!(o.poll > 0)) throw new Error("--poll: a positive number of seconds");
+  return o;
+}
+
+async function fileSystem(): Promise<FileSystem> {
+  // A Node built-in, loaded when used, as the renewal store does.
+  const specifier: string = "node:fs/promises";
+  return (await import(specifier)) as FileSystem;
+}
+
+/** The last forwarded event id in a small JSON file, replaced whole (write, then rename). */
+function stateFile(fs: FileSystem, path: string): ListenState {
+  return {
+    async read() {
+      try {
+        return (JSON.parse(await fs.readFile(path, "utf8")) as { after?: string }).after;
+      } catch (error) {
+        if ((error as { code?: string }).code === "ENOENT") return undefined;
+        throw error;
+      }
+    },
+    async write(after) {
+      await fs.writeFile(`${path}.tmp`, `${JSON.stringify({ after })}\n`);
+      await fs.rename(`${path}.tmp`, path);
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const o = options(process.argv.slice(2));
+  const fs = await fileSystem();
+  const capability = (o.capabilityFile ? await fs.readFile(o.capabilityFile, "utf8") : (process.env.STABLECOIN_CAPABILITY ?? "")).trim();
+  if (!capability) throw new Error("no capability: set STABLECOIN_CAPABILITY or pass --capability-file");
+  const stop = new AbortController();
+  process.once("SIGINT", () => stop.abort());
+  process.once("SIGTERM", () => stop.abort());
+  process.stderr.write(`forwarding the events of ${capability.split(".", 1)[0]}.… from ${o.baseUrl} to ${o.forwardTo}\n`);
+  await listenEvents({
+    api: new PaymentServiceClient({ baseUrl: o.baseUrl, signal: stop.signal }),
+    capability,
+    forwardTo: o.forwardTo,
+    ...(o.state ? { state: stateFile(fs, o.state) } : {}),
+    pollMs: o.poll * 1000,
+    log: (line) => process.stdout.write(`${line}\n`),
+    signal: stop.signal,
+  });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`stablecoin-events: ${(error as Error).message}\n`);
+  process.exitCode = 1;
+});
