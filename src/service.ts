@@ -120,7 +120,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   }
   const database = deps.database ?? (await openStore(config));
   await migrate(database);
-  const chain = { client, deployment, finality: config.finality };
+  const chain = { client, deployment, finality: config.finality, preconfirmations: config.preconfirmations };
   // Rate limits: shared through PostgreSQL when several instances can share it, else per instance.
   const windowLimiter = (name: string, perMinute: number): RateLimiter =>
     config.databaseUrl

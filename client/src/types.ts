@@ -927,6 +927,8 @@ export type VerifyPaymentResponse = {
 } | {
   valid: false;
   code: "PAYMENT_NOT_FOUND" | "PAYMENT_CONFIRMING" | "TRANSACTION_REVERTED" | "PAYMENT_MISMATCH";
+  /** extension, with PAYMENT_CONFIRMING only: the payment is preconfirmed (in a Flashblock of the block being built, not yet sealed). Never final: the block may still drop it; valid: true comes only at finality, counted in sealed blocks */
+  preconfirmed?: true;
 };
 
 /** An error answer of verifyRefund: branch on error and action. */
