@@ -240,6 +240,8 @@ export type ChargeResponse = {
   next_period_at: UnixSeconds | null;
   tx_hash?: Hash;
   amount?: Amount;
+  /** extension, with CONFIRMING only: the transaction is preconfirmed (in a Flashblock of the block being built, not yet sealed). Never final: the period stays open until the answer is CHARGED or ALREADY_CHARGED */
+  preconfirmed?: true;
 };
 
 /** An error answer of closeLink: branch on error and action. */

@@ -6,7 +6,7 @@ import type { LiveDeployment } from "../deployments.js";
 import { formatAmount } from "../money.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import { isKnownTransaction } from "../chain/transactions.js";
-import { rpc } from "../chain/rpc-errors.js";
+import { isPreconfirmed } from "../chain/preconfirmations.js";
 import type { Intent } from "./intent.js";
 import type { VerifyCode, VerifyPaymentResponse } from "../wire/index.js";
 
@@ -133,18 +133,11 @@ export async function verifyPaymentTransaction(
   const paid = intentPaidFact(chain, receipt, intent);
   if (paid) {
     const verdict = judgePaid(chain, intent, paid, head);
-    return verdict.valid === false && verdict.code === "PAYMENT_CONFIRMING" && (await isPreconfirmed(chain, receipt)) ? PRECONFIRMED : verdict;
+    return verdict.valid === false && verdict.code === "PAYMENT_CONFIRMING" && chain.preconfirmations && (await isPreconfirmed(chain.client, receipt))
+      ? PRECONFIRMED
+      : verdict;
   }
   return depositsTo(chain, receipt, depositAddress) ? { deposit: true } : { valid: false, code: "PAYMENT_MISMATCH" };
-}
-
-/**
- * Whether a receipt the node served is a preconfirmation: its block (the one it will be sealed in)
- * is above the latest sealed block. One read, only where preconfirmations are read at all.
- */
-async function isPreconfirmed(chain: PaymentChain, receipt: Pick<TransactionReceipt, "blockNumber">): Promise<boolean> {
-  if (!chain.preconfirmations) return false;
-  return receipt.blockNumber > (await rpc(() => chain.client.getBlockNumber({ cacheTime: 0 })));
 }
 
 /** Whether the receipt moves the deployment's token to `depositAddress` (a deposit into it). */

@@ -18,6 +18,7 @@ import { followAttempt } from "./charge-follow.js";
 import { ChargeBatcher } from "./charge-batcher.js";
 import { measuredChargeGas, RENEWAL_GAS_FIGURE } from "./charge-gas.js";
 import { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
+import { preconfirmationOf } from "../chain/preconfirmations.js";
 import type { Terms } from "./terms.js";
 import type { SignedSubscription } from "./tokens.js";
 import type { ChargeResponse, ChargeStatus } from "../wire/index.js";
@@ -48,6 +49,8 @@ export interface ChargesDeps {
    * each contract payer's first charge, so a check that burns it leaves the batch's other items their gas.
    */
   signatureGasCap: bigint;
+  /** Set: the node's preconfirmations are read (answers wait briefly for a sent charge's); absent or null: sealed blocks only. */
+  preconfirmations?: { everyMs: number } | null;
 }
 
 /** How long a payer's charges are refused after one passed its simulation and failed on chain (as x402's reverted payers). */
@@ -120,6 +123,7 @@ export class Charges {
       ...deps.batch,
       pricing: deps.pricing,
       quoteL1Fee: (data) => quoteL1Fee(deps.client, { to: this.#reader.address, data }),
+      preconfirmation: preconfirmationOf(deps.client, deps.preconfirmations),
     });
   }
 
@@ -128,7 +132,7 @@ export class Charges {
   }
 
   get #chain() {
-    return { client: this.deps.client, finality: this.deps.finality, contract: this.#reader };
+    return { client: this.deps.client, finality: this.deps.finality, contract: this.#reader, preconfirmations: this.deps.preconfirmations ?? null };
   }
 
   get #followDeps() {
