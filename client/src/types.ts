@@ -473,6 +473,8 @@ export type PaymentIncludedEvent = {
     link_id?: `0x${string}`;
     /** the block that included the transaction (not yet final) */
     block_hash: Hash;
+    /** extension: sent at preconfirmation (the transaction is in a Flashblock of the block being built, not yet sealed); block_hash is then the hash the node gave that block while it was being built (zero when it gave none), and the sealed block's hash may differ. Weaker still than a hint from a sealed block: never fulfil on it */
+    preconfirmed?: true;
   };
 };
 
@@ -490,6 +492,8 @@ export type PaymentReorgedEvent = {
     link_id?: `0x${string}`;
     /** the block that included it and left the chain */
     block_hash: Hash;
+    /** extension: sent at preconfirmation (the transaction is in a Flashblock of the block being built, not yet sealed); block_hash is then the hash the node gave that block while it was being built (zero when it gave none), and the sealed block's hash may differ. Weaker still than a hint from a sealed block: never fulfil on it */
+    preconfirmed?: true;
   };
 };
 
@@ -795,6 +799,8 @@ export type SubscriptionChargeIncludedEvent = {
     tx_hash: Hash;
     /** the block that included the charge (not yet final) */
     block_hash: Hash;
+    /** extension: sent at preconfirmation (the transaction is in a Flashblock of the block being built, not yet sealed); block_hash is then the hash the node gave that block while it was being built (zero when it gave none), and the sealed block's hash may differ. Weaker still than a hint from a sealed block: never fulfil on it */
+    preconfirmed?: true;
   };
 };
 
@@ -812,6 +818,8 @@ export type SubscriptionChargeReorgedEvent = {
     tx_hash: Hash;
     /** the block that included it and left the chain */
     block_hash: Hash;
+    /** extension: sent at preconfirmation (the transaction is in a Flashblock of the block being built, not yet sealed); block_hash is then the hash the node gave that block while it was being built (zero when it gave none), and the sealed block's hash may differ. Weaker still than a hint from a sealed block: never fulfil on it */
+    preconfirmed?: true;
   };
 };
 
