@@ -80,8 +80,12 @@ export interface LocalChain {
   /** Base Sepolia's chain definition, pointed at this chain. */
   chain: Chain;
   deployment: LiveDeployment;
-  /** The in-process provider (fast; for tests and the harness itself). */
+  /** The in-process provider (fast; for tests and the harness itself); answered by the node in front of the chain while one runs (`routeThrough`). */
   provider: RequestProvider;
+  /** The chain itself, never routed: what a node in front of it (dev/localchain/base-node.ts) builds on. */
+  direct: RequestProvider;
+  /** Answers `provider` (and the clients here) with `node` from now on (null: the chain itself again). */
+  routeThrough(node: RequestProvider | null): void;
   /** The chain as a JSON-RPC HTTP endpoint, when served. */
   rpcUrl: string | null;
   publicClient: PublicClient;
@@ -144,7 +148,9 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     fork ? { override: { forking: { url: fork.url, ...(fork.blockNumber !== undefined ? { blockNumber: fork.blockNumber } : {}) } } } : undefined,
   );
   // Calls answered as Base answers them: without the L1 data fee (see callsWithoutL1Fee).
-  const provider = callsWithoutL1Fee(connection.provider as unknown as RequestProvider);
+  const direct = callsWithoutL1Fee(connection.provider as unknown as RequestProvider);
+  let route: RequestProvider | null = null;
+  const provider: RequestProvider = { request: (args) => (route ?? direct).request(args) };
   const deployment = loadLiveDeployment(LOCAL_CHAIN_ID);
   const transport = custom(provider, { retryCount: 0 });
   const chain = baseSepolia;
@@ -256,6 +262,10 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     chain: served ? defineChain({ ...baseSepolia, rpcUrls: { default: { http: [served.url] } } }) : chain,
     deployment,
     provider,
+    direct,
+    routeThrough: (node) => {
+      route = node;
+    },
     rpcUrl: served?.url ?? null,
     publicClient,
     testClient,

@@ -1,0 +1,392 @@
+import type { Hex } from "viem";
+import type { RequestProvider } from "./rpc-server.js";
+import { ReadWriteGate } from "./rw-gate.js";
+
+/** A transaction as JSON-RPC carries it (the fields the builder reads; the rest passes through). */
+export interface RpcTransaction {
+  hash: Hex;
+  from: Hex;
+  nonce: Hex;
+  blockHash: Hex | null;
+  blockNumber: Hex | null;
+  transactionIndex: Hex | null;
+  [field: string]: unknown;
+}
+
+export interface RpcLog {
+  address: Hex;
+  topics: Hex[];
+  blockHash: Hex;
+  blockNumber: Hex;
+  transactionHash: Hex;
+  [field: string]: unknown;
+}
+
+export interface RpcReceipt {
+  transactionHash: Hex;
+  transactionIndex: Hex;
+  blockHash: Hex;
+  blockNumber: Hex;
+  logs: RpcLog[];
+  [field: string]: unknown;
+}
+
+export interface RpcBlock {
+  number: Hex;
+  hash: Hex;
+  timestamp: Hex;
+  transactions: RpcTransaction[];
+  [field: string]: unknown;
+}
+
+/** What one Flashblock added to the block being built. */
+export interface Flashblock {
+  /** The block being built as it stands after this Flashblock (full transactions; number = the block it will be sealed as). */
+  block: RpcBlock;
+  /** 1 for the block's first Flashblock, and so on. */
+  index: number;
+  /** The transactions this Flashblock preconfirmed, in order, with their receipts. */
+  transactions: { transaction: RpcTransaction; receipt: RpcReceipt }[];
+}
+
+export interface FlashblockBuilderOptions {
+  /** Seconds between sealed blocks' timestamps (Base: 2). */
+  blockSeconds: number;
+  /** Runs before every block the builder mines, trial or sealed (the node pins its base fee here). */
+  beforeMine?: () => Promise<void>;
+  /** Runs after a block is sealed, still inside the builder's write (the node prunes its pool here). */
+  afterSeal?: (block: RpcBlock, dropped: RpcTransaction[]) => Promise<void>;
+}
+
+/** A preconfirmed transaction: as the block being built holds it. */
+interface Preconfirmed {
+  transaction: RpcTransaction;
+  receipt: RpcReceipt;
+}
+
+/** EIP-7966's error for a transaction accepted into the pool but not processed within the timeout. */
+export const SYNC_TIMEOUT_CODE = 4;
+/** How long eth_sendRawTransactionSync waits when the caller names no timeout, and at most. */
+export const SYNC_DEFAULT_TIMEOUT_MS = 6_000;
+export const SYNC_MAX_TIMEOUT_MS = 60_000;
+
+/** Methods that move the chain or its clock outside the builder: the block being built is built again after them. */
+const CHAIN_MOVERS = new Set([
+  "hardhat_mine",
+  "evm_revert",
+  "evm_snapshot",
+  "evm_increaseTime",
+  "evm_setNextBlockTimestamp",
+  "hardhat_dropTransaction",
+  "hardhat_setNextBlockBaseFeePerGas",
+  "hardhat_setBalance",
+  "hardhat_setCode",
+  "hardhat_setStorageAt",
+  "hardhat_setNonce",
+]);
+
+/**
+ * Builds Base's blocks in front of EDR (automining off): the transactions in EDR's pool are the
+ * block being built. Each Flashblock mines that block on trial (evm_snapshot, evm_mine, read its
+ * transactions and receipts, evm_revert) and keeps what it read: the preconfirmed receipts, with the
+ * number of the block they will be sealed in, the pending block and its logs. Sealing mines the same
+ * pool for real, with the same timestamp and base fee, so the sealed block holds exactly what was
+ * preconfirmed, in the same order (EDR's pool is FIFO), with the same receipts. Every other request
+ * passes to EDR, whose own blocks are the sealed blocks: numbers, hashes, timestamps and logs of
+ * sealed blocks are EDR's, untranslated.
+ *
+ * Every request goes through a readers–writer gate: a trial block is mined and reverted under a
+ * write, so no reader ever sees it.
+ */
+export class FlashblockBuilder {
+  readonly #upstream: RequestProvider;
+  readonly #options: FlashblockBuilderOptions;
+  readonly #gate = new ReadWriteGate();
+  #preconfirmations = true;
+  /** The block being built as the last Flashblock left it, or null before its first Flashblock. */
+  #building: { block: RpcBlock; byHash: Map<Hex, Preconfirmed>; index: number } | null = null;
+  /** The pool as the last Flashblock saw it (hashes in order): unchanged, the next Flashblock has nothing to add. */
+  #poolSeen: string | null = null;
+  /** The timestamp the block being built is sealed with (every trial uses it too). */
+  #nextTimestamp = 0;
+  /** Preconfirmed transactions to leave out of the sealed block (the Flashblock reorg hook). */
+  readonly #dropAtSeal = new Set<Hex>();
+  readonly #flashblockListeners = new Set<(flashblock: Flashblock) => void>();
+  readonly #sealListeners = new Set<(block: RpcBlock) => void>();
+  /** Blocks sealed and Flashblocks built (both with transactions or without). */
+  readonly stats = { sealed: 0, flashblocks: 0, trials: 0 };
+
+  constructor(upstream: RequestProvider, options: FlashblockBuilderOptions) {
+    this.#upstream = upstream;
+    this.#options = options;
+  }
+
+  /** Reads the chain's head: the next block's timestamp follows it. */
+  async start(): Promise<void> {
+    await this.#gate.write(() => this.#resync());
+  }
+
+  get preconfirmations(): boolean {
+    return this.#preconfirmations;
+  }
+
+  /**
+   * Turns preconfirmations off (Base's fallback to 2 s blocks) or on again. Off, nothing is
+   * preconfirmed: receipts come with the sealed block, `pending` is EDR's pool view, no Flashblock
+   * is streamed. What was preconfirmed before is still sealed (it is in the pool).
+   */
+  async setPreconfirmations(on: boolean): Promise<void> {
+    await this.#gate.write(async () => {
+      this.#preconfirmations = on;
+      this.#building = null;
+      this.#poolSeen = null;
+    });
+  }
+
+  /** Leaves a preconfirmed transaction (and its sender's later ones, which cannot go without it) out of the sealed block. */
+  dropFromSeal(hash: Hex): void {
+    this.#dropAtSeal.add(hash.toLowerCase() as Hex);
+  }
+
+  onFlashblock(listener: (flashblock: Flashblock) => void): () => void {
+    this.#flashblockListeners.add(listener);
+    return () => this.#flashblockListeners.delete(listener);
+  }
+
+  onSeal(listener: (block: RpcBlock) => void): () => void {
+    this.#sealListeners.add(listener);
+    return () => this.#sealListeners.delete(listener);
+  }
+
+  /** The preconfirmed receipt of `hash`, when the block being built holds it. */
+  preconfirmedReceipt(hash: Hex): RpcReceipt | null {
+    return this.#building?.byHash.get(hash.toLowerCase() as Hex)?.receipt ?? null;
+  }
+
+  /** Builds a Flashblock now: preconfirms what the pool gained since the last one (nothing when preconfirmations are off). */
+  async flashblock(): Promise<void> {
+    if (!this.#preconfirmations) return;
+    await this.#gate.write(async () => {
+      if (!this.#preconfirmations) return;
+      const pool = await this.#poolSignature();
+      if (this.#building && pool === this.#poolSeen) return;
+      this.#poolSeen = pool;
+      const snapshot = (await this.#upstream.request({ method: "evm_snapshot", params: [] })) as Hex;
+      try {
+        this.stats.trials++;
+        const block = await this.#mine();
+        this.#take(block, await this.#receiptsOf(block));
+      } finally {
+        await this.#upstream.request({ method: "evm_revert", params: [snapshot] });
+      }
+    });
+  }
+
+  /** Seals the block being built: mines the pool for real (less what `dropFromSeal` named). */
+  async seal(): Promise<RpcBlock> {
+    return this.#gate.write(async () => {
+      const dropped = await this.#dropMarked();
+      const block = await this.#mine();
+      // Whatever reached the pool since the last Flashblock is preconfirmed by the block's last one.
+      if (this.#preconfirmations) this.#take(block, await this.#receiptsOf(block));
+      this.#building = null;
+      this.#poolSeen = null;
+      this.#nextTimestamp = Number(BigInt(block.timestamp)) + this.#options.blockSeconds;
+      this.stats.sealed++;
+      await this.#options.afterSeal?.(block, dropped);
+      for (const listener of this.#sealListeners) listener(block);
+      return block;
+    });
+  }
+
+  /**
+   * Waits for `hash`'s receipt, preconfirmed or sealed, at most `timeoutMs`; null when none came
+   * (eth_sendRawTransactionSync).
+   */
+  async waitForReceipt(hash: Hex, timeoutMs: number): Promise<unknown> {
+    const find = () => this.request({ method: "eth_getTransactionReceipt", params: [hash] });
+    const found = await find();
+    if (found) return found;
+    return new Promise((resolve, reject) => {
+      let checking = false;
+      const check = () => {
+        if (checking) return;
+        checking = true;
+        find()
+          .then((receipt) => {
+            checking = false;
+            if (receipt) finish(receipt);
+          })
+          .catch((error) => {
+            stop();
+            reject(error);
+          });
+      };
+      const offFlashblock = this.onFlashblock(check);
+      const offSeal = this.onSeal(check);
+      const timer = setTimeout(() => finish(null), timeoutMs);
+      const stop = () => {
+        clearTimeout(timer);
+        offFlashblock();
+        offSeal();
+      };
+      const finish = (receipt: unknown) => {
+        stop();
+        resolve(receipt);
+      };
+    });
+  }
+
+  /** The chain as a Flashblocks-aware node answers it (see the class's comment). */
+  async request(args: { method: string; params?: unknown[] | object }): Promise<unknown> {
+    const params = Array.isArray(args.params) ? args.params : [];
+    switch (args.method) {
+      case "eth_getTransactionReceipt": {
+        const preconfirmed = this.preconfirmedReceipt(params[0] as Hex);
+        return preconfirmed ?? this.#read(args);
+      }
+      case "eth_getTransactionByHash": {
+        const preconfirmed = this.#building?.byHash.get(String(params[0]).toLowerCase() as Hex);
+        return preconfirmed?.transaction ?? this.#read(args);
+      }
+      case "eth_getBlockByNumber": {
+        if (params[0] !== "pending" || !this.#building) return this.#read(args);
+        const block = this.#building.block;
+        return params[1] === true ? block : { ...block, transactions: block.transactions.map((tx) => tx.hash) };
+      }
+      case "eth_getLogs":
+        return this.#logs(args, params[0] as LogFilter | undefined);
+      case "evm_mine":
+        if (params[0] !== undefined) this.#nextTimestamp = Number(params[0]);
+        await this.seal();
+        return "0x0";
+      case "evm_setAutomine":
+        throw Object.assign(new Error("this node builds its own blocks (2 s blocks, Flashblocks): automining cannot be turned on"), { code: -32601 });
+      default:
+        if (CHAIN_MOVERS.has(args.method)) {
+          return this.#gate.write(async () => {
+            const result = await this.#upstream.request(args);
+            if (args.method === "evm_increaseTime") this.#nextTimestamp += Number(params[0]);
+            if (args.method === "evm_setNextBlockTimestamp") this.#nextTimestamp = Number(params[0]);
+            else await this.#resync();
+            this.#building = null;
+            this.#poolSeen = null;
+            return result;
+          });
+        }
+        return this.#read(args);
+    }
+  }
+
+  #read(args: { method: string; params?: unknown[] | object }): Promise<unknown> {
+    return this.#gate.read(() => this.#upstream.request(args));
+  }
+
+  /** eth_getLogs with `pending`: the sealed blocks' logs from EDR, then the preconfirmed ones. */
+  async #logs(args: { method: string; params?: unknown[] | object }, filter: LogFilter | undefined): Promise<unknown> {
+    const building = this.#building;
+    if (!filter || !building) return this.#read(args);
+    const pendingNumber = BigInt(building.block.number);
+    const names = (tag: unknown) => tag === "pending" || (typeof tag === "string" && tag.startsWith("0x") && BigInt(tag) >= pendingNumber);
+    const preconfirmedOnly = filter.blockHash !== undefined ? filter.blockHash.toLowerCase() === building.block.hash : names(filter.fromBlock);
+    if (filter.blockHash !== undefined && !preconfirmedOnly) return this.#read(args);
+    if (!preconfirmedOnly && !names(filter.toBlock)) return this.#read(args);
+    const sealed = preconfirmedOnly
+      ? []
+      : ((await this.#read({ method: "eth_getLogs", params: [{ ...filter, toBlock: `0x${(pendingNumber - 1n).toString(16)}` }] })) as RpcLog[]);
+    const pending = [...building.byHash.values()].flatMap((p) => p.receipt.logs).filter((log) => matches(log, filter));
+    return [...sealed, ...pending];
+  }
+
+  /** The pool's transactions, in order, as one string (compared, never parsed). */
+  async #poolSignature(): Promise<string> {
+    const pool = (await this.#upstream.request({ method: "eth_pendingTransactions", params: [] })) as RpcTransaction[];
+    return pool.map((tx) => tx.hash).join(",");
+  }
+
+  /** Mines the next block at the block's timestamp (a trial and the sealed block are mined alike). */
+  async #mine(): Promise<RpcBlock> {
+    const head = (await this.#upstream.request({ method: "eth_getBlockByNumber", params: ["latest", false] })) as { timestamp: Hex };
+    const timestamp = Math.max(this.#nextTimestamp, Number(BigInt(head.timestamp)) + 1);
+    this.#nextTimestamp = timestamp;
+    await this.#upstream.request({ method: "evm_setNextBlockTimestamp", params: [timestamp] });
+    await this.#options.beforeMine?.();
+    await this.#upstream.request({ method: "evm_mine", params: [] });
+    return (await this.#upstream.request({ method: "eth_getBlockByNumber", params: ["latest", true] })) as RpcBlock;
+  }
+
+  /** The receipts of `block`'s transactions that the block being built did not hold yet (the rest are known). */
+  async #receiptsOf(block: RpcBlock): Promise<Map<Hex, RpcReceipt>> {
+    const receipts = new Map<Hex, RpcReceipt>();
+    for (const tx of block.transactions) {
+      const known = this.#building?.byHash.get(tx.hash);
+      if (known && known.transaction.transactionIndex === tx.transactionIndex) continue;
+      receipts.set(tx.hash, (await this.#upstream.request({ method: "eth_getTransactionReceipt", params: [tx.hash] })) as RpcReceipt);
+    }
+    return receipts;
+  }
+
+  /** Makes `block` the block being built and streams what it added as a Flashblock. */
+  #take(block: RpcBlock, fresh: Map<Hex, RpcReceipt>): void {
+    const byHash = new Map<Hex, Preconfirmed>();
+    const added: Preconfirmed[] = [];
+    for (const transaction of block.transactions) {
+      const receipt = fresh.get(transaction.hash) ?? this.#building!.byHash.get(transaction.hash)!.receipt;
+      // Each Flashblock's block has its own hash: every receipt and log names the latest one.
+      const entry = {
+        transaction: { ...transaction, blockHash: block.hash },
+        receipt: { ...receipt, blockHash: block.hash, logs: receipt.logs.map((log) => ({ ...log, blockHash: block.hash })) },
+      };
+      byHash.set(transaction.hash, entry);
+      if (!this.#building?.byHash.has(transaction.hash)) added.push(entry);
+    }
+    const index = (this.#building?.index ?? 0) + 1;
+    this.#building = { block, byHash, index };
+    this.stats.flashblocks++;
+    const flashblock: Flashblock = { block, index, transactions: added };
+    for (const listener of this.#flashblockListeners) listener(flashblock);
+  }
+
+  /** Removes the transactions `dropFromSeal` named from the pool, with their senders' later nonces. */
+  async #dropMarked(): Promise<RpcTransaction[]> {
+    if (this.#dropAtSeal.size === 0) return [];
+    const pool = (await this.#upstream.request({ method: "eth_pendingTransactions", params: [] })) as RpcTransaction[];
+    const dropped = pool.filter((tx) => this.#dropAtSeal.has(tx.hash));
+    const doomed = pool.filter((tx) => dropped.some((d) => d.from === tx.from && BigInt(tx.nonce) >= BigInt(d.nonce)));
+    for (const tx of doomed) await this.#upstream.request({ method: "hardhat_dropTransaction", params: [tx.hash] });
+    this.#dropAtSeal.clear();
+    return doomed;
+  }
+
+  /** The next block's timestamp from the chain's head (after anything moved the chain). */
+  async #resync(): Promise<void> {
+    const head = (await this.#upstream.request({ method: "eth_getBlockByNumber", params: ["latest", false] })) as { timestamp: Hex };
+    this.#nextTimestamp = Number(BigInt(head.timestamp)) + this.#options.blockSeconds;
+  }
+}
+
+export interface LogFilter {
+  fromBlock?: string;
+  toBlock?: string;
+  blockHash?: string;
+  address?: string | string[];
+  topics?: (string | string[] | null)[];
+}
+
+/** Whether `log` passes an eth_getLogs / eth_subscribe filter (address and topics). */
+export function matches(log: RpcLog, filter: Pick<LogFilter, "address" | "topics">): boolean {
+  if (filter.address !== undefined) {
+    const addresses = (Array.isArray(filter.address) ? filter.address : [filter.address]).map((a) => a.toLowerCase());
+    if (addresses.length > 0 && !addresses.includes(log.address.toLowerCase())) return false;
+  }
+  const topics = filter.topics ?? [];
+  for (let i = 0; i < topics.length; i++) {
+    const wanted = topics[i];
+    if (wanted === null || wanted === undefined) continue;
+    const options = (Array.isArray(wanted) ? wanted : [wanted]).map((t) => t.toLowerCase());
+    if (options.length === 0) continue;
+    const topic = log.topics[i]?.toLowerCase();
+    if (topic === undefined || !options.includes(topic)) return false;
+  }
+  return true;
+}
