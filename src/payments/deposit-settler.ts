@@ -1,4 +1,4 @@
-import { encodeFunctionData, erc20Abi, type Address, type Hex, type PublicClient } from "viem";
+import { encodeFunctionData, erc20Abi, getAddress, isAddressEqual, type Address, type Hex, type PublicClient } from "viem";
 import { splitterAbi } from "../generated/contracts.js";
 import { PAID_EVENT, SplitterReader } from "../chain/contracts/splitter.js";
 import { finalityHead } from "../chain/finality.js";
@@ -124,7 +124,8 @@ export class DepositSettler {
    * One preconfirmation round: the pending block's `Transfer` logs (one `eth_getLogs` from `pending`
    * to `pending`, what a Flashblocks node answers from the Flashblocks preconfirmed so far; a node
    * without them answers its latest or pending block, harmlessly), their recipients looked up among
-   * the open watches, each one's balance read on the pending state and, whole, its settlement sent
+   * the open watches, those whose transfer's receipt the node serves (preconfirmed), each one's balance
+   * read on the pending state and, whole, its settlement sent
    * at once, simulated on that state: it rides in the next Flashblock. Nothing here is final and
    * nothing is recorded as read: the sealed rounds read the same transfers again, follow the
    * settlement (a preconfirmed transfer dropped from its block makes it revert or vanish, and the
@@ -138,7 +139,20 @@ export class DepositSettler {
     const now = this.deps.now();
     for (const [address, until] of this.#preconfirmedRefused) if (until <= now) this.#preconfirmedRefused.delete(address);
     const recipients = [...new Set(logs.map((l) => l.args.to))].filter((to) => !this.#preconfirmedRefused.has(to));
-    const arrived = await watches.openAmong(recipients, now);
+    const open = await watches.openAmong(recipients, now);
+    if (open.length === 0) return { sent: 0 };
+    // Preconfirmed, not merely waiting in the pool: a node without Flashblocks may answer `pending`
+    // with its pool run on top of the latest block, in an order the block need not keep (a settlement
+    // ordered before its deposit reverts). A transfer counts once the node serves its receipt.
+    const served = new Set<Address>();
+    await Promise.all(
+      logs
+        .filter((l) => open.some((w) => isAddressEqual(w.depositAddress, l.args.to)))
+        .map(async (l) => {
+          if (l.transactionHash && (await readReceipt(client, l.transactionHash))) served.add(getAddress(l.args.to));
+        }),
+    );
+    const arrived = open.filter((w) => served.has(getAddress(w.depositAddress)));
     if (arrived.length === 0) return { sent: 0 };
     const balances = await Promise.all(
       arrived.map((w) =>

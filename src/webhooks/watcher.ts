@@ -347,11 +347,19 @@ export class Watcher {
         : subscriptions.get(log.args.subscriptionId as string);
     // Only the watched payment itself (what verify would call valid once settled), never a look-alike
     // of its reference with another token, recipient or amount.
-    const matched = typed.filter((log) => {
+    let matched = typed.filter((log) => {
       const watch = watchOf(log);
       if (!watch || (pass !== "final" && watch.data.included !== true)) return false;
       return log.eventName !== "Paid" || this.#isWatchedPayment(log.args, watch);
     });
+    if (pass === "preconfirmed") {
+      // Preconfirmed, not merely waiting in the pool: a node without Flashblocks may answer `pending`
+      // with its pool run on top of the latest block. A transaction counts once its receipt is served.
+      const hashes = [...new Set(matched.map((l) => l.transactionHash))];
+      const receipts = await Promise.all(hashes.map((hash) => readReceipt(client, hash)));
+      const served = new Set(hashes.filter((_, i) => receipts[i]?.status === "success"));
+      matched = matched.filter((l) => served.has(l.transactionHash));
+    }
     // The matched events' blocks (each once) and the subscriptions' state at each charge or
     // revocation, all read at once: one JSON-RPC batch.
     // (A preconfirmed log's block is not sealed: its time is the pending block's.)

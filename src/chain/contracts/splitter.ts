@@ -26,18 +26,15 @@ export class SplitterReader {
     readonly address: Address,
   ) {}
 
-  /**
-   * The block a payment key settled in (0 when it has not), at `at`: a block number, `pending` (the
-   * block being built: a preconfirmed settlement names the block it will be sealed in), or latest if omitted.
-   */
-  settledBlock(paymentKey: Hex, at?: bigint | "pending"): Promise<bigint> {
+  /** The block a payment key settled in (0 when it has not), at `blockNumber` (latest if omitted). */
+  settledBlock(paymentKey: Hex, blockNumber?: bigint): Promise<bigint> {
     return rpc(() =>
       this.client.readContract({
         address: this.address,
         abi: splitterAbi,
         functionName: "settledBlock",
         args: [paymentKey],
-        ...(at === "pending" ? { blockTag: "pending" as const } : at !== undefined ? { blockNumber: at } : {}),
+        ...(blockNumber !== undefined ? { blockNumber } : {}),
       }),
     );
   }
