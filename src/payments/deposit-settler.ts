@@ -9,7 +9,7 @@ import type { LiveDeployment } from "../deployments.js";
 import type { DepositWatch, DepositWatches } from "../store/deposit-watches.js";
 import { paymentKeyOf } from "./verify.js";
 import type { DepositAddresses } from "./deposit-address.js";
-import { everyRound } from "../rounds.js";
+import { backToBackRounds, everyRound } from "../rounds.js";
 import { priceRelayerCall, readyRelayerCall, type SettlementPrice, type SettlementSender, type SimulatedOn } from "./relayer-call.js";
 
 export type { SettlementPrice, SettlementSender } from "./relayer-call.js";
@@ -110,7 +110,7 @@ export class DepositSettler {
   start(everyMs: number, onFailure: (error: unknown) => void): void {
     this.#stop ??= everyRound(everyMs, () => this.tick(), onFailure);
     const preconfirmations = this.deps.preconfirmations;
-    if (preconfirmations) this.#stopPreconfirmed ??= everyRound(preconfirmations.everyMs, () => this.tickPreconfirmed(), onFailure);
+    if (preconfirmations) this.#stopPreconfirmed ??= backToBackRounds(preconfirmations.everyMs, () => this.tickPreconfirmed(), onFailure);
   }
 
   stop(): void {
@@ -133,9 +133,11 @@ export class DepositSettler {
    */
   async tickPreconfirmed(): Promise<{ sent: number }> {
     const { client, deployment, watches } = this.deps;
-    const logs = await rpc(() =>
-      client.getLogs({ address: deployment.token.address, event: TRANSFER_EVENT, fromBlock: "pending", toBlock: "pending", strict: true }),
-    );
+    // With the latest sealed block's: a transfer preconfirmed in the last Flashblock of a block is
+    // sealed before a round sees it pending, and would wait for the next sealed round otherwise.
+    const read = (at: "pending" | "latest") =>
+      rpc(() => client.getLogs({ address: deployment.token.address, event: TRANSFER_EVENT, fromBlock: at, toBlock: at, strict: true }));
+    const logs = (await Promise.all([read("pending"), read("latest")])).flat();
     const now = this.deps.now();
     for (const [address, until] of this.#preconfirmedRefused) if (until <= now) this.#preconfirmedRefused.delete(address);
     const recipients = [...new Set(logs.map((l) => l.args.to))].filter((to) => !this.#preconfirmedRefused.has(to));
@@ -143,27 +145,23 @@ export class DepositSettler {
     if (open.length === 0) return { sent: 0 };
     // Preconfirmed, not merely waiting in the pool: a node without Flashblocks may answer `pending`
     // with its pool run on top of the latest block, in an order the block need not keep (a settlement
-    // ordered before its deposit reverts). A transfer counts once the node serves its receipt.
-    const served = new Set<Address>();
-    await Promise.all(
-      logs
-        .filter((l) => open.some((w) => isAddressEqual(w.depositAddress, l.args.to)))
-        .map(async (l) => {
-          if (l.transactionHash && (await readReceipt(client, l.transactionHash))) served.add(getAddress(l.args.to));
-        }),
-    );
-    const arrived = open.filter((w) => served.has(getAddress(w.depositAddress)));
-    if (arrived.length === 0) return { sent: 0 };
-    const balances = await Promise.all(
-      arrived.map((w) =>
-        rpc(() =>
-          client.readContract({ address: deployment.token.address, abi: erc20Abi, functionName: "balanceOf", args: [w.depositAddress], blockTag: "pending" }),
+    // ordered before its deposit reverts). A transfer counts once the node serves its receipt. Its
+    // receipts and the balances are read at once (one round trip).
+    const into = logs.filter((l) => l.transactionHash && open.some((w) => isAddressEqual(w.depositAddress, l.args.to)));
+    const [receipts, balances] = await Promise.all([
+      Promise.all(into.map((l) => readReceipt(client, l.transactionHash!))),
+      Promise.all(
+        open.map((w) =>
+          rpc(() =>
+            client.readContract({ address: deployment.token.address, abi: erc20Abi, functionName: "balanceOf", args: [w.depositAddress], blockTag: "pending" }),
+          ),
         ),
       ),
-    );
+    ]);
+    const served = new Set(into.filter((_, i) => receipts[i] !== null).map((l) => getAddress(l.args.to)));
     let sent = 0;
-    for (const [i, w] of arrived.entries()) {
-      if (balances[i]! < w.amountUnits) continue;
+    for (const [i, w] of open.entries()) {
+      if (!served.has(getAddress(w.depositAddress)) || balances[i]! < w.amountUnits) continue;
       const result = await this.sendSettlement(w.depositAddress, this.#settleData(w), undefined, { blockTag: "pending" });
       if (result === "unavailable") this.#preconfirmedRefused.set(w.depositAddress, now + PRECONFIRMED_RETRY_AFTER_MS);
       else if (result !== "taken") sent++;
