@@ -148,6 +148,9 @@ export class DepositSettler {
     // ordered before its deposit reverts). A transfer counts once the node serves its receipt. Its
     // receipts and the balances are read at once (one round trip).
     const into = logs.filter((l) => l.transactionHash && open.some((w) => isAddressEqual(w.depositAddress, l.args.to)));
+    // The next block's fees quoted alongside (the same quote the settlement would ask for, a round trip earlier).
+    const fees = this.deps.quoteFees();
+    fees.catch(() => {}); // a failed quote fails the sends that use it, not this round
     const [receipts, balances] = await Promise.all([
       Promise.all(into.map((l) => readReceipt(client, l.transactionHash!))),
       Promise.all(
@@ -162,7 +165,7 @@ export class DepositSettler {
     let sent = 0;
     for (const [i, w] of open.entries()) {
       if (!served.has(getAddress(w.depositAddress)) || balances[i]! < w.amountUnits) continue;
-      const result = await this.sendSettlement(w.depositAddress, this.#settleData(w), undefined, { blockTag: "pending" });
+      const result = await this.sendSettlement(w.depositAddress, this.#settleData(w), undefined, { blockTag: "pending", quoteFees: () => fees });
       if (result === "unavailable") this.#preconfirmedRefused.set(w.depositAddress, now + PRECONFIRMED_RETRY_AFTER_MS);
       else if (result !== "taken") sent++;
     }
@@ -336,12 +339,18 @@ export class DepositSettler {
    * be sent now (the simulation refused, it would use more than `maxGas`, no relayer, or no gas money
    * for the L2 gas and the L1 data fee). `on` the state it is simulated on (pending: a preconfirmed deposit).
    */
-  async sendSettlement(depositAddress: Address, data: Hex, maxGas?: bigint, on: SimulatedOn = {}): Promise<{ hash: Hex } | "taken" | "unavailable"> {
+  async sendSettlement(
+    depositAddress: Address,
+    data: Hex,
+    maxGas?: bigint,
+    on: SimulatedOn & { quoteFees?: DepositSettlerDeps["quoteFees"] } = {},
+  ): Promise<{ hash: Hex } | "taken" | "unavailable"> {
     const { deployment, sender } = this.deps;
     const to = deployment.contracts.Splitter.address;
+    const { quoteFees, ...simulatedOn } = on;
     // A paused token or a blacklisted party refuses in the simulation, and the deposit waits at its
     // address until it clears.
-    const ready = await readyRelayerCall(this.deps, to, data, maxGas, on);
+    const ready = await readyRelayerCall(quoteFees ? { ...this.deps, quoteFees } : this.deps, to, data, maxGas, simulatedOn);
     if (!ready) return "unavailable";
     const { relayer, priced, pending } = ready;
     const { gas, fees } = priced;
