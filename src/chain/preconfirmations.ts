@@ -78,3 +78,14 @@ export function preconfirmationOf(
     return { preconfirmed: await isPreconfirmed(client, receipt).catch(() => false) };
   };
 }
+
+/**
+ * A transaction's receipt once its block is sealed; null while the node has none or serves only its
+ * preconfirmation (a Flashblocks node serves a receipt before its block exists, and the block may
+ * still leave it out). For answers that stood on a mined transaction before preconfirmations.
+ */
+export async function readSealedReceipt(client: PublicClient, hash: Hex): Promise<TransactionReceipt | null> {
+  const receipt = await readReceipt(client, hash);
+  if (!receipt) return null;
+  return (await isPreconfirmed(client, receipt)) ? null : receipt;
+}
