@@ -72,7 +72,6 @@ export const SYNC_MAX_TIMEOUT_MS = 60_000;
 
 /** Methods that move the chain or its clock outside the builder: the block being built is built again after them. */
 const CHAIN_MOVERS = new Set([
-  "hardhat_mine",
   "evm_revert",
   "evm_snapshot",
   "evm_increaseTime",
@@ -260,22 +259,33 @@ export class FlashblockBuilder {
         if (params[0] !== undefined) this.#nextTimestamp = Number(params[0]);
         await this.seal();
         return "0x0";
+      case "hardhat_mine": {
+        // The first block is sealed as any other; the rest (empty, at EDR's interval) are EDR's to mine at once.
+        const count = params[0] === undefined ? 1 : Number(BigInt(params[0] as string));
+        await this.seal();
+        if (count <= 1) return true;
+        return this.#move({ method: "hardhat_mine", params: [`0x${(count - 1).toString(16)}`, ...params.slice(1)] });
+      }
       case "evm_setAutomine":
         throw Object.assign(new Error("this node builds its own blocks (2 s blocks, Flashblocks): automining cannot be turned on"), { code: -32601 });
       default:
-        if (CHAIN_MOVERS.has(args.method)) {
-          return this.#gate.write(async () => {
-            const result = await this.#upstream.request(args);
-            if (args.method === "evm_increaseTime") this.#nextTimestamp += Number(params[0]);
-            if (args.method === "evm_setNextBlockTimestamp") this.#nextTimestamp = Number(params[0]);
-            else await this.#resync();
-            this.#building = null;
-            this.#poolSeen = null;
-            return result;
-          });
-        }
+        if (CHAIN_MOVERS.has(args.method)) return this.#move(args);
         return this.#read(args);
     }
+  }
+
+  /** A request that moves the chain or its clock: the block being built is built again after it. */
+  #move(args: { method: string; params?: unknown[] | object }): Promise<unknown> {
+    const params = Array.isArray(args.params) ? args.params : [];
+    return this.#gate.write(async () => {
+      const result = await this.#upstream.request(args);
+      if (args.method === "evm_increaseTime") this.#nextTimestamp += Number(params[0]);
+      else if (args.method === "evm_setNextBlockTimestamp") this.#nextTimestamp = Number(params[0]);
+      else if (args.method === "evm_revert" || args.method === "hardhat_mine") await this.#resync();
+      this.#building = null;
+      this.#poolSeen = null;
+      return result;
+    });
   }
 
   #read(args: { method: string; params?: unknown[] | object }): Promise<unknown> {
