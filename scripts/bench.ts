@@ -21,6 +21,8 @@
 // BENCH_ONLY=http,rpc,deliveries,charges,renewals,detection runs only those (and --write is refused).
 // `--base` runs scripts/bench-base.ts instead: renewals on a node that plays Base (2 s blocks, 16
 // unmined per sender, 50 ms round trips, the L1 data fee).
+// `--flashblocks` runs scripts/bench-flashblocks.ts: npm start's chain, broadcast → receipt served,
+// with Flashblocks on and off.
 import autocannon from "autocannon";
 import express from "express";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -93,6 +95,10 @@ const seconds = (ms: number) => (ms / 1000).toFixed(2);
 
 if (process.argv.includes("--base")) {
   await import("./bench-base.js");
+  process.exit();
+}
+if (process.argv.includes("--flashblocks")) {
+  await import("./bench-flashblocks.js");
   process.exit();
 }
 

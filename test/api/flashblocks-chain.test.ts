@@ -46,7 +46,7 @@ describe("the local chain with Flashblocks (a node like Base's preconf endpoints
 
   const wallet = (account: HDAccount): WalletClient => createWalletClient({ account, chain: local.chain.chain, transport: http(node!.url, { retryCount: 0 }) });
   /** Sends `amount` USDC units from `from` to the merchant through the node; the hash. */
-  const transfer = (from: HDAccount, amount: bigint, nonce?: number): Promise<Hex> =>
+  const transfer = (from: HDAccount, amount: bigint, nonce?: number, tipWei?: bigint): Promise<Hex> =>
     wallet(from).sendTransaction({
       account: from,
       chain: local.chain.chain,
@@ -54,6 +54,7 @@ describe("the local chain with Flashblocks (a node like Base's preconf endpoints
       data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [merchant(), amount] }),
       gas: 100_000n,
       ...(nonce === undefined ? {} : { nonce }),
+      ...(tipWei === undefined ? {} : { maxPriorityFeePerGas: tipWei, maxFeePerGas: 10n ** 9n + tipWei }),
     });
   const rpc = (method: string, params: unknown[]) => client.request({ method, params } as never) as Promise<unknown>;
   const balance = (account: Address, blockTag: "latest" | "pending") =>
@@ -219,15 +220,16 @@ describe("the local chain with Flashblocks (a node like Base's preconf endpoints
     }
   });
 
-  it("seals exactly what was preconfirmed, in the order it was preconfirmed", async () => {
+  it("seals exactly what was preconfirmed, in the order it was preconfirmed (later and better-paying transactions go after)", async () => {
     await start();
     const latest = await client.getBlockNumber();
     const senders = [payer(), other(), local.chain.accounts[LOCAL_ROLES.firstUser + 3]!];
     const first: Hex[] = [];
-    for (const s of senders) first.push(await transfer(s, 11n));
+    for (const s of senders) first.push(await transfer(s, 11n, undefined, 1n));
     await node!.flashblock();
+    // Each pays a higher tip than anything before it: a fee-ordered pool would put them first.
     const second: Hex[] = [];
-    for (const s of [...senders].reverse()) second.push(await transfer(s, 13n));
+    for (const [i, s] of [...senders].reverse().entries()) second.push(await transfer(s, 13n, undefined, 1_000_000n * BigInt(i + 1)));
     await node!.flashblock();
     const preconfirmed = [];
     for (const hash of [...first, ...second]) preconfirmed.push(await client.getTransactionReceipt({ hash }));
