@@ -301,6 +301,8 @@ export class FlashblockBuilder {
     const preconfirmedOnly = filter.blockHash !== undefined ? filter.blockHash.toLowerCase() === building.block.hash : names(filter.fromBlock);
     if (filter.blockHash !== undefined && !preconfirmedOnly) return this.#read(args);
     if (!preconfirmedOnly && !names(filter.toBlock)) return this.#read(args);
+    // A range starting past the block being built holds nothing yet.
+    if (typeof filter.fromBlock === "string" && filter.fromBlock.startsWith("0x") && BigInt(filter.fromBlock) > pendingNumber) return [];
     const sealed = preconfirmedOnly
       ? []
       : ((await this.#read({ method: "eth_getLogs", params: [{ ...filter, toBlock: `0x${(pendingNumber - 1n).toString(16)}` }] })) as RpcLog[]);
