@@ -21,6 +21,9 @@ try {
   }
   throw error;
 }
+// The embedded chain's clocks, checked before anything starts.
+const blockMs = milliseconds("BLOCK_INTERVAL_MS", 2000);
+const flashblockMs = milliseconds("FLASHBLOCK_MS", 200);
 
 // A taken port ends the start before anything is touched (the store under .data belongs to whoever
 // holds the ports: a second `npm start` in the same checkout must not empty it under the first).
@@ -54,8 +57,6 @@ if (harness) {
   const { startLocalChain, LOCAL_ROLES } = harness;
   const { startBaseNode } = await import("../dev/localchain/base-node.js");
   const chainPort = Number(process.env.CHAIN_PORT ?? 8545);
-  const blockMs = milliseconds("BLOCK_INTERVAL_MS", 2000);
-  const flashblockMs = milliseconds("FLASHBLOCK_MS", 200);
   console.log("starting the local chain (plays Base Sepolia, chain id 84532)…");
   try {
     if (blockMs === 0) {

@@ -163,7 +163,7 @@ describe("the local chain with Flashblocks (a node like Base's preconf endpoints
     }
   });
 
-  it("streams newFlashblocks, newFlashblockTransactions and pendingLogs over WebSocket on the same port, and newHeads at the seal", async () => {
+  it("streams newFlashblocks, newFlashblockTransactions and pendingLogs over WebSocket on the same port, and newHeads and logs at the seal", async () => {
     await start();
     const socket = new WebSocket(node!.wsUrl);
     const messages: { subscription: string; result: Record<string, unknown> | string }[] = [];
@@ -189,6 +189,7 @@ describe("the local chain with Flashblocks (a node like Base's preconf endpoints
       const elsewhere = (await call(3, "eth_subscribe", ["pendingLogs", { address: merchant() }])) as string;
       const txs = (await call(4, "eth_subscribe", ["newFlashblockTransactions"])) as string;
       const heads = (await call(5, "eth_subscribe", ["newHeads"])) as string;
+      const sealedLogs = (await call(9, "eth_subscribe", ["logs", { address: usdc(), topics: [transferTopic] }])) as string;
       assert.equal(await call(6, "eth_chainId", []), "0x14a34", "plain JSON-RPC over the socket");
       const latest = await client.getBlockNumber();
 
@@ -196,7 +197,7 @@ describe("the local chain with Flashblocks (a node like Base's preconf endpoints
       await node!.flashblock();
       await node!.seal();
       const deadline = Date.now() + 5_000;
-      while (!messages.some((m) => m.subscription === heads)) {
+      while (!messages.some((m) => m.subscription === heads) || !messages.some((m) => m.subscription === sealedLogs)) {
         assert.isBelow(Date.now(), deadline, "newHeads within 5 s");
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
@@ -213,6 +214,12 @@ describe("the local chain with Flashblocks (a node like Base's preconf endpoints
       assert.deepEqual(of(elsewhere), [], "a filter that matches nothing streams nothing");
       assert.deepEqual(of(txs), [hash]);
       assert.equal(BigInt((of(heads)[0] as { number: Hex }).number), latest + 1n);
+      const sealedLog = of(sealedLogs) as { transactionHash: Hex; blockHash: Hex }[];
+      assert.deepEqual(
+        sealedLog.map((l) => [l.transactionHash, l.blockHash]),
+        [[hash, (of(heads)[0] as { hash: Hex }).hash]],
+        "the standard logs subscription: sealed logs, with the sealed block's hash",
+      );
       assert.isTrue(await call(7, "eth_unsubscribe", [logs]));
       assert.isFalse(await call(8, "eth_unsubscribe", [logs]));
     } finally {
