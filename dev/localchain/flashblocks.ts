@@ -174,7 +174,7 @@ export class FlashblockBuilder {
       try {
         this.stats.trials++;
         const block = await this.#mine();
-        this.#take(block, await this.#receiptsOf(block));
+        this.#take(block, await this.#receiptsOf(block), true);
       } finally {
         await this.#upstream.request({ method: "evm_revert", params: [snapshot] });
       }
@@ -187,7 +187,7 @@ export class FlashblockBuilder {
       const dropped = await this.#dropMarked();
       const block = await this.#mine();
       // Whatever reached the pool since the last Flashblock is preconfirmed by the block's last one.
-      if (this.#preconfirmations) this.#take(block, await this.#receiptsOf(block));
+      if (this.#preconfirmations) this.#take(block, await this.#receiptsOf(block), false);
       this.#building = null;
       this.#poolSeen = null;
       this.#nextTimestamp = Number(BigInt(block.timestamp)) + this.#options.blockSeconds;
@@ -338,8 +338,8 @@ export class FlashblockBuilder {
     return receipts;
   }
 
-  /** Makes `block` the block being built and streams what it added as a Flashblock. */
-  #take(block: RpcBlock, fresh: Map<Hex, RpcReceipt>): void {
+  /** Makes `block` the block being built and streams what it added as a Flashblock (`always`: even when it added nothing). */
+  #take(block: RpcBlock, fresh: Map<Hex, RpcReceipt>, always: boolean): void {
     const byHash = new Map<Hex, Preconfirmed>();
     const added: Preconfirmed[] = [];
     for (const transaction of block.transactions) {
@@ -352,6 +352,7 @@ export class FlashblockBuilder {
       byHash.set(transaction.hash, entry);
       if (!this.#building?.byHash.has(transaction.hash)) added.push(entry);
     }
+    if (!always && added.length === 0) return;
     const index = (this.#building?.index ?? 0) + 1;
     this.#building = { block, byHash, index };
     this.stats.flashblocks++;
