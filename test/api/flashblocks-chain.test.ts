@@ -1,6 +1,7 @@
 import { assert } from "chai";
 import {
   createPublicClient,
+  createTestClient,
   createWalletClient,
   encodeFunctionData,
   erc20Abi,
@@ -305,6 +306,26 @@ describe("the local chain with Flashblocks (a node like Base's preconf endpoints
     const after = await transfer(other(), 1n);
     await node!.flashblock();
     assert.equal((await client.getTransactionReceipt({ hash: after })).blockNumber, latest + 2n);
+  });
+
+  it("takes a test's time travel and mining through the node: the next sealed block carries the time moved, hardhat_mine seals the pool first", async () => {
+    await start();
+    const test = createTestClient({ chain: local.chain.chain, mode: "hardhat", transport: http(node!.url, { retryCount: 0 }) });
+    const head = await client.getBlock({ blockTag: "latest" });
+    const hash = await transfer(payer(), 2n);
+    await node!.flashblock();
+    await test.increaseTime({ seconds: 3600 });
+    await test.mine({ blocks: 3 });
+    assert.equal(await client.getBlockNumber(), head.number + 3n);
+    const sealed = await client.getBlock({ blockNumber: head.number + 1n });
+    assert.deepEqual(sealed.transactions, [hash], "the pool sealed in the first block");
+    assert.isAtLeast(Number(sealed.timestamp - head.timestamp), 3600);
+    assert.equal((await client.getTransactionReceipt({ hash })).blockNumber, head.number + 1n);
+    // Blocks keep a 2 s step after it.
+    await node!.seal();
+    const after = await client.getBlock({ blockTag: "latest" });
+    const before = await client.getBlock({ blockNumber: after.number - 1n });
+    assert.equal(after.timestamp - before.timestamp, 2n);
   });
 
   it("on its clocks (2 s blocks, a Flashblock every 200 ms): a receipt within 600 ms of the broadcast while the block it names is not sealed", async () => {
