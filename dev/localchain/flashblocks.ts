@@ -72,7 +72,6 @@ export const SYNC_MAX_TIMEOUT_MS = 60_000;
 
 /** Methods that move the chain or its clock outside the builder: the block being built is built again after them. */
 const CHAIN_MOVERS = new Set([
-  "hardhat_mine",
   "evm_revert",
   "evm_snapshot",
   "evm_increaseTime",
@@ -175,7 +174,7 @@ export class FlashblockBuilder {
       try {
         this.stats.trials++;
         const block = await this.#mine();
-        this.#take(block, await this.#receiptsOf(block));
+        this.#take(block, await this.#receiptsOf(block), true);
       } finally {
         await this.#upstream.request({ method: "evm_revert", params: [snapshot] });
       }
@@ -188,7 +187,7 @@ export class FlashblockBuilder {
       const dropped = await this.#dropMarked();
       const block = await this.#mine();
       // Whatever reached the pool since the last Flashblock is preconfirmed by the block's last one.
-      if (this.#preconfirmations) this.#take(block, await this.#receiptsOf(block));
+      if (this.#preconfirmations) this.#take(block, await this.#receiptsOf(block), false);
       this.#building = null;
       this.#poolSeen = null;
       this.#nextTimestamp = Number(BigInt(block.timestamp)) + this.#options.blockSeconds;
@@ -260,22 +259,33 @@ export class FlashblockBuilder {
         if (params[0] !== undefined) this.#nextTimestamp = Number(params[0]);
         await this.seal();
         return "0x0";
+      case "hardhat_mine": {
+        // The first block is sealed as any other; the rest (empty, at EDR's interval) are EDR's to mine at once.
+        const count = params[0] === undefined ? 1 : Number(BigInt(params[0] as string));
+        await this.seal();
+        if (count <= 1) return true;
+        return this.#move({ method: "hardhat_mine", params: [`0x${(count - 1).toString(16)}`, ...params.slice(1)] });
+      }
       case "evm_setAutomine":
         throw Object.assign(new Error("this node builds its own blocks (2 s blocks, Flashblocks): automining cannot be turned on"), { code: -32601 });
       default:
-        if (CHAIN_MOVERS.has(args.method)) {
-          return this.#gate.write(async () => {
-            const result = await this.#upstream.request(args);
-            if (args.method === "evm_increaseTime") this.#nextTimestamp += Number(params[0]);
-            if (args.method === "evm_setNextBlockTimestamp") this.#nextTimestamp = Number(params[0]);
-            else await this.#resync();
-            this.#building = null;
-            this.#poolSeen = null;
-            return result;
-          });
-        }
+        if (CHAIN_MOVERS.has(args.method)) return this.#move(args);
         return this.#read(args);
     }
+  }
+
+  /** A request that moves the chain or its clock: the block being built is built again after it. */
+  #move(args: { method: string; params?: unknown[] | object }): Promise<unknown> {
+    const params = Array.isArray(args.params) ? args.params : [];
+    return this.#gate.write(async () => {
+      const result = await this.#upstream.request(args);
+      if (args.method === "evm_increaseTime") this.#nextTimestamp += Number(params[0]);
+      else if (args.method === "evm_setNextBlockTimestamp") this.#nextTimestamp = Number(params[0]);
+      else if (args.method === "evm_revert" || args.method === "hardhat_mine") await this.#resync();
+      this.#building = null;
+      this.#poolSeen = null;
+      return result;
+    });
   }
 
   #read(args: { method: string; params?: unknown[] | object }): Promise<unknown> {
@@ -291,6 +301,8 @@ export class FlashblockBuilder {
     const preconfirmedOnly = filter.blockHash !== undefined ? filter.blockHash.toLowerCase() === building.block.hash : names(filter.fromBlock);
     if (filter.blockHash !== undefined && !preconfirmedOnly) return this.#read(args);
     if (!preconfirmedOnly && !names(filter.toBlock)) return this.#read(args);
+    // A range starting past the block being built holds nothing yet.
+    if (typeof filter.fromBlock === "string" && filter.fromBlock.startsWith("0x") && BigInt(filter.fromBlock) > pendingNumber) return [];
     const sealed = preconfirmedOnly
       ? []
       : ((await this.#read({ method: "eth_getLogs", params: [{ ...filter, toBlock: `0x${(pendingNumber - 1n).toString(16)}` }] })) as RpcLog[]);
@@ -326,8 +338,8 @@ export class FlashblockBuilder {
     return receipts;
   }
 
-  /** Makes `block` the block being built and streams what it added as a Flashblock. */
-  #take(block: RpcBlock, fresh: Map<Hex, RpcReceipt>): void {
+  /** Makes `block` the block being built and streams what it added as a Flashblock (`always`: even when it added nothing). */
+  #take(block: RpcBlock, fresh: Map<Hex, RpcReceipt>, always: boolean): void {
     const byHash = new Map<Hex, Preconfirmed>();
     const added: Preconfirmed[] = [];
     for (const transaction of block.transactions) {
@@ -340,6 +352,7 @@ export class FlashblockBuilder {
       byHash.set(transaction.hash, entry);
       if (!this.#building?.byHash.has(transaction.hash)) added.push(entry);
     }
+    if (!always && added.length === 0) return;
     const index = (this.#building?.index ?? 0) + 1;
     this.#building = { block, byHash, index };
     this.stats.flashblocks++;

@@ -119,6 +119,12 @@ export interface LocalChainOptions {
    * default: `FORK_URL` (and `FORK_BLOCK`) from the environment; null forces a fresh chain.
    */
   fork?: ForkOptions | null;
+  /**
+   * The order EDR's pool mines in: "fifo" (default), arrival order, so a node in front of the chain
+   * (base-node.ts) seals what its Flashblocks preconfirmed in the order it preconfirmed it; "priority"
+   * (EDR's own default), by tip, for a test about a better-paying transaction going first.
+   */
+  mempoolOrder?: "fifo" | "priority";
 }
 
 export interface ForkOptions {
@@ -144,9 +150,13 @@ export function forkFromEnvironment(env: NodeJS.ProcessEnv = process.env): ForkO
  */
 export async function startLocalChain(options: LocalChainOptions = {}): Promise<LocalChain> {
   const fork = options.fork === undefined ? forkFromEnvironment() : options.fork;
-  const connection = await network.create(
-    fork ? { override: { forking: { url: fork.url, ...(fork.blockNumber !== undefined ? { blockNumber: fork.blockNumber } : {}) } } } : undefined,
-  );
+  const mining = { auto: true, interval: 0, mempool: { order: options.mempoolOrder ?? "fifo" } };
+  const connection = await network.create({
+    override: {
+      mining,
+      ...(fork ? { forking: { url: fork.url, ...(fork.blockNumber !== undefined ? { blockNumber: fork.blockNumber } : {}) } } : {}),
+    },
+  });
   // Calls answered as Base answers them: without the L1 data fee (see callsWithoutL1Fee).
   const direct = callsWithoutL1Fee(connection.provider as unknown as RequestProvider);
   let route: RequestProvider | null = null;

@@ -14,7 +14,7 @@ const MAX_MESSAGE_BYTES = 1024 * 1024;
  * - `newFlashblockTransactions`: each preconfirmed transaction's hash (with `true`: the transaction
  *   and its logs), one per message;
  * - `pendingLogs` [filter]: each preconfirmed log matching the filter (address, topics), one per message;
- * - `newHeads`: each sealed block's header.
+ * - `newHeads`: each sealed block's header; `logs` [filter]: each sealed log matching the filter.
  * `eth_unsubscribe` answers true or false. Each message is sent after `latencyMs` (a node across the
  * internet), in order.
  */
@@ -56,6 +56,22 @@ export function serveWebSocket(
           const filter = (argument ?? {}) as LogFilter;
           stop = builder.onFlashblock((f) => {
             for (const { receipt } of f.transactions) for (const log of receipt.logs) if (matches(log, filter)) notify(id, log);
+          });
+          break;
+        }
+        case "logs": {
+          // Sealed logs, each sealed block's in order (the standard subscription).
+          const filter = (argument ?? {}) as LogFilter;
+          stop = builder.onSeal((block) => {
+            void (
+              provider.request({ method: "eth_getLogs", params: [{ address: filter.address, topics: filter.topics, blockHash: block.hash }] }) as Promise<
+                unknown[]
+              >
+            )
+              .then((logs) => {
+                for (const log of logs) notify(id, log);
+              })
+              .catch(() => {});
           });
           break;
         }

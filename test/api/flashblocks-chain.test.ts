@@ -1,6 +1,7 @@
 import { assert } from "chai";
 import {
   createPublicClient,
+  createTestClient,
   createWalletClient,
   encodeFunctionData,
   erc20Abi,
@@ -46,7 +47,7 @@ describe("the local chain with Flashblocks (a node like Base's preconf endpoints
 
   const wallet = (account: HDAccount): WalletClient => createWalletClient({ account, chain: local.chain.chain, transport: http(node!.url, { retryCount: 0 }) });
   /** Sends `amount` USDC units from `from` to the merchant through the node; the hash. */
-  const transfer = (from: HDAccount, amount: bigint, nonce?: number): Promise<Hex> =>
+  const transfer = (from: HDAccount, amount: bigint, nonce?: number, tipWei?: bigint): Promise<Hex> =>
     wallet(from).sendTransaction({
       account: from,
       chain: local.chain.chain,
@@ -54,6 +55,7 @@ describe("the local chain with Flashblocks (a node like Base's preconf endpoints
       data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [merchant(), amount] }),
       gas: 100_000n,
       ...(nonce === undefined ? {} : { nonce }),
+      ...(tipWei === undefined ? {} : { maxPriorityFeePerGas: tipWei, maxFeePerGas: 10n ** 9n + tipWei }),
     });
   const rpc = (method: string, params: unknown[]) => client.request({ method, params } as never) as Promise<unknown>;
   const balance = (account: Address, blockTag: "latest" | "pending") =>
@@ -162,7 +164,7 @@ describe("the local chain with Flashblocks (a node like Base's preconf endpoints
     }
   });
 
-  it("streams newFlashblocks, newFlashblockTransactions and pendingLogs over WebSocket on the same port, and newHeads at the seal", async () => {
+  it("streams newFlashblocks, newFlashblockTransactions and pendingLogs over WebSocket on the same port, and newHeads and logs at the seal", async () => {
     await start();
     const socket = new WebSocket(node!.wsUrl);
     const messages: { subscription: string; result: Record<string, unknown> | string }[] = [];
@@ -188,6 +190,7 @@ describe("the local chain with Flashblocks (a node like Base's preconf endpoints
       const elsewhere = (await call(3, "eth_subscribe", ["pendingLogs", { address: merchant() }])) as string;
       const txs = (await call(4, "eth_subscribe", ["newFlashblockTransactions"])) as string;
       const heads = (await call(5, "eth_subscribe", ["newHeads"])) as string;
+      const sealedLogs = (await call(9, "eth_subscribe", ["logs", { address: usdc(), topics: [transferTopic] }])) as string;
       assert.equal(await call(6, "eth_chainId", []), "0x14a34", "plain JSON-RPC over the socket");
       const latest = await client.getBlockNumber();
 
@@ -195,7 +198,7 @@ describe("the local chain with Flashblocks (a node like Base's preconf endpoints
       await node!.flashblock();
       await node!.seal();
       const deadline = Date.now() + 5_000;
-      while (!messages.some((m) => m.subscription === heads)) {
+      while (!messages.some((m) => m.subscription === heads) || !messages.some((m) => m.subscription === sealedLogs)) {
         assert.isBelow(Date.now(), deadline, "newHeads within 5 s");
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
@@ -212,6 +215,12 @@ describe("the local chain with Flashblocks (a node like Base's preconf endpoints
       assert.deepEqual(of(elsewhere), [], "a filter that matches nothing streams nothing");
       assert.deepEqual(of(txs), [hash]);
       assert.equal(BigInt((of(heads)[0] as { number: Hex }).number), latest + 1n);
+      const sealedLog = of(sealedLogs) as { transactionHash: Hex; blockHash: Hex }[];
+      assert.deepEqual(
+        sealedLog.map((l) => [l.transactionHash, l.blockHash]),
+        [[hash, (of(heads)[0] as { hash: Hex }).hash]],
+        "the standard logs subscription: sealed logs, with the sealed block's hash",
+      );
       assert.isTrue(await call(7, "eth_unsubscribe", [logs]));
       assert.isFalse(await call(8, "eth_unsubscribe", [logs]));
     } finally {
@@ -219,15 +228,16 @@ describe("the local chain with Flashblocks (a node like Base's preconf endpoints
     }
   });
 
-  it("seals exactly what was preconfirmed, in the order it was preconfirmed", async () => {
+  it("seals exactly what was preconfirmed, in the order it was preconfirmed (later and better-paying transactions go after)", async () => {
     await start();
     const latest = await client.getBlockNumber();
     const senders = [payer(), other(), local.chain.accounts[LOCAL_ROLES.firstUser + 3]!];
     const first: Hex[] = [];
-    for (const s of senders) first.push(await transfer(s, 11n));
+    for (const s of senders) first.push(await transfer(s, 11n, undefined, 1n));
     await node!.flashblock();
+    // Each pays a higher tip than anything before it: a fee-ordered pool would put them first.
     const second: Hex[] = [];
-    for (const s of [...senders].reverse()) second.push(await transfer(s, 13n));
+    for (const [i, s] of [...senders].reverse().entries()) second.push(await transfer(s, 13n, undefined, 1_000_000n * BigInt(i + 1)));
     await node!.flashblock();
     const preconfirmed = [];
     for (const hash of [...first, ...second]) preconfirmed.push(await client.getTransactionReceipt({ hash }));
@@ -296,6 +306,26 @@ describe("the local chain with Flashblocks (a node like Base's preconf endpoints
     const after = await transfer(other(), 1n);
     await node!.flashblock();
     assert.equal((await client.getTransactionReceipt({ hash: after })).blockNumber, latest + 2n);
+  });
+
+  it("takes a test's time travel and mining through the node: the next sealed block carries the time moved, hardhat_mine seals the pool first", async () => {
+    await start();
+    const test = createTestClient({ chain: local.chain.chain, mode: "hardhat", transport: http(node!.url, { retryCount: 0 }) });
+    const head = await client.getBlock({ blockTag: "latest" });
+    const hash = await transfer(payer(), 2n);
+    await node!.flashblock();
+    await test.increaseTime({ seconds: 3600 });
+    await test.mine({ blocks: 3 });
+    assert.equal(await client.getBlockNumber(), head.number + 3n);
+    const sealed = await client.getBlock({ blockNumber: head.number + 1n });
+    assert.deepEqual(sealed.transactions, [hash], "the pool sealed in the first block");
+    assert.isAtLeast(Number(sealed.timestamp - head.timestamp), 3600);
+    assert.equal((await client.getTransactionReceipt({ hash })).blockNumber, head.number + 1n);
+    // Blocks keep a 2 s step after it.
+    await node!.seal();
+    const after = await client.getBlock({ blockTag: "latest" });
+    const before = await client.getBlock({ blockNumber: after.number - 1n });
+    assert.equal(after.timestamp - before.timestamp, 2n);
   });
 
   it("on its clocks (2 s blocks, a Flashblock every 200 ms): a receipt within 600 ms of the broadcast while the block it names is not sealed", async () => {
