@@ -16,7 +16,7 @@ const rpcUrl = process.env.CHAIN_RPC_URL ?? `http://127.0.0.1:${process.env.CHAI
 const client = createPublicClient({ transport: http(rpcUrl) });
 const post = (path: string, body: unknown) =>
   fetch(`${api}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then(
-    (r) => r.json() as Promise<Record<string, never>>,
+    (r) => r.json() as Promise<unknown>,
   );
 const capabilities = (await post("/v1/capabilities", {})) as { token: { address: Hex }; contracts: { Splitter: Hex }; finality: unknown };
 const token = capabilities.token.address;
