@@ -2,8 +2,8 @@ import type { Hex, PublicClient, TransactionReceipt } from "viem";
 import { readReceipt } from "./transactions.js";
 import { rpc } from "./rpc-errors.js";
 
-/** How long an answer waits, at most, for its transaction's preconfirmation (half of Base's 2 s block). */
-export const PRECONFIRMATION_WAIT_MS = 1_000;
+/** How long an answer waits, at most, for its transaction's preconfirmation: one of Base's 2 s blocks (a busy node may take more than a few Flashblocks). */
+export const PRECONFIRMATION_WAIT_MS = 2_000;
 /** Waits that came to nothing in a row after which the node counts as not preconfirming... */
 const MISSES_BEFORE_PAUSE = 3;
 /** ...and answers stop waiting for this long (then one wait tries again). */
