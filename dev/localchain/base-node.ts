@@ -188,7 +188,7 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
   const timers: NodeJS.Timeout[] = [];
   if (!options.manual) {
     if (blockMs > 0) timers.push(setInterval(() => void builder.seal().catch(() => {}), blockMs));
-    if (flashblockMs > 0) timers.push(setInterval(() => void builder.flashblock().catch(() => {}), flashblockMs));
+    if (flashblockMs > 0) timers.push(setInterval(() => void builder.flashblock({ paced: true }).catch(() => {}), flashblockMs));
   }
   for (const timer of timers) timer.unref();
 

@@ -39,6 +39,15 @@ export interface RpcBlock {
   [field: string]: unknown;
 }
 
+/** A block as eth_getBlockByNumber(…, false) answers it: transaction hashes only. */
+export interface RpcBlockHeader {
+  number: Hex;
+  hash: Hex;
+  timestamp: Hex;
+  transactions: Hex[];
+  [field: string]: unknown;
+}
+
 /** What one Flashblock added to the block being built. */
 export interface Flashblock {
   /** The block being built as it stands after this Flashblock (full transactions; number = the block it will be sealed as). */
@@ -55,7 +64,7 @@ export interface FlashblockBuilderOptions {
   /** Runs before every block the builder mines, trial or sealed (the node pins its base fee here). */
   beforeMine?: () => Promise<void>;
   /** Runs after a block is sealed, still inside the builder's write (the node prunes its pool here). */
-  afterSeal?: (block: RpcBlock, dropped: RpcTransaction[]) => Promise<void>;
+  afterSeal?: (block: RpcBlockHeader, dropped: RpcTransaction[]) => Promise<void>;
 }
 
 /** A preconfirmed transaction: as the block being built holds it. */
@@ -104,16 +113,20 @@ export class FlashblockBuilder {
   #preconfirmations = true;
   /** The block being built as the last Flashblock left it, or null before its first Flashblock. */
   #building: { block: RpcBlock; byHash: Map<Hex, Preconfirmed>; index: number } | null = null;
-  /** The pool as the last Flashblock saw it (hashes in order): unchanged, the next Flashblock has nothing to add. */
-  #poolSeen: string | null = null;
+  /** Whether a transaction reached the pool since the last Flashblock (with nothing new, a Flashblock mines nothing). */
+  #poolChanged = true;
+  /** A paced Flashblock (the node's clock) waits until then: the gate stays free twice as long as the last trial held it. */
+  #nextTrialAt = 0;
   /** The timestamp the block being built is sealed with (every trial uses it too). */
   #nextTimestamp = 0;
   /** Preconfirmed transactions to leave out of the sealed block (the Flashblock reorg hook). */
   readonly #dropAtSeal = new Set<Hex>();
   readonly #flashblockListeners = new Set<(flashblock: Flashblock) => void>();
-  readonly #sealListeners = new Set<(block: RpcBlock) => void>();
+  readonly #sealListeners = new Set<(block: RpcBlockHeader) => void>();
   /** Blocks sealed and Flashblocks built (both with transactions or without). */
-  readonly stats = { sealed: 0, flashblocks: 0, trials: 0 };
+  readonly stats = { sealed: 0, flashblocks: 0, trials: 0, trialMs: 0, longestTrialMs: 0 };
+  /** A Flashblock waiting for the gate or being built: the clock does not queue another behind it. */
+  #flashblockQueued = false;
 
   constructor(upstream: RequestProvider, options: FlashblockBuilderOptions) {
     this.#upstream = upstream;
@@ -138,7 +151,7 @@ export class FlashblockBuilder {
     await this.#gate.write(async () => {
       this.#preconfirmations = on;
       this.#building = null;
-      this.#poolSeen = null;
+      this.#poolChanged = true;
     });
   }
 
@@ -152,7 +165,7 @@ export class FlashblockBuilder {
     return () => this.#flashblockListeners.delete(listener);
   }
 
-  onSeal(listener: (block: RpcBlock) => void): () => void {
+  onSeal(listener: (block: RpcBlockHeader) => void): () => void {
     this.#sealListeners.add(listener);
     return () => this.#sealListeners.delete(listener);
   }
@@ -163,38 +176,52 @@ export class FlashblockBuilder {
   }
 
   /** Builds a Flashblock now: preconfirms what the pool gained since the last one (nothing when preconfirmations are off). */
-  async flashblock(): Promise<void> {
-    if (!this.#preconfirmations) return;
+  async flashblock(options: { paced?: boolean } = {}): Promise<void> {
+    if (!this.#preconfirmations || this.#flashblockQueued) return;
+    if (options.paced && performance.now() < this.#nextTrialAt) return;
+    this.#flashblockQueued = true;
+    try {
+      await this.#buildFlashblock();
+    } finally {
+      this.#flashblockQueued = false;
+    }
+  }
+
+  async #buildFlashblock(): Promise<void> {
     await this.#gate.write(async () => {
       if (!this.#preconfirmations) return;
-      const pool = await this.#poolSignature();
-      if (this.#building && pool === this.#poolSeen) return;
-      this.#poolSeen = pool;
+      if (this.#building && !this.#poolChanged) return;
+      this.#poolChanged = false;
+      const started = performance.now();
       const snapshot = (await this.#upstream.request({ method: "evm_snapshot", params: [] })) as Hex;
       try {
         this.stats.trials++;
-        const block = await this.#mine();
-        this.#take(block, await this.#receiptsOf(block), true);
+        const header = await this.#mine();
+        this.#take(header, await this.#collect(header), true);
       } finally {
         await this.#upstream.request({ method: "evm_revert", params: [snapshot] });
+        const ms = performance.now() - started;
+        this.stats.trialMs += ms;
+        if (ms > this.stats.longestTrialMs) this.stats.longestTrialMs = ms;
+        this.#nextTrialAt = performance.now() + 2 * ms;
       }
     });
   }
 
   /** Seals the block being built: mines the pool for real (less what `dropFromSeal` named). */
-  async seal(): Promise<RpcBlock> {
+  async seal(): Promise<RpcBlockHeader> {
     return this.#gate.write(async () => {
       const dropped = await this.#dropMarked();
-      const block = await this.#mine();
+      const header = await this.#mine();
       // Whatever reached the pool since the last Flashblock is preconfirmed by the block's last one.
-      if (this.#preconfirmations) this.#take(block, await this.#receiptsOf(block), false);
+      if (this.#preconfirmations) this.#take(header, await this.#collect(header), false);
       this.#building = null;
-      this.#poolSeen = null;
-      this.#nextTimestamp = Number(BigInt(block.timestamp)) + this.#options.blockSeconds;
+      this.#poolChanged = true;
+      this.#nextTimestamp = Number(BigInt(header.timestamp)) + this.#options.blockSeconds;
       this.stats.sealed++;
-      await this.#options.afterSeal?.(block, dropped);
-      for (const listener of this.#sealListeners) listener(block);
-      return block;
+      await this.#options.afterSeal?.(header, dropped);
+      for (const listener of this.#sealListeners) listener(header);
+      return header;
     });
   }
 
@@ -266,6 +293,12 @@ export class FlashblockBuilder {
         if (count <= 1) return true;
         return this.#move({ method: "hardhat_mine", params: [`0x${(count - 1).toString(16)}`, ...params.slice(1)] });
       }
+      case "eth_sendRawTransaction":
+      case "eth_sendTransaction": {
+        const hash = await this.#read(args);
+        this.#poolChanged = true;
+        return hash;
+      }
       case "evm_setAutomine":
         throw Object.assign(new Error("this node builds its own blocks (2 s blocks, Flashblocks): automining cannot be turned on"), { code: -32601 });
       default:
@@ -283,7 +316,7 @@ export class FlashblockBuilder {
       else if (args.method === "evm_setNextBlockTimestamp") this.#nextTimestamp = Number(params[0]);
       else if (args.method === "evm_revert" || args.method === "hardhat_mine") await this.#resync();
       this.#building = null;
-      this.#poolSeen = null;
+      this.#poolChanged = true;
       return result;
     });
   }
@@ -310,54 +343,64 @@ export class FlashblockBuilder {
     return [...sealed, ...pending];
   }
 
-  /** The pool's transactions, in order, as one string (compared, never parsed). */
-  async #poolSignature(): Promise<string> {
-    const pool = (await this.#upstream.request({ method: "eth_pendingTransactions", params: [] })) as RpcTransaction[];
-    return pool.map((tx) => tx.hash).join(",");
-  }
-
   /** Mines the next block at the block's timestamp (a trial and the sealed block are mined alike). */
-  async #mine(): Promise<RpcBlock> {
+  async #mine(): Promise<RpcBlockHeader> {
     const head = (await this.#upstream.request({ method: "eth_getBlockByNumber", params: ["latest", false] })) as { timestamp: Hex };
     const timestamp = Math.max(this.#nextTimestamp, Number(BigInt(head.timestamp)) + 1);
     this.#nextTimestamp = timestamp;
     await this.#upstream.request({ method: "evm_setNextBlockTimestamp", params: [timestamp] });
     await this.#options.beforeMine?.();
     await this.#upstream.request({ method: "evm_mine", params: [] });
-    return (await this.#upstream.request({ method: "eth_getBlockByNumber", params: ["latest", true] })) as RpcBlock;
+    return (await this.#upstream.request({ method: "eth_getBlockByNumber", params: ["latest", false] })) as RpcBlockHeader;
   }
 
-  /** The receipts of `block`'s transactions that the block being built did not hold yet (the rest are known). */
-  async #receiptsOf(block: RpcBlock): Promise<Map<Hex, RpcReceipt>> {
-    const receipts = new Map<Hex, RpcReceipt>();
-    for (const tx of block.transactions) {
-      const known = this.#building?.byHash.get(tx.hash);
-      if (known && known.transaction.transactionIndex === tx.transactionIndex) continue;
-      receipts.set(tx.hash, (await this.#upstream.request({ method: "eth_getTransactionReceipt", params: [tx.hash] })) as RpcReceipt);
+  /**
+   * The transactions of a block just mined and their receipts: those the block being built already
+   * held at the same position are known (the pool is FIFO: only new ones are read, which keeps a
+   * Flashblock's cost to what it adds, not to the block).
+   */
+  async #collect(header: RpcBlockHeader): Promise<Preconfirmed[]> {
+    const entries: Preconfirmed[] = [];
+    for (const [i, hash] of header.transactions.entries()) {
+      const known = this.#building?.byHash.get(hash);
+      if (known && Number(BigInt(known.transaction.transactionIndex ?? "0x0")) === i) {
+        entries.push(known);
+        continue;
+      }
+      const transaction = (await this.#upstream.request({ method: "eth_getTransactionByHash", params: [hash] })) as RpcTransaction;
+      const receipt = (await this.#upstream.request({ method: "eth_getTransactionReceipt", params: [hash] })) as RpcReceipt;
+      entries.push({ transaction, receipt });
     }
-    return receipts;
+    return entries;
   }
 
-  /** Makes `block` the block being built and streams what it added as a Flashblock (`always`: even when it added nothing). */
-  #take(block: RpcBlock, fresh: Map<Hex, RpcReceipt>, always: boolean): void {
+  /**
+   * Makes the mined block the block being built and streams what it added as a Flashblock
+   * (`always`: even when it added nothing); returns the block with its transactions.
+   */
+  #take(header: RpcBlockHeader, entries: Preconfirmed[], always: boolean): RpcBlock {
     const byHash = new Map<Hex, Preconfirmed>();
     const added: Preconfirmed[] = [];
-    for (const transaction of block.transactions) {
-      const receipt = fresh.get(transaction.hash) ?? this.#building!.byHash.get(transaction.hash)!.receipt;
-      // Each Flashblock's block has its own hash: every receipt and log names the latest one.
-      const entry = {
-        transaction: { ...transaction, blockHash: block.hash },
-        receipt: { ...receipt, blockHash: block.hash, logs: receipt.logs.map((log) => ({ ...log, blockHash: block.hash })) },
-      };
-      byHash.set(transaction.hash, entry);
-      if (!this.#building?.byHash.has(transaction.hash)) added.push(entry);
+    // Each Flashblock's block has its own hash: every transaction, receipt and log names the latest one.
+    const named = (entry: Preconfirmed): Preconfirmed =>
+      entry.receipt.blockHash === header.hash
+        ? entry
+        : {
+            transaction: { ...entry.transaction, blockHash: header.hash },
+            receipt: { ...entry.receipt, blockHash: header.hash, logs: entry.receipt.logs.map((log) => ({ ...log, blockHash: header.hash })) },
+          };
+    for (const entry of entries.map(named)) {
+      byHash.set(entry.transaction.hash, entry);
+      if (!this.#building?.byHash.has(entry.transaction.hash)) added.push(entry);
     }
-    if (!always && added.length === 0) return;
+    const block: RpcBlock = { ...header, transactions: [...byHash.values()].map((e) => e.transaction) };
+    if (!always && added.length === 0) return block;
     const index = (this.#building?.index ?? 0) + 1;
     this.#building = { block, byHash, index };
     this.stats.flashblocks++;
     const flashblock: Flashblock = { block, index, transactions: added };
     for (const listener of this.#flashblockListeners) listener(flashblock);
+    return block;
   }
 
   /** Removes the transactions `dropFromSeal` named from the pool, with their senders' later nonces. */
