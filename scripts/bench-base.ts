@@ -29,7 +29,15 @@ import { decodeErrorResult, decodeFunctionData, encodeFunctionData, erc20Abi, fo
 import { estimateL1Fee } from "viem/op-stack";
 import { recurringChargesAbi } from "../src/generated/contracts.js";
 import { LOCAL_ROLES, startLocalChain } from "../dev/localchain/harness.js";
-import { BASE_BLOCK_MS, BASE_SEPOLIA_BLOCK_GAS_LIMIT, NODE_ACCOUNT_SLOTS, REMOTE_NODE_LATENCY_MS, startBaseNode } from "../dev/localchain/base-node.js";
+import {
+  BASE_BLOCK_MS,
+  BASE_FLASHBLOCK_MS,
+  BASE_SEPOLIA_BLOCK_GAS_LIMIT,
+  NODE_ACCOUNT_SLOTS,
+  REMOTE_NODE_LATENCY_MS,
+  startBaseNode,
+} from "../dev/localchain/base-node.js";
+import { LATENCY_HEADER, latencyRow, measureReceiptLatency } from "./lib/receipt-latency.js";
 import { L1_FEE_LEVELS } from "../dev/localchain/l1-fees.js";
 import { createService } from "../src/service.js";
 import { createLogger } from "../src/logger.js";
@@ -45,6 +53,7 @@ await buildCheckout(); // the service serves the checkout bundle
 const RENEWALS = Number(process.env.BENCH_BASE_RENEWALS ?? 200);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 512);
 const BASELINE_TRANSFERS = Number(process.env.BENCH_BASE_TRANSFERS ?? 64);
+const LATENCY_TRANSFERS = Number(process.env.BENCH_FLASHBLOCK_TRANSFERS ?? 24);
 const BLOCK_GAS_LIMIT = process.env.BASE_BLOCK_GAS_LIMIT ? BigInt(process.env.BASE_BLOCK_GAS_LIMIT) : BASE_SEPOLIA_BLOCK_GAS_LIMIT;
 /** The issue's target: 10,000 renewals in under 60 s. */
 const TARGET = { renewals: 10_000, seconds: 60 };
@@ -118,6 +127,19 @@ const service = await createService(configFor(node.url, unlimited), quiet);
 const api = await serve(service.app);
 const client = service.client;
 
+// Broadcast → receipt served, with Flashblocks on and then off (the node's fallback), before the job.
+console.log(`receipts: ${LATENCY_TRANSFERS} plain transfers with Flashblocks on, then off…`);
+const latencyOptions = { sender: chain.accounts[LOCAL_ROLES.firstUser + 5]!, to: merchant.address, count: LATENCY_TRANSFERS, blockMs: BASE_BLOCK_MS };
+const latencyOn = await measureReceiptLatency(chain, node.url, latencyOptions);
+await node.setPreconfirmations(false);
+const latencyOff = await measureReceiptLatency(chain, node.url, latencyOptions);
+await node.setPreconfirmations(true);
+const latencyTable = [
+  LATENCY_HEADER,
+  latencyRow(`Base-like node (${REMOTE_NODE_LATENCY_MS} ms per round trip), a Flashblock every ${BASE_FLASHBLOCK_MS} ms`, latencyOn, BASE_BLOCK_MS),
+  latencyRow(`Base-like node (${REMOTE_NODE_LATENCY_MS} ms per round trip), Flashblocks off`, latencyOff, BASE_BLOCK_MS),
+].join("\n");
+
 /** Waits until `address` has no unmined transaction left (its latest nonce reaches `nonce`). */
 async function minedUpTo(address: Hex, nonce: number) {
   while ((await client.getTransactionCount({ address, blockTag: "latest" })) < nonce) await new Promise((r) => setTimeout(r, 100));
@@ -189,9 +211,15 @@ const answeredMs = performance.now() - jobStart;
 // In groups of 16, in the order they were sent: every receipt in one JSON-RPC batch can exceed a
 // node's 10 MB response limit (a batch's receipt carries its renewals' Charged and Transfer logs).
 const sentHashes = [...hashes];
+let lastNamed = 0n;
 for (let i = 0; i < sentHashes.length; i += 16) {
-  await Promise.all(sentHashes.slice(i, i + 16).map((hash) => client.waitForTransactionReceipt({ hash, pollingInterval: 200, timeout: 300_000 })));
+  const receipts = await Promise.all(
+    sentHashes.slice(i, i + 16).map((hash) => client.waitForTransactionReceipt({ hash, pollingInterval: 200, timeout: 300_000 })),
+  );
+  for (const r of receipts) if (r.blockNumber > lastNamed) lastNamed = r.blockNumber;
 }
+// A receipt may be a preconfirmation (Flashblocks): mined means its block is sealed.
+while ((await client.getBlockNumber({ cacheTime: 0 })) < lastNamed) await new Promise((r) => setTimeout(r, 100));
 const minedMs = performance.now() - jobStart;
 const perSecond = RENEWALS / (minedMs / 1000);
 
@@ -370,6 +398,8 @@ const reimbursementTable = [
   ...reimbursementRows,
 ].join("\n");
 console.log("");
+console.log(latencyTable);
+console.log("");
 console.log(tables);
 console.log("");
 console.log(reimbursementTable);
@@ -380,6 +410,10 @@ if (process.argv.includes("--write")) {
     doc,
     readFileSync(doc, "utf8")
       .replace(/<!-- bench-base:begin -->[\s\S]*<!-- bench-base:end -->/, `<!-- bench-base:begin -->\n${tables}\n<!-- bench-base:end -->`)
+      .replace(
+        /<!-- bench-flashblocks-base:begin -->[\s\S]*<!-- bench-flashblocks-base:end -->/,
+        `<!-- bench-flashblocks-base:begin -->\n${latencyTable}\n<!-- bench-flashblocks-base:end -->`,
+      )
       .replace(
         /<!-- bench-reimbursement:begin -->[\s\S]*<!-- bench-reimbursement:end -->/,
         `<!-- bench-reimbursement:begin -->\n${reimbursementTable}\n<!-- bench-reimbursement:end -->`,

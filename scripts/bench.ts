@@ -21,7 +21,10 @@
 //      a plain transfer mined to its settlement sent and mined, with the settler's rounds running.
 // BENCH_ONLY=http,rpc,deliveries,charges,renewals,detection runs only those (and --write is refused).
 // `--base` runs scripts/bench-base.ts instead: renewals on a node that plays Base (2 s blocks, 16
-// unmined per sender, 50 ms round trips, the L1 data fee).
+// unmined per sender, 50 ms round trips, the L1 data fee), then scripts/bench-preconfirmations.ts
+// (the service's waits with Flashblocks on and off; alone with `--preconfirmations-only`).
+// `--flashblocks` runs scripts/bench-flashblocks.ts: npm start's chain, broadcast → receipt served,
+// with Flashblocks on and off.
 import autocannon from "autocannon";
 import express from "express";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -95,7 +98,12 @@ const byMethod = (calls: Map<string, number>) => [...calls].map(([m, n]) => `${m
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
 
 if (process.argv.includes("--base")) {
-  await import("./bench-base.js");
+  if (!process.argv.includes("--preconfirmations-only")) await import("./bench-base.js");
+  await import("./bench-preconfirmations.js");
+  process.exit();
+}
+if (process.argv.includes("--flashblocks")) {
+  await import("./bench-flashblocks.js");
   process.exit();
 }
 

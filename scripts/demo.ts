@@ -78,6 +78,8 @@ const payer = LOCAL_ROLES.firstUser + 12;
 async function sent(hash: Hex) {
   const receipt = await reader.waitForTransactionReceipt({ hash });
   check(receipt.status === "success", `transaction ${hash} succeeded`);
+  // The chain preconfirms (Flashblocks): a receipt can come before its block is sealed, and the API reads sealed blocks.
+  await until("its block to be sealed", async () => (await reader.getBlockNumber({ cacheTime: 0 })) >= receipt.blockNumber);
   return receipt;
 }
 

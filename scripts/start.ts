@@ -6,6 +6,7 @@ import { createServer } from "node:net";
 import { ConfigError, loadConfig, type Config } from "../src/config.js";
 import { createService, listen } from "../src/service.js";
 import type { LocalChain } from "../dev/localchain/harness.js";
+import type { BaseNode } from "../dev/localchain/base-node.js";
 import { formatAmount } from "../src/money.js";
 import { maskSecrets, redactUrl } from "../src/logger.js";
 import { buildCheckout } from "../dev/checkout/build.js";
@@ -20,6 +21,9 @@ try {
   }
   throw error;
 }
+// The embedded chain's clocks, checked before anything starts.
+const blockMs = milliseconds("BLOCK_INTERVAL_MS", 2000);
+const flashblockMs = milliseconds("FLASHBLOCK_MS", 200);
 
 // A taken port ends the start before anything is touched (the store under .data belongs to whoever
 // holds the ports: a second `npm start` in the same checkout must not empty it under the first).
@@ -42,33 +46,45 @@ try {
 }
 
 let chain: LocalChain | null = null;
+/** The node that plays Base in front of the embedded chain (2 s blocks, Flashblocks), unless BLOCK_INTERVAL_MS=0. */
+let node: BaseNode | null = null;
+/** What the embedded chain does, printed with the endpoints. */
+let chainMode = "";
 // The embedded chain needs Hardhat (a development dependency): loaded only when there is no RPC_URL.
 if (!config.rpcUrl) await compileContracts();
 const harness = config.rpcUrl ? null : await import("../dev/localchain/harness.js");
 if (harness) {
   const { startLocalChain, LOCAL_ROLES } = harness;
+  const { startBaseNode } = await import("../dev/localchain/base-node.js");
   const chainPort = Number(process.env.CHAIN_PORT ?? 8545);
   console.log("starting the local chain (plays Base Sepolia, chain id 84532)…");
   try {
-    chain = await startLocalChain({ port: chainPort, host: "127.0.0.1" });
+    if (blockMs === 0) {
+      // A block per transaction: EDR's automining, served as it is.
+      chain = await startLocalChain({ port: chainPort, host: "127.0.0.1" });
+      chainMode = "a block per transaction (BLOCK_INTERVAL_MS=0)";
+    } else {
+      // Base: a block every 2 s, a Flashblock (preconfirmations) every 200 ms, latency 0 (a local node).
+      chain = await startLocalChain({});
+      node = await startBaseNode(chain, { latencyMs: 0, host: "127.0.0.1", port: chainPort, blockMs, flashblockMs });
+      chainMode =
+        flashblockMs > 0
+          ? `a block every ${blockMs} ms, a Flashblock every ${flashblockMs} ms (preconfirmations; WebSocket ${node.wsUrl})`
+          : `a block every ${blockMs} ms, no Flashblocks (FLASHBLOCK_MS=0)`;
+    }
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     console.error(
       e.code === "EADDRINUSE" ? `port ${chainPort} is taken: stop the other chain or set CHAIN_PORT` : `the local chain did not start: ${e.message}`,
     );
+    await chain?.close();
     process.exit(1);
   }
   // The embedded chain starts from genesis every time; the store's records refer to that chain, so
   // they start afresh with it (only now that this process owns the chain's port).
   if (config.dataDir) rmSync(config.dataDir, { recursive: true, force: true });
-  // Blocks keep coming, as on Base (one every 2 s), so payments reach the finality depth by themselves.
-  const blockMs = Number(process.env.BLOCK_INTERVAL_MS ?? 2000);
-  if (blockMs > 0) {
-    const local = chain;
-    setInterval(() => void local.mine(1).catch(() => {}), blockMs).unref();
-  }
   const relayerKey = `0x${Buffer.from(chain.accounts[LOCAL_ROLES.relayer]!.getHdKey().privateKey!).toString("hex")}` as const;
-  config = { ...config, rpcUrl: chain.rpcUrl, relayer: { ...config.relayer, privateKey: config.relayer.privateKey ?? relayerKey } };
+  config = { ...config, rpcUrl: node?.url ?? chain.rpcUrl, relayer: { ...config.relayer, privateKey: config.relayer.privateKey ?? relayerKey } };
 }
 
 let service: Awaited<ReturnType<typeof createService>>;
@@ -77,7 +93,7 @@ try {
 } catch (error) {
   // A chain error's message may quote the RPC URL: masked like every logged URL.
   console.error(`the service did not start: ${maskSecrets((error as Error).message.split("\n")[0] ?? "")}`);
-  await chain?.close();
+  await closeChain();
   process.exit(1);
 }
 let running: Awaited<ReturnType<typeof listen>>;
@@ -87,7 +103,7 @@ try {
   const e = error as NodeJS.ErrnoException;
   console.error(e.code === "EADDRINUSE" ? `a port is taken (${e.message}): stop the other process or set PORT / OPS_PORT` : `cannot listen: ${e.message}`);
   await service.close();
-  await chain?.close();
+  await closeChain();
   process.exit(1);
 }
 const { deployment } = service;
@@ -99,6 +115,7 @@ console.log(`x402           ${running.apiUrl}/x402   (the facilitator: GET /supp
 console.log(`Ops            ${running.opsUrl}/metrics, /ready (127.0.0.1 only)`);
 // The RPC URL may carry credentials or an API key (user:password@, ?key=, /v2/<key>): never printed.
 console.log(`Chain RPC      ${redactUrl(config.rpcUrl!)}   chain id ${deployment.chainId} (${deployment.environment})`);
+if (chainMode) console.log(`Chain blocks   ${chainMode}`);
 console.log(`Splitter       ${deployment.contracts.Splitter.address}`);
 console.log(`Recurring      ${deployment.contracts.RecurringCharges.address}`);
 console.log(`X402Receivers  ${deployment.contracts.X402Receivers.address}   (merchants' x402 receivers: POST /v1/x402/receivers)`);
@@ -136,6 +153,23 @@ if (chain && harness) {
 console.log("");
 console.log("Ready. Ctrl-C stops everything.");
 
+/** Stops the node in front of the embedded chain, then the chain. */
+async function closeChain() {
+  await node?.close();
+  await chain?.close();
+}
+
+/** A duration in ms from the environment: a whole number, 0 or more; one clear line and exit 1 otherwise. */
+function milliseconds(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^[0-9]+$/.test(raw)) {
+    console.error(`${name}=${raw} is not a number of milliseconds (a whole number, 0 or more)`);
+    process.exit(1);
+  }
+  return Number(raw);
+}
+
 /** Whether `host:port` can be listened on now (port 0 always can). */
 function portIsFree(host: string, port: number): Promise<boolean> {
   if (port === 0) return Promise.resolve(true);
@@ -167,7 +201,7 @@ async function stop(signal: string) {
   console.log(`\n${signal}: stopping…`);
   await running.close();
   await service.close();
-  await chain?.close();
+  await closeChain();
   process.exit(0);
 }
 process.on("SIGINT", () => void stop("SIGINT"));

@@ -80,8 +80,12 @@ export interface LocalChain {
   /** Base Sepolia's chain definition, pointed at this chain. */
   chain: Chain;
   deployment: LiveDeployment;
-  /** The in-process provider (fast; for tests and the harness itself). */
+  /** The in-process provider (fast; for tests and the harness itself); answered by the node in front of the chain while one runs (`routeThrough`). */
   provider: RequestProvider;
+  /** The chain itself, never routed: what a node in front of it (dev/localchain/base-node.ts) builds on. */
+  direct: RequestProvider;
+  /** Answers `provider` (and the clients here) with `node` from now on (null: the chain itself again). */
+  routeThrough(node: RequestProvider | null): void;
   /** The chain as a JSON-RPC HTTP endpoint, when served. */
   rpcUrl: string | null;
   publicClient: PublicClient;
@@ -115,6 +119,12 @@ export interface LocalChainOptions {
    * default: `FORK_URL` (and `FORK_BLOCK`) from the environment; null forces a fresh chain.
    */
   fork?: ForkOptions | null;
+  /**
+   * The order EDR's pool mines in: "fifo" (default), arrival order, so a node in front of the chain
+   * (base-node.ts) seals what its Flashblocks preconfirmed in the order it preconfirmed it; "priority"
+   * (EDR's own default), by tip, for a test about a better-paying transaction going first.
+   */
+  mempoolOrder?: "fifo" | "priority";
 }
 
 export interface ForkOptions {
@@ -140,11 +150,17 @@ export function forkFromEnvironment(env: NodeJS.ProcessEnv = process.env): ForkO
  */
 export async function startLocalChain(options: LocalChainOptions = {}): Promise<LocalChain> {
   const fork = options.fork === undefined ? forkFromEnvironment() : options.fork;
-  const connection = await network.create(
-    fork ? { override: { forking: { url: fork.url, ...(fork.blockNumber !== undefined ? { blockNumber: fork.blockNumber } : {}) } } } : undefined,
-  );
+  const mining = { auto: true, interval: 0, mempool: { order: options.mempoolOrder ?? "fifo" } };
+  const connection = await network.create({
+    override: {
+      mining,
+      ...(fork ? { forking: { url: fork.url, ...(fork.blockNumber !== undefined ? { blockNumber: fork.blockNumber } : {}) } } : {}),
+    },
+  });
   // Calls answered as Base answers them: without the L1 data fee (see callsWithoutL1Fee).
-  const provider = callsWithoutL1Fee(connection.provider as unknown as RequestProvider);
+  const direct = callsWithoutL1Fee(connection.provider as unknown as RequestProvider);
+  let route: RequestProvider | null = null;
+  const provider: RequestProvider = { request: (args) => (route ?? direct).request(args) };
   const deployment = loadLiveDeployment(LOCAL_CHAIN_ID);
   const transport = custom(provider, { retryCount: 0 });
   const chain = baseSepolia;
@@ -256,6 +272,10 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     chain: served ? defineChain({ ...baseSepolia, rpcUrls: { default: { http: [served.url] } } }) : chain,
     deployment,
     provider,
+    direct,
+    routeThrough: (node) => {
+      route = node;
+    },
     rpcUrl: served?.url ?? null,
     publicClient,
     testClient,

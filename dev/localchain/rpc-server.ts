@@ -6,7 +6,7 @@ export interface RequestProvider {
   request(args: { method: string; params?: unknown[] | object }): Promise<unknown>;
 }
 
-interface JsonRpcRequest {
+export interface JsonRpcRequest {
   jsonrpc?: string;
   id?: string | number | null;
   method?: unknown;
@@ -69,7 +69,8 @@ export async function serveJsonRpc(
   };
 }
 
-async function handle(provider: RequestProvider, request: JsonRpcRequest): Promise<object> {
+/** Answers one JSON-RPC request with `provider` (also the WebSocket endpoint's answer to a plain call). */
+export async function handle(provider: RequestProvider, request: JsonRpcRequest): Promise<object> {
   const id = request.id ?? null;
   if (typeof request.method !== "string") return { jsonrpc: "2.0", id, error: { code: -32600, message: "invalid request" } };
   try {
@@ -90,7 +91,11 @@ async function handle(provider: RequestProvider, request: JsonRpcRequest): Promi
   }
 }
 
+/** JSON with bigints as 0x quantities, as JSON-RPC carries them. */
+export function jsonRpcText(body: unknown): string {
+  return JSON.stringify(body, (_k, v) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v));
+}
+
 function send(res: import("node:http").ServerResponse, body: unknown): void {
-  const text = JSON.stringify(body, (_k, v) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v));
-  res.writeHead(200, { "content-type": "application/json" }).end(text);
+  res.writeHead(200, { "content-type": "application/json" }).end(jsonRpcText(body));
 }

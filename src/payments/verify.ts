@@ -6,6 +6,7 @@ import type { LiveDeployment } from "../deployments.js";
 import { formatAmount } from "../money.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import { isKnownTransaction } from "../chain/transactions.js";
+import { isPreconfirmed } from "../chain/preconfirmations.js";
 import type { Intent } from "./intent.js";
 import type { VerifyCode, VerifyPaymentResponse } from "../wire/index.js";
 
@@ -17,7 +18,12 @@ export interface PaymentChain {
   client: PublicClient;
   deployment: LiveDeployment;
   finality: Finality;
+  /** Set: the node's preconfirmations are read (the `pending` tag); absent or null: sealed blocks only. */
+  preconfirmations?: unknown;
 }
+
+/** The PAYMENT_CONFIRMING verdict of a payment preconfirmed and not yet sealed (never final). */
+export const PRECONFIRMED: PaymentVerdict = { valid: false, code: "PAYMENT_CONFIRMING", preconfirmed: true };
 
 /**
  * The Splitter's replay-guard key of a payment: `keccak256(abi.encode(token, recipient, amount,
@@ -125,7 +131,12 @@ export async function verifyPaymentTransaction(
   }
   if (receipt.status !== "success") return { valid: false, code: "TRANSACTION_REVERTED" };
   const paid = intentPaidFact(chain, receipt, intent);
-  if (paid) return judgePaid(chain, intent, paid, head);
+  if (paid) {
+    const verdict = judgePaid(chain, intent, paid, head);
+    return verdict.valid === false && verdict.code === "PAYMENT_CONFIRMING" && chain.preconfirmations && (await isPreconfirmed(chain.client, receipt))
+      ? PRECONFIRMED
+      : verdict;
+  }
   return depositsTo(chain, receipt, depositAddress) ? { deposit: true } : { valid: false, code: "PAYMENT_MISMATCH" };
 }
 

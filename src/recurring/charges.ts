@@ -19,6 +19,7 @@ import { followAttempt } from "./charge-follow.js";
 import { ChargeBatcher } from "./charge-batcher.js";
 import { measuredChargeGas, RENEWAL_GAS_FIGURE } from "./charge-gas.js";
 import { CONTRACT_SIGNATURE_GAS_CAP, RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
+import { preconfirmationOf } from "../chain/preconfirmations.js";
 import type { Terms } from "./terms.js";
 import type { SignedSubscription } from "./tokens.js";
 import type { ChargeResponse, ChargeStatus } from "../wire/index.js";
@@ -43,6 +44,8 @@ export interface ChargesDeps {
   batch: { maxItems: number; waitMs: number };
   /** Payers refused for a while after a charge of theirs failed on chain (charge-follow.ts says which failures). */
   refusedPayers: RefusedChargePayers;
+  /** Set: the node's preconfirmations are read (answers wait briefly for a sent charge's); absent or null: sealed blocks only. */
+  preconfirmations?: { everyMs: number } | null;
 }
 
 /** How long a payer's charges are refused after one passed its simulation and failed on chain (as x402's reverted payers). */
@@ -115,6 +118,7 @@ export class Charges {
       ...deps.batch,
       pricing: deps.pricing,
       quoteL1Fee: (data) => quoteL1Fee(deps.client, { to: this.#reader.address, data }),
+      preconfirmation: preconfirmationOf(deps.client, deps.preconfirmations),
     });
   }
 
@@ -123,7 +127,7 @@ export class Charges {
   }
 
   get #chain() {
-    return { client: this.deps.client, finality: this.deps.finality, contract: this.#reader };
+    return { client: this.deps.client, finality: this.deps.finality, contract: this.#reader, preconfirmations: this.deps.preconfirmations ?? null };
   }
 
   get #followDeps() {

@@ -86,7 +86,19 @@ export type VerifyCode = z.infer<typeof VerifyCode>;
 
 const Valid = { valid: z.literal(true), tx_hash: Hash, reference: Hash, amount: Amount, block_number: BlockNumber, block_hash: Hash };
 
-export const VerifyPaymentResponse = z.union([z.strictObject(Valid), z.strictObject({ valid: z.literal(false), code: VerifyCode })]);
+export const VerifyPaymentResponse = z.union([
+  z.strictObject(Valid),
+  z.strictObject({
+    valid: z.literal(false),
+    code: VerifyCode,
+    preconfirmed: z
+      .literal(true)
+      .optional()
+      .describe(
+        "extension, with PAYMENT_CONFIRMING only: the payment is preconfirmed (in a Flashblock of the block being built, not yet sealed). Never final: the block may still drop it; valid: true comes only at finality, counted in sealed blocks",
+      ),
+  }),
+]);
 export type VerifyPaymentResponse = z.infer<typeof VerifyPaymentResponse>;
 
 export const RecoverPaymentResponse = z.union([

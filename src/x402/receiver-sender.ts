@@ -1,5 +1,6 @@
 import type { Address, Hex, PublicClient } from "viem";
-import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
+import { isKnownTransaction } from "../chain/transactions.js";
+import { readSealedReceipt } from "../chain/preconfirmations.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { SettlementPrice, SettlementSender } from "../payments/deposit-settler.js";
 import { priceRelayerCall, readyRelayerCall } from "../payments/relayer-call.js";
@@ -70,7 +71,7 @@ export class ReceiverSender {
 
   async #followOne(t: X402Transaction): Promise<boolean> {
     const { client, sender, store } = this.deps;
-    if (await readReceipt(client, t.hash)) {
+    if (await readSealedReceipt(client, t.hash)) {
       await store.markDone(t.hash, "mined");
       return true;
     }

@@ -21,7 +21,8 @@ import { exchangeWithdrawals, type PayBlock } from "../helpers/payments.js";
  */
 describe("the relayer follows within a ceiling (settlements and charges)", function () {
   this.timeout(90_000);
-  const h = useService();
+  // A pool ordered by tip: one test pauses the token ahead of a pending settlement by paying more.
+  const h = useService({}, { chain: { mempoolOrder: "priority" } });
   const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
   const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
   const relayerAccount = () => h.chain.accounts[LOCAL_ROLES.relayer]!;

@@ -72,6 +72,28 @@ describe("npm start on the embedded chain", function () {
       assert.match(out, new RegExp(`#${LOCAL_USDC_ROLE_INDEXES[role]} ${account.address} +key ${key}`), role);
     }
     assert.notInclude(out, roles.proxyAdmin.address, "the proxy admin cannot call the token: not printed");
+    assert.match(out, /Chain blocks +a block per transaction \(BLOCK_INTERVAL_MS=0\)/, "which mode runs");
+  });
+
+  it("refuses a block or Flashblock interval that is not whole milliseconds, in one line, before starting anything", async () => {
+    for (const [name, value] of [
+      ["FLASHBLOCK_MS", "0.5"],
+      ["BLOCK_INTERVAL_MS", "-1"],
+    ] as const) {
+      const inherited = { ...process.env };
+      delete inherited.RPC_URL;
+      delete inherited.FORK_URL;
+      const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts"], {
+        env: { ...inherited, PORT: "0", OPS_PORT: "0", CHAIN_PORT: "0", DATA_DIR: "memory", LOG_LEVEL: "silent", [name]: value },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      assert.equal(code, 1, out);
+      assert.equal(out.trim(), `${name}=${value} is not a number of milliseconds (a whole number, 0 or more)`);
+    }
   });
 });
 

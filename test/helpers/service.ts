@@ -8,6 +8,7 @@ import { LOCAL_ROLES, localAccount, type LocalChain } from "../../dev/localchain
 /** The local relayer's key (Hardhat test mnemonic): the one the harness allows on the contract. */
 export const LOCAL_RELAYER_KEY = `0x${Buffer.from(localAccount(LOCAL_ROLES.relayer).getHdKey().privateKey!).toString("hex")}`;
 import { useLocalChain } from "./local-chain.js";
+import type { LocalChainOptions } from "../../dev/localchain/harness.js";
 import { RpcProxy } from "./rpc-proxy.js";
 import { connectPostgres, openDatabase, type Database } from "../../src/store/database.js";
 import { startTestPostgres } from "./postgres.js";
@@ -50,10 +51,12 @@ export interface ServiceHarnessOptions {
   store?: "pglite" | "postgres";
   /** Extra dependencies for every service built (e.g. the webhook transport's test seams). */
   deps?: () => Partial<ServiceDeps>;
+  /** How the local chain is built (e.g. a pool ordered by tip). */
+  chain?: Pick<LocalChainOptions, "mempoolOrder">;
 }
 
 export function useService(env: Record<string, string> = {}, options: ServiceHarnessOptions = {}): ServiceHarness {
-  const local = useLocalChain({ port: 0 });
+  const local = useLocalChain({ port: 0, ...options.chain });
   let proxy: RpcProxy | undefined;
   let service: Service | undefined;
   let clock: FakeClock | undefined;

@@ -11,6 +11,17 @@ import { authorizationCall } from "./pay-call.js";
 import { watchArrival } from "./pay-transfer.js";
 import { payPage, rememberTransaction, resolvePayment, showPaid, type Resolved } from "./pay-view.js";
 
+/** What the page says once verify answers that the payment is preconfirmed: received, not yet final (Paid comes at finality). */
+export const RECEIVED_CONFIRMING = "Received, confirming…";
+/**
+ * Verify is asked about a payment just sent every SENT_POLL_MS, SENT_QUICK_POLLS times (a Flashblocks
+ * chain preconfirms it within a fraction of a second; a chain that does not, within one 2 s block),
+ * then every FINALITY_POLL_MS (finality takes sealed blocks: 2 s each on Base).
+ */
+const SENT_POLL_MS = 250;
+const SENT_QUICK_POLLS = 8;
+const FINALITY_POLL_MS = 1_000;
+
 /** `#/pay/<intent>` and `#/link/<link>`: resolve, then pay in one transaction when the wallet can sign. */
 export async function payFlow(token: string): Promise<void> {
   // This page's polls (the arrival watch, the verdict) end when the buyer moves to another route.
@@ -142,6 +153,7 @@ async function recoveredPayment(intent: string): Promise<Hex | null> {
 
 /** Polls verify for the same hash until it settles (the merchant verifies again on its side), or the page moves to another route. */
 async function followVerdict(intent: string, hash: Hex, set: Status["set"], paid: (hash: Hex) => void, left: AbortSignal): Promise<void> {
+  let asked = 0;
   while (!left.aborted) {
     const answer = await answerOf(api.verifyPayment({ intent, tx_hash: hash }, { signal: left }));
     if (answer.ok && answer.body.valid) {
@@ -157,8 +169,11 @@ async function followVerdict(intent: string, hash: Hex, set: Status["set"], paid
       set("error", `The payment did not go through (${answer.body.code}).`);
       return;
     }
-    set("wait", "Payment sent. Confirming…", transactionLink(hash));
+    // Preconfirmed (in a Flashblock of the block being built): received, though not final yet.
+    const received = answer.ok && !answer.body.valid && answer.body.preconfirmed === true;
+    set("wait", received ? RECEIVED_CONFIRMING : "Payment sent. Confirming…", transactionLink(hash));
     const retryAfter = answer.ok ? undefined : answer.body.retry_after;
-    await new Promise((resolve) => setTimeout(resolve, (retryAfter ?? 1) * 1000));
+    const quick = !received && ++asked <= SENT_QUICK_POLLS;
+    await new Promise((resolve) => setTimeout(resolve, retryAfter !== undefined ? retryAfter * 1000 : quick ? SENT_POLL_MS : FINALITY_POLL_MS));
   }
 }

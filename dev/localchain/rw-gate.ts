@@ -1,0 +1,35 @@
+/**
+ * A readers–writer gate: any number of reads at once, a write alone. A write waits for the reads in
+ * flight and holds back new ones until it is done. The Flashblocks builder mines a trial block and
+ * reverts it under a write, so no read ever sees a block that is about to disappear.
+ */
+export class ReadWriteGate {
+  #writing: Promise<void> | null = null;
+  #readers = 0;
+  #drained: (() => void) | null = null;
+
+  async read<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.#writing) await this.#writing;
+    this.#readers++;
+    try {
+      return await fn();
+    } finally {
+      this.#readers--;
+      if (this.#readers === 0 && this.#drained) this.#drained();
+    }
+  }
+
+  async write<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.#writing) await this.#writing;
+    let release!: () => void;
+    this.#writing = new Promise<void>((resolve) => (release = resolve));
+    try {
+      if (this.#readers > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
+      this.#drained = null;
+      return await fn();
+    } finally {
+      this.#writing = null;
+      release();
+    }
+  }
+}
