@@ -163,9 +163,8 @@ export class PaymentServiceClient {
     b: Omit<RequestOf<"listPayments">, "before_block">,
     o?: RequestOptions,
   ): AsyncGenerator<ResponseOf<"listPayments">["payments"][number], void, undefined> {
-    return paginate(
-      (before) =>
-        this.listPayments({ ...b, ...(before !== undefined ? { before_block: before } : {}) }, o).then((p) => ({ items: p.payments, next: p.next_before_block })),
+    return paginate((before) =>
+      this.listPayments({ ...b, ...(before !== undefined ? { before_block: before } : {}) }, o).then((p) => ({ items: p.payments, next: p.next_before_block })),
     );
   }
 

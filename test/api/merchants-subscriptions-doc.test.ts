@@ -95,8 +95,12 @@ describe('docs/merchants.md: "Sell a subscription with a link" and "Run your ren
       const command = cli!.code.split("\n")[0]!;
       // From the package installed in the merchant's app, never `npx` of a name the registry does not hold for us.
       assert.match(command, /^\.\/node_modules\/\.bin\/stablecoin-renewals .*--manage-token-file manage-token$/);
-      writeFileSync(join(dir, "manage-token"), `${printedLink.link.manage_token}
-`, { mode: 0o600 });
+      writeFileSync(
+        join(dir, "manage-token"),
+        `${printedLink.link.manage_token}
+`,
+        { mode: 0o600 },
+      );
       const cliRun = await run(
         "bash",
         [
