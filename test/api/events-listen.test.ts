@@ -39,10 +39,13 @@ function watched(child: ChildProcess) {
   };
 }
 
+/** Stops a child and, when it leads a process group of its own (a shell running a printed command), every process in it. */
 async function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return;
-  child.kill("SIGTERM");
-  await new Promise((resolve) => child.once("exit", resolve));
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  if (child.spawnargs[0] === "bash" && child.pid !== undefined) process.kill(-child.pid, "SIGTERM");
+  else child.kill("SIGTERM");
+  await exited;
 }
 
 /** A merchant's receiver on a laptop: plain http on a free port; `status` answers each POST. */
@@ -137,6 +140,7 @@ describe("stablecoin-events listen against npm start (client/src/events-cli.ts, 
     await again.waitFor(/forwarding the events of pi\.…/, 10_000);
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     assert.equal(target.received.length, before, again.output());
+    await stop(listener);
     await target.close();
   });
 
@@ -176,7 +180,9 @@ describe("stablecoin-events listen against npm start (client/src/events-cli.ts, 
         .replace("./node_modules/.bin/stablecoin-events", `${JSON.stringify(process.execPath)} ${JSON.stringify(cli)}`)
         .replace("http://127.0.0.1:8787", apiUrl)
         .replace("http://127.0.0.1:8443/", `http://127.0.0.1:${port}/`);
-      listener = spawn("bash", ["-c", printed], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+      // A group of its own: the shell forks the listener (an env prefix cannot follow exec), and the test
+      // must stop both, or the listener outlives the suite and holds the test runner open.
+      listener = spawn("bash", ["-c", printed], { cwd: dir, stdio: ["ignore", "pipe", "pipe"], detached: true });
       const listening = watched(listener);
       await listening.waitFor(/payment\.settled +evt_[0-9a-f]{32} +→ 200/, 90_000);
       assert.notMatch(listening.output(), /→ 400/, "never refused by the printed receiver");
