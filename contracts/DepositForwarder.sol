@@ -12,15 +12,15 @@ pragma solidity ^0.8.28;
 /// transaction removes the account (EIP-6780); any ETH at the address is burnt with it.
 /// It reads `(token | minimum << 160, recipient, feeCollector | feeBps << 160)` from the Splitter's
 /// selector-less answer (a call with empty calldata), then `held = token.balanceOf(this)`, refuses
-/// `held < minimum`, computes `fee = held * feeBps / 10_000` (rounded down; a balance so large the
-/// product overflows, which no real token reaches, reverts), sends `token.transfer(recipient, held -
-/// fee)` unless nothing is left for the recipient and `token.transfer(feeCollector, fee)` unless the
-/// fee is zero, each transfer checked as SafeERC20 checks it (a revert bubbles up with the token's own
-/// reason; a `false` or malformed answer is `SafeERC20FailedOperation(token)`). A settlement names the
-/// payment's amount as `minimum`; when the address held more, the forwarder emits `PaidInExcess`
-/// (the payment address is the log's address). A forward (`minimum` zero) emits nothing here: the
-/// Splitter's `DepositForwarded` reports it. The calls are assembly: they run on every settlement, and
-/// the ABI coding and checks of the Solidity form cost about 800 gas more.
+/// `held < minimum` (`DepositBelowAmount`), computes `fee = held * feeBps / 10_000` (rounded down,
+/// exact for any balance), sends `token.transfer(recipient, held - fee)` unless nothing is left for
+/// the recipient and `token.transfer(feeCollector, fee)` unless the fee is zero, each transfer checked
+/// as SafeERC20 checks it (a revert bubbles up with the token's own reason; a `false` or malformed
+/// answer is `SafeERC20FailedOperation(token)`). A settlement's `minimum` is the payment's amount: when
+/// the address held more, the forwarder emits `PaidInExcess` (the payment address is the log's
+/// address). A forward's `minimum` is the balance the Splitter just read, all of what moves, so it
+/// emits nothing here: the Splitter's `DepositForwarded` reports it. The calls are assembly: they run
+/// on every settlement, and every byte of this creation code is copied and hashed by each CREATE2.
 contract DepositForwarder {
     /// @notice Same as ISplitter's: the payment address holds less than the amount.
     error DepositBelowAmount(address depositAddress, uint256 balance, uint256 amount);
@@ -33,6 +33,9 @@ contract DepositForwarder {
     /// @notice Same as OpenZeppelin's SafeERC20: the token answered a transfer with `false`.
     error SafeERC20FailedOperation(address token);
 
+    // One assembly block on purpose (see inside): split into functions it would cost jumps and
+    // creation code on every settlement.
+    // solhint-disable-next-line function-max-lines
     constructor() payable {
         bytes32 paidInExcess = PaidInExcess.selector;
         // One block, on scratch memory: every byte of this creation code is copied, hashed and paid for

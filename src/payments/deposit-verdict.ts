@@ -12,7 +12,7 @@ import type { PaymentChain, PaymentVerdict } from "./verify.js";
  * (a short deposit pays nothing until a top-up makes it whole).
  */
 export async function depositVerdict(chain: PaymentChain, intent: Intent, depositAddress: Address): Promise<PaymentVerdict> {
-  const settlement = await recoverPayment(chain, intent);
+  const settlement = await recoverPayment(chain, intent, depositAddress);
   if (settlement.found && settlement.valid) {
     const { as_of_block: _asOf, found: _found, ...valid } = settlement;
     return valid;

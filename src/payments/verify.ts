@@ -1,5 +1,5 @@
 import { erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
-import { SplitterReader, type PaidLog } from "../chain/contracts/splitter.js";
+import { excessIn, SplitterReader, type PaidLog } from "../chain/contracts/splitter.js";
 import { keccakAbiWords } from "../chain/keccak.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
@@ -42,6 +42,8 @@ export interface PaidFact {
   blockHash: Hex;
   /** The log's position in its block. */
   logIndex: number;
+  /** Everything that left the payment address, when its settlement moved more than the amount (`PaidInExcess`). */
+  moved?: bigint;
 }
 
 /**
@@ -65,6 +67,7 @@ export function judgePaid(chain: PaymentChain, intent: Intent, paid: PaidFact, h
     amount: formatAmount(paid.amount),
     block_number: paid.blockNumber.toString(),
     block_hash: paid.blockHash,
+    ...(paid.moved !== undefined ? { moved_units: paid.moved.toString() } : {}),
   };
 }
 
@@ -125,7 +128,7 @@ export async function verifyPaymentTransaction(
   }
   if (receipt.status !== "success") return { valid: false, code: "TRANSACTION_REVERTED" };
   const paid = intentPaidFact(chain, receipt, intent);
-  if (paid) return judgePaid(chain, intent, paid, head);
+  if (paid) return judgePaid(chain, intent, { ...paid, moved: excessIn(receipt, depositAddress)?.moved }, head);
   return depositsTo(chain, receipt, depositAddress) ? { deposit: true } : { valid: false, code: "PAYMENT_MISMATCH" };
 }
 

@@ -159,7 +159,8 @@ describe("X402Receivers: one x402 receiver per merchant", () => {
   it("a receiver holding a second ERC-20 (another FiatToken, as EURC is) is split by anyone's splitAsset, with its fee; ReceiverSplit names that token", async () => {
     const { chain, usdc, receivers, merchant, collector, stranger, receiver, mined, balances } = await setup();
     const eurc = "0x00000000000000000000000000000000000e0C00" as Address;
-    await placeFiatToken(chain, eurc, chain.usdcRoles);
+    // Placing a FiatToken sends as local keys only: no impersonating wallet is needed.
+    await placeFiatToken({ ...chain, wallet: (a) => chain.wallet(a), rpcWallet: undefined as never }, eurc, chain.usdcRoles);
     await send(chain, chain.usdcRoles.minter, { address: eurc, abi: fiatTokenAbi, functionName: "mint", args: [receiver, 123_456_789n] });
     const eurcOf = (a: Address) => balanceOf(chain, eurc, a);
     const before = await Promise.all([eurcOf(merchant.address), eurcOf(collector)]);
@@ -179,7 +180,10 @@ describe("X402Receivers: one x402 receiver per merchant", () => {
     assert.deepEqual([after[0]! - before[0]!, after[1]! - before[1]!, after[2]], [123_456_789n - fee, fee, 0n]);
     assert.deepEqual(await balances(merchant.address, collector), usdcBefore, "no USDC moved");
     const [split] = parseEventLogs({ abi: x402ReceiversAbi, eventName: "ReceiverSplit", logs: receipt.logs });
-    assert.deepEqual([getAddress(split!.args.token), getAddress(split!.args.receiver), split!.args.amount, split!.args.fee], [getAddress(eurc), receiver, 123_456_789n, fee]);
+    assert.deepEqual(
+      [getAddress(split!.args.token), getAddress(split!.args.receiver), split!.args.amount, split!.args.fee],
+      [getAddress(eurc), receiver, 123_456_789n, fee],
+    );
   });
 
   it("nobody but X402Receivers can move a receiver's funds: a direct call is refused", async () => {
