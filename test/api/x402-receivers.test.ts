@@ -524,7 +524,10 @@ describe("x402 to a receiver with the smallest signature gas cap: the first sett
   // deploying it) fits only with the deployment's allowance.
   const h = useService({ SIGNATURE_GAS_CAP: "1" });
 
-  it("an agent pays a receiver nobody deployed yet, and then again", async () => {
+  it("an agent pays a receiver nobody deployed yet, and then again", async function () {
+    // About the release build's gas (RECEIVER_DEPLOY_GAS is measured on it): an instrumented receiver
+    // is larger code, whose deployment spends more than the allowance by design.
+    if (COVERAGE_BUILD) this.skip();
     const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 6]!.address;
     const { body } = await h.api.post("/v1/x402/receivers").send({ recipient: merchant });
     assert.equal(await h.chain.publicClient.getCode({ address: body.pay_to }), undefined);
