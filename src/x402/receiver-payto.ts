@@ -27,7 +27,7 @@ export interface ReceiverPayToDeps {
  * authorization (`payer:nonce`). An authorization used by someone else (straight to USDC) left its
  * funds at the receiver: they are split (`X402Receivers.split`) and the agent is answered success.
  */
-/** What a receiver's deployment adds to its first settlement (232,053 against 116,173 measured, docs/gas.md), rounded up. */
+/** What a receiver's deployment adds to its first settlement (234,346 against 116,310 measured, docs/gas.md), rounded up. */
 export const RECEIVER_DEPLOY_GAS = 150_000n;
 
 export async function receiverPayTo(deps: ReceiverPayToDeps, record: X402ReceiverRecord, amount: bigint, a: Authorized): Promise<PayToTarget> {
