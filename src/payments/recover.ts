@@ -15,7 +15,8 @@ export type RecoverResult = RecoverPaymentResponse;
  * settled (one read), then one log query of that single block, filtered by the same key, gives the
  * transaction. A look-alike payment of the same reference has another key and is never found here.
  * The number of calls does not grow with the chain's length. When the payment address (`depositAddress`)
- * settled more than the amount, its `PaidInExcess` in that block says what moved (one more log query).
+ * settled more than the amount, its `PaidInExcess` in that block says what moved (a second log query
+ * of the same block, sent with the first).
  */
 export async function recoverPayment(chain: PaymentChain, intent: Intent, depositAddress: Address): Promise<RecoverResult> {
   const { client, deployment } = chain;
@@ -26,11 +27,14 @@ export async function recoverPayment(chain: PaymentChain, intent: Intent, deposi
     const settledBlock = await splitter.settledBlock(key, latest);
     const asOf = latest.toString();
     if (settledBlock === 0n) return { found: false, code: "PAYMENT_NOT_FOUND", as_of_block: asOf };
-    const log = (await splitter.paidLogs(key, settledBlock))[0];
+    // The payment's Paid (by key) and its address's PaidInExcess (a settlement of more than the
+    // amount), both in the one settled block: two small log queries at once.
+    const [paidLogs, excess] = await Promise.all([splitter.paidLogs(key, settledBlock), splitter.excessAt(depositAddress, settledBlock)]);
+    const log = paidLogs[0];
     if (!log) continue; // the chain moved between the two reads (a reorg): read both again
     const head = await finalityHead(client, chain.finality, latest);
     const fact = paidFact(log, { txHash: log.transactionHash, blockNumber: log.blockNumber, blockHash: log.blockHash });
-    const moved = (await splitter.excessAt(depositAddress, settledBlock, log.transactionHash))?.moved;
+    const moved = excess.find((e) => e.transactionHash === log.transactionHash)?.moved;
     const verdict = judgePaid(chain, intent, { ...fact, moved }, head);
     if (verdict.valid) return { found: true, ...verdict, as_of_block: asOf };
     return { found: true, tx_hash: log.transactionHash, valid: false, code: verdict.code, as_of_block: asOf };

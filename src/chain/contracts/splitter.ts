@@ -69,11 +69,10 @@ export class SplitterReader {
     return rpc(() => this.client.getLogs({ address: this.address, event: PAID_EVENT, args: { paymentKey }, fromBlock: block, toBlock: block, strict: true }));
   }
 
-  /** The `PaidInExcess` payment address `deposit` emitted in transaction `txHash` of block `block`, if any. */
-  async excessAt(deposit: Address, block: bigint, txHash: Hex): Promise<PaidExcess | undefined> {
+  /** The `PaidInExcess` logs payment address `deposit` emitted in block `block` (one at most: it settles once). */
+  async excessAt(deposit: Address, block: bigint): Promise<Array<PaidExcess & { transactionHash: Hex }>> {
     const logs = await rpc(() => this.client.getLogs({ address: deposit, event: PAID_IN_EXCESS_EVENT, fromBlock: block, toBlock: block, strict: true }));
-    const log = logs.find((l) => l.transactionHash === txHash);
-    return log ? { moved: log.args.moved, fee: log.args.fee } : undefined;
+    return logs.map((l) => ({ moved: l.args.moved, fee: l.args.fee, transactionHash: l.transactionHash }));
   }
 
   /** The `Paid` events this Splitter emitted in a receipt. */
