@@ -20,11 +20,14 @@ interface ISplitter {
     /// @param paymentKey `paymentKey(token, recipient, amount, paymentReference)`: the replay guard's
     /// key, indexed so recovery finds the exact payment with one one-block log query.
     /// @param paymentReference The 32-byte reference the service generated for the intent.
-    /// @param recipient The merchant account that received `amount - fee`.
+    /// @param recipient The merchant account that received `amount - fee` (and, from a payment address
+    /// that held more, the excess less its fee).
     /// @param payer The account whose tokens paid (the buyer).
     /// @param token The ERC-20 token paid.
-    /// @param amount The amount the buyer paid, in token units.
-    /// @param fee The part of `amount` sent to the fee collector, in token units.
+    /// @param amount The payment's amount, in token units.
+    /// @param fee The fee on `amount` (`amount * FEE_BPS / 10_000`, rounded down), in token units: what
+    /// the fee collector received for the payment itself. A payment address that held more paid the
+    /// fee on all of it; its `PaidInExcess` has what moved and the whole fee.
     event Paid(
         bytes32 indexed paymentKey,
         bytes32 indexed paymentReference,
