@@ -3,106 +3,110 @@ pragma solidity ^0.8.28;
 
 /// @title DepositForwarder
 /// @notice The code of a payment address, alive for one instant: the Splitter creates it with
-/// CREATE2 at the payment address, its constructor moves what the Splitter says (the deposit, to the
-/// recipient and the fee collector only), and it self-destructs in the same transaction, so the
-/// address holds no code afterwards and can be created again for a later deposit.
+/// CREATE2 at the payment address, its constructor moves the address's whole balance of the token the
+/// Splitter names, to the recipient and the fee collector only, with the fee on all of it, and it
+/// self-destructs in the same transaction, so the address holds no code afterwards and can be created
+/// again for a later deposit.
 /// @dev No runtime code and no arguments: the creation code is the same for every payment, so a
 /// payment address depends only on the Splitter and the payment's key. Self-destruct in the creating
 /// transaction removes the account (EIP-6780); any ETH at the address is burnt with it.
-/// Its calls are assembly: they run on every settlement, and the ABI decoding and checks of the
-/// Solidity form cost about 800 gas more. It does exactly what the Solidity form did:
-/// read `(token | minimum << 160, recipient | fee << 160, feeCollector)` from the Splitter's selector-less
-/// answer (a call with empty calldata),
-/// `balance = token.balanceOf(this)`, refuse `balance < minimum`, `token.transfer(recipient, balance - fee)`
-/// unless nothing is left for the recipient, `token.transfer(feeCollector, fee)` unless the fee is
-/// zero, each transfer checked as SafeERC20 checks it (a revert bubbles up with the token's own
-/// reason; a `false` or malformed answer is `SafeERC20FailedOperation(token)`).
+/// It reads `(token | minimum << 160, recipient, feeCollector | feeBps << 160)` from the Splitter's
+/// selector-less answer (a call with empty calldata), then `held = token.balanceOf(this)`, refuses
+/// `held < minimum` (`DepositBelowAmount`), computes `fee = held * feeBps / 10_000` (rounded down,
+/// exact for any balance), sends `token.transfer(recipient, held - fee)` unless nothing is left for
+/// the recipient and `token.transfer(feeCollector, fee)` unless the fee is zero, each transfer checked
+/// as SafeERC20 checks it (a revert bubbles up with the token's own reason; a `false` or malformed
+/// answer is `SafeERC20FailedOperation(token)`). A settlement's `minimum` is the payment's amount: when
+/// the address held more, the forwarder emits `PaidInExcess` (the payment address is the log's
+/// address). A forward's `minimum` is the balance the Splitter just read, all of what moves, so it
+/// emits nothing here: the Splitter's `DepositForwarded` reports it. The calls are assembly: they run
+/// on every settlement, and every byte of this creation code is copied and hashed by each CREATE2.
 contract DepositForwarder {
     /// @notice Same as ISplitter's: the payment address holds less than the amount.
     error DepositBelowAmount(address depositAddress, uint256 balance, uint256 amount);
+    /// @notice A settlement moved more than the payment's amount out of this payment address (the log's
+    /// address): `moved`, the address's whole balance, of which `fee` (`moved * feeBps / 10_000`,
+    /// rounded down) went to the fee collector and `moved - fee` to the recipient. It comes just before
+    /// the settlement's `Paid`, whose `amount` and `fee` stay the payment's own (the fee on `amount`).
+    event PaidInExcess(uint256 moved, uint256 fee);
+
     /// @notice Same as OpenZeppelin's SafeERC20: the token answered a transfer with `false`.
     error SafeERC20FailedOperation(address token);
 
+    // One assembly block on purpose (see inside): split into functions it would cost jumps and
+    // creation code on every settlement.
+    // solhint-disable-next-line function-max-lines
     constructor() payable {
-        (address token, address recipient, uint256 minimum, uint256 fee, address feeCollector) = _instructions();
-        uint256 held = _balanceOf(token);
-        if (held < minimum) revert DepositBelowAmount(address(this), held, minimum);
-        // held >= minimum >= fee (the Splitter's fee is a share of the amount; a forward has none).
-        unchecked {
-            if (held != fee) _transfer(token, recipient, held - fee);
-        }
-        if (fee != 0) _transfer(token, feeCollector, fee);
-        // To itself: the account is removed either way (created in this transaction, EIP-6780); a
-        // beneficiary elsewhere would cost a cold account access for ETH nobody should send here.
+        bytes32 paidInExcess = PaidInExcess.selector;
+        // One block, on scratch memory: every byte of this creation code is copied, hashed and paid for
+        // by every settlement (CREATE2), and it never returns to Solidity code (it self-destructs).
         // solhint-disable-next-line no-inline-assembly
         assembly {
-            selfdestruct(address())
-        }
-    }
-
-    /// @dev The creator's (the Splitter's) instructions: a staticcall with empty calldata answers three
-    /// words, `token | minimum << 160`, `recipient | fee << 160` and the fee collector.
-    function _instructions()
-        private
-        view
-        returns (address token, address recipient, uint256 minimum, uint256 fee, address feeCollector)
-    {
-        // solhint-disable-next-line no-inline-assembly
-        assembly ("memory-safe") {
-            let free := mload(0x40)
-            if iszero(staticcall(gas(), caller(), 0, 0, free, 0x60)) {
-                returndatacopy(free, 0, returndatasize())
-                revert(free, returndatasize())
+            // `token.transfer(to, amount)`, checked as SafeERC20 checks it: a revert bubbles up with the
+            // token's own reason; no return data needs code at the address; otherwise exactly `true`.
+            function transfer(token, to, amount) {
+                mstore(0x00, shl(224, 0xa9059cbb))
+                mstore(0x04, to)
+                mstore(0x24, amount)
+                let ok := call(gas(), token, 0, 0x00, 0x44, 0x00, 0x20)
+                if iszero(ok) {
+                    returndatacopy(0, 0, returndatasize())
+                    revert(0, returndatasize())
+                }
+                switch returndatasize()
+                case 0 { ok := gt(extcodesize(token), 0) }
+                default { ok := and(gt(returndatasize(), 31), eq(mload(0), 1)) }
+                if iszero(ok) {
+                    mstore(0x00, shl(224, 0x5274afe7)) // SafeERC20FailedOperation(address)
+                    mstore(0x04, token)
+                    revert(0, 0x24)
+                }
             }
-            if lt(returndatasize(), 0x60) { revert(0, 0) }
-            let what := mload(free)
-            let where := mload(add(free, 0x20))
-            token := and(what, 0xffffffffffffffffffffffffffffffffffffffff)
-            minimum := shr(160, what)
-            recipient := and(where, 0xffffffffffffffffffffffffffffffffffffffff)
-            fee := shr(160, where)
-            feeCollector := mload(add(free, 0x40))
-        }
-    }
 
-    /// @dev `token.balanceOf(address(this))`; a revert bubbles up.
-    function _balanceOf(address token) private view returns (uint256 held) {
-        // solhint-disable-next-line no-inline-assembly
-        assembly ("memory-safe") {
-            let free := mload(0x40)
-            mstore(free, shl(224, 0x70a08231))
-            mstore(add(free, 0x04), address())
-            if iszero(staticcall(gas(), token, free, 0x24, free, 0x20)) {
-                returndatacopy(free, 0, returndatasize())
-                revert(free, returndatasize())
+            // The creator's (the Splitter's) instructions: its selector-less answer to empty calldata,
+            // which cannot fail, is three words: `token | minimum << 160`, `recipient` and
+            // `feeCollector | feeBps << 160`.
+            pop(staticcall(gas(), caller(), 0, 0, 0x00, 0x60))
+            let what := mload(0x00)
+            let recipient := mload(0x20)
+            let fees := mload(0x40)
+            let token := and(what, 0xffffffffffffffffffffffffffffffffffffffff)
+            let minimum := shr(160, what)
+
+            // token.balanceOf(this); a revert bubbles up.
+            mstore(0x00, shl(224, 0x70a08231))
+            mstore(0x04, address())
+            if iszero(staticcall(gas(), token, 0x00, 0x24, 0x00, 0x20)) {
+                returndatacopy(0, 0, returndatasize())
+                revert(0, returndatasize())
             }
             if lt(returndatasize(), 0x20) { revert(0, 0) }
-            held := mload(free)
-        }
-    }
+            let held := mload(0x00)
+            if lt(held, minimum) {
+                mstore(0x00, shl(224, 0x6fd21571)) // DepositBelowAmount(address,uint256,uint256)
+                mstore(0x04, address())
+                mstore(0x24, held)
+                mstore(0x44, minimum)
+                revert(0x00, 0x64)
+            }
 
-    /// @dev `token.transfer(to, amount)`, checked as SafeERC20 checks it: a revert bubbles up with the
-    /// token's own reason; no return data needs code at the address; otherwise exactly `true`.
-    function _transfer(address token, address to, uint256 amount) private {
-        // solhint-disable-next-line no-inline-assembly
-        assembly ("memory-safe") {
-            let free := mload(0x40)
-            mstore(free, shl(224, 0xa9059cbb))
-            mstore(add(free, 0x04), to)
-            mstore(add(free, 0x24), amount)
-            let ok := call(gas(), token, 0, free, 0x44, 0, 0x20)
-            if iszero(ok) {
-                returndatacopy(free, 0, returndatasize())
-                revert(free, returndatasize())
+            // The fee on everything that leaves, not on the amount: an excess is no fee-free payment.
+            // floor(held * feeBps / 10_000) computed as q * feeBps + floor(r * feeBps / 10_000) with
+            // held = q * 10_000 + r, so no balance overflows it; fee <= held (feeBps <= 10_000).
+            let feeBps := shr(160, fees)
+            let fee := add(mul(div(held, 10000), feeBps), div(mul(mod(held, 10000), feeBps), 10000))
+            if sub(held, fee) { transfer(token, recipient, sub(held, fee)) }
+            if fee { transfer(token, and(fees, 0xffffffffffffffffffffffffffffffffffffffff), fee) }
+            // A settlement (minimum = the amount) that moved more reports it; a forward (minimum = the
+            // balance the Splitter read, all of what moves) never does.
+            if gt(held, minimum) {
+                mstore(0x00, held)
+                mstore(0x20, fee)
+                log1(0x00, 0x40, paidInExcess)
             }
-            switch returndatasize()
-            case 0 { ok := gt(extcodesize(token), 0) }
-            default { ok := and(gt(returndatasize(), 31), eq(mload(0), 1)) }
-            if iszero(ok) {
-                mstore(0, shl(224, 0x5274afe7)) // SafeERC20FailedOperation(address)
-                mstore(0x04, token)
-                revert(0, 0x24)
-            }
+            // To itself: the account is removed either way (created in this transaction, EIP-6780); a
+            // beneficiary elsewhere would cost a cold account access for ETH nobody should send here.
+            selfdestruct(address())
         }
     }
 }

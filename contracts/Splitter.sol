@@ -37,9 +37,12 @@ contract Splitter is ISplitter {
     uint256 private constant AMOUNT_LIMIT = 1 << 96;
 
     /// @dev What the forwarder being created moves, set for the instant of its creation (transient),
-    /// two words: `token | minimum << 160` and `recipient | fee << 160`.
+    /// two words: `token | minimum << 160` and `recipient`.
     uint256 private transient _moveWhat;
     uint256 private transient _moveWhere;
+
+    /// @dev The forwarders' third word of instructions, fixed at deployment: `FEE_COLLECTOR | FEE_BPS << 160`.
+    uint256 private immutable FEES_WORD;
 
     /// @param feeCollector The account that receives every fee.
     /// @param feeBps The fee in basis points; at most 10_000.
@@ -49,6 +52,7 @@ contract Splitter is ISplitter {
         }
         FEE_COLLECTOR = feeCollector;
         FEE_BPS = feeBps;
+        FEES_WORD = uint256(uint160(feeCollector)) | uint256(feeBps) << 160;
         FORWARDER_CODE_HASH = keccak256(type(DepositForwarder).creationCode);
     }
 
@@ -170,8 +174,9 @@ contract Splitter is ISplitter {
         bytes32 key = paymentKey(token, recipient, amount, paymentReference);
         uint256 fee = _guard(key, recipient, amount);
         // The forwarder refuses a balance under the amount (DepositBelowAmount, which undoes the
-        // guard above); of a larger one, the fee is the payment's and the rest the recipient's.
-        address deposit = _moveFromDeposit(key, token, recipient, amount, fee);
+        // guard above); it moves the whole balance with the fee on all of it, and reports an excess
+        // (PaidInExcess). `Paid` reports the payment's own amount and fee.
+        address deposit = _moveFromDeposit(key, token, recipient, amount);
         emit Paid(key, paymentReference, recipient, deposit, token, amount, fee);
     }
 
@@ -187,9 +192,9 @@ contract Splitter is ISplitter {
         bytes32 nonce,
         bytes calldata signature
     ) external {
-        // settleDeposit's steps, written out: the guard (_guard) and the forwarder's creation
-        // (_moveFromDeposit) shared with a third caller are no longer inlined, which costs settleDeposit
-        // 70 to 130 gas, over its 120,000 target.
+        // settleDeposit's steps, written out here rather than shared through _guard and
+        // _moveFromDeposit: a third caller of those keeps the optimizer from inlining them into
+        // settleDeposit, whose gas target (120,000) has no room for the calls.
         if (amount >= AMOUNT_LIMIT || recipient == address(0) || amount == 0) revert InvalidPayment(recipient, amount);
         bytes32 key = paymentKey(token, recipient, amount, paymentReference);
         uint256 previous = settledBlock[key];
@@ -212,7 +217,7 @@ contract Splitter is ISplitter {
             payer = deposit;
         }
         _moveWhat = uint256(uint160(token)) | amount << 160;
-        _moveWhere = uint256(uint160(recipient)) | fee << 160;
+        _moveWhere = uint256(uint160(recipient));
         new DepositForwarder{salt: key}();
         emit Paid(key, paymentReference, recipient, payer, token, amount, fee);
     }
@@ -234,51 +239,48 @@ contract Splitter is ISplitter {
         }
         // Nothing leaves a payment address without the fee: otherwise a deposit one unit short, a
         // settled address reused, or the token sent to the address of a payment named in another
-        // token would each be a fee-free payment.
+        // token would each be a fee-free payment. The balance is the forwarder's `minimum` (all of
+        // what it moves, so it reports no excess: a forward is no settlement), packed in 96 bits as
+        // settleDeposit packs its amount.
+        if (balance >= AMOUNT_LIMIT) revert InvalidPayment(recipient, balance);
+        // The forwarder computes the same fee on the same balance; here it is only reported.
         uint256 fee = balance * FEE_BPS / BPS_DENOMINATOR;
-        // The forwarder's instructions pack the fee in 96 bits, as settleDeposit packs its amount.
-        if (fee >= AMOUNT_LIMIT) revert InvalidPayment(recipient, balance);
-        // _moveFromDeposit's steps, written out (as in settleDepositFromAuthorization): with a second
-        // caller it is no longer inlined into settleDeposit, over that one's gas target. `minimum = fee`:
-        // the forwarder sends `held - fee` unchecked, and the fee is at most what it holds.
-        _moveWhat = uint256(uint160(asset)) | fee << 160;
-        _moveWhere = uint256(uint160(recipient)) | fee << 160;
+        // _moveFromDeposit's steps, written out for settleDeposit's sake (see settleDepositFromAuthorization).
+        _moveWhat = uint256(uint160(asset)) | balance << 160;
+        _moveWhere = uint256(uint160(recipient));
         new DepositForwarder{salt: key}();
         emit DepositForwarded(key, recipient, asset, balance, fee);
     }
 
     /// @notice The instructions of the forwarder being created, for it alone to read: called with
-    /// empty calldata, answers `token | minimum << 160`, `recipient | fee << 160` and the fee
-    /// collector (zeros outside a settle or forward). Any other unknown call reverts, as it would
+    /// empty calldata, answers `token | minimum << 160`, `recipient` (both zero outside a settle or
+    /// forward) and `FEE_COLLECTOR | FEE_BPS << 160`. Any other unknown call reverts, as it would
     /// without this function.
     /// @dev A selector-less answer: the forwarder's one call back costs no dispatch or ABI coding.
     // solhint-disable-next-line no-complex-fallback
     fallback() external {
         uint256 what = _moveWhat;
         uint256 where = _moveWhere;
-        address feeCollector = FEE_COLLECTOR;
+        uint256 fees = FEES_WORD;
         // solhint-disable-next-line no-inline-assembly
         assembly ("memory-safe") {
-            // An unknown selector reverts with no data, exactly as a Splitter without a fallback did.
+            // An unknown selector reverts with no data, exactly as a Splitter without a fallback does.
             if calldatasize() { revert(0, 0) }
             mstore(0x00, what)
             mstore(0x20, where)
-            mstore(0x40, feeCollector)
+            mstore(0x40, fees)
             return(0x00, 0x60)
         }
     }
 
     /// @dev Creates the payment address's forwarder (CREATE2, salt = the payment's key), which checks
-    /// the address holds `minimum` of `token`, sends `fee` to the fee collector and the rest to the
-    /// recipient, and self-destructs; returns the address. The instructions live in transient
-    /// storage: the transaction's next forwarder overwrites them before it reads them. `minimum` and
-    /// `fee` are under 2^96 (settleDeposit refuses larger amounts, forwardDeposit larger fees).
-    function _moveFromDeposit(bytes32 key, address token, address recipient, uint256 minimum, uint256 fee)
-        private
-        returns (address)
-    {
+    /// the address holds `minimum` of `token`, sends the fee on its whole balance to the fee collector
+    /// and the rest to the recipient, and self-destructs; returns the address. The instructions live
+    /// in transient storage: the transaction's next forwarder overwrites them before it reads them.
+    /// `minimum` is under 2^96 (settleDeposit refuses larger amounts).
+    function _moveFromDeposit(bytes32 key, address token, address recipient, uint256 minimum) private returns (address) {
         _moveWhat = uint256(uint160(token)) | minimum << 160;
-        _moveWhere = uint256(uint160(recipient)) | fee << 160;
+        _moveWhere = uint256(uint160(recipient));
         return address(new DepositForwarder{salt: key}());
     }
 

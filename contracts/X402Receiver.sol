@@ -3,15 +3,17 @@ pragma solidity ^0.8.28;
 
 /// @title X402Receiver
 /// @notice The code at a merchant's x402 receiver (one per recipient and token, see IX402Receivers):
-/// it moves its tokens only when its creator, the X402Receivers contract, tells it to split them, and
-/// the split is fixed here: the fee to the fee collector, the rest to the recipient. It keeps nothing.
+/// it moves its tokens, of any ERC-20 it holds, only when its creator, the X402Receivers contract,
+/// tells it to split them, and the split is fixed here: the fee to the fee collector, the rest to the
+/// recipient. It keeps nothing.
 /// @dev No constructor arguments, so the creation code (and its hash) is the same for every receiver
 /// and an address depends only on the creator and the salt. No selfdestruct: it lives for ever.
 /// One selector-less entry, in assembly (it runs on every settlement): called by the creator with
 /// three words, `token | feeBps << 160`, `recipient`, `feeCollector`, it reads its balance of
-/// `token`, sends `balance - fee` to the recipient (unless zero) and `fee = balance * feeBps / 10_000`
-/// to the fee collector (unless zero), each transfer checked as SafeERC20 checks it, and returns
-/// `(balance, fee)`. Any other caller is refused with no data.
+/// `token` (whichever token the creator names), sends `balance - fee` to the recipient (unless zero)
+/// and `fee = balance * feeBps / 10_000` (rounded down, exact for any balance) to the fee collector
+/// (unless zero), each transfer checked as SafeERC20 checks it, and returns `(balance, fee)`. Any
+/// other caller is refused with no data.
 contract X402Receiver {
     /// @notice Same as OpenZeppelin's SafeERC20: the token answered a transfer with `false`.
     error SafeERC20FailedOperation(address token);
@@ -61,8 +63,10 @@ contract X402Receiver {
             }
             if lt(returndatasize(), 0x20) { revert(0, 0) }
             let held := mload(0x00)
-            // feeBps <= 10_000 (the creator's constructor checks it) and held < 2^256 / 10_000 for any real token.
-            let fee := div(mul(held, feeBps), 10000)
+            // floor(held * feeBps / 10_000) as q * feeBps + floor(r * feeBps / 10_000), held = q * 10_000 + r:
+            // any token may be split here, and no balance it reports overflows this. fee <= held, as
+            // feeBps <= 10_000 (the creator's constructor checks it).
+            let fee := add(mul(div(held, 10000), feeBps), div(mul(mod(held, 10000), feeBps), 10000))
             if gt(held, fee) { transfer(token, recipient, sub(held, fee)) }
             if fee { transfer(token, feeCollector, fee) }
             mstore(0x00, held)

@@ -7,7 +7,7 @@ import {X402Receiver} from "./X402Receiver.sol";
 
 /// @title X402Receivers
 /// @notice Creates and drives the x402 receivers: one CREATE2 address per (recipient, token), the
-/// static `payTo` of a merchant's x402 routes, whose funds only ever leave split.
+/// static `payTo` of a merchant's x402 routes, whose funds, of any ERC-20, only ever leave split.
 /// @dev No owner, no upgrade path, no storage. The fee collector and fee are the Splitter's (the same
 /// constructor values, set by the same deployment). A settlement keeps no record: the token's
 /// EIP-3009 nonce refuses a second use of an authorization.
@@ -77,6 +77,16 @@ contract X402Receivers is IX402Receivers {
         if (receiver.code.length == 0) new X402Receiver{salt: salt}();
         (amount, fee) = _split(receiver, token, recipient);
         if (amount != 0) emit ReceiverSplit(recipient, token, receiver, amount, fee);
+    }
+
+    /// @inheritdoc IX402Receivers
+    function splitAsset(address token, address recipient, address asset) external returns (uint256 amount, uint256 fee) {
+        if (recipient == address(0)) revert InvalidRecipient();
+        bytes32 salt = _salt(recipient, token);
+        address receiver = receiverOf(recipient, token);
+        if (receiver.code.length == 0) new X402Receiver{salt: salt}();
+        (amount, fee) = _split(receiver, asset, recipient);
+        if (amount != 0) emit ReceiverSplit(recipient, asset, receiver, amount, fee);
     }
 
     /// @dev Tells the receiver to split its whole balance of `token` (X402Receiver's three-word call).

@@ -649,6 +649,8 @@ export type RecoverPaymentResponse = {
   amount: Amount;
   block_number: BlockNumber;
   block_hash: Hash;
+  /** extension: present when the payment address held more than amount_units when it settled: everything that left it, in micro-units (the payment and the excess). The fee was taken on all of it, floor(moved_units × fee_bps / 10,000), the recipient got the rest; amount stays the payment's own */
+  moved_units?: AmountUnits;
   as_of_block: BlockNumber;
 } | {
   found: true;
@@ -1019,6 +1021,8 @@ export type VerifyPaymentResponse = {
   amount: Amount;
   block_number: BlockNumber;
   block_hash: Hash;
+  /** extension: present when the payment address held more than amount_units when it settled: everything that left it, in micro-units (the payment and the excess). The fee was taken on all of it, floor(moved_units × fee_bps / 10,000), the recipient got the rest; amount stays the payment's own */
+  moved_units?: AmountUnits;
 } | {
   valid: false;
   code: "PAYMENT_NOT_FOUND" | "PAYMENT_CONFIRMING" | "TRANSACTION_REVERTED" | "PAYMENT_MISMATCH";

@@ -6,7 +6,7 @@
  */
 
 /** keccak256 of X402Receiver's creation code (X402Receivers.RECEIVER_CODE_HASH on every deployment built from this release). */
-export const X402_RECEIVER_CODE_HASH = "0xd82c0b784012f14d7809d8c08758b372fd0b3bc0e9e0ecc7efee5800ca4721f9";
+export const X402_RECEIVER_CODE_HASH = "0x1c66326433a14bbdc7b1a47553c4257769874c3320f50bf29842629a2c9c900b";
 
 type Hex = `0x${string}`;
 

@@ -8,18 +8,26 @@ pragma solidity ^0.8.24;
 /// another token, recipient or amount settles nothing the real payment needs, so nobody who learns
 /// a reference can block its payment by paying a look-alike first.
 /// @dev Amounts are in the token's smallest unit (micro-units for USDC).
-/// `fee = amount * feeBps / 10_000`, rounded down; the recipient receives the remainder, so the
-/// payouts always sum to `amount` exactly.
+/// `fee = moved * feeBps / 10_000`, rounded down, of what actually moves; the recipient receives the
+/// remainder, so the payouts always sum to what moved exactly. A signed or approved payment moves
+/// `amount`; a payment address moves its whole balance (the amount or more) when it settles, and
+/// every other unit that leaves it (`forwardDeposit`, any token) pays the same fee.
+/// When a settlement moves more than the amount, the payment address itself emits
+/// `DepositForwarder.PaidInExcess(moved, fee)` (the log's address is the payment address) just
+/// before `Paid`, whose fields stay the payment's own.
 interface ISplitter {
     /// @notice A payment was settled.
     /// @param paymentKey `paymentKey(token, recipient, amount, paymentReference)`: the replay guard's
     /// key, indexed so recovery finds the exact payment with one one-block log query.
     /// @param paymentReference The 32-byte reference the service generated for the intent.
-    /// @param recipient The merchant account that received `amount - fee`.
+    /// @param recipient The merchant account that received `amount - fee` (and, from a payment address
+    /// that held more, the excess less its fee).
     /// @param payer The account whose tokens paid (the buyer).
     /// @param token The ERC-20 token paid.
-    /// @param amount The amount the buyer paid, in token units.
-    /// @param fee The part of `amount` sent to the fee collector, in token units.
+    /// @param amount The payment's amount, in token units.
+    /// @param fee The fee on `amount` (`amount * FEE_BPS / 10_000`, rounded down), in token units: what
+    /// the fee collector received for the payment itself. A payment address that held more paid the
+    /// fee on all of it; its `PaidInExcess` has what moved and the whole fee.
     event Paid(
         bytes32 indexed paymentKey,
         bytes32 indexed paymentReference,
@@ -52,8 +60,9 @@ interface ISplitter {
     /// @notice This payment (same token, recipient, amount and reference) settled before, in block
     /// `settledBlock`.
     error AlreadySettled(bytes32 paymentKey, uint256 settledBlock);
-    /// @notice Amount zero, or a recipient that is the zero address, or an amount (a forward's fee)
-    /// of 2^96 or more, which a payment address cannot move.
+    /// @notice Amount zero, or a recipient that is the zero address, or, at a payment address, a
+    /// settlement's amount or a forward's balance of 2^96 or more, which the forwarder's instructions
+    /// cannot hold.
     error InvalidPayment(address recipient, uint256 amount);
     /// @notice The permit left an allowance below the amount (for example a front-run permit).
     error PermitAllowanceTooLow(uint256 allowance, uint256 amount);
@@ -95,16 +104,20 @@ interface ISplitter {
         returns (address);
 
     /// @notice Settles the payment from its payment address: anyone may call it once the address holds
-    /// at least `amount`. The fee goes to the fee collector, the rest of the address's balance of
-    /// `token` (the excess included) to the recipient; `Paid` names the payment address as payer.
-    /// Only code moves the funds, and only to the recipient and the fee collector.
+    /// at least `amount`. The address's whole balance of `token` leaves it, the excess included:
+    /// `fee = moved * FEE_BPS / 10_000` (rounded down) to the fee collector, the rest to the recipient.
+    /// `Paid` names the payment address as payer and reports the payment's amount and its own fee
+    /// (`amount * FEE_BPS / 10_000`); when more than the amount moved, the payment address emits
+    /// `PaidInExcess(moved, fee)` with what moved and the whole fee, just before `Paid`. Only code
+    /// moves the funds, and only to the recipient and the fee collector.
     function settleDeposit(address token, address recipient, uint256 amount, bytes32 paymentReference) external;
 
     /// @notice Settles the payment with the buyer's EIP-3009 `transferWithAuthorization` to its payment
     /// address (an x402 `exact` payment whose `payTo` is the payment address), in one transaction: the
     /// authorization moves `amount` from `payer` to the address, then the address settles as in
-    /// `settleDeposit`. Anyone may submit it. When the token refuses the authorization but the address
-    /// holds the amount anyway (a front-runner submitted the authorization to the token first), the
+    /// `settleDeposit` (the whole balance moves, the fee on all of it, `PaidInExcess` for an excess).
+    /// Anyone may submit it. When the token refuses the authorization but the address holds the amount
+    /// anyway (a front-runner submitted the authorization to the token first), the
     /// settlement goes on with what the address holds, and `Paid` names the payment address as payer, as
     /// `settleDeposit` does; otherwise the call reverts with the token's own refusal. `Paid` names `payer`
     /// only when the authorization moved the funds in this call.
@@ -124,7 +137,8 @@ interface ISplitter {
 
     /// @notice Moves the whole balance of `asset` at the payment address out of it, with the fee split
     /// every movement out of a payment address has: `fee = balance * FEE_BPS / 10_000` (rounded down)
-    /// to the fee collector, the rest to the recipient; emits `DepositForwarded` with both. What it is
+    /// to the fee collector, the rest to the recipient; emits `DepositForwarded` with both. A balance
+    /// of 2^96 units or more (no real token's) is refused (`InvalidPayment`). What it is
     /// for: another token sent to the address, a later deposit after the payment settled (anyone may
     /// forward either), and, before the payment settled, a deposit of the payment's own token short of
     /// the amount, which only the recipient may forward (to refund it, say). A deposit of the amount or

@@ -4,11 +4,12 @@ pragma solidity ^0.8.24;
 /// @title IX402Receivers
 /// @notice x402 receivers: one address per (recipient, token) on this chain, a CREATE2 address of
 /// this contract known before anything is deployed there, that a merchant writes once as the static
-/// `payTo` of its x402 routes. Whatever a receiver holds can only leave split: the fee to the fee
-/// collector and the rest to the recipient, by anyone's call. A receiver is deployed once (by its
+/// `payTo` of its x402 routes. Whatever a receiver holds, of any ERC-20, can only leave split: the fee
+/// to the fee collector and the rest to the recipient, by anyone's call (`split` for the token of its
+/// salt, `splitAsset` for any other), so nothing sent to it is stranded. A receiver is deployed once (by its
 /// first settlement or split, or by anyone) and never self-destructs.
-/// @dev `fee = amount * FEE_BPS / 10_000`, rounded down; the recipient receives the rest, so the
-/// payouts always sum to what the receiver held. No storage per payment: the token's EIP-3009 nonce
+/// @dev `fee = moved * FEE_BPS / 10_000`, rounded down, on everything that leaves (exact for any
+/// balance); the recipient receives the rest, so the payouts always sum to what the receiver held. No storage per payment: the token's EIP-3009 nonce
 /// is the only replay guard of a settlement.
 interface IX402Receivers {
     /// @notice An x402 settlement: `payer`'s EIP-3009 authorization moved `amount` into the
@@ -24,8 +25,10 @@ interface IX402Receivers {
     );
 
     /// @notice A receiver's balance other than a settlement's own amount (a plain transfer, an
-    /// authorization submitted straight to the token) was split: `amount - fee` to the recipient,
-    /// `fee` to the fee collector.
+    /// authorization submitted straight to the token, or any other ERC-20 sent to it) was split:
+    /// `amount - fee` to the recipient, `fee` to the fee collector.
+    /// @param token The token that moved: the receiver's own (the token of its salt), or, from
+    /// `splitAsset`, any other. A reader that follows one token's payments filters on it.
     event ReceiverSplit(address indexed recipient, address indexed token, address indexed receiver, uint256 amount, uint256 fee);
 
     /// @notice Constructor arguments out of range.
@@ -68,4 +71,10 @@ interface IX402Receivers {
     /// @notice Splits whatever the receiver of `recipient` for `token` holds (deploying it first if
     /// needed): anyone may call it. Returns what was split and its fee (zero when it held nothing).
     function split(address token, address recipient) external returns (uint256 amount, uint256 fee);
+
+    /// @notice Splits whatever the receiver of `recipient` for `token` holds of `asset`, any ERC-20
+    /// (another stablecoin sent to a merchant's `payTo`, say), with the same fee (deploying the
+    /// receiver first if needed): anyone may call it. Emits `ReceiverSplit` naming `asset`. Returns
+    /// what was split and its fee (zero when it held none).
+    function splitAsset(address token, address recipient, address asset) external returns (uint256 amount, uint256 fee);
 }

@@ -148,6 +148,20 @@ export const depositForwarderAbi = [
     inputs: [{ name: 'token', internalType: 'address', type: 'address' }],
     name: 'SafeERC20FailedOperation',
   },
+  {
+    type: 'event',
+    anonymous: false,
+    inputs: [
+      {
+        name: 'moved',
+        internalType: 'uint256',
+        type: 'uint256',
+        indexed: false,
+      },
+      { name: 'fee', internalType: 'uint256', type: 'uint256', indexed: false },
+    ],
+    name: 'PaidInExcess',
+  },
 ] as const
 
 //////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////////
@@ -2299,6 +2313,20 @@ export const ix402ReceiversAbi = [
       { name: 'recipient', internalType: 'address', type: 'address' },
     ],
     name: 'split',
+    outputs: [
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
+      { name: 'fee', internalType: 'uint256', type: 'uint256' },
+    ],
+    stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function',
+    inputs: [
+      { name: 'token', internalType: 'address', type: 'address' },
+      { name: 'recipient', internalType: 'address', type: 'address' },
+      { name: 'asset', internalType: 'address', type: 'address' },
+    ],
+    name: 'splitAsset',
     outputs: [
       { name: 'amount', internalType: 'uint256', type: 'uint256' },
       { name: 'fee', internalType: 'uint256', type: 'uint256' },
@@ -4845,6 +4873,20 @@ export const x402ReceiversAbi = [
       { name: 'recipient', internalType: 'address', type: 'address' },
     ],
     name: 'split',
+    outputs: [
+      { name: 'amount', internalType: 'uint256', type: 'uint256' },
+      { name: 'fee', internalType: 'uint256', type: 'uint256' },
+    ],
+    stateMutability: 'nonpayable',
+  },
+  {
+    type: 'function',
+    inputs: [
+      { name: 'token', internalType: 'address', type: 'address' },
+      { name: 'recipient', internalType: 'address', type: 'address' },
+      { name: 'asset', internalType: 'address', type: 'address' },
+    ],
+    name: 'splitAsset',
     outputs: [
       { name: 'amount', internalType: 'uint256', type: 'uint256' },
       { name: 'fee', internalType: 'uint256', type: 'uint256' },

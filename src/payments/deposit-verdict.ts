@@ -16,7 +16,7 @@ import { paymentKeyOf, PRECONFIRMED, type PaymentChain, type PaymentVerdict } fr
  * settlement preconfirmed and not yet sealed answers PAYMENT_CONFIRMING marked `preconfirmed`.
  */
 export async function depositVerdict(chain: PaymentChain, intent: Intent, depositAddress: Address): Promise<PaymentVerdict> {
-  const settlement = await recoverPayment(chain, intent);
+  const settlement = await recoverPayment(chain, intent, depositAddress);
   if (settlement.found && settlement.valid) {
     const { as_of_block: _asOf, found: _found, ...valid } = settlement;
     return valid;

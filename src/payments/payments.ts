@@ -198,7 +198,8 @@ export class Payments {
     const intent = this.#intent(token);
     const limited = await this.deps.recoverPerIntent.hit(intent.reference);
     if (!limited.allowed) throw new DomainError("RATE_LIMITED", { retryAfter: limited.retryAfterSeconds });
-    const result = await this.deps.recoverGate.run(() => recoverPayment(this.deps.chain, intent));
+    const depositAddress = await this.depositAddresses.of(intent);
+    const result = await this.deps.recoverGate.run(() => recoverPayment(this.deps.chain, intent, depositAddress));
     if (!result) throw new DomainError("RECOVERY_UNAVAILABLE", { detail: "recovery queue full" });
     return result.value;
   }

@@ -2,6 +2,7 @@ import { SplitterReader } from "../chain/contracts/splitter.js";
 import { DomainError } from "../errors.js";
 import { finalityHead } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";
+import type { Address } from "viem";
 import type { Intent } from "./intent.js";
 import { judgePaid, paidFact, paymentKeyOf, type PaymentChain } from "./verify.js";
 import type { RecoverPaymentResponse } from "../wire/index.js";
@@ -13,9 +14,11 @@ export type RecoverResult = RecoverPaymentResponse;
  * the whole payment (token, recipient, amount, reference), says in which block exactly this payment
  * settled (one read), then one log query of that single block, filtered by the same key, gives the
  * transaction. A look-alike payment of the same reference has another key and is never found here.
- * The number of calls does not grow with the chain's length.
+ * The number of calls does not grow with the chain's length. When the payment address (`depositAddress`)
+ * settled more than the amount, its `PaidInExcess` in that block says what moved (a second log query
+ * of the same block, sent with the first).
  */
-export async function recoverPayment(chain: PaymentChain, intent: Intent): Promise<RecoverResult> {
+export async function recoverPayment(chain: PaymentChain, intent: Intent, depositAddress: Address): Promise<RecoverResult> {
   const { client, deployment } = chain;
   const splitter = SplitterReader.of(chain);
   const key = paymentKeyOf(deployment.token.address, intent);
@@ -24,10 +27,15 @@ export async function recoverPayment(chain: PaymentChain, intent: Intent): Promi
     const settledBlock = await splitter.settledBlock(key, latest);
     const asOf = latest.toString();
     if (settledBlock === 0n) return { found: false, code: "PAYMENT_NOT_FOUND", as_of_block: asOf };
-    const log = (await splitter.paidLogs(key, settledBlock))[0];
+    // The payment's Paid (by key) and its address's PaidInExcess (a settlement of more than the
+    // amount), both in the one settled block: two small log queries at once.
+    const [paidLogs, excess] = await Promise.all([splitter.paidLogs(key, settledBlock), splitter.excessAt(depositAddress, settledBlock)]);
+    const log = paidLogs[0];
     if (!log) continue; // the chain moved between the two reads (a reorg): read both again
     const head = await finalityHead(client, chain.finality, latest);
-    const verdict = judgePaid(chain, intent, paidFact(log, { txHash: log.transactionHash, blockNumber: log.blockNumber, blockHash: log.blockHash }), head);
+    const fact = paidFact(log, { txHash: log.transactionHash, blockNumber: log.blockNumber, blockHash: log.blockHash });
+    const moved = excess.find((e) => e.transactionHash === log.transactionHash)?.moved;
+    const verdict = judgePaid(chain, intent, { ...fact, moved }, head);
     if (verdict.valid) return { found: true, ...verdict, as_of_block: asOf };
     return { found: true, tx_hash: log.transactionHash, valid: false, code: verdict.code, as_of_block: asOf };
   }

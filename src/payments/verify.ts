@@ -1,5 +1,5 @@
 import { erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
-import { SplitterReader, type PaidLog } from "../chain/contracts/splitter.js";
+import { excessIn, SplitterReader, type PaidLog } from "../chain/contracts/splitter.js";
 import { keccakAbiWords } from "../chain/keccak.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
@@ -48,6 +48,8 @@ export interface PaidFact {
   blockHash: Hex;
   /** The log's position in its block. */
   logIndex: number;
+  /** Everything that left the payment address, when its settlement moved more than the amount (`PaidInExcess`). */
+  moved?: bigint;
 }
 
 /**
@@ -71,6 +73,7 @@ export function judgePaid(chain: PaymentChain, intent: Intent, paid: PaidFact, h
     amount: formatAmount(paid.amount),
     block_number: paid.blockNumber.toString(),
     block_hash: paid.blockHash,
+    ...(paid.moved !== undefined ? { moved_units: paid.moved.toString() } : {}),
   };
 }
 
@@ -132,7 +135,7 @@ export async function verifyPaymentTransaction(
   if (receipt.status !== "success") return { valid: false, code: "TRANSACTION_REVERTED" };
   const paid = intentPaidFact(chain, receipt, intent);
   if (paid) {
-    const verdict = judgePaid(chain, intent, paid, head);
+    const verdict = judgePaid(chain, intent, { ...paid, moved: excessIn(receipt, depositAddress)?.moved }, head);
     return verdict.valid === false && verdict.code === "PAYMENT_CONFIRMING" && chain.preconfirmations && (await isPreconfirmed(chain.client, receipt))
       ? PRECONFIRMED
       : verdict;

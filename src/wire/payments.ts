@@ -84,7 +84,20 @@ export type ResolvePaymentResponse = z.infer<typeof ResolvePaymentResponse>;
 export const VerifyCode = z.enum(["PAYMENT_NOT_FOUND", "PAYMENT_CONFIRMING", "TRANSACTION_REVERTED", "PAYMENT_MISMATCH"]);
 export type VerifyCode = z.infer<typeof VerifyCode>;
 
-const Valid = { valid: z.literal(true), tx_hash: Hash, reference: Hash, amount: Amount, block_number: BlockNumber, block_hash: Hash };
+/** Extension: what the settlement moved out of the payment address when it held more than the amount. */
+const MovedUnits = AmountUnits.describe(
+  "extension: present when the payment address held more than amount_units when it settled: everything that left it, in micro-units (the payment and the excess). The fee was taken on all of it, floor(moved_units × fee_bps / 10,000), the recipient got the rest; amount stays the payment's own",
+);
+
+const Valid = {
+  valid: z.literal(true),
+  tx_hash: Hash,
+  reference: Hash,
+  amount: Amount,
+  block_number: BlockNumber,
+  block_hash: Hash,
+  moved_units: MovedUnits.optional(),
+};
 
 export const VerifyPaymentResponse = z.union([
   z.strictObject(Valid),

@@ -6,7 +6,7 @@ export const X402_SETTLE_WAIT_MS = 60_000;
 /** How often settle asks for the settlement's receipt meanwhile (Base mines every 2 s). */
 export const X402_SETTLE_POLL_MS = 250;
 /**
- * The gas of an x402 settlement with no payer code (174,689 measured to a payment address, 116,173 to
+ * The gas of an x402 settlement with no payer code (174,660 measured to a payment address, 116,310 to
  * a deployed receiver, docs/gas.md) rounded up: a settlement's ceiling is this plus the configured cap
  * on a contract payer's signature check.
  */

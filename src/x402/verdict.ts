@@ -43,7 +43,7 @@ export async function settlementVerdict(chain: PaymentChain, q: { txHash: Hex; n
         isAddressEqual(p.args.token, token) &&
         isAddressEqual(p.args.payer, payer),
     );
-  if (!splitHere && (await reader.splitLogs(receiver, receipt.blockNumber, head)).length === 0) return { valid: false, code: "PAYMENT_CONFIRMING" };
+  if (!splitHere && (await reader.splitLogs(receiver, token, receipt.blockNumber, head)).length === 0) return { valid: false, code: "PAYMENT_CONFIRMING" };
   return {
     valid: true,
     tx_hash: receipt.transactionHash.toLowerCase() as Hex,

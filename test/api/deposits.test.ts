@@ -104,6 +104,33 @@ describe("payment addresses (deposit_address)", function () {
     assert.equal((await h.api.post("/v1/payments/resolve").send({ intent: a.intent })).body.error, "PAYMENT_ALREADY_PROCESSED");
   });
 
+  it("100 × the amount sent to a payment address: the fee is taken on all of it, and verify (by either hash) and recover report moved_units", async () => {
+    const a = await create("1");
+    const units = BigInt(a.pay.amount_units);
+    const held = units * 100n;
+    const { receipt: transfer } = await withdraw(a.pay.deposit_address, held);
+    const collector = h.service.deployment.parameters.feeCollector;
+    const before = await Promise.all([merchant().address, collector].map((who) => balanceOf(h.chain, token(), who)));
+    const settlement = await settle(a.pay);
+    await h.chain.mine(2);
+    const after = await Promise.all([merchant().address, collector].map((who) => balanceOf(h.chain, token(), who)));
+    const fee = (held * 200n) / 10_000n;
+    assert.deepEqual([after[0]! - before[0]!, after[1]! - before[1]!], [held - fee, fee]);
+    const valid = {
+      valid: true,
+      tx_hash: settlement.transactionHash,
+      reference: a.reference,
+      amount: "1.000000",
+      block_number: settlement.blockNumber.toString(),
+      block_hash: settlement.blockHash,
+      moved_units: held.toString(),
+    };
+    assert.deepEqual((await verify(a.intent, settlement.transactionHash)).body, valid);
+    assert.deepEqual((await verify(a.intent, transfer.transactionHash)).body, valid);
+    const recovered = await h.api.post("/v1/payments/recover").send({ intent: a.intent });
+    assert.include(recovered.body, { found: true, valid: true, tx_hash: settlement.transactionHash, moved_units: held.toString() });
+  });
+
   it("refunds go to the wallet that sent the deposit (Paid names the payment address): prepare names it, and verify checks the merchant's transfer to it", async () => {
     const a = await create("20");
     await withdraw(a.pay.deposit_address, 5_000_000n); // in two parts from two wallets: the larger sender is the payer

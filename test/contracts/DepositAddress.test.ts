@@ -1,7 +1,7 @@
 import { assert } from "chai";
 import { encodeAbiParameters, erc20Abi, getContractAddress, keccak256, parseEventLogs, toHex, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { falseReturningTokenAbi, fiatTokenAbi, noReturnTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
+import { depositForwarderAbi, falseReturningTokenAbi, fiatTokenAbi, noReturnTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { creationBytecode } from "../../dev/deploy/artifacts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { useLocalChain } from "../helpers/local-chain.js";
@@ -91,16 +91,30 @@ describe("Splitter: payment addresses (deposits)", () => {
     assert.include(paid[0]!.args, { payer: deposit, recipient: payment.recipient, token: usdc, amount: payment.amount, fee });
   });
 
-  it("more than the amount: the fee is the payment's, the excess goes to the recipient", async () => {
+  it("pays 100 × the amount into a payment address: the fee collector gets floor(held × bps / 10,000), the recipient the rest; Paid keeps the payment's own amount and fee, PaidInExcess from the address says what moved", async () => {
     const { chain, usdc, collector, merchant, payment, depositAddress, transfer, settle, mined } = setup();
     const deposit = await depositAddress();
-    await transfer(deposit, payment.amount + 1_234_567n);
+    const held = payment.amount * 100n + 1_234_567n;
+    await transfer(deposit, held);
     const before = await Promise.all([merchant.address, collector].map((a) => balanceOf(chain, usdc, a)));
-    await mined(settle());
+    const receipt = await mined(settle());
     const after = await Promise.all([merchant.address, collector].map((a) => balanceOf(chain, usdc, a)));
-    const fee = (payment.amount * 200n) / 10_000n;
-    assert.deepEqual([after[0]! - before[0]!, after[1]! - before[1]!], [payment.amount + 1_234_567n - fee, fee]);
+    const fee = (held * 200n) / 10_000n;
+    assert.deepEqual([after[0]! - before[0]!, after[1]! - before[1]!], [held - fee, fee]);
     assert.equal(await balanceOf(chain, usdc, deposit), 0n);
+    const [paid] = parseEventLogs({ abi: splitterAbi, logs: receipt.logs, eventName: "Paid" });
+    assert.include(paid!.args, { amount: payment.amount, fee: (payment.amount * 200n) / 10_000n, payer: deposit });
+    const excess = parseEventLogs({ abi: depositForwarderAbi, logs: receipt.logs, eventName: "PaidInExcess" });
+    assert.lengthOf(excess, 1);
+    assert.equal(excess[0]!.address.toLowerCase(), deposit.toLowerCase(), "emitted by the payment address itself");
+    assert.deepEqual(excess[0]!.args, { moved: held, fee });
+  });
+
+  it("exactly the amount: no PaidInExcess", async () => {
+    const { payment, depositAddress, transfer, settle, mined } = setup();
+    await transfer(await depositAddress(), payment.amount);
+    const receipt = await mined(settle());
+    assert.isEmpty(parseEventLogs({ abi: depositForwarderAbi, logs: receipt.logs, eventName: "PaidInExcess" }));
   });
 
   it("less than the amount: settle refuses (DepositBelowAmount) until a top-up; then it settles", async () => {
@@ -203,14 +217,14 @@ describe("Splitter: payment addresses (deposits)", () => {
     assert.deepEqual([moved.recipientGot, moved.feeGot], [payment.amount - feeOf(payment.amount), feeOf(payment.amount)]);
   });
 
-  it("a forward whose fee would not fit the forwarder's 96-bit instructions is refused (InvalidPayment), nothing moves", async () => {
+  it("a forward of a balance that would not fit the forwarder's 96-bit instructions (2^96 or more) is refused (InvalidPayment), nothing moves", async () => {
     const ctx = setup();
     const { chain, buyer, payment, depositAddress, forward } = ctx;
     const other = await deployTestContract(chain, buyer, noReturnTokenAbi, "NoReturnToken", "HostileTokens.sol");
-    const huge = (2n ** 96n * 10_000n) / 200n;
+    const huge = 2n ** 96n;
     await send(chain, buyer, { address: other, abi: noReturnTokenAbi, functionName: "mint", args: [await depositAddress(), huge] });
     await expectRevert(forward(other), "InvalidPayment", [payment.recipient, huge]);
-    const fits = huge - 50n; // its fee is 2^96 - 1
+    const fits = huge - 1n;
     const small = await deployTestContract(chain, buyer, noReturnTokenAbi, "NoReturnToken", "HostileTokens.sol");
     await send(chain, buyer, { address: small, abi: noReturnTokenAbi, functionName: "mint", args: [await depositAddress(), fits] });
     const moved = await forwarded(ctx, small, forward(small));
@@ -242,11 +256,12 @@ describe("Splitter: payment addresses (deposits)", () => {
       [redirected, 0n, payment.amount],
     );
     // The forwarder's one question (a call with empty calldata) has no answer outside a settlement:
-    // what to move and to whom are zero words; only the fee collector is there.
+    // what to move and to whom are zero words; only the fee collector and the fee are there.
     const { data } = await chain.publicClient.call({ to: splitter, data: "0x" });
     const words = (data ?? "0x").slice(2).match(/.{64}/g) ?? [];
     assert.deepEqual(words.slice(0, 2), ["0".repeat(64), "0".repeat(64)]);
     assert.equal(`0x${words[2]!.slice(24)}`, chain.deployment.parameters.feeCollector.toLowerCase());
+    assert.equal(BigInt(`0x${words[2]!.slice(0, 24)}`), BigInt(chain.deployment.parameters.feeBps));
     // Any other unknown call still reverts, as it did before the Splitter answered that question.
     const unknown = await chain.publicClient.call({ to: splitter, data: "0x12345678" }).then(
       () => "answered",

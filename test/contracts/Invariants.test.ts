@@ -1,13 +1,14 @@
 import { assert } from "chai";
 import fc from "fast-check";
 import { encodeAbiParameters, erc20Abi, keccak256, parseEventLogs, toHex, type Address, type Hex } from "viem";
-import { recurringChargesAbi, splitterAbi } from "../../src/generated/contracts.js";
+import { noReturnTokenAbi, recurringChargesAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { subscriptionIdOf, type Terms } from "../../src/recurring/terms.js";
 import { useLocalChain } from "../helpers/local-chain.js";
 import { approve, balanceOf, send } from "../helpers/tx.js";
 import { depositAddressOf, payThrough, SPLITTER_ENTRY_POINTS, type PaymentParties, type SplitterPayment } from "../helpers/splitter-entry-points.js";
 import { makeTerms, relayerOf, signTerms } from "../helpers/subscriptions.js";
+import { deployTestContract } from "../helpers/deploy.js";
 
 /**
  * Stateful property tests on the contracts (fast-check, fixed seed: a failure replays exactly, and
@@ -41,7 +42,7 @@ describe("contract invariants (stateful property tests)", function () {
         ),
       );
 
-    it("never keeps a balance (nor do payment addresses once settled and forwarded), pays out exactly what was paid (amount - fee and fee), settles each payment once, and takes the fee on every movement out of a payment address, over any sequence of payments through any entry point, deposits and forwards", async () => {
+    it("never keeps a balance (nor do payment addresses once settled and forwarded), pays out exactly what was paid (amount - fee and fee), settles each payment once, and takes the fee on everything that leaves a payment address (fee ≥ floor(bps × moved), any balance at or above the amount, any token), over any sequence of payments through any entry point, deposits and forwards", async () => {
       const chain = local.chain;
       const usdc = chain.deployment.token.address;
       const collector = chain.deployment.parameters.feeCollector;
@@ -87,9 +88,21 @@ describe("contract invariants (stateful property tests)", function () {
             byRecipient: fc.boolean(),
           }),
         },
+        {
+          // Another ERC-20 sent to a payment's address, in any quantity (past 2^96 too): anyone forwards it.
+          weight: 1,
+          arbitrary: fc.record({
+            kind: fc.constant("other" as const),
+            recipient: fc.nat({ max: 1 }),
+            amount,
+            reference: fc.nat({ max: 1 }),
+            units: fc.oneof(fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.constantFrom(1n, 49n, 50n, 2n ** 96n - 1n, 2n ** 96n)),
+          }),
+        },
       );
+      const other = await deployTestContract(chain, parties.buyer, noReturnTokenAbi, "NoReturnToken", "HostileTokens.sol");
       let snapshot = await chain.snapshot();
-      const seen = { settled: 0, refused: 0, forwarded: 0, forwardRefused: 0 };
+      const seen = { settled: 0, refused: 0, forwarded: 0, forwardRefused: 0, overpaid: 0, otherForwarded: 0 };
 
       await fc.assert(
         fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 10 }), async (operations) => {
@@ -105,20 +118,18 @@ describe("contract invariants (stateful property tests)", function () {
           };
           /**
            * Runs `move`, a transaction out of payment address `deposit`, and checks the fee collector's
-           * take against what left the address: at least floor(bps × moved) for a forward; for a
-           * settlement, at least floor(bps × amount) (what exceeds the amount is the payment's excess).
+           * take against what left the address: at least floor(bps × moved), whatever moved (a forward,
+           * a settlement of the amount or of more, any token). A settlement's `moved` also counts what
+           * its own authorization brought in (`arriving`).
            */
-          const movement = async (deposit: Address, feeBase: "moved" | bigint, move: () => Promise<unknown>) => {
-            const before = await Promise.all([balanceOf(chain, usdc, deposit), balanceOf(chain, usdc, collector)]);
+          const movement = async (deposit: Address, arriving: bigint, move: () => Promise<unknown>, token: Address = usdc) => {
+            const read = (a: Address) => chain.publicClient.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [a] });
+            const before = await Promise.all([read(deposit), read(collector)]);
             await move();
-            const after = await Promise.all([balanceOf(chain, usdc, deposit), balanceOf(chain, usdc, collector)]);
-            const moved = before[0]! - after[0]!;
+            const after = await Promise.all([read(deposit), read(collector)]);
+            const moved = before[0]! + arriving - after[0]!;
             const take = after[1]! - before[1]!;
-            assert.isAtLeast(
-              Number(take),
-              Number(feeOf(feeBase === "moved" ? moved : feeBase)),
-              "the fee collector's take on a movement out of a payment address",
-            );
+            assert.isTrue(take >= feeOf(moved), `the fee collector's take ${take} on ${moved} moved out of a payment address`);
             return moved;
           };
           /** A forward of the payment's own token: the ledger's split of everything waiting at the address. */
@@ -129,12 +140,12 @@ describe("contract invariants (stateful property tests)", function () {
             held.delete(deposit);
             return units;
           };
-          const forward = (payment: SplitterPayment, by: PaymentParties["buyer"]) =>
+          const forward = (payment: SplitterPayment & { asset?: Address }, by: PaymentParties["buyer"]) =>
             send(chain, by, {
               address: parties.splitter,
               abi: splitterAbi,
               functionName: "forwardDeposit",
-              args: [payment.token, payment.recipient, payment.amount, payment.reference, usdc],
+              args: [payment.token, payment.recipient, payment.amount, payment.reference, payment.asset ?? usdc],
             });
           // The EIP-3009 entry points sign USDC's nonce authorizationNonce(recipient, reference):
           // USDC takes one authorization per buyer for it, whatever the amount.
@@ -155,7 +166,7 @@ describe("contract invariants (stateful property tests)", function () {
               const waiting = held.get(deposit)!.units;
               const allowed = settled.has(key) || (op.byRecipient && waiting < payment.amount);
               const by = op.byRecipient ? walletOf(payment.recipient) : parties.submitter;
-              const outcome = await movement(deposit, "moved", () => forward(payment, by)).then(
+              const outcome = await movement(deposit, 0n, () => forward(payment, by)).then(
                 (moved) => ({ moved }),
                 (error: unknown) => ({ error }),
               );
@@ -170,6 +181,25 @@ describe("contract invariants (stateful property tests)", function () {
                   waiting >= payment.amount && op.byRecipient ? /DepositCoversAmount/ : /NotRecipient/,
                 );
                 seen.forwardRefused++;
+              }
+            } else if (op.kind === "other") {
+              // Not USDC: outside the ledger. Whatever arrives leaves whole, by anyone's forward, with
+              // the fee on all of it; 2^96 or more cannot be packed in the forwarder's instructions.
+              await send(chain, parties.buyer, { address: other, abi: noReturnTokenAbi, functionName: "mint", args: [deposit, op.units] });
+              const waiting = await chain.publicClient.readContract({ address: other, abi: erc20Abi, functionName: "balanceOf", args: [deposit] });
+              const read = (a: Address) => chain.publicClient.readContract({ address: other, abi: erc20Abi, functionName: "balanceOf", args: [a] });
+              const recipientBefore = await read(payment.recipient);
+              const outcome = await movement(deposit, 0n, () => forward({ ...payment, asset: other }, parties.submitter), other).then(
+                (moved) => ({ moved }),
+                (error: unknown) => ({ error }),
+              );
+              if (waiting >= 2n ** 96n) {
+                assert.match(String((outcome as { error: unknown }).error), /InvalidPayment/);
+              } else {
+                assert.equal((outcome as { moved: bigint }).moved, waiting);
+                if (payment.recipient !== collector) assert.equal((await read(payment.recipient)) - recipientBefore, waiting - feeOf(waiting));
+                assert.equal(await read(deposit), 0n);
+                seen.otherForwarded++;
               }
             } else {
               const entry = SPLITTER_ENTRY_POINTS[op.entry]!;
@@ -191,14 +221,14 @@ describe("contract invariants (stateful property tests)", function () {
                 if (byAuthorization) authorizationsUsed.add(nonce);
                 assert.property(outcome, "receipt", `${entry.name}: an open payment settles`);
                 settled.set(key, await chain.publicClient.getBlockNumber());
-                const fee = feeOf(payment.amount);
-                ledger.move(parties.buyer.address, payment.recipient, payment.amount - fee);
-                ledger.move(parties.buyer.address, collector, fee);
-                // Settling through the address sweeps what waited there too: the payment's excess, the recipient's.
-                if (throughAddress) {
-                  ledger.move(deposit, payment.recipient, held.get(deposit)?.units ?? 0n);
-                  held.delete(deposit);
-                }
+                // Settling through the address moves what waited there too, and the fee is on all of it.
+                const waiting = throughAddress ? (held.get(deposit)?.units ?? 0n) : 0n;
+                const fee = feeOf(payment.amount + waiting);
+                if (waiting > 0n) seen.overpaid++;
+                ledger.move(parties.buyer.address, payment.recipient, payment.amount);
+                ledger.move(deposit, payment.recipient, waiting);
+                ledger.move(payment.recipient, collector, fee);
+                held.delete(deposit);
               }
             }
             const now = await Promise.all(watched.map((a) => balanceOf(chain, usdc, a)));
@@ -211,12 +241,11 @@ describe("contract invariants (stateful property tests)", function () {
           for (const [deposit, { payment, units }] of held) {
             const before = await Promise.all([balanceOf(chain, usdc, payment.recipient), balanceOf(chain, usdc, collector)]);
             const key = keyOf(payment);
-            let fee = feeOf(units);
-            if (settled.has(key)) await movement(deposit, "moved", () => forward(payment, parties.submitter));
-            else if (units < payment.amount) await movement(deposit, "moved", () => forward(payment, walletOf(payment.recipient)));
+            const fee = feeOf(units);
+            if (settled.has(key)) await movement(deposit, 0n, () => forward(payment, parties.submitter));
+            else if (units < payment.amount) await movement(deposit, 0n, () => forward(payment, walletOf(payment.recipient)));
             else {
-              fee = feeOf(payment.amount);
-              await movement(deposit, payment.amount, () =>
+              await movement(deposit, 0n, () =>
                 send(chain, parties.submitter, {
                   address: parties.splitter,
                   abi: splitterAbi,
@@ -241,6 +270,8 @@ describe("contract invariants (stateful property tests)", function () {
       assert.isAbove(seen.settled, 40, "the runs settle payments");
       assert.isAbove(seen.forwarded, 10, "the runs forward deposits");
       assert.isAbove(seen.forwardRefused, 10, "the runs try forwards the rule refuses");
+      assert.isAbove(seen.overpaid, 0, "the runs settle payment addresses holding more than the amount");
+      assert.isAbove(seen.otherForwarded, 5, "the runs forward other tokens");
     });
   });
 

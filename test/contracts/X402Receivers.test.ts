@@ -1,10 +1,12 @@
 import { assert } from "chai";
 import fc from "fast-check";
 import { encodeAbiParameters, getAddress, getContractAddress, keccak256, parseEventLogs, toHex, type Address, type Hex } from "viem";
-import { fiatTokenAbi, x402ReceiversAbi } from "../../src/generated/contracts.js";
+import { fiatTokenAbi, noReturnTokenAbi, x402ReceiversAbi } from "../../src/generated/contracts.js";
 import { tokenDomain, transferAuthorizationTypedData } from "../../src/chain/token-authorizations.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { creationBytecode } from "../../dev/deploy/artifacts.js";
+import { placeFiatToken } from "../../dev/localchain/usdc.js";
+import { deployTestContract } from "../helpers/deploy.js";
 import { useLocalChain } from "../helpers/local-chain.js";
 import { expectRevert } from "../helpers/reverts.js";
 import { signWithViem } from "../helpers/signers.js";
@@ -154,6 +156,36 @@ describe("X402Receivers: one x402 receiver per merchant", () => {
     assert.deepEqual([split!.args.amount, split!.args.fee], [1_000_001n, fee - 200_000n]);
   });
 
+  it("a receiver holding a second ERC-20 (another FiatToken, as EURC is) is split by anyone's splitAsset, with its fee; ReceiverSplit names that token", async () => {
+    const { chain, usdc, receivers, merchant, collector, stranger, receiver, mined, balances } = await setup();
+    const eurc = "0x00000000000000000000000000000000000e0C00" as Address;
+    // Placing a FiatToken sends as local keys only: no impersonating wallet is needed.
+    await placeFiatToken({ ...chain, wallet: (a) => chain.wallet(a), rpcWallet: undefined as never }, eurc, chain.usdcRoles);
+    await send(chain, chain.usdcRoles.minter, { address: eurc, abi: fiatTokenAbi, functionName: "mint", args: [receiver, 123_456_789n] });
+    const eurcOf = (a: Address) => balanceOf(chain, eurc, a);
+    const before = await Promise.all([eurcOf(merchant.address), eurcOf(collector)]);
+    const usdcBefore = await balances(merchant.address, collector);
+    const receipt = await mined(
+      chain.wallet(stranger).writeContract({
+        address: receivers,
+        abi: x402ReceiversAbi,
+        functionName: "splitAsset",
+        args: [usdc, merchant.address, eurc],
+        account: stranger,
+        chain: chain.chain,
+      }),
+    );
+    const fee = (123_456_789n * 200n) / 10_000n;
+    const after = await Promise.all([eurcOf(merchant.address), eurcOf(collector), eurcOf(receiver)]);
+    assert.deepEqual([after[0]! - before[0]!, after[1]! - before[1]!, after[2]], [123_456_789n - fee, fee, 0n]);
+    assert.deepEqual(await balances(merchant.address, collector), usdcBefore, "no USDC moved");
+    const [split] = parseEventLogs({ abi: x402ReceiversAbi, eventName: "ReceiverSplit", logs: receipt.logs });
+    assert.deepEqual(
+      [getAddress(split!.args.token), getAddress(split!.args.receiver), split!.args.amount, split!.args.fee],
+      [getAddress(eurc), receiver, 123_456_789n, fee],
+    );
+  });
+
   it("nobody but X402Receivers can move a receiver's funds: a direct call is refused", async () => {
     const { chain, usdc, buyer, stranger, receiver, receivers, merchant, balances } = await setup();
     await send(chain, stranger, { address: receivers, abi: x402ReceiversAbi, functionName: "deployReceiver", args: [merchant.address, usdc] });
@@ -191,7 +223,7 @@ describe("X402Receivers: one x402 receiver per merchant", () => {
     );
   });
 
-  it("stateful invariants (fast-check) over settlements, replays, front-runs, plain transfers and splits: a receiver never keeps a balance after a settlement or split, payouts sum to what arrived, the fee is never skipped, an authorization pays once", async function () {
+  it("stateful invariants (fast-check) over settlements, replays, front-runs, plain transfers, splits and other tokens of any balance: a receiver never keeps a balance after a settlement or split, payouts sum to what arrived, the fee is never skipped (fee ≥ floor(bps × moved), any token), an authorization pays once", async function () {
     this.timeout(300_000);
     const { chain, usdc, receivers, buyer, merchant, collector, stranger } = await setup();
     // Recipients include the buyer and the fee collector themselves: the split must hold even then.
@@ -203,12 +235,14 @@ describe("X402Receivers: one x402 receiver per merchant", () => {
     const domain = tokenDomain(chain.deployment.chainId, usdc, chain.deployment.token.eip712);
     const validBefore = (await chain.publicClient.getBlock()).timestamp + 86_400n;
     const operation = fc.record({
-      kind: fc.constantFrom("settle", "settle", "replay", "front-run", "plain", "split"),
+      kind: fc.constantFrom("settle", "settle", "replay", "front-run", "plain", "split", "other"),
       recipient: fc.nat({ max: recipients.length - 1 }),
       amount: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(1n, 49n, 50n, 1_000_000n) }, { weight: 1, arbitrary: fc.bigInt({ min: 1n, max: 10n ** 9n }) }),
+      // Another token's balance, any size a token can report (past what USDC could ever hold).
+      otherUnits: fc.oneof(fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.bigInt({ min: 0n, max: 2n ** 255n }), fc.constantFrom(2n ** 256n - 1n)),
     });
     let snapshot = await chain.snapshot();
-    const seen = { settled: 0, refused: 0, split: 0 };
+    const seen = { settled: 0, refused: 0, split: 0, other: 0 };
     await fc.assert(
       fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 6 }), async (operations) => {
         await chain.revert(snapshot);
@@ -274,6 +308,20 @@ describe("X402Receivers: one x402 receiver per merchant", () => {
           } else if (op.kind === "plain") {
             await send(chain, buyer, { address: usdc, abi: fiatTokenAbi, functionName: "transfer", args: [receiver, op.amount] });
             move(buyer.address, receiver, op.amount);
+          } else if (op.kind === "other") {
+            // An ERC-20 that is not USDC (returns nothing from transfer, as USDT does), outside the USDC
+            // ledger; a fresh one each time, so no balance it reports can overflow another's.
+            const other = await deployTestContract(chain, buyer, noReturnTokenAbi, "NoReturnToken", "HostileTokens.sol");
+            const read = (a: Address) => chain.publicClient.readContract({ address: other, abi: noReturnTokenAbi, functionName: "balanceOf", args: [a] });
+            await send(chain, buyer, { address: other, abi: noReturnTokenAbi, functionName: "mint", args: [receiver, op.otherUnits] });
+            const [held, recipientBefore, feeBefore] = await Promise.all([read(receiver), read(recipient), read(collector)]);
+            await send(chain, stranger, { address: receivers, abi: x402ReceiversAbi, functionName: "splitAsset", args: [usdc, recipient, other] });
+            const fee = (held * 200n) / 10_000n;
+            const [heldAfter, recipientAfter, feeAfter] = await Promise.all([read(receiver), read(recipient), read(collector)]);
+            assert.equal(heldAfter, 0n, "nothing of another token stays in a receiver");
+            assert.isTrue(feeAfter - feeBefore >= fee, "fee ≥ floor(bps × moved) on another token");
+            if (recipient !== collector) assert.deepEqual([recipientAfter - recipientBefore, feeAfter - feeBefore], [held - fee, fee]);
+            seen.other++;
           } else {
             await send(chain, stranger, { address: receivers, abi: x402ReceiversAbi, functionName: "split", args: [usdc, recipient] });
             splitOut(op.recipient);
@@ -289,6 +337,7 @@ describe("X402Receivers: one x402 receiver per merchant", () => {
     assert.isAbove(seen.settled, 20);
     assert.isAbove(seen.refused, 3);
     assert.isAbove(seen.split, 5);
+    assert.isAbove(seen.other, 5);
   });
 
   it("refuses a bad configuration", async () => {

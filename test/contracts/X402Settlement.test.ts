@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import { getAddress, keccak256, parseEventLogs, toHex, type Address, type Hex } from "viem";
-import { fiatTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
+import { depositForwarderAbi, fiatTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { tokenDomain, transferAuthorizationTypedData } from "../../src/chain/token-authorizations.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { useLocalChain } from "../helpers/local-chain.js";
@@ -71,6 +71,21 @@ describe("Splitter: settling a payment address with the buyer's authorization (x
     );
     const [paid] = parseEventLogs({ abi: splitterAbi, eventName: "Paid", logs: receipt.logs });
     assert.equal(getAddress(paid!.args.payer), buyer.address);
+  });
+
+  it("a plain transfer already waiting at the payment address leaves with the authorization's amount, the fee on all of it (PaidInExcess)", async () => {
+    const { chain, usdc, buyer, merchant, collector, payTo, authorize, settle, mined, balances } = await setup();
+    await send(chain, buyer, { address: usdc, abi: fiatTokenAbi, functionName: "transfer", args: [payTo, 990_000_001n] });
+    const before = await balances(merchant.address, collector);
+    const receipt = await mined(settle(await authorize()));
+    const after = await balances(merchant.address, collector, payTo);
+    const moved = 1_000_000_001n;
+    const fee = (moved * 200n) / 10_000n;
+    assert.deepEqual([after[0]! - before[0]!, after[1]! - before[1]!, after[2]], [moved - fee, fee, 0n]);
+    const [excess] = parseEventLogs({ abi: depositForwarderAbi, eventName: "PaidInExcess", logs: receipt.logs });
+    assert.deepEqual(excess!.args, { moved, fee });
+    const [paid] = parseEventLogs({ abi: splitterAbi, eventName: "Paid", logs: receipt.logs });
+    assert.include(paid!.args, { amount: 10_000_000n, fee: 200_000n });
   });
 
   it("front-run straight to USDC: the funds wait at the payment address, and the same call still splits them (Paid names the address)", async () => {

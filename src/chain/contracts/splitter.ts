@@ -1,5 +1,5 @@
 import { isAddressEqual, parseEventLogs, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
-import { splitterAbi } from "../../generated/contracts.js";
+import { depositForwarderAbi, splitterAbi } from "../../generated/contracts.js";
 import { rpc } from "../rpc-errors.js";
 
 /**
@@ -9,6 +9,26 @@ import { rpc } from "../rpc-errors.js";
 export const PAID_EVENT = splitterAbi.find((i) => i.type === "event" && i.name === "Paid")!;
 
 export type PaidLog = ReturnType<typeof parseEventLogs<typeof splitterAbi, true, "Paid">>[number];
+
+/**
+ * `PaidInExcess(moved, fee)`: emitted by a payment address itself (the forwarder's code, which only
+ * the Splitter can create there) when its settlement moved more than the payment's amount.
+ */
+export const PAID_IN_EXCESS_EVENT = depositForwarderAbi.find((i) => i.type === "event" && i.name === "PaidInExcess")!;
+
+/** What a settlement moved out of a payment address that held more than the amount. */
+export interface PaidExcess {
+  moved: bigint;
+  fee: bigint;
+}
+
+/** The `PaidInExcess` that payment address `deposit` emitted in `receipt`, if any (at most one: it settles once). */
+export function excessIn(receipt: Pick<TransactionReceipt, "logs">, deposit: Address): PaidExcess | undefined {
+  const log = parseEventLogs({ abi: depositForwarderAbi, eventName: "PaidInExcess", logs: receipt.logs, strict: true }).find((l) =>
+    isAddressEqual(l.address, deposit),
+  );
+  return log ? { moved: log.args.moved, fee: log.args.fee } : undefined;
+}
 
 /** What locates the Splitter: the client and the deployment. */
 export interface SplitterChain {
@@ -47,6 +67,12 @@ export class SplitterReader {
   /** The `Paid` logs of one payment key in one block (what `settledBlock` points at). */
   paidLogs(paymentKey: Hex, block: bigint) {
     return rpc(() => this.client.getLogs({ address: this.address, event: PAID_EVENT, args: { paymentKey }, fromBlock: block, toBlock: block, strict: true }));
+  }
+
+  /** The `PaidInExcess` logs payment address `deposit` emitted in block `block` (one at most: it settles once). */
+  async excessAt(deposit: Address, block: bigint): Promise<Array<PaidExcess & { transactionHash: Hex }>> {
+    const logs = await rpc(() => this.client.getLogs({ address: deposit, event: PAID_IN_EXCESS_EVENT, fromBlock: block, toBlock: block, strict: true }));
+    return logs.map((l) => ({ moved: l.args.moved, fee: l.args.fee, transactionHash: l.transactionHash }));
   }
 
   /** The `Paid` events this Splitter emitted in a receipt. */

@@ -68,15 +68,19 @@ export class X402ReceiversReader {
     );
   }
 
-  /** The `ReceiverSplit` events this contract emitted in a receipt. */
-  splitIn(receipt: TransactionReceipt): ReceiverSplitLog[] {
-    return parseEventLogs({ abi: x402ReceiversAbi, eventName: "ReceiverSplit", logs: receipt.logs, strict: true }).filter((l) =>
-      isAddressEqual(l.address, this.address),
+  /**
+   * The `ReceiverSplit` events of `token` this contract emitted in a receipt. A receiver splits any
+   * ERC-20 it holds (`splitAsset`), so a split of another token names the same receiver: only the
+   * token's own splits say its funds left.
+   */
+  splitIn(receipt: TransactionReceipt, token: Address): ReceiverSplitLog[] {
+    return parseEventLogs({ abi: x402ReceiversAbi, eventName: "ReceiverSplit", logs: receipt.logs, strict: true }).filter(
+      (l) => isAddressEqual(l.address, this.address) && isAddressEqual(l.args.token, token),
     );
   }
 
-  /** `ReceiverSplit` logs of one receiver in `[fromBlock, toBlock]`. */
-  splitLogs(receiver: Address, fromBlock: bigint, toBlock: bigint) {
-    return rpc(() => this.client.getLogs({ address: this.address, event: RECEIVER_SPLIT, args: { receiver }, fromBlock, toBlock, strict: true }));
+  /** `ReceiverSplit` logs of one receiver's `token` in `[fromBlock, toBlock]` (see {@link splitIn}). */
+  splitLogs(receiver: Address, token: Address, fromBlock: bigint, toBlock: bigint) {
+    return rpc(() => this.client.getLogs({ address: this.address, event: RECEIVER_SPLIT, args: { receiver, token }, fromBlock, toBlock, strict: true }));
   }
 }
