@@ -35,7 +35,13 @@ describe("relayer nonces in the store", () => {
     const attempts = new ChargeAttempts(db);
     for (const sub of [1, 2, 3]) await record(attempts, sub, 0);
     let queries = 0;
-    const counted = new ChargeAttempts({ query: (sql, params) => (queries++, db.query(sql, params)), transaction: (work) => db.transaction(work) });
+    const counted = new ChargeAttempts({
+      query: (sql, params) => {
+        queries++;
+        return db.query(sql, params);
+      },
+      transaction: (work) => db.transaction(work),
+    });
     const found = await Promise.all([1, 2, 3, 4, 2].map((sub) => counted.find(id(sub), 0n)));
     assert.equal(queries, 1);
     assert.deepEqual(
