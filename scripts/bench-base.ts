@@ -22,7 +22,8 @@
 // `--base-fee <gwei>` pins the L2 base fee of every block for the main wave too (otherwise the
 // chain's own EIP-1559 rule moves it).
 // `--write` puts the tables into docs/benchmarks.md (between the bench-base markers).
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { decodeErrorResult, decodeFunctionData, encodeFunctionData, erc20Abi, formatGwei, parseEventLogs, parseGwei, type Hex } from "viem";
@@ -77,6 +78,33 @@ const postJson = (base: string, path: string, body: unknown) =>
     retryAfter: r.headers.get("retry-after"),
     body: (await r.json()) as Record<string, unknown>,
   }));
+/**
+ * CPU time (ms) this process's threads have used, summed by thread name (Linux: /proc/self/task): the
+ * API's thread, the store's worker, the chain's threads, V8's helpers. Empty where /proc is missing.
+ */
+function threadCpu(): Map<string, number> {
+  const byName = new Map<string, number>();
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync("/proc/self/task");
+  } catch {
+    return byName;
+  }
+  const tickMs = 10; // USER_HZ is 100 on Linux
+  for (const task of tasks) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).replace(/[0-9]+$/, "#");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ms = (Number(fields[11]) + Number(fields[12])) * tickMs;
+      byName.set(task === String(process.pid) ? "API thread" : name, (byName.get(task === String(process.pid) ? "API thread" : name) ?? 0) + ms);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return byName;
+}
+
 function serve(app: import("express").Express): Promise<{ url: string; server: Server }> {
   return new Promise((resolve) => {
     const server = app.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }));
@@ -93,15 +121,22 @@ const relayer = chain.accounts[LOCAL_ROLES.relayer]!.address;
 console.log(`setting up ${RENEWALS} subscriptions and their first charges (automining, not measured)…`);
 const setup = await createService(configFor(chain.rpcUrl!, unlimited), quiet);
 const setupApi = await serve(setup.app);
-const subscriptions: Array<{ token: string; id: Hex }> = [];
-for (let i = 0; i < RENEWALS; i++) {
-  const created = await postJson(setupApi.url, "/v1/subscriptions", { recipient: merchant.address, amount: "1", period: PERIOD });
-  const resolved = await postJson(setupApi.url, "/v1/subscriptions/resolve", { setup_token: created.body.setup_token });
-  const signature = await payer.signTypedData(walletTypedData(resolved.body as unknown as ResolvedTerms, payer.address) as never);
-  const finalized = await postJson(setupApi.url, "/v1/subscriptions/finalize", { setup_token: created.body.setup_token, payer: payer.address, signature });
-  if (finalized.status !== 200) throw new Error(JSON.stringify(finalized.body));
-  subscriptions.push({ token: finalized.body.subscription as string, id: finalized.body.subscription_id as Hex });
-}
+// 32 set up at once (each is three requests and a signature), in the order they were asked for.
+const subscriptions: Array<{ token: string; id: Hex }> = new Array(RENEWALS);
+let nextSetup = 0;
+await Promise.all(
+  Array.from({ length: Math.min(32, RENEWALS) }, async () => {
+    while (nextSetup < RENEWALS) {
+      const i = nextSetup++;
+      const created = await postJson(setupApi.url, "/v1/subscriptions", { recipient: merchant.address, amount: "1", period: PERIOD });
+      const resolved = await postJson(setupApi.url, "/v1/subscriptions/resolve", { setup_token: created.body.setup_token });
+      const signature = await payer.signTypedData(walletTypedData(resolved.body as unknown as ResolvedTerms, payer.address) as never);
+      const finalized = await postJson(setupApi.url, "/v1/subscriptions/finalize", { setup_token: created.body.setup_token, payer: payer.address, signature });
+      if (finalized.status !== 200) throw new Error(JSON.stringify(finalized.body));
+      subscriptions[i] = { token: finalized.body.subscription as string, id: finalized.body.subscription_id as Hex };
+    }
+  }),
+);
 await approve(chain, payer, chain.deployment.token.address, chain.deployment.contracts.RecurringCharges.address, 10n ** 15n);
 for (let i = 0; i < subscriptions.length; i += 64) {
   const answers = await Promise.all(subscriptions.slice(i, i + 64).map((s) => postJson(setupApi.url, "/v1/charges", { subscription: s.token })));
@@ -161,6 +196,16 @@ const hashes = new Set<Hex>();
 const periods = new Map<Hex, number>();
 const answeredWith = new Map<Hex, Hex>();
 let next = 0;
+// BENCH_BASE_PROFILE=<dir>: the API thread's CPU profile over the wave (open it in Chrome's DevTools).
+const profiler = process.env.BENCH_BASE_PROFILE ? new Session() : null;
+if (profiler) {
+  profiler.connect();
+  await profiler.post("Profiler.enable");
+  await profiler.post("Profiler.start");
+}
+const cpuBefore = process.cpuUsage();
+const threadsBefore = threadCpu();
+const loopBefore = performance.eventLoopUtilization();
 const jobStart = performance.now();
 await Promise.all(
   Array.from({ length: Math.min(IN_FLIGHT, RENEWALS) }, async () => {
@@ -194,6 +239,27 @@ for (let i = 0; i < sentHashes.length; i += 16) {
 }
 const minedMs = performance.now() - jobStart;
 const perSecond = RENEWALS / (minedMs / 1000);
+const cpu = process.cpuUsage(cpuBefore);
+const loop = performance.eventLoopUtilization(loopBefore);
+const threadsAfter = threadCpu();
+const threadShares = [...threadsAfter]
+  .map(([name, ms]) => [name, ms - (threadsBefore.get(name) ?? 0)] as const)
+  .filter(([, ms]) => ms >= 100)
+  .sort((a, b) => b[1] - a[1])
+  .map(([name, ms]) => `${name} ${seconds(ms)} s`)
+  .join(", ");
+console.error(
+  `wave: the process used ${seconds((cpu.user + cpu.system) / 1000)} s of CPU over ${seconds(minedMs)} s (all its threads: API, store, chain); the API thread's event loop was busy ${(loop.utilization * 100).toFixed(0)}%`,
+);
+if (threadShares) console.error(`wave: CPU by thread: ${threadShares}`);
+if (profiler) {
+  const { profile } = await profiler.post("Profiler.stop");
+  mkdirSync(process.env.BENCH_BASE_PROFILE!, { recursive: true });
+  const file = `${process.env.BENCH_BASE_PROFILE}/wave-${Date.now()}.cpuprofile`;
+  writeFileSync(file, JSON.stringify(profile));
+  profiler.disconnect();
+  console.error(`wave profile: ${file}`);
+}
 
 // Exactly once per subscription for the renewal period, counted from Charged events; no nonce left behind.
 console.error(`renewals: ${RENEWALS} answered in ${seconds(answeredMs)} s, mined in ${seconds(minedMs)} s (${perSecond.toFixed(1)} per second)`);

@@ -70,7 +70,7 @@ function domainSeparator(chainId: number, contract: Address): Buffer {
   let separator = domainSeparators.get(key);
   if (!separator) {
     const domain = recurringDomain(chainId, contract);
-    separator = Buffer.from(hashDomain({ domain, types: { EIP712Domain: EIP712_DOMAIN_TYPE } }).slice(2), "hex");
+    separator = Buffer.from(hashDomain({ domain: { ...domain, chainId: BigInt(chainId) }, types: { EIP712Domain: EIP712_DOMAIN_TYPE } }).slice(2), "hex");
     domainSeparators.set(key, separator);
   }
   return separator;
