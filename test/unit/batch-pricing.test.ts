@@ -41,6 +41,7 @@ function ready(i: number, over: Partial<ReadyCharge> = {}): ReadyCharge {
     l1Fee: 10n ** 12n,
     balance: 10n ** 18n,
     pending: 0,
+    blockGasLimit: 25_000_000n,
     ...over,
   };
 }
@@ -76,6 +77,7 @@ function batcher(quoteL1Fee: (data: Hex) => Promise<bigint>, lose: (i: number) =
     now: () => 0,
     maxItems: 50,
     waitMs: 5,
+    perBlock: 16,
     pricing: PRICING,
     quoteL1Fee: async (data) => {
       quoted.push(data);
