@@ -8,7 +8,13 @@
 //     automining chain (not measured), renewed one period later through POST /v1/charges on the
 //     Base-like node, BENCH_IN_FLIGHT (512) requests outstanding, 429s retried after Retry-After;
 //     every answer counted (a 502 fails the run), each subscription charged exactly once for the
-//     renewal period counted from `Charged` events, and no nonce left behind;
+//     renewal period counted from `Charged` events, and no nonce left behind; BENCH_BASE_ROUNDS (1)
+//     waves, each one period after the last;
+//   - each wave's floor, what the chain allows: the larger of the blocks its gas needs at the block's
+//     gas limit and the blocks its transactions need at 16 per sender, times the block time; and
+//     the wave's wall time (to the block that carries its last transaction) over that floor; with
+//     the wave's CPU by thread (API, store, chain) and, with BENCH_BASE_PROFILE=<dir>, the API
+//     thread's CPU profile; BASE_NODE_TRACE=1 times the chain's calls per method;
 //   - the cost split per renewal (L2 gas, L1 data fee) from the receipts, per transaction and per
 //     renewal (a transaction that charges several subscriptions divides by its `Charged` events, so
 //     a batching service shows its cost per batched renewal with no change here), and the L1 part
@@ -137,10 +143,17 @@ await Promise.all(
   }),
 );
 await approve(chain, payer, chain.deployment.token.address, chain.deployment.contracts.RecurringCharges.address, 10n ** 15n);
-for (let i = 0; i < subscriptions.length; i += 64) {
-  const answers = await Promise.all(subscriptions.slice(i, i + 64).map((s) => postJson(setupApi.url, "/v1/charges", { subscription: s.token })));
-  for (const a of answers) if (a.body.status !== "CONFIRMING") throw new Error(`first charge: ${JSON.stringify(a.body)}`);
-}
+// 256 at once: the automining chain mines each batch as it is sent.
+let nextFirst = 0;
+await Promise.all(
+  Array.from({ length: Math.min(256, RENEWALS) }, async () => {
+    while (nextFirst < subscriptions.length) {
+      const s = subscriptions[nextFirst++]!;
+      const answer = await postJson(setupApi.url, "/v1/charges", { subscription: s.token });
+      if (answer.body.status !== "CONFIRMING") throw new Error(`first charge: ${JSON.stringify(answer.body)}`);
+    }
+  }),
+);
 setupApi.server.closeAllConnections();
 setupApi.server.close();
 await setup.close();
@@ -208,6 +221,8 @@ interface Wave {
   /** The chain's floor for the wave: max(blocks by gas, blocks by transactions per sender) × block time. */
   floorMs: number;
   floorBlocks: { byGas: number; byTransactions: number };
+  /** Bytes: the process's resident memory and the API thread's heap at the wave's start, and their peaks over it. */
+  memory: { rss: number; heapUsed: number; peakRss: number; peakHeapUsed: number };
 }
 
 async function renewalWave(round: number): Promise<Wave> {
@@ -230,6 +245,15 @@ async function renewalWave(round: number): Promise<Wave> {
   }
   const cpuBefore = process.cpuUsage();
   const threadsBefore = threadCpu();
+  // The process's memory over the wave, sampled every 100 ms: resident (all threads: API, store,
+  // chain) and the API thread's JavaScript heap (the bench's own client and node included).
+  const memoryAtStart = process.memoryUsage();
+  const memoryPeak = { rss: memoryAtStart.rss, heapUsed: memoryAtStart.heapUsed };
+  const memorySampler = setInterval(() => {
+    const m = process.memoryUsage();
+    memoryPeak.rss = Math.max(memoryPeak.rss, m.rss);
+    memoryPeak.heapUsed = Math.max(memoryPeak.heapUsed, m.heapUsed);
+  }, 100);
   const loopBefore = performance.eventLoopUtilization();
   const jobStart = performance.now();
   // Mined: every block from the wave's start is read as it comes (its transactions' hashes and its
@@ -287,6 +311,11 @@ async function renewalWave(round: number): Promise<Wave> {
   // pool when their charges are answered), or five minutes.
   await Promise.race([watcher, new Promise((r) => setTimeout(r, 300_000).unref())]);
   minedMs ||= performance.now() - jobStart;
+  clearInterval(memorySampler);
+  const mb = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
+  console.error(
+    `wave: memory at its start ${mb(memoryAtStart.rss)} resident, ${mb(memoryAtStart.heapUsed)} API heap; peak ${mb(memoryPeak.rss)} resident, ${mb(memoryPeak.heapUsed)} API heap`,
+  );
   const perSecond = RENEWALS / (minedMs / 1000);
   const cpu = process.cpuUsage(cpuBefore);
   const loop = performance.eventLoopUtilization(loopBefore);
@@ -395,6 +424,7 @@ async function renewalWave(round: number): Promise<Wave> {
     pendingLeft,
     floorMs,
     floorBlocks: { byGas, byTransactions },
+    memory: { rss: memoryAtStart.rss, heapUsed: memoryAtStart.heapUsed, peakRss: memoryPeak.rss, peakHeapUsed: memoryPeak.heapUsed },
   };
 }
 
@@ -502,14 +532,15 @@ for (const gwei of BASE_FEES) {
 await node.setBaseFee(null);
 
 const txs = hashes.size;
+const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
 const within = (w: Wave) => w.minedMs <= 1.2 * w.floorMs;
 const tables = [
-  `| Base-like node: ${REMOTE_NODE_LATENCY_MS} ms per round trip, a block every ${BASE_BLOCK_MS / 1000} s (gas limit ${BLOCK_GAS_LIMIT.toLocaleString("en")}), ${NODE_ACCOUNT_SLOTS} unmined per sender | Per second | vs baseline | Wall time (answered / mined) | Chain's floor | Wall ÷ floor | Answers | Retried (Retry-After) | Transactions (blocks) | Refused by the pool |`,
-  "|---|---:|---:|---:|---:|---:|---|---|---:|---:|",
-  `| plain transfers from one key within the pool's window (baseline) | ${baselinePerSecond.toFixed(1)} | 1.00× | ${seconds(baselineMs)} s for ${BASELINE_TRANSFERS} | | | | | ${BASELINE_TRANSFERS} | 0 |`,
+  `| Base-like node: ${REMOTE_NODE_LATENCY_MS} ms per round trip, a block every ${BASE_BLOCK_MS / 1000} s (gas limit ${BLOCK_GAS_LIMIT.toLocaleString("en")}), ${NODE_ACCOUNT_SLOTS} unmined per sender | Per second | vs baseline | Wall time (answered / mined) | Chain's floor | Wall ÷ floor | Answers | Retried (Retry-After) | Transactions (blocks) | Refused by the pool | Memory peak: resident / API heap (at start) |`,
+  "|---|---:|---:|---:|---:|---:|---|---|---:|---:|---|",
+  `| plain transfers from one key within the pool's window (baseline) | ${baselinePerSecond.toFixed(1)} | 1.00× | ${seconds(baselineMs)} s for ${BASELINE_TRANSFERS} | | | | | ${BASELINE_TRANSFERS} | 0 | |`,
   ...waves.map((w) => {
     const perSecond = RENEWALS / (w.minedMs / 1000);
-    return `| ${RENEWALS.toLocaleString("en")} renewals through POST /v1/charges, ${IN_FLIGHT} in flight, ${storeName}${ROUNDS > 1 ? `, round ${w.round}` : ""} | ${perSecond.toFixed(1)} | ${ratio(perSecond, baselinePerSecond)}× | ${seconds(w.answeredMs)} s / ${seconds(w.minedMs)} s | ${seconds(w.floorMs)} s | ${ratio(w.minedMs, w.floorMs)}× | ${countOf(w.statuses)} | ${countOf(w.retried)} | ${w.hashes.size} (${w.blocks}) | ${w.refusedByPool} |`;
+    return `| ${RENEWALS.toLocaleString("en")} renewals through POST /v1/charges, ${IN_FLIGHT} in flight, ${storeName}${ROUNDS > 1 ? `, round ${w.round}` : ""} | ${perSecond.toFixed(1)} | ${ratio(perSecond, baselinePerSecond)}× | ${seconds(w.answeredMs)} s / ${seconds(w.minedMs)} s | ${seconds(w.floorMs)} s | ${ratio(w.minedMs, w.floorMs)}× | ${countOf(w.statuses)} | ${countOf(w.retried)} | ${w.hashes.size} (${w.blocks}) | ${w.refusedByPool} | ${mib(w.memory.peakRss)} / ${mib(w.memory.peakHeapUsed)} (${mib(w.memory.rss)} / ${mib(w.memory.heapUsed)}) |`;
   }),
   "",
   ...waves.map(
