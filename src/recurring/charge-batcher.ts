@@ -70,6 +70,9 @@ export interface BatcherDeps {
  */
 const SENDING_LANES = 4;
 
+/** How often charges held for room in the relayer's window look again (the relayer's own retry pace). */
+const ROOM_CHECK_MS = 50;
+
 interface Waiting {
   charge: ReadyCharge;
   resolve: (answer: ChargeResponse) => void;
@@ -99,7 +102,7 @@ export class ChargeBatcher {
       if (this.#full()) this.#flush();
       // While every lane is busy recording and sending a batch, the next one gathers and leaves when a
       // lane frees (a group commit): under load, batches grow by themselves; alone, a charge waits `waitMs`.
-      else if (this.#sending < SENDING_LANES) this.#timer ??= setTimeout(() => this.#flush(), this.deps.waitMs);
+      else if (this.#sending < SENDING_LANES) this.#timer ??= setTimeout(() => this.#flushWhenRoom(), this.deps.waitMs);
     });
   }
 
@@ -129,6 +132,25 @@ export class ChargeBatcher {
     );
   }
 
+  /**
+   * Sends the charges waiting, unless the relayer's window is full (a transaction of its own still
+   * waits for the node to take it) and they do not make a full batch yet: then they keep gathering
+   * until the node takes the relayer's transactions (checked every `ROOM_CHECK_MS`). A block takes at
+   * most 16 of one sender's transactions, so a small batch signed while the window is full takes a
+   * place in a later block a full one would have used; held, the charges join the batches that leave
+   * when there is room, and each is answered CONFIRMING once the node has its transaction.
+   */
+  #flushWhenRoom(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    if (this.#waiting.length === 0) return;
+    if (this.deps.relayer.unsent > 0 && !this.#full()) {
+      this.#timer = setTimeout(() => this.#flushWhenRoom(), ROOM_CHECK_MS);
+      return;
+    }
+    this.#flush();
+  }
+
   #flush(): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
@@ -148,7 +170,7 @@ export class ChargeBatcher {
       })
       .finally(() => {
         this.#sending--;
-        if (this.#waiting.length > 0) this.#flush();
+        if (this.#waiting.length > 0) this.#flushWhenRoom();
       });
     // A full batch more already waiting goes at once.
     if (this.#waiting.length > 0 && this.#full()) this.#flush();
@@ -204,7 +226,17 @@ export class ChargeBatcher {
   async #batchL1Shares(charges: ReadyCharge[]): Promise<bigint[] | null> {
     if (!charges.some((c) => c.renewal)) return null;
     const empty = hexBytes(batchData([]));
-    const itemBytes = charges.map((c) => hexBytes(batchData([c])) - empty);
+    // An item's bytes depend on its signature's length only (every other field is one word): encoded once per length.
+    const bytesBySignature = new Map<number, number>();
+    const itemBytes = charges.map((c) => {
+      const signature = sentSignature(c).length;
+      let bytes = bytesBySignature.get(signature);
+      if (bytes === undefined) {
+        bytes = hexBytes(batchData([c])) - empty;
+        bytesBySignature.set(signature, bytes);
+      }
+      return bytes;
+    });
     try {
       return l1FeeShares(await this.deps.quoteL1Fee(batchData(charges)), itemBytes);
     } catch {

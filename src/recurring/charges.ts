@@ -332,8 +332,9 @@ export class Charges {
    * burst reads them once, not once per subscription). Never reused once answered. With it, the L1
    * data fee of a charge, computed here from those prices as the GasPriceOracle computes it
    * (chain/l1-fee.ts: the oracle compresses the calldata in the EVM, a node's dearest work in a
-   * wave); on a chain without a Fjord oracle, quoted by it once per calldata length for the charges
-   * sharing the view (charges of one length compress alike: the 1.2× margin covers the difference).
+   * wave; without a Fjord oracle, quoted by it), once per calldata length for the charges sharing the
+   * view (charges of one length differ only in their values, which compress alike: the 1.2× margin
+   * covers the difference).
    */
   #chainView(): { read: Promise<ChainView>; l1Fee: (data: Hex) => Promise<bigint> } {
     if (!this.#view) {
@@ -342,13 +343,13 @@ export class Charges {
       prices.catch(() => {}); // a failed read is answered by each charge's l1Fee (GAS_QUOTE_UNAVAILABLE)
       const view = {
         read: this.#readChainView(),
-        l1Fee: async (data: Hex) => {
-          const known = await prices;
-          if (known) return quoteL1FeeAt(known, this.#chainId, { to: this.#contract, data });
+        l1Fee: (data: Hex) => {
           const length = (data.length - 2) / 2;
           let quote = quotes.get(length);
           if (!quote) {
-            quote = quoteL1Fee(this.deps.client, { to: this.#contract, data });
+            quote = prices.then((known) =>
+              known ? quoteL1FeeAt(known, this.#chainId, { to: this.#contract, data }) : quoteL1Fee(this.deps.client, { to: this.#contract, data }),
+            );
             quotes.set(length, quote);
           }
           return quote;
