@@ -47,6 +47,7 @@ import { walletTypedData, type ResolvedTerms } from "../test/helpers/recurring.j
 import type { Terms } from "../src/recurring/terms.js";
 import { approve } from "../test/helpers/tx.js";
 import { buildCheckout } from "../dev/checkout/build.js";
+import { startTestPostgres } from "../test/helpers/postgres.js";
 
 await buildCheckout(); // the service serves the checkout bundle
 
@@ -63,11 +64,15 @@ const baseFeeArg = process.argv.indexOf("--base-fee");
 const MAIN_BASE_FEE = baseFeeArg === -1 ? null : parseGwei(process.argv[baseFeeArg + 1] ?? "");
 
 const quiet = { logger: createLogger("silent") };
-// The store: the service's default (embedded), or the PostgreSQL server `DATABASE_URL` names.
-const storeName = process.env.DATABASE_URL ? "store on a PostgreSQL server" : "embedded store";
+// The store: the service's default (embedded), the PostgreSQL server `DATABASE_URL` names, or with
+// BENCH_BASE_POSTGRES=1 a throwaway cluster of the PostgreSQL npm installed (the tests' own: fsync off).
+const throwawayPostgres = process.env.BENCH_BASE_POSTGRES ? await startTestPostgres() : null;
+if (throwawayPostgres) process.on("exit", () => throwawayPostgres.stop());
+const DATABASE_URL = throwawayPostgres?.url ?? process.env.DATABASE_URL;
+const storeName = DATABASE_URL ? "store on a PostgreSQL server" : "embedded store";
 const unlimited = {
   ...(process.env.CHARGE_CONCURRENCY ? { CHARGE_CONCURRENCY: process.env.CHARGE_CONCURRENCY } : {}),
-  ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+  ...(DATABASE_URL ? { DATABASE_URL } : {}),
   RPC_TIMEOUT_MS: "30000",
   RATE_LIMIT_PER_MINUTE: "1000000000",
   WEBHOOKS_ENABLED: "false",
