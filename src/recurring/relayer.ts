@@ -200,7 +200,12 @@ export class Relayer {
         if (counted) this.#unsent--;
         counted = false;
       };
-      this.#outbox.push({ nonce, raw, resolve: once(resolve), reject: once(reject), taken });
+      const outgoing = { nonce, raw, resolve: once(resolve), reject: once(reject), taken };
+      this.#outbox.push(outgoing);
+      // Past the window as last read: in line for room whatever the round under way brings, so its
+      // caller is answered now rather than after that round (which waits on the node, and the node on
+      // its block). The outbox keeps it until the node takes it, as below.
+      if (this.#mined !== null && nonce >= this.#mined + POOL_WINDOW) outgoing.resolve();
       void this.#flush();
     });
   }
