@@ -141,7 +141,10 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
    * chain builds a pending block from its whole pool for each one.
    */
   let feeHistory: { key: string; answer: Promise<unknown> } | null = null;
+  /** The parameters eth_feeHistory was last asked with: asked again for each new head as soon as it is mined. */
+  let feeHistoryAsked: { method: string; params?: unknown[] | object } | null = null;
   async function feeHistoryOnce(args: { method: string; params?: unknown[] | object }): Promise<unknown> {
+    feeHistoryAsked = args;
     const head = await upstream.request({ method: "eth_blockNumber", params: [] });
     const key = `${head}:${JSON.stringify(args.params ?? [])}`;
     if (feeHistory?.key !== key) {
@@ -179,6 +182,11 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
       .then(() => stats.blocks++)
       .then(pinBaseFee)
       .then(pruneMined)
+      // The new head's fee history, while the pool is still (nearly) empty: the local chain builds its
+      // pending block from the pool to answer it, and the next base fee follows from the head alone.
+      .then(async () => {
+        if (feeHistoryAsked) await feeHistoryOnce(feeHistoryAsked);
+      })
       .catch(() => {})
       .finally(() => (settling = null));
   }, blockMs);
