@@ -83,12 +83,23 @@ const seconds = (ms: number) => (ms / 1000).toFixed(2);
 const ratio = (a: number, b: number) => (a / b).toFixed(2);
 const bump = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
 const countOf = (counts: Map<string, number>) => [...counts].map(([s, n]) => `${s} ${n}`).join(", ") || "none";
+/**
+ * A POST and its JSON answer. A connection the server reset (or any failure to get an answer) comes
+ * back as status 0 with Retry-After 1: the renewal job counts it and asks again, as a merchant's would.
+ */
 const postJson = (base: string, path: string, body: unknown) =>
-  fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then(async (r) => ({
-    status: r.status,
-    retryAfter: r.headers.get("retry-after"),
-    body: (await r.json()) as Record<string, unknown>,
-  }));
+  fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then(
+    async (r) => ({
+      status: r.status,
+      retryAfter: r.headers.get("retry-after"),
+      body: (await r.json()) as Record<string, unknown>,
+    }),
+    (error: unknown) => ({
+      status: 0,
+      retryAfter: "1",
+      body: { error: `no answer (${String((error as { cause?: { code?: string } }).cause?.code ?? error)})` } as Record<string, unknown>,
+    }),
+  );
 /**
  * CPU time (ms) this process's threads have used, summed by thread name (Linux: /proc/self/task): the
  * API's thread, the store's worker, the chain's threads, V8's helpers. Empty where /proc is missing.
