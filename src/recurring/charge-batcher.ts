@@ -138,7 +138,7 @@ export class ChargeBatcher {
    * until the node takes the relayer's transactions (checked every `ROOM_CHECK_MS`). A block takes at
    * most 16 of one sender's transactions, so a small batch signed while the window is full takes a
    * place in a later block a full one would have used; held, the charges join the batches that leave
-   * when there is room, and each is answered CONFIRMING once the node has its transaction.
+   * when there is room, each answered CONFIRMING once its transaction is with the node or in line.
    */
   #flushWhenRoom(): void {
     if (this.#timer) clearTimeout(this.#timer);
