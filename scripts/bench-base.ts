@@ -179,7 +179,8 @@ for (let i = 0; i < firstCharges.length; i += 100) {
     account: chain.accounts[LOCAL_ROLES.relayer]!,
     chain: chain.chain,
   });
-  const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
+  // Automining: mined before the hash comes back (waiting for it would poll once a second).
+  const receipt = await chain.publicClient.getTransactionReceipt({ hash });
   const charged = parseEventLogs({ abi: recurringChargesAbi, eventName: "Charged", logs: receipt.logs }).length;
   if (charged !== items.length) throw new Error(`first charges: ${charged} of ${items.length} charged in ${hash}`);
 }
