@@ -99,7 +99,7 @@ const EnvSchema = z.object({
   RELAYER_TIP_WEI: z.coerce.bigint().nonnegative().default(1_000_000n),
   CHARGE_CONCURRENCY: positiveInt.default(512),
   CHARGE_QUEUE: z.coerce.number().int().min(0).default(1024),
-  CHARGE_BATCH_MAX: z.coerce.number().int().min(1).max(200).default(50),
+  CHARGE_BATCH_MAX: z.coerce.number().int().min(1).max(1000).default(400),
   CHARGE_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(2000).default(20),
   RELAYER_REPLACE_AFTER_SECONDS: positiveInt.default(60),
   RELAYER_MAX_FEE_PER_GAS: z.coerce.bigint().positive().optional(),

@@ -47,6 +47,11 @@ export interface BaseNodeStats {
   blocks: number;
   /** Flashblocks built (each preconfirmed what the pool gained since the one before). */
   flashblocks: number;
+  /**
+   * With BASE_NODE_TRACE set: per method, the chain's calls (the service's, the block clock's and the
+   * pool's own) and the time the chain spent on them, each timed alone (the calls then run one at a time).
+   */
+  methods: Record<string, { calls: number; ms: number }>;
 }
 
 export interface BaseNode {
@@ -92,11 +97,11 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
   const blockMs = options.blockMs ?? BASE_BLOCK_MS;
   const flashblockMs = options.flashblockMs ?? BASE_FLASHBLOCK_MS;
   const slots = options.accountSlots ?? NODE_ACCOUNT_SLOTS;
-  const upstream = chain.direct;
+  const stats: BaseNodeStats = { accepted: 0, refusedFull: 0, blocks: 0, flashblocks: 0, methods: {} };
+  const upstream = process.env.BASE_NODE_TRACE ? timedOneAtATime(chain.direct, stats.methods) : chain.direct;
   await upstream.request({ method: "evm_setAutomine", params: [false] });
   await upstream.request({ method: "evm_setBlockGasLimit", params: [`0x${(options.blockGasLimit ?? BASE_SEPOLIA_BLOCK_GAS_LIMIT).toString(16)}`] });
 
-  const stats: BaseNodeStats = { accepted: 0, refusedFull: 0, blocks: 0, flashblocks: 0 };
   /** Per sender: the nonces of its transactions in the pool (unmined), and its next nonce as of the last block. */
   const pool = new Map<Address, { nonces: Set<number>; mined: number }>();
 
@@ -160,10 +165,49 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
     }
   }
 
+  /**
+   * A sender's pending nonce as a node's pool answers it: its latest nonce and the unbroken run of its
+   * transactions in the pool above it. The local chain would build a pending block from its whole
+   * pool to answer it (a wave's 16 batches of renewals executed again for every read).
+   */
+  async function pendingNonce(sender: Address): Promise<Hex> {
+    let next = Number(await upstream.request({ method: "eth_getTransactionCount", params: [sender, "latest"] }));
+    const entry = pool.get(sender);
+    if (entry) while (entry.nonces.has(next)) next++;
+    return `0x${next.toString(16)}`;
+  }
+
+  /**
+   * eth_feeHistory once per head: the next block's base fee follows from the head alone (EIP-1559, or
+   * the pinned fee), so the answer holds until a block is mined or the fee is pinned again. The local
+   * chain builds a pending block from its whole pool for each one.
+   */
+  let feeHistory: { key: string; answer: Promise<unknown> } | null = null;
+  /** The parameters eth_feeHistory was last asked with: asked again for each new head as soon as it is mined. */
+  let feeHistoryAsked: { method: string; params?: unknown[] | object } | null = null;
+  async function feeHistoryOnce(args: { method: string; params?: unknown[] | object }): Promise<unknown> {
+    feeHistoryAsked = args;
+    const head = await upstream.request({ method: "eth_blockNumber", params: [] });
+    const key = `${head}:${JSON.stringify(args.params ?? [])}`;
+    if (feeHistory?.key !== key) {
+      const answer = upstream.request(args);
+      feeHistory = { key, answer };
+      answer.catch(() => {
+        if (feeHistory?.answer === answer) feeHistory = null;
+      });
+    }
+    return feeHistory.answer;
+  }
+
   const provider: RequestProvider = {
     async request(args) {
       const params = Array.isArray(args.params) ? args.params : [];
       if (args.method === "eth_sendRawTransaction") return admit(params[0] as Hex);
+      // Without Flashblocks the pending nonce is the pool's (with them, the builder's preconfirmed state
+      // answers it, as Base's preconf endpoints do).
+      if (args.method === "eth_getTransactionCount" && params[1] === "pending" && !builder.preconfirmations)
+        return pendingNonce(getAddress(params[0] as string));
+      if (args.method === "eth_feeHistory") return feeHistoryOnce(args);
       if (args.method === "eth_sendRawTransactionSync") {
         // EIP-7966: the receipt (preconfirmed when Flashblocks run), or error 4 with the hash after the timeout.
         const hash = await admit(params[0] as Hex);
@@ -201,6 +245,7 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
     },
     setBaseFee: async (wei) => {
       baseFee = wei;
+      feeHistory = null;
       await pinBaseFee();
     },
     flashblock: () => builder.flashblock(),
@@ -215,6 +260,28 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
       // A seal or Flashblock in flight finishes before automining comes back.
       await builder.setPreconfirmations(false);
       await upstream.request({ method: "evm_setAutomine", params: [true] });
+    },
+  };
+}
+
+/** `provider` with its calls run one at a time and timed per method (the in-process chain's own time, no queueing). */
+function timedOneAtATime(provider: RequestProvider, methods: BaseNodeStats["methods"]): RequestProvider {
+  let last: Promise<unknown> = Promise.resolve();
+  return {
+    request(args) {
+      const run = last.then(async () => {
+        const method = methods[args.method] ?? { calls: 0, ms: 0 };
+        methods[args.method] = method;
+        method.calls++;
+        const start = performance.now();
+        try {
+          return await provider.request(args);
+        } finally {
+          method.ms += performance.now() - start;
+        }
+      });
+      last = run.catch(() => {});
+      return run;
     },
   };
 }

@@ -6,14 +6,16 @@ import type { ChargeResponse } from "../wire/index.js";
 import { periodAnswer } from "./charge-answers.js";
 import type { Relayer } from "./relayer.js";
 import type { Terms } from "./terms.js";
-import { batchedRenewalGas, batchFixedGas, batchGasLimit, LONE_RENEWAL_FIGURE, measuredChargeGas } from "./charge-gas.js";
+import { batchedRenewalGas, batchFixedGas, batchGasLimit, LONE_RENEWAL_FIGURE, measuredChargeGas, type BatchItemGas } from "./charge-gas.js";
 import { batchedReimbursements, l1FeeShares } from "./batch-reimbursement.js";
 import type { GasPricing } from "./gas-quote.js";
+import { batchLength, fitsOneBatch, mostBatchGas, mostBatchLimit, TRANSACTION_GAS_CAP, type BatchFigures, type BatchRoom } from "./batch-size.js";
 
 /** The measured figures a batch's gas limit and its renewals' reimbursements are priced from (snapshots/gas.json). */
 const BATCHED_RENEWAL_GAS = batchedRenewalGas();
 /** A chargeBatch's fixed cost, which the measured shares spread over 20 (charge-gas.ts). */
 const BATCH_FIXED_GAS = batchFixedGas(BATCHED_RENEWAL_GAS, measuredChargeGas(undefined, LONE_RENEWAL_FIGURE));
+const PRICED: BatchFigures = { figures: BATCHED_RENEWAL_GAS, fixed: BATCH_FIXED_GAS };
 
 /** A charge checked, simulated and priced, ready to be sent: everything its transaction needs. */
 export interface ReadyCharge {
@@ -39,6 +41,8 @@ export interface ReadyCharge {
   /** The relayer's balance and pending nonce, as read with the charge's chain view. */
   balance: bigint;
   pending: number;
+  /** The latest block's gas limit, as read with the charge's chain view: what a batch is sized by. */
+  blockGasLimit: bigint;
 }
 
 export interface BatcherDeps {
@@ -47,8 +51,10 @@ export interface BatcherDeps {
   relayer: Relayer;
   /** Milliseconds since the epoch. */
   now: () => number;
-  /** At most this many charges per transaction; 1 sends every charge alone. */
+  /** At most this many charges per transaction; 1 sends every charge alone. Within it, a batch takes what a block's gas holds for one of `perBlock` (batch-size.ts). */
   maxItems: number;
+  /** How many of the relayer's transactions one block may carry: the pool's window. */
+  perBlock: number;
   /** How long the first charge of a batch waits for others to join it. */
   waitMs: number;
   /** How gas is priced in the token: a batched renewal's reimbursement is decided with the batch. */
@@ -68,6 +74,9 @@ export interface BatcherDeps {
  * still broadcasts in nonce order, within the pool's window).
  */
 const SENDING_LANES = 4;
+
+/** How often charges held for room in the relayer's window look again (the relayer's own retry pace). */
+const ROOM_CHECK_MS = 50;
 
 interface Waiting {
   charge: ReadyCharge;
@@ -97,20 +106,71 @@ export class ChargeBatcher {
   submit(charge: ReadyCharge): Promise<ChargeResponse> {
     return new Promise<ChargeResponse>((resolve, reject) => {
       this.#waiting.push({ charge, resolve, reject });
-      if (this.#waiting.length >= this.deps.maxItems) this.#flush();
+      this.#waitingMostGas += mostBatchGas(gasItem(charge), PRICED);
+      this.#waitingMostLimit += mostBatchLimit(gasItem(charge), PRICED);
+      if (this.#full()) this.#flush();
       // While every lane is busy recording and sending a batch, the next one gathers and leaves when a
       // lane frees (a group commit): under load, batches grow by themselves; alone, a charge waits `waitMs`.
-      else if (this.#sending < SENDING_LANES) this.#timer ??= setTimeout(() => this.#flush(), this.deps.waitMs);
+      else if (this.#sending < SENDING_LANES) this.#timer ??= setTimeout(() => this.#flushWhenRoom(), this.deps.waitMs);
     });
   }
 
   /** Batches being recorded and sent right now. */
   #sending = 0;
 
+  /** The most gas, and gas limit, the charges waiting can add to a batch (batch-size.ts): while within a batch's room, they surely fit. */
+  #waitingMostGas = 0n;
+  #waitingMostLimit = 0n;
+
+  /** What bounds the next batch: CHARGE_BATCH_MAX, the block's gas (as the latest charge's view read it) and the pool's window. */
+  #room(): BatchRoom {
+    const latest = this.#waiting.at(-1)?.charge.blockGasLimit ?? 0n;
+    return { maxItems: this.deps.maxItems, blockGasLimit: latest, perBlock: this.deps.perBlock };
+  }
+
+  /** Whether the charges waiting make a batch that can take no more (or more than one batch). */
+  #full(): boolean {
+    const room = this.#room();
+    if (this.#waiting.length >= room.maxItems) return true;
+    const surelyFits = this.#waitingMostGas * BigInt(room.perBlock - 1) + this.#waitingMostLimit <= room.blockGasLimit;
+    if (surelyFits && this.#waitingMostLimit <= TRANSACTION_GAS_CAP) return false;
+    return !fitsOneBatch(
+      this.#waiting.map((w) => gasItem(w.charge)),
+      room,
+      PRICED,
+    );
+  }
+
+  /**
+   * Sends the charges waiting, unless the relayer's window is full (a transaction of its own still
+   * waits for the node to take it) and they do not make a full batch yet: then they keep gathering
+   * until the node takes the relayer's transactions (checked every `ROOM_CHECK_MS`). A block takes at
+   * most 16 of one sender's transactions, so a small batch signed while the window is full takes a
+   * place in a later block a full one would have used; held, the charges join the batches that leave
+   * when there is room, each answered CONFIRMING once its transaction is with the node or in line.
+   */
+  #flushWhenRoom(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    if (this.#waiting.length === 0) return;
+    if (this.deps.relayer.unsent > 0 && !this.#full()) {
+      this.#timer = setTimeout(() => this.#flushWhenRoom(), ROOM_CHECK_MS);
+      return;
+    }
+    this.#flush();
+  }
+
   #flush(): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    const group = this.#waiting.splice(0, this.deps.maxItems);
+    const length = batchLength(
+      this.#waiting.map((w) => gasItem(w.charge)),
+      this.#room(),
+      PRICED,
+    );
+    const group = this.#waiting.splice(0, length);
+    this.#waitingMostGas = this.#waiting.reduce((sum, w) => sum + mostBatchGas(gasItem(w.charge), PRICED), 0n);
+    this.#waitingMostLimit = this.#waiting.reduce((sum, w) => sum + mostBatchLimit(gasItem(w.charge), PRICED), 0n);
     if (group.length === 0) return;
     this.#sending++;
     void this.#send(group)
@@ -119,10 +179,10 @@ export class ChargeBatcher {
       })
       .finally(() => {
         this.#sending--;
-        if (this.#waiting.length > 0) this.#flush();
+        if (this.#waiting.length > 0) this.#flushWhenRoom();
       });
     // A full batch more already waiting goes at once.
-    if (this.#waiting.length >= this.deps.maxItems) this.#flush();
+    if (this.#waiting.length > 0 && this.#full()) this.#flush();
   }
 
   async #send(group: Waiting[]): Promise<void> {
@@ -133,20 +193,7 @@ export class ChargeBatcher {
     // each charge's share by what it touches first in the batch (charge-gas.ts: a block builder
     // reserves a transaction's limit, so the sum of the charges' own limits, each with its own base
     // cost and cold accounts, would fit far fewer batches into a block).
-    const gas =
-      charges.length === 1
-        ? charges[0]!.gas
-        : batchGasLimit(
-            charges.map((c) => ({
-              payer: c.terms.payer,
-              recipient: c.terms.recipient,
-              renewal: c.renewal,
-              newSlot: c.newSlot,
-              gas: c.gas,
-              signatureRoom: c.signatureRoom,
-            })),
-            BATCHED_RENEWAL_GAS,
-          );
+    const gas = charges.length === 1 ? charges[0]!.gas : batchGasLimit(charges.map(gasItem), BATCHED_RENEWAL_GAS);
     const maxFeePerGas = charges.reduce((m, c) => (c.maxFeePerGas > m ? c.maxFeePerGas : m), 0n);
     const maxPriorityFeePerGas = charges.reduce((m, c) => (c.maxPriorityFeePerGas > m ? c.maxPriorityFeePerGas : m), 0n);
     const l1Fee = charges.reduce((sum, c) => sum + c.l1Fee, 0n);
@@ -189,7 +236,17 @@ export class ChargeBatcher {
   async #batchL1Shares(charges: ReadyCharge[]): Promise<bigint[] | null> {
     if (!charges.some((c) => c.renewal)) return null;
     const empty = hexBytes(batchData([]));
-    const itemBytes = charges.map((c) => hexBytes(batchData([c])) - empty);
+    // An item's bytes depend on its signature's length only (every other field is one word): encoded once per length.
+    const bytesBySignature = new Map<number, number>();
+    const itemBytes = charges.map((c) => {
+      const signature = sentSignature(c).length;
+      let bytes = bytesBySignature.get(signature);
+      if (bytes === undefined) {
+        bytes = hexBytes(batchData([c])) - empty;
+        bytesBySignature.set(signature, bytes);
+      }
+      return bytes;
+    });
     try {
       return l1FeeShares(await this.deps.quoteL1Fee(batchData(charges)), itemBytes);
     } catch {
@@ -246,6 +303,11 @@ export class ChargeBatcher {
  */
 function sentSignature(c: ReadyCharge): Hex {
   return c.renewal ? "0x" : c.signature;
+}
+
+/** What a batch's gas limit and size need to know of a charge (charge-gas.ts, batch-size.ts). */
+function gasItem(c: ReadyCharge): BatchItemGas {
+  return { payer: c.terms.payer, recipient: c.terms.recipient, renewal: c.renewal, newSlot: c.newSlot, gas: c.gas, signatureRoom: c.signatureRoom };
 }
 
 /** The bytes `data` holds. */

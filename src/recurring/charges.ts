@@ -11,8 +11,8 @@ import type { RefusedChargePayers } from "../store/refused-charge-payers.js";
 import { chargeRefusal } from "./charge-errors.js";
 import { checkPayerFunds } from "./payer-funds.js";
 import { quoteFees, reimbursementFor, transactionCostUnits, type FeeQuote, type GasPricing } from "./gas-quote.js";
-import { l1FeeWithMargin, quoteL1Fee } from "../chain/l1-fee.js";
-import type { Relayer } from "./relayer.js";
+import { l1FeeWithMargin, quoteL1Fee, quoteL1FeeAt, readL1FeePrices, type L1FeePrices } from "../chain/l1-fee.js";
+import { POOL_WINDOW, type Relayer } from "./relayer.js";
 import type { SubscriptionCapabilities } from "./capabilities.js";
 import { chargedInAnswer } from "./charge-answers.js";
 import { followAttempt } from "./charge-follow.js";
@@ -56,7 +56,7 @@ export const CHARGE_FAILED_PAYER_REFUSAL_MS = 60 * 60_000;
  * of the accounts every charge shares (fee collector, contract) and of `paused`, each read or failed.
  */
 type ChainView = [
-  PromiseSettledResult<{ number: bigint; timestamp: bigint }>,
+  PromiseSettledResult<{ number: bigint; timestamp: bigint; gasLimit: bigint }>,
   PromiseSettledResult<FeeQuote>,
   PromiseSettledResult<bigint>,
   PromiseSettledResult<number>,
@@ -116,8 +116,9 @@ export class Charges {
       relayer: deps.relayer,
       now: deps.now,
       ...deps.batch,
+      perBlock: POOL_WINDOW,
       pricing: deps.pricing,
-      quoteL1Fee: (data) => quoteL1Fee(deps.client, { to: this.#reader.address, data }),
+      quoteL1Fee: (data) => this.#batchL1Fee(data),
       preconfirmation: preconfirmationOf(deps.client, deps.preconfirmations),
     });
   }
@@ -283,6 +284,7 @@ export class Charges {
       l1Fee,
       balance: settledValue(balanceRead),
       pending: Number(settledValue(pendingRead)),
+      blockGasLimit: block.gasLimit,
     });
   }
 
@@ -322,35 +324,56 @@ export class Charges {
 
   #view: { read: Promise<ChainView>; l1Fee: (data: Hex) => Promise<bigint> } | null = null;
 
+  /** The GasPriceOracle's prices as the latest chain view read them (null: no Fjord oracle, quote through it). */
+  #l1Prices: Promise<L1FeePrices | null> | null = null;
+
   /**
-   * The latest block, the fee quote, the relayer's balance and its pending nonce: one round trip,
-   * shared by every charge that starts while it is in flight (a month-start burst reads them once,
-   * not once per subscription). Never reused once answered. With it, the L1 data fee of a charge,
-   * quoted once per calldata length for the charges sharing the view: charges of one length differ
-   * only in their values (addresses, amounts, salt, signature), which compress alike, so the first
-   * one's quote is every one's within a few bytes, and the 1.2× margin covers the difference.
+   * The latest block, the fee quote, the relayer's balance, its pending nonce and the L1 fee's
+   * prices: one round trip, shared by every charge that starts while it is in flight (a month-start
+   * burst reads them once, not once per subscription). Never reused once answered. With it, the L1
+   * data fee of a charge, computed here from those prices as the GasPriceOracle computes it
+   * (chain/l1-fee.ts: the oracle compresses the calldata in the EVM, a node's dearest work in a
+   * wave; without a Fjord oracle, quoted by it), once per calldata length for the charges sharing the
+   * view (charges of one length differ only in their values, which compress alike: the 1.2× margin
+   * covers the difference).
    */
   #chainView(): { read: Promise<ChainView>; l1Fee: (data: Hex) => Promise<bigint> } {
     if (!this.#view) {
       const quotes = new Map<number, Promise<bigint>>();
+      const prices = readL1FeePrices(this.deps.client);
+      prices.catch(() => {}); // a failed read is answered by each charge's l1Fee (GAS_QUOTE_UNAVAILABLE)
       const view = {
         read: this.#readChainView(),
         l1Fee: (data: Hex) => {
           const length = (data.length - 2) / 2;
           let quote = quotes.get(length);
           if (!quote) {
-            quote = quoteL1Fee(this.deps.client, { to: this.#contract, data });
+            quote = prices.then((known) =>
+              known ? quoteL1FeeAt(known, this.#chainId, { to: this.#contract, data }) : quoteL1Fee(this.deps.client, { to: this.#contract, data }),
+            );
             quotes.set(length, quote);
           }
           return quote;
         },
       };
       this.#view = view;
+      this.#l1Prices = prices;
       void view.read.finally(() => {
         if (this.#view === view) this.#view = null;
       });
     }
     return this.#view;
+  }
+
+  get #chainId(): number {
+    return this.deps.client.chain!.id;
+  }
+
+  /** A batch's L1 data fee: computed from the latest view's prices, or quoted by the oracle without them. */
+  async #batchL1Fee(data: Hex): Promise<bigint> {
+    const known = await (this.#l1Prices ?? Promise.resolve(null)).catch(() => null);
+    if (known) return quoteL1FeeAt(known, this.#chainId, { to: this.#contract, data });
+    return quoteL1Fee(this.deps.client, { to: this.#contract, data });
   }
 
   #readChainView(): Promise<ChainView> {

@@ -60,6 +60,8 @@ interface Outgoing {
   raw: Hex;
   resolve: () => void;
   reject: (error: unknown) => void;
+  /** The node took it, or it was given up: no longer waiting for room. */
+  taken: () => void;
 }
 
 /**
@@ -82,6 +84,13 @@ export class Relayer {
   readonly #outbox: Outgoing[] = [];
   readonly #heldAtCeiling = new Set<Hex>();
   #flushing = false;
+  /** Transactions handed to `broadcast` that the node has not taken yet (in line for room in the window, or being sent). */
+  #unsent = 0;
+
+  /** How many of the relayer's transactions wait for the node to take them: while any does, the pool's window is full. */
+  get unsent(): number {
+    return this.#unsent;
+  }
 
   constructor(
     private readonly client: PublicClient,
@@ -184,7 +193,19 @@ export class Relayer {
           answered = true;
           f(...args);
         };
-      this.#outbox.push({ nonce, raw, resolve: once(resolve), reject: once(reject) });
+      // Counted until the node takes it or it is given up (each outcome once, whichever answer came first).
+      this.#unsent++;
+      let counted = true;
+      const taken = () => {
+        if (counted) this.#unsent--;
+        counted = false;
+      };
+      const outgoing = { nonce, raw, resolve: once(resolve), reject: once(reject), taken };
+      this.#outbox.push(outgoing);
+      // Past the window as last read: in line for room whatever the round under way brings, so its
+      // caller is answered now rather than after that round (which waits on the node, and the node on
+      // its block). The outbox keeps it until the node takes it, as below.
+      if (this.#mined !== null && nonce >= this.#mined + POOL_WINDOW) outgoing.resolve();
       void this.#flush();
     });
   }
@@ -214,7 +235,10 @@ export class Relayer {
           try {
             this.#noteMined(await readMined());
           } catch (error) {
-            for (const o of waiting) o.reject(new DomainError("RELAYER_ERROR", { cause: error }));
+            for (const o of waiting) {
+              o.reject(new DomainError("RELAYER_ERROR", { cause: error }));
+              o.taken();
+            }
             continue;
           }
         }
@@ -234,15 +258,23 @@ export class Relayer {
         if (minedRead.status === "fulfilled") this.#noteMined(minedRead.value as number);
         for (const [i, result] of results.entries()) {
           const o = round[i]!;
-          if (result.status === "fulfilled") o.resolve();
-          else if (isNonceGap(result.reason) || isPoolFull(result.reason)) {
+          if (result.status === "fulfilled") {
+            o.resolve();
+            o.taken();
+          } else if (isNonceGap(result.reason) || isPoolFull(result.reason)) {
             retry.push(o);
             o.resolve(); // refused for room, not for what it is: in line, as above
-          } else o.reject(new DomainError("RELAYER_ERROR", { cause: result.reason }));
+          } else {
+            o.reject(new DomainError("RELAYER_ERROR", { cause: result.reason }));
+            o.taken();
+          }
         }
         if (retry.length === 0) continue;
         if (Date.now() - this.#movedAt > STALL_MS) {
-          for (const o of retry) o.reject(new DomainError("RELAYER_ERROR", { detail: "the chain has not mined the relayer's transactions for a while" }));
+          for (const o of retry) {
+            o.reject(new DomainError("RELAYER_ERROR", { detail: "the chain has not mined the relayer's transactions for a while" }));
+            o.taken();
+          }
           continue;
         }
         this.#outbox.push(...retry);

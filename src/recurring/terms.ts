@@ -1,5 +1,6 @@
-import { hashTypedData, type Address, type Hex } from "viem";
+import { hashDomain, keccak256, toHex, type Address, type Hex } from "viem";
 import { EIP712_DOMAIN_TYPE } from "../chain/token-authorizations.js";
+import { keccak256Bytes, keccakAbiWords } from "../chain/keccak.js";
 
 /** The subscription terms a payer signs; mirrors `IRecurringCharges.Terms`. Amounts in token units. */
 export interface Terms {
@@ -58,9 +59,56 @@ export function termsTypedData(chainId: number, contract: Address, terms: Terms)
   };
 }
 
-/** The subscription id: the EIP-712 digest of the terms, as the contract computes it. */
+/** `TERMS_TYPES`' EIP-712 type hash: keccak256 of `Terms(address payer,…)`. */
+const TERMS_TYPEHASH = keccak256(toHex(`Terms(${TERMS_TYPES.Terms.map((f) => `${f.type} ${f.name}`).join(",")})`));
+
+/** Each deployment's EIP-712 domain separator, hashed once (a service serves one, tests a few). */
+const domainSeparators = new Map<string, Buffer>();
+
+function domainSeparator(chainId: number, contract: Address): Buffer {
+  const key = `${chainId}:${contract.toLowerCase()}`;
+  let separator = domainSeparators.get(key);
+  if (!separator) {
+    const domain = recurringDomain(chainId, contract);
+    separator = Buffer.from(hashDomain({ domain: { ...domain, chainId: BigInt(chainId) }, types: { EIP712Domain: EIP712_DOMAIN_TYPE } }).slice(2), "hex");
+    domainSeparators.set(key, separator);
+  }
+  return separator;
+}
+
+/** A uint field of `Terms` narrower than 256 bits, checked against its width as viem's typed-data check does. */
+function uintOf(value: bigint | number, bits: number, name: string): bigint {
+  const n = BigInt(value);
+  if (n < 0n || n >= 1n << BigInt(bits)) throw new Error(`Terms.${name}: ${n} is not a uint${bits}`);
+  return n;
+}
+
+/**
+ * The subscription id: the EIP-712 digest of the terms, as the contract computes it (viem's
+ * `hashTypedData` of `termsTypedData`, property-tested against it). Every charge computes it, so it
+ * hashes with the WebAssembly keccak and the domain separator hashed once: a tenth of viem's cost.
+ */
 export function subscriptionIdOf(chainId: number, contract: Address, terms: Terms): Hex {
-  return hashTypedData(termsTypedData(chainId, contract, terms));
+  const structHash = keccakAbiWords([
+    { bytes32: TERMS_TYPEHASH },
+    { address: terms.payer },
+    { address: terms.recipient },
+    { address: terms.token },
+    { uint256: terms.amount },
+    { uint256: uintOf(terms.period, 64, "period") },
+    { uint256: uintOf(terms.start, 64, "start") },
+    { uint256: uintOf(terms.end, 64, "end") },
+    { bytes32: terms.salt },
+    { uint256: uintOf(terms.feeBps, 16, "feeBps") },
+    { uint256: terms.networkFee },
+    { uint256: terms.maxGasReimbursement },
+  ]);
+  const digest = Buffer.alloc(66);
+  digest[0] = 0x19;
+  digest[1] = 0x01;
+  domainSeparator(chainId, contract).copy(digest, 2);
+  digest.write(structHash.slice(2), 34, "hex");
+  return `0x${keccak256Bytes(digest).toString("hex")}`;
 }
 
 /** `typed_data.message` as resolve returns it: every field but `payer`, integers as decimal strings. */

@@ -1,6 +1,7 @@
 import type { Hex } from "viem";
 import type { Database } from "./database.js";
 import { takeRelayerNonce } from "./relayer-nonces.js";
+import { SharedReads } from "./shared-reads.js";
 
 /** A relayer charge transaction recorded for one subscription period. */
 export interface ChargeAttempt {
@@ -51,15 +52,28 @@ export interface SignedTransaction {
 
 const DECLINED = new Error("another caller recorded this period first");
 
-export class ChargeAttempts {
-  constructor(private readonly db: Pick<Database, "query" | "transaction">) {}
+const periodKey = (subscriptionId: string, periodIndex: string | number | bigint) => `${subscriptionId}:${periodIndex}`;
 
+export class ChargeAttempts {
+  /** The finds of one turn of the event loop (a wave's charges look theirs up together): one query. */
+  readonly #finds: SharedReads<{ subscriptionId: Hex; periodIndex: bigint }, ChargeAttempt>;
+
+  constructor(private readonly db: Pick<Database, "query" | "transaction">) {
+    this.#finds = new SharedReads(
+      (k) => periodKey(k.subscriptionId, k.periodIndex),
+      async (keys) => {
+        const rows = await this.db.query<Row>(
+          "SELECT c.* FROM charge_attempts c JOIN unnest($1::text[], $2::bigint[]) AS t(s, p) ON c.subscription_id = t.s AND c.period_index = t.p",
+          [keys.map((k) => k.subscriptionId), keys.map((k) => k.periodIndex.toString())],
+        );
+        return new Map(rows.map((r) => [periodKey(r.subscription_id, r.period_index), fromRow(r)]));
+      },
+    );
+  }
+
+  /** The attempt recorded for this period, or null. Finds asked in the same turn share one query. */
   async find(subscriptionId: Hex, periodIndex: bigint): Promise<ChargeAttempt | null> {
-    const rows = await this.db.query<Row>("SELECT * FROM charge_attempts WHERE subscription_id = $1 AND period_index = $2", [
-      subscriptionId,
-      periodIndex.toString(),
-    ]);
-    return rows[0] ? fromRow(rows[0]) : null;
+    return (await this.#finds.read({ subscriptionId, periodIndex })) ?? null;
   }
 
   /**

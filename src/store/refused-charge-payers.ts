@@ -1,5 +1,6 @@
 import type { Address } from "viem";
 import type { Database } from "./database.js";
+import { SharedReads } from "./shared-reads.js";
 
 /**
  * Payers whose charges the relayer does not send for a while: one of theirs passed its simulation
@@ -7,7 +8,21 @@ import type { Database } from "./database.js";
  * the latest refusal's end kept.
  */
 export class RefusedChargePayers {
-  constructor(private readonly db: Pick<Database, "query">) {}
+  /** Each payer's refusal, if any, read for every payer asked in the same turn in one query. */
+  readonly #refusals: SharedReads<string, number>;
+
+  constructor(private readonly db: Pick<Database, "query">) {
+    this.#refusals = new SharedReads(
+      (payer) => payer,
+      async (payers) => {
+        const rows = await this.db.query<{ payer: string; refused_until: string | number }>(
+          "SELECT payer, refused_until FROM refused_charge_payers WHERE payer = ANY($1::text[])",
+          [payers],
+        );
+        return new Map(rows.map((r) => [r.payer, Number(r.refused_until)]));
+      },
+    );
+  }
 
   /** None of `payer`'s charges is sent before `untilMs`. Forgets refusals already over (they are few). */
   async refuse(payer: Address, untilMs: number, nowMs: number): Promise<void> {
@@ -20,10 +35,7 @@ export class RefusedChargePayers {
 
   /** When `payer`'s refusal ends (unix milliseconds), or null when its charges may be sent at `nowMs`. */
   async refusedUntil(payer: Address, nowMs: number): Promise<number | null> {
-    const rows = await this.db.query<{ refused_until: string | number }>(
-      "SELECT refused_until FROM refused_charge_payers WHERE payer = $1 AND refused_until > $2",
-      [payer.toLowerCase(), nowMs],
-    );
-    return rows.length === 1 ? Number(rows[0]!.refused_until) : null;
+    const until = await this.#refusals.read(payer.toLowerCase());
+    return until !== undefined && until > nowMs ? until : null;
   }
 }

@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import supertest from "supertest";
-import { parseEventLogs, type Hex } from "viem";
+import { createPublicClient, http, parseEventLogs, type Hex } from "viem";
 import { recurringChargesAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { startBaseNode, type BaseNode } from "../../dev/localchain/base-node.js";
@@ -134,5 +134,39 @@ describe("charges and x402 settlements on a Base-like node (2 s blocks, 16 pendi
     assert.isAtLeast(node.stats.blocks, 2, "24 settlements take at least two 2 s blocks at 16 per block");
     const after = await balanceOf(h.chain, h.service.deployment.token.address, merchant);
     assert.equal(after - before, 24n * 245_000n);
+  });
+
+  it("answers a sender's pending nonce from its pool and eth_feeHistory once per head, as a node does (the local chain would build a pending block for each)", async () => {
+    const asked: Array<{ method: string; params?: unknown }> = [];
+    const provider = {
+      request: (args: { method: string; params?: unknown[] | object }) => {
+        asked.push(args);
+        return h.chain.provider.request(args);
+      },
+    };
+    node = await startBaseNode({ ...h.chain, provider }, { blockMs: 600_000 }); // no block of its own during the test
+    const client = createPublicClient({ chain: h.chain.chain, transport: http(node.url) });
+    const sender = h.chain.accounts[LOCAL_ROLES.firstUser + 5]!;
+    const latest = await client.getTransactionCount({ address: sender.address });
+    const fees = await client.estimateFeesPerGas();
+    for (let nonce = latest; nonce < latest + 3; nonce++) {
+      const raw = await sender.signTransaction({ chainId: h.chain.chain.id, type: "eip1559", nonce, to: relayer(), value: 1n, gas: 21_000n, ...fees });
+      await client.sendRawTransaction({ serializedTransaction: raw });
+    }
+    const pending = await client.getTransactionCount({ address: sender.address, blockTag: "pending" });
+    assert.equal(pending, latest + 3);
+    assert.equal(pending, await h.chain.publicClient.getTransactionCount({ address: sender.address, blockTag: "pending" }), "the chain's own answer");
+    assert.isFalse(
+      asked.some((a) => a.method === "eth_getTransactionCount" && (a.params as unknown[])[1] === "pending"),
+      "answered from the pool",
+    );
+    const history = () => client.getFeeHistory({ blockCount: 1, rewardPercentiles: [] });
+    const first = await history();
+    assert.deepEqual(await history(), first);
+    assert.equal(asked.filter((a) => a.method === "eth_feeHistory").length, 1, "once for this head");
+    await h.chain.mine(1);
+    assert.equal(await client.getTransactionCount({ address: sender.address, blockTag: "pending" }), latest + 3, "mined: the latest nonce holds them");
+    await history();
+    assert.equal(asked.filter((a) => a.method === "eth_feeHistory").length, 2, "asked again for the next head");
   });
 });

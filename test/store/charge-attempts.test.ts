@@ -31,6 +31,27 @@ describe("relayer nonces in the store", () => {
     );
   });
 
+  it("finds asked in one turn are answered by one query, each with its own attempt (a wave's renewals look theirs up together)", async () => {
+    const attempts = new ChargeAttempts(db);
+    for (const sub of [1, 2, 3]) await record(attempts, sub, 0);
+    let queries = 0;
+    const counted = new ChargeAttempts({
+      query: (sql, params) => {
+        queries++;
+        return db.query(sql, params);
+      },
+      transaction: (work) => db.transaction(work),
+    });
+    const found = await Promise.all([1, 2, 3, 4, 2].map((sub) => counted.find(id(sub), 0n)));
+    assert.equal(queries, 1);
+    assert.deepEqual(
+      found.map((a) => a?.subscriptionId ?? null),
+      [id(1), id(2), id(3), null, id(2)],
+    );
+    assert.isNull(await counted.find(id(1), 1n), "another period of the same subscription is not its attempt");
+    assert.equal(queries, 2);
+  });
+
   it("takes nothing when the period is already recorded (the nonce stays free)", async () => {
     const attempts = new ChargeAttempts(db);
     assert.equal((await record(attempts, 1, 0))!.nonce, 0);

@@ -33,4 +33,18 @@ describe("payers refused after a charge failed on chain (store)", () => {
       "the refusal over at 6,000 is gone",
     );
   });
+
+  it("reads every payer asked in one turn in one query, each answer at its own time", async () => {
+    await new RefusedChargePayers(db).refuse(PAYER, 5_000, 1_000);
+    let queries = 0;
+    const payers = new RefusedChargePayers({
+      query: (sql, params) => {
+        queries++;
+        return db.query(sql, params);
+      },
+    });
+    const answers = await Promise.all([payers.refusedUntil(PAYER, 4_999), payers.refusedUntil(PAYER, 5_000), payers.refusedUntil(OTHER, 0)]);
+    assert.deepEqual(answers, [5_000, null, null]);
+    assert.equal(queries, 1);
+  });
 });

@@ -41,6 +41,7 @@ function ready(i: number, over: Partial<ReadyCharge> = {}): ReadyCharge {
     l1Fee: 10n ** 12n,
     balance: 10n ** 18n,
     pending: 0,
+    blockGasLimit: 25_000_000n,
     ...over,
   };
 }
@@ -49,7 +50,7 @@ function ready(i: number, over: Partial<ReadyCharge> = {}): ReadyCharge {
  * The batcher decides each renewal's reimbursement when it forms the batch (it is signed into the
  * item's calldata): what the signed transaction carries, with a store and a relayer that only record.
  */
-function batcher(quoteL1Fee: (data: Hex) => Promise<bigint>, lose: (i: number) => boolean = () => false) {
+function batcher(quoteL1Fee: (data: Hex) => Promise<bigint>, lose: (i: number) => boolean = () => false, window = { unsent: 0 }, maxItems = 50) {
   const signed: Hex[] = [];
   const quoted: Hex[] = [];
   const attempts = {
@@ -61,6 +62,9 @@ function batcher(quoteL1Fee: (data: Hex) => Promise<bigint>, lose: (i: number) =
     find: async () => ({ txHash: `0x${"ee".repeat(32)}` }),
   } as unknown as ChargeAttempts;
   const relayer = {
+    get unsent() {
+      return window.unsent;
+    },
     address: "0x00000000000000000000000000000000000000f1",
     ensureAvailable: () => {},
     sign: async (call: { data: Hex }) => {
@@ -74,8 +78,9 @@ function batcher(quoteL1Fee: (data: Hex) => Promise<bigint>, lose: (i: number) =
     attempts,
     relayer,
     now: () => 0,
-    maxItems: 50,
+    maxItems,
     waitMs: 5,
+    perBlock: 16,
     pricing: PRICING,
     quoteL1Fee: async (data) => {
       quoted.push(data);
@@ -155,5 +160,30 @@ describe("ChargeBatcher's pricing of a batch's renewals", () => {
     );
     await Promise.allSettled(Array.from({ length: 3 }, (_, i) => b.submit(ready(i))));
     assert.lengthOf(reimbursementsIn(signed[0]!), 2);
+  });
+});
+
+describe("ChargeBatcher and the relayer's pool window", () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it("while a transaction of the relayer's still waits for the node, charges keep gathering (a full batch still leaves); with room they leave as one", async () => {
+    const window = { unsent: 1 };
+    const { b, signed } = batcher(
+      async () => 10n ** 12n,
+      () => false,
+      window,
+      10,
+    );
+    const full = Promise.all(Array.from({ length: 10 }, (_, i) => b.submit(ready(i))));
+    await full;
+    assert.lengthOf(signed, 1, "a full batch leaves at once");
+    const held = Promise.all(Array.from({ length: 7 }, (_, i) => b.submit(ready(100 + i))));
+    await sleep(200);
+    assert.lengthOf(signed, 1, "held while the window is full");
+    const more = Promise.all(Array.from({ length: 2 }, (_, i) => b.submit(ready(200 + i))));
+    window.unsent = 0;
+    await Promise.all([held, more]);
+    assert.lengthOf(signed, 2, "one batch once there is room");
+    assert.lengthOf(reimbursementsIn(signed[1]!), 9);
   });
 });
