@@ -136,7 +136,14 @@ export async function verifyPaymentTransaction(
   const paid = intentPaidFact(chain, receipt, intent);
   if (paid) {
     const verdict = judgePaid(chain, intent, { ...paid, moved: excessIn(receipt, depositAddress)?.moved }, head);
-    return verdict.valid === false && verdict.code === "PAYMENT_CONFIRMING" && chain.preconfirmations && (await isPreconfirmed(chain.client, receipt))
+    // The latest sealed block was at least this when the head was read: a receipt at or below it is
+    // sealed, and only one above it costs the read that tells a preconfirmation.
+    const sealedAtLeast = chain.finality.kind === "safe" ? head : head + BigInt(chain.finality.confirmations);
+    return verdict.valid === false &&
+      verdict.code === "PAYMENT_CONFIRMING" &&
+      chain.preconfirmations &&
+      receipt.blockNumber > sealedAtLeast &&
+      (await isPreconfirmed(chain.client, receipt))
       ? PRECONFIRMED
       : verdict;
   }
