@@ -141,10 +141,11 @@ describe("charges and x402 settlements on a Base-like node (2 s blocks, 16 pendi
     const provider = {
       request: (args: { method: string; params?: unknown[] | object }) => {
         asked.push(args);
-        return h.chain.provider.request(args);
+        return h.chain.direct.request(args);
       },
     };
-    node = await startBaseNode({ ...h.chain, provider }, { blockMs: 600_000 }); // no block of its own during the test
+    // No Flashblocks: with them the builder answers the pending tag from its preconfirmed state.
+    node = await startBaseNode({ ...h.chain, direct: provider }, { blockMs: 600_000, flashblockMs: 0 }); // no block of its own during the test
     const client = createPublicClient({ chain: h.chain.chain, transport: http(node.url) });
     const sender = h.chain.accounts[LOCAL_ROLES.firstUser + 5]!;
     const latest = await client.getTransactionCount({ address: sender.address });
