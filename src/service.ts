@@ -85,7 +85,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     client: chain.client,
     tokens: tokens.tokens,
     payments: payments.payments,
-    links,
+    links: links.links,
     subscriptions: recurring.subscriptions,
     charges: recurring.charges,
     capabilities: tokens.capabilities,

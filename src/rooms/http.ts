@@ -1,6 +1,5 @@
 import type { Express } from "express";
 import { describeCapabilities } from "../capabilities.js";
-import type { Links } from "../links/links.js";
 import type { Refunds } from "../refunds/refunds.js";
 import { createApp } from "../http/app.js";
 import { builtCheckout, checkoutHandler } from "../http/checkout.js";
@@ -9,10 +8,10 @@ import { createOpsApp } from "../http/ops.js";
 import { readinessProbe } from "../http/readiness.js";
 import { integrationRoutes } from "../http/routes/index.js";
 import { x402Endpoints } from "../http/x402.js";
-import { SubscriberStates } from "../links/subscriber-states.js";
 import type { Webhooks } from "../webhooks/webhooks.js";
 import type { BaseRoom } from "./base.js";
 import type { ChainRoom } from "./chain.js";
+import type { LinksRoom } from "./links.js";
 import type { PaymentsRoom } from "./payments.js";
 import type { RecurringRoom } from "./recurring.js";
 import type { StoreRoom } from "./store.js";
@@ -32,7 +31,7 @@ export function httpRoom(
     webhooks: Webhooks;
     payments: PaymentsRoom;
     recurring: RecurringRoom;
-    links: Links;
+    links: LinksRoom;
     x402: X402Room;
     refunds: Refunds;
   },
@@ -42,7 +41,7 @@ export function httpRoom(
   const app = createApp({
     routes: integrationRoutes({
       payments: needs.payments.payments,
-      links: needs.links,
+      links: needs.links.links,
       subscriptions: recurring.subscriptions,
       sessions: recurring.sessions,
       charges: recurring.charges,
@@ -56,7 +55,7 @@ export function httpRoom(
         list: needs.payments.paymentsList,
         limit: rateLimit(store.windowLimiter("payments-list", config.rateLimits.recoverPerMinute), "payments-list"),
       },
-      subscriberStates: new SubscriberStates({ links: needs.links, subscriptions: recurring.subscriptions }),
+      subscriberStates: needs.links.subscriberStates,
     }),
     capabilities: () => describeCapabilities(config, chain.deployment),
     webhookKeys: () => webhooks.keys(),
