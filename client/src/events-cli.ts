@@ -13,6 +13,7 @@
  * argument or a capability the service refuses.
  */
 import { PaymentServiceClient } from "./index.js";
+import { nodeFileSystem, parseFlags, type FileSystem } from "./cli-args.js";
 import { listenEvents, type ListenState } from "./listen.js";
 
 declare const process: {
@@ -24,12 +25,6 @@ declare const process: {
   once(event: "SIGINT" | "SIGTERM", listener: () => void): unknown;
 };
 
-interface FileSystem {
-  readFile(path: string, encoding: "utf8"): Promise<string>;
-  writeFile(path: string, data: string): Promise<void>;
-  rename(from: string, to: string): Promise<void>;
-}
-
 const USAGE =
   "usage: stablecoin-events listen --base-url <url> --forward-to <url> [--capability-file <file>] [--state <file>] [--poll <seconds>]\n" +
   "       the capability comes from STABLECOIN_CAPABILITY or --capability-file, never from the command line";
@@ -37,32 +32,22 @@ const USAGE =
 function options(argv: string[]) {
   const [command, ...rest] = argv;
   if (command !== "listen") throw new Error(USAGE);
-  const o = { baseUrl: "", forwardTo: "", capabilityFile: "", state: "", poll: 2 };
-  for (let i = 0; i < rest.length; i++) {
-    const flag = rest[i]!;
-    const value = () => {
-      const v = rest[++i];
-      if (v === undefined) throw new Error(`${flag}: a value is missing`);
-      return v;
-    };
-    if (flag === "--base-url") o.baseUrl = value();
-    else if (flag === "--forward-to") o.forwardTo = value();
-    else if (flag === "--capability-file") o.capabilityFile = value();
-    else if (flag === "--state") o.state = value();
-    else if (flag === "--poll") o.poll = Number(value());
-    else if (flag === "--capability" || /^(pi|lm|sc)\./.test(flag))
-      throw new Error("a capability is never taken from the command line: set STABLECOIN_CAPABILITY or pass --capability-file");
-    else throw new Error(`unknown argument ${flag}\n${USAGE}`);
-  }
+  const f = parseFlags(rest, {
+    flags: { "--base-url": "text", "--forward-to": "text", "--capability-file": "text", "--state": "text", "--poll": "number" },
+    tokenFlags: ["--capability"],
+    whereTokensGo: "set STABLECOIN_CAPABILITY or pass --capability-file <file>",
+    usage: USAGE,
+  });
+  const o = {
+    baseUrl: f["--base-url"] ?? "",
+    forwardTo: f["--forward-to"] ?? "",
+    capabilityFile: f["--capability-file"] ?? "",
+    state: f["--state"] ?? "",
+    poll: f["--poll"] ?? 2,
+  };
   if (!o.baseUrl || !o.forwardTo) throw new Error(USAGE);
   if (!(o.poll > 0)) throw new Error("--poll: a positive number of seconds");
   return o;
-}
-
-async function fileSystem(): Promise<FileSystem> {
-  // A Node built-in, loaded when used, as the renewal store does.
-  const specifier: string = "node:fs/promises";
-  return (await import(specifier)) as FileSystem;
 }
 
 /** The last forwarded event id in a small JSON file, replaced whole (write, then rename). */
@@ -85,7 +70,7 @@ function stateFile(fs: FileSystem, path: string): ListenState {
 
 async function main(): Promise<void> {
   const o = options(process.argv.slice(2));
-  const fs = await fileSystem();
+  const fs = await nodeFileSystem();
   const capability = (o.capabilityFile ? await fs.readFile(o.capabilityFile, "utf8") : (process.env.STABLECOIN_CAPABILITY ?? "")).trim();
   if (!capability) throw new Error("no capability: set STABLECOIN_CAPABILITY or pass --capability-file");
   const stop = new AbortController();

@@ -14,6 +14,7 @@
  * stderr; with --json, one JSON report per subscription on stdout. Exit code 0 (1 on a bad argument,
  * or when the single wave's listing fails).
  */
+import { nodeFileSystem, parseFlags } from "./cli-args.js";
 import { PaymentServiceClient } from "./index.js";
 import { JsonFileRenewalStore, RenewalJob, summarize, type RenewableSubscription } from "./renewals.js";
 
@@ -30,44 +31,36 @@ const MANAGE_TOKEN_VARIABLE = "STABLECOIN_MANAGE_TOKEN";
 
 const USAGE = `usage: ${MANAGE_TOKEN_VARIABLE}=<manage_token> stablecoin-renewals --base-url <url> --store <file.json> [--subscriptions <file.json>] [--manage-token-file <path>] [--every <s>] [--concurrency <n>] [--json]`;
 
-/** A capability token's shape (`<kind>.<key>.<payload>.<signature>`): never accepted, nor echoed, from argv. */
-const CAPABILITY_SHAPE = /^[a-z]{2}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-
 function options(argv: string[]) {
-  if (argv.some((a) => CAPABILITY_SHAPE.test(a) || a.startsWith("--link=")))
-    throw new Error(
-      `a capability token on the command line is refused: the process list and shell history keep it. Set ${MANAGE_TOKEN_VARIABLE} or pass --manage-token-file <path>`,
-    );
-  const o = { baseUrl: "", store: "", subscriptions: "", manageTokenFile: "", every: 0, concurrency: 8, json: false };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i]!;
-    const value = () => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${flag}: a value is missing`);
-      return v;
-    };
-    if (flag === "--base-url") o.baseUrl = value();
-    else if (flag === "--store") o.store = value();
-    else if (flag === "--subscriptions") o.subscriptions = value();
-    else if (flag === "--manage-token-file") o.manageTokenFile = value();
-    else if (flag === "--link")
-      throw new Error(
-        `--link is refused: a manage token in argv is kept by the process list and shell history. Set ${MANAGE_TOKEN_VARIABLE} or pass --manage-token-file <path>`,
-      );
-    else if (flag === "--every") o.every = Number(value());
-    else if (flag === "--concurrency") o.concurrency = Number(value());
-    else if (flag === "--json") o.json = true;
-    else throw new Error(`unknown argument ${flag}\n${USAGE}`);
-  }
+  const f = parseFlags(argv, {
+    flags: {
+      "--base-url": "text",
+      "--store": "text",
+      "--subscriptions": "text",
+      "--manage-token-file": "text",
+      "--every": "number",
+      "--concurrency": "number",
+      "--json": "switch",
+    },
+    tokenFlags: ["--link"],
+    whereTokensGo: `set ${MANAGE_TOKEN_VARIABLE} or pass --manage-token-file <path>`,
+    usage: USAGE,
+  });
+  const o = {
+    baseUrl: f["--base-url"] ?? "",
+    store: f["--store"] ?? "",
+    subscriptions: f["--subscriptions"] ?? "",
+    manageTokenFile: f["--manage-token-file"] ?? "",
+    every: f["--every"] ?? 0,
+    concurrency: f["--concurrency"] ?? 8,
+    json: f["--json"] ?? false,
+  };
   if (!o.baseUrl || !o.store) throw new Error(USAGE);
   return o;
 }
 
 async function readText(path: string): Promise<string> {
-  // A Node built-in, loaded when used: the package has no dependencies and runs in browsers too.
-  const specifier: string = "node:fs/promises";
-  const fs = (await import(specifier)) as { readFile(path: string, encoding: "utf8"): Promise<string> };
-  return fs.readFile(path, "utf8");
+  return (await nodeFileSystem()).readFile(path, "utf8");
 }
 
 /** The manage tokens from STABLECOIN_MANAGE_TOKEN and --manage-token-file (whitespace-separated). */
