@@ -183,10 +183,7 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
    * chain builds a pending block from its whole pool for each one.
    */
   let feeHistory: { key: string; answer: Promise<unknown> } | null = null;
-  /** The parameters eth_feeHistory was last asked with: asked again for each new head as soon as it is mined. */
-  let feeHistoryAsked: { method: string; params?: unknown[] | object } | null = null;
   async function feeHistoryOnce(args: { method: string; params?: unknown[] | object }): Promise<unknown> {
-    feeHistoryAsked = args;
     const head = await upstream.request({ method: "eth_blockNumber", params: [] });
     const key = `${head}:${JSON.stringify(args.params ?? [])}`;
     if (feeHistory?.key !== key) {
