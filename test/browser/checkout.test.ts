@@ -3,9 +3,8 @@ import type { Browser, Page } from "playwright-core";
 import { decodeFunctionData, erc20Abi, getAddress, maxUint256, parseEther, type Address, type Hex } from "viem";
 import { recurringChargesAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES, localAccount } from "../../dev/localchain/harness.js";
-import { listen } from "../../src/service.js";
 import { useService } from "../helpers/service.js";
-import { ARTIFACTS, injectWallet, launchBrowser, statusOf } from "../helpers/browser.js";
+import { ARTIFACTS, injectWallet, statusOf, useCheckoutSession } from "../helpers/browser.js";
 import { payIntent } from "../helpers/payments.js";
 import { approve, balanceOf, send } from "../helpers/tx.js";
 import { sendPrepared } from "../helpers/recurring.js";
@@ -14,9 +13,18 @@ import { readQrOnScreen } from "../helpers/qr.js";
 describe("hosted checkout in Chromium", function () {
   this.timeout(120_000);
   const h = useService({ PORT: "0", OPS_PORT: "0" });
+  const ui = useCheckoutSession(() => h.service, {
+    // A phone; each test's screenshot is named after its title, up to the colon.
+    beforeClose: async (test, { page }) => {
+      const name = test!.title
+        .split(":")[0]!
+        .replace(/[^a-z0-9]+/gi, "-")
+        .toLowerCase();
+      await page.screenshot({ path: `${ARTIFACTS}/checkout-${name}.png`, fullPage: true });
+    },
+  });
   let browser: Browser;
   let api: string;
-  let close: () => Promise<void>;
   let page: Page;
   const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
   const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
@@ -32,28 +40,8 @@ describe("hosted checkout in Chromium", function () {
     if (call.functionName === "approve") seen.push({ amount: call.args[1] as bigint, status: (await page.locator("#status").textContent()) ?? "" });
   };
 
-  before(async () => {
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    // The checkout's pages read their API from the served origin: serve this test's service.
-    const running = await listen(h.service);
-    api = running.apiUrl;
-    close = running.close;
-    page = await browser.newPage({ viewport: { width: 390, height: 844 } }); // a phone
-  });
-  afterEach(async function () {
-    await page.screenshot({
-      path: `${ARTIFACTS}/checkout-${this.currentTest!.title.split(":")[0]!
-        .replace(/[^a-z0-9]+/gi, "-")
-        .toLowerCase()}.png`,
-      fullPage: true,
-    });
-    await page.close();
-    await close();
+  beforeEach(() => {
+    ({ browser, page, api } = ui);
   });
 
   /** The Splitter's replay guard for one payment (its key binds token, recipient, amount and reference). */

@@ -1,66 +1,32 @@
 import { assert } from "chai";
 import { readFileSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import type { Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
-import { listen } from "../../src/service.js";
 import { useService } from "../helpers/service.js";
-import { ARTIFACTS, injectWallet, launchBrowser, statusOf } from "../helpers/browser.js";
+import { ARTIFACTS, SCREEN_SIZES, injectWallet, statusOf, useCheckoutSession } from "../helpers/browser.js";
 import { payIntent } from "../helpers/payments.js";
 import { approve } from "../helpers/tx.js";
 import { walletTypedData, type ResolvedTerms } from "../helpers/recurring.js";
 
-/** A capability token: prefix.key.payload.mac. */
-const CAPABILITY = /(^|[^A-Za-z0-9_-])(pi|lk|lm|st|sc|ct|at|rt)\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/;
-
-const SIZES = [
-  { name: "phone", width: 390, height: 844, locale: "en-GB", timezoneId: "Europe/Paris" },
-  { name: "desktop", width: 1280, height: 800, locale: "en-US", timezoneId: "America/New_York" },
-] as const;
-
 /** The checkout's merchant page (#/merchant/<address>) in Chromium, at phone and desktop size, with screenshots. */
-for (const size of SIZES) {
+for (const size of SCREEN_SIZES) {
   describe(`merchant page at ${size.name} size (${size.width}×${size.height})`, function () {
     this.timeout(120_000);
     const h = useService({ PORT: "0", OPS_PORT: "0" });
-    let browser: Browser;
-    let api: string;
-    let close: () => Promise<void>;
-    let page: Page;
-    let requested: string[];
     const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
     const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
     const stranger = () => h.chain.accounts[LOCAL_ROLES.firstUser + 7]!;
     const post = async (path: string, body: object) => (await h.api.post(path).send(body)).body;
 
-    before(async () => {
-      browser = await launchBrowser();
+    const ui = useCheckoutSession(() => h.service, {
+      page: { viewport: { width: size.width, height: size.height }, locale: size.locale, timezoneId: size.timezoneId, acceptDownloads: true },
+      noCapabilityInUrls: true,
     });
-    after(async () => {
-      await browser?.close();
-    });
-    beforeEach(async () => {
-      const running = await listen(h.service);
-      api = running.apiUrl;
-      close = running.close;
-      page = await browser.newPage({
-        viewport: { width: size.width, height: size.height },
-        locale: size.locale,
-        timezoneId: size.timezoneId,
-        acceptDownloads: true,
-      });
-      requested = [];
-      page.on("request", (r) => requested.push(r.url()));
-    });
-    afterEach(async function () {
-      await page.close();
-      await close();
-      if (this.currentTest?.state !== "passed") return;
-      for (const url of requested) {
-        if (!/^https?:/.test(url)) continue;
-        const { pathname, search } = new URL(url);
-        assert.notMatch(decodeURIComponent(`${pathname}${search}`), CAPABILITY, `a capability in ${url.split("?")[0]}`);
-      }
+    let page: Page;
+    let api: string;
+    beforeEach(() => {
+      ({ page, api } = ui);
     });
 
     /** The page fits its width (nothing scrolls sideways), then its screenshot. */

@@ -1,11 +1,10 @@
 import { assert } from "chai";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import type { Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { startBaseNode, type BaseNode } from "../../dev/localchain/base-node.js";
-import { listen } from "../../src/service.js";
 import { useService } from "../helpers/service.js";
-import { ARTIFACTS, injectWallet, launchBrowser, statusOf } from "../helpers/browser.js";
+import { ARTIFACTS, injectWallet, statusOf, useCheckoutSession } from "../helpers/browser.js";
 
 /**
  * The hosted checkout on a chain that preconfirms like Base's Flashblocks (dev/localchain/base-node.ts,
@@ -15,32 +14,24 @@ import { ARTIFACTS, injectWallet, launchBrowser, statusOf } from "../helpers/bro
 describe("hosted checkout with preconfirmations, in Chromium", function () {
   this.timeout(120_000);
   const h = useService({ PORT: "0", OPS_PORT: "0" });
-  let browser: Browser;
-  let page: Page;
-  let close: () => Promise<void>;
-  let api: string;
   let node: BaseNode | null = null;
+  const ui = useCheckoutSession(() => h.service, {
+    beforeClose: async (_test, { page }) => {
+      try {
+        await page.screenshot({ path: `${ARTIFACTS}/checkout-preconfirmed.png`, fullPage: true });
+      } finally {
+        await node?.close();
+        node = null;
+      }
+    },
+  });
+  let page: Page;
+  let api: string;
   const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
   const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
 
-  before(async () => {
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    const running = await listen(h.service);
-    api = running.apiUrl;
-    close = running.close;
-    page = await browser.newPage({ viewport: { width: 390, height: 844 } });
-  });
-  afterEach(async () => {
-    await page.screenshot({ path: `${ARTIFACTS}/checkout-preconfirmed.png`, fullPage: true });
-    await page.close();
-    await close();
-    await node?.close();
-    node = null;
+  beforeEach(() => {
+    ({ page, api } = ui);
   });
 
   it('pay: the page says "Received, confirming" once the payment is preconfirmed, before its block is sealed, and Paid only at finality', async () => {

@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync } from "node:fs";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContextOptions, type Page } from "playwright-core";
 import type { Address, Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { LOCAL_ROLES, localAccount, type LocalChain } from "../../dev/localchain/harness.js";
+import { listen, type Service } from "../../src/service.js";
 import { signWithMetaMask } from "./signers.js";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -142,4 +143,93 @@ export async function statusOf(page: Page, state: "ok" | "wait" | "error", timeo
   const locator = page.locator(`#status[data-state="${state}"]`);
   await locator.waitFor({ timeout });
   return (await locator.textContent()) ?? "";
+}
+
+/** The pages' two screens, each with a locale and time zone of its own (dates and amounts are formatted for them). */
+export const SCREEN_SIZES = [
+  { name: "phone", width: 390, height: 844, locale: "en-GB", timezoneId: "Europe/Paris" },
+  { name: "desktop", width: 1280, height: 800, locale: "en-US", timezoneId: "America/New_York" },
+] as const;
+
+/** A capability token (intent, link, setup, subscription, cancel, approve, refund, manage): prefix.key.payload.mac. */
+const CAPABILITY_IN_URL = /(^|[^A-Za-z0-9_-])(pi|lk|lm|st|sc|ct|at|rt)\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/;
+
+/** The service served on a port of its own for one test, and its page. */
+export interface CheckoutSession {
+  /** The suite's Chromium. */
+  readonly browser: Browser;
+  readonly page: Page;
+  /** The served API's origin (the checkout is at `${api}/checkout/`). */
+  readonly api: string;
+  /** Every URL the page requested. */
+  readonly requested: string[];
+}
+
+export interface CheckoutSessionOptions {
+  /** The page's viewport, locale, permissions, … (default: a phone). */
+  page?: BrowserContextOptions;
+  /** Runs before the page and the server close (a screenshot, a node of the test's own to stop); they close even when it throws. */
+  beforeClose?: (test: Mocha.Test | undefined, session: CheckoutSession) => Promise<void>;
+  /**
+   * After a passing test: no capability token in the path or query of any request the page made or
+   * any link it shows (the fragment is where a token belongs: no server, log or Referer sees it).
+   */
+  noCapabilityInUrls?: boolean;
+}
+
+/**
+ * Mocha hooks for a suite of checkout pages: one Chromium for the suite; before each test the suite's
+ * service served on a port of its own and a fresh page; after it, `beforeClose`, then both closed.
+ */
+export function useCheckoutSession(service: () => Service, options: CheckoutSessionOptions = {}): CheckoutSession {
+  let browser: Browser | undefined;
+  let current: { page: Page; api: string; close: () => Promise<void>; requested: string[] } | undefined;
+  const session: CheckoutSession = {
+    get browser() {
+      return browser!;
+    },
+    get page() {
+      return current!.page;
+    },
+    get api() {
+      return current!.api;
+    },
+    get requested() {
+      return current!.requested;
+    },
+  };
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    const running = await listen(service());
+    const page = await browser!.newPage(options.page ?? { viewport: { width: 390, height: 844 } });
+    const requested: string[] = [];
+    page.on("request", (r) => requested.push(r.url()));
+    current = { page, api: running.apiUrl, close: running.close, requested };
+  });
+  afterEach(async function () {
+    const { page, close, requested } = current!;
+    let links: string[] = [];
+    try {
+      await options.beforeClose?.(this.currentTest, session);
+      if (options.noCapabilityInUrls)
+        links = await page.locator("a[href]").evaluateAll((anchors) => anchors.map((a) => (a as unknown as { href: string }).href));
+    } finally {
+      await page.close();
+      await close();
+    }
+    if (!options.noCapabilityInUrls || this.currentTest?.state !== "passed") return;
+    for (const url of [...requested, ...links]) {
+      if (!/^https?:/.test(url)) continue;
+      const { pathname, search } = new URL(url);
+      // Decoded: a URL nested in a query (a wallet's `?url=…`) carries the token percent-encoded.
+      if (CAPABILITY_IN_URL.test(decodeURIComponent(`${pathname}${search}`))) throw new Error(`a capability in ${url.split("?")[0]}`);
+    }
+    if (requested.length === 0) throw new Error("the page requested nothing");
+  });
+  return session;
 }
