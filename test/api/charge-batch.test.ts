@@ -6,7 +6,7 @@ import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { createService } from "../../src/service.js";
 import { createLogger } from "../../src/logger.js";
 import { ChargeAttempts } from "../../src/store/charge-attempts.js";
-import { configFor, useService } from "../helpers/service.js";
+import { configFor, useService, type ServiceHarness } from "../helpers/service.js";
 import { manySubscriptions, subscribe } from "../helpers/recurring.js";
 import { balanceOf, send } from "../helpers/tx.js";
 import { deployTestContract } from "../helpers/deploy.js";
@@ -189,27 +189,11 @@ describe("a batch a payer cannot burn", function () {
   const h = useService({ CHARGE_BATCH_WAIT_MS: "2000" });
   const relayer = () => h.chain.accounts[LOCAL_ROLES.relayer]!.address;
   const relayerNonce = (blockTag: "latest" | "pending" = "latest") => h.chain.publicClient.getTransactionCount({ address: relayer(), blockTag });
-  const recurring = () => h.service.deployment.contracts.RecurringCharges.address;
-  const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
   const charge = (subscription: string) => h.api.post("/v1/charges").send({ subscription });
-
-  /**
-   * A gas-burning ERC-1271 account (GasBurningAccount: it answers every simulation correctly, so
-   * finalize's own check passes) holding 100 USDC with the allowance set, subscribed for 1 USDC.
-   */
-  async function burnerSubscription() {
-    const usdc = h.service.deployment.token.address;
-    const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 3]!;
-    const burner = await deployTestContract(h.chain, owner, gasBurningAccountAbi, "GasBurningAccount", "GasBurningAccount.sol", [owner.address]);
-    await send(h.chain, h.chain.accounts[LOCAL_ROLES.firstUser]!, { address: usdc, abi: erc20Abi, functionName: "transfer", args: [burner, 100_000_000n] });
-    const approveData = encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] });
-    await send(h.chain, owner, { address: burner, abi: gasBurningAccountAbi, functionName: "execute", args: [usdc, 0n, approveData] });
-    return { burner, hostile: await subscribe(h, owner, { payer: burner, recipient: merchant().address, amount: "1" }) };
-  }
 
   it("a batch of 50 with one gas-burning ERC-1271 payer charges the other 49; the burner's next charges are refused without sending anything", async () => {
     const usdc = h.service.deployment.token.address;
-    const { burner, hostile } = await burnerSubscription();
+    const { burner, hostile } = await burnerSubscription(h);
     const others = await manySubscriptions(h, h.api, 49);
 
     const nonce = await relayerNonce();
@@ -272,7 +256,7 @@ describe("a batch a payer cannot burn", function () {
   });
 
   it("alone, the burner's charge reverts at the limit the service gave it; the next ask answers TRANSACTION_REVERTED and the burner is refused, nothing sent", async () => {
-    const { hostile } = await burnerSubscription();
+    const { hostile } = await burnerSubscription(h);
 
     const sentFirst = await charge(hostile.subscription);
     assert.include(sentFirst.body, { status: "CONFIRMING" }, JSON.stringify(sentFirst.body));
@@ -295,26 +279,8 @@ describe("a batch a payer cannot burn", function () {
   });
 
   it("a batch of two led by the burner: the cap the batch sets aside for it leaves the charge after it its gas", async () => {
-    const { burner, hostile } = await burnerSubscription();
-    const others = await manySubscriptions(h, h.api, 1);
     // The margins of two first charges (20% of their estimates) could not absorb the burner's 200,000.
-    const answers = await Promise.all([hostile, ...others].map((s) => charge(s.subscription)));
-    for (const a of answers) assert.include(a.body, { status: "CONFIRMING" }, JSON.stringify(a.body));
-    const [hash] = [...new Set(answers.map((a) => a.body.tx_hash as Hex))] as [Hex];
-    const tx = await h.chain.publicClient.getTransaction({ hash });
-    const items = decodeFunctionData({ abi: recurringChargesAbi, data: tx.input }).args[0] as readonly { terms: { payer: string } }[];
-    assert.lengthOf(items, 2, "one batch");
-    assert.equal(items[0]!.terms.payer, burner, "the burner first: every other item comes after its check");
-    await h.chain.mine(2);
-    const receipt = await h.chain.publicClient.getTransactionReceipt({ hash });
-    const skipped = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "ChargeSkipped" });
-    assert.deepEqual(
-      skipped.map((e) => [
-        Number(e.args.index),
-        e.args.reason === "0x" ? "out of gas" : decodeErrorResult({ abi: recurringChargesAbi, data: e.args.reason }).errorName,
-      ]),
-      [[0, "InvalidSignature"]],
-    );
+    const { receipt } = await batchLedByBurner(h);
     assert.lengthOf(parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" }), 1, "the charge after it charged");
   });
 });
@@ -328,37 +294,10 @@ describe("a batch a payer cannot burn, under a low SIGNATURE_GAS_CAP setting", f
   this.timeout(300_000);
   // Enough for the burner's check in finalize's eth_call (it answers cheaply there), far below the contract's cap.
   const h = useService({ CHARGE_BATCH_WAIT_MS: "2000", SIGNATURE_GAS_CAP: "30000" });
-  const recurring = () => h.service.deployment.contracts.RecurringCharges.address;
-  const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
 
   it("a batch of two led by the burner still leaves the charge after it its gas", async () => {
-    const usdc = h.service.deployment.token.address;
-    const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 3]!;
-    const burner = await deployTestContract(h.chain, owner, gasBurningAccountAbi, "GasBurningAccount", "GasBurningAccount.sol", [owner.address]);
-    await send(h.chain, h.chain.accounts[LOCAL_ROLES.firstUser]!, { address: usdc, abi: erc20Abi, functionName: "transfer", args: [burner, 100_000_000n] });
-    const approveData = encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] });
-    await send(h.chain, owner, { address: burner, abi: gasBurningAccountAbi, functionName: "execute", args: [usdc, 0n, approveData] });
-    const hostile = await subscribe(h, owner, { payer: burner, recipient: merchant().address, amount: "1" });
-    const others = await manySubscriptions(h, h.api, 1);
-
-    const answers = await Promise.all([hostile, ...others].map((s) => h.api.post("/v1/charges").send({ subscription: s.subscription })));
-    for (const a of answers) assert.include(a.body, { status: "CONFIRMING" }, JSON.stringify(a.body));
-    const [hash] = [...new Set(answers.map((a) => a.body.tx_hash as Hex))] as [Hex];
-    const tx = await h.chain.publicClient.getTransaction({ hash });
-    const items = decodeFunctionData({ abi: recurringChargesAbi, data: tx.input }).args[0] as readonly { terms: { payer: string } }[];
-    assert.lengthOf(items, 2, "one batch");
-    assert.equal(items[0]!.terms.payer, burner, "the burner first: every other item comes after its check");
-    await h.chain.mine(2);
-    const receipt = await h.chain.publicClient.getTransactionReceipt({ hash });
+    const { receipt, others } = await batchLedByBurner(h);
     assert.equal(receipt.status, "success");
-    const skipped = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "ChargeSkipped" });
-    assert.deepEqual(
-      skipped.map((e) => [
-        Number(e.args.index),
-        e.args.reason === "0x" ? "out of gas" : decodeErrorResult({ abi: recurringChargesAbi, data: e.args.reason }).errorName,
-      ]),
-      [[0, "InvalidSignature"]],
-    );
     assert.deepEqual(
       parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" }).map((e) => e.args.subscriptionId),
       others.map((s) => s.id),
@@ -366,3 +305,47 @@ describe("a batch a payer cannot burn, under a low SIGNATURE_GAS_CAP setting", f
     );
   });
 });
+
+/**
+ * A gas-burning ERC-1271 account (GasBurningAccount: it answers every simulation correctly, so
+ * finalize's own check passes) holding 100 USDC with the allowance set, subscribed for 1 USDC.
+ */
+async function burnerSubscription(h: ServiceHarness) {
+  const usdc = h.service.deployment.token.address;
+  const recurring = h.service.deployment.contracts.RecurringCharges.address;
+  const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 3]!;
+  const burner = await deployTestContract(h.chain, owner, gasBurningAccountAbi, "GasBurningAccount", "GasBurningAccount.sol", [owner.address]);
+  await send(h.chain, h.chain.accounts[LOCAL_ROLES.firstUser]!, { address: usdc, abi: erc20Abi, functionName: "transfer", args: [burner, 100_000_000n] });
+  const approveData = encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [recurring, 10n ** 12n] });
+  await send(h.chain, owner, { address: burner, abi: gasBurningAccountAbi, functionName: "execute", args: [usdc, 0n, approveData] });
+  const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+  return { burner, hostile: await subscribe(h, owner, { payer: burner, recipient: merchant.address, amount: "1" }) };
+}
+
+/**
+ * The burner's charge and another's at once: one batch of two, the burner's first (every other item
+ * comes after its check), mined; its item skipped as InvalidSignature. The batch's receipt, and the
+ * other subscription.
+ */
+async function batchLedByBurner(h: ServiceHarness) {
+  const { burner, hostile } = await burnerSubscription(h);
+  const others = await manySubscriptions(h, h.api, 1);
+  const answers = await Promise.all([hostile, ...others].map((s) => h.api.post("/v1/charges").send({ subscription: s.subscription })));
+  for (const a of answers) assert.include(a.body, { status: "CONFIRMING" }, JSON.stringify(a.body));
+  const [hash] = [...new Set(answers.map((a) => a.body.tx_hash as Hex))] as [Hex];
+  const tx = await h.chain.publicClient.getTransaction({ hash });
+  const items = decodeFunctionData({ abi: recurringChargesAbi, data: tx.input }).args[0] as readonly { terms: { payer: string } }[];
+  assert.lengthOf(items, 2, "one batch");
+  assert.equal(items[0]!.terms.payer, burner, "the burner first: every other item comes after its check");
+  await h.chain.mine(2);
+  const receipt = await h.chain.publicClient.getTransactionReceipt({ hash });
+  const skipped = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "ChargeSkipped" });
+  assert.deepEqual(
+    skipped.map((e) => [
+      Number(e.args.index),
+      e.args.reason === "0x" ? "out of gas" : decodeErrorResult({ abi: recurringChargesAbi, data: e.args.reason }).errorName,
+    ]),
+    [[0, "InvalidSignature"]],
+  );
+  return { receipt, others };
+}
