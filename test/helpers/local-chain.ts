@@ -2,22 +2,26 @@ import { startLocalChain, type LocalChain, type LocalChainOptions } from "../../
 import type { Hex } from "viem";
 
 /**
+ * A chain whose next block lands well past the wall clock (or past its head) is set back to the wall
+ * clock. EDR's revert keeps a clock offset that blocks sealed at head + 2 s by a Base-like node build
+ * up, so without this each later test's next block lands further ahead, until a buyer's signature,
+ * valid for a minute from the wall clock (x402's `validBefore`), has expired on the chain. Only then:
+ * a pinned timestamp overrides the next `evm_increaseTime`, which tests that move the chain's clock use.
+ */
+async function pinNextBlockToWallClock(chain: LocalChain): Promise<void> {
+  const [head, next] = await Promise.all([chain.publicClient.getBlock(), chain.publicClient.getBlock({ blockTag: "pending" })]);
+  const wall = BigInt(Math.floor(Date.now() / 1000));
+  const expected = wall > head.timestamp ? wall : head.timestamp + 1n;
+  if (next.timestamp > expected + CLOCK_DRIFT_SECONDS) await chain.testClient.setNextBlockTimestamp({ timestamp: expected });
+}
+
+/** How far past the wall clock a test's next block may land before it is set back. */
+const CLOCK_DRIFT_SECONDS = 10n;
+
+/**
  * Mocha hooks: one local chain per suite, reverted to its fresh state before every test
  * (snapshot/revert), so each test starts from the same deterministic chain.
  */
-/**
- * The next block at the wall clock (or one second after the head, when the head is ahead of it).
- * EDR's revert keeps the clock offset that a test's blocks built up (a Base-like node seals at
- * head + 2 s, a setup mines a block a second faster than the wall), so without this the next block
- * of each later test lands further ahead, until a buyer's signature, valid for a minute from the
- * wall clock (x402's `validBefore`), has expired on the chain.
- */
-async function pinNextBlockToWallClock(chain: LocalChain): Promise<void> {
-  const head = await chain.publicClient.getBlock();
-  const wall = BigInt(Math.floor(Date.now() / 1000));
-  await chain.testClient.setNextBlockTimestamp({ timestamp: wall > head.timestamp ? wall : head.timestamp + 1n });
-}
-
 export function useLocalChain(options: LocalChainOptions = {}): { readonly chain: LocalChain } {
   let chain: LocalChain | undefined;
   let snapshot: Hex | undefined;
