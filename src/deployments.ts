@@ -32,6 +32,12 @@ export const DeploymentSchema = z.strictObject({
      */
     eip712: z.strictObject({ name: z.string().min(1), version: z.string().min(1) }),
   }),
+  /**
+   * The block of the first of our contracts' deployment transactions: nothing of ours logs below it,
+   * so the payments list and the depositor search read from here, never from block 0. Written by
+   * `npm run deploy` (dev/deploy/deploy-environment.ts) when it deploys; absent: block 0.
+   */
+  deployBlock: z.number().int().nonnegative().optional(),
   /** The CREATE2 addresses `parameters` give; null until the parameters are chosen. */
   contracts: z
     .strictObject({
@@ -58,6 +64,11 @@ export type LiveDeployment = Deployment & {
   contracts: NonNullable<Deployment["contracts"]>;
   parameters: NonNullable<Deployment["parameters"]>;
 };
+
+/** The first block that can hold our contracts' events (see `deployBlock`). */
+export function deployBlockOf(deployment: Pick<Deployment, "deployBlock">): bigint {
+  return BigInt(deployment.deployBlock ?? 0);
+}
 
 export function deploymentPath(chainId: number, dir = DEPLOYMENTS_DIR): string {
   return join(dir, `${chainId}.json`);

@@ -70,6 +70,11 @@ export const ERROR_CODES = {
   PAYMENT_NOT_FOUND: { action: "FIX_REQUEST" },
   /** The original transaction is not the settlement the identifier describes. */
   PAYMENT_MISMATCH: { action: "FIX_REQUEST" },
+  /**
+   * A payment address's payer cannot be told from the chain (several wallets each sent part of the
+   * amount, none most of it, or its transfers were not all found): the merchant decides, not the service.
+   */
+  PAYER_UNKNOWN: { action: "STOP" },
 } as const satisfies Record<string, CodeRule>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -48,7 +48,8 @@ export type ErrorCode =
   | "REFUND_TRANSACTION_MISMATCH"
   | "REFUND_CONFIRMING"
   | "PAYMENT_NOT_FOUND"
-  | "PAYMENT_MISMATCH";
+  | "PAYMENT_MISMATCH"
+  | "PAYER_UNKNOWN";
 
 /** What to do next. WAIT: the transaction exists and the money may have moved; poll the same transaction and start no other. */
 export type Action = "SUCCESS" | "WAIT" | "RETRY" | "FIX_REQUEST" | "ASK_PAYER" | "STOP";
@@ -484,19 +485,21 @@ export type LinkSubscriptionsResponse = {
 };
 
 export type ListedPayment = {
-  /** the payment's reference (a link payment's starts with its link_id); for an x402 receiver payment the authorization's nonce; null for a plain transfer an x402 receiver split (no reference exists) */
+  /** the payment's reference (a link payment's starts with its link_id); for an x402 receiver payment the authorization's nonce; null for a plain transfer an x402 receiver split and for a forward (no reference exists) */
   reference: Hash | null;
-  /** what the payer paid */
+  /** what the payer moved, excess included: a payment address that held more than the payment's amount moved all of it (its PaidInExcess), with the fee on all of it */
   amount: Amount;
   amount_units: AmountUnits;
-  /** the service's fee out of amount, as the event emitted it; the recipient got amount_units - fee_units */
+  /** the fee taken out of amount; amount_units - fee_units is what reached the recipient, unit for unit */
   fee_units: AmountUnits;
-  /** the buyer's wallet, or the payment address (x402 receiver) for a plain transfer: the chain names no other sender there */
-  payer: Address;
+  /** the wallet that paid: the buyer's for a pay or x402 settlement; for a payment address (deposit, forward) the sender whose transfers made up the payment, found as the refund target is; for a plain transfer to an x402 receiver, the receiver (the chain names no other sender there). null: the chain cannot say (several wallets each sent part of the amount, none most of it, or its transfers lie further back than a page reads); ask the buyer, and refunds answer PAYER_UNKNOWN */
+  payer: Address | null;
   tx_hash: Hash;
   block_number: string;
-  /** the block's time */
+  /** the block's time (whole seconds: on Base about five blocks share one) */
   timestamp: UnixSeconds;
+  /** the block's time in milliseconds, where the node serves it (Base since Denim: blockTimestampMs on logs, timestampMs on blocks); absent otherwise */
+  timestamp_ms?: number;
   settled_by: SettledBy;
   /** the block is at or below the finality head (capabilities' finality rule); false: it may still leave the chain */
   final: boolean;
@@ -530,8 +533,12 @@ export type ListPaymentsRequest = {
 export type ListPaymentsResponse = {
   /** newest first */
   payments: Array<ListedPayment>;
-  /** pass as before_block for older payments; null once the search reached the chain's first block. A page covers a bounded block range, so an empty page can still have a next one */
+  /** pass as before_block for older payments; null once the search reached the deployment's first block (nothing older exists). A page makes a bounded number of reads, so an empty page can still have a next one */
   next_before_block: BlockNumber | null;
+  /** the time of the lowest block this page read (next_before_block's, or the deployment's first block): with to_timestamp, the dates this page covers, every payment between them shown here unless past limit (then the next page starts with them) */
+  from_timestamp: UnixSeconds;
+  /** the time of the highest block this page read (before_block's predecessor, or the latest block) */
+  to_timestamp: UnixSeconds;
   /** the latest block when this page was read */
   as_of_block: BlockNumber;
 };
@@ -594,7 +601,7 @@ export type PaymentSettledEvent = {
 
 /** An error answer of prepareRefund: branch on error and action. */
 export type PrepareRefundError = {
-  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_INTENT" | "INVALID_SUBSCRIPTION" | "REFUND_AMOUNT_INVALID" | "PAYMENT_NOT_FOUND" | "PAYMENT_MISMATCH" | "PAYMENT_CONFIRMING" | "RPC_ERROR" | "RPC_BUSY";
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_INTENT" | "INVALID_SUBSCRIPTION" | "REFUND_AMOUNT_INVALID" | "PAYMENT_NOT_FOUND" | "PAYMENT_MISMATCH" | "PAYMENT_CONFIRMING" | "PAYER_UNKNOWN" | "RPC_ERROR" | "RPC_BUSY";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
@@ -805,8 +812,8 @@ export type RevokeSessionResponse = {
   payer: Address;
 };
 
-/** pay: the buyer's wallet paid through the Splitter (allowance, permit or authorization); deposit: a plain transfer to the payment address, settled by anyone; x402: an x402 settlement (to a payment address or to the recipient's x402 receiver) */
-export type SettledBy = "pay" | "deposit" | "x402";
+/** pay: the buyer's wallet paid through the Splitter (allowance, permit or authorization); deposit: a plain transfer to the payment address, settled by anyone; x402: an x402 settlement (to a payment address or to the recipient's x402 receiver); forward: funds that reached a payment address other than as its payment (a deposit short of the amount taken by the recipient, a later deposit after the payment settled), forwarded to the recipient with the fee (the Splitter's DepositForwarded) */
+export type SettledBy = "pay" | "deposit" | "x402" | "forward";
 
 export type SetupTokenRequest = {
   setup_token: Token;
@@ -1032,7 +1039,7 @@ export type VerifyPaymentResponse = {
 
 /** An error answer of verifyRefund: branch on error and action. */
 export type VerifyRefundError = {
-  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_INTENT" | "INVALID_SUBSCRIPTION" | "REFUND_AMOUNT_INVALID" | "REFUND_TRANSACTION_MISMATCH" | "REFUND_CONFIRMING" | "PAYMENT_NOT_FOUND" | "PAYMENT_MISMATCH" | "PAYMENT_CONFIRMING" | "RPC_ERROR" | "RPC_BUSY";
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_INTENT" | "INVALID_SUBSCRIPTION" | "REFUND_AMOUNT_INVALID" | "REFUND_TRANSACTION_MISMATCH" | "REFUND_CONFIRMING" | "PAYMENT_NOT_FOUND" | "PAYMENT_MISMATCH" | "PAYMENT_CONFIRMING" | "PAYER_UNKNOWN" | "RPC_ERROR" | "RPC_BUSY";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;

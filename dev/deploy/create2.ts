@@ -12,6 +12,8 @@ export interface Create2Result {
   address: Address;
   /** The deploying transaction, or null when code was already there. */
   txHash: Hex | null;
+  /** The deploying transaction's block, or null when code was already there. */
+  blockNumber: bigint | null;
 }
 
 /** Deploys `initCode` through the CREATE2 deployer unless the address already has code. */
@@ -25,7 +27,7 @@ export async function deployCreate2(
 ): Promise<Create2Result> {
   const address = create2Address(deployer, salt, initCode);
   const existing = await clients.public.getCode({ address });
-  if (existing && existing !== "0x") return { address, txHash: null };
+  if (existing && existing !== "0x") return { address, txHash: null, blockNumber: null };
   const deployerCode = await clients.public.getCode({ address: deployer });
   if (!deployerCode || deployerCode === "0x") throw new Error(`no CREATE2 deployer at ${deployer} on this chain`);
   const txHash = await clients.wallet.sendTransaction({ account, chain, to: deployer, data: concat([salt, initCode]) });
@@ -33,5 +35,5 @@ export async function deployCreate2(
   if (receipt.status !== "success") throw new Error(`CREATE2 deployment reverted in ${txHash}`);
   const code = await clients.public.getCode({ address });
   if (!code || code === "0x") throw new Error(`CREATE2 deployment left no code at ${address} (tx ${txHash})`);
-  return { address, txHash };
+  return { address, txHash, blockNumber: receipt.blockNumber };
 }

@@ -2,7 +2,7 @@ import { createPublicClient, createWalletClient, http, type Account, type Addres
 import { base, baseSepolia } from "viem/chains";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEPLOYMENTS_DIR, isLive, loadDeployment, type Deployment } from "../../src/deployments.js";
+import { DEPLOYMENTS_DIR, isLive, loadDeployment, writeDeployment, type Deployment } from "../../src/deployments.js";
 import { deployCreate2 } from "./create2.js";
 import { planContracts } from "./plan.js";
 
@@ -46,6 +46,7 @@ export async function deployEnvironment(options: DeployOptions): Promise<Deploye
   }
   const wallet = createWalletClient({ chain, transport, account: options.deployer });
   const results: DeployedContract[] = [];
+  let firstBlock: bigint | null = null;
   for (const planned of planContracts(deployment, deployment.parameters)) {
     const recorded = deployment.contracts[planned.name].address;
     if (planned.address !== recorded) {
@@ -68,7 +69,14 @@ export async function deployEnvironment(options: DeployOptions): Promise<Deploye
       planned.initCode,
     );
     log(result.txHash ? `${planned.name}: deployed at ${result.address} in ${result.txHash}` : `${planned.name}: already at ${result.address}`);
-    results.push({ name: planned.name, ...result });
+    results.push({ name: planned.name, address: result.address, txHash: result.txHash });
+    if (result.blockNumber !== null && (firstBlock === null || result.blockNumber < firstBlock)) firstBlock = result.blockNumber;
+  }
+  // The first block of ours: the payments list and the depositor search read no lower. Contracts
+  // already there keep the block recorded when they were deployed.
+  if (firstBlock !== null && (deployment.deployBlock === undefined || firstBlock < BigInt(deployment.deployBlock))) {
+    writeDeployment({ ...deployment, deployBlock: Number(firstBlock) }, options.deploymentsDir);
+    log(`deployments/${options.chainId}.json: deployBlock ${firstBlock}`);
   }
   const network = deployment.chainId === base.id ? "base" : "baseSepolia";
   const argsDir = join(options.deploymentsDir ?? DEPLOYMENTS_DIR, "verify");

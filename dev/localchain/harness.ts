@@ -215,6 +215,11 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
         deployment.salt as Hex,
         planned.initCode,
       );
+      // Nothing of ours below the recorded deployBlock: the payments list and the depositor search
+      // read no lower (a fork deploys far above it).
+      if (result.blockNumber !== null && result.blockNumber < BigInt(deployment.deployBlock ?? 0)) {
+        throw new Error(`${planned.name} deployed in block ${result.blockNumber}, below deployments/84532.json's deployBlock ${deployment.deployBlock}`);
+      }
       const recorded = deployment.contracts[planned.name].address;
       if (result.address !== recorded && COVERAGE_BUILD) {
         // Instrumented bytecode lands at another CREATE2 address: place its code and the storage its

@@ -8,16 +8,19 @@ export interface BookPayment {
   reference: string | null;
   amount_units: string;
   fee_units: string;
-  payer: string;
+  /** null: the chain cannot say who paid (the merchant asks the buyer). */
+  payer: string | null;
   tx_hash: string;
   block_number: string;
   timestamp: number;
+  /** The block's time in milliseconds, where the node serves it (Base since Denim). */
+  timestamp_ms?: number;
   settled_by: string;
   final: boolean;
 }
 
 /** The CSV's columns, in this order, as the header names them. */
-export const CSV_COLUMNS = ["timestamp_utc", "amount", "fee", "net", "payer", "reference", "tx_hash", "block_number", "settled_by"] as const;
+export const CSV_COLUMNS = ["timestamp_utc", "timestamp_ms", "amount", "fee", "net", "payer", "reference", "tx_hash", "block_number", "settled_by"] as const;
 
 const SCALE = 1_000_000n;
 
@@ -50,17 +53,22 @@ function field(value: string): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-/** The CSV of `payments` (one row each, in the order given), header first, CRLF line ends (RFC 4180). */
+/**
+ * The CSV of `payments`: amount is what the payer moved (excess included), fee what was taken, net
+ * what reached the recipient; timestamp_ms and payer are empty where the chain does not say. One row
+ * each, in the order given, header first, CRLF line ends (RFC 4180).
+ */
 export function paymentsCsv(payments: readonly BookPayment[]): string {
   const rows = payments.map((p) => {
     const amount = BigInt(p.amount_units);
     const fee = BigInt(p.fee_units);
     return [
       utcTimestamp(p.timestamp),
+      p.timestamp_ms !== undefined ? String(p.timestamp_ms) : "",
       plainAmount(amount),
       plainAmount(fee),
       plainAmount(amount - fee),
-      p.payer,
+      p.payer ?? "",
       p.reference ?? "",
       p.tx_hash,
       p.block_number,

@@ -52,4 +52,6 @@ export const ERROR_GUIDE: Record<ErrorCode, string> = {
   REFUND_CONFIRMING: "The refund is mined, not final: ask again about the same refund_tx_hash; never send another.",
   PAYMENT_NOT_FOUND: "No such settlement on chain (as of the answer's block): check tx_hash and the identifier.",
   PAYMENT_MISMATCH: "That transaction is not this payment (another reference, recipient, token or amount): check tx_hash.",
+  PAYER_UNKNOWN:
+    "The chain cannot name the wallet that paid this payment address (several wallets each sent part of the amount, none most of it): no refund is prepared here; ask the buyer which wallet to refund and send it from yours.",
 };

@@ -51,6 +51,7 @@ export const HTTP_STATUS = {
   REFUND_CONFIRMING: 409,
   PAYMENT_NOT_FOUND: 400,
   PAYMENT_MISMATCH: 400,
+  PAYER_UNKNOWN: 409,
 } as const satisfies Record<ErrorCode, number>;
 
 export function statusOf(code: ErrorCode): number {

@@ -1,132 +1,150 @@
-import { isAddressEqual, toFunctionSelector, type Address, type Hex, type PublicClient } from "viem";
+import { isAddressEqual, toFunctionSelector, type Address, type Block, type Hex, type PublicClient } from "viem";
 import { splitterAbi, x402ReceiversAbi } from "../generated/contracts.js";
 import { PAID_EVENT } from "../chain/contracts/splitter.js";
 import { finalityHead, isSettled } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";
+import { blockTimestampMs, logTimestampMs } from "../chain/timestamp-ms.js";
 import type { Finality } from "../config.js";
-import type { LiveDeployment } from "../deployments.js";
+import { deployBlockOf, type LiveDeployment } from "../deployments.js";
 import { formatAmount } from "../money.js";
 import type { ListedPayment, ListPaymentsResponse } from "../wire/index.js";
 import { DEFAULT_PAYMENTS_PER_PAGE } from "../wire/index.js";
 import type { DepositAddresses } from "./deposit-address.js";
 import { DomainError } from "../errors.js";
-import type { ConcurrencyGate } from "../limits/rate-limiter.js";
+import type { FairGate } from "../limits/fair-gate.js";
+import { depositorOf, PAID_IN_EXCESS } from "./depositor.js";
+import { RangeCap, readBackwards } from "./log-ranges.js";
 
-/** Blocks the first log read of a page covers (what public providers accept with an address and topic filter). */
-export const LIST_SPAN_BLOCKS = 10_000n;
-/** Most blocks one page covers, whatever it finds: a stranger's address costs this much reading, no more. */
-export const LIST_PAGE_BLOCKS = 50_000n;
-/** Most log reads (each one batch of three `eth_getLogs`) one page makes, refused ones included. */
+/** Most log reads (each one batch of four `eth_getLogs`) one page makes, refused ones included. */
 export const LIST_MAX_READS = 12;
+/** Ranges the depositor search of one payment-address row asks at most; beyond, its payer is null. */
+export const LIST_DEPOSITOR_MAX_READS = 4;
 
 const RECEIVER_PAID = x402ReceiversAbi.find((i) => i.type === "event" && i.name === "ReceiverPaid")!;
 const RECEIVER_SPLIT = x402ReceiversAbi.find((i) => i.type === "event" && i.name === "ReceiverSplit")!;
+const DEPOSIT_FORWARDED = splitterAbi.find((i) => i.type === "event" && i.name === "DepositForwarded")!;
 const SETTLE_FROM_AUTHORIZATION = toFunctionSelector(splitterAbi.find((i) => i.type === "function" && i.name === "settleDepositFromAuthorization")!);
 
 export interface PaymentsListDeps {
   client: PublicClient;
   deployment: LiveDeployment;
   finality: Finality;
-  /** A `Paid` whose payer is its own payment address was a plain transfer there (settled_by deposit). */
+  /** The payment address of a `Paid` or `DepositForwarded` key: its excess, and whether the payer is the address itself. */
   depositAddresses: Pick<DepositAddresses, "ofKey">;
-  /** Pages read at once (each up to {@link LIST_MAX_READS} log reads); beyond its queue, RPC_BUSY. */
-  gate: ConcurrencyGate;
+  /** Pages read at once (each up to {@link LIST_MAX_READS} log reads), each caller's in its own queue; beyond it, RPC_BUSY. */
+  gate: FairGate;
 }
 
-/** One payment found in the logs, before its block's time is known. */
+/** One payment found in the logs, before its block's time, excess and depositor are known. */
 interface Found {
   reference: Hex | null;
   amountUnits: bigint;
   feeUnits: bigint;
-  payer: Address;
+  payer: Address | null;
   txHash: Hex;
   blockNumber: bigint;
   logIndex: number;
   settledBy: ListedPayment["settled_by"];
+  /** A payment address's `Paid` or `DepositForwarded`: where an excess is logged and whose depositor paid. */
+  depositAddress?: Address;
+  /** The payer is the payment address itself: the depositor is the payer. */
+  fromDeposit?: true;
   /** Set when only the transaction's call can tell pay from x402 (a `Paid` not from its payment address). */
   askTransaction?: true;
   blockTimestamp?: bigint;
+  blockTimestampMs?: bigint;
 }
 
 /**
  * The payments to one recipient, read from the chain alone (the service keeps no record of them):
- * the Splitter's `Paid` logs (recipient indexed) and X402Receivers' `ReceiverPaid` and
- * `ReceiverSplit` (recipient indexed), in the deployment's token only (anyone may emit a `Paid` in a
- * token of their own making). Newest first, by pages: a page reads block ranges backwards from
- * `before_block`, {@link LIST_SPAN_BLOCKS} at a time, until it holds `limit` payments, has covered
- * {@link LIST_PAGE_BLOCKS}, or has made {@link LIST_MAX_READS} reads, and says where the next page
- * starts. A range the node refuses (a provider's cap on the range or on the logs one call returns) is
- * read again in halves, as the deposit settler does, and the page goes on with the smaller span. Logs
- * come from the node's canonical chain, so a reorged payment is simply not there; `final` is the
+ * the Splitter's `Paid` and `DepositForwarded` logs (recipient indexed) and X402Receivers'
+ * `ReceiverPaid` and `ReceiverSplit` (recipient indexed), in the deployment's token only (anyone may
+ * emit a `Paid` in a token of their own making). Newest first, by pages: a page reads block ranges
+ * backwards from `before_block` down to the deployment's first block, as wide as the node accepts
+ * (log-ranges.ts: a node without a range cap answers a month in one read; a refused range is read
+ * again in halves, and the widest accepted is kept for the next pages), until it holds `limit`
+ * payments or has made {@link LIST_MAX_READS} reads, and says where the next page starts. The books
+ * balance with the chain: `amount` is what the payer moved (a payment address's `PaidInExcess`
+ * included), `fee` what was taken, and a payment address's payer is its depositor (depositor.ts).
+ * Logs come from the node's canonical chain, so a reorged payment is simply not there; `final` is the
  * finality rule at the time of the read.
  */
 export class PaymentsList {
+  /** What this node accepts for one log range, learned once for every page and caller. */
+  readonly #cap = new RangeCap();
+
   constructor(private readonly deps: PaymentsListDeps) {}
 
-  async list(request: { recipient: Address; beforeBlock?: bigint; limit?: number }): Promise<ListPaymentsResponse> {
-    const result = await this.deps.gate.run(() => this.#page(request));
-    if (!result) throw new DomainError("RPC_BUSY", { detail: "payments list queue full" });
+  /** One page, in `caller`'s own turn (callers told apart as the rate limiter tells them). */
+  async list(request: { recipient: Address; beforeBlock?: bigint; limit?: number }, caller = "anyone"): Promise<ListPaymentsResponse> {
+    const result = await this.deps.gate.run(caller, () => this.#page(request));
+    if (!result) throw new DomainError("RPC_BUSY", { detail: "this caller's payments list queue is full" });
     return result.value;
   }
 
   async #page(request: { recipient: Address; beforeBlock?: bigint; limit?: number }): Promise<ListPaymentsResponse> {
     const { client } = this.deps;
     const limit = request.limit ?? DEFAULT_PAYMENTS_PER_PAGE;
-    const latest = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
+    const latestBlock = await rpc(() => client.getBlock({ blockTag: "latest" }));
+    const latest = latestBlock.number!;
     const top = request.beforeBlock !== undefined && request.beforeBlock - 1n < latest ? request.beforeBlock - 1n : latest;
-    const floor = top + 1n > LIST_PAGE_BLOCKS ? top + 1n - LIST_PAGE_BLOCKS : 0n;
-    const found: Found[] = [];
-    let span = LIST_SPAN_BLOCKS;
-    let next = top + 1n; // everything from `next` up to `top` has been read
-    let refused: unknown = null;
-    for (let reads = 0; reads < LIST_MAX_READS && next > floor && found.length < limit; reads++) {
-      const to = next - 1n;
-      const from = to + 1n > span ? (to + 1n - span > floor ? to + 1n - span : floor) : floor;
-      try {
-        found.push(...(await this.#read(request.recipient, from, to)));
-        next = from;
-      } catch (error) {
-        if (to === from) throw error; // the node refuses even one block: an RPC fault, not a range cap
-        refused = error;
-        span = (to - from + 1n) / 2n;
-      }
-    }
-    // Nothing read at all is a failing node, never an empty page.
-    if (next === top + 1n && refused !== null) throw refused;
+    const deployBlock = deployBlockOf(this.deps.deployment);
+    const floor = deployBlock <= top ? deployBlock : top;
+    const { found, next } = await readBackwards({
+      cap: this.#cap,
+      top,
+      floor,
+      maxReads: LIST_MAX_READS,
+      read: (from, to) => this.#read(request.recipient, from, to),
+      enough: (f) => f.length >= limit,
+    });
     const page = cut(found, limit, next);
-    const [head, details] = await Promise.all([finalityHead(client, this.deps.finality, latest), this.#details(page.payments)]);
+    const ends = { from: page.next < top ? page.next : top, to: top };
+    const [head, details] = await Promise.all([finalityHead(client, this.deps.finality, latest), this.#details(page.payments, ends, latestBlock)]);
+    const payers = await this.#depositors(page.payments, details.excess);
     return {
-      payments: page.payments.map((p) => ({
-        reference: p.reference,
-        amount: formatAmount(p.amountUnits),
-        amount_units: p.amountUnits.toString(),
-        fee_units: p.feeUnits.toString(),
-        payer: p.payer,
-        tx_hash: p.txHash,
-        block_number: p.blockNumber.toString(),
-        timestamp: Number(details.timestamps.get(p.blockNumber)!),
-        settled_by: details.x402.has(p.txHash) ? "x402" : p.settledBy,
-        final: isSettled(p.blockNumber, head),
-      })),
-      next_before_block: page.next > 0n ? page.next.toString() : null,
+      payments: page.payments.map((p) => {
+        const excess = p.settledBy !== "forward" ? details.excess.get(p.txHash) : undefined;
+        const amountUnits = excess?.moved ?? p.amountUnits;
+        const ms = p.blockTimestampMs ?? details.timestampsMs.get(p.blockNumber);
+        return {
+          reference: p.reference,
+          amount: formatAmount(amountUnits),
+          amount_units: amountUnits.toString(),
+          fee_units: (excess?.fee ?? p.feeUnits).toString(),
+          payer: payers.has(p) ? (payers.get(p) ?? null) : p.payer,
+          tx_hash: p.txHash,
+          block_number: p.blockNumber.toString(),
+          timestamp: Number(details.timestamps.get(p.blockNumber)!),
+          ...(ms !== undefined ? { timestamp_ms: Number(ms) } : {}),
+          settled_by: details.x402.has(p.txHash) ? "x402" : p.settledBy,
+          final: isSettled(p.blockNumber, head),
+        };
+      }),
+      next_before_block: page.next > deployBlock ? page.next.toString() : null,
+      from_timestamp: Number(details.timestamps.get(ends.from)!),
+      to_timestamp: Number(details.timestamps.get(ends.to)!),
       as_of_block: latest.toString(),
     };
   }
 
-  /** The recipient's payments in `[from, to]`: three `eth_getLogs` in one batch. */
+  /** The recipient's payments in `[from, to]`: four `eth_getLogs` in one batch. */
   async #read(recipient: Address, from: bigint, to: bigint): Promise<Found[]> {
     const { client, deployment } = this.deps;
     const token = deployment.token.address;
+    const splitter = deployment.contracts.Splitter.address;
     const range = { fromBlock: from, toBlock: to, strict: true } as const;
-    const [paid, receiverPaid, receiverSplit] = await Promise.all([
-      rpc(() => client.getLogs({ address: deployment.contracts.Splitter.address, event: PAID_EVENT, args: { recipient }, ...range })),
+    const [paid, forwarded, receiverPaid, receiverSplit] = await Promise.all([
+      rpc(() => client.getLogs({ address: splitter, event: PAID_EVENT, args: { recipient }, ...range })),
+      rpc(() => client.getLogs({ address: splitter, event: DEPOSIT_FORWARDED, args: { recipient }, ...range })),
       rpc(() => client.getLogs({ address: deployment.contracts.X402Receivers.address, event: RECEIVER_PAID, args: { recipient }, ...range })),
       rpc(() => client.getLogs({ address: deployment.contracts.X402Receivers.address, event: RECEIVER_SPLIT, args: { recipient, token }, ...range })),
     ]);
     const found: Found[] = [];
     for (const log of paid) {
       if (!isAddressEqual(log.args.token, token)) continue;
-      const fromDeposit = isAddressEqual(log.args.payer, await this.deps.depositAddresses.ofKey(log.args.paymentKey));
+      const depositAddress = await this.deps.depositAddresses.ofKey(log.args.paymentKey);
+      const fromDeposit = isAddressEqual(log.args.payer, depositAddress);
       found.push({
         ...where(log),
         reference: log.args.paymentReference,
@@ -134,7 +152,22 @@ export class PaymentsList {
         feeUnits: log.args.fee,
         payer: log.args.payer,
         settledBy: fromDeposit ? "deposit" : "pay",
-        ...(fromDeposit ? {} : { askTransaction: true as const }),
+        depositAddress,
+        ...(fromDeposit ? { fromDeposit: true as const } : { askTransaction: true as const }),
+      });
+    }
+    for (const log of forwarded) {
+      if (!isAddressEqual(log.args.token, token)) continue;
+      const depositAddress = await this.deps.depositAddresses.ofKey(log.args.paymentKey);
+      found.push({
+        ...where(log),
+        reference: null,
+        amountUnits: log.args.amount,
+        feeUnits: log.args.fee,
+        payer: depositAddress,
+        settledBy: "forward",
+        depositAddress,
+        fromDeposit: true,
       });
     }
     for (const log of receiverPaid) {
@@ -148,33 +181,87 @@ export class PaymentsList {
   }
 
   /**
-   * The blocks' times (from the logs when the node gives them, else one `eth_getBlockByNumber` per
-   * block) and which `Paid` transactions were x402 settlements to a payment address (the one call
-   * that tells them from a buyer's own `pay`): all in one batch, at most two reads per payment.
+   * In one batch: the blocks' times (from the logs when the node gives them, else one
+   * `eth_getBlockByNumber` per block, the page's two ends included), which `Paid` transactions were
+   * x402 settlements to a payment address (the one call that tells them from a buyer's own `pay`),
+   * and the `PaidInExcess` of the page's payment addresses (one `eth_getLogs` over the range of their
+   * blocks, at those addresses only: nobody else can log there).
    */
-  async #details(payments: Found[]): Promise<{ timestamps: Map<bigint, bigint>; x402: Set<Hex> }> {
+  async #details(
+    payments: Found[],
+    ends: { from: bigint; to: bigint },
+    latest: Block,
+  ): Promise<{ timestamps: Map<bigint, bigint>; timestampsMs: Map<bigint, bigint>; x402: Set<Hex>; excess: Map<Hex, { moved: bigint; fee: bigint }> }> {
     const { client } = this.deps;
-    const timestamps = new Map<bigint, bigint>();
+    const timestamps = new Map<bigint, bigint>([[latest.number!, latest.timestamp]]);
+    const timestampsMs = new Map<bigint, bigint>();
+    const latestMs = blockTimestampMs(latest);
+    if (latestMs !== undefined) timestampsMs.set(latest.number!, latestMs);
     for (const p of payments) if (p.blockTimestamp !== undefined) timestamps.set(p.blockNumber, p.blockTimestamp);
-    const blocks = [...new Set(payments.map((p) => p.blockNumber))].filter((b) => !timestamps.has(b));
+    const blocks = [...new Set([...payments.map((p) => p.blockNumber), ends.from, ends.to])].filter((b) => !timestamps.has(b));
     const asked = [...new Set(payments.filter((p) => p.askTransaction).map((p) => p.txHash))];
-    const [read, transactions] = await Promise.all([
+    const [read, transactions, excess] = await Promise.all([
       Promise.all(blocks.map((blockNumber) => rpc(() => client.getBlock({ blockNumber })))),
       Promise.all(asked.map((hash) => rpc(() => client.getTransaction({ hash })))),
+      this.#excess(payments.filter((p) => p.fromDeposit && p.settledBy !== "forward")),
     ]);
-    for (const block of read) timestamps.set(block.number, block.timestamp);
+    for (const block of read) {
+      timestamps.set(block.number, block.timestamp);
+      const ms = blockTimestampMs(block);
+      if (ms !== undefined) timestampsMs.set(block.number, ms);
+    }
     const x402 = new Set(transactions.filter((t) => t.input.slice(0, 10).toLowerCase() === SETTLE_FROM_AUTHORIZATION).map((t) => t.hash));
-    return { timestamps, x402 };
+    // An x402 settlement to a payment address that already held something moved that too: one more read, only then.
+    for (const [hash, moved] of await this.#excess(payments.filter((p) => x402.has(p.txHash)))) excess.set(hash, moved);
+    return { timestamps, timestampsMs, x402, excess };
+  }
+
+  /** Each settlement's `PaidInExcess` (the log just before its `Paid`, at its payment address), by transaction. */
+  async #excess(settled: Found[]): Promise<Map<Hex, { moved: bigint; fee: bigint }>> {
+    const excess = new Map<Hex, { moved: bigint; fee: bigint }>();
+    if (settled.length === 0) return excess;
+    const addresses = [...new Set(settled.map((p) => p.depositAddress!))];
+    const low = settled.reduce((m, p) => (p.blockNumber < m ? p.blockNumber : m), settled[0]!.blockNumber);
+    const high = settled.reduce((m, p) => (p.blockNumber > m ? p.blockNumber : m), settled[0]!.blockNumber);
+    const { found } = await readBackwards({
+      cap: this.#cap,
+      top: high,
+      floor: low,
+      maxReads: Number.MAX_SAFE_INTEGER,
+      read: (from, to) =>
+        rpc(() => this.deps.client.getLogs({ address: addresses, event: PAID_IN_EXCESS, fromBlock: from, toBlock: to, strict: true })),
+      enough: () => false,
+    });
+    for (const p of settled) {
+      const log = found.find((l) => l.transactionHash === p.txHash && l.logIndex === p.logIndex - 1 && isAddressEqual(l.address, p.depositAddress!));
+      if (log) excess.set(p.txHash, { moved: log.args.moved, fee: log.args.fee });
+    }
+    return excess;
+  }
+
+  /** The payer of each payment-address row: its depositor (null where the chain cannot say within the page's reads). */
+  async #depositors(payments: Found[], excess: Map<Hex, { moved: bigint; fee: bigint }>): Promise<Map<Found, Address | null>> {
+    const rows = payments.filter((p) => p.fromDeposit);
+    const payers = await Promise.all(
+      rows.map(async (p) => {
+        const moved = p.settledBy === "forward" ? p.amountUnits : (excess.get(p.txHash)?.moved ?? p.amountUnits);
+        const depositor = await depositorOf(this.deps, p.depositAddress!, p, p.amountUnits, { moved, cap: this.#cap, maxReads: LIST_DEPOSITOR_MAX_READS });
+        return depositor.payer;
+      }),
+    );
+    return new Map(rows.map((p, i) => [p, payers[i]!]));
   }
 }
 
 /** A log's place: transaction, block, index, and the block's time when the node sends it with the log. */
 function where(log: { transactionHash: Hex; blockNumber: bigint; logIndex: number; blockTimestamp?: bigint | null | undefined }) {
+  const ms = logTimestampMs(log);
   return {
     txHash: log.transactionHash,
     blockNumber: log.blockNumber,
     logIndex: log.logIndex,
     ...(typeof log.blockTimestamp === "bigint" ? { blockTimestamp: log.blockTimestamp } : {}),
+    ...(ms !== undefined ? { blockTimestampMs: ms } : {}),
   };
 }
 

@@ -30,6 +30,12 @@ export interface RefundsDeps {
   now: () => number;
 }
 
+/**
+ * Ranges a refund's depositor search asks at most: a refund is rare and its target is money, so it
+ * reads back as far as a month of Base (13,000,000 blocks) behind a 10,000-block range cap.
+ */
+const REFUND_DEPOSITOR_MAX_READS = 1_400;
+
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 /** A refund token locks terms derived from the chain only; the merchant chose nothing but the amount. */
 const RefundPayload = z.strictObject({
@@ -147,7 +153,9 @@ export class Refunds {
 
   async #fromDepositAddress(depositAddress: Address, settlement: Settlement): Promise<Settlement> {
     if (!isAddressEqual(settlement.payer, depositAddress)) return settlement;
-    return { ...settlement, payer: await depositorOf(this.deps.chain, depositAddress, settlement.position), fromDeposit: true };
+    const depositor = await depositorOf(this.deps.chain, depositAddress, settlement.position, settlement.amountUnits, { maxReads: REFUND_DEPOSITOR_MAX_READS });
+    if (depositor.payer === null) throw new DomainError("PAYER_UNKNOWN", { detail: depositor.reason });
+    return { ...settlement, payer: depositor.payer, fromDeposit: true };
   }
 
   /**

@@ -1,4 +1,5 @@
 import { ConcurrencyGate } from "../limits/rate-limiter.js";
+import { FairGate } from "../limits/fair-gate.js";
 import { LinkStatus } from "../links/link-status.js";
 import { LinkRecords } from "../links/records.js";
 import { DepositSettler } from "../payments/deposit-settler.js";
@@ -12,6 +13,9 @@ import type { ReceiversRoom } from "./receivers.js";
 import type { RelayerRoom } from "./relayer.js";
 import type { StoreRoom } from "./store.js";
 import type { TokensRoom } from "./tokens.js";
+
+/** Payments-list pages one caller may have waiting for a turn; its next ones answer RPC_BUSY. */
+const LIST_PAGES_WAITING_PER_CALLER = 8;
 
 /** One-time payments: intents, their payment addresses, and the settler that settles what reaches those addresses. */
 export interface PaymentsRoom {
@@ -68,7 +72,8 @@ export function paymentsRoom(
   const paymentsList = new PaymentsList({
     ...chain.chain,
     depositAddresses: payments.depositAddresses,
-    gate: new ConcurrencyGate(config.rateLimits.recoverConcurrency, 32),
+    // Each caller's pages wait in a queue of their own, served in turn (issue 44).
+    gate: new FairGate(config.rateLimits.recoverConcurrency, LIST_PAGES_WAITING_PER_CALLER),
   });
   return { payments, depositWatches, depositSettler, paymentsList };
 }

@@ -2,7 +2,7 @@ import { assert } from "chai";
 import type { Address, Hex } from "viem";
 import { noReturnTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
-import { LIST_MAX_READS, LIST_PAGE_BLOCKS } from "../../src/payments/payments-list.js";
+import { LIST_MAX_READS } from "../../src/payments/payments-list.js";
 import { ListPaymentsResponse } from "../../src/wire/index.js";
 import { useService } from "../helpers/service.js";
 import { exchangeWithdrawals, payIntent, type PayBlock } from "../helpers/payments.js";
@@ -11,6 +11,8 @@ import { deployTestContract } from "../helpers/deploy.js";
 import { payThrough, SPLITTER_ENTRY_POINTS } from "../helpers/splitter-entry-points.js";
 import { x402ReceiversAbi } from "../../src/generated/contracts.js";
 import { tokenDomain, transferAuthorizationTypedData } from "../../src/chain/token-authorizations.js";
+import { erc20Abi, getAddress, parseEventLogs } from "viem";
+import { balanceOf } from "../helpers/tx.js";
 
 /** POST /v1/payments/list: the payments to a recipient, from the chain's logs, newest first, by bounded pages. */
 describe("POST /v1/payments/list", function () {
@@ -21,6 +23,8 @@ describe("POST /v1/payments/list", function () {
   const stranger = () => h.chain.accounts[LOCAL_ROLES.firstUser + 7]!;
   const token = () => h.service.deployment.token.address;
   const withdraw = exchangeWithdrawals(() => h.chain, buyer, token, 940);
+  /** The four eth_getLogs of one range. */
+  const READ = 4;
 
   async function create(amount: string) {
     const res = await h.api.post("/v1/payments").send({ recipient: merchant().address, amount });
@@ -68,11 +72,11 @@ describe("POST /v1/payments/list", function () {
     assert.isNull(settled.next_before_block, "a chain shorter than a page: nothing older to read");
   });
 
-  it("names a plain transfer's payment by its payment address (settled_by deposit), newest first beside a pay", async () => {
+  it("names a plain transfer's payment by the wallet that sent it (settled_by deposit), newest first beside a pay", async () => {
     const a = await create("3");
     const paid = await payIntent(h.chain, buyer(), a.pay);
     const b = await create("4");
-    await withdraw(b.pay.deposit_address, 4_000_000n);
+    const { exchange } = await withdraw(b.pay.deposit_address, 4_000_000n);
     const settlement = await send(h.chain, stranger(), {
       address: b.pay.splitter,
       abi: splitterAbi,
@@ -83,10 +87,103 @@ describe("POST /v1/payments/list", function () {
     assert.deepEqual(
       page.payments.map((p) => [p.tx_hash, p.reference, p.payer, p.settled_by, p.amount, p.fee_units]),
       [
-        [settlement.transactionHash, b.reference, b.pay.deposit_address, "deposit", "4.000000", "80000"],
+        [settlement.transactionHash, b.reference, getAddress(exchange.address), "deposit", "4.000000", "80000"],
         [paid.transactionHash, a.reference, buyer().address, "pay", "3.000000", "60000"],
       ],
     );
+  });
+
+  it("books that balance: a 1.00 payment address paid 3.00 is listed at 3.000000, amount − fee is what the recipient received, and its payer is the buyer's wallet", async () => {
+    const a = await create("1");
+    const { exchange } = await withdraw(a.pay.deposit_address, 3_000_000n);
+    const before = await balanceOf(h.chain, token(), merchant().address);
+    const settlement = await send(h.chain, stranger(), {
+      address: a.pay.splitter,
+      abi: splitterAbi,
+      functionName: "settleDeposit",
+      args: [a.pay.token, a.pay.recipient, 1_000_000n, a.pay.reference],
+    });
+    const received = (await balanceOf(h.chain, token(), merchant().address)) - before;
+    const [row] = (await list({ recipient: merchant().address })).payments;
+    assert.deepInclude(row, {
+      tx_hash: settlement.transactionHash,
+      reference: a.reference,
+      amount: "3.000000",
+      amount_units: "3000000",
+      fee_units: "60000",
+      payer: getAddress(exchange.address),
+      settled_by: "deposit",
+    });
+    assert.equal(BigInt(row!.amount_units) - BigInt(row!.fee_units), received);
+  });
+
+  it("lists a forwarded deposit (settled_by forward): a short deposit the recipient took, named by the wallet that sent it", async () => {
+    const a = await create("5");
+    const { exchange } = await withdraw(a.pay.deposit_address, 2_000_000n);
+    const forward = await send(h.chain, merchant(), {
+      address: a.pay.splitter,
+      abi: splitterAbi,
+      functionName: "forwardDeposit",
+      args: [a.pay.token, a.pay.recipient, 5_000_000n, a.pay.reference, a.pay.token],
+    });
+    const [row] = (await list({ recipient: merchant().address })).payments;
+    assert.deepInclude(row, {
+      tx_hash: forward.transactionHash,
+      reference: null,
+      amount: "2.000000",
+      fee_units: "40000",
+      payer: getAddress(exchange.address),
+      settled_by: "forward",
+    });
+  });
+
+  it("a range of the list sums to the recipient's inflow through our contracts, unit for unit", async () => {
+    const start = (await h.chain.publicClient.getBlockNumber()) + 1n;
+    await payIntent(h.chain, buyer(), (await create("2.5")).pay); // pay
+    const excess = await create("1"); // a payment address paid more than its amount
+    await withdraw(excess.pay.deposit_address, 3_333_333n);
+    await send(h.chain, stranger(), {
+      address: excess.pay.splitter,
+      abi: splitterAbi,
+      functionName: "settleDeposit",
+      args: [excess.pay.token, excess.pay.recipient, 1_000_000n, excess.pay.reference],
+    });
+    // A deposit after the payment settled, forwarded by anyone.
+    await withdraw(excess.pay.deposit_address, 777_777n);
+    await send(h.chain, stranger(), {
+      address: excess.pay.splitter,
+      abi: splitterAbi,
+      functionName: "forwardDeposit",
+      args: [excess.pay.token, excess.pay.recipient, 1_000_000n, excess.pay.reference, excess.pay.token],
+    });
+    const short = await create("9"); // a short deposit the recipient took
+    await withdraw(short.pay.deposit_address, 1_234_567n);
+    await send(h.chain, merchant(), {
+      address: short.pay.splitter,
+      abi: splitterAbi,
+      functionName: "forwardDeposit",
+      args: [short.pay.token, short.pay.recipient, 9_000_000n, short.pay.reference, short.pay.token],
+    });
+    // Not through our contracts: a plain transfer to the recipient is no payment of ours.
+    await send(h.chain, buyer(), { address: token(), abi: erc20Abi, functionName: "transfer", args: [merchant().address, 5_000_000n] });
+    await h.chain.mine(2);
+
+    const rows = (await allPages(merchant().address, 2)).flatMap((p) => p.payments).filter((p) => BigInt(p.block_number) >= start);
+    assert.lengthOf(rows, 4);
+    const listed = rows.reduce((sum, p) => sum + BigInt(p.amount_units) - BigInt(p.fee_units), 0n);
+    const ours = [h.service.deployment.contracts.Splitter.address, h.service.deployment.contracts.X402Receivers.address];
+    const transfers = parseEventLogs({
+      abi: erc20Abi,
+      eventName: "Transfer",
+      logs: await h.chain.publicClient.getLogs({ address: token(), fromBlock: start, toBlock: "latest" }),
+    }).filter((l) => getAddress(l.args.to) === getAddress(merchant().address));
+    let inflow = 0n;
+    for (const log of transfers) {
+      const tx = await h.chain.publicClient.getTransaction({ hash: log.transactionHash });
+      if (tx.to && ours.some((c) => getAddress(c) === getAddress(tx.to!))) inflow += log.args.value;
+    }
+    assert.equal(listed, inflow);
+    assert.equal(inflow, 2_500_000n - 50_000n + 3_333_333n - 66_666n + 777_777n - 15_555n + 1_234_567n - 24_691n);
   });
 
   it("says how each was settled: every Splitter entry point (pay, deposit, x402 to a payment address) and an x402 receiver's settle", async () => {
@@ -105,7 +202,8 @@ describe("POST /v1/payments/list", function () {
         : entry.name.startsWith("settleDeposit")
           ? ("deposit" as const)
           : ("pay" as const);
-      expected.push([receipt.transactionHash, how, await entry.payer(parties, payment)]);
+      // A payment address's payer is the wallet whose transfer made up the payment: the buyer here.
+      expected.push([receipt.transactionHash, how, how === "deposit" ? buyer().address : await entry.payer(parties, payment)]);
     }
     // An x402 payment to the merchant's receiver: the agent's authorization, settled by X402Receivers.
     const receivers = h.service.deployment.contracts.X402Receivers.address;
@@ -151,7 +249,7 @@ describe("POST /v1/payments/list", function () {
     for (const amount of ["1", "2", "3"]) {
       const a = await create(amount);
       paid.push((await payIntent(h.chain, buyer(), a.pay)).transactionHash);
-      await h.chain.mine(Number(LIST_PAGE_BLOCKS) + 10); // more than one page's blocks between payments
+      await h.chain.mine(60_000); // more than a month of blocks would be at 2 s, between payments
     }
     h.proxy.reset();
     const pages = await allPages(merchant().address, 1);
@@ -160,9 +258,14 @@ describe("POST /v1/payments/list", function () {
       pages.flatMap((p) => p.payments.map((x) => x.tx_hash)),
       [...paid].reverse(),
     );
-    assert.isAbove(pages.length, 3, "the empty stretches take pages of their own");
-    for (const page of pages) assert.isAtMost(page.payments.length, 1);
-    assert.isAtMost(requests, pages.length * 3 * LIST_MAX_READS);
+    assert.equal(pages.length, 3, "a node without a range cap: each page reads as far back as its payment, whatever lies between");
+    for (const page of pages) assert.equal(page.payments.length, 1);
+    assert.equal(requests, 3 * READ, "one read a page: the whole chain below the page in one range");
+    // The pages' dates join up: each starts where the next ends, the last at the deployment.
+    for (const [i, page] of pages.entries()) {
+      assert.isAtMost(page.from_timestamp, page.to_timestamp);
+      if (i > 0) assert.isAtMost(page.to_timestamp, pages[i - 1]!.from_timestamp);
+    }
     // A before_block above the chain reads from the latest block; the last page's is null.
     const above = await list({ recipient: merchant().address, before_block: "99999999999", limit: 1 });
     assert.deepEqual(above.payments, pages[0]!.payments);
@@ -215,7 +318,7 @@ describe("POST /v1/payments/list", function () {
       assert.isBelow(Number(next), Number(covered));
       covered = next;
     }
-    assert.isAtMost(h.proxy.count("eth_getLogs"), pages.length * 3 * LIST_MAX_READS);
+    assert.isAtMost(h.proxy.count("eth_getLogs"), pages.length * READ * LIST_MAX_READS);
   });
 
   it("a node that answers no log read is an RPC error (RETRY), never an empty page", async () => {
@@ -226,7 +329,7 @@ describe("POST /v1/payments/list", function () {
     const res = await h.api.post("/v1/payments/list").send({ recipient: merchant().address });
     assert.equal(res.status, 502, JSON.stringify(res.body));
     assert.deepInclude(res.body, { error: "RPC_ERROR", action: "RETRY" });
-    assert.isAtMost(h.proxy.count("eth_getLogs"), 3 * LIST_MAX_READS);
+    assert.isAtMost(h.proxy.count("eth_getLogs"), READ * LIST_MAX_READS);
   });
 
   it("a stranger's address with no payments: an empty list that ends", async () => {

@@ -74,11 +74,12 @@ for (const size of SCREEN_SIZES) {
       const path = `${ARTIFACTS}/merchant-${size.name}-payments.csv`;
       await download.saveAs(path);
       const lines = readFileSync(path, "utf8").trimEnd().split("\r\n");
-      assert.equal(lines[0], "timestamp_utc,amount,fee,net,payer,reference,tx_hash,block_number,settled_by");
+      assert.equal(lines[0], "timestamp_utc,timestamp_ms,amount,fee,net,payer,reference,tx_hash,block_number,settled_by");
       assert.equal(
         lines[2],
         [
           new Date(Number(block.timestamp) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z"),
+          (block as { timestampMs?: string }).timestampMs !== undefined ? BigInt((block as { timestampMs?: string }).timestampMs!).toString() : "",
           "12.500000",
           "0.250000",
           "12.250000",
@@ -92,21 +93,33 @@ for (const size of SCREEN_SIZES) {
       assert.include(lines[1], second.hash);
     });
 
-    it("Load older reads the next block range and adds its payments to the list and the total", async () => {
+    it("Load older reads the next range, named by its date, and adds its payments to the list and the total", async () => {
       const old = await paid("2");
-      await h.chain.mine(60_000); // past one page's blocks
+      await h.chain.mine(20_000);
       const recent = await paid("1");
       await h.chain.mine(2);
+      // A provider that refuses log ranges over 1,000 blocks: a page's reads cover fewer blocks than lie between the two.
+      h.proxy.refuse = (r) => {
+        if (r.method !== "eth_getLogs") return false;
+        const [filter] = r.params as [{ fromBlock?: string; toBlock?: string }];
+        if (!filter.fromBlock?.startsWith("0x") || !filter.toBlock?.startsWith("0x")) return false; // the service's own follower
+        return BigInt(filter.toBlock) - BigInt(filter.fromBlock) + 1n > 1_000n;
+      };
       await page.goto(`${api}/checkout/#/merchant/${merchant().address}`);
       await page.locator("#total").waitFor();
       assert.equal(await page.locator("#payments li.payment").count(), 1);
       assert.notInclude(await page.locator("#range").textContent(), "(all)");
+      assert.notInclude(await page.locator("#range").textContent(), "block", "dates, never block numbers");
+      assert.match((await page.locator("#older").textContent()) ?? "", /^Load payments before \S/);
       await page.click("#older");
-      await page.locator("#range", { hasText: "(all)" }).waitFor();
       const rows = page.locator("#payments li.payment");
+      await rows.nth(1).waitFor();
       assert.deepEqual(await rows.evaluateAll((li) => li.map((l) => l.getAttribute("data-tx"))), [recent.hash, old.hash]);
       assert.equal(await page.locator("#total").textContent(), "2 payments, total 3.00 USDC (fees 0.06 USDC, net 2.94 USDC)");
+      if (!(await page.locator("#range").textContent())?.includes("(all)")) await page.click("#older");
+      await page.locator("#range", { hasText: "(all)" }).waitFor();
       assert.equal(await page.locator("#older").count(), 0, "nothing older to load");
+      h.proxy.refuse = null;
     });
 
     it("a connected recipient wallet refunds a payment from its row (part of it, on the refund page), and the refund verifies", async () => {

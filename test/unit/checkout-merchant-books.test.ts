@@ -16,18 +16,27 @@ const payment = (over: Partial<BookPayment> = {}): BookPayment => ({
 
 describe("merchant page books: totals, CSV, refund amounts (integer micro-units)", () => {
   it("writes the CSV's exact columns, one row per payment, amounts with six digits and net = amount - fee", () => {
-    const csv = paymentsCsv([payment(), payment({ reference: null, amount_units: "1", fee_units: "0", settled_by: "x402", block_number: "7" })]);
+    const csv = paymentsCsv([
+      payment(),
+      payment({ reference: null, amount_units: "1", fee_units: "0", settled_by: "x402", block_number: "7", timestamp_ms: 1_796_000_000_400 }),
+      payment({ reference: null, payer: null, settled_by: "forward", block_number: "5" }),
+    ]);
     const lines = csv.split("\r\n");
-    assert.equal(lines[0], "timestamp_utc,amount,fee,net,payer,reference,tx_hash,block_number,settled_by");
+    assert.equal(lines[0], "timestamp_utc,timestamp_ms,amount,fee,net,payer,reference,tx_hash,block_number,settled_by");
     assert.deepEqual(CSV_COLUMNS, lines[0]!.split(",") as unknown as typeof CSV_COLUMNS);
     assert.equal(
       lines[1],
-      `2026-11-30T00:53:20Z,12.500000,0.250000,12.250000,0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC,0x${"ab".repeat(32)},0x${"cd".repeat(32)},42,pay`,
+      `2026-11-30T00:53:20Z,,12.500000,0.250000,12.250000,0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC,0x${"ab".repeat(32)},0x${"cd".repeat(32)},42,pay`,
     );
-    assert.equal(lines[2], `2026-11-30T00:53:20Z,0.000001,0.000000,0.000001,0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC,,0x${"cd".repeat(32)},7,x402`);
-    assert.equal(lines[3], "", "every line ends with CRLF");
-    assert.lengthOf(lines, 4);
-    assert.equal(paymentsCsv([]), "timestamp_utc,amount,fee,net,payer,reference,tx_hash,block_number,settled_by\r\n");
+    assert.equal(
+      lines[2],
+      `2026-11-30T00:53:20Z,1796000000400,0.000001,0.000000,0.000001,0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC,,0x${"cd".repeat(32)},7,x402`,
+      "timestamp_ms where the node serves it",
+    );
+    assert.equal(lines[3], `2026-11-30T00:53:20Z,,12.500000,0.250000,12.250000,,,0x${"cd".repeat(32)},5,forward`, "no payer where the chain cannot say");
+    assert.equal(lines[4], "", "every line ends with CRLF");
+    assert.lengthOf(lines, 5);
+    assert.equal(paymentsCsv([]), "timestamp_utc,timestamp_ms,amount,fee,net,payer,reference,tx_hash,block_number,settled_by\r\n");
   });
 
   it("adds up amounts past a float's precision exactly", () => {

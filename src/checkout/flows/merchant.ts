@@ -11,7 +11,7 @@ import { subscribersSection } from "./merchant-subscribers.js";
 
 type Listed = ResponseOf<"listPayments">["payments"][number];
 
-/** Pages loaded on their own while the range shown holds no payment (each a bounded block range). */
+/** Pages loaded on their own while the range shown holds no payment (each a bounded number of reads). */
 const AUTO_PAGES = 4;
 
 /**
@@ -63,7 +63,9 @@ function banner(): HTMLElement[] {
 class MerchantPage {
   readonly #payments: Listed[] = [];
   #next: string | null = null;
-  #asOf: string | null = null;
+  /** The dates the loaded pages cover: the oldest page's start, the first page's end (unix seconds). */
+  #from: number | null = null;
+  #to: number | null = null;
   /** The connected wallet, when it is the recipient: refunds are offered. */
   #recipientWallet = false;
   readonly #status = statusLine();
@@ -110,9 +112,10 @@ class MerchantPage {
     }
   }
 
-  /** Loads the next page, and up to `pages` more while nothing has been found yet. */
+  /** Loads the next page, and up to `pages` in all while none of them adds a payment. */
   async #load(pages: number): Promise<void> {
     const signal = routeLeft();
+    const shown = this.#payments.length;
     this.#status.set("wait", "Reading the chain…");
     for (let i = 0; i < pages; i++) {
       const answer = await answerOf(api.listPayments({ recipient: this.recipient, limit: 50, ...(this.#next !== null ? { before_block: this.#next } : {}) }));
@@ -121,10 +124,11 @@ class MerchantPage {
         this.#status.set("error", explain(answer.body.error, answer.body.action, answer.body.retry_after));
         return this.#draw();
       }
-      this.#asOf ??= answer.body.as_of_block;
+      this.#to ??= answer.body.to_timestamp;
+      this.#from = answer.body.from_timestamp;
       this.#payments.push(...answer.body.payments);
       this.#next = answer.body.next_before_block;
-      if (this.#payments.length > 0 || this.#next === null) break;
+      if (this.#payments.length > shown || this.#next === null) break;
     }
     this.#status.clear();
     this.#draw();
@@ -132,36 +136,37 @@ class MerchantPage {
 
   #draw(): void {
     const t = totals(this.#payments);
-    const from = this.#next ?? "0";
+    // The merchant's own dates, never block numbers: what the loaded pages cover.
+    const from = this.#from !== null ? displayTime(this.#from) : "?";
+    const to = this.#to !== null ? displayTime(this.#to) : "?";
     this.#summary.replaceChildren(
       t.count === 0
-        ? el(
-            "span",
-            { id: "empty" },
-            this.#next === null ? "No payments to this address yet." : `No payments to this address in blocks ${from} to ${this.#asOf}.`,
-          )
+        ? el("span", { id: "empty" }, this.#next === null ? "No payments to this address yet." : `No payments to this address from ${from} to ${to}.`)
         : el(
             "span",
             { id: "total" },
             `${t.count} payment${t.count === 1 ? "" : "s"}, total ${displayAmount(t.amount, this.symbol)} (fees ${displayAmount(t.fee, this.symbol)}, net ${displayAmount(t.net, this.symbol)})`,
           ),
-      el("span", { class: "muted", id: "range" }, ` · blocks ${from} to ${this.#asOf ?? "?"}${this.#next === null ? " (all)" : ""}`),
+      el("span", { class: "muted", id: "range" }, this.#next === null ? ` · from the first to ${to} (all)` : ` · from ${from} to ${to}`),
     );
     this.#list.replaceChildren(...this.#payments.map((p, i) => this.#row(p, i)));
-    const older = this.#next !== null ? button("older", "Load older", () => this.#load(1)) : null;
+    const older = this.#next !== null ? button("older", `Load payments before ${from}`, () => this.#load(AUTO_PAGES)) : null;
     const csv = t.count > 0 ? button("csv", "Download CSV", () => this.#download()) : null;
     this.#more.replaceChildren(...[older, csv].filter((b): b is HTMLButtonElement => b !== null));
   }
 
   #row(p: Listed, index: number): HTMLElement {
     const net = BigInt(p.amount_units) - BigInt(p.fee_units);
-    const payer = el(
-      "span",
-      { class: "payer" },
-      el("code", { title: p.payer }, shortHex(p.payer)),
-      " ",
-      copyButton(p.payer, { class: "copy", "aria-label": `Copy ${p.payer}` }, { label: "Copy", copied: "Copied", failed: "Select to copy" }),
-    );
+    const payer =
+      p.payer === null
+        ? el("span", { class: "payer unknown" }, "several wallets paid: ask the buyer")
+        : el(
+            "span",
+            { class: "payer" },
+            el("code", { title: p.payer }, shortHex(p.payer)),
+            " ",
+            copyButton(p.payer, { class: "copy", "aria-label": `Copy ${p.payer}` }, { label: "Copy", copied: "Copied", failed: "Select to copy" }),
+          );
     const row = el(
       "li",
       { class: "payment card", "data-tx": p.tx_hash },
@@ -183,12 +188,12 @@ class MerchantPage {
       ),
       transaction(p.tx_hash as Hex),
     );
-    if (this.#recipientWallet && p.reference !== null && p.final) row.append(this.#refund(p, index));
+    if (this.#recipientWallet && p.reference !== null && p.payer !== null && p.final) row.append(this.#refund(p as Listed & { payer: string }, index));
     return row;
   }
 
   /** Refund: the amount (full by default), prepared here, then sent from the existing refund page. */
-  #refund(p: Listed, index: number): HTMLElement {
+  #refund(p: Listed & { payer: string }, index: number): HTMLElement {
     const ceiling = BigInt(p.amount_units);
     const status = statusLine();
     status.node.id = `refund-status-${index}`;
@@ -226,7 +231,8 @@ class MerchantPage {
   #download(): void {
     const csv = paymentsCsv(this.#payments);
     const url = URL.createObjectURL(new Blob([csv], { type: "text/csv;charset=utf-8" }));
-    const a = el("a", { href: url, download: `payments-${this.recipient}-${this.#next ?? "0"}-${this.#asOf}.csv`, hidden: "" });
+    const day = (t: number | null) => (t === null ? "" : new Date(t * 1000).toISOString().slice(0, 10));
+    const a = el("a", { href: url, download: `payments-${this.recipient}-${day(this.#from)}-to-${day(this.#to)}.csv`, hidden: "" });
     document.body.append(a);
     a.click();
     a.remove();
@@ -238,6 +244,7 @@ const SETTLED_BY: Record<Listed["settled_by"], string> = {
   pay: "paid from a wallet",
   deposit: "transfer to a payment address",
   x402: "x402",
+  forward: "forwarded from a payment address",
 };
 
 /** A row's transaction: its explorer page, or on the local chain its hash alone (no explorer there). */
