@@ -152,6 +152,29 @@ describe("payment addresses (deposit_address)", function () {
     assert.include(verified.body, { status: "REFUNDED", payer: exchange.address });
   });
 
+  it("a stranger's 1-unit transfer before a late settlement does not become the refund target: the payer is who made up the payment", async () => {
+    const a = await create("6");
+    const { exchange } = await withdraw(a.pay.deposit_address, 6_000_000n);
+    await h.chain.mine(5_000); // settled long after the deposit (an outage, a late settle)
+    await send(h.chain, stranger(), { address: token(), abi: erc20Abi, functionName: "transfer", args: [a.pay.deposit_address, 1n] });
+    const settlement = await settle(a.pay);
+    await h.chain.mine(2);
+    const prepared = await h.api.post("/v1/refunds/prepare").send({ intent: a.intent, tx_hash: settlement.transactionHash, amount: "6000000" });
+    assert.equal(prepared.status, 200, JSON.stringify(prepared.body));
+    assert.equal(prepared.body.payer, exchange.address, "the wallet whose transfer made up the payment, never the stranger's unit");
+  });
+
+  it("a payment made up in halves by two wallets: the chain cannot say who paid, and the refund answers PAYER_UNKNOWN", async () => {
+    const a = await create("4");
+    await withdraw(a.pay.deposit_address, 2_000_000n);
+    await withdraw(a.pay.deposit_address, 2_000_000n);
+    const settlement = await settle(a.pay);
+    await h.chain.mine(2);
+    const prepared = await h.api.post("/v1/refunds/prepare").send({ intent: a.intent, tx_hash: settlement.transactionHash, amount: "4000000" });
+    assert.equal(prepared.status, 409, JSON.stringify(prepared.body));
+    assert.deepInclude(prepared.body, { error: "PAYER_UNKNOWN", action: "STOP" });
+  });
+
   it("a short deposit is a mismatch until a top-up makes it whole; a transfer elsewhere is no payment", async () => {
     const a = await create("10");
     const { receipt: short } = await withdraw(a.pay.deposit_address, 4_000_000n);

@@ -354,3 +354,35 @@ describe("POST /v1/payments/list", function () {
     }
   });
 });
+
+/** POST /v1/payments/list's fair share: callers told apart as the rate limiter tells them (TRUST_PROXY=1, X-Forwarded-For). */
+describe("POST /v1/payments/list: one caller cannot hold it", function () {
+  this.timeout(60_000);
+  const LIMIT = 60;
+  const h = useService({ TRUST_PROXY: "1", RECOVER_LIMIT_PER_MINUTE: String(LIMIT) });
+  const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+
+  it("a caller at its request limit on the payments list leaves another caller's page answered, ahead of the first caller's queue", async () => {
+    h.proxy.latencyMs = 40; // every page takes a few round trips
+    const finished: string[] = [];
+    const ask = (ip: string) =>
+      h.api
+        .post("/v1/payments/list")
+        .set("X-Forwarded-For", ip)
+        .send({ recipient: merchant().address })
+        .then((res) => {
+          finished.push(`${ip} ${res.status}`);
+          return res;
+        });
+    const crowd = Array.from({ length: LIMIT }, () => ask("203.0.113.7"));
+    await new Promise((resolve) => setImmediate(resolve));
+    const other = await ask("198.51.100.9");
+    assert.equal(other.status, 200, JSON.stringify(other.body));
+    ListPaymentsResponse.parse(other.body);
+    const answeredBefore = finished.slice(0, finished.indexOf("198.51.100.9 200")).filter((f) => f.endsWith(" 200")).length;
+    const crowdAnswers = await Promise.all(crowd);
+    h.proxy.latencyMs = 0;
+    assert.isAtMost(answeredBefore, 4, "it waited behind the pages running when it came, not behind the crowd's queue");
+    assert.isAtLeast(crowdAnswers.filter((r) => r.status === 200).length, 2, "the crowd's own pages are answered too");
+  });
+});
