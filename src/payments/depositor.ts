@@ -81,7 +81,13 @@ export async function depositorOf(
     sum += t.value;
   }
   if (sum !== moved) {
-    return { payer: null, reason: sum < moved ? "the transfers into the payment address were not all found" : "the transfers into the payment address do not add up to what its settlement moved" };
+    return {
+      payer: null,
+      reason:
+        sum < moved
+          ? "the transfers into the payment address were not all found"
+          : "the transfers into the payment address do not add up to what its settlement moved",
+    };
   }
   // In chain order, up to the transfer that completed the amount: the payment; the rest is excess.
   const sent = new Map<Address, bigint>();

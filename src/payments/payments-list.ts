@@ -228,8 +228,7 @@ export class PaymentsList {
       top: high,
       floor: low,
       maxReads: Number.MAX_SAFE_INTEGER,
-      read: (from, to) =>
-        rpc(() => this.deps.client.getLogs({ address: addresses, event: PAID_IN_EXCESS, fromBlock: from, toBlock: to, strict: true })),
+      read: (from, to) => rpc(() => this.deps.client.getLogs({ address: addresses, event: PAID_IN_EXCESS, fromBlock: from, toBlock: to, strict: true })),
       enough: () => false,
     });
     for (const p of settled) {

@@ -51,7 +51,9 @@ export const ListedPayment = z.strictObject({
     .int()
     .nonnegative()
     .optional()
-    .describe("the block's time in milliseconds, where the node serves it (Base since Denim: blockTimestampMs on logs, timestampMs on blocks); absent otherwise"),
+    .describe(
+      "the block's time in milliseconds, where the node serves it (Base since Denim: blockTimestampMs on logs, timestampMs on blocks); absent otherwise",
+    ),
   settled_by: SettledBy,
   final: z.boolean().describe("the block is at or below the finality head (capabilities' finality rule); false: it may still leave the chain"),
 });
