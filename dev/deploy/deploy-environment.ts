@@ -72,9 +72,10 @@ export async function deployEnvironment(options: DeployOptions): Promise<Deploye
     results.push({ name: planned.name, address: result.address, txHash: result.txHash });
     if (result.blockNumber !== null && (firstBlock === null || result.blockNumber < firstBlock)) firstBlock = result.blockNumber;
   }
-  // The first block of ours: the payments list and the depositor search read no lower. Contracts
-  // already there keep the block recorded when they were deployed.
-  if (firstBlock !== null && (deployment.deployBlock === undefined || firstBlock < BigInt(deployment.deployBlock))) {
+  // The first block of ours: the payments list and the depositor search read no lower. Written when
+  // this run deployed every contract (a fresh chain); contracts already there keep the block recorded
+  // when they were deployed.
+  if (firstBlock !== null && results.every((r) => r.txHash !== null)) {
     writeDeployment({ ...deployment, deployBlock: Number(firstBlock) }, options.deploymentsDir);
     log(`deployments/${options.chainId}.json: deployBlock ${firstBlock}`);
   }

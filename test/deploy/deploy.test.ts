@@ -49,6 +49,9 @@ describe("deploy script", () => {
       [expected.Splitter.address, expected.RecurringCharges.address, expected.X402Receivers.address],
     );
     assert.ok(first.every((d) => d.txHash));
+    // The first deployment's block is recorded: the payments list and the depositor search read no lower.
+    const firstReceipt = await chain.publicClient.getTransactionReceipt({ hash: first[0]!.txHash! });
+    assert.equal(loadDeployment(84532, deploymentsDir).deployBlock, Number(firstReceipt.blockNumber));
     const feeBps = await chain.publicClient.readContract({ address: expected.Splitter.address, abi: splitterAbi, functionName: "FEE_BPS" });
     assert.equal(feeBps, 200);
 
@@ -57,6 +60,7 @@ describe("deploy script", () => {
       again.map((d) => d.txHash),
       [null, null, null],
     );
+    assert.equal(loadDeployment(84532, deploymentsDir).deployBlock, Number(firstReceipt.blockNumber), "contracts already there keep their block");
     assert.ok(lines.some((l) => l.includes("already at")));
     assert.ok(
       lines.some((l) => l.endsWith(`--constructor-args-path deployments/verify/84532.Splitter.args.mjs ${expected.Splitter.address}`)),
