@@ -145,7 +145,8 @@ export class Refunds {
 
   /**
    * A payment settled from its payment address names the address as payer: the wallet that paid is
-   * the one that sent the deposit (depositor.ts), and the refund goes there.
+   * the sender whose transfers made up the payment (depositor.ts), and the refund goes there; where
+   * the chain cannot say, PAYER_UNKNOWN (the merchant decides).
    */
   async #fromDeposit(intent: Intent, settlement: Settlement): Promise<Settlement> {
     return this.#fromDepositAddress(await this.deps.depositAddresses.of(intent), settlement);
