@@ -104,7 +104,7 @@ export class PaymentsList {
     const payers = await this.#depositors(page.payments, details.excess);
     return {
       payments: page.payments.map((p) => {
-        const excess = p.settledBy !== "forward" ? details.excess.get(p.txHash) : undefined;
+        const excess = p.settledBy !== "forward" ? details.excess.get(placeOf(p)) : undefined;
         const amountUnits = excess?.moved ?? p.amountUnits;
         const ms = p.blockTimestampMs ?? details.timestampsMs.get(p.blockNumber);
         return {
@@ -191,7 +191,7 @@ export class PaymentsList {
     payments: Found[],
     ends: { from: bigint; to: bigint },
     latest: Block,
-  ): Promise<{ timestamps: Map<bigint, bigint>; timestampsMs: Map<bigint, bigint>; x402: Set<Hex>; excess: Map<Hex, { moved: bigint; fee: bigint }> }> {
+  ): Promise<{ timestamps: Map<bigint, bigint>; timestampsMs: Map<bigint, bigint>; x402: Set<Hex>; excess: Map<string, { moved: bigint; fee: bigint }> }> {
     const { client } = this.deps;
     const timestamps = new Map<bigint, bigint>([[latest.number!, latest.timestamp]]);
     const timestampsMs = new Map<bigint, bigint>();
@@ -216,9 +216,9 @@ export class PaymentsList {
     return { timestamps, timestampsMs, x402, excess };
   }
 
-  /** Each settlement's `PaidInExcess` (the log just before its `Paid`, at its payment address), by transaction. */
-  async #excess(settled: Found[]): Promise<Map<Hex, { moved: bigint; fee: bigint }>> {
-    const excess = new Map<Hex, { moved: bigint; fee: bigint }>();
+  /** Each settlement's `PaidInExcess` (the log just before its `Paid`, at its payment address), by its `Paid`'s place. */
+  async #excess(settled: Found[]): Promise<Map<string, { moved: bigint; fee: bigint }>> {
+    const excess = new Map<string, { moved: bigint; fee: bigint }>();
     if (settled.length === 0) return excess;
     const addresses = [...new Set(settled.map((p) => p.depositAddress!))];
     const low = settled.reduce((m, p) => (p.blockNumber < m ? p.blockNumber : m), settled[0]!.blockNumber);
@@ -233,23 +233,28 @@ export class PaymentsList {
     });
     for (const p of settled) {
       const log = found.find((l) => l.transactionHash === p.txHash && l.logIndex === p.logIndex - 1 && isAddressEqual(l.address, p.depositAddress!));
-      if (log) excess.set(p.txHash, { moved: log.args.moved, fee: log.args.fee });
+      if (log) excess.set(placeOf(p), { moved: log.args.moved, fee: log.args.fee });
     }
     return excess;
   }
 
   /** The payer of each payment-address row: its depositor (null where the chain cannot say within the page's reads). */
-  async #depositors(payments: Found[], excess: Map<Hex, { moved: bigint; fee: bigint }>): Promise<Map<Found, Address | null>> {
+  async #depositors(payments: Found[], excess: Map<string, { moved: bigint; fee: bigint }>): Promise<Map<Found, Address | null>> {
     const rows = payments.filter((p) => p.fromDeposit);
     const payers = await Promise.all(
       rows.map(async (p) => {
-        const moved = p.settledBy === "forward" ? p.amountUnits : (excess.get(p.txHash)?.moved ?? p.amountUnits);
+        const moved = p.settledBy === "forward" ? p.amountUnits : (excess.get(placeOf(p))?.moved ?? p.amountUnits);
         const depositor = await depositorOf(this.deps, p.depositAddress!, p, p.amountUnits, { moved, cap: this.#cap, maxReads: LIST_DEPOSITOR_MAX_READS });
         return depositor.payer;
       }),
     );
     return new Map(rows.map((p, i) => [p, payers[i]!]));
   }
+}
+
+/** A payment's log, named: one transaction can settle several payment addresses. */
+function placeOf(p: Pick<Found, "txHash" | "logIndex">): string {
+  return `${p.txHash}:${p.logIndex}`;
 }
 
 /** A log's place: transaction, block, index, and the block's time when the node sends it with the log. */
