@@ -156,7 +156,7 @@ export class PaymentServiceClient {
 
   /**
    * Every payment to `recipient`, newest first, page after page (each page's `next_before_block` as
-   * the next `before_block`) until the chain's first block.
+   * the next `before_block`) until the deployment's first block (nothing of ours is older).
    * @example for await (const p of api.iteratePayments({ recipient })) if (p.final) books.add(p);
    */
   iteratePayments(

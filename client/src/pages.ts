@@ -3,7 +3,7 @@
  * `next` back as the cursor) and the one end-of-pages rule is: a page whose `next` is null is the
  * last. Each endpoint's adapter says when that is: POST /v1/links/subscriptions answers `next: null`
  * on its last page; POST /v1/payments/list answers `next_before_block: null` once it reached the
- * chain's first block (an empty page before that only covered blocks without payments, so the
+ * deployment's first block (an empty page before that only covered blocks without payments, so the
  * paging goes on); POST /v1/events' `next` is a resume cursor that stays set, so its adapter ends
  * on the empty page that follows the last events (one more call, and nothing to get wrong).
  */
