@@ -6,13 +6,25 @@
  * was accepted instead of finding the cap again from the whole chain.
  */
 
+/** How long a refusal is trusted as it is: a passing fault must not narrow every later read for good. */
+export const RANGE_REFUSAL_MEMORY_MS = 10 * 60_000;
+
 /** The widest range one node was seen to accept and the narrowest it refused, for every reader of that node. */
 export class RangeCap {
   #accepted = 0n;
   #refused: bigint | null = null;
+  #refusedAt = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
 
   /** The span to try for `wanted` blocks: all of it below the narrowest refusal, else a step between what passed and what did not. */
   span(wanted: bigint): bigint {
+    // An old refusal is doubled, not trusted for good: a cap the node still has costs one refused read
+    // every few minutes, and a fault that narrowed the reads is outgrown in a few steps.
+    if (this.#refused !== null && this.now() - this.#refusedAt > RANGE_REFUSAL_MEMORY_MS) {
+      this.#refused *= 2n;
+      this.#refusedAt = this.now();
+    }
     if (this.#refused === null || wanted < this.#refused) return wanted;
     if (this.#accepted === 0n) return max(1n, this.#refused / 2n);
     // Close enough to the cap: stay at what passed rather than spend refused reads on the last eighth.
@@ -27,6 +39,7 @@ export class RangeCap {
 
   refused(span: bigint): void {
     if (this.#refused === null || span < this.#refused) this.#refused = span;
+    this.#refusedAt = this.now();
     // A cap on the logs one answer holds can refuse a range narrower than one accepted elsewhere.
     if (this.#accepted >= this.#refused) this.#accepted = 0n;
   }

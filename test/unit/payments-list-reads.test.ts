@@ -3,6 +3,7 @@ import type { Address, Hex, PublicClient } from "viem";
 import { loadLiveDeployment } from "../../src/deployments.js";
 import { FairGate } from "../../src/limits/fair-gate.js";
 import { PaymentsList } from "../../src/payments/payments-list.js";
+import { RANGE_REFUSAL_MEMORY_MS, RangeCap } from "../../src/payments/log-ranges.js";
 import { ListPaymentsResponse } from "../../src/wire/index.js";
 
 const RECIPIENT = "0x0000000000000000000000000000000000000002" as Address;
@@ -124,5 +125,30 @@ describe("FairGate: each caller's tasks wait behind its own", () => {
     release();
     await Promise.all([running, a1, a2, b]);
     assert.deepEqual(order, ["a0", "a1", "b0", "a2"]);
+  });
+});
+
+describe("RangeCap: what a node accepts, learned", () => {
+  it("finds a 10,000-block cap from above, stays within an eighth of it, and outgrows a passing fault's refusal as time passes", () => {
+    let now = 0;
+    const cap = new RangeCap(() => now);
+    const ask = (wanted: bigint, limit: bigint) => {
+      const span = cap.span(wanted);
+      if (span > limit) cap.refused(span);
+      else cap.accepted(span);
+      return span;
+    };
+    const spans = Array.from({ length: 20 }, () => ask(13_000_000n, 10_000n));
+    assert.isAtMost(Number(spans.at(-1)), 10_000);
+    assert.isAtLeast(Number(spans.at(-1)), 8_750);
+    // A fault refused a wide range on a node without a cap: the reads narrow, then widen again.
+    const open = new RangeCap(() => now);
+    open.refused(13_000_000n);
+    assert.isBelow(Number(open.span(13_000_000n)), 13_000_000);
+    for (let i = 0; i < 4; i++) {
+      now += RANGE_REFUSAL_MEMORY_MS + 1;
+      open.accepted(open.span(13_000_000n));
+    }
+    assert.equal(open.span(13_000_000n), 13_000_000n);
   });
 });
