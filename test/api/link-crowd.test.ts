@@ -67,14 +67,14 @@ describe("subscription links: a subscriber costs the merchant nothing until it p
     assert.equal(listed.status, 200, JSON.stringify(listed.body));
     await capped.webhooks.watcher.tick();
     await capped.webhooks.delivery.runDue();
+    const payment = await api.post("/v1/payments").set("X-Forwarded-For", MERCHANT_IP).send({ recipient: merchant().address, amount: "1", notify_url: HOOK });
+    assert.equal(payment.status, 200, JSON.stringify(payment.body));
+    assert.equal(payment.body.notify_url, HOOK, "the merchant's payment is still watched");
 
     assert.equal(answers.filter((a) => a === "PENDING" || a === "ACTIVE").length, 1, `one subscription with one charge's money: ${answers.join(",")}`);
     assert.isAtMost(listed.body.subscriptions.length, 1, "at most the one that paid is listed");
     assert.isAtMost(await subscriptionWatches(), 1, "at most the one that paid is watched");
     assert.lengthOf(await h.database.query("SELECT 1 FROM link_subscriptions WHERE state = 'pending'"), 0, "nothing left pending");
-    const payment = await api.post("/v1/payments").set("X-Forwarded-For", MERCHANT_IP).send({ recipient: merchant().address, amount: "1", notify_url: HOOK });
-    assert.equal(payment.status, 200, JSON.stringify(payment.body));
-    assert.equal(payment.body.notify_url, HOOK, "the merchant's payment is still watched");
   });
 
   it("keys that pass one balance around gain nothing: each listed subscriber paid its first charge", async () => {
