@@ -238,7 +238,11 @@ describe("subscription links: a subscriber costs the merchant nothing until it p
     await h.chain.mine(1);
     h.clock.advance(1);
     h.proxy.contractCalls.length = 0;
+    h.proxy.calls.clear();
+    h.proxy.requests = 0;
     await Promise.all(Array.from({ length: 20 }, read));
     assert.equal(h.proxy.contractCalls.length, 3, "one eth_call per subscriber, once");
+    assert.equal(h.proxy.calls.get("eth_getBlockByNumber"), 1, "one head read");
+    assert.isAtMost(h.proxy.requests, 4, `twenty callers: ${h.proxy.requests} round trips to the node`);
   });
 });
