@@ -319,7 +319,14 @@ export class Links {
    * from then on, under the link caller's caps); a refusal that asking again cannot change drops it
    * and is thrown; any other refusal keeps it pending and is thrown.
    */
-  async #settleFirst(s: { linkId: Hex; subscriptionId: Hex; subscription: string; payer: Address; end: bigint; record: { notifyUrl: string | null; caller: string } }) {
+  async #settleFirst(s: {
+    linkId: Hex;
+    subscriptionId: Hex;
+    subscription: string;
+    payer: Address;
+    end: bigint;
+    record: { notifyUrl: string | null; caller: string };
+  }) {
     let settled: boolean;
     try {
       ({ settled } = await this.deps.subscriptions.chargeFirst(s.subscription));

@@ -41,7 +41,10 @@ describe("subscription links: a subscriber costs the merchant nothing until it p
   }
 
   async function createLink(api: supertest.Agent | ReturnType<typeof supertest> = h.api, extra: Record<string, unknown> = {}) {
-    const res = await api.post("/v1/links").set("X-Forwarded-For", MERCHANT_IP).send({ recipient: merchant().address, amount: "2.50", period: 3600, ...extra });
+    const res = await api
+      .post("/v1/links")
+      .set("X-Forwarded-For", MERCHANT_IP)
+      .send({ recipient: merchant().address, amount: "2.50", period: 3600, ...extra });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body as { link_id: Hex; link: string; manage_token: string; view_token: string; notify_url?: string };
   }
@@ -112,7 +115,8 @@ describe("subscription links: a subscriber costs the merchant nothing until it p
   /** The node refuses every call to RecurringCharges (the charge's simulation): the funds checks still pass. */
   const refuseCharges = () => {
     const contract = h.chain.deployment.contracts.RecurringCharges.address.toLowerCase();
-    h.proxy.refuse = (r) => (r.method === "eth_call" || r.method === "eth_estimateGas") && (r.params?.[0] as { to?: string } | undefined)?.to?.toLowerCase() === contract;
+    h.proxy.refuse = (r) =>
+      (r.method === "eth_call" || r.method === "eth_estimateGas") && (r.params?.[0] as { to?: string } | undefined)?.to?.toLowerCase() === contract;
   };
 
   it("a pending subscriber is not listed or watched; refused, past its time, or on a closed link it is dropped", async () => {

@@ -16,7 +16,12 @@ export const allowCharges = (h: ServiceHarness, payer: HDAccount, units = 10n **
  * is PENDING (the service's first charge confirming), mines the blocks that settle it and posts
  * again, as the checkout asks again.
  */
-export async function visitLink(h: ServiceHarness, link: string, payer: HDAccount, options: { settle?: boolean; api?: supertest.Agent | ReturnType<typeof supertest> } = {}) {
+export async function visitLink(
+  h: ServiceHarness,
+  link: string,
+  payer: HDAccount,
+  options: { settle?: boolean; api?: supertest.Agent | ReturnType<typeof supertest> } = {},
+) {
   const api = options.api ?? h.api;
   const resolved = await api.post("/v1/subscriptions/resolve").send({ setup_token: link });
   assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
