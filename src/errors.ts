@@ -59,6 +59,8 @@ export const ERROR_CODES = {
   APPROVE_TOKEN_EXPIRED: { action: "FIX_REQUEST" },
   // Links
   INVALID_LINK_TOKEN: { action: "FIX_REQUEST" },
+  /** One of this deployment's link tokens, of a kind this endpoint does not take (a view token where the manage token is asked, a payment link's where a subscription link's is). */
+  WRONG_LINK_TOKEN: { action: "FIX_REQUEST" },
   LINK_CLOSED: { action: "STOP" },
   // Refunds
   REFUND_AMOUNT_INVALID: { action: "FIX_REQUEST" },

@@ -105,6 +105,9 @@ export class PaymentServiceClient {
   linkSubscriptions = (b: RequestOf<"linkSubscriptions">, o?: RequestOptions) => this.#call<"linkSubscriptions">("POST", "/v1/links/subscriptions", b, o);
   linkSubscriberStates = (b: RequestOf<"linkSubscriberStates">, o?: RequestOptions) =>
     this.#call<"linkSubscriberStates">("POST", "/v1/links/subscribers", b, o);
+  removeLinkSubscriber = (b: RequestOf<"removeLinkSubscriber">, o?: RequestOptions) =>
+    this.#call<"removeLinkSubscriber">("POST", "/v1/links/subscribers/remove", b, o);
+  linkViewToken = (b: RequestOf<"linkViewToken">, o?: RequestOptions) => this.#call<"linkViewToken">("POST", "/v1/links/view-token", b, o);
   // Subscriptions
   createSubscription = (b: RequestOf<"createSubscription">, o?: RequestOptions) => this.#call<"createSubscription">("POST", "/v1/subscriptions", b, o);
   resolveSubscription = (b: RequestOf<"resolveSubscription">, o?: RequestOptions) =>

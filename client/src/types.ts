@@ -41,6 +41,7 @@ export type ErrorCode =
   | "INVALID_APPROVE_TOKEN"
   | "APPROVE_TOKEN_EXPIRED"
   | "INVALID_LINK_TOKEN"
+  | "WRONG_LINK_TOKEN"
   | "LINK_CLOSED"
   | "REFUND_AMOUNT_INVALID"
   | "INVALID_REFUND_TOKEN"
@@ -249,7 +250,7 @@ export type ChargeResponse = {
 
 /** An error answer of closeLink: branch on error and action. */
 export type CloseLinkError = {
-  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_LINK_TOKEN";
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_LINK_TOKEN" | "WRONG_LINK_TOKEN";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
@@ -289,7 +290,10 @@ export type CreateLinkResponse = {
   link_id: `0x${string}`;
   link: CapabilityToken;
   url: string;
+  /** closes the link; lists (with their capabilities) and removes its subscribers: keep it on your server */
   manage_token: CapabilityToken;
+  /** read-only (`lv.`): lists a subscription link's subscribers' states and payments, never a capability; what the merchant page asks for */
+  view_token: CapabilityToken;
   expires_at: UnixSeconds;
   amount: Amount;
   recipient: Address;
@@ -426,7 +430,8 @@ export type IntentRequest = {
 };
 
 export type LinkSubscribersRequest = {
-  manage_token: Token;
+  /** the link's view_token (`lv.`); a manage token is refused here (WRONG_LINK_TOKEN) */
+  view_token: Token;
   /** the previous page's next */
   after?: string;
 };
@@ -458,7 +463,7 @@ export type LinkSubscribersResponse = {
 
 /** An error answer of linkSubscriberStates: branch on error and action. */
 export type LinkSubscriberStatesError = {
-  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_LINK_TOKEN" | "RPC_ERROR" | "RPC_BUSY";
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_LINK_TOKEN" | "WRONG_LINK_TOKEN" | "RPC_ERROR" | "RPC_BUSY";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
@@ -466,10 +471,16 @@ export type LinkSubscriberStatesError = {
 
 /** An error answer of linkSubscriptions: branch on error and action. */
 export type LinkSubscriptionsError = {
-  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_LINK_TOKEN";
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_LINK_TOKEN" | "WRONG_LINK_TOKEN";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
+};
+
+export type LinkSubscriptionsRequest = {
+  manage_token: Token;
+  /** the previous page's next */
+  after?: string;
 };
 
 export type LinkSubscriptionsResponse = {
@@ -482,6 +493,23 @@ export type LinkSubscriptionsResponse = {
   }>;
   /** pass as after for the next page; null on the last page */
   next: string | null;
+};
+
+/** An error answer of linkViewToken: branch on error and action. */
+export type LinkViewTokenError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_LINK_TOKEN" | "WRONG_LINK_TOKEN";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
+export type LinkViewTokenRequest = {
+  manage_token: Token;
+};
+
+export type LinkViewTokenResponse = {
+  link_id: `0x${string}`;
+  view_token: CapabilityToken;
 };
 
 export type ListedPayment = {
@@ -675,6 +703,26 @@ export type RefundTokenRequest = {
   refund_token: Token;
 };
 
+/** An error answer of removeLinkSubscriber: branch on error and action. */
+export type RemoveLinkSubscriberError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_LINK_TOKEN" | "WRONG_LINK_TOKEN";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
+export type RemoveLinkSubscriberRequest = {
+  manage_token: Token;
+  subscription_id: Hash;
+};
+
+export type RemoveLinkSubscriberResponse = {
+  link_id: `0x${string}`;
+  subscription_id: Hash;
+  /** false when the link had no such subscriber (already removed, or dropped while pending) */
+  removed: boolean;
+};
+
 /** An error answer of resolvePayment: branch on error and action. */
 export type ResolvePaymentError = {
   error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_INTENT" | "INTENT_EXPIRED" | "AMOUNT_OUT_OF_BOUNDS" | "LINK_CLOSED" | "PAYMENT_ALREADY_PROCESSED" | "PAYMENT_CONFIRMING" | "ACCOUNT_BLOCKED" | "TOKEN_PAUSED" | "RPC_ERROR" | "RPC_BUSY";
@@ -842,7 +890,7 @@ export type StoredEvent = {
 
 /** An error answer of subscribeLink: branch on error and action. */
 export type SubscribeLinkError = {
-  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_SETUP_TOKEN" | "LINK_CLOSED" | "INVALID_SIGNATURE" | "UNSUPPORTED_SIGNATURE_FORMAT" | "SIGNATURE_VALIDATION_TOO_EXPENSIVE" | "INSUFFICIENT_ALLOWANCE" | "INSUFFICIENT_BALANCE" | "RPC_ERROR" | "RPC_BUSY";
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_SETUP_TOKEN" | "LINK_CLOSED" | "INVALID_SIGNATURE" | "UNSUPPORTED_SIGNATURE_FORMAT" | "SIGNATURE_VALIDATION_TOO_EXPENSIVE" | "INSUFFICIENT_ALLOWANCE" | "INSUFFICIENT_BALANCE" | "CONCURRENCY_LIMIT" | "PERMISSION_REVOKED" | "TRANSACTION_REVERTED" | "GAS_QUOTE_UNAVAILABLE" | "RPC_ERROR" | "RPC_BUSY";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
@@ -860,6 +908,8 @@ export type SubscribeLinkResponse = {
   period: number;
   end: number;
   link_id: `0x${string}`;
+  /** ACTIVE once the first charge (made by the service) is settled: listed, watched, renewed. PENDING while it is confirming: post the same body again until ACTIVE; a pending subscriber whose first charge is refused, or not settled within 600 s, is dropped */
+  state: "ACTIVE" | "PENDING";
 };
 
 export type SubscriptionChargedEvent = {
@@ -1247,8 +1297,12 @@ export interface Operations {
   closeLink: { method: "POST"; path: "/v1/links/close"; request: CloseLinkRequest; response: CloseLinkResponse; error: CloseLinkError["error"] };
   /** Subscribe through a subscription link (the capability stays with the link) */
   subscribeLink: { method: "POST"; path: "/v1/links/subscribe"; request: SubscribeLinkRequest; response: SubscribeLinkResponse; error: SubscribeLinkError["error"] };
-  /** List a subscription link's subscribers with their capabilities (merchant server only) */
-  linkSubscriptions: { method: "POST"; path: "/v1/links/subscriptions"; request: LinkSubscribersRequest; response: LinkSubscriptionsResponse; error: LinkSubscriptionsError["error"] };
+  /** List a subscription link's active subscribers with their capabilities (merchant server only) */
+  linkSubscriptions: { method: "POST"; path: "/v1/links/subscriptions"; request: LinkSubscriptionsRequest; response: LinkSubscriptionsResponse; error: LinkSubscriptionsError["error"] };
+  /** Remove a subscriber of a subscription link (its listing and its watch; the subscription is the payer's to revoke) */
+  removeLinkSubscriber: { method: "POST"; path: "/v1/links/subscribers/remove"; request: RemoveLinkSubscriberRequest; response: RemoveLinkSubscriberResponse; error: RemoveLinkSubscriberError["error"] };
+  /** The link's read-only view token (what the merchant page asks for), from its manage token */
+  linkViewToken: { method: "POST"; path: "/v1/links/view-token"; request: LinkViewTokenRequest; response: LinkViewTokenResponse; error: LinkViewTokenError["error"] };
   /** A subscription link's subscribers with their state and last charge, without capabilities (browser-safe) */
   linkSubscriberStates: { method: "POST"; path: "/v1/links/subscribers"; request: LinkSubscribersRequest; response: LinkSubscribersResponse; error: LinkSubscriberStatesError["error"] };
   /** Create subscription terms (setup token) */

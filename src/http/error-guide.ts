@@ -44,6 +44,8 @@ export const ERROR_GUIDE: Record<ErrorCode, string> = {
   INVALID_APPROVE_TOKEN: "The approve token is not one of this deployment's: mint a new one (approve/session).",
   APPROVE_TOKEN_EXPIRED: "Mint a new approve token (approve/session).",
   INVALID_LINK_TOKEN: "The link or manage token is not one of this deployment's: use the ones POST /v1/links answered.",
+  WRONG_LINK_TOKEN:
+    "A token of this link of another kind than the endpoint takes: the manage token closes, lists with capabilities and removes; the view token lists states; only a subscription link has subscribers.",
   LINK_CLOSED: "The link was closed or expired: create a new link.",
   REFUND_AMOUNT_INVALID: "Refund at least 1 unit and at most what the buyer paid.",
   INVALID_REFUND_TOKEN: "The refund token is not one of this deployment's: prepare the refund again.",

@@ -89,30 +89,43 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: "createLink",
     tag: "Links",
     description:
-      "Creates a payment link: a browser-safe token that mints a fresh payment each time the checkout opens it. Every payment through it has a reference starting with link_id: fulfil on valid: true with a reference that starts with your link_id. Keep manage_token server-side; it closes the link and lists a subscription link's subscribers. With period (and end, as POST /v1/subscriptions takes them, with the same amount floor) it is a subscription link: url opens the checkout's #/subscribe page, each visitor signs fresh terms, and the answer repeats period and end.",
+      "Creates a payment link: a browser-safe token that mints a fresh payment each time the checkout opens it. Every payment through it has a reference starting with link_id: fulfil on valid: true with a reference that starts with your link_id. Keep manage_token server-side; it closes the link and lists (with their capabilities) and removes a subscription link's subscribers. view_token (`lv.`) is read-only: it lists a subscription link's subscribers' states and payments and never a capability; hand it, never manage_token, to the merchant page. With period (and end, as POST /v1/subscriptions takes them, with the same amount floor) it is a subscription link: url opens the checkout's #/subscribe page, each visitor signs fresh terms, and the answer repeats period and end.",
   },
   "POST /v1/links/subscribe": {
     operationId: "subscribeLink",
     tag: "Links",
     description:
-      "Browser-safe: takes the payer's signature on a setup a subscription link minted (setup_token from POST /v1/subscriptions/resolve with the link token), checks it as finalize does, and keeps the subscription capability against the link (sealed at rest); answers no capability. The same subscription again gives the same answer. LINK_CLOSED once the link is closed or expired; a setup not minted by a link is INVALID_SETUP_TOKEN.",
+      "Browser-safe: takes the payer's signature on a setup a subscription link minted (setup_token from POST /v1/subscriptions/resolve with the link token), checks it as finalize does, and keeps the subscription capability against the link (sealed at rest); answers no capability. The subscriber costs the merchant nothing until it pays: the service makes its first charge at once (as POST /v1/charges does), and it is PENDING (not listed, not watched, not announced) until that charge is settled, then ACTIVE. Post the same body again while PENDING: it asks after the charge. A refused first charge drops the subscriber (the refusal is answered), and so do 600 s without a settled one, or the link's close. A payer holds one pending subscription per link, and a link 10 pending subscribers at once: CONCURRENCY_LIMIT past either. The setup token's expiry is not enforced here (the signature binds the terms; the link's own expiry is). LINK_CLOSED once the link is closed or expired; a setup not minted by a link is INVALID_SETUP_TOKEN.",
   },
   "POST /v1/links/subscriptions": {
     operationId: "linkSubscriptions",
     tag: "Links",
     description:
-      "Merchant server only: the subscription link's subscribers, oldest first, 100 per page (pass next as after), each with the subscription capability your server charges with (POST /v1/charges). Closing the link does not end them.",
+      "Merchant server only: the subscription link's active subscribers (first charge settled), oldest first, 100 per page (pass next as after), each with the subscription capability your server charges with (POST /v1/charges). The first page asks after the link's pending subscribers first (at most 10 charges followed). Closing the link does not end the active ones. A view token or a payment link's manage token is WRONG_LINK_TOKEN.",
+  },
+  "POST /v1/links/subscribers/remove": {
+    operationId: "removeLinkSubscriber",
+    tag: "Links",
+    description:
+      "Merchant: removes a subscriber of the subscription link, pending or active, with the manage token: it is no longer listed, and its webhook watch ends (its place under the watch caps is free at once). The subscription itself stays the payer's: stop charging it. removed is false when the link had no such subscriber.",
+  },
+  "POST /v1/links/view-token": {
+    operationId: "linkViewToken",
+    tag: "Links",
+    description:
+      "The link's read-only view token (`lv.`), from its manage token: what the merchant page asks for. It lists the subscribers' states and payments (POST /v1/links/subscribers) and nothing else: never a capability, never a charge, close or removal.",
   },
   "POST /v1/links/subscribers": {
     operationId: "linkSubscriberStates",
     tag: "Links",
     description:
-      "Extension, browser-safe: a subscription link's subscribers as POST /v1/links/subscriptions lists them (oldest first, 100 a page, pass next as after), each with its state on chain, charges paid and last charged period, and never its subscription capability: what the checkout's merchant page shows once the merchant pastes the manage token (kept in the page's fragment and sessionStorage only). Each page reads every subscriber's state from the chain.",
+      "Extension, browser-safe, by the link's view_token: a subscription link's active subscribers as POST /v1/links/subscriptions lists them (oldest first, 100 a page, pass next as after), each with its state on chain, charges paid and last charged period, and never its subscription capability: what the checkout's merchant page shows once the merchant pastes the view token (the page takes it out of its URL and history once read, and keeps it in sessionStorage). A page's states are read once per block whatever the callers (one head read shared by the calls waiting on it, then one eth_call per subscriber), behind a gate like recover's (RPC_BUSY past its queue). A manage token is WRONG_LINK_TOKEN here.",
   },
   "POST /v1/links/close": {
     operationId: "closeLink",
     tag: "Links",
-    description: "Closes a link and its webhook watch: the checkout stops minting payments for it (LINK_CLOSED). Payments already made stay valid.",
+    description:
+      "Closes a link and its webhook watch: the checkout stops minting payments for it (LINK_CLOSED), and a subscription link's pending subscribers are dropped. Payments already made and active subscribers stay valid.",
   },
   "POST /v1/subscriptions": {
     operationId: "createSubscription",

@@ -12,6 +12,8 @@ import type {
   CreateLinkResponse,
   FinalizeSubscriptionResponse,
   LinkSubscriptionsResponse,
+  LinkViewTokenResponse,
+  RemoveLinkSubscriberResponse,
   ResolvePaymentResponse,
   ResolveSubscriptionResponse,
   SubscribeLinkResponse,
@@ -24,12 +26,26 @@ import { LinkTokens } from "./tokens.js";
 /** Subscribers listed per page of POST /v1/links/subscriptions. */
 export const LINK_SUBSCRIBERS_PAGE = 100;
 
+/** Subscribers of one link pending their first charge at once: past it, subscribe answers CONCURRENCY_LIMIT until one settles or is dropped. */
+export const LINK_PENDING_SUBSCRIBERS = 10;
+
+/** How long a subscriber stays pending (seconds) before it is dropped, its first charge not settled. */
+export const LINK_SUBSCRIBER_PENDING_SECONDS = 600;
+
+/**
+ * A first charge's refusals that keep the subscriber pending (the node, the service or the relayer
+ * was short for a while: asking again may settle it). Any other refusal drops it at once.
+ */
+const FIRST_CHARGE_ASK_AGAIN = new Set(["RPC_ERROR", "RPC_BUSY", "CONCURRENCY_LIMIT", "GAS_QUOTE_UNAVAILABLE", "RELAYER_UNAVAILABLE", "INTERNAL_ERROR"]);
+
 /** What links need of webhooks (the composition root passes the webhooks module; links never import it). */
 export interface LinkWatches {
   validate(notifyUrl: string): void;
   watchLink(linkId: Hex, notifyUrl: string, caller: string, expiresAt: number, included?: boolean): Promise<boolean>;
   endLink(linkId: Hex): Promise<void>;
-  /** A payer subscribed through the link: announce subscription.created and watch its charges and revocation, with the link id. */
+  /** The merchant removed a subscriber: its watch ends and its place is free. */
+  endLinkSubscriber(linkId: Hex, subscriptionId: Hex): Promise<void>;
+  /** A payer subscribed through the link and its first charge settled: announce subscription.created and watch its charges and revocation, with the link id. */
   subscribedThroughLink(s: { linkId: Hex; subscriptionId: Hex; payer: Address; end: bigint; notifyUrl: string; caller: string }): Promise<boolean>;
 }
 
@@ -54,6 +70,13 @@ export interface LinkSubscriptions {
   }): Promise<{ linkId: Hex; subscriptionId: Hex; terms: { payer: Address; amount: bigint; end: bigint }; answer: FinalizeSubscriptionResponse }>;
   /** INSUFFICIENT_ALLOWANCE / INSUFFICIENT_BALANCE unless the payer's allowance and balance cover the first charge. */
   checkFirstChargeFunds(terms: { payer: Address; amount: bigint }): Promise<void>;
+  /** The signed terms a kept capability carries (read locally, nothing asked of the chain). */
+  termsOf(capability: string): { end: bigint };
+  /**
+   * Charges (or follows the charge of) the period due with the service's relayer, as POST /v1/charges
+   * does: settled once that charge is final; a DomainError when it is refused.
+   */
+  chargeFirst(capability: string): Promise<{ settled: boolean }>;
 }
 
 export interface LinksDeps {
@@ -155,6 +178,7 @@ export class Links {
       // A subscription link opens the checkout's subscribe page, which resolves the link token to a setup.
       url: `${this.deps.checkoutUrl.replace(/\/$/, "")}/#/${subscription ? "subscribe" : "link"}/${link}`,
       manage_token: this.#tokens.mintManage(linkId),
+      view_token: this.#tokens.mintView(linkId),
       expires_at: expiresAt,
       amount: formatAmount(input.amountUnits),
       recipient,
@@ -164,13 +188,43 @@ export class Links {
     };
   }
 
-  /** Stops the link and its watch. */
+  /** Stops the link and its watch, and drops its pending subscribers. */
   async close(manageToken: string): Promise<CloseLinkResponse> {
-    const linkId = this.#tokens.readManage(manageToken);
-    if (!linkId) throw new DomainError("INVALID_LINK_TOKEN");
+    const linkId = this.#manageOf(manageToken);
     await this.#records.close(linkId);
     await this.deps.watches.endLink(linkId);
+    await this.#subscribers.dropExpiredPending(linkId, Infinity);
     return { link_id: linkId, closed: true as const };
+  }
+
+  /** The link a manage token names; a view token there is refused as such. */
+  #manageOf(token: string): Hex {
+    const linkId = this.#tokens.readManage(token);
+    if (linkId) return linkId;
+    if (this.#tokens.readView(token)) throw new DomainError("WRONG_LINK_TOKEN", { detail: "a view token reads only: this takes the link's manage_token" });
+    throw new DomainError("INVALID_LINK_TOKEN");
+  }
+
+  /** The link a view token names; the manage token is refused there (the page never needs it). */
+  #viewOf(token: string): Hex {
+    const linkId = this.#tokens.readView(token);
+    if (linkId) return linkId;
+    if (this.#tokens.readManage(token)) throw new DomainError("WRONG_LINK_TOKEN", { detail: "a manage token: this takes the link's view_token" });
+    throw new DomainError("INVALID_LINK_TOKEN");
+  }
+
+  /** A subscription link's record; a payment link's token is refused as such (it has no subscribers). */
+  async #subscriptionLink(linkId: Hex) {
+    const record = await this.#records.find(linkId);
+    if (!record) throw new DomainError("INVALID_LINK_TOKEN");
+    if (!record.subscription) throw new DomainError("WRONG_LINK_TOKEN", { detail: "a payment link's token: only a subscription link has subscribers" });
+    return record;
+  }
+
+  /** The link's read-only view token, for the merchant page. */
+  viewToken(manageToken: string): LinkViewTokenResponse {
+    const linkId = this.#manageOf(manageToken);
+    return { link_id: linkId, view_token: this.#tokens.mintView(linkId) };
   }
 
   /**
@@ -215,42 +269,131 @@ export class Links {
 
   /**
    * A payer's signature on a setup the link minted, checked as finalize checks it; the capability is
-   * kept against the link (sealed) and only the browser-safe part is answered. The same subscription
-   * again is the same answer, with nothing added or announced. LINK_CLOSED once the link is closed
-   * or expired: existing subscribers keep their subscriptions. A payer whose allowance or balance
-   * does not cover the first charge is refused (INSUFFICIENT_ALLOWANCE, INSUFFICIENT_BALANCE) with
-   * nothing written or announced: a link is public, and a key that could never pay would otherwise
-   * add a lasting row (and a place in the merchant's renewals) for free.
+   * kept against the link (sealed) and only the browser-safe part is answered. A link is public, so a
+   * subscriber costs the merchant nothing until it pays: it is kept pending (no watch, not listed for
+   * renewals) while the service makes its first charge, and becomes active once that charge is
+   * settled; a refused first charge drops it, and so does LINK_SUBSCRIBER_PENDING_SECONDS without
+   * one. The same subscription again asks after its first charge again (what the checkout does until
+   * it is ACTIVE). A payer holds one pending subscription per link at a time, and a link at most
+   * LINK_PENDING_SUBSCRIBERS (CONCURRENCY_LIMIT past either): keys that pass one balance around get
+   * one charge in flight each, and every one refused is dropped. LINK_CLOSED once the link is closed
+   * or expired: existing subscribers keep their subscriptions.
    */
   async subscribe(input: { setupToken: string; payer: Address; signature: Hex }): Promise<SubscribeLinkResponse> {
     const signed = await this.deps.subscriptions.finalizeThroughLink(input);
     const record = await this.#openRecord(signed.linkId);
-    // A subscriber already kept answers as before, whatever its funds now.
-    if (!(await this.#subscribers.has(signed.linkId, signed.subscriptionId))) await this.deps.subscriptions.checkFirstChargeFunds(signed.terms);
-    const added = await this.#subscribers.add({
-      linkId: signed.linkId,
-      subscriptionId: signed.subscriptionId,
-      payer: signed.terms.payer,
-      subscription: signed.answer.subscription,
-      createdAt: this.#nowSeconds(),
-    });
-    if (added && record.notifyUrl)
-      await this.deps.watches.subscribedThroughLink({
+    const { subscription_id, amount, period, end } = signed.answer;
+    const answer = (state: "ACTIVE" | "PENDING"): SubscribeLinkResponse => ({ subscription_id, link_id: signed.linkId, amount, period, end, state });
+    const kept = await this.#subscribers.find(signed.linkId, signed.subscriptionId);
+    if (kept?.state === "active") return answer("ACTIVE");
+    if (!kept) {
+      await this.deps.subscriptions.checkFirstChargeFunds(signed.terms);
+      const now = this.#nowSeconds();
+      const pending = await this.#subscribers.dropExpiredPending(signed.linkId, now);
+      if (pending >= LINK_PENDING_SUBSCRIBERS)
+        throw new DomainError("CONCURRENCY_LIMIT", { detail: "this link has as many subscribers waiting on their first charge as it takes at once" });
+      const added = await this.#subscribers.addPending({
         linkId: signed.linkId,
         subscriptionId: signed.subscriptionId,
         payer: signed.terms.payer,
-        end: signed.terms.end,
-        notifyUrl: record.notifyUrl,
-        caller: record.caller,
+        subscription: signed.answer.subscription,
+        createdAt: now,
+        pendingUntil: now + LINK_SUBSCRIBER_PENDING_SECONDS,
       });
-    const { subscription_id, amount, period, end } = signed.answer;
-    return { subscription_id, link_id: signed.linkId, amount, period, end };
+      if (added === "payer-pending")
+        throw new DomainError("CONCURRENCY_LIMIT", { detail: "this payer has a subscription through this link waiting on its first charge" });
+    }
+    const settled = await this.#settleFirst({
+      linkId: signed.linkId,
+      subscriptionId: signed.subscriptionId,
+      subscription: signed.answer.subscription,
+      payer: signed.terms.payer,
+      end: signed.terms.end,
+      record,
+    });
+    return answer(settled ? "ACTIVE" : "PENDING");
   }
 
-  /** The link's subscribers with their capabilities, oldest first, {@link LINK_SUBSCRIBERS_PAGE} at a time. INVALID_LINK_TOKEN for a bad manage token. */
+  /**
+   * Asks after a pending subscriber's first charge: settled makes it active (watched and announced
+   * from then on, under the link caller's caps); a refusal that asking again cannot change drops it
+   * and is thrown; any other refusal keeps it pending and is thrown.
+   */
+  async #settleFirst(s: {
+    linkId: Hex;
+    subscriptionId: Hex;
+    subscription: string;
+    payer: Address;
+    end: bigint;
+    record: { notifyUrl: string | null; caller: string };
+  }) {
+    let settled: boolean;
+    try {
+      ({ settled } = await this.deps.subscriptions.chargeFirst(s.subscription));
+    } catch (error) {
+      // Terms start when the visitor resolves them: a chain a moment behind that is asked again.
+      if (error instanceof DomainError && error.code === "NOT_DUE") return false;
+      if (!(error instanceof DomainError) || !FIRST_CHARGE_ASK_AGAIN.has(error.code)) await this.#subscribers.remove(s.linkId, s.subscriptionId);
+      throw error;
+    }
+    if (!settled) return false;
+    if ((await this.#subscribers.activate(s.linkId, s.subscriptionId)) && s.record.notifyUrl)
+      await this.deps.watches.subscribedThroughLink({
+        linkId: s.linkId,
+        subscriptionId: s.subscriptionId,
+        payer: s.payer,
+        end: s.end,
+        notifyUrl: s.record.notifyUrl,
+        caller: s.record.caller,
+      });
+    return true;
+  }
+
+  /**
+   * The link's pending subscribers asked after once more (at most LINK_PENDING_SUBSCRIBERS, each a
+   * charge followed): those whose first charge settled since are listed from now on, those refused
+   * or past their time are dropped. What the merchant's listing does first, so a payer who left the
+   * checkout before their charge settled is listed all the same.
+   */
+  async #settlePending(linkId: Hex): Promise<void> {
+    const record = await this.#records.find(linkId);
+    if (!record) return;
+    await this.#subscribers.dropExpiredPending(linkId, this.#nowSeconds());
+    for (const p of await this.#subscribers.pending(linkId, LINK_PENDING_SUBSCRIBERS)) {
+      const { end } = this.deps.subscriptions.termsOf(p.subscription);
+      await this.#settleFirst({ linkId, subscriptionId: p.subscriptionId, subscription: p.subscription, payer: p.payer, end, record }).catch(() => false);
+    }
+  }
+
+  /** Removes a subscriber of the link, pending or active, and ends its watch; the subscription itself is the payer's to revoke. */
+  async removeSubscriber(manageToken: string, subscriptionId: Hex): Promise<RemoveLinkSubscriberResponse> {
+    const linkId = this.#manageOf(manageToken);
+    await this.#subscriptionLink(linkId);
+    const removed = await this.#subscribers.remove(linkId, subscriptionId);
+    await this.deps.watches.endLinkSubscriber(linkId, subscriptionId);
+    return { link_id: linkId, subscription_id: subscriptionId, removed };
+  }
+
+  /**
+   * The link's active subscribers with their capabilities, oldest first, {@link LINK_SUBSCRIBERS_PAGE}
+   * at a time; the first page asks after the pending ones first. INVALID_LINK_TOKEN for a bad manage
+   * token, WRONG_LINK_TOKEN for a view token or a payment link's.
+   */
   async subscriptions(manageToken: string, after?: string): Promise<LinkSubscriptionsResponse> {
-    const linkId = this.#tokens.readManage(manageToken);
-    if (!linkId) throw new DomainError("INVALID_LINK_TOKEN");
+    const linkId = this.#manageOf(manageToken);
+    await this.#subscriptionLink(linkId);
+    if (after === undefined) await this.#settlePending(linkId);
+    return this.#page(linkId, after);
+  }
+
+  /** The same page for the view token, read-only: no charge is asked after. The capabilities go to the caller's own reads (SubscriberStates), never out. */
+  async viewSubscriptions(viewToken: string, after?: string): Promise<{ linkId: Hex; page: LinkSubscriptionsResponse }> {
+    const linkId = this.#viewOf(viewToken);
+    await this.#subscriptionLink(linkId);
+    return { linkId, page: await this.#page(linkId, after) };
+  }
+
+  async #page(linkId: Hex, after: string | undefined): Promise<LinkSubscriptionsResponse> {
     const rows = await this.#subscribers.page(linkId, after, LINK_SUBSCRIBERS_PAGE);
     return {
       subscriptions: rows.map((r) => ({ subscription_id: r.subscriptionId, subscription: r.subscription, payer: r.payer, created_at: r.createdAt })),

@@ -25,7 +25,11 @@ export interface LinkTerms {
   subscription?: { period: number; end: number };
 }
 
-/** The link's two tokens: the browser-safe link token (`lk`) and the merchant's manage token (`lm`). */
+/**
+ * The link's three tokens: the browser-safe link token (`lk`), the merchant's manage token (`lm`: it
+ * closes the link, lists and removes subscribers with their capabilities) and the read-only view
+ * token (`lv`: subscribers' states and payments, never a capability; what the merchant page asks for).
+ */
 export class LinkTokens {
   constructor(private readonly tokens: CapabilityTokens) {}
 
@@ -64,5 +68,18 @@ export class LinkTokens {
 
   readManage(token: string): Hex | null {
     return (this.tokens.verify(TOKEN_KINDS.linkManage, token, ManagePayload)?.link_id as Hex | undefined) ?? null;
+  }
+
+  mintView(linkId: Hex): string {
+    return this.tokens.mint(TOKEN_KINDS.linkView, { link_id: linkId });
+  }
+
+  readView(token: string): Hex | null {
+    return (this.tokens.verify(TOKEN_KINDS.linkView, token, ManagePayload)?.link_id as Hex | undefined) ?? null;
+  }
+
+  /** The link a token of another of its kinds names (the view token where the manage token is asked, or back), or null: what a refusal of the wrong kind checks. */
+  otherKindLink(token: string, expected: "manage" | "view"): Hex | null {
+    return expected === "manage" ? this.readView(token) : this.readManage(token);
   }
 }

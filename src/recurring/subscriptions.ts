@@ -261,11 +261,12 @@ export class Subscriptions {
     };
   }
 
-  /** The subscription's state read from the chain, with its terms echoed. A cancel token past its expiry reads nothing (CANCEL_TOKEN_EXPIRED). */
-  async state(token: string) {
+  /** The subscription's state read from the chain (at the latest block, or `at`), with its terms echoed. A cancel token past its expiry reads nothing (CANCEL_TOKEN_EXPIRED). */
+  async state(token: string, at?: { number: bigint; timestamp: bigint }) {
     const terms = this.deps.capabilities.readOrCancel(token);
     const id = this.deps.capabilities.subscriptionId(terms);
-    const block = await rpc(() => this.deps.client.getBlock({ blockTag: "latest" }));
+    // A caller reading many states at once (a link's subscribers) reads the head once and passes it.
+    const block = at ?? (await rpc(() => this.deps.client.getBlock({ blockTag: "latest" })));
     const { lastPeriod, paidCount, revoked } = await RecurringChargesReader.of(this.deps).subscription(id, block.number);
     const now = block.timestamp;
     const state = subscriptionState({ revoked, paidCount }, terms.end, now);

@@ -1,3 +1,5 @@
+import { ConcurrencyGate } from "../limits/rate-limiter.js";
+import { rpc } from "../chain/rpc-errors.js";
 import { Links } from "../links/links.js";
 import { SubscriberStates } from "../links/subscriber-states.js";
 import type { Webhooks } from "../webhooks/webhooks.js";
@@ -8,7 +10,7 @@ import type { RecurringRoom } from "./recurring.js";
 import type { StoreRoom } from "./store.js";
 import type { TokensRoom } from "./tokens.js";
 
-/** Links, and a subscription link's subscribers as its manage token shows them (the merchant page's). */
+/** Links, and a subscription link's subscribers as its view token shows them (the merchant page's). */
 export interface LinksRoom {
   links: Links;
   subscriberStates: SubscriberStates;
@@ -24,7 +26,15 @@ export function linksRoom(
     tokens: needs.tokens.tokens,
     watches: needs.webhooks,
     payments: needs.payments.payments,
-    subscriptions: needs.recurring.subscriptions,
+    subscriptions: {
+      checkTerms: (terms) => needs.recurring.subscriptions.checkTerms(terms),
+      resolveThroughLink: (link) => needs.recurring.subscriptions.resolveThroughLink(link),
+      finalizeThroughLink: (input) => needs.recurring.subscriptions.finalizeThroughLink(input),
+      checkFirstChargeFunds: (terms) => needs.recurring.subscriptions.checkFirstChargeFunds(terms),
+      // The first charge is the service's own POST /v1/charges: its answer is settled when ok.
+      chargeFirst: async (capability) => ({ settled: (await needs.recurring.charges.charge(capability)).ok }),
+      termsOf: (capability) => needs.tokens.capabilities.read(capability).terms,
+    },
     deployment: needs.chain.deployment,
     checkoutUrl: config.checkoutUrl,
     limits: {
@@ -37,5 +47,16 @@ export function linksRoom(
     randomBytes,
     localChain: config.localChain,
   });
-  return { links, subscriberStates: new SubscriberStates({ links, subscriptions: needs.recurring.subscriptions }) };
+  const { client } = needs.chain.chain;
+  const subscriberStates = new SubscriberStates({
+    links,
+    subscriptions: needs.recurring.subscriptions,
+    head: async () => {
+      const block = await rpc(() => client.getBlock({ blockTag: "latest" }));
+      return { number: block.number, timestamp: block.timestamp };
+    },
+    gate: new ConcurrencyGate(config.rateLimits.recoverConcurrency, 32),
+    now,
+  });
+  return { links, subscriberStates };
 }

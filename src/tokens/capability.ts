@@ -15,6 +15,7 @@ export const TOKEN_KINDS = {
   intent: "pi",
   link: "lk",
   linkManage: "lm",
+  linkView: "lv",
   setup: "st",
   subscription: "sc",
   cancel: "ct",

@@ -109,6 +109,20 @@ export class Watches {
     });
   }
 
+  /** Ends the watch a link's subscriber holds (the merchant removed it), giving its place back at once. */
+  async endForLinkSubscriber(linkId: string, subscriptionId: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const gone = await tx.query<{ kind: WatchKind; caller: string; link_id: string | null }>(
+        "DELETE FROM watches WHERE kind = 'subscription' AND key = $1 AND link_id = $2 RETURNING kind, caller, link_id",
+        [subscriptionId, linkId],
+      );
+      await releasePlaces(
+        tx,
+        gone.filter((g) => counted({ kind: g.kind, linkId: g.link_id })).map((g) => g.caller),
+      );
+    });
+  }
+
   /**
    * Ends a subscription's watch at `at` (unix seconds) if it would last longer: the subscription was
    * revoked then, and nothing of it is announced after. Pruned, like any ended watch, once the watcher

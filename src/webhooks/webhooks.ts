@@ -192,7 +192,7 @@ export class Webhooks {
   }
 
   /**
-   * A payer subscribed through a subscription link: watches the subscription's charges and revocation
+   * A payer subscribed through a subscription link and its first charge is settled: watches the subscription's charges and revocation
    * for the link's notify_url (with the link id), in a place of its own under the link caller's caps,
    * until the subscription's end or its revocation, and enqueues subscription.created, whose id is
    * derived from the subscription, so announcing it twice enqueues it once. With no room under the
@@ -218,7 +218,8 @@ export class Webhooks {
       id: eventId,
       type,
       created_at: this.#nowSeconds(),
-      data: { link_id: s.linkId, subscription_id: s.subscriptionId, payer: s.payer, state: "PENDING", paid_count: 0 },
+      // Announced once the first charge is settled (a link's subscriber is watched from then on).
+      data: { link_id: s.linkId, subscription_id: s.subscriptionId, payer: s.payer, state: "ACTIVE", paid_count: 1 },
     };
     // Filed like the subscription's later events, so POST /v1/events reads it back by the link or the subscription.
     await new Deliveries(this.deps.db).enqueue({
@@ -230,6 +231,11 @@ export class Webhooks {
       subjects: { linkId: s.linkId, subscriptionId: s.subscriptionId },
     });
     return true;
+  }
+
+  /** Stops the watch of a subscriber the link's merchant removed (its place under the caps is free at once). */
+  endLinkSubscriber(linkId: Hex, subscriptionId: Hex): Promise<void> {
+    return this.#watches.endForLinkSubscriber(linkId, subscriptionId);
   }
 
   /** Stops a link's watch and the watches of every payment minted through it (its subscriptions go on, and so do their events). */

@@ -1,13 +1,20 @@
 import { z } from "zod";
-import { Address, Amount, AmountUnits, BlockNumber, Hash, UnixSeconds } from "./primitives.js";
+import { Address, Amount, AmountUnits, BlockNumber, Hash, Token, UnixSeconds } from "./primitives.js";
 import { SubscriptionStateName } from "./recurring.js";
-import { LinkSubscriptionsRequest } from "./links.js";
 
 /**
  * POST /v1/links/subscribers (extension): a subscription link's subscribers as a browser may see them
- * (the checkout's merchant page): each one's state on chain and last charge, never its capability.
+ * (the checkout's merchant page), with the link's view token: each active subscriber's state on chain
+ * and last charge, never its capability. States are read once per block whatever the callers.
  */
-export const LinkSubscribersRequest = LinkSubscriptionsRequest;
+export const LinkSubscribersRequest = z.strictObject({
+  view_token: Token.describe("the link's view_token (`lv.`); a manage token is refused here (WRONG_LINK_TOKEN)"),
+  after: z
+    .string()
+    .regex(/^[0-9]{1,19}$/)
+    .optional()
+    .describe("the previous page's next"),
+});
 export type LinkSubscribersRequest = z.infer<typeof LinkSubscribersRequest>;
 
 export const LinkSubscribersResponse = z.strictObject({

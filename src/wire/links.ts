@@ -16,7 +16,11 @@ import {
 } from "./primitives.js";
 import { FinalizeSubscriptionResponse, SubscriptionPeriod } from "./recurring.js";
 
-/** Links: POST /v1/links and /v1/links/close (DESIGN.md); a subscription link (with `period`) also /v1/links/subscribe and /v1/links/subscriptions. */
+/**
+ * Links: POST /v1/links, /v1/links/close and /v1/links/view-token (DESIGN.md); a subscription link
+ * (with `period`) also /v1/links/subscribe, /v1/links/subscriptions, /v1/links/subscribers and
+ * /v1/links/subscribers/remove.
+ */
 
 export const CreateLinkRequest = z.strictObject({
   recipient: Address,
@@ -41,7 +45,10 @@ export const CreateLinkResponse = z.strictObject({
   link_id: LinkId,
   link: CapabilityToken,
   url: z.string(),
-  manage_token: CapabilityToken,
+  manage_token: CapabilityToken.describe("closes the link; lists (with their capabilities) and removes its subscribers: keep it on your server"),
+  view_token: CapabilityToken.describe(
+    "read-only (`lv.`): lists a subscription link's subscribers' states and payments, never a capability; what the merchant page asks for",
+  ),
   expires_at: UnixSeconds,
   amount: Amount,
   recipient: Address,
@@ -58,11 +65,18 @@ export type CloseLinkResponse = z.infer<typeof CloseLinkResponse>;
 /** POST /v1/links/subscribe: a payer's signature on a setup minted by a subscription link (browser-safe answer). */
 export const SubscribeLinkRequest = z.strictObject({ setup_token: Token, payer: Address, signature: Signature });
 
-/** Finalize's answer without the capability (kept against the link), with the link's id. */
-export const SubscribeLinkResponse = FinalizeSubscriptionResponse.omit({ subscription: true }).extend({ link_id: LinkId });
+/** Finalize's answer without the capability (kept against the link), with the link's id and where the subscriber stands. */
+export const SubscribeLinkResponse = FinalizeSubscriptionResponse.omit({ subscription: true }).extend({
+  link_id: LinkId,
+  state: z
+    .enum(["ACTIVE", "PENDING"])
+    .describe(
+      "ACTIVE once the first charge (made by the service) is settled: listed, watched, renewed. PENDING while it is confirming: post the same body again until ACTIVE; a pending subscriber whose first charge is refused, or not settled within 600 s, is dropped",
+    ),
+});
 export type SubscribeLinkResponse = z.infer<typeof SubscribeLinkResponse>;
 
-/** POST /v1/links/subscriptions: the link's subscribers, oldest first, a page at a time. */
+/** POST /v1/links/subscriptions: the link's active subscribers (first charge settled), oldest first, a page at a time. */
 export const LinkSubscriptionsRequest = z.strictObject({
   manage_token: Token,
   after: z
@@ -71,6 +85,20 @@ export const LinkSubscriptionsRequest = z.strictObject({
     .optional()
     .describe("the previous page's next"),
 });
+
+/** POST /v1/links/view-token: the link's read-only view token, for a link made before it had one or for a page to be handed. */
+export const LinkViewTokenRequest = z.strictObject({ manage_token: Token });
+export const LinkViewTokenResponse = z.strictObject({ link_id: LinkId, view_token: CapabilityToken });
+export type LinkViewTokenResponse = z.infer<typeof LinkViewTokenResponse>;
+
+/** POST /v1/links/subscribers/remove: the merchant drops a subscriber of its link (its listing and its watch; the subscription itself is the payer's). */
+export const RemoveLinkSubscriberRequest = z.strictObject({ manage_token: Token, subscription_id: Hash });
+export const RemoveLinkSubscriberResponse = z.strictObject({
+  link_id: LinkId,
+  subscription_id: Hash,
+  removed: z.boolean().describe("false when the link had no such subscriber (already removed, or dropped while pending)"),
+});
+export type RemoveLinkSubscriberResponse = z.infer<typeof RemoveLinkSubscriberResponse>;
 
 export const LinkSubscriptionsResponse = z.strictObject({
   subscriptions: z.array(

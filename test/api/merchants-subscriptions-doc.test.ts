@@ -45,17 +45,25 @@ describe('docs/merchants.md: "Sell a subscription with a link" and "Run your ren
   this.timeout(180_000);
   const h = useService({ PORT: "0", OPS_PORT: "0" });
   let dir: string;
+  let pglite: PGlite;
   before(async () => {
     await run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "client"], { cwd: root });
     dir = mkdtempSync(join(tmpdir(), "merchants-doc-"));
+    // Started and awaited here, before the test's service exists: PGlite's start holds this process
+    // (the service's node reads too) for seconds, past RPC_TIMEOUT_MS, so a read in flight then
+    // would time out (RPC_BUSY).
+    pglite = new PGlite();
+    await pglite.waitReady;
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  after(async () => {
+    await pglite?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it("the link is created, a visitor subscribes, the merchant lists them; the job (module, CLI and PostgreSQL store) renews them", async () => {
     const running = await listen(h.service);
     const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
     const payer = h.chain.accounts[LOCAL_ROLES.firstUser]!;
-    const pglite = new PGlite();
     const logged: string[] = [];
     const log = console.log;
     console.log = (line: string) => logged.push(line);
@@ -79,18 +87,23 @@ describe('docs/merchants.md: "Sell a subscription with a link" and "Run your ren
       await approve(h.chain, payer, h.service.deployment.token.address, h.service.deployment.contracts.RecurringCharges.address, 10n ** 9n);
       const resolved = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: printedLink.link.link });
       const signature = await payer.signTypedData(walletTypedData(resolved.body as ResolvedTerms, payer.address) as never);
-      const subscribed = await h.api.post("/v1/links/subscribe").send({ setup_token: resolved.body.setup_token, payer: payer.address, signature });
+      const post = () => h.api.post("/v1/links/subscribe").send({ setup_token: resolved.body.setup_token, payer: payer.address, signature });
+      let subscribed = await post();
       assert.equal(subscribed.status, 200, JSON.stringify(subscribed.body));
+      // Listed once the service's first charge is settled: the checkout posts again until ACTIVE.
+      assert.deepEqual(await printedLink.subscribers(), [], "pending: not listed");
+      await h.chain.mine(2);
+      subscribed = await post();
+      assert.equal(subscribed.body.state, "ACTIVE", JSON.stringify(subscribed.body));
       const listed = await printedLink.subscribers();
       assert.deepEqual(
         listed.map((s) => s.subscription_id),
         [subscribed.body.subscription_id],
       );
 
-      // Run your renewals: the command line first (one wave: the charge is sent and confirming).
+      // Run your renewals: the command line first (one wave: the first period, charged by the service, is renewed).
       const [module, cli, sql, pgStore] = blocks("Run your renewals");
       assert.deepEqual([module!.lang, cli!.lang, sql!.lang, pgStore!.lang], ["ts", "sh", "sql", "ts"]);
-      // Started now: PGlite's start holds this process (the service's too) for seconds, longer than an idle connection lives.
       await pglite.exec(sql!.code);
       const command = cli!.code.split("\n")[0]!;
       // From the package installed in the merchant's app, never `npx` of a name the registry does not hold for us.
@@ -111,7 +124,7 @@ describe('docs/merchants.md: "Sell a subscription with a link" and "Run your ren
         ],
         { cwd: dir },
       );
-      assert.match(cliRun.stderr, /^wave 1: 1\/1 subscriptions in [0-9.]+ s: 0 renewed, 1 waiting, 0 failed, 0 revoked, 0 ended\n$/);
+      assert.match(cliRun.stderr, /^wave 1: 1\/1 subscriptions in [0-9.]+ s: 1 renewed, 0 waiting, 0 failed, 0 revoked, 0 ended\n$/);
       await h.chain.mine(2);
 
       // The module, with its own JSON file: the period is settled, so it reports renewed.
@@ -128,24 +141,20 @@ describe('docs/merchants.md: "Sell a subscription with a link" and "Run your ren
       assert.equal(kept[subscribed.body.subscription_id].renewed_period, 0);
 
       // The PostgreSQL table and store, on PGlite (node-postgres' query shape).
-      try {
-        const { PostgresRenewalStore } = await importPrinted<{ PostgresRenewalStore: new (pool: unknown) => RenewalStore }>(
-          pgStore!.code.replace('"@stablecoin-payments/client/renewals"', JSON.stringify(RENEWALS)),
-          "pg-store",
-        );
-        const job = new RenewalJob({ api: new PaymentServiceClient({ baseUrl: running.apiUrl }), store: new PostgresRenewalStore(pglite) });
-        const [report] = await job.wave(listed);
-        assert.deepInclude(report, { outcome: "renewed", period_index: 0 }, `ALREADY_CHARGED is renewed: ${JSON.stringify(report)}`);
-        const [again] = await job.wave(listed);
-        assert.deepInclude(again, { outcome: "waiting", reason: "NOT_DUE" });
-        const rows = await pglite.query<{ record: { renewed_period: number } }>("SELECT record FROM renewals");
-        assert.deepEqual(
-          rows.rows.map((r) => r.record.renewed_period),
-          [0],
-        );
-      } finally {
-        await pglite.close();
-      }
+      const { PostgresRenewalStore } = await importPrinted<{ PostgresRenewalStore: new (pool: unknown) => RenewalStore }>(
+        pgStore!.code.replace('"@stablecoin-payments/client/renewals"', JSON.stringify(RENEWALS)),
+        "pg-store",
+      );
+      const job = new RenewalJob({ api: new PaymentServiceClient({ baseUrl: running.apiUrl }), store: new PostgresRenewalStore(pglite) });
+      const [report] = await job.wave(listed);
+      assert.deepInclude(report, { outcome: "renewed", period_index: 0 }, `ALREADY_CHARGED is renewed: ${JSON.stringify(report)}`);
+      const [again] = await job.wave(listed);
+      assert.deepInclude(again, { outcome: "waiting", reason: "NOT_DUE" });
+      const rows = await pglite.query<{ record: { renewed_period: number } }>("SELECT record FROM renewals");
+      assert.deepEqual(
+        rows.rows.map((r) => r.record.renewed_period),
+        [0],
+      );
     } finally {
       console.log = log;
       await running.close();

@@ -68,8 +68,8 @@ describe("OpenAPI document", () => {
     assert.deepEqual(served, documented);
     assert.equal(
       documented.filter((r) => r.startsWith("POST /v1/")).length,
-      28,
-      "21 integration endpoints, POST /v1/links/subscribe, /v1/links/subscriptions (DESIGN.md v4) and /v1/links/subscribers, POST /v1/x402/receivers (DESIGN.md v3) and /v1/x402/verify-settlement, POST /v1/events (DESIGN.md v4), POST /v1/payments/list (DESIGN.md v5)",
+      30,
+      "21 integration endpoints, POST /v1/links/subscribe, /v1/links/subscriptions (DESIGN.md v4), /v1/links/subscribers, /v1/links/subscribers/remove and /v1/links/view-token (DESIGN.md v6), POST /v1/x402/receivers (DESIGN.md v3) and /v1/x402/verify-settlement, POST /v1/events (DESIGN.md v4), POST /v1/payments/list (DESIGN.md v5)",
     );
   });
 
@@ -130,6 +130,7 @@ describe("OpenAPI document", () => {
     R.RecoverPaymentResponse.parse(await call("/v1/payments/recover", { intent: payment.intent }));
     const link = R.CreateLinkResponse.parse(await call("/v1/links", { recipient: merchant, amount: "1" }));
     R.ResolvePaymentResponse.parse(await call("/v1/payments/resolve", { intent: link.link }));
+    R.LinkViewTokenResponse.parse(await call("/v1/links/view-token", { manage_token: link.manage_token }));
     R.CloseLinkResponse.parse(await call("/v1/links/close", { manage_token: link.manage_token }));
     const setup = R.CreateSubscriptionResponse.parse(await call("/v1/subscriptions", { recipient: merchant, amount: "1", period: 3600 }));
     R.ResolveSubscriptionResponse.parse(await call("/v1/subscriptions/resolve", { setup_token: setup.setup_token }));

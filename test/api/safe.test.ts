@@ -103,14 +103,22 @@ describe("Safe accounts (Safe 1.4.1)", function () {
     assert.deepEqual(refused.body, { error: "INSUFFICIENT_ALLOWANCE", action: "ASK_PAYER" });
     assert.deepEqual((await post("/v1/links/subscriptions", { manage_token: link.body.manage_token })).body.subscriptions, []);
     await approveAsSafe(safe, owners, 100_000_000n);
-    const kept = await subscribe();
+    let kept = await subscribe();
     assert.equal(kept.status, 200, JSON.stringify(kept.body));
+    // The service's first charge (an ERC-1271 check on chain): listed once it is settled.
+    for (let tries = 0; kept.body.state === "PENDING" && tries < 5; tries++) {
+      if (tries > 0) await h.chain.advanceTime(1);
+      await h.chain.mine(2);
+      kept = await subscribe();
+    }
+    assert.equal(kept.body.state, "ACTIVE", JSON.stringify(kept.body));
     const [listed] = (await post("/v1/links/subscriptions", { manage_token: link.body.manage_token })).body.subscriptions as {
       subscription: string;
       payer: Address;
     }[];
     assert.equal(listed!.payer, safe);
-    await chargeUntilCharged(listed!.subscription);
+    const charged = await post("/v1/charges", { subscription: listed!.subscription });
+    assert.equal(charged.body.status, "ALREADY_CHARGED", "its first period was charged by the service");
   });
 
   it("a 2-of-3 Safe as payer: two owners' signatures finalize and charge; one owner's is INVALID_SIGNATURE", async () => {

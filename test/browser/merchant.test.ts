@@ -171,34 +171,47 @@ for (const size of SCREEN_SIZES) {
       assert.equal(page.url(), `${api}/checkout/#/merchant/${merchant().address}`);
     });
 
-    it("a pasted manage token lists the link's subscribers with state and last charge; the token stays in the fragment and sessionStorage", async () => {
+    it("a pasted view token lists the link's subscribers with state and last charge; a manage token is refused; a token handed in the URL is taken out of it and its history", async () => {
       const link = await post("/v1/links", { recipient: merchant().address, amount: "4.99", period: 3600 });
       const payer = buyer();
       await approve(h.chain, payer, h.chain.deployment.token.address, h.chain.deployment.contracts.RecurringCharges.address, 10n ** 9n);
       const resolved = await post("/v1/subscriptions/resolve", { setup_token: link.link });
       const signature = await payer.signTypedData(walletTypedData(resolved as ResolvedTerms, payer.address) as never);
       await post("/v1/links/subscribe", { setup_token: resolved.setup_token, payer: payer.address, signature });
-      const { subscriptions } = await post("/v1/links/subscriptions", { manage_token: link.manage_token });
-      await post("/v1/charges", { subscription: subscriptions[0].subscription });
       await h.chain.mine(2);
+      // The service's first charge settled: the subscriber is listed from here.
+      assert.equal((await post("/v1/links/subscribe", { setup_token: resolved.setup_token, payer: payer.address, signature })).state, "ACTIVE");
 
       await page.goto(`${api}/checkout/#/merchant/${merchant().address}`);
       await page.locator("#empty").waitFor(); // a charge is no Paid: the payments list has none
       await page.click("#subscribers-box summary");
-      await page.fill("#manage-token", link.manage_token);
+      // The manage token is refused before it is sent anywhere.
+      await page.fill("#view-token", link.manage_token);
+      await page.click("#show-subscribers");
+      await page.locator('#subscribers-status[data-state="error"]').waitFor();
+      assert.match((await page.locator("#subscribers-status").textContent()) ?? "", /not a view token/);
+      assert.isNull(await page.evaluate(`sessionStorage.getItem("merchant-view-token")`));
+      await page.fill("#view-token", link.view_token);
       await page.click("#show-subscribers");
       const row = page.locator("#subscribers li.subscriber");
       await row.waitFor();
       assert.equal(await row.locator(".state").textContent(), "ACTIVE");
       assert.include(await row.textContent(), "4.99 USDC every hour · 1 charge · last charge for the period from");
-      assert.equal(page.url(), `${api}/checkout/#/merchant/${merchant().address}/${link.manage_token}`, "in the fragment");
-      assert.equal(await page.evaluate(`sessionStorage.getItem("merchant-manage-token")`), link.manage_token);
+      assert.equal(page.url(), `${api}/checkout/#/merchant/${merchant().address}`, "never in the URL");
+      assert.equal(await page.evaluate(`sessionStorage.getItem("merchant-view-token")`), link.view_token);
       assert.notMatch(await page.content(), /sc\.k1\./, "no subscription capability reaches the page");
       await check("subscribers");
       // A reload of the bare page finds the token in this tab's sessionStorage.
       await page.goto(`${api}/checkout/#/merchant/${merchant().address}`);
       await page.reload();
       await page.locator("#subscribers li.subscriber").waitFor();
+      // Handed in the fragment: read, then taken out of the URL and of this history entry.
+      await page.evaluate(`sessionStorage.clear()`);
+      await page.goto(`${api}/checkout/#/merchant/${merchant().address}/${link.view_token}`);
+      await page.reload();
+      await page.locator("#subscribers li.subscriber").waitFor();
+      assert.equal(page.url(), `${api}/checkout/#/merchant/${merchant().address}`, "taken out of the URL once read");
+      assert.notInclude(await page.evaluate<string>("location.href"), "lv.", "nor left in the history entry");
     });
   });
 }

@@ -15,19 +15,19 @@ type Listed = ResponseOf<"listPayments">["payments"][number];
 const AUTO_PAGES = 4;
 
 /**
- * `#/merchant/<address>[/<manage_token>]`: every payment to a wallet, read from the chain through
+ * `#/merchant/<address>[/<view_token>]`: every payment to a wallet, read from the chain through
  * POST /v1/payments/list (the service keeps none), newest first, with the shown range's total, a CSV
  * of it for the books, a refund per row for the connected recipient wallet (prepared here, sent on the
- * refund page), and a subscription link's subscribers when the merchant pastes its manage token. With
+ * refund page), and a subscription link's subscribers when the merchant pastes its read-only view token (taken out of the URL once read). With
  * no address, a field for one, or the wallet's own.
  */
 export async function merchantFlow(rest: string, symbol: string): Promise<void> {
   document.getElementById("app")!.classList.add("wide");
-  const [addressText = "", manageToken] = rest.split("/");
+  const [addressText = "", viewToken] = rest.split("/");
   const address = addressOf(addressText);
   setTitle("Payments received");
   if (!address) return chooseAddress(symbol);
-  new MerchantPage(address as Address, symbol, manageToken).start();
+  new MerchantPage(address as Address, symbol, viewToken).start();
 }
 
 /** No address yet: type one, or connect the wallet and use its account. */
@@ -77,7 +77,7 @@ class MerchantPage {
   constructor(
     private readonly recipient: Address,
     private readonly symbol: string,
-    private readonly manageToken: string | undefined,
+    private readonly viewToken: string | undefined,
   ) {}
 
   start(): void {
@@ -92,7 +92,7 @@ class MerchantPage {
       this.#list,
       this.#more,
       this.#status.node,
-      subscribersSection(this.recipient, this.symbol, this.manageToken),
+      subscribersSection(this.recipient, this.symbol, this.viewToken),
     );
     void this.#load(AUTO_PAGES);
   }

@@ -80,7 +80,18 @@ export async function subscribeFlow(token: string, symbol: string): Promise<void
       if (throughLink) {
         // A subscription link: the service keeps the subscription for the merchant.
         status.set("wait", "Subscribing…");
-        const answer = await subscribeOnceSeen(() => answerOf(api.subscribeLink({ setup_token: setupToken, payer: wallet.account, signature })));
+        const post = () => subscribeOnceSeen(() => answerOf(api.subscribeLink({ setup_token: setupToken, payer: wallet.account, signature })));
+        let answer = await post();
+        // The service makes the first charge: the subscription counts once it is settled.
+        for (let asked = 1; answer.ok && answer.body.state === "PENDING" && asked < SETTLE_TRIES; asked++) {
+          status.set("wait", "Your first charge is confirming…");
+          await new Promise((resolve) => setTimeout(resolve, SETTLE_EVERY_MS));
+          answer = await post();
+        }
+        if (answer.ok && answer.body.state === "PENDING") {
+          status.set("error", "Your first charge has not settled yet: open this page again later to see the subscription.");
+          return;
+        }
         if (!answer.ok) {
           status.set("error", explain(answer.body.error, answer.body.action, answer.body.retry_after));
           return;
@@ -145,6 +156,10 @@ export async function subscribeFlow(token: string, symbol: string): Promise<void
     ),
   );
 }
+
+/** How often, and how far apart, the page asks after a first charge still confirming (the service drops it after 600 s). */
+const SETTLE_TRIES = 120;
+const SETTLE_EVERY_MS = 3_000;
 
 /** How often, and how far apart, the page asks again while the service's node has not yet seen the allowance just mined. */
 const SEEN_TRIES = 5;

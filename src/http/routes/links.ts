@@ -3,7 +3,14 @@ import { parseAmount } from "../../money.js";
 import type { Links } from "../../links/links.js";
 import { route, type PostRoute } from "../route.js";
 import * as R from "../../wire/index.js";
-import { CloseLinkRequest, CreateLinkRequest, LinkSubscriptionsRequest, SubscribeLinkRequest } from "../../wire/index.js";
+import {
+  CloseLinkRequest,
+  CreateLinkRequest,
+  LinkSubscriptionsRequest,
+  LinkViewTokenRequest,
+  RemoveLinkSubscriberRequest,
+  SubscribeLinkRequest,
+} from "../../wire/index.js";
 
 export function linkRoutes(links: Links): PostRoute[] {
   return [
@@ -29,7 +36,7 @@ export function linkRoutes(links: Links): PostRoute[] {
       path: "/v1/links/close",
       summary: "Close a payment link and its watch",
       response: R.CloseLinkResponse,
-      errors: ["INVALID_LINK_TOKEN"],
+      errors: ["INVALID_LINK_TOKEN", "WRONG_LINK_TOKEN"],
       schema: CloseLinkRequest,
       handle: (b) => links.close(b.manage_token),
     }),
@@ -45,6 +52,10 @@ export function linkRoutes(links: Links): PostRoute[] {
         "SIGNATURE_VALIDATION_TOO_EXPENSIVE",
         "INSUFFICIENT_ALLOWANCE",
         "INSUFFICIENT_BALANCE",
+        "CONCURRENCY_LIMIT",
+        "PERMISSION_REVOKED",
+        "TRANSACTION_REVERTED",
+        "GAS_QUOTE_UNAVAILABLE",
         "RPC_ERROR",
         "RPC_BUSY",
       ],
@@ -53,11 +64,27 @@ export function linkRoutes(links: Links): PostRoute[] {
     }),
     route({
       path: "/v1/links/subscriptions",
-      summary: "List a subscription link's subscribers with their capabilities (merchant server only)",
+      summary: "List a subscription link's active subscribers with their capabilities (merchant server only)",
       response: R.LinkSubscriptionsResponse,
-      errors: ["INVALID_LINK_TOKEN"],
+      errors: ["INVALID_LINK_TOKEN", "WRONG_LINK_TOKEN"],
       schema: LinkSubscriptionsRequest,
       handle: (b) => links.subscriptions(b.manage_token, b.after),
+    }),
+    route({
+      path: "/v1/links/subscribers/remove",
+      summary: "Remove a subscriber of a subscription link (its listing and its watch; the subscription is the payer's to revoke)",
+      response: R.RemoveLinkSubscriberResponse,
+      errors: ["INVALID_LINK_TOKEN", "WRONG_LINK_TOKEN"],
+      schema: RemoveLinkSubscriberRequest,
+      handle: (b) => links.removeSubscriber(b.manage_token, b.subscription_id.toLowerCase() as Hex),
+    }),
+    route({
+      path: "/v1/links/view-token",
+      summary: "The link's read-only view token (what the merchant page asks for), from its manage token",
+      response: R.LinkViewTokenResponse,
+      errors: ["INVALID_LINK_TOKEN", "WRONG_LINK_TOKEN"],
+      schema: LinkViewTokenRequest,
+      handle: (b) => links.viewToken(b.manage_token),
     }),
   ];
 }
