@@ -95,8 +95,9 @@ export interface BaseNode {
   drop(hash: Hex): Promise<void>;
   /**
    * Retracts the latest `depth` blocks (at most `reorgDepth`): their logs are sent again with
-   * `removed: true` to `logs` subscribers, and the chain continues from the block before them; their
-   * transactions are gone (a test sends what the other branch holds). Resolves with the new head.
+   * `removed: true` to `logs` subscribers, and the chain continues from the block before them. Their
+   * transactions go back to the pool (as on a node after a reorg) and are mined again in the next
+   * block unless a test `drop`s them first. Resolves with the new head.
    */
   reorg(depth: number): Promise<bigint>;
   /** Stops the clock and the endpoint (the chain itself stays, automining again: its owner closes it). */
@@ -309,6 +310,13 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
     return hex(BigInt(next));
   }
 
+  /** The pool as the chain holds it (after a revert brought transactions back into it). */
+  async function rebuildPool(): Promise<void> {
+    pool.clear();
+    const pending = (await upstream.request({ method: "eth_pendingTransactions", params: [] })) as { from: Hex; nonce: Hex }[];
+    for (const tx of pending) (await entryOf(getAddress(tx.from))).nonces.add(Number(BigInt(tx.nonce)));
+  }
+
   async function drop(hash: Hex): Promise<void> {
     await gate.write(async () => {
       const tx = (await upstream.request({ method: "eth_getTransactionByHash", params: [hash] })) as { from: Hex; nonce: Hex; blockNumber: Hex | null } | null;
@@ -330,7 +338,7 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
       const removed = (times.stamp("eth_getLogs", retracted) as RpcLog[]).map((log) => ({ ...log, removed: true }));
       await upstream.request({ method: "evm_revert", params: [target.id] });
       checkpoints = checkpoints.slice(0, checkpoints.length - depth);
-      pool.clear();
+      await rebuildPool();
       const now = await resync();
       if (removed.length > 0) events.emit("retracted", removed);
       return BigInt(now.number);
@@ -435,7 +443,7 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
         return gate.write(async () => {
           const result = await upstream.request(args);
           checkpoints = [];
-          pool.clear();
+          await rebuildPool();
           await resync();
           return result;
         });

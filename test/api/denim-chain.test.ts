@@ -244,10 +244,13 @@ describe("the local chain after Denim (a block every 200 ms)", function () {
       assert.include(of(logs)[1], { transactionHash: hash, removed: true });
       assert.equal(await client.getBlockNumber(), mined - 1n);
       assert.isNull(await rpc("eth_getBlockByHash", [of(heads)[0]!.hash, false]), "the retracted block is gone");
+      // Followed: the transaction went back to the pool and the next block holds it, under another hash.
       const next = await node!.mine();
-      await until(() => of(heads).length === 4);
-      assert.equal(BigInt(of(heads)[3]!.number as Hex), next);
+      await until(() => of(heads).length === 4 && of(logs).length === 3);
+      assert.equal(next, mined);
       assert.notEqual(of(heads)[3]!.hash, of(heads)[0]!.hash);
+      assert.include(of(logs)[2], { transactionHash: hash, blockHash: of(heads)[3]!.hash, removed: false });
+      assert.equal((await client.getTransactionReceipt({ hash })).blockHash, of(heads)[3]!.hash);
 
       assert.isTrue(await call(5, "eth_unsubscribe", [logs]));
       assert.isFalse(await call(6, "eth_unsubscribe", [logs]));
