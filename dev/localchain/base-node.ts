@@ -465,28 +465,36 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
   const ws = serveWebSocket(served.server, provider, nodeEvents, { latencyMs });
   chain.routeThrough(provider);
 
-  /** The block clock: a tick every `blockMs` of wall time; a tick while a block is still being mined is skipped. */
+  /**
+   * The block clock: ticks on a grid `blockMs` apart in wall time (a late tick does not push the next
+   * ones back); a block that takes longer than a tick skips the ticks it overran.
+   */
   let paused = options.paused ?? false;
   let closed = false;
   let timer: NodeJS.Timeout | null = null;
+  let nextTickAt = 0;
+  const schedule = () => {
+    const now = performance.now();
+    nextTickAt += blockMs;
+    if (nextTickAt < now) nextTickAt = now + blockMs - ((now - nextTickAt) % blockMs);
+    timer = setTimeout(tick, nextTickAt - now);
+    timer.unref();
+  };
   const tick = () => {
     timer = null;
     if (closed || paused || blockMs === 0) return;
-    const started = performance.now();
     void gate
       .write(mineOne)
       .catch(() => {})
       .finally(() => {
-        if (closed || paused) return;
-        timer = setTimeout(tick, Math.max(0, blockMs - (performance.now() - started)));
-        timer.unref();
+        if (!closed && !paused && !timer) schedule();
       });
   };
   const resume = () => {
     paused = false;
     if (!timer && !closed && blockMs > 0) {
-      timer = setTimeout(tick, blockMs);
-      timer.unref();
+      nextTickAt = performance.now();
+      schedule();
     }
   };
   const pause = () => {
