@@ -59,7 +59,10 @@ if (process.argv.includes("--write")) {
   const doc = new URL("../docs/benchmarks.md", import.meta.url);
   writeFileSync(
     doc,
-    readFileSync(doc, "utf8").replace(/<!-- bench-denim:begin -->[\s\S]*<!-- bench-denim:end -->/, `<!-- bench-denim:begin -->\n${table}\n<!-- bench-denim:end -->`),
+    readFileSync(doc, "utf8").replace(
+      /<!-- bench-denim:begin -->[\s\S]*<!-- bench-denim:end -->/,
+      `<!-- bench-denim:begin -->\n${table}\n<!-- bench-denim:end -->`,
+    ),
   );
   console.log("docs/benchmarks.md updated");
 }

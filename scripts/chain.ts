@@ -18,8 +18,7 @@ if (rawInterval !== undefined && rawInterval !== "" && !/^[0-9]+$/.test(rawInter
 const blockMs = rawInterval ? Number(rawInterval) : DENIM_BLOCK_MS;
 
 let url: string;
-const local =
-  blockMs === 0 ? await startLocalChain({ port, host, withoutContracts }) : await startLocalChain({ withoutContracts, sameSecondBlocks: true });
+const local = blockMs === 0 ? await startLocalChain({ port, host, withoutContracts }) : await startLocalChain({ withoutContracts, sameSecondBlocks: true });
 if (blockMs === 0) {
   url = local.rpcUrl!;
 } else {
@@ -27,7 +26,9 @@ if (blockMs === 0) {
   url = node.url;
 }
 console.log(`local chain ${local.chain.id} at ${url}`);
-console.log(blockMs === 0 ? "a block per transaction (BLOCK_INTERVAL_MS=0)" : `a block every ${blockMs} ms (Base after Denim), WebSocket ${url.replace(/^http/, "ws")}`);
+console.log(
+  blockMs === 0 ? "a block per transaction (BLOCK_INTERVAL_MS=0)" : `a block every ${blockMs} ms (Base after Denim), WebSocket ${url.replace(/^http/, "ws")}`,
+);
 if (!withoutContracts) {
   console.log(`Splitter ${local.deployment.contracts.Splitter.address}`);
   console.log(`RecurringCharges ${local.deployment.contracts.RecurringCharges.address}`);

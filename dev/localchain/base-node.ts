@@ -210,9 +210,7 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
 
   async function pinNextBaseFee(head: HeadBlock): Promise<void> {
     if (baseFeePinnedByCaller) return;
-    const wei =
-      fixedBaseFee ??
-      nextBaseFee({ baseFeePerGas: BigInt(head.baseFeePerGas), gasUsed: BigInt(head.gasUsed), gasLimit: BigInt(head.gasLimit) });
+    const wei = fixedBaseFee ?? nextBaseFee({ baseFeePerGas: BigInt(head.baseFeePerGas), gasUsed: BigInt(head.gasUsed), gasLimit: BigInt(head.gasLimit) });
     await upstream.request({ method: "hardhat_setNextBlockBaseFeePerGas", params: [hex(wei)] });
   }
 

@@ -55,7 +55,9 @@ export class BlockTimes {
       case "eth_getLogs":
       case "eth_getFilterLogs":
       case "eth_getFilterChanges":
-        return Array.isArray(answer) ? answer.map((entry) => (typeof entry === "object" && entry !== null ? this.#withBlockMs(entry as Stampable) : entry)) : answer;
+        return Array.isArray(answer)
+          ? answer.map((entry) => (typeof entry === "object" && entry !== null ? this.#withBlockMs(entry as Stampable) : entry))
+          : answer;
       default:
         return answer;
     }

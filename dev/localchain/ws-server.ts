@@ -21,12 +21,7 @@ export interface LogFilter {
  * `eth_unsubscribe` answers true or false. Each message is sent after `latencyMs` (a node across the
  * internet), in order.
  */
-export function serveWebSocket(
-  server: Server,
-  provider: RequestProvider,
-  node: NodeEvents,
-  options: { latencyMs?: number } = {},
-): { close(): Promise<void> } {
+export function serveWebSocket(server: Server, provider: RequestProvider, node: NodeEvents, options: { latencyMs?: number } = {}): { close(): Promise<void> } {
   const latencyMs = options.latencyMs ?? 0;
   const wss = new WebSocketServer({ server, maxPayload: MAX_MESSAGE_BYTES });
   wss.on("connection", (socket) => {
@@ -55,13 +50,15 @@ export function serveWebSocket(
           // Each block's logs in order: a block's are sent before the next block's (one read per block at a time).
           let reading: Promise<void> = Promise.resolve();
           const offBlock = node.onBlock((header) => {
-            reading = reading.then(async () => {
-              const logs = (await provider.request({
-                method: "eth_getLogs",
-                params: [{ address: filter.address, topics: filter.topics, blockHash: header.hash }],
-              })) as RpcLog[];
-              for (const log of logs) notify(id, log);
-            }).catch(() => {});
+            reading = reading
+              .then(async () => {
+                const logs = (await provider.request({
+                  method: "eth_getLogs",
+                  params: [{ address: filter.address, topics: filter.topics, blockHash: header.hash }],
+                })) as RpcLog[];
+                for (const log of logs) notify(id, log);
+              })
+              .catch(() => {});
           });
           const offRetracted = node.onRetracted((logs) => {
             reading = reading.then(() => {

@@ -144,9 +144,13 @@ describe("the local chain after Denim (a block every 200 ms)", function () {
     await client.sendRawTransaction({ serializedTransaction: await signedTransfer(from, 9n, nonce) });
     const [pending, latest] = await Promise.all([block("pending"), block("latest")]);
     assert.deepEqual(pending, latest, "no pending block");
-    const balance = (blockTag: "latest" | "pending") => client.readContract({ address: usdc(), abi: erc20Abi, functionName: "balanceOf", args: [merchant()], blockTag });
+    const balance = (blockTag: "latest" | "pending") =>
+      client.readContract({ address: usdc(), abi: erc20Abi, functionName: "balanceOf", args: [merchant()], blockTag });
     assert.equal(await balance("pending"), await balance("latest"), "eth_call on pending reads the latest state");
-    assert.deepEqual(await rpc("eth_getLogs", [{ address: usdc(), fromBlock: "pending", toBlock: "pending" }]), await rpc("eth_getLogs", [{ address: usdc(), fromBlock: "latest", toBlock: "latest" }]));
+    assert.deepEqual(
+      await rpc("eth_getLogs", [{ address: usdc(), fromBlock: "pending", toBlock: "pending" }]),
+      await rpc("eth_getLogs", [{ address: usdc(), fromBlock: "latest", toBlock: "latest" }]),
+    );
     assert.equal(await client.getTransactionCount({ address: from.address, blockTag: "pending" }), nonce + 1, "the pool's nonce, as geth and reth answer it");
     await node!.mine();
     assert.equal(await balance("pending"), await balance("latest"));
@@ -311,7 +315,11 @@ describe("npm run chain (BLOCK_INTERVAL_MS)", function () {
 
   let url = "";
   async function chainProcess(env: Record<string, string>): Promise<PublicClient> {
-    child = spawn("node_modules/.bin/tsx", ["scripts/chain.ts"], { env: { ...process.env, CHAIN_PORT: "0", ...env }, stdio: ["ignore", "pipe", "inherit"], detached: true });
+    child = spawn("node_modules/.bin/tsx", ["scripts/chain.ts"], {
+      env: { ...process.env, CHAIN_PORT: "0", ...env },
+      stdio: ["ignore", "pipe", "inherit"],
+      detached: true,
+    });
     url = await new Promise<string>((resolve, reject) => {
       let out = "";
       child!.stdout!.on("data", (chunk: Buffer) => {
