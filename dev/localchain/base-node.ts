@@ -442,6 +442,9 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
           const result = await upstream.request(args);
           checkpoints = [];
           await rebuildPool();
+          // The clock goes back with the chain: the wall clock, or the head if the head is ahead of it.
+          offsetMs = 0;
+          pinnedSeconds = null;
           await resync();
           return result;
         });

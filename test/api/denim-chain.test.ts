@@ -289,6 +289,17 @@ describe("the local chain after Denim (a block every 200 ms)", function () {
     }
   });
 
+  it("a revert (evm_revert) takes the node's clock back with the chain: time moved forward or blocks mined far ahead do not leave it ahead", async () => {
+    await start({ paused: true });
+    const id = await local.chain.snapshot();
+    await local.chain.advanceTime(3600); // an hour later, as a test of periods does
+    await node!.mine(100); // and 20 s of blocks in a moment
+    assert.isTrue((await client.getBlock()).timestamp > BigInt(Math.floor(Date.now() / 1000)) + 3600n, "ahead");
+    await local.chain.revert(id);
+    const after = await block(await node!.mine());
+    assert.isTrue(BigInt(after.timestamp) <= BigInt(Math.floor(Date.now() / 1000)) + 1n, "on the wall clock again");
+  });
+
   it("the clock-pinning test helper is not confused by several blocks with one timestamp (the chain stays on the wall clock)", async () => {
     await start({ paused: true });
     await node!.mine(10); // two seconds of blocks, several per timestamp
