@@ -37,14 +37,8 @@ import { decodeErrorResult, decodeFunctionData, encodeFunctionData, erc20Abi, fo
 import { estimateL1Fee } from "viem/op-stack";
 import { recurringChargesAbi } from "../src/generated/contracts.js";
 import { LOCAL_ROLES, startLocalChain } from "../dev/localchain/harness.js";
-import {
-  BASE_BLOCK_MS,
-  BASE_FLASHBLOCK_MS,
-  BASE_SEPOLIA_BLOCK_GAS_LIMIT,
-  NODE_ACCOUNT_SLOTS,
-  REMOTE_NODE_LATENCY_MS,
-  startBaseNode,
-} from "../dev/localchain/base-node.js";
+import { NODE_ACCOUNT_SLOTS, REMOTE_NODE_LATENCY_MS, startBaseNode } from "../dev/localchain/base-node.js";
+import { DENIM_BLOCK_GAS_LIMIT, DENIM_BLOCK_MS } from "../dev/localchain/denim.js";
 import { LATENCY_HEADER, latencyRow, measureReceiptLatency } from "./lib/receipt-latency.js";
 import { L1_FEE_LEVELS } from "../dev/localchain/l1-fees.js";
 import { createService } from "../src/service.js";
@@ -63,8 +57,8 @@ await buildCheckout(); // the service serves the checkout bundle
 const RENEWALS = Number(process.env.BENCH_BASE_RENEWALS ?? 200);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 512);
 const BASELINE_TRANSFERS = Number(process.env.BENCH_BASE_TRANSFERS ?? 64);
-const LATENCY_TRANSFERS = Number(process.env.BENCH_FLASHBLOCK_TRANSFERS ?? 24);
-const BLOCK_GAS_LIMIT = process.env.BASE_BLOCK_GAS_LIMIT ? BigInt(process.env.BASE_BLOCK_GAS_LIMIT) : BASE_SEPOLIA_BLOCK_GAS_LIMIT;
+const LATENCY_TRANSFERS = Number(process.env.BENCH_DENIM_TRANSFERS ?? 24);
+const BLOCK_GAS_LIMIT = process.env.BASE_BLOCK_GAS_LIMIT ? BigInt(process.env.BASE_BLOCK_GAS_LIMIT) : DENIM_BLOCK_GAS_LIMIT;
 const PERIOD = 30 * 86_400;
 /** The L2 base fees the reimbursement waves run at, gwei. */
 const BASE_FEES = (process.env.BENCH_BASE_FEES ?? "0.1,0.5,2").split(",").map((g) => g.trim());
@@ -151,7 +145,7 @@ function serve(app: import("express").Express): Promise<{ url: string; server: S
 }
 
 console.log("starting the local chain…");
-const chain = await startLocalChain({ port: 0, fork: null });
+const chain = await startLocalChain({ port: 0, fork: null, sameSecondBlocks: true });
 const merchant = chain.accounts[LOCAL_ROLES.firstUser + 1]!;
 const payer = chain.accounts[LOCAL_ROLES.firstUser + 6]!;
 const relayer = chain.accounts[LOCAL_ROLES.relayer]!.address;
@@ -212,17 +206,13 @@ const service = await createService(configFor(node.url, unlimited), quiet);
 const api = await serve(service.app);
 const client = service.client;
 
-// Broadcast → receipt served, with Flashblocks on and then off (the node's fallback), before the job.
-console.log(`receipts: ${LATENCY_TRANSFERS} plain transfers with Flashblocks on, then off…`);
-const latencyOptions = { sender: chain.accounts[LOCAL_ROLES.firstUser + 5]!, to: merchant.address, count: LATENCY_TRANSFERS, blockMs: BASE_BLOCK_MS };
-const latencyOn = await measureReceiptLatency(chain, node.url, latencyOptions);
-await node.setPreconfirmations(false);
-const latencyOff = await measureReceiptLatency(chain, node.url, latencyOptions);
-await node.setPreconfirmations(PRECONFIRMED_WAVES);
+// Broadcast → receipt served, before the job.
+console.log(`receipts: ${LATENCY_TRANSFERS} plain transfers…`);
+const latencyOptions = { sender: chain.accounts[LOCAL_ROLES.firstUser + 5]!, to: merchant.address, count: LATENCY_TRANSFERS, blockMs: DENIM_BLOCK_MS };
+const latency = await measureReceiptLatency(chain, node.url, latencyOptions);
 const latencyTable = [
   LATENCY_HEADER,
-  latencyRow(`Base-like node (${REMOTE_NODE_LATENCY_MS} ms per round trip), a Flashblock every ${BASE_FLASHBLOCK_MS} ms`, latencyOn, BASE_BLOCK_MS),
-  latencyRow(`Base-like node (${REMOTE_NODE_LATENCY_MS} ms per round trip), Flashblocks off`, latencyOff, BASE_BLOCK_MS),
+  latencyRow(`Base-like node (${REMOTE_NODE_LATENCY_MS} ms per round trip), a block every ${DENIM_BLOCK_MS} ms`, latency, DENIM_BLOCK_MS),
 ].join("\n");
 
 /** Waits until `address` has no unmined transaction left (its latest nonce reaches `nonce`). */
@@ -417,7 +407,7 @@ async function renewalWave(round: number): Promise<Wave> {
   // transactions need at NODE_ACCOUNT_SLOTS per sender per block (one sender: the relayer), whichever is more.
   const byGas = Math.ceil(Number(gasUsed) / Number(BLOCK_GAS_LIMIT));
   const byTransactions = Math.ceil(hashes.size / NODE_ACCOUNT_SLOTS);
-  const floorMs = Math.max(byGas, byTransactions) * BASE_BLOCK_MS;
+  const floorMs = Math.max(byGas, byTransactions) * DENIM_BLOCK_MS;
   console.error(
     `renewals: ${RENEWALS} answered in ${seconds(answeredMs)} s, mined in ${seconds(minedMs)} s (${perSecond.toFixed(1)} per second) in ${ourBlocks} blocks; ` +
       `floor ${seconds(floorMs)} s (${byGas} blocks by gas: ${gasUsed.toLocaleString("en")}; ${byTransactions} by ${hashes.size} transactions at ${NODE_ACCOUNT_SLOTS} per block), wall ÷ floor ${ratio(minedMs, floorMs)}`,
@@ -605,7 +595,7 @@ const txs = hashes.size;
 const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
 const within = (w: Wave) => w.minedMs <= 1.2 * w.floorMs;
 const tables = [
-  `| Base-like node: ${REMOTE_NODE_LATENCY_MS} ms per round trip, a block every ${BASE_BLOCK_MS / 1000} s (gas limit ${BLOCK_GAS_LIMIT.toLocaleString("en")}), ${NODE_ACCOUNT_SLOTS} unmined per sender | Per second | vs baseline | Wall time (answered / mined) | Chain's floor | Wall ÷ floor | Answers | Retried (Retry-After) | Transactions (blocks) | Refused by the pool | Memory peak: resident / API heap (at start) |`,
+  `| Base-like node: ${REMOTE_NODE_LATENCY_MS} ms per round trip, a block every ${DENIM_BLOCK_MS} ms (gas limit ${BLOCK_GAS_LIMIT.toLocaleString("en")}), ${NODE_ACCOUNT_SLOTS} unmined per sender | Per second | vs baseline | Wall time (answered / mined) | Chain's floor | Wall ÷ floor | Answers | Retried (Retry-After) | Transactions (blocks) | Refused by the pool | Memory peak: resident / API heap (at start) |`,
   "|---|---:|---:|---:|---:|---:|---|---|---:|---:|---|",
   `| plain transfers from one key within the pool's window (baseline) | ${baselinePerSecond.toFixed(1)} | 1.00× | ${seconds(baselineMs)} s for ${BASELINE_TRANSFERS} | | | | | ${BASELINE_TRANSFERS} | 0 | |`,
   ...waves.map((w) => {

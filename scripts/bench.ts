@@ -23,8 +23,8 @@
 // `--base` runs scripts/bench-base.ts instead: renewals on a node that plays Base (2 s blocks, 16
 // unmined per sender, 50 ms round trips, the L1 data fee), then scripts/bench-preconfirmations.ts
 // (the service's waits with Flashblocks on and off; alone with `--preconfirmations-only`).
-// `--flashblocks` runs scripts/bench-flashblocks.ts: npm start's chain, broadcast → receipt served,
-// with Flashblocks on and off.
+// `--denim` runs scripts/bench-denim.ts: npm start's chain (a block every 200 ms), blocks in 5 s idle
+// and broadcast → receipt served.
 import autocannon from "autocannon";
 import express from "express";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -105,8 +105,8 @@ if (process.argv.includes("--base")) {
   await import("./bench-preconfirmations.js");
   process.exit();
 }
-if (process.argv.includes("--flashblocks")) {
-  await import("./bench-flashblocks.js");
+if (process.argv.includes("--denim")) {
+  await import("./bench-denim.js");
   process.exit();
 }
 

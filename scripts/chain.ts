@@ -1,12 +1,35 @@
-// Starts only the local chain that plays Base Sepolia, served over JSON-RPC (`npm run chain`).
-// CHAIN_WITHOUT_CONTRACTS=1 leaves our contracts out (USDC and the CREATE2 deployer only: Base
-// Sepolia before our deployment), which is how `npm run test:fork` uses it as a fork's upstream.
+// Starts only the local chain that plays Base Sepolia, served over JSON-RPC (`npm run chain`): Base
+// after Denim, a block every 200 ms with or without transactions (BLOCK_INTERVAL_MS; 0 = a block per
+// transaction), WebSocket subscriptions on the same port. CHAIN_WITHOUT_CONTRACTS=1 leaves our
+// contracts out (USDC and the CREATE2 deployer only: Base Sepolia before our deployment), which is
+// how `npm run test:fork` uses it as a fork's upstream.
+import { startBaseNode } from "../dev/localchain/base-node.js";
+import { DENIM_BLOCK_MS } from "../dev/localchain/denim.js";
 import { startLocalChain } from "../dev/localchain/harness.js";
 
 const port = Number(process.env.CHAIN_PORT ?? 8545);
-const local = await startLocalChain({ port, host: process.env.CHAIN_HOST ?? "127.0.0.1", withoutContracts: process.env.CHAIN_WITHOUT_CONTRACTS === "1" });
-console.log(`local chain ${local.chain.id} at ${local.rpcUrl}`);
-if (process.env.CHAIN_WITHOUT_CONTRACTS !== "1") {
+const host = process.env.CHAIN_HOST ?? "127.0.0.1";
+const withoutContracts = process.env.CHAIN_WITHOUT_CONTRACTS === "1";
+const rawInterval = process.env.BLOCK_INTERVAL_MS;
+if (rawInterval !== undefined && rawInterval !== "" && !/^[0-9]+$/.test(rawInterval)) {
+  console.error(`BLOCK_INTERVAL_MS=${rawInterval} is not a number of milliseconds (a whole number, 0 or more)`);
+  process.exit(1);
+}
+const blockMs = rawInterval ? Number(rawInterval) : DENIM_BLOCK_MS;
+
+let url: string;
+const local = blockMs === 0 ? await startLocalChain({ port, host, withoutContracts }) : await startLocalChain({ withoutContracts, sameSecondBlocks: true });
+if (blockMs === 0) {
+  url = local.rpcUrl!;
+} else {
+  const node = await startBaseNode(local, { latencyMs: 0, host, port, blockMs });
+  url = node.url;
+}
+console.log(`local chain ${local.chain.id} at ${url}`);
+console.log(
+  blockMs === 0 ? "a block per transaction (BLOCK_INTERVAL_MS=0)" : `a block every ${blockMs} ms (Base after Denim), WebSocket ${url.replace(/^http/, "ws")}`,
+);
+if (!withoutContracts) {
   console.log(`Splitter ${local.deployment.contracts.Splitter.address}`);
   console.log(`RecurringCharges ${local.deployment.contracts.RecurringCharges.address}`);
 }

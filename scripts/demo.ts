@@ -78,7 +78,7 @@ const payer = LOCAL_ROLES.firstUser + 12;
 async function sent(hash: Hex) {
   const receipt = await reader.waitForTransactionReceipt({ hash });
   check(receipt.status === "success", `transaction ${hash} succeeded`);
-  // The chain preconfirms (Flashblocks): a receipt can come before its block is sealed, and the API reads sealed blocks.
+  // The receipt's block is the chain's latest or older; the wait holds on a node that serves a receipt early.
   await until("its block to be sealed", async () => (await reader.getBlockNumber({ cacheTime: 0 })) >= receipt.blockNumber);
   return receipt;
 }

@@ -10,6 +10,7 @@ import type { BaseNode } from "../dev/localchain/base-node.js";
 import { formatAmount } from "../src/money.js";
 import { maskSecrets, redactUrl } from "../src/logger.js";
 import { buildCheckout } from "../dev/checkout/build.js";
+import { DENIM_BLOCK_MS } from "../dev/localchain/denim.js";
 
 let config: Config;
 try {
@@ -21,9 +22,8 @@ try {
   }
   throw error;
 }
-// The embedded chain's clocks, checked before anything starts.
-const blockMs = milliseconds("BLOCK_INTERVAL_MS", 2000);
-const flashblockMs = milliseconds("FLASHBLOCK_MS", 200);
+// The embedded chain's block clock, checked before anything starts.
+const blockMs = milliseconds("BLOCK_INTERVAL_MS", DENIM_BLOCK_MS);
 
 // A taken port ends the start before anything is touched (the store under .data belongs to whoever
 // holds the ports: a second `npm start` in the same checkout must not empty it under the first).
@@ -46,7 +46,7 @@ try {
 }
 
 let chain: LocalChain | null = null;
-/** The node that plays Base in front of the embedded chain (2 s blocks, Flashblocks), unless BLOCK_INTERVAL_MS=0. */
+/** The node that plays Base after Denim in front of the embedded chain (a block every 200 ms), unless BLOCK_INTERVAL_MS=0. */
 let node: BaseNode | null = null;
 /** What the embedded chain does, printed with the endpoints. */
 let chainMode = "";
@@ -64,13 +64,10 @@ if (harness) {
       chain = await startLocalChain({ port: chainPort, host: "127.0.0.1" });
       chainMode = "a block per transaction (BLOCK_INTERVAL_MS=0)";
     } else {
-      // Base: a block every 2 s, a Flashblock (preconfirmations) every 200 ms, latency 0 (a local node).
-      chain = await startLocalChain({});
-      node = await startBaseNode(chain, { latencyMs: 0, host: "127.0.0.1", port: chainPort, blockMs, flashblockMs });
-      chainMode =
-        flashblockMs > 0
-          ? `a block every ${blockMs} ms, a Flashblock every ${flashblockMs} ms (preconfirmations; WebSocket ${node.wsUrl})`
-          : `a block every ${blockMs} ms, no Flashblocks (FLASHBLOCK_MS=0)`;
+      // Base after Denim: a block every 200 ms, several in one second, latency 0 (a local node).
+      chain = await startLocalChain({ sameSecondBlocks: true });
+      node = await startBaseNode(chain, { latencyMs: 0, host: "127.0.0.1", port: chainPort, blockMs });
+      chainMode = `a block every ${blockMs} ms, with or without transactions (Base after Denim; WebSocket ${node.wsUrl})`;
     }
   } catch (error) {
     const e = error as NodeJS.ErrnoException;

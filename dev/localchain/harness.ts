@@ -97,6 +97,8 @@ export interface LocalChain {
   usdcRoles: FiatTokenRoles;
   /** The chain this one forks (FORK_URL), or null when it was built from nothing. */
   fork: ForkOptions | null;
+  /** Whether blocks may share a timestamp (`LocalChainOptions.sameSecondBlocks`). */
+  sameSecondBlocks: boolean;
   mine(blocks?: number): Promise<void>;
   /** Sets the L1 fee parameters (L1Block predeploy) every later transaction's L1 data fee is priced with. */
   setL1Fees(parameters: L1FeeParameters): Promise<void>;
@@ -120,11 +122,18 @@ export interface LocalChainOptions {
    */
   fork?: ForkOptions | null;
   /**
-   * The order EDR's pool mines in: "fifo" (default), arrival order, so a node in front of the chain
-   * (base-node.ts) seals what its Flashblocks preconfirmed in the order it preconfirmed it; "priority"
-   * (EDR's own default), by tip, for a test about a better-paying transaction going first.
+   * The order EDR's pool mines in: "fifo" (default), arrival order, as Base's sequencer orders a
+   * 200 ms block; "priority" (EDR's own default), by tip, for a test about a better-paying
+   * transaction going first.
    */
   mempoolOrder?: "fifo" | "priority";
+  /**
+   * Blocks may share a whole-second timestamp, as about five of Base's do since Denim (EDR's
+   * `allowBlocksWithSameTimestamp`): what the Base node in front of the chain (base-node.ts) needs.
+   * Off (default), each block is at least a second after the one before, and `mine(n)` moves the
+   * clock by n seconds, which the tests that count in blocks rely on.
+   */
+  sameSecondBlocks?: boolean;
 }
 
 export interface ForkOptions {
@@ -154,6 +163,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   const connection = await network.create({
     override: {
       mining,
+      allowBlocksWithSameTimestamp: options.sameSecondBlocks ?? false,
       ...(fork ? { forking: { url: fork.url, ...(fork.blockNumber !== undefined ? { blockNumber: fork.blockNumber } : {}) } } : {}),
     },
   });
@@ -288,6 +298,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     accounts,
     usdcRoles,
     fork,
+    sameSecondBlocks: options.sameSecondBlocks ?? false,
     mine: (blocks = 1) => testClient.mine({ blocks }),
     setL1Fees: (parameters) => setL1Fees({ publicClient, testClient }, parameters),
     advanceTime: async (seconds) => {

@@ -1,7 +1,8 @@
 /**
  * A readers–writer gate: any number of reads at once, a write alone. A write waits for the reads in
- * flight and holds back new ones until it is done. The Flashblocks builder mines a trial block and
- * reverts it under a write, so no read ever sees a block that is about to disappear.
+ * flight and holds back new ones until it is done. The Base node mines each block (BaseTime's
+ * milliseconds, the timestamp, the block) and moves the chain under a write, so every read is
+ * answered between blocks.
  */
 export class ReadWriteGate {
   #writing: Promise<void> | null = null;

@@ -1,29 +1,27 @@
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import { WebSocket, WebSocketServer } from "ws";
-import { matches, type FlashblockBuilder, type LogFilter } from "./flashblocks.js";
+import type { NodeEvents, RpcLog } from "./base-node.js";
 import { handle, jsonRpcText, type JsonRpcRequest, type RequestProvider } from "./rpc-server.js";
 
 const MAX_MESSAGE_BYTES = 1024 * 1024;
 
+/** An eth_subscribe `logs` filter: address and topics, as eth_getLogs reads them. */
+export interface LogFilter {
+  address?: string | string[];
+  topics?: (string | string[] | null)[];
+}
+
 /**
  * The WebSocket endpoint on the node's HTTP port (ws://host:port, any path): every JSON-RPC call the
- * HTTP endpoint answers, and `eth_subscribe` as a Flashblocks-aware Base node serves it:
- * - `newFlashblocks`: the block being built after each Flashblock (full transactions; the number it
- *   will be sealed as);
- * - `newFlashblockTransactions`: each preconfirmed transaction's hash (with `true`: the transaction
- *   and its logs), one per message;
- * - `pendingLogs` [filter]: each preconfirmed log matching the filter (address, topics), one per message;
- * - `newHeads`: each sealed block's header; `logs` [filter]: each sealed log matching the filter.
+ * HTTP endpoint answers, and `eth_subscribe` as a Base node serves it since Denim:
+ * - `newHeads`: each mined block's header (with `timestampMs`);
+ * - `logs` [filter]: each mined log matching the filter (address, topics), with `blockTimestampMs`;
+ *   a reorg sends the logs it retracted again with `removed: true`.
  * `eth_unsubscribe` answers true or false. Each message is sent after `latencyMs` (a node across the
  * internet), in order.
  */
-export function serveWebSocket(
-  server: Server,
-  provider: RequestProvider,
-  builder: FlashblockBuilder,
-  options: { latencyMs?: number } = {},
-): { close(): Promise<void> } {
+export function serveWebSocket(server: Server, provider: RequestProvider, node: NodeEvents, options: { latencyMs?: number } = {}): { close(): Promise<void> } {
   const latencyMs = options.latencyMs ?? 0;
   const wss = new WebSocketServer({ server, maxPayload: MAX_MESSAGE_BYTES });
   wss.on("connection", (socket) => {
@@ -44,40 +42,35 @@ export function serveWebSocket(
       const id = `0x${randomBytes(16).toString("hex")}`;
       let stop: () => void;
       switch (kind) {
-        case "newFlashblocks":
-          stop = builder.onFlashblock((f) => notify(id, f.block));
+        case "newHeads":
+          stop = node.onBlock((header) => notify(id, header));
           break;
-        case "newFlashblockTransactions":
-          stop = builder.onFlashblock((f) => {
-            for (const { transaction, receipt } of f.transactions) notify(id, argument === true ? { ...transaction, logs: receipt.logs } : transaction.hash);
-          });
-          break;
-        case "pendingLogs": {
-          const filter = (argument ?? {}) as LogFilter;
-          stop = builder.onFlashblock((f) => {
-            for (const { receipt } of f.transactions) for (const log of receipt.logs) if (matches(log, filter)) notify(id, log);
-          });
-          break;
-        }
         case "logs": {
-          // Sealed logs, each sealed block's in order (the standard subscription).
           const filter = (argument ?? {}) as LogFilter;
-          stop = builder.onSeal((block) => {
-            void (
-              provider.request({ method: "eth_getLogs", params: [{ address: filter.address, topics: filter.topics, blockHash: block.hash }] }) as Promise<
-                unknown[]
-              >
-            )
-              .then((logs) => {
+          // Each block's logs in order: a block's are sent before the next block's (one read per block at a time).
+          let reading: Promise<void> = Promise.resolve();
+          const offBlock = node.onBlock((header) => {
+            reading = reading
+              .then(async () => {
+                const logs = (await provider.request({
+                  method: "eth_getLogs",
+                  params: [{ address: filter.address, topics: filter.topics, blockHash: header.hash }],
+                })) as RpcLog[];
                 for (const log of logs) notify(id, log);
               })
               .catch(() => {});
           });
+          const offRetracted = node.onRetracted((logs) => {
+            reading = reading.then(() => {
+              for (const log of logs) if (matches(log, filter)) notify(id, log);
+            });
+          });
+          stop = () => {
+            offBlock();
+            offRetracted();
+          };
           break;
         }
-        case "newHeads":
-          stop = builder.onSeal(({ transactions: _transactions, ...header }) => notify(id, header));
-          break;
         default:
           throw Object.assign(new Error(`unsupported subscription: ${String(kind)}`), { code: -32602 });
       }
@@ -125,4 +118,22 @@ export function serveWebSocket(
         wss.close(() => resolve());
       }),
   };
+}
+
+/** Whether `log` passes an eth_subscribe `logs` filter (address and topics). */
+export function matches(log: RpcLog, filter: LogFilter): boolean {
+  if (filter.address !== undefined) {
+    const addresses = (Array.isArray(filter.address) ? filter.address : [filter.address]).map((a) => a.toLowerCase());
+    if (addresses.length > 0 && !addresses.includes(log.address.toLowerCase())) return false;
+  }
+  const topics = filter.topics ?? [];
+  for (let i = 0; i < topics.length; i++) {
+    const wanted = topics[i];
+    if (wanted === null || wanted === undefined) continue;
+    const options = (Array.isArray(wanted) ? wanted : [wanted]).map((t) => t.toLowerCase());
+    if (options.length === 0) continue;
+    const topic = log.topics[i]?.toLowerCase();
+    if (topic === undefined || !options.includes(topic)) return false;
+  }
+  return true;
 }

@@ -1,6 +1,6 @@
 // How soon a node serves a transaction's receipt after its broadcast, and whether it does so before
-// the block it names is sealed (Flashblocks' preconfirmation): the figure `npm run bench -- --base`
-// and `npm run bench -- --flashblocks` report, as a ratio to the block time.
+// the block it names is the latest (a node serving receipts early): the figure `npm run bench --
+// --base` and `npm run bench -- --denim` report, as a ratio to the block time.
 import { createPublicClient, encodeFunctionData, erc20Abi, http, type Address, type Hex, type PublicClient } from "viem";
 import type { HDAccount } from "viem/accounts";
 import type { LocalChain } from "../../dev/localchain/harness.js";

@@ -16,12 +16,12 @@ import { x402Client } from "@x402/fetch";
 
 /**
  * Month-start bursts on a node like Base's (dev/localchain/base-node.ts): 50 ms per round trip, a
- * block every 2 s, a pool that refuses a sender's 17th unmined transaction. The relayer keeps within
+ * block every 200 ms, a pool that refuses a sender's 17th unmined transaction. The relayer keeps within
  * the pool's window and retries a refused send: no merchant sees a 502, no nonce is left behind.
  */
-describe("charges and x402 settlements on a Base-like node (2 s blocks, 16 pending per sender, 50 ms round trips)", function () {
+describe("charges and x402 settlements on a Base-like node (200 ms blocks, 16 pending per sender, 50 ms round trips)", function () {
   this.timeout(180_000);
-  const h = useService();
+  const h = useService({}, { chain: { sameSecondBlocks: true } });
   const relayer = () => h.chain.accounts[LOCAL_ROLES.relayer]!.address;
   let node: BaseNode | null = null;
   let service: Service | null = null;
@@ -86,7 +86,7 @@ describe("charges and x402 settlements on a Base-like node (2 s blocks, 16 pendi
     const stats = await burst(40, 16, ALONE);
     assert.equal(stats.refusedFull, 0, "the relayer kept within the pool's window");
     assert.equal(stats.accepted, 40);
-    assert.isAtLeast(stats.blocks, 3, "40 charges take at least three 2 s blocks at 16 per block");
+    assert.isAtLeast(stats.blocks, 3, "40 charges take at least three blocks at 16 per block");
   });
 
   it("a pool smaller than the relayer's window (8 slots): refused sends are retried in nonce order; no 502, no nonce gap", async () => {
@@ -131,7 +131,7 @@ describe("charges and x402 settlements on a Base-like node (2 s blocks, 16 pendi
     assert.deepEqual([...new Set(answers.map((a) => a.body.success))], [true], JSON.stringify(answers.filter((a) => !a.body.success).map((a) => a.body)));
     assert.equal(new Set(answers.map((a) => a.body.transaction)).size, 24, "one settlement each");
     assert.equal(node.stats.refusedFull, 0, "the relayer kept within the pool's window");
-    assert.isAtLeast(node.stats.blocks, 2, "24 settlements take at least two 2 s blocks at 16 per block");
+    assert.isAtLeast(node.stats.blocks, 2, "24 settlements take at least two blocks at 16 per block");
     const after = await balanceOf(h.chain, h.service.deployment.token.address, merchant);
     assert.equal(after - before, 24n * 245_000n);
   });
@@ -144,8 +144,7 @@ describe("charges and x402 settlements on a Base-like node (2 s blocks, 16 pendi
         return h.chain.direct.request(args);
       },
     };
-    // No Flashblocks: with them the builder answers the pending tag from its preconfirmed state.
-    node = await startBaseNode({ ...h.chain, direct: provider }, { blockMs: 600_000, flashblockMs: 0 }); // no block of its own during the test
+    node = await startBaseNode({ ...h.chain, direct: provider }, { paused: true }); // no block of its own during the test
     const client = createPublicClient({ chain: h.chain.chain, transport: http(node.url) });
     const sender = h.chain.accounts[LOCAL_ROLES.firstUser + 5]!;
     const latest = await client.getTransactionCount({ address: sender.address });

@@ -499,10 +499,10 @@ for (const store of ["pglite", "postgres"] as const) {
   });
 }
 
-describe("inclusion hints on a Base-like node (2 s blocks, 50 ms round trips)", function () {
+describe("inclusion hints on a Base-like node (200 ms blocks, 50 ms round trips)", function () {
   this.timeout(120_000);
   const receiver = new Receiver();
-  const h = useService();
+  const h = useService({}, { chain: { sameSecondBlocks: true } });
   let node: BaseNode | null = null;
   let service: Service | null = null;
   before(() => receiver.start());

@@ -75,9 +75,9 @@ describe("npm start on the embedded chain", function () {
     assert.match(out, /Chain blocks +a block per transaction \(BLOCK_INTERVAL_MS=0\)/, "which mode runs");
   });
 
-  it("refuses a block or Flashblock interval that is not whole milliseconds, in one line, before starting anything", async () => {
+  it("refuses a block interval that is not whole milliseconds, in one line, before starting anything", async () => {
     for (const [name, value] of [
-      ["FLASHBLOCK_MS", "0.5"],
+      ["BLOCK_INTERVAL_MS", "0.5"],
       ["BLOCK_INTERVAL_MS", "-1"],
     ] as const) {
       const inherited = { ...process.env };

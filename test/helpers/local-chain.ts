@@ -3,10 +3,12 @@ import type { Hex } from "viem";
 
 /**
  * A chain whose next block lands well past the wall clock (or past its head) is set back to the wall
- * clock. EDR's revert keeps a clock offset that blocks sealed at head + 2 s by a Base-like node build
- * up, so without this each later test's next block lands further ahead, until a buyer's signature,
- * valid for a minute from the wall clock (x402's `validBefore`), has expired on the chain. Only then:
- * a pinned timestamp overrides the next `evm_increaseTime`, which tests that move the chain's clock use.
+ * clock. EDR's revert keeps a clock offset that blocks mined ahead of the wall clock build up (`mine(n)`
+ * at a second a block, a Base-like node's bursts at 200 ms a block), so without this each later test's
+ * next block lands further ahead, until a buyer's signature, valid for a minute from the wall clock
+ * (x402's `validBefore`), has expired on the chain. Only then: a pinned timestamp overrides the next
+ * `evm_increaseTime`, which tests that move the chain's clock use. Blocks that share a timestamp
+ * (`sameSecondBlocks`) leave the next block at the head's second or later, never past the drift allowed.
  */
 async function pinNextBlockToWallClock(chain: LocalChain): Promise<void> {
   const [head, next] = await Promise.all([chain.publicClient.getBlock(), chain.publicClient.getBlock({ blockTag: "pending" })]);

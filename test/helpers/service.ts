@@ -52,7 +52,7 @@ export interface ServiceHarnessOptions {
   /** Extra dependencies for every service built (e.g. the webhook transport's test seams). */
   deps?: () => Partial<ServiceDeps>;
   /** How the local chain is built (e.g. a pool ordered by tip). */
-  chain?: Pick<LocalChainOptions, "mempoolOrder">;
+  chain?: Pick<LocalChainOptions, "mempoolOrder" | "sameSecondBlocks">;
 }
 
 export function useService(env: Record<string, string> = {}, options: ServiceHarnessOptions = {}): ServiceHarness {
