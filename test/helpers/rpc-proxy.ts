@@ -45,6 +45,13 @@ export class RpcProxy {
    * (or a load balancer's other node) answers.
    */
   lagBlocks = 0;
+  /** When true, every connection is dropped at once (a node that is down). */
+  down = false;
+  /**
+   * When set, a hostile node: every answer the chain gives passes through it with its request, and
+   * what it returns is answered instead (a forged receipt, log, `eth_call` answer or block hash).
+   */
+  rewrite: ((request: { method: string; params?: unknown[] }, result: unknown) => unknown) | null = null;
   #server: Server | null = null;
   url = "";
 
@@ -83,6 +90,8 @@ export class RpcProxy {
             return;
           }
         }
+        if (this.down) return void req.socket.destroy();
+        if (this.rewrite && this.mode === "pass") return void this.#rewritten(JSON.parse(body.toString("utf8")), res);
         if (this.lagBlocks > 0 && methods.some((m) => m === "eth_blockNumber" || m === "eth_getBlockByNumber"))
           return void this.#lagging(JSON.parse(body.toString("utf8")), res);
         const faulty = this.mode !== "pass" && (!this.faultMethods || methods.some((m) => this.faultMethods!.has(m)));
@@ -140,6 +149,8 @@ export class RpcProxy {
     this.gate = null;
     this.refuse = null;
     this.lagBlocks = 0;
+    this.rewrite = null;
+    this.down = false;
   }
 
   async close(): Promise<void> {
@@ -171,6 +182,23 @@ export class RpcProxy {
     const byId = new Map(forwarded.map((r) => [JSON.stringify(r.id), r]));
     const merged = batch.map((r) => (faulty(r) ? answer(r) : byId.get(JSON.stringify(r.id))));
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(merged));
+  }
+
+  /** Forwards the request, then answers each result as {@link rewrite} rewrites it. */
+  async #rewritten(
+    parsed: { id: unknown; method: string; params?: unknown[] } | { id: unknown; method: string; params?: unknown[] }[],
+    res: import("node:http").ServerResponse,
+  ): Promise<void> {
+    const batch = Array.isArray(parsed) ? parsed : [parsed];
+    const answers = (await (
+      await fetch(this.upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(batch) })
+    ).json()) as { id: unknown; result?: unknown; error?: unknown }[];
+    const byId = new Map(answers.map((a) => [JSON.stringify(a.id), a]));
+    const merged = batch.map((r) => {
+      const answer = byId.get(JSON.stringify(r.id))!;
+      return answer.error !== undefined ? answer : { ...answer, result: this.rewrite!(r, answer.result) };
+    });
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(parsed) ? merged : merged[0]));
   }
 
   /** Answers as a node {@link lagBlocks} behind: the block number and the blocks above it rewritten, the rest forwarded. */
