@@ -57,7 +57,8 @@ export class RpcProxy {
 
   constructor(private readonly upstream: string) {}
 
-  async start(): Promise<this> {
+  /** Listens on 127.0.0.1, on `port` (any free one by default). */
+  async start(port = 0): Promise<this> {
     this.#server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
@@ -128,7 +129,7 @@ export class RpcProxy {
         }
       });
     });
-    await new Promise<void>((resolve) => this.#server!.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve, reject) => this.#server!.once("error", reject).listen(port, "127.0.0.1", resolve));
     this.url = `http://127.0.0.1:${(this.#server!.address() as AddressInfo).port}`;
     return this;
   }
