@@ -7,6 +7,7 @@ import { useService } from "../helpers/service.js";
 import { exchangeWithdrawals, payIntent, type PayBlock } from "../helpers/payments.js";
 import { approveThroughSession, subscribe } from "../helpers/recurring.js";
 import type { RpcProxy } from "../helpers/rpc-proxy.js";
+import type { Service } from "../../src/service.js";
 
 /**
  * Several nodes (RPC_URLS) in front of one chain, one of them hostile or failing: a verdict that
@@ -21,17 +22,33 @@ describe("several nodes: a majority behind every verdict (RPC_URLS)", function (
   const withdraw = exchangeWithdrawals(() => h.chain, buyer, token, 950);
 
   async function create(amount = "12.5") {
-    const res = await h.api.post("/v1/payments").send({ recipient: merchant().address, amount });
+    const res = await api().post("/v1/payments").send({ recipient: merchant().address, amount });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body as { intent: string; reference: Hex; pay: Required<PayBlock> };
   }
-  const verify = (intent: string, tx_hash: Hex) => h.api.post("/v1/payments/verify").send({ intent, tx_hash });
-  const recover = (intent: string) => h.api.post("/v1/payments/recover").send({ intent });
+  const verify = (intent: string, tx_hash: Hex) => api().post("/v1/payments/verify").send({ intent, tx_hash });
+  const recover = (intent: string) => api().post("/v1/payments/recover").send({ intent });
   /** rpc_disagreements_total by node position, from the operational port's /metrics. */
   async function disagreements(): Promise<Record<string, number>> {
-    const text = (await supertest(h.service.opsApp).get("/metrics")).text;
+    const text = (await supertest(service().opsApp).get("/metrics")).text;
     return Object.fromEntries([...text.matchAll(/^rpc_disagreements_total\{node="(\d+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
   }
+  /** The service under test: the harness's, or one built by {@link readFirst}. */
+  let built: Service | null = null;
+  const service = () => built ?? h.service;
+  const api = () => supertest.agent(service().app);
+  /**
+   * The other nodes 20 ms slower, and a service built on that (its start reads every node's head):
+   * `first` is the node its reads go to, ranked by latency, until it is set aside.
+   */
+  async function readFirst(first: RpcProxy) {
+    for (const node of h.nodes) node.latencyMs = node === first ? 0 : 20;
+    built = await h.another();
+  }
+  afterEach(() => {
+    built = null;
+    for (const node of h.nodes) node.latencyMs = 0;
+  });
   /** Payment A paid and final, and payment B (same merchant and amount, another reference) never paid. */
   async function paidAndUnpaid() {
     const a = await create();
@@ -56,6 +73,7 @@ describe("several nodes: a majority behind every verdict (RPC_URLS)", function (
 
   it("a forged log (A's Paid with B's reference and key) on the node read first never verifies B; the node is set aside and counted, and B is a mismatch", async () => {
     const { b, paid } = await paidAndUnpaid();
+    await readFirst(h.nodes[0]!);
     forgeLogIn(h.nodes[0]!, paid.transactionHash, b, h.service.deployment.contracts.Splitter.address);
     const first = await verify(b.intent, paid.transactionHash);
     assert.deepEqual(first.body, { valid: false, code: "PAYMENT_CONFIRMING" }, "short of a majority: still in progress");
@@ -66,6 +84,7 @@ describe("several nodes: a majority behind every verdict (RPC_URLS)", function (
 
   it("a forged receipt (for a transaction that never was) on one node never verifies", async () => {
     const { b, paid } = await paidAndUnpaid();
+    await readFirst(h.nodes[0]!);
     const fake = pad("0xf00d", { size: 32 });
     const real = await h.chain.publicClient.request({ method: "eth_getTransactionReceipt", params: [paid.transactionHash] });
     const splitter = h.service.deployment.contracts.Splitter.address.toLowerCase();
@@ -86,6 +105,7 @@ describe("several nodes: a majority behind every verdict (RPC_URLS)", function (
     const { b, paid } = await paidAndUnpaid();
     const splitter = h.service.deployment.contracts.Splitter.address.toLowerCase();
     const paidLog = paid.logs.find((l) => l.address.toLowerCase() === splitter)!;
+    await readFirst(h.nodes[0]!);
     h.nodes[0]!.rewrite = (request, result) => {
       const call = request.params?.[0] as { to?: string } | undefined;
       if (request.method === "eth_call" && call?.to?.toLowerCase() === splitter && (result as Hex) === pad("0x0", { size: 32 }))
@@ -149,6 +169,7 @@ describe("several nodes: a majority behind every verdict (RPC_URLS)", function (
 
   it("a node that answers another block hash at the same height is outvoted, set aside and counted; the verdict names the majority's hash", async () => {
     const { a, paid } = await paidAndUnpaid();
+    await readFirst(h.nodes[0]!);
     const other = pad("0xbad", { size: 32 });
     const height = numberToHex(paid.blockNumber);
     h.nodes[0]!.rewrite = (request, result) => {
@@ -188,7 +209,7 @@ describe("several nodes: a majority behind every verdict (RPC_URLS)", function (
     assert.include((await recover(c.intent)).body, { found: true, valid: true });
   });
 
-  it("a charge and a deposit settlement are broadcast to every node and mined once", async () => {
+  it("a charge and a deposit settlement are broadcast to every node and mined once; a node's refusal is no failure when another took it", async () => {
     const s = await subscribe(h, buyer(), { recipient: merchant().address, amount: "10", period: 3600 });
     await approveThroughSession(h, buyer(), s.subscription);
     const relayer = h.chain.accounts[LOCAL_ROLES.relayer]!.address;
@@ -208,6 +229,11 @@ describe("several nodes: a majority behind every verdict (RPC_URLS)", function (
     const c = await create("7");
     await withdraw(c.pay.deposit_address, 7_000_000n);
     for (const node of h.nodes) node.reset();
+    // The first two nodes refuse it (one is behind on the relayer's nonce, one already holds it): the third took it, and that is enough.
+    h.nodes[0]!.refuse = (r) => r.method === "eth_sendRawTransaction";
+    h.nodes[0]!.refusal = { code: -32000, message: "nonce too low: next nonce 3, tx nonce 2" };
+    h.nodes[1]!.refuse = (r) => r.method === "eth_sendRawTransaction";
+    h.nodes[1]!.refusal = { code: -32000, message: "already known" };
     h.clock.advance(3);
     assert.equal((await h.service.depositSettler.tick()).sent, 1);
     assert.deepEqual(

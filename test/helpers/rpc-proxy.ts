@@ -1,6 +1,8 @@
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
+const RANGE_REFUSAL = { code: -32005, message: "query returned more than 10000 results" };
+
 /** How the proxy answers: pass through, or one kind of fault. */
 export type ProxyMode =
   | "pass"
@@ -39,6 +41,8 @@ export class RpcProxy {
    * (a provider refusing it: a log range over its cap, say) instead of being forwarded.
    */
   refuse: ((request: { method: string; params?: unknown[] }) => boolean) | null = null;
+  /** The JSON-RPC error {@link refuse} answers with (a log range over the provider's cap by default). */
+  refusal = { ...RANGE_REFUSAL };
   /**
    * When above 0, the proxy plays a node this many blocks behind the chain: `eth_blockNumber` and the
    * `latest` block answer that far back, and a block above it is unknown (null), as a lagging node
@@ -84,7 +88,7 @@ export class RpcProxy {
             | { id: unknown; method: string; params?: unknown[] }
             | { id: unknown; method: string; params?: unknown[] }[];
           const refuse = this.refuse;
-          const error = (r: { id: unknown }) => ({ jsonrpc: "2.0", id: r.id, error: { code: -32005, message: "query returned more than 10000 results" } });
+          const error = (r: { id: unknown }) => ({ jsonrpc: "2.0", id: r.id, error: this.refusal });
           if (Array.isArray(parsed) && parsed.some((r) => refuse(r))) return void this.#partial(parsed, error, res, (r) => refuse(r));
           if (!Array.isArray(parsed) && refuse(parsed)) {
             res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(error(parsed)));
@@ -149,6 +153,7 @@ export class RpcProxy {
     this.faultMethods = null;
     this.gate = null;
     this.refuse = null;
+    this.refusal = { ...RANGE_REFUSAL };
     this.lagBlocks = 0;
     this.rewrite = null;
     this.down = false;
