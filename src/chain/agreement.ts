@@ -39,7 +39,8 @@ export function receiptClaim(receipt: TransactionReceipt, calls?: Claim["calls"]
  * head, its canonical block there has the claim's hash and its receipt and reads say what the
  * claim says. False: short of a majority (still in progress). Throws RPC_BUSY when too few nodes
  * answer for a majority to be possible. A node whose final answer differs from the majority's is set
- * aside (logged and counted once); a node behind the claim's block is not wrong, only not there yet.
+ * aside (logged and counted once), and so is the node the claim was read from when the majority holds
+ * otherwise; a node behind the claim's block is not wrong, only not there yet.
  *
  * A client that reads through one node, or a quorum of one, is that node's word: true, nothing asked.
  */
@@ -76,6 +77,7 @@ class Tally {
 
   run(finality: Finality): Promise<boolean> {
     const { nodes } = this;
+    const serving = nodes.serving;
     return new Promise<boolean>((resolve, reject) => {
       let decided = false;
       const decide = (outcome: boolean | DomainError) => {
@@ -98,6 +100,8 @@ class Tally {
             // Every node answered or failed: the nodes against a majority are set aside, whatever was decided.
             const majority = this.#majority();
             for (const [n, v] of this.#views) if (majority !== null && v !== "failed" && !v.behind && v.key !== majority) nodes.setAside(n, "disagreed");
+            // The claim itself against a majority: the node it was read from answered otherwise than it holds (a forged log read, say).
+            if (majority !== null && majority !== this.#claimKey) nodes.setAside(serving, "disagreed");
             decide(majority === this.#claimKey);
           });
     });

@@ -160,6 +160,11 @@ export class ChainNodes {
     if (!already) this.#events.onSetAside?.(node.position, reason);
   }
 
+  /** The node reads went to last: the one whose answers a verdict's claim was read from. */
+  get serving(): ChainNode {
+    return this.nodes[this.#current]!;
+  }
+
   /** The highest head any node has answered. */
   get highestHead(): bigint {
     return this.nodes.reduce((max, n) => (n.head > max ? n.head : max), 0n);

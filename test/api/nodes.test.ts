@@ -7,6 +7,7 @@ import { useService } from "../helpers/service.js";
 import { exchangeWithdrawals, payIntent, type PayBlock } from "../helpers/payments.js";
 import { approveThroughSession, subscribe } from "../helpers/recurring.js";
 import type { RpcProxy } from "../helpers/rpc-proxy.js";
+import { RECEIVER_HOST } from "../helpers/receiver.js";
 import type { Service } from "../../src/service.js";
 
 /**
@@ -15,14 +16,19 @@ import type { Service } from "../../src/service.js";
  */
 describe("several nodes: a majority behind every verdict (RPC_URLS)", function () {
   this.timeout(60_000);
-  const h = useService({}, { nodes: 3 });
+  const h = useService(
+    { WEBHOOKS_ALLOW_LOOPBACK: "true" },
+    { nodes: 3, deps: () => ({ webhookTransport: { resolve: async () => [{ address: "127.0.0.1", family: 4 }] } }) },
+  );
   const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
   const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
   const token = () => h.service.deployment.token.address;
   const withdraw = exchangeWithdrawals(() => h.chain, buyer, token, 950);
 
-  async function create(amount = "12.5") {
-    const res = await api().post("/v1/payments").send({ recipient: merchant().address, amount });
+  async function create(amount = "12.5", notify_url?: string) {
+    const res = await api()
+      .post("/v1/payments")
+      .send({ recipient: merchant().address, amount, ...(notify_url ? { notify_url } : {}) });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body as { intent: string; reference: Hex; pay: Required<PayBlock> };
   }
@@ -134,6 +140,34 @@ describe("several nodes: a majority behind every verdict (RPC_URLS)", function (
     assert.include(first.body, { found: true, valid: false, code: "PAYMENT_CONFIRMING" });
     assert.deepEqual(await disagreements(), { "0": 1 });
     assert.deepEqual((await recover(b.intent)).body.found, false, "the honest nodes: never paid");
+  });
+
+  it("a forged Paid log in the watcher's log read on one node never announces payment.settled for B; A's is announced", async () => {
+    const hook = `https://${RECEIVER_HOST}/hooks`;
+    const a = await create("12.5", hook);
+    const b = await create("12.5", hook);
+    const paid = await payIntent(h.chain, buyer(), a.pay);
+    await h.chain.mine(2);
+    await readFirst(h.nodes[0]!);
+    const splitter = h.service.deployment.contracts.Splitter.address.toLowerCase();
+    h.nodes[0]!.rewrite = (request, result) => {
+      if (request.method !== "eth_getLogs" || !Array.isArray(result)) return result;
+      const logs = result as { address: string; topics: Hex[] }[];
+      return logs.map((l) => (l.address.toLowerCase() === splitter ? forgedPaidLog(l, b) : l));
+    };
+    const watcher = service().webhooks.watcher;
+    let busy = 0;
+    for (let tick = 0; tick < 3; tick++) await watcher.tick().catch(() => busy++);
+    assert.equal(busy, 1, "the pass with the forged log fails (read again), once: the forger is then set aside");
+    assert.deepEqual(await disagreements(), { "0": 1 });
+    const announced = await h.database.query<{ event_type: string; payload: { data: { reference: Hex } } }>(
+      "SELECT event_type, payload FROM webhook_deliveries",
+    );
+    assert.deepEqual(
+      announced.map((d) => [d.event_type, d.payload.data.reference]),
+      [["payment.settled", a.reference]],
+    );
+    assert.equal(paid.status, "success");
   });
 
   it("a real payment verifies valid: true through three nodes, and with one node down", async () => {
