@@ -181,6 +181,12 @@ describe("several nodes: a majority behind every verdict (RPC_URLS)", function (
       h.nodes[down]!.down = false;
     }
     assert.deepEqual(await disagreements(), {}, "down is no disagreement");
+    // Per node, by position, never by URL: requests to each, and the failures of the ones that were down.
+    const metrics = (await supertest(service().opsApp).get("/metrics")).text;
+    for (const node of ["0", "1", "2"]) assert.match(metrics, new RegExp(`^rpc_node_requests_total\\{node="${node}"\\} [1-9]`, "m"));
+    for (const node of ["0", "2"]) assert.match(metrics, new RegExp(`^rpc_node_errors_total\\{node="${node}"\\} [1-9]`, "m"));
+    assert.notMatch(metrics, /^rpc_node_errors_total\{node="1"\}/m, "node 1 never failed");
+    for (const node of h.nodes) assert.notInclude(metrics, new URL(node.url).host);
   });
 
   it("a node lagging 3,000 blocks is not read for the head, not taken for a reorg nor a disagreement, and a payment verifies", async () => {
