@@ -83,6 +83,7 @@ export class ChainNodes {
   #reader: PublicClient | null = null;
   readonly #now: () => number;
   readonly #chainId: number;
+  readonly #events: NodeEvents;
 
   constructor(urls: string[], options: { chainId: number; timeoutMs: number; quorum: number; now?: () => number; events?: NodeEvents }) {
     if (urls.length === 0) throw new Error("no node: RPC_URLS or RPC_URL");
@@ -114,8 +115,6 @@ export class ChainNodes {
     });
     this.#events = events;
   }
-
-  readonly #events: NodeEvents;
 
   get size(): number {
     return this.nodes.length;
@@ -175,6 +174,7 @@ export class ChainNodes {
   }
 
   #client(transport: Transport): PublicClient {
+    // The chain's own RPC URL is never used: the transport is the nodes'.
     return createPublicClient({ chain: chainFor(this.#chainId, "http://nodes.invalid"), transport, cacheTime: 0 }) as PublicClient;
   }
 
