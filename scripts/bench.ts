@@ -23,6 +23,7 @@
 // `--base` runs scripts/bench-base.ts instead: renewals on a node that plays Base (2 s blocks, 16
 // unmined per sender, 50 ms round trips, the L1 data fee), then scripts/bench-preconfirmations.ts
 // (the service's waits with Flashblocks on and off; alone with `--preconfirmations-only`).
+// `--nodes` runs scripts/bench-nodes.ts: verify through one node and through three (RPC_URLS), 50 ms each.
 // `--denim` runs scripts/bench-denim.ts: npm start's chain (a block every 200 ms), blocks in 5 s idle
 // and broadcast → receipt served.
 import autocannon from "autocannon";
@@ -103,6 +104,10 @@ const seconds = (ms: number) => (ms / 1000).toFixed(2);
 if (process.argv.includes("--base")) {
   if (!process.argv.includes("--preconfirmations-only")) await import("./bench-base.js");
   await import("./bench-preconfirmations.js");
+  process.exit();
+}
+if (process.argv.includes("--nodes")) {
+  await import("./bench-nodes.js");
   process.exit();
 }
 if (process.argv.includes("--denim")) {

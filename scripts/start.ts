@@ -112,6 +112,11 @@ console.log(`x402           ${running.apiUrl}/x402   (the facilitator: GET /supp
 console.log(`Ops            ${running.opsUrl}/metrics, /ready (127.0.0.1 only)`);
 // The RPC URL may carry credentials or an API key (user:password@, ?key=, /v2/<key>): never printed.
 console.log(`Chain RPC      ${redactUrl(config.rpcUrl!)}   chain id ${deployment.chainId} (${deployment.environment})`);
+// Several nodes (RPC_URLS): each printed masked, by its position (the name logs and /metrics give it).
+if (config.rpcUrls.length > 1) {
+  for (const [i, url] of config.rpcUrls.entries()) console.log(`  node ${i}       ${redactUrl(url)}`);
+  console.log(`Quorum         ${config.rpcQuorum} of ${config.rpcUrls.length} nodes agree before a verdict (RPC_QUORUM)`);
+}
 if (chainMode) console.log(`Chain blocks   ${chainMode}`);
 console.log(`Splitter       ${deployment.contracts.Splitter.address}`);
 console.log(`Recurring      ${deployment.contracts.RecurringCharges.address}`);

@@ -25,6 +25,12 @@ const EnvSchema = z.object({
   OPS_PORT: port.default(9464),
   CHAIN_ID: z.enum(["84532", "8453"]).default("84532").transform(Number),
   RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  RPC_URLS: z
+    .string()
+    .transform((v) => v.split(",").map((u) => u.trim()))
+    .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1))
+    .optional(),
+  RPC_QUORUM: positiveInt.optional(),
   RPC_TIMEOUT_MS: positiveInt.default(10_000),
   FINALITY: z
     .string()
@@ -161,8 +167,12 @@ export interface Config {
   port: number;
   opsPort: number;
   chainId: number;
-  /** Null: the embedded local chain (npm start sets it once the chain is up). */
+  /** The first of {@link rpcUrls}; null: the embedded local chain (npm start sets it once the chain is up). */
   rpcUrl: string | null;
+  /** The chain's nodes (RPC_URLS, else RPC_URL as a list of one); empty: the embedded local chain. */
+  rpcUrls: string[];
+  /** How many nodes must agree before a verdict releases goods or money (RPC_QUORUM, default ⌊n/2⌋+1). */
+  rpcQuorum: number;
   /**
    * A development chain: the embedded one, or a test-network RPC on this host (127.0.0.1,
    * localhost, ::1). Never on Base. The checkout shows no explorer link for it, and a return_url
@@ -250,8 +260,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.PAYMENT_MIN_AMOUNT <= 0n || e.PAYMENT_MIN_AMOUNT > e.PAYMENT_MAX_AMOUNT) {
     problems.push("PAYMENT_MIN_AMOUNT: must be above 0 and at most PAYMENT_MAX_AMOUNT");
   }
-  const external = e.RPC_URL !== undefined;
-  if (external && !e.TOKEN_KEYS) problems.push("TOKEN_KEYS: required with RPC_URL (a real chain never uses the local secret)");
+  const rpcUrls = e.RPC_URLS ?? (e.RPC_URL !== undefined ? [e.RPC_URL] : []);
+  const rpcQuorum = e.RPC_QUORUM ?? Math.floor(rpcUrls.length / 2) + 1;
+  if (e.RPC_QUORUM !== undefined && e.RPC_QUORUM > Math.max(rpcUrls.length, 1)) problems.push(`RPC_QUORUM: from 1 to the number of nodes (${rpcUrls.length})`);
+  const external = rpcUrls.length > 0;
+  if (external && !e.TOKEN_KEYS) problems.push("TOKEN_KEYS: required with RPC_URL or RPC_URLS (a real chain never uses the local secret)");
   if (e.CHAIN_ID === 8453 && e.TOKEN_KEYS?.includes(LOCAL_TOKEN_SECRET)) problems.push("TOKEN_KEYS: the local secret is refused in production");
   if (e.CHAIN_ID === 8453 && e.SUBSCRIPTION_MIN_PERIOD_SECONDS !== undefined && e.SUBSCRIPTION_MIN_PERIOD_SECONDS < 3600) {
     problems.push("SUBSCRIPTION_MIN_PERIOD_SECONDS: production's minimum is 3600");
@@ -280,8 +293,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     opsPort: e.OPS_PORT,
     chainId: e.CHAIN_ID,
-    rpcUrl: e.RPC_URL ?? null,
-    localChain: e.CHAIN_ID !== 8453 && (!external || isLoopbackUrl(e.RPC_URL!)),
+    rpcUrl: rpcUrls[0] ?? null,
+    rpcUrls,
+    rpcQuorum,
+    localChain: e.CHAIN_ID !== 8453 && (!external || rpcUrls.every(isLoopbackUrl)),
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     finality: finalityText === "safe" ? { kind: "safe" } : { kind: "confirmations", confirmations: Number(finalityText) },
     preconfirmations: e.PRECONFIRMATIONS ? { everyMs: e.PRECONFIRMATION_POLL_MS } : null,

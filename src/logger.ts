@@ -8,7 +8,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   const options: pino.LoggerOptions = {
     level,
     base: undefined,
-    redact: { paths: ["req.body", "body", "*.intent", "*.subscription", "*.token", "*.rpcUrl"], censor: "[redacted]" },
+    redact: { paths: ["req.body", "body", "*.intent", "*.subscription", "*.token", "*.rpcUrl", "*.rpcUrls"], censor: "[redacted]" },
     hooks: {
       logMethod(args, method) {
         method.apply(this, args.map((a) => (typeof a === "string" ? maskSecrets(a) : a)) as Parameters<typeof method>);

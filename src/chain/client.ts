@@ -1,4 +1,4 @@
-import { createPublicClient, defineChain, http, type Chain, type PublicClient } from "viem";
+import { createPublicClient, defineChain, http, type Chain, type HttpTransport, type PublicClient } from "viem";
 import { base, baseSepolia } from "viem/chains";
 
 /** The viem chain definition for a chain id we serve, pointed at `rpcUrl`. */
@@ -14,9 +14,10 @@ export function chainFor(chainId: number, rpcUrl: string): Chain {
  * Reads started together (`Promise.all`) leave as one JSON-RPC batch: one round trip.
  */
 export function createChainClient(chainId: number, rpcUrl: string, timeoutMs: number): PublicClient {
-  return createPublicClient({
-    chain: chainFor(chainId, rpcUrl),
-    transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0, batch: { batchSize: 100, wait: 0 } }),
-    cacheTime: 0,
-  }) as PublicClient;
+  return createPublicClient({ chain: chainFor(chainId, rpcUrl), transport: createNodeTransport(rpcUrl, timeoutMs), cacheTime: 0 }) as PublicClient;
+}
+
+/** The transport to one node: JSON-RPC over HTTP, batched, with a timeout and no retries (see {@link createChainClient}). */
+export function createNodeTransport(rpcUrl: string, timeoutMs: number): HttpTransport {
+  return http(rpcUrl, { timeout: timeoutMs, retryCount: 0, batch: { batchSize: 100, wait: 0 } });
 }

@@ -27,6 +27,27 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** JSON-RPC requests per node, by its position in RPC_URLS (never its URL): a batch's elements each count. */
+  readonly nodeRequests = new Counter({
+    name: "rpc_node_requests_total",
+    help: "JSON-RPC requests sent to each node, by its position in RPC_URLS (from 0)",
+    labelNames: ["node"],
+    registers: [this.registry],
+  });
+  readonly nodeErrors = new Counter({
+    name: "rpc_node_errors_total",
+    help: "JSON-RPC requests a node failed (unreachable, timed out, overloaded, garbled), by its position in RPC_URLS",
+    labelNames: ["node"],
+    registers: [this.registry],
+  });
+  /** A node whose final answer to a verdict differed from the majority's, counted each time it is set aside for it. */
+  readonly disagreements = new Counter({
+    name: "rpc_disagreements_total",
+    help: "Times a node's answer to a verdict differed from the majority of the nodes, by its position in RPC_URLS",
+    labelNames: ["node"],
+    registers: [this.registry],
+  });
+
   constructor(defaults = false) {
     if (defaults) collectDefaultMetrics({ register: this.registry });
   }

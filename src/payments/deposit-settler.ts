@@ -1,7 +1,8 @@
-import { encodeFunctionData, erc20Abi, getAddress, isAddressEqual, type Address, type Hex, type PublicClient } from "viem";
+import { encodeFunctionData, erc20Abi, getAddress, isAddressEqual, numberToHex, type Address, type Hex, type PublicClient } from "viem";
 import { splitterAbi } from "../generated/contracts.js";
 import { PAID_EVENT, SplitterReader } from "../chain/contracts/splitter.js";
 import { finalityHead } from "../chain/finality.js";
+import { agreed } from "../chain/agreement.js";
 import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { Finality } from "../config.js";
@@ -205,7 +206,10 @@ export class DepositSettler {
   async #followOne(w: DepositWatch, splitter: SplitterReader, head: bigint): Promise<boolean> {
     const { client, watches, sender } = this.deps;
     // Settled and final (by any of its hashes, or anyone's transaction): the watch is done.
-    if ((await splitter.settledBlock(this.#key(w), head)) !== 0n) {
+    const settledIn = await splitter.settledBlock(this.#key(w), head);
+    // The watch ends (nothing more is sent for it) on a majority of the nodes' word that it settled.
+    const call = { ...splitter.settledBlockCall(this.#key(w)), result: numberToHex(settledIn, { size: 32 }) };
+    if (settledIn !== 0n && (await agreed(client, this.deps.finality, { blockNumber: head, calls: [call] }))) {
       await watches.markSettled(w.depositAddress);
       return true;
     }

@@ -1,6 +1,8 @@
 import { SplitterReader } from "../chain/contracts/splitter.js";
 import { DomainError } from "../errors.js";
 import { finalityHead } from "../chain/finality.js";
+import { agreed } from "../chain/agreement.js";
+import { numberToHex } from "viem";
 import { rpc } from "../chain/rpc-errors.js";
 import type { Address } from "viem";
 import type { Intent } from "./intent.js";
@@ -34,8 +36,20 @@ export async function recoverPayment(chain: PaymentChain, intent: Intent, deposi
     if (!log) continue; // the chain moved between the two reads (a reorg): read both again
     const head = await finalityHead(client, chain.finality, latest);
     const fact = paidFact(log, { txHash: log.transactionHash, blockNumber: log.blockNumber, blockHash: log.blockHash });
-    const moved = excess.find((e) => e.transactionHash === log.transactionHash)?.moved;
-    const verdict = judgePaid(chain, intent, { ...fact, moved }, head);
+    const excessOf = excess.find((e) => e.transactionHash === log.transactionHash);
+    const verdict = judgePaid(chain, intent, { ...fact, moved: excessOf?.moved }, head);
+    // Valid on this node's word only once a majority of the nodes hold the same Paid log (and excess),
+    // in the same final block, with the guard's settledBlock read there saying that block.
+    const claim = {
+      txHash: log.transactionHash,
+      blockNumber: log.blockNumber,
+      blockHash: log.blockHash,
+      status: "success" as const,
+      logs: excessOf ? [log, excessOf.log] : [log],
+      calls: [{ ...splitter.settledBlockCall(key), result: numberToHex(settledBlock, { size: 32 }) }],
+    };
+    if (verdict.valid && !(await agreed(client, chain.finality, claim)))
+      return { found: true, tx_hash: log.transactionHash, valid: false, code: "PAYMENT_CONFIRMING", as_of_block: asOf };
     if (verdict.valid) return { found: true, ...verdict, as_of_block: asOf };
     return { found: true, tx_hash: log.transactionHash, valid: false, code: verdict.code, as_of_block: asOf };
   }

@@ -5,6 +5,7 @@ import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { formatAmount } from "../money.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
+import { agreed, receiptClaim } from "../chain/agreement.js";
 import { isKnownTransaction } from "../chain/transactions.js";
 import { isPreconfirmed } from "../chain/preconfirmations.js";
 import type { Intent } from "./intent.js";
@@ -136,6 +137,8 @@ export async function verifyPaymentTransaction(
   const paid = intentPaidFact(chain, receipt, intent);
   if (paid) {
     const verdict = judgePaid(chain, intent, { ...paid, moved: excessIn(receipt, depositAddress)?.moved }, head);
+    // Goods are released on a majority of the nodes' word, never on the one node that answered.
+    if (verdict.valid && !(await agreed(chain.client, chain.finality, receiptClaim(receipt)))) return { valid: false, code: "PAYMENT_CONFIRMING" };
     // The latest sealed block was at least this when the head was read: a receipt at or below it is
     // sealed, and only one above it costs the read that tells a preconfirmation.
     const sealedAtLeast = chain.finality.kind === "safe" ? head : head + BigInt(chain.finality.confirmations);

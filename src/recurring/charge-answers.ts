@@ -1,5 +1,6 @@
 import type { Hex } from "viem";
 import { finalityHead, isSettled } from "../chain/finality.js";
+import { logsAgreed } from "../chain/agreement.js";
 import type { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
 import type { Finality } from "../config.js";
 import { formatAmount } from "../money.js";
@@ -43,5 +44,7 @@ export async function chargedInAnswer(
   paidIn: bigint,
 ): Promise<ChargeResponse> {
   const [logs, head] = await Promise.all([chain.contract.chargedLogs(id, period, paidIn), finalityHead(chain.client, chain.finality)]);
-  return periodAnswer(isSettled(paidIn, head) ? "ALREADY_CHARGED" : "CONFIRMING", terms, id, period, logs[0]?.transactionHash);
+  // Already charged on a majority of the nodes' word: the Charged log, final on each.
+  const charged = isSettled(paidIn, head) && (await logsAgreed(chain.client, chain.finality, logs.slice(0, 1)));
+  return periodAnswer(charged ? "ALREADY_CHARGED" : "CONFIRMING", terms, id, period, logs[0]?.transactionHash);
 }

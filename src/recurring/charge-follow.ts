@@ -1,6 +1,7 @@
 import { decodeFunctionData, parseTransaction, type Address, type Hex, type PublicClient } from "viem";
 import { recurringChargesAbi } from "../generated/contracts.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
+import { agreed, receiptClaim } from "../chain/agreement.js";
 import type { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
 import { isKnownTransaction } from "../chain/transactions.js";
 import { isPreconfirmed } from "../chain/preconfirmations.js";
@@ -108,6 +109,8 @@ export async function followAttempt(deps: FollowDeps, terms: Terms, id: Hex, per
     const preconfirmed = Boolean(deps.preconfirmations) && (await isPreconfirmed(client, receipt));
     return periodAnswer("CONFIRMING", terms, id, period, receipt.transactionHash, preconfirmed);
   }
+  // The relayer takes its own transaction as mined, and the payer's period as paid, on a majority of the nodes' word.
+  if (!(await agreed(client, deps.finality, receiptClaim(receipt)))) return periodAnswer("CONFIRMING", terms, id, period, receipt.transactionHash);
   // CHARGED once per period across every instance: only the caller whose compare-and-set moves the
   // attempt from 'sent' to 'reported' says CHARGED; every other answer for the period is ALREADY_CHARGED.
   const first = attempt.status === "sent" && (await attempts.markReported(id, period));

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { DomainError } from "../errors.js";
 import { formatAmount, parseUnits } from "../money.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
+import { agreed, receiptClaim } from "../chain/agreement.js";
 import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
 import { readIntent, type Intent } from "../payments/intent.js";
 import type { SubscriptionCapabilities } from "../recurring/capabilities.js";
@@ -132,6 +133,10 @@ export class Refunds {
       throw new DomainError("REFUND_TRANSACTION_MISMATCH", { detail: "the transfer precedes the original settlement" });
     }
     if (!isSettled(receipt.blockNumber, head)) throw new DomainError("REFUND_CONFIRMING");
+    // REFUNDED on a majority of the nodes' word: the refund's receipt and the original's both.
+    const finality = this.deps.chain.finality;
+    const agreement = await Promise.all([agreed(client, finality, receiptClaim(receipt)), agreed(client, finality, receiptClaim(receipts[0]!))]);
+    if (agreement.includes(false)) throw new DomainError("REFUND_CONFIRMING", { detail: "short of a majority of the chain's nodes" });
     return {
       status: "REFUNDED" as const,
       refund_tx_hash: refundTxHash,

@@ -36,6 +36,7 @@ export function receiversRoom(
     quoteFees,
     now,
     replaceAfterMs: config.relayer.replaceAfterSeconds * 1000,
+    finality: config.finality,
     onError: (hash, error) => logger.warn({ loop: "x402-receivers", tx_hash: hash, error: firstLine(error) }, "following a receiver transaction failed"),
   });
   const splitter = new ReceiverSplitter({

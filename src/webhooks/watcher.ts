@@ -4,6 +4,8 @@ import { PAID_EVENT } from "../chain/contracts/splitter.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { finalityHead } from "../chain/finality.js";
+import { logsAgreed } from "../chain/agreement.js";
+import { DomainError } from "../errors.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { readReceipt } from "../chain/transactions.js";
 import type { Database } from "../store/database.js";
@@ -28,6 +30,9 @@ const PRECONFIRMED_MARK = "preconfirmed";
 
 type ChainLog = {
   eventName: "Paid" | "Charged" | "Revoked";
+  address: Hex;
+  topics: [Hex, ...Hex[]] | [];
+  data: Hex;
   args: Record<string, unknown>;
   transactionHash: Hex;
   logIndex: number;
@@ -376,6 +381,9 @@ export class Watcher {
       if (!watch || (pass !== "final" && watch.data.included !== true)) return false;
       return log.eventName !== "Paid" || this.#isWatchedPayment(log.args, watch);
     });
+    // A settled event is announced on a majority of the nodes' word: short of it, the pass fails and is read again.
+    if (pass === "final" && !(await logsAgreed(client, this.deps.finality, matched)))
+      throw new DomainError("RPC_BUSY", { detail: "settled events short of a majority of the chain's nodes" });
     if (pass === "preconfirmed") {
       // Preconfirmed, not merely waiting in the pool: a node without Flashblocks may answer `pending`
       // with its pool run on top of the latest block. A transaction counts once its receipt is served.

@@ -2,6 +2,8 @@ import type { Address, Hex, PublicClient } from "viem";
 import { isKnownTransaction } from "../chain/transactions.js";
 import { readSealedReceipt } from "../chain/preconfirmations.js";
 import { rpc } from "../chain/rpc-errors.js";
+import { agreed, receiptClaim } from "../chain/agreement.js";
+import type { Finality } from "../config.js";
 import type { SettlementPrice, SettlementSender } from "../payments/deposit-settler.js";
 import { priceRelayerCall, readyRelayerCall } from "../payments/relayer-call.js";
 import type { X402ReceiverStore, X402Transaction } from "../store/x402-receivers.js";
@@ -21,6 +23,8 @@ export interface ReceiverSenderDeps {
   replaceAfterMs: number;
   /** One transaction's follow failed (an RPC fault): told here, and the round goes on with the others. */
   onError?: (hash: Hex, error: unknown) => void;
+  /** Where set, a mined transaction is done only once a majority of the nodes agree on it, final (chain/agreement.ts). */
+  finality?: Finality;
 }
 
 /**
@@ -71,7 +75,10 @@ export class ReceiverSender {
 
   async #followOne(t: X402Transaction): Promise<boolean> {
     const { client, sender, store } = this.deps;
-    if (await readSealedReceipt(client, t.hash)) {
+    const receipt = await readSealedReceipt(client, t.hash);
+    if (receipt) {
+      // Taken as mined on a majority of the nodes' word; until then followed (its nonce is its own).
+      if (this.deps.finality && !(await agreed(client, this.deps.finality, receiptClaim(receipt)))) return false;
       await store.markDone(t.hash, "mined");
       return true;
     }

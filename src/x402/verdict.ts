@@ -1,6 +1,7 @@
 import { isAddressEqual, type Address, type Hex } from "viem";
 import { X402ReceiversReader } from "../chain/contracts/x402-receivers.js";
 import { readReceiptsAfterHead } from "../chain/finality.js";
+import { agreed, receiptClaim } from "../chain/agreement.js";
 import { isKnownTransaction } from "../chain/transactions.js";
 import { formatAmount } from "../money.js";
 import type { PaymentChain } from "../payments/verify.js";
@@ -44,6 +45,8 @@ export async function settlementVerdict(chain: PaymentChain, q: { txHash: Hex; n
         isAddressEqual(p.args.payer, payer),
     );
   if (!splitHere && (await reader.splitLogs(receiver, token, receipt.blockNumber, head)).length === 0) return { valid: false, code: "PAYMENT_CONFIRMING" };
+  // Valid on a majority of the nodes' word: the settlement's receipt, its block, final on each.
+  if (!(await agreed(chain.client, chain.finality, receiptClaim(receipt)))) return { valid: false, code: "PAYMENT_CONFIRMING" };
   return {
     valid: true,
     tx_hash: receipt.transactionHash.toLowerCase() as Hex,

@@ -58,6 +58,17 @@ describe("npm start with RPC_URL", function () {
     assert.notInclude(out, pathKey);
     assert.notInclude(out, queryKey);
   });
+
+  it("with RPC_URLS, prints every node masked, by its position, and the quorum", async () => {
+    const keys = ["NodeZeroKey0123456789abcdefABCDEF", "node-one-secret-91c2", "NodeTwoKey0123456789abcdefABCDEF"];
+    const urls = [`${proxy.url}/v2/${keys[0]}`, `${proxy.url}/?apikey=${keys[1]}`, `http://user:${keys[2]}@${new URL(proxy.url).host}/`];
+    const out = await startOutput({ RPC_URLS: urls.join(","), TOKEN_KEYS: `k1:${"b".repeat(40)}`, FINALITY: "2", LOG_LEVEL: "info" });
+    assert.match(out, /node 0 +http:\/\/127\.0\.0\.1:\d+\/v2\/\*\*\*/);
+    assert.match(out, /node 1 +http:\/\/127\.0\.0\.1:\d+\/\?apikey=\*\*\*/);
+    assert.match(out, /node 2 +http:\/\/\*\*\*:\*\*\*@127\.0\.0\.1:\d+\//);
+    assert.match(out, /Quorum +2 of 3 nodes/);
+    for (const key of keys) assert.notInclude(out, key);
+  });
 });
 
 describe("npm start on the embedded chain", function () {

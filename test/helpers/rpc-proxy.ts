@@ -1,6 +1,8 @@
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
+const RANGE_REFUSAL = { code: -32005, message: "query returned more than 10000 results" };
+
 /** How the proxy answers: pass through, or one kind of fault. */
 export type ProxyMode =
   | "pass"
@@ -39,18 +41,28 @@ export class RpcProxy {
    * (a provider refusing it: a log range over its cap, say) instead of being forwarded.
    */
   refuse: ((request: { method: string; params?: unknown[] }) => boolean) | null = null;
+  /** The JSON-RPC error {@link refuse} answers with (a log range over the provider's cap by default). */
+  refusal = { ...RANGE_REFUSAL };
   /**
    * When above 0, the proxy plays a node this many blocks behind the chain: `eth_blockNumber` and the
    * `latest` block answer that far back, and a block above it is unknown (null), as a lagging node
    * (or a load balancer's other node) answers.
    */
   lagBlocks = 0;
+  /** When true, every connection is dropped at once (a node that is down). */
+  down = false;
+  /**
+   * When set, a hostile node: every answer the chain gives passes through it with its request, and
+   * what it returns is answered instead (a forged receipt, log, `eth_call` answer or block hash).
+   */
+  rewrite: ((request: { method: string; params?: unknown[] }, result: unknown) => unknown) | null = null;
   #server: Server | null = null;
   url = "";
 
   constructor(private readonly upstream: string) {}
 
-  async start(): Promise<this> {
+  /** Listens on 127.0.0.1, on `port` (any free one by default). */
+  async start(port = 0): Promise<this> {
     this.#server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
@@ -76,13 +88,15 @@ export class RpcProxy {
             | { id: unknown; method: string; params?: unknown[] }
             | { id: unknown; method: string; params?: unknown[] }[];
           const refuse = this.refuse;
-          const error = (r: { id: unknown }) => ({ jsonrpc: "2.0", id: r.id, error: { code: -32005, message: "query returned more than 10000 results" } });
+          const error = (r: { id: unknown }) => ({ jsonrpc: "2.0", id: r.id, error: this.refusal });
           if (Array.isArray(parsed) && parsed.some((r) => refuse(r))) return void this.#partial(parsed, error, res, (r) => refuse(r));
           if (!Array.isArray(parsed) && refuse(parsed)) {
             res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(error(parsed)));
             return;
           }
         }
+        if (this.down) return void req.socket.destroy();
+        if (this.rewrite && this.mode === "pass") return void this.#rewritten(JSON.parse(body.toString("utf8")), res);
         if (this.lagBlocks > 0 && methods.some((m) => m === "eth_blockNumber" || m === "eth_getBlockByNumber"))
           return void this.#lagging(JSON.parse(body.toString("utf8")), res);
         const faulty = this.mode !== "pass" && (!this.faultMethods || methods.some((m) => this.faultMethods!.has(m)));
@@ -119,7 +133,7 @@ export class RpcProxy {
         }
       });
     });
-    await new Promise<void>((resolve) => this.#server!.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve, reject) => this.#server!.once("error", reject).listen(port, "127.0.0.1", resolve));
     this.url = `http://127.0.0.1:${(this.#server!.address() as AddressInfo).port}`;
     return this;
   }
@@ -139,7 +153,10 @@ export class RpcProxy {
     this.faultMethods = null;
     this.gate = null;
     this.refuse = null;
+    this.refusal = { ...RANGE_REFUSAL };
     this.lagBlocks = 0;
+    this.rewrite = null;
+    this.down = false;
   }
 
   async close(): Promise<void> {
@@ -171,6 +188,23 @@ export class RpcProxy {
     const byId = new Map(forwarded.map((r) => [JSON.stringify(r.id), r]));
     const merged = batch.map((r) => (faulty(r) ? answer(r) : byId.get(JSON.stringify(r.id))));
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(merged));
+  }
+
+  /** Forwards the request, then answers each result as {@link rewrite} rewrites it. */
+  async #rewritten(
+    parsed: { id: unknown; method: string; params?: unknown[] } | { id: unknown; method: string; params?: unknown[] }[],
+    res: import("node:http").ServerResponse,
+  ): Promise<void> {
+    const batch = Array.isArray(parsed) ? parsed : [parsed];
+    const answers = (await (
+      await fetch(this.upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(batch) })
+    ).json()) as { id: unknown; result?: unknown; error?: unknown }[];
+    const byId = new Map(answers.map((a) => [JSON.stringify(a.id), a]));
+    const merged = batch.map((r) => {
+      const answer = byId.get(JSON.stringify(r.id))!;
+      return answer.error !== undefined ? answer : { ...answer, result: this.rewrite!(r, answer.result) };
+    });
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(parsed) ? merged : merged[0]));
   }
 
   /** Answers as a node {@link lagBlocks} behind: the block number and the blocks above it rewritten, the rest forwarded. */

@@ -35,6 +35,8 @@ export interface ServiceHarness {
   readonly chain: LocalChain;
   readonly service: Service;
   readonly proxy: RpcProxy;
+  /** Every node the service reads through (RPC_URLS), each a proxy in front of the one chain; `proxy` is the first. */
+  readonly nodes: RpcProxy[];
   readonly clock: FakeClock;
   readonly api: supertest.Agent;
   /** Builds another service on the same chain with other settings (e.g. another secret). */
@@ -51,6 +53,8 @@ export interface ServiceHarnessOptions {
   store?: "pglite" | "postgres";
   /** Extra dependencies for every service built (e.g. the webhook transport's test seams). */
   deps?: () => Partial<ServiceDeps>;
+  /** How many nodes the service reads through (RPC_URLS), each a proxy in front of the one chain: 1 by default (RPC_URL). */
+  nodes?: number;
   /** How the local chain is built (e.g. a pool ordered by tip). */
   chain?: Pick<LocalChainOptions, "mempoolOrder" | "sameSecondBlocks">;
 }
@@ -58,6 +62,7 @@ export interface ServiceHarnessOptions {
 export function useService(env: Record<string, string> = {}, options: ServiceHarnessOptions = {}): ServiceHarness {
   const local = useLocalChain({ port: 0, ...options.chain });
   let proxy: RpcProxy | undefined;
+  let nodes: RpcProxy[] = [];
   let service: Service | undefined;
   let clock: FakeClock | undefined;
   const built: Service[] = [];
@@ -66,7 +71,8 @@ export function useService(env: Record<string, string> = {}, options: ServiceHar
   let database: Database | undefined;
   let postgres: { url: string; stop(): void } | undefined;
   const build = async (extra: Record<string, string> = {}) => {
-    const s = await createService(configFor(proxy!.url, { ...env, ...extra }), {
+    const several: Record<string, string> = nodes.length > 1 ? { RPC_URLS: nodes.map((n) => n.url).join(",") } : {};
+    const s = await createService(configFor(proxy!.url, { ...several, ...env, ...extra }), {
       now: clock!.now,
       logger: createLogger("silent"),
       database,
@@ -79,7 +85,8 @@ export function useService(env: Record<string, string> = {}, options: ServiceHar
 
   before(async function () {
     this.timeout(60_000);
-    proxy = await new RpcProxy(local.chain.rpcUrl!).start();
+    nodes = await Promise.all(Array.from({ length: options.nodes ?? 1 }, () => new RpcProxy(local.chain.rpcUrl!).start()));
+    proxy = nodes[0]!;
     // One store per suite (PGlite starts in seconds), emptied before every test.
     if (options.store === "postgres") {
       postgres = await startTestPostgres();
@@ -90,7 +97,7 @@ export function useService(env: Record<string, string> = {}, options: ServiceHar
     await migrate(database);
   });
   beforeEach(async () => {
-    proxy!.reset();
+    for (const node of nodes) node.reset();
     await resetStore(database!);
     const block = await local.chain.publicClient.getBlock();
     clock = new FakeClock(Number(block.timestamp) * 1000);
@@ -102,7 +109,7 @@ export function useService(env: Record<string, string> = {}, options: ServiceHar
     if (found.length) throw new Error(`answers that do not match their wire schema:\n${found.join("\n")}`);
   });
   after(async () => {
-    await proxy?.close();
+    for (const node of nodes) await node.close();
     await database?.close();
     postgres?.stop();
   });
@@ -115,6 +122,9 @@ export function useService(env: Record<string, string> = {}, options: ServiceHar
     },
     get proxy() {
       return proxy!;
+    },
+    get nodes() {
+      return nodes;
     },
     get clock() {
       return clock!;

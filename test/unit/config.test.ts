@@ -76,6 +76,26 @@ describe("config", () => {
     assert.deepEqual(loadConfig({ FINALITY: "0" }).finality, { kind: "confirmations", confirmations: 0 });
   });
 
+  it("reads several nodes from RPC_URLS (over RPC_URL), with a majority quorum by default and RPC_QUORUM from 1 to the number of nodes", () => {
+    const keys = { TOKEN_KEYS: `k1:${"s".repeat(32)}` };
+    const three = "https://a.example/v2/key-a, https://b.example/?apikey=b,https://c.example";
+    const config = loadConfig({ ...keys, RPC_URLS: three, RPC_URL: "https://ignored.example" });
+    assert.deepEqual(config.rpcUrls, ["https://a.example/v2/key-a", "https://b.example/?apikey=b", "https://c.example"]);
+    assert.equal(config.rpcUrl, "https://a.example/v2/key-a", "the first node");
+    assert.equal(config.rpcQuorum, 2, "⌊3/2⌋+1");
+    assert.equal(loadConfig({ ...keys, RPC_URLS: "https://a.example,https://b.example" }).rpcQuorum, 2, "⌊2/2⌋+1: both");
+    assert.equal(loadConfig({ ...keys, RPC_URLS: `${three},https://d.example,https://e.example` }).rpcQuorum, 3);
+    assert.deepEqual(loadConfig({ ...keys, RPC_URL: "https://one.example" }).rpcUrls, ["https://one.example"], "RPC_URL: a list of one");
+    assert.equal(loadConfig({ ...keys, RPC_URL: "https://one.example" }).rpcQuorum, 1);
+    assert.equal(loadConfig({ ...keys, RPC_URLS: three, RPC_QUORUM: "3" }).rpcQuorum, 3);
+    assert.throws(() => loadConfig({ ...keys, RPC_URLS: three, RPC_QUORUM: "4" }), ConfigError, /RPC_QUORUM/);
+    assert.throws(() => loadConfig({ ...keys, RPC_URLS: three, RPC_QUORUM: "0" }), ConfigError, /RPC_QUORUM/);
+    assert.throws(() => loadConfig({ ...keys, RPC_URLS: "https://a.example,ftp://b.example" }), ConfigError, /RPC_URLS/);
+    assert.throws(() => loadConfig({ RPC_URLS: three }), ConfigError, /TOKEN_KEYS/, "a real chain through RPC_URLS demands real token keys too");
+    assert.isFalse(loadConfig({ ...keys, RPC_URLS: "http://127.0.0.1:8545,https://c.example" }).localChain, "one remote node: not a local chain");
+    assert.isTrue(loadConfig({ ...keys, RPC_URLS: "http://127.0.0.1:8545,http://127.0.0.1:8545/?n=2" }).localChain);
+  });
+
   it("names every bad variable at once", () => {
     try {
       loadConfig({ PORT: "http", PAYMENT_MIN_AMOUNT: "1.1234567", FINALITY: "soon", TOKEN_KEYS: "short:abc", CHAIN_ID: "1" });

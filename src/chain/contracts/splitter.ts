@@ -1,4 +1,4 @@
-import { isAddressEqual, parseEventLogs, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import { encodeFunctionData, isAddressEqual, parseEventLogs, type Address, type Hex, type Log, type PublicClient, type TransactionReceipt } from "viem";
 import { depositForwarderAbi, splitterAbi } from "../../generated/contracts.js";
 import { rpc } from "../rpc-errors.js";
 
@@ -59,6 +59,11 @@ export class SplitterReader {
     );
   }
 
+  /** The `eth_call` that {@link settledBlock} makes, for the nodes to be asked it again (a verdict's agreement). */
+  settledBlockCall(paymentKey: Hex): { to: Address; data: Hex } {
+    return { to: this.address, data: encodeFunctionData({ abi: splitterAbi, functionName: "settledBlock", args: [paymentKey] }) };
+  }
+
   /** keccak256 of the payment-address forwarder's creation code: with a payment key, its payment address. */
   forwarderCodeHash(): Promise<Hex> {
     return rpc(() => this.client.readContract({ address: this.address, abi: splitterAbi, functionName: "FORWARDER_CODE_HASH" }));
@@ -70,9 +75,12 @@ export class SplitterReader {
   }
 
   /** The `PaidInExcess` logs payment address `deposit` emitted in block `block` (one at most: it settles once). */
-  async excessAt(deposit: Address, block: bigint): Promise<Array<PaidExcess & { transactionHash: Hex }>> {
+  async excessAt(
+    deposit: Address,
+    block: bigint,
+  ): Promise<Array<PaidExcess & { transactionHash: Hex; log: Pick<Log, "address" | "topics" | "data" | "logIndex"> }>> {
     const logs = await rpc(() => this.client.getLogs({ address: deposit, event: PAID_IN_EXCESS_EVENT, fromBlock: block, toBlock: block, strict: true }));
-    return logs.map((l) => ({ moved: l.args.moved, fee: l.args.fee, transactionHash: l.transactionHash }));
+    return logs.map((l) => ({ moved: l.args.moved, fee: l.args.fee, transactionHash: l.transactionHash, log: l }));
   }
 
   /** The `Paid` events this Splitter emitted in a receipt. */

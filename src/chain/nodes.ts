@@ -1,0 +1,294 @@
+import {
+  BaseError,
+  createPublicClient,
+  createTransport,
+  keccak256,
+  shouldThrow,
+  type EIP1193RequestFn,
+  type Hex,
+  type PublicClient,
+  type Transport,
+} from "viem";
+import { chainFor, createNodeTransport } from "./client.js";
+
+/** How long a node that failed, lagged or disagreed with the majority is left out of reads. */
+export const SET_ASIDE_MS = 60_000;
+/** How far behind the highest head seen a node may answer before it counts as lagging (about 6 s of 200 ms blocks). */
+export const LAG_BLOCKS = 30n;
+/** How often, at most, the other nodes' heads are read to tell a lagging reader (one `eth_blockNumber` each). */
+const HEAD_PROBE_MS = 30_000;
+/** Weight of the newest sample in a node's latency and error averages. */
+const SMOOTHING = 0.2;
+/** The node in use keeps serving until another's score is this many times better (no flapping between equals). */
+const SWITCH_RATIO = 0.5;
+
+const SEND_METHODS = new Set(["eth_sendRawTransaction", "eth_sendRawTransactionSync"]);
+/** What a node answers for a transaction it already holds: taken, as far as a broadcast is concerned. */
+const ALREADY_KNOWN = /already known|known transaction|already imported|already exists/i;
+
+export type SetAsideReason = "failed" | "lagging" | "disagreed";
+
+/** What the operator sees of the nodes: by position in RPC_URLS, never by URL. */
+export interface NodeEvents {
+  /** Each request sent to node `position` (a JSON-RPC batch's elements each count), and whether it failed. */
+  onRequest?: (position: number, failed: boolean) => void;
+  /** A node set aside (once per setting aside, not per request it then misses). */
+  onSetAside?: (position: number, reason: SetAsideReason) => void;
+}
+
+/** One of the chain's nodes: its own client (no fallback), and what its answers have shown so far. */
+export class ChainNode {
+  /** Smoothed round-trip time, in ms; null until it has answered once. */
+  latencyMs: number | null = null;
+  /** Smoothed share of failed requests, 0 to 1. */
+  errorRate = 0;
+  /** The highest block number it has answered. */
+  head = 0n;
+  /** Until when it is left out of reads (epoch ms). */
+  asideUntil = 0;
+  /** Why it was last set aside. */
+  asideFor: SetAsideReason | null = null;
+  readonly client: PublicClient;
+
+  constructor(
+    /** Its position in RPC_URLS, from 0: the only name it is given in logs and metrics. */
+    readonly position: number,
+    readonly request: EIP1193RequestFn,
+    client: (transport: Transport) => PublicClient,
+  ) {
+    this.client = client(() => createTransport({ key: `node${position}`, name: `node ${position}`, type: "node", retryCount: 0, request }));
+  }
+
+  isAside(now: number): boolean {
+    return this.asideUntil > now;
+  }
+
+  /** Lower is better: latency weighted by failures; a node not yet measured ranks after measured healthy ones. */
+  score(): number {
+    return (this.latencyMs ?? 1_000) * (1 + 10 * this.errorRate);
+  }
+}
+
+/**
+ * The chain's nodes (RPC_URLS). Reads go to one node at a time, the best ranked by errors and
+ * latency, and move to the next when it fails or lags; a raw transaction goes to every node; a
+ * verdict asks them all (chain/agreement.ts). One node: its answers as they are, nothing added.
+ */
+export class ChainNodes {
+  readonly nodes: ChainNode[];
+  /** How many nodes must agree on a verdict (RPC_QUORUM). */
+  readonly quorum: number;
+  #current = 0;
+  #probedAt = 0;
+  #reader: PublicClient | null = null;
+  readonly #now: () => number;
+  readonly #chainId: number;
+  readonly #events: NodeEvents;
+
+  constructor(urls: string[], options: { chainId: number; timeoutMs: number; quorum: number; now?: () => number; events?: NodeEvents }) {
+    if (urls.length === 0) throw new Error("no node: RPC_URLS or RPC_URL");
+    this.#now = options.now ?? Date.now;
+    this.#chainId = options.chainId;
+    this.quorum = options.quorum;
+    const events = options.events ?? {};
+    this.nodes = urls.map((url, position) => {
+      const inner = createNodeTransport(url, options.timeoutMs)({ chain: chainFor(options.chainId, url), retryCount: 0 }).request;
+      let node: ChainNode;
+      const request = (async (args: { method: string; params?: unknown }) => {
+        const started = performance.now();
+        try {
+          const result = await inner(args as never);
+          node.latencyMs = node.latencyMs === null ? performance.now() - started : node.latencyMs + SMOOTHING * (performance.now() - started - node.latencyMs);
+          node.errorRate -= SMOOTHING * node.errorRate;
+          this.#noteHead(node, args.method, result);
+          events.onRequest?.(position, false);
+          return result;
+        } catch (error) {
+          const failed = isNodeFailure(error);
+          if (failed) node.errorRate += SMOOTHING * (1 - node.errorRate);
+          events.onRequest?.(position, failed);
+          throw error;
+        }
+      }) as EIP1193RequestFn;
+      node = new ChainNode(position, request, (transport) => this.#client(transport));
+      return node;
+    });
+    this.#events = events;
+  }
+
+  get size(): number {
+    return this.nodes.length;
+  }
+
+  /**
+   * The client every read and send of the service goes through: reads to the best ranked node, on
+   * to the next when one fails or answers a head far behind the others'; `eth_sendRawTransaction` to
+   * every node. Carries this object as `chainNodes`, where a verdict finds the nodes to ask.
+   */
+  reader(): PublicClient {
+    if (this.#reader) return this.#reader;
+    const request = ((args: { method: string; params?: unknown }) =>
+      SEND_METHODS.has(args.method) ? this.#broadcast(args) : this.#read(args)) as EIP1193RequestFn;
+    const transport: Transport = () => createTransport({ key: "nodes", name: "chain nodes", type: "nodes", retryCount: 0, request });
+    this.#reader = this.#client(transport).extend(() => ({ chainNodes: this })) as unknown as PublicClient;
+    return this.#reader;
+  }
+
+  /** The nodes in the order reads try them: in use first while it stays healthy, set-aside ones last. */
+  ranked(): ChainNode[] {
+    const now = this.#now();
+    const healthy = this.nodes.filter((n) => !n.isAside(now));
+    const aside = this.nodes.filter((n) => n.isAside(now)).sort((a, b) => a.asideUntil - b.asideUntil);
+    const current = this.nodes[this.#current]!;
+    // A node known to be far behind the others reads last among the healthy ones.
+    healthy.sort((a, b) => Number(this.isLagging(a)) - Number(this.isLagging(b)) || a.score() - b.score() || a.position - b.position);
+    const best = healthy[0];
+    if (best && best !== current && !current.isAside(now) && !this.isLagging(current) && best.score() > SWITCH_RATIO * current.score()) {
+      healthy.splice(healthy.indexOf(current), 1);
+      healthy.unshift(current);
+    }
+    return [...healthy, ...aside];
+  }
+
+  /** Leaves a node out of reads for {@link SET_ASIDE_MS}; reported once while it stays aside for the same reason. */
+  setAside(node: ChainNode, reason: SetAsideReason): void {
+    const now = this.#now();
+    const already = node.isAside(now) && node.asideFor === reason;
+    node.asideUntil = now + SET_ASIDE_MS;
+    node.asideFor = reason;
+    if (!already) this.#events.onSetAside?.(node.position, reason);
+  }
+
+  /** The node reads went to last: the one whose answers a verdict's claim was read from. */
+  get serving(): ChainNode {
+    return this.nodes[this.#current]!;
+  }
+
+  /** The highest head any node has answered. */
+  get highestHead(): bigint {
+    return this.nodes.reduce((max, n) => (n.head > max ? n.head : max), 0n);
+  }
+
+  isLagging(node: ChainNode): boolean {
+    return node.head + LAG_BLOCKS < this.highestHead;
+  }
+
+  #client(transport: Transport): PublicClient {
+    // The chain's own RPC URL is never used: the transport is the nodes'.
+    return createPublicClient({ chain: chainFor(this.#chainId, "http://nodes.invalid"), transport, cacheTime: 0 }) as PublicClient;
+  }
+
+  #noteHead(node: ChainNode, method: string, result: unknown): void {
+    let head: bigint | null = null;
+    if (method === "eth_blockNumber" && typeof result === "string") head = BigInt(result);
+    else if (method === "eth_getBlockByNumber" && result && typeof (result as { number?: unknown }).number === "string")
+      head = BigInt((result as { number: string }).number);
+    if (head !== null && head > node.head) node.head = head;
+  }
+
+  async #read(args: { method: string; params?: unknown }): Promise<unknown> {
+    const order = this.ranked();
+    let firstError: unknown = null;
+    let behind: { node: ChainNode; result: unknown } | null = null;
+    for (const node of order) {
+      try {
+        const result = await node.request(args as never);
+        this.#current = node.position;
+        if (args.method === "eth_blockNumber") {
+          this.#probeHeads(node);
+          // A head far below another node's is a node behind, never a reorg: the next node answers.
+          if (this.isLagging(node) && this.nodes.length > 1) {
+            this.setAside(node, "lagging");
+            if (!behind || BigInt(result as string) > BigInt(behind.result as string)) behind = { node, result };
+            continue;
+          }
+        }
+        return result;
+      } catch (error) {
+        if (!isNodeFailure(error)) throw error;
+        firstError ??= error;
+        if (this.nodes.length > 1) this.setAside(node, "failed");
+      }
+    }
+    if (behind) return behind.result;
+    throw firstError;
+  }
+
+  /**
+   * Now and then, while a node answers the head, the others are asked theirs (one `eth_blockNumber`
+   * each), so a node that fell behind is known as such before it is taken for the chain.
+   */
+  #probeHeads(serving: ChainNode): void {
+    if (this.nodes.length === 1 || this.#now() - this.#probedAt < HEAD_PROBE_MS) return;
+    void this.probeHeads(serving);
+  }
+
+  /** Asks every node (but `serving`, which just answered) its head: one `eth_blockNumber` each, failures ignored. */
+  async probeHeads(serving?: ChainNode): Promise<void> {
+    this.#probedAt = this.#now();
+    await Promise.all(this.nodes.filter((n) => n !== serving).map((n) => n.request({ method: "eth_blockNumber" } as never).catch(() => undefined)));
+  }
+
+  /**
+   * A raw transaction to every node at once: the first node that takes it answers. A node that
+   * already has it (another node's peers passed it on) or whose nonce is used is no failure. Only
+   * when no node took it is the best ranked node's refusal the answer, as one node's would be.
+   */
+  #broadcast(args: { method: string; params?: unknown }): Promise<unknown> {
+    const raw = (args.params as [Hex])[0];
+    const [first, ...others] = this.ranked();
+    if (args.method !== "eth_sendRawTransaction") {
+      // eth_sendRawTransactionSync waits for the receipt on one node; the others are only handed the transaction.
+      for (const node of others) void node.request({ method: "eth_sendRawTransaction", params: [raw] } as never).catch(() => undefined);
+      return first!.request(args as never);
+    }
+    const order = [first!, ...others];
+    return new Promise((resolve, reject) => {
+      const refusals = new Map<ChainNode, unknown>();
+      let done = false;
+      for (const node of order)
+        node.request({ method: "eth_sendRawTransaction", params: [raw] } as never).then(
+          (result) => {
+            if (done) return;
+            done = true;
+            resolve(result);
+          },
+          (error) => {
+            refusals.set(node, error);
+            if (done || refusals.size < order.length) return;
+            done = true;
+            // A node holding it already took it (from us before, or from a peer); otherwise the best ranked node's refusal.
+            if ([...refusals.values()].some(isAlreadyKnown)) resolve(keccak256(raw));
+            else reject(refusals.get(order[0]!));
+          },
+        );
+    });
+  }
+}
+
+/** The set of nodes a client reads through, when it was built by {@link ChainNodes.reader}; null for a plain client. */
+export function nodesOf(client: PublicClient): ChainNodes | null {
+  return (client as { chainNodes?: ChainNodes }).chainNodes ?? null;
+}
+
+/**
+ * Whether a failure is the node's (unreachable, timing out, overloaded, garbled, erring inside) and
+ * another node may answer, rather than the request's own answer (a revert, a refused transaction).
+ */
+export function isNodeFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return true;
+  if (shouldThrow(error)) return false;
+  if (error instanceof BaseError) {
+    const code = (error.walk((e) => typeof (e as { code?: unknown }).code === "number") as { code?: number } | null)?.code;
+    // A node's answer to the request itself: invalid input, a refused transaction, a range over its cap.
+    if (code !== undefined && code !== -32603 && code > -32100 && code <= -32000) return false;
+    // 3: a call or estimate reverted (geth's code; EDR's too); -32602, -32601: invalid params, unknown method.
+    if (code === 3 || code === -32602 || code === -32601) return false;
+    if (/revert/i.test(error.details ?? "")) return false;
+  }
+  return true;
+}
+
+function isAlreadyKnown(error: unknown): boolean {
+  return error instanceof Error && ALREADY_KNOWN.test(`${(error as BaseError).details ?? ""} ${error.message}`);
+}
