@@ -21,8 +21,7 @@
 //      a plain transfer mined to its settlement sent and mined, with the settler's rounds running.
 // BENCH_ONLY=http,rpc,deliveries,charges,renewals,detection runs only those (and --write is refused).
 // `--base` runs scripts/bench-base.ts instead: renewals on a node that plays Base (2 s blocks, 16
-// unmined per sender, 50 ms round trips, the L1 data fee), then scripts/bench-preconfirmations.ts
-// (the service's waits with Flashblocks on and off; alone with `--preconfirmations-only`).
+// unmined per sender, 50 ms round trips, the L1 data fee).
 // `--flashblocks` runs scripts/bench-flashblocks.ts: npm start's chain, broadcast → receipt served,
 // with Flashblocks on and off.
 import autocannon from "autocannon";
@@ -98,8 +97,7 @@ const byMethod = (calls: Map<string, number>) => [...calls].map(([m, n]) => `${m
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
 
 if (process.argv.includes("--base")) {
-  if (!process.argv.includes("--preconfirmations-only")) await import("./bench-base.js");
-  await import("./bench-preconfirmations.js");
+  await import("./bench-base.js");
   process.exit();
 }
 if (process.argv.includes("--flashblocks")) {

@@ -59,8 +59,6 @@ const EnvSchema = z.object({
   WEBHOOK_WATCH_CAP_PER_CALLER: positiveInt.default(1000),
   WEBHOOK_WATCH_CAP_TOTAL: positiveInt.default(100_000),
   WATCHER_INTERVAL_MS: positiveInt.default(2000),
-  PRECONFIRMATIONS: bool.default(true),
-  PRECONFIRMATION_POLL_MS: positiveInt.default(200),
   DELIVERY_INTERVAL_MS: positiveInt.default(1000),
   WEBHOOK_DELIVERY_CONCURRENCY: positiveInt.default(64),
   WEBHOOK_TARGET_CONCURRENCY: positiveInt.default(8),
@@ -171,11 +169,6 @@ export interface Config {
   localChain: boolean;
   rpcTimeoutMs: number;
   finality: Finality;
-  /**
-   * Preconfirmations (Base's Flashblocks, through the standard methods and the `pending` tag): read
-   * every `everyMs` where the node serves them; never counted as final. Null: sealed blocks only.
-   */
-  preconfirmations: { everyMs: number } | null;
   tokenKeys: SigningKey[];
   payments: { minUnits: bigint; maxUnits: bigint; intentTtlSeconds: number };
   rateLimits: { perMinute: number; recoverPerMinute: number; recoverPerIntentPerMinute: number; recoverConcurrency: number; eventsPerMinute: number };
@@ -284,7 +277,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     localChain: e.CHAIN_ID !== 8453 && (!external || isLoopbackUrl(e.RPC_URL!)),
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     finality: finalityText === "safe" ? { kind: "safe" } : { kind: "confirmations", confirmations: Number(finalityText) },
-    preconfirmations: e.PRECONFIRMATIONS ? { everyMs: e.PRECONFIRMATION_POLL_MS } : null,
     tokenKeys,
     payments: { minUnits: e.PAYMENT_MIN_AMOUNT, maxUnits: e.PAYMENT_MAX_AMOUNT, intentTtlSeconds: e.INTENT_TTL_SECONDS },
     rateLimits: {

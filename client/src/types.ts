@@ -242,8 +242,6 @@ export type ChargeResponse = {
   next_period_at: UnixSeconds | null;
   tx_hash?: Hash;
   amount?: Amount;
-  /** extension, with CONFIRMING only: the transaction is preconfirmed (in a Flashblock of the block being built, not yet sealed). Never final: the period stays open until the answer is CHARGED or ALREADY_CHARGED */
-  preconfirmed?: true;
 };
 
 /** An error answer of closeLink: branch on error and action. */
@@ -553,8 +551,6 @@ export type PaymentIncludedEvent = {
     link_id?: `0x${string}`;
     /** the block that included the transaction (not yet final) */
     block_hash: Hash;
-    /** extension: sent at preconfirmation (the transaction is in a Flashblock of the block being built, not yet sealed); block_hash is then the hash the node gave that block while it was being built (zero when it gave none), and the sealed block's hash may differ. Weaker still than a hint from a sealed block: never fulfil on it */
-    preconfirmed?: true;
   };
 };
 
@@ -572,8 +568,6 @@ export type PaymentReorgedEvent = {
     link_id?: `0x${string}`;
     /** the block that included it and left the chain */
     block_hash: Hash;
-    /** extension: sent at preconfirmation (the transaction is in a Flashblock of the block being built, not yet sealed); block_hash is then the hash the node gave that block while it was being built (zero when it gave none), and the sealed block's hash may differ. Weaker still than a hint from a sealed block: never fulfil on it */
-    preconfirmed?: true;
   };
 };
 
@@ -886,8 +880,6 @@ export type SubscriptionChargeIncludedEvent = {
     tx_hash: Hash;
     /** the block that included the charge (not yet final) */
     block_hash: Hash;
-    /** extension: sent at preconfirmation (the transaction is in a Flashblock of the block being built, not yet sealed); block_hash is then the hash the node gave that block while it was being built (zero when it gave none), and the sealed block's hash may differ. Weaker still than a hint from a sealed block: never fulfil on it */
-    preconfirmed?: true;
   };
 };
 
@@ -905,8 +897,6 @@ export type SubscriptionChargeReorgedEvent = {
     tx_hash: Hash;
     /** the block that included it and left the chain */
     block_hash: Hash;
-    /** extension: sent at preconfirmation (the transaction is in a Flashblock of the block being built, not yet sealed); block_hash is then the hash the node gave that block while it was being built (zero when it gave none), and the sealed block's hash may differ. Weaker still than a hint from a sealed block: never fulfil on it */
-    preconfirmed?: true;
   };
 };
 
@@ -1026,8 +1016,6 @@ export type VerifyPaymentResponse = {
 } | {
   valid: false;
   code: "PAYMENT_NOT_FOUND" | "PAYMENT_CONFIRMING" | "TRANSACTION_REVERTED" | "PAYMENT_MISMATCH";
-  /** extension, with PAYMENT_CONFIRMING only: the payment is preconfirmed (in a Flashblock of the block being built, not yet sealed). Never final: the block may still drop it; valid: true comes only at finality, counted in sealed blocks */
-  preconfirmed?: true;
 };
 
 /** An error answer of verifyRefund: branch on error and action. */

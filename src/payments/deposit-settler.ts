@@ -1,4 +1,4 @@
-import { encodeFunctionData, erc20Abi, getAddress, isAddressEqual, type Address, type Hex, type PublicClient } from "viem";
+import { encodeFunctionData, erc20Abi, type Address, type Hex, type PublicClient } from "viem";
 import { splitterAbi } from "../generated/contracts.js";
 import { PAID_EVENT, SplitterReader } from "../chain/contracts/splitter.js";
 import { finalityHead } from "../chain/finality.js";
@@ -9,8 +9,8 @@ import type { LiveDeployment } from "../deployments.js";
 import type { DepositWatch, DepositWatches } from "../store/deposit-watches.js";
 import { paymentKeyOf } from "./verify.js";
 import type { DepositAddresses } from "./deposit-address.js";
-import { backToBackRounds, everyRound } from "../rounds.js";
-import { priceRelayerCall, readyRelayerCall, type SettlementPrice, type SettlementSender, type SimulatedOn } from "./relayer-call.js";
+import { everyRound } from "../rounds.js";
+import { priceRelayerCall, readyRelayerCall, type SettlementPrice, type SettlementSender } from "./relayer-call.js";
 
 export type { SettlementPrice, SettlementSender } from "./relayer-call.js";
 
@@ -36,13 +36,6 @@ export interface DepositSettlerDeps {
    * the round, which then reads the same blocks again).
    */
   onTransfersTo?: (recipients: Address[]) => Promise<void>;
-  /**
-   * Preconfirmations (PRECONFIRMATIONS): every `everyMs` the pending block's `Transfer` logs (the
-   * Flashblocks preconfirmed so far) are read too, and a whole deposit among them is settled at once,
-   * on the pending state. Absent: sealed blocks only. The sealed rounds run either way, so a node that
-   * stops serving preconfirmations changes nothing but the wait.
-   */
-  preconfirmations?: { everyMs: number } | null;
 }
 
 /** How often a round runs (new blocks' logs read, sent settlements followed). */
@@ -67,13 +60,6 @@ export const BACKSTOP_PER_SWEEP = 20;
 export const BACKSTOP_EVERY_MS = 60_000;
 /** How often watches past their end are deleted (a scan of the table, so not every round). */
 const PRUNE_EVERY_MS = 10 * 60_000;
-/**
- * A preconfirmed deposit whose settlement could not be sent (its simulation on the pending state
- * refused, no gas money) is not tried again by the preconfirmation rounds for this long: the sealed
- * rounds own its retries.
- */
-const PRECONFIRMED_RETRY_AFTER_MS = 10_000;
-
 const TRANSFER_EVENT = erc20Abi.find((i) => i.type === "event" && i.name === "Transfer")!;
 
 /**
@@ -98,9 +84,6 @@ export class DepositSettler {
   #sweepAt: number;
   #sweptTo: Address | null = null;
   #pruneAt = 0;
-  #stopPreconfirmed: (() => void) | null = null;
-  /** Payment addresses the preconfirmation rounds leave alone until then (their settlement could not be sent). */
-  readonly #preconfirmedRefused = new Map<Address, number>();
 
   constructor(private readonly deps: DepositSettlerDeps) {
     this.#sweepAt = deps.now() + BACKSTOP_EVERY_MS;
@@ -109,67 +92,11 @@ export class DepositSettler {
   /** Runs {@link tick} every `everyMs` until stopped (npm start); tests call it directly. */
   start(everyMs: number, onFailure: (error: unknown) => void): void {
     this.#stop ??= everyRound(everyMs, () => this.tick(), onFailure);
-    const preconfirmations = this.deps.preconfirmations;
-    if (preconfirmations) this.#stopPreconfirmed ??= backToBackRounds(preconfirmations.everyMs, () => this.tickPreconfirmed(), onFailure);
   }
 
   stop(): void {
     this.#stop?.();
     this.#stop = null;
-    this.#stopPreconfirmed?.();
-    this.#stopPreconfirmed = null;
-  }
-
-  /**
-   * One preconfirmation round: the pending block's `Transfer` logs (one `eth_getLogs` from `pending`
-   * to `pending`, what a Flashblocks node answers from the Flashblocks preconfirmed so far; a node
-   * without them answers its latest or pending block, harmlessly), their recipients looked up among
-   * the open watches, those whose transfer's receipt the node serves (preconfirmed), each one's balance
-   * read on the pending state and, whole, its settlement sent
-   * at once, simulated on that state: it rides in the next Flashblock. Nothing here is final and
-   * nothing is recorded as read: the sealed rounds read the same transfers again, follow the
-   * settlement (a preconfirmed transfer dropped from its block makes it revert or vanish, and the
-   * watch opens again), and end the watch only at finality.
-   */
-  async tickPreconfirmed(): Promise<{ sent: number }> {
-    const { client, deployment, watches } = this.deps;
-    // With the latest sealed block's: a transfer preconfirmed in the last Flashblock of a block is
-    // sealed before a round sees it pending, and would wait for the next sealed round otherwise.
-    const read = (at: "pending" | "latest") =>
-      rpc(() => client.getLogs({ address: deployment.token.address, event: TRANSFER_EVENT, fromBlock: at, toBlock: at, strict: true }));
-    const logs = (await Promise.all([read("pending"), read("latest")])).flat();
-    const now = this.deps.now();
-    for (const [address, until] of this.#preconfirmedRefused) if (until <= now) this.#preconfirmedRefused.delete(address);
-    const recipients = [...new Set(logs.map((l) => l.args.to))].filter((to) => !this.#preconfirmedRefused.has(to));
-    const open = await watches.openAmong(recipients, now);
-    if (open.length === 0) return { sent: 0 };
-    // Preconfirmed, not merely waiting in the pool: a node without Flashblocks may answer `pending`
-    // with its pool run on top of the latest block, in an order the block need not keep (a settlement
-    // ordered before its deposit reverts). A transfer counts once the node serves its receipt. Its
-    // receipts and the balances are read at once (one round trip).
-    const into = logs.filter((l) => l.transactionHash && open.some((w) => isAddressEqual(w.depositAddress, l.args.to)));
-    // The next block's fees quoted alongside (the same quote the settlement would ask for, a round trip earlier).
-    const fees = this.deps.quoteFees();
-    fees.catch(() => {}); // a failed quote fails the sends that use it, not this round
-    const [receipts, balances] = await Promise.all([
-      Promise.all(into.map((l) => readReceipt(client, l.transactionHash!))),
-      Promise.all(
-        open.map((w) =>
-          rpc(() =>
-            client.readContract({ address: deployment.token.address, abi: erc20Abi, functionName: "balanceOf", args: [w.depositAddress], blockTag: "pending" }),
-          ),
-        ),
-      ),
-    ]);
-    const served = new Set(into.filter((_, i) => receipts[i] !== null).map((l) => getAddress(l.args.to)));
-    let sent = 0;
-    for (const [i, w] of open.entries()) {
-      if (!served.has(getAddress(w.depositAddress)) || balances[i]! < w.amountUnits) continue;
-      const result = await this.sendSettlement(w.depositAddress, this.#settleData(w), undefined, { blockTag: "pending", quoteFees: () => fees });
-      if (result === "unavailable") this.#preconfirmedRefused.set(w.depositAddress, now + PRECONFIRMED_RETRY_AFTER_MS);
-      else if (result !== "taken") sent++;
-    }
-    return { sent };
   }
 
   /** One round: follow what was sent, end the watches of payments settled by anyone, then settle what has arrived. */
@@ -337,20 +264,14 @@ export class DepositSettler {
    * again; lost: sent again; stuck: replaced within the fee ceiling). "taken" when the watch is not
    * open (another settlement is out, or another instance claimed it); "unavailable" when nothing can
    * be sent now (the simulation refused, it would use more than `maxGas`, no relayer, or no gas money
-   * for the L2 gas and the L1 data fee). `on` the state it is simulated on (pending: a preconfirmed deposit).
+   * for the L2 gas and the L1 data fee).
    */
-  async sendSettlement(
-    depositAddress: Address,
-    data: Hex,
-    maxGas?: bigint,
-    on: SimulatedOn & { quoteFees?: DepositSettlerDeps["quoteFees"] } = {},
-  ): Promise<{ hash: Hex } | "taken" | "unavailable"> {
+  async sendSettlement(depositAddress: Address, data: Hex, maxGas?: bigint): Promise<{ hash: Hex } | "taken" | "unavailable"> {
     const { deployment, sender } = this.deps;
     const to = deployment.contracts.Splitter.address;
-    const { quoteFees, ...simulatedOn } = on;
     // A paused token or a blacklisted party refuses in the simulation, and the deposit waits at its
     // address until it clears.
-    const ready = await readyRelayerCall(quoteFees ? { ...this.deps, quoteFees } : this.deps, to, data, maxGas, simulatedOn);
+    const ready = await readyRelayerCall(this.deps, to, data, maxGas);
     if (!ready) return "unavailable";
     const { relayer, priced, pending } = ready;
     const { gas, fees } = priced;

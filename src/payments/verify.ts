@@ -6,7 +6,6 @@ import type { LiveDeployment } from "../deployments.js";
 import { formatAmount } from "../money.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import { isKnownTransaction } from "../chain/transactions.js";
-import { isPreconfirmed } from "../chain/preconfirmations.js";
 import type { Intent } from "./intent.js";
 import type { VerifyCode, VerifyPaymentResponse } from "../wire/index.js";
 
@@ -18,12 +17,7 @@ export interface PaymentChain {
   client: PublicClient;
   deployment: LiveDeployment;
   finality: Finality;
-  /** Set: the node's preconfirmations are read (the `pending` tag); absent or null: sealed blocks only. */
-  preconfirmations?: unknown;
 }
-
-/** The PAYMENT_CONFIRMING verdict of a payment preconfirmed and not yet sealed (never final). */
-export const PRECONFIRMED: PaymentVerdict = { valid: false, code: "PAYMENT_CONFIRMING", preconfirmed: true };
 
 /**
  * The Splitter's replay-guard key of a payment: `keccak256(abi.encode(token, recipient, amount,
@@ -135,17 +129,7 @@ export async function verifyPaymentTransaction(
   if (receipt.status !== "success") return { valid: false, code: "TRANSACTION_REVERTED" };
   const paid = intentPaidFact(chain, receipt, intent);
   if (paid) {
-    const verdict = judgePaid(chain, intent, { ...paid, moved: excessIn(receipt, depositAddress)?.moved }, head);
-    // The latest sealed block was at least this when the head was read: a receipt at or below it is
-    // sealed, and only one above it costs the read that tells a preconfirmation.
-    const sealedAtLeast = chain.finality.kind === "safe" ? head : head + BigInt(chain.finality.confirmations);
-    return verdict.valid === false &&
-      verdict.code === "PAYMENT_CONFIRMING" &&
-      chain.preconfirmations &&
-      receipt.blockNumber > sealedAtLeast &&
-      (await isPreconfirmed(chain.client, receipt))
-      ? PRECONFIRMED
-      : verdict;
+    return judgePaid(chain, intent, { ...paid, moved: excessIn(receipt, depositAddress)?.moved }, head);
   }
   return depositsTo(chain, receipt, depositAddress) ? { deposit: true } : { valid: false, code: "PAYMENT_MISMATCH" };
 }

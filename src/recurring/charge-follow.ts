@@ -3,7 +3,6 @@ import { recurringChargesAbi } from "../generated/contracts.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import type { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
 import { isKnownTransaction } from "../chain/transactions.js";
-import { isPreconfirmed } from "../chain/preconfirmations.js";
 import type { Finality } from "../config.js";
 import { DomainError } from "../errors.js";
 import type { ChargeAttempt, ChargeAttempts } from "../store/charge-attempts.js";
@@ -24,8 +23,6 @@ export interface FollowDeps {
    * of theirs is sent for a while (charges.ts), so a retry cannot make the relayer pay for it again.
    */
   refusePayer(payer: Address): Promise<void>;
-  /** Set: the node's preconfirmations are read, and a CONFIRMING answer says when its transaction is preconfirmed. */
-  preconfirmations?: unknown;
 }
 
 /**
@@ -105,8 +102,7 @@ export async function followAttempt(deps: FollowDeps, terms: Terms, id: Hex, per
     throw refusal ?? new DomainError("TRANSACTION_REVERTED", { detail: "the batch charged nothing for this period" });
   }
   if (!isSettled(receipt.blockNumber, head)) {
-    const preconfirmed = Boolean(deps.preconfirmations) && (await isPreconfirmed(client, receipt));
-    return periodAnswer("CONFIRMING", terms, id, period, receipt.transactionHash, preconfirmed);
+    return periodAnswer("CONFIRMING", terms, id, period, receipt.transactionHash);
   }
   // CHARGED once per period across every instance: only the caller whose compare-and-set moves the
   // attempt from 'sent' to 'reported' says CHARGED; every other answer for the period is ALREADY_CHARGED.

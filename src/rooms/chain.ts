@@ -1,7 +1,7 @@
 import type { PublicClient } from "viem";
 import { createChainClient } from "../chain/client.js";
 import { checkTokenDomain, TokenDomainMismatchError } from "../chain/token-domain.js";
-import type { Config, Finality } from "../config.js";
+import type { Finality } from "../config.js";
 import { loadLiveDeployment, type LiveDeployment } from "../deployments.js";
 import { type BaseRoom, firstLine } from "./base.js";
 
@@ -10,7 +10,7 @@ export interface ChainRoom {
   rpcUrl: string;
   deployment: LiveDeployment;
   client: PublicClient;
-  chain: { client: PublicClient; deployment: LiveDeployment; finality: Finality; preconfirmations: Config["preconfirmations"] };
+  chain: { client: PublicClient; deployment: LiveDeployment; finality: Finality };
 }
 
 export async function chainRoom({ config, deps, logger }: BaseRoom): Promise<ChainRoom> {
@@ -25,5 +25,5 @@ export async function chainRoom({ config, deps, logger }: BaseRoom): Promise<Cha
     if (error instanceof TokenDomainMismatchError) throw error;
     logger.warn({ error: firstLine(error) }, "could not check the token's EIP-712 domain against the chain");
   }
-  return { rpcUrl: config.rpcUrl, deployment, client, chain: { client, deployment, finality: config.finality, preconfirmations: config.preconfirmations } };
+  return { rpcUrl: config.rpcUrl, deployment, client, chain: { client, deployment, finality: config.finality } };
 }

@@ -39,8 +39,6 @@ export interface WebhooksDeps {
   logger: Logger;
   /** The subscription id a subscription capability names (INVALID_SUBSCRIPTION otherwise), for POST /v1/events. */
   subscriptionIdOf: (token: string) => Hex;
-  /** Set: inclusion hints go out at preconfirmation, read every `everyMs` (watcher.ts); absent or null: sealed blocks only. */
-  preconfirmations?: { everyMs: number } | null;
   /** Test seams: DNS, the receiver's CA and port. */
   resolve?: Resolver;
   ca?: string;
@@ -74,7 +72,6 @@ export class Webhooks {
       db: deps.db,
       now: deps.now,
       intentFor: (w) => this.#intentOf(w),
-      preconfirmations: deps.preconfirmations ?? null,
     });
     this.delivery = new DeliveryWorker({
       db: deps.db,
@@ -246,8 +243,6 @@ export class Webhooks {
     };
     if (!this.deps.settings.enabled) return;
     loop("watcher", this.deps.settings.watcherIntervalMs, () => this.watcher.tick());
-    const preconfirmations = this.deps.preconfirmations;
-    if (preconfirmations) loop("watcher-preconfirmed", preconfirmations.everyMs, () => this.watcher.tickPreconfirmed());
     loop("prune", this.deps.settings.pruneIntervalMs, () => this.prune());
     this.delivery.start(this.deps.settings.deliveryIntervalMs, (error) =>
       this.deps.logger.warn({ loop: "delivery", error: (error as Error).message.split("\n")[0] }, "webhook loop failed"),

@@ -1,6 +1,5 @@
 import type { Address, Hex, PublicClient } from "viem";
-import { isKnownTransaction } from "../chain/transactions.js";
-import { readSealedReceipt } from "../chain/preconfirmations.js";
+import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { SettlementPrice, SettlementSender } from "../payments/deposit-settler.js";
 import { priceRelayerCall, readyRelayerCall } from "../payments/relayer-call.js";
@@ -71,7 +70,7 @@ export class ReceiverSender {
 
   async #followOne(t: X402Transaction): Promise<boolean> {
     const { client, sender, store } = this.deps;
-    if (await readSealedReceipt(client, t.hash)) {
+    if (await readReceipt(client, t.hash)) {
       await store.markDone(t.hash, "mined");
       return true;
     }
