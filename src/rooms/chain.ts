@@ -13,10 +13,10 @@ export interface ChainRoom {
   chain: { client: PublicClient; deployment: LiveDeployment; finality: Finality };
 }
 
-export async function chainRoom({ config, deps, logger }: BaseRoom): Promise<ChainRoom> {
+export async function chainRoom({ config, deps, logger, metrics }: BaseRoom): Promise<ChainRoom> {
   if (!config.rpcUrl) throw new Error("no RPC_URL: start the embedded chain first (npm start does)");
   const deployment = deps.deployment ?? loadLiveDeployment(config.chainId);
-  const client = createChainClient(config.chainId, config.rpcUrl, config.rpcTimeoutMs);
+  const client = createChainClient(config.chainId, config.rpcUrl, config.rpcTimeoutMs, metrics.countRpc);
   // The token's EIP-712 domain as recorded must be the one the token hashes, or every permit and
   // authorization signed over it fails: refuse to start on a mismatch (skip the check if the chain cannot be asked now).
   try {
