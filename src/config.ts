@@ -26,6 +26,11 @@ const EnvSchema = z.object({
   CHAIN_ID: z.enum(["84532", "8453"]).default("84532").transform(Number),
   RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
   RPC_TIMEOUT_MS: positiveInt.default(10_000),
+  RPC_WS_URL: z.url({ protocol: /^wss?$/ }).optional(),
+  FOLLOW_INTERVAL_MS: positiveInt.default(3000),
+  LOG_RANGE_SECONDS: positiveInt.default(400),
+  TRANSFER_RANGE_SECONDS: positiveInt.default(20),
+  WATCHER_BACKFILL_SECONDS: positiveInt.default(200),
   FINALITY: z
     .string()
     .regex(/^(safe|[0-9]{1,4})$/, '"safe" or a number of confirmations')
@@ -168,6 +173,12 @@ export interface Config {
    */
   localChain: boolean;
   rpcTimeoutMs: number;
+  /**
+   * How the chain is followed (chain/follower.ts): the node's WebSocket (`newHeads`, `logs`) when
+   * `wsUrl` is set, else by polling; a round every `intervalMs`. Windows are durations, turned into
+   * blocks with the chain's block time (chain/block-time.ts).
+   */
+  follow: { wsUrl: string | null; intervalMs: number; logRangeSeconds: number; transferRangeSeconds: number; backfillSeconds: number };
   finality: Finality;
   tokenKeys: SigningKey[];
   payments: { minUnits: bigint; maxUnits: bigint; intentTtlSeconds: number };
@@ -276,6 +287,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rpcUrl: e.RPC_URL ?? null,
     localChain: e.CHAIN_ID !== 8453 && (!external || isLoopbackUrl(e.RPC_URL!)),
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
+    follow: {
+      wsUrl: e.RPC_WS_URL ?? null,
+      intervalMs: e.FOLLOW_INTERVAL_MS,
+      logRangeSeconds: e.LOG_RANGE_SECONDS,
+      transferRangeSeconds: e.TRANSFER_RANGE_SECONDS,
+      backfillSeconds: e.WATCHER_BACKFILL_SECONDS,
+    },
     finality: finalityText === "safe" ? { kind: "safe" } : { kind: "confirmations", confirmations: Number(finalityText) },
     tokenKeys,
     payments: { minUnits: e.PAYMENT_MIN_AMOUNT, maxUnits: e.PAYMENT_MAX_AMOUNT, intentTtlSeconds: e.INTENT_TTL_SECONDS },

@@ -2,6 +2,7 @@ import { encodeFunctionData, erc20Abi, type Address, type Hex, type PublicClient
 import { splitterAbi } from "../generated/contracts.js";
 import { PAID_EVENT, SplitterReader } from "../chain/contracts/splitter.js";
 import { finalityHead } from "../chain/finality.js";
+import { logsIn, type ChainView, type FollowerConsumer } from "../chain/follower.js";
 import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { Finality } from "../config.js";
@@ -36,6 +37,12 @@ export interface DepositSettlerDeps {
    * the round, which then reads the same blocks again).
    */
   onTransfersTo?: (recipients: Address[]) => Promise<void>;
+  /**
+   * Most blocks one read of the token's transfers covers, and of the Splitter's `Paid` logs (a
+   * settler catching up after a stop reads its way forward, chunk after chunk in one round): the
+   * configuration's durations (TRANSFER_RANGE_SECONDS, LOG_RANGE_SECONDS) in blocks.
+   */
+  ranges?: { transferBlocks: bigint; paidBlocks: bigint };
 }
 
 /** How often a round runs (new blocks' logs read, sent settlements followed). */
@@ -49,11 +56,13 @@ const PER_TICK = 200;
 /** Blocks behind the last one read that each round reads again, so a transfer a short reorg moved to another block is still seen. */
 export const TRANSFER_OVERLAP_BLOCKS = 8n;
 /**
- * Most blocks one log read covers (a settler catching up after a stop reads its way forward): the
- * token's transfers are many on a busy chain and a node caps the logs one call returns; `Paid` logs are few.
+ * Most blocks one log read covers by default (20 s and 100 s of Base's 200 ms blocks): the token's
+ * transfers are many on a busy chain and a node caps the logs one call returns; `Paid` logs are few.
  */
 const MAX_TRANSFER_RANGE = 100n;
 const MAX_PAID_RANGE = 500n;
+/** Chunks a round reads at most while catching up (an hour of Base is 18,000 blocks: 180 chunks of 100). */
+const CATCH_UP_CHUNKS_PER_ROUND = 200;
 /** The backstop (a node that missed logs, a reorg deeper than the overlap): this many open addresses' balances... */
 export const BACKSTOP_PER_SWEEP = 20;
 /** ...once every this long, in address order, round and round. */
@@ -78,7 +87,8 @@ const TRANSFER_EVENT = erc20Abi.find((i) => i.type === "event" && i.name === "Tr
  * {@link BACKSTOP_EVERY_MS}. Several instances may run it: a watch is claimed in the store before its
  * settlement is signed, and the Splitter settles a payment once whoever sends it.
  */
-export class DepositSettler {
+export class DepositSettler implements FollowerConsumer {
+  readonly name = "deposits";
   #stop: (() => void) | null = null;
   /** The first backstop sweep comes a full period after start; then where it stands in address order. */
   #sweepAt: number;
@@ -99,11 +109,30 @@ export class DepositSettler {
     this.#stop = null;
   }
 
-  /** One round: follow what was sent, end the watches of payments settled by anyone, then settle what has arrived. */
-  async tick(): Promise<{ sent: number; settled: number }> {
-    const latest = await rpc(() => this.deps.client.getBlockNumber({ cacheTime: 0 }));
-    const settled = (await this.#follow()) + (await this.#endPaid(latest));
-    const sent = await this.#settleArrived(latest);
+  /** The follower's round (chain/follower.ts): {@link tick} on its view. */
+  follow(view: ChainView): Promise<unknown> {
+    return this.tick(view);
+  }
+
+  /**
+   * One round: follow what was sent, end the watches of payments settled by anyone, then settle what
+   * has arrived, reading on chunk after chunk while behind the head (a restart after downtime). On
+   * the follower's `view`, the head and the new blocks' logs cost no request.
+   */
+  async tick(view?: ChainView): Promise<{ sent: number; settled: number }> {
+    const latest = view?.head.number ?? (await rpc(() => this.deps.client.getBlockNumber({ cacheTime: 0 })));
+    let settled = await this.#follow();
+    for (let i = 0; i < CATCH_UP_CHUNKS_PER_ROUND; i++) {
+      const paid = await this.#endPaid(latest, view);
+      settled += paid.ended;
+      if (paid.caughtUp) break;
+    }
+    let sent = 0;
+    for (let i = 0; i < CATCH_UP_CHUNKS_PER_ROUND; i++) {
+      const arrived = await this.#settleArrived(latest, view, i === 0);
+      sent += arrived.sent;
+      if (arrived.caughtUp) break;
+    }
     if (this.deps.now() >= this.#pruneAt) {
       this.#pruneAt = this.deps.now() + PRUNE_EVERY_MS;
       await this.deps.watches.prune(this.deps.now());
@@ -172,21 +201,22 @@ export class DepositSettler {
    * Reads the Splitter's `Paid` logs from the last block read up to the finality head (final blocks:
    * nothing to read again) and ends the open watches of the payments they settled.
    */
-  async #endPaid(latest: bigint): Promise<number> {
+  async #endPaid(latest: bigint, view?: ChainView): Promise<{ ended: number; caughtUp: boolean }> {
     const { client, deployment, watches } = this.deps;
-    const head = await finalityHead(client, this.deps.finality, latest);
+    const head = view?.finalHead ?? (await finalityHead(client, this.deps.finality, latest));
     const last = await watches.scanned("paid");
     const from = last === null || last > head ? head : last + 1n;
-    if (from < 0n || from > head) return 0;
-    const wanted = head - from + 1n > MAX_PAID_RANGE ? from + MAX_PAID_RANGE - 1n : head;
+    if (from < 0n || from > head) return { ended: 0, caughtUp: true };
+    const range = this.deps.ranges?.paidBlocks ?? MAX_PAID_RANGE;
+    const wanted = head - from + 1n > range ? from + range - 1n : head;
     const read = await inHalves(from, from, wanted, (fromBlock, toBlock) =>
-      rpc(() => client.getLogs({ address: deployment.contracts.Splitter.address, event: PAID_EVENT, fromBlock, toBlock, strict: true })),
+      logsIn(client, view, { address: deployment.contracts.Splitter.address, events: [PAID_EVENT], fromBlock, toBlock }),
     );
     if (!read.ok) throw read.error;
     const keys = [...new Set(read.logs.map((l) => l.args.paymentKey))];
     const ended = await watches.settle(await Promise.all(keys.map((key) => this.deps.depositAddresses.ofKey(key))));
     await watches.setScanned("paid", read.to);
-    return ended;
+    return { ended, caughtUp: read.to >= head };
   }
 
   /**
@@ -194,22 +224,24 @@ export class DepositSettler {
    * whose time has come and, once a minute, the backstop's few: each one's balance read, the whole
    * ones settled.
    */
-  async #settleArrived(latest: bigint): Promise<number> {
+  async #settleArrived(latest: bigint, view: ChainView | undefined, first: boolean): Promise<{ sent: number; caughtUp: boolean }> {
     const { client, deployment, watches } = this.deps;
     const now = this.deps.now();
     const last = await watches.scanned("transfers");
     const next = last === null || last >= latest ? latest + 1n : last + 1n;
     const from = next - TRANSFER_OVERLAP_BLOCKS > 0n ? next - TRANSFER_OVERLAP_BLOCKS : 0n;
-    const wanted = latest - from + 1n > MAX_TRANSFER_RANGE ? from + MAX_TRANSFER_RANGE - 1n : latest;
+    const range = this.deps.ranges?.transferBlocks ?? MAX_TRANSFER_RANGE;
+    const wanted = latest - from + 1n > range ? from + range - 1n : latest;
     const read = await inHalves(from, next, wanted, (fromBlock, toBlock) =>
-      rpc(() => client.getLogs({ address: deployment.token.address, event: TRANSFER_EVENT, fromBlock, toBlock, strict: true })),
+      logsIn(client, view, { address: deployment.token.address, events: [TRANSFER_EVENT], fromBlock, toBlock }),
     );
     const recipients = read.ok ? [...new Set(read.logs.map((l) => l.args.to))] : [];
     await this.deps.onTransfersTo?.(recipients);
     const arrived = await watches.openAmong(recipients, now);
-    const retries = await watches.due(now, PER_TICK);
+    // The retries and the backstop once per round, not per catch-up chunk.
+    const retries = first ? await watches.due(now, PER_TICK) : [];
     let swept: DepositWatch[] = [];
-    if (now >= this.#sweepAt) {
+    if (first && now >= this.#sweepAt) {
       this.#sweepAt = now + BACKSTOP_EVERY_MS;
       swept = await watches.openAfter(this.#sweptTo, now, BACKSTOP_PER_SWEEP);
       this.#sweptTo = swept.length < BACKSTOP_PER_SWEEP ? null : swept[swept.length - 1]!.depositAddress;
@@ -238,7 +270,7 @@ export class DepositSettler {
     // still ran; the round reports it, and the next reads the same blocks again.
     if (!read.ok) throw read.error;
     await watches.setScanned("transfers", read.to);
-    return sent;
+    return { sent, caughtUp: read.to >= latest };
   }
 
   /** Sends `settleDeposit` for one watch; false when it cannot be sent now (the simulation refused, no gas money). */

@@ -4,6 +4,7 @@ import { PAID_EVENT } from "../chain/contracts/splitter.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { finalityHead } from "../chain/finality.js";
+import { logsIn, type ChainView, type FollowerConsumer, type Head } from "../chain/follower.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { Database } from "../store/database.js";
 import { subscriptionState } from "../recurring/terms.js";
@@ -16,6 +17,8 @@ import type { SubscriptionChargedEvent, SubscriptionRevokedEvent, WebhookEvent }
 const EVENTS = [PAID_EVENT, CHARGED_EVENT, REVOKED_EVENT];
 /** The events that get an inclusion hint: a payment's and a charge's (a revocation waits for finality). */
 const HINTED_EVENTS = [PAID_EVENT, CHARGED_EVENT];
+/** How far below the finality head the final pass looks for a block whose header the follower saw, to end its stretch there. */
+const HEADER_SEARCH_BLOCKS = 64n;
 /** Inclusion hints checked against the chain per tick. */
 const HINTS_PER_TICK = 1000;
 
@@ -82,23 +85,50 @@ interface Event {
  * sent but the final event) or the node, having reached its height, shows another block there
  * (payment.reorged, subscription.charge_reorged): a node that lags below a hint retracts nothing.
  */
-export class Watcher {
+export class Watcher implements FollowerConsumer {
+  readonly name = "watcher";
+
   constructor(private readonly deps: WatcherDeps) {}
+
+  /** The follower's round (chain/follower.ts): {@link tick} on its view, on until caught up with the finality head. */
+  async follow(view: ChainView): Promise<unknown> {
+    for (;;) {
+      const read = await this.tick(view);
+      // Within the last 64 blocks it stopped at a header the follower saw: the next round reads on.
+      if (!read || read.to >= view.finalHead - HEADER_SEARCH_BLOCKS) return read;
+    }
+  }
 
   /**
    * Reads the next stretch of settled blocks and enqueues events for watched payments and
    * subscriptions, then the inclusion hints above the head (null when no settled block was new).
+   * On the follower's `view`, the heads, the headers it saw and the new blocks' logs cost no request.
    */
-  async tick(): Promise<{ from: bigint; to: bigint; enqueued: number } | null> {
-    const head = await finalityHead(this.deps.client, this.deps.finality);
+  async tick(view?: ChainView): Promise<{ from: bigint; to: bigint; enqueued: number } | null> {
+    const head = view?.finalHead ?? (await finalityHead(this.deps.client, this.deps.finality));
     if (head < 0n) return null;
-    const final = await this.#final(head);
-    const hints = await this.#hints(head);
+    const final = await this.#final(head, view);
+    const hints = await this.#hints(head, view);
     return final ? { ...final, enqueued: final.enqueued + hints } : null;
   }
 
-  /** The final pass: settled blocks after the cursor, up to the head. */
-  async #final(head: bigint): Promise<{ from: bigint; to: bigint; enqueued: number } | null> {
+  /** A block's header: the follower's when it saw one at that height, else read (null when the node has none). */
+  async #header(n: bigint, view?: ChainView): Promise<Head | null> {
+    const seen = view?.headerAt(n);
+    if (seen) return seen;
+    const block = await rpc(() => this.deps.client.getBlock({ blockNumber: n })).catch((error: unknown) => {
+      if (error instanceof BlockNotFoundError) return null;
+      throw error;
+    });
+    return block ? { number: block.number, hash: block.hash, timestamp: block.timestamp } : null;
+  }
+
+  /**
+   * The final pass: settled blocks after the cursor, up to the head. On the follower's view it stops
+   * at the highest block ≤ the head whose header the follower saw (its hash for the cursor costs no
+   * read); the next round reads on from there.
+   */
+  async #final(head: bigint, view?: ChainView): Promise<{ from: bigint; to: bigint; enqueued: number } | null> {
     const { client, db } = this.deps;
     const cursorRepo = new WatcherCursor(db);
     const cursor = await cursorRepo.get();
@@ -106,24 +136,28 @@ export class Watcher {
     if (!cursor) {
       from = head - (this.deps.backfillBlocks ?? 1000n);
     } else {
-      const block = await rpc(() => client.getBlock({ blockNumber: cursor.blockNumber }).catch(() => null));
+      const block = await this.#header(cursor.blockNumber, view);
       from = block && block.hash === cursor.blockHash ? cursor.blockNumber + 1n : cursor.blockNumber - (this.deps.rewindBlocks ?? 64n);
     }
     if (from < 0n) from = 0n;
     if (from > head) return null;
-    const to = head - from + 1n > (this.deps.maxRange ?? 2000n) ? from + (this.deps.maxRange ?? 2000n) - 1n : head;
+    const maxRange = this.deps.maxRange ?? 2000n;
+    let to = head - from + 1n > maxRange ? from + maxRange - 1n : head;
+    if (view && to === head) {
+      for (let n = head; n >= from && n > head - HEADER_SEARCH_BLOCKS; n--) {
+        if (view.headerAt(n)) {
+          to = n;
+          break;
+        }
+      }
+    }
     const { contracts } = this.deps.deployment;
     const [logs, toBlock] = await Promise.all([
-      rpc(() =>
-        client.getLogs({
-          address: [contracts.Splitter.address, contracts.RecurringCharges.address],
-          events: EVENTS,
-          fromBlock: from,
-          toBlock: to,
-          strict: true,
-        }),
-      ),
-      rpc(() => client.getBlock({ blockNumber: to })),
+      logsIn(client, view, { address: [contracts.Splitter.address, contracts.RecurringCharges.address], events: EVENTS, fromBlock: from, toBlock: to }),
+      this.#header(to, view).then((b) => {
+        if (!b) throw new Error(`the node has no block ${to}`);
+        return b;
+      }),
     ]);
     const events = await this.#events(logs);
     await db.transaction(async (tx) => {
@@ -151,13 +185,13 @@ export class Watcher {
    * the head are read for watched payments and charges whose watch asked for hints. Costs nothing
    * (one store read) while no watch asks and no hint is open.
    */
-  async #hints(head: bigint): Promise<number> {
+  async #hints(head: bigint, view?: ChainView): Promise<number> {
     const { client, db } = this.deps;
     const [wanted] = await db.query<{ open: boolean; asked: boolean }>(
       "SELECT EXISTS (SELECT 1 FROM included_hints) AS open, EXISTS (SELECT 1 FROM watches WHERE (data->>'included') = 'true') AS asked",
     );
     if (!wanted?.open && !wanted?.asked) return 0;
-    const latest = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
+    const latest = view?.head.number ?? (await rpc(() => client.getBlockNumber({ cacheTime: 0 })));
     let enqueued = 0;
     if (wanted.open) {
       const open = await db.query<{
@@ -218,16 +252,13 @@ export class Watcher {
     const maxRange = this.deps.maxRange ?? 2000n;
     const from = latest - head > maxRange ? latest - maxRange + 1n : head + 1n;
     const { contracts } = this.deps.deployment;
-    const logs = await rpc(() =>
-      client.getLogs({
-        address: [contracts.Splitter.address, contracts.RecurringCharges.address],
-        events: HINTED_EVENTS,
-        fromBlock: from,
-        toBlock: latest,
-        strict: true,
-      }),
-    );
-    return enqueued + (await this.#sendHints(await this.#events(logs, "hint")));
+    const logs = await logsIn(client, view, {
+      address: [contracts.Splitter.address, contracts.RecurringCharges.address],
+      events: HINTED_EVENTS,
+      fromBlock: from,
+      toBlock: latest,
+    });
+    return enqueued + (await this.#sendHints(await this.#events(logs as never, "hint")));
   }
 
   /**
