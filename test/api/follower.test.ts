@@ -9,7 +9,7 @@ import { RECEIVER_SPLIT_EVERY_MS } from "../../src/x402/receiver-splitter.js";
 import { configFor, useService } from "../helpers/service.js";
 import { exchangeWithdrawals, payIntent, type PayBlock } from "../helpers/payments.js";
 import { Receiver } from "../helpers/receiver.js";
-import { rpcRequestsOf } from "./rpc-requests.test.js";
+import { rpcRequestsOf } from "../helpers/metrics.js";
 
 const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 const minus = (after: Record<string, number>, before: Record<string, number>) =>

@@ -1,15 +1,6 @@
 import { assert } from "chai";
-import supertest from "supertest";
-import type { Service } from "../../src/service.js";
+import { rpcRequestsOf } from "../helpers/metrics.js";
 import { useService } from "../helpers/service.js";
-
-/** `rpc_requests_total{method}` from the ops port's /metrics, by method. */
-export async function rpcRequestsOf(s: Service): Promise<Record<string, number>> {
-  const text = (await supertest(s.opsApp).get("/metrics")).text;
-  const counts: Record<string, number> = {};
-  for (const [, method, n] of text.matchAll(/^rpc_requests_total\{method="([^"]+)"\} (\d+)$/gm)) counts[method!] = Number(n);
-  return counts;
-}
 
 describe("rpc_requests_total on the ops port's /metrics", function () {
   this.timeout(60_000);
