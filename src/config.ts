@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
+import { blocksIn } from "./chain/block-time.js";
 import { z } from "zod";
 import { parseAmount } from "./money.js";
 import type { SigningKey } from "./tokens/capability.js";
@@ -33,7 +34,7 @@ const EnvSchema = z.object({
   WATCHER_BACKFILL_SECONDS: positiveInt.default(200),
   FINALITY: z
     .string()
-    .regex(/^(safe|[0-9]{1,4})$/, '"safe" or a number of confirmations')
+    .regex(/^(safe|[0-9]{1,4}|[0-9]{1,4}(\.[0-9]{1,3})?s)$/, '"safe", a duration in seconds ("1s", "0.4s"), or a number of confirmations')
     .optional(),
   TOKEN_KEYS: z
     .string()
@@ -157,7 +158,16 @@ function parseSigningKeys(value: string): WebhookSigningKey[] {
   });
 }
 
-export type Finality = { kind: "safe" } | { kind: "confirmations"; confirmations: number };
+/** The finality rule: the node's `safe` block, or a depth in confirmations (with the duration it was given as, when it was). */
+export type Finality = { kind: "safe" } | { kind: "confirmations"; confirmations: number; seconds?: number };
+
+/** FINALITY's value as a rule: `safe`, `<seconds>s` (turned into blocks at the chain's block time), or confirmations. */
+function finalityOf(text: string, chainId: number): Finality {
+  if (text === "safe") return { kind: "safe" };
+  if (!text.endsWith("s")) return { kind: "confirmations", confirmations: Number(text) };
+  const seconds = Number(text.slice(0, -1));
+  return { kind: "confirmations", confirmations: seconds === 0 ? 0 : Number(blocksIn(seconds, chainId)), seconds };
+}
 
 export interface Config {
   host: string;
@@ -274,7 +284,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (problems.length) throw new ConfigError(problems);
 
-  const finalityText = e.FINALITY ?? (external ? "safe" : "2");
+  // Base makes a block every 200 ms: the local chain's default depth is one second of blocks.
+  const finalityText = e.FINALITY ?? (external ? "safe" : "1s");
   const tokenKeys = (e.TOKEN_KEYS ?? `local:${LOCAL_TOKEN_SECRET}`).split(",").map((pair) => {
     const at = pair.indexOf(":");
     return { id: pair.slice(0, at), secret: pair.slice(at + 1) };
@@ -294,7 +305,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       transferRangeSeconds: e.TRANSFER_RANGE_SECONDS,
       backfillSeconds: e.WATCHER_BACKFILL_SECONDS,
     },
-    finality: finalityText === "safe" ? { kind: "safe" } : { kind: "confirmations", confirmations: Number(finalityText) },
+    finality: finalityOf(finalityText, e.CHAIN_ID),
     tokenKeys,
     payments: { minUnits: e.PAYMENT_MIN_AMOUNT, maxUnits: e.PAYMENT_MAX_AMOUNT, intentTtlSeconds: e.INTENT_TTL_SECONDS },
     rateLimits: {

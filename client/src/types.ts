@@ -177,6 +177,8 @@ export type CapabilitiesResponse = {
   } | {
     rule: "confirmations";
     confirmations: number;
+    /** the depth as the duration FINALITY gave (confirmations at the chain's block time: 0.2 s on Base since Denim) */
+    seconds?: number;
   };
   webhooks_enabled: boolean;
   checkout_url: string;

@@ -130,6 +130,20 @@ describe("the chain follower: one per instance, by time", function () {
     }
   });
 
+  it("FINALITY in seconds: capabilities state the depth, and verify says valid: true only there (1 s: five 200 ms blocks)", async () => {
+    const s = await h.another({ FINALITY: "1s" });
+    const api = supertest(s.app);
+    const caps = await api.get("/v1/capabilities");
+    assert.deepEqual(caps.body.finality, { rule: "confirmations", confirmations: 5, seconds: 1 });
+    const p = await create(s);
+    const receipt = await payIntent(h.chain, buyer(), p.pay);
+    const verify = () => api.post("/v1/payments/verify").send({ intent: p.intent, tx_hash: receipt.transactionHash });
+    await h.chain.mine(4);
+    assert.deepEqual((await verify()).body, { valid: false, code: "PAYMENT_CONFIRMING" }, "four blocks on: not final");
+    await h.chain.mine(1);
+    assert.equal((await verify()).body.valid, true, "five blocks on: final");
+  });
+
   it("a reorg of the latest three blocks: the inclusion hint is retracted, and the payment followed where it lands", async () => {
     const s = await h.another({ FINALITY: "6" });
     const p = await create(s, { notify_included: true });
