@@ -11,8 +11,10 @@ import type { Head, HeadFeed } from "./follower.js";
 export function webSocketFeed(url: string, timeoutMs: number, onRequest: OnRpcRequest): HeadFeed {
   const transport = webSocket(url, { keepAlive: true, reconnect: true, retryCount: 0, timeout: timeoutMs })({});
   const subscriptions: Array<{ unsubscribe(): Promise<unknown> }> = [];
+  let opened = false;
   return {
     async subscribe(filter, onHead, onLog) {
+      opened = true;
       onRequest("eth_subscribe");
       subscriptions.push(
         await transport.value!.subscribe({
@@ -34,6 +36,7 @@ export function webSocketFeed(url: string, timeoutMs: number, onRequest: OnRpcRe
       );
     },
     async close() {
+      if (!opened) return;
       await Promise.all(subscriptions.splice(0).map((s) => s.unsubscribe().catch(() => {})));
       const client = await transport.value!.getRpcClient();
       client.close();

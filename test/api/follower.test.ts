@@ -201,4 +201,38 @@ describe("the chain follower on a node's WebSocket", function () {
     assert.isAtMost(total(used), 60, JSON.stringify(used));
     assert.deepEqual(used, { eth_getLogs: 20 }, "no head read: newHeads pushes it");
   });
+  it("a log of ours pushed on the WebSocket starts a round at once: a plain transfer to a payment address is settled with no timer round", async () => {
+    node = await startBaseNode(h.chain, { latencyMs: 0, manual: true });
+    service = await createService(configFor(node.url, { RPC_WS_URL: node.wsUrl }), { now: h.clock.now, logger: createLogger("silent") });
+    await service.follower.connect();
+    await node.seal();
+    await service.follower.round(); // the cursors; no round runs on a timer from here on
+    const created = await supertest(service.app)
+      .post("/v1/payments")
+      .send({ recipient: h.chain.accounts[LOCAL_ROLES.firstUser + 1]!.address, amount: "3" });
+    const pay = created.body.pay as Required<PayBlock>;
+    const withdraw = exchangeWithdrawals(
+      () => h.chain,
+      () => h.chain.accounts[LOCAL_ROLES.firstUser]!,
+      () => pay.token,
+      1500,
+    );
+    // The transfer reaches the node's pool; each block is sealed by hand.
+    let done = false;
+    const transfer = withdraw(pay.deposit_address, BigInt(pay.amount_units)).finally(() => (done = true));
+    while (!done) {
+      await node.seal();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await transfer;
+    await node.seal();
+    const sent = async () =>
+      (await service!.database.query("SELECT 1 FROM deposit_watches WHERE deposit_address = $1 AND tx_hash IS NOT NULL", [pay.deposit_address.toLowerCase()]))
+        .length > 0;
+    const deadline = Date.now() + 20_000;
+    while (!(await sent())) {
+      assert.isBelow(Date.now(), deadline, "the settlement sent by the round the pushed log started");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  });
 });
