@@ -121,7 +121,7 @@ export class DepositSettler implements FollowerConsumer {
    */
   async tick(view?: ChainView): Promise<{ sent: number; settled: number }> {
     const latest = view?.head.number ?? (await rpc(() => this.deps.client.getBlockNumber({ cacheTime: 0 })));
-    let settled = await this.#follow();
+    let settled = await this.#follow(view);
     for (let i = 0; i < CATCH_UP_CHUNKS_PER_ROUND; i++) {
       const paid = await this.#endPaid(latest, view);
       settled += paid.ended;
@@ -140,12 +140,12 @@ export class DepositSettler implements FollowerConsumer {
     return { sent, settled };
   }
 
-  async #follow(): Promise<number> {
+  async #follow(view?: ChainView): Promise<number> {
     const { client, watches } = this.deps;
     const sent = await watches.sent(PER_TICK);
     if (sent.length === 0) return 0;
     const splitter = SplitterReader.of(this.deps);
-    const head = await finalityHead(client, this.deps.finality);
+    const head = view?.finalHead ?? (await finalityHead(client, this.deps.finality));
     let settled = 0;
     for (const w of sent) {
       try {
