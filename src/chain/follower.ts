@@ -64,6 +64,8 @@ export interface FollowerDeps {
 
 /** The `safe` block moves with L1 batches (minutes): read it at most this often. */
 export const SAFE_READ_EVERY_MS = 12_000;
+/** A pushed head older than this (the socket dropped, the node stalled) is not trusted: the round reads the head itself. */
+export const PUSHED_HEAD_STALE_MS = 10_000;
 /** With a WebSocket feed, a pushed log starts a round this soon (later pushes within it join that round). */
 export const PUSHED_ROUND_DELAY_MS = 100;
 
@@ -84,6 +86,7 @@ export class ChainFollower {
   #readFrom = -1n;
   readonly #headers = new Map<bigint, Head>();
   #pushedHead: Head | null = null;
+  #pushedAt = 0;
   #safe: { at: number; number: bigint } | null = null;
   #timer: NodeJS.Timeout | null = null;
   #busy: Promise<void> | null = null;
@@ -145,7 +148,9 @@ export class ChainFollower {
 
   #onHead(head: Head): void {
     this.#remember(head);
-    if (!this.#pushedHead || head.number >= this.#pushedHead.number) this.#pushedHead = head;
+    // The node pushes heads in order: the last one is the head, a reorg's lower one included.
+    this.#pushedHead = head;
+    this.#pushedAt = this.deps.now();
   }
 
   #onLog(raw: RpcLog): void {
@@ -204,10 +209,10 @@ export class ChainFollower {
     }
   }
 
-  /** The head: the last one pushed (no request), else read. */
+  /** The head: the last one pushed (no request) while the feed is live, else read. */
   async #head(): Promise<Head> {
     const pushed = this.#pushedHead;
-    if (pushed) return pushed;
+    if (pushed && this.deps.now() - this.#pushedAt <= PUSHED_HEAD_STALE_MS) return pushed;
     const block = await rpc(() => this.deps.client.getBlock({ blockTag: "latest" }));
     const head = { number: block.number, hash: block.hash, timestamp: block.timestamp };
     this.#remember(head);
