@@ -37,6 +37,7 @@ export function webSocketFeed(url: string, timeoutMs: number, onRequest: OnRpcRe
     },
     async close() {
       if (!opened) return;
+      opened = false;
       await Promise.all(subscriptions.splice(0).map((s) => s.unsubscribe().catch(() => {})));
       const client = await transport.value!.getRpcClient();
       client.close();
