@@ -27,7 +27,6 @@
 //     the network fees and 1.3× it (docs/decisions.md "Fair reimbursement").
 // `--base-fee <gwei>` pins the L2 base fee of every block for the main wave too (otherwise the
 // chain's own EIP-1559 rule moves it).
-// BENCH_BASE_PRECONFIRMATIONS=off runs the waves without Flashblocks (node and service), to compare.
 // `--write` puts the tables into docs/benchmarks.md (between the bench-base markers).
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -73,13 +72,7 @@ const quiet = { logger: createLogger("silent") };
 const throwawayPostgres = process.env.BENCH_BASE_POSTGRES ? await startTestPostgres() : null;
 if (throwawayPostgres) process.on("exit", () => throwawayPostgres.stop());
 const DATABASE_URL = throwawayPostgres?.url ?? process.env.DATABASE_URL;
-/**
- * BENCH_BASE_PRECONFIRMATIONS=off: the waves run with the node's Flashblocks off and the service
- * reading sealed blocks only (a charge answered CONFIRMING once its batch is accepted), as before
- * "Seen in 200 ms"; on (the default), a batch's answers wait for its Flashblock.
- */
-const PRECONFIRMED_WAVES = process.env.BENCH_BASE_PRECONFIRMATIONS !== "off";
-const storeName = `${DATABASE_URL ? "store on a PostgreSQL server" : "embedded store"}, preconfirmations ${PRECONFIRMED_WAVES ? "on" : "off"}`;
+const storeName = DATABASE_URL ? "store on a PostgreSQL server" : "embedded store";
 const unlimited = {
   ...(process.env.CHARGE_CONCURRENCY ? { CHARGE_CONCURRENCY: process.env.CHARGE_CONCURRENCY } : {}),
   ...(DATABASE_URL ? { DATABASE_URL } : {}),
@@ -88,7 +81,6 @@ const unlimited = {
   WEBHOOKS_ENABLED: "false",
   // A signed maximum a lone renewal's price fits under at 2 gwei (about 0.70), so no wave is refused GAS_TOO_HIGH.
   MAX_GAS_REIMBURSEMENT: "1",
-  PRECONFIRMATIONS: String(PRECONFIRMED_WAVES),
 };
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
 const ratio = (a: number, b: number) => (a / b).toFixed(2);
@@ -630,20 +622,7 @@ console.log(tables);
 console.log("");
 console.log(reimbursementTable);
 console.log("");
-if (process.argv.includes("--write") && !PRECONFIRMED_WAVES) {
-  // The run without preconfirmations is the comparison: its waves go beside the default run's, which
-  // keeps the other tables.
-  const waveRows = tables.split("\n\n").slice(0, 2).join("\n\n");
-  const doc = new URL("../docs/benchmarks.md", import.meta.url);
-  writeFileSync(
-    doc,
-    readFileSync(doc, "utf8").replace(
-      /<!-- bench-base-preconfirmations-off:begin -->[\s\S]*<!-- bench-base-preconfirmations-off:end -->/,
-      `<!-- bench-base-preconfirmations-off:begin -->\n${waveRows}\n<!-- bench-base-preconfirmations-off:end -->`,
-    ),
-  );
-  console.log("docs/benchmarks.md updated (the waves without preconfirmations)");
-} else if (process.argv.includes("--write")) {
+if (process.argv.includes("--write")) {
   const doc = new URL("../docs/benchmarks.md", import.meta.url);
   writeFileSync(
     doc,

@@ -21,8 +21,7 @@
 //      a plain transfer mined to its settlement sent and mined, with the settler's rounds running.
 // BENCH_ONLY=http,rpc,month,deliveries,charges,renewals,detection runs only those (and --write is refused).
 // `--base` runs scripts/bench-base.ts instead: renewals on a node that plays Base (2 s blocks, 16
-// unmined per sender, 50 ms round trips, the L1 data fee), then scripts/bench-preconfirmations.ts
-// (the service's waits with Flashblocks on and off; alone with `--preconfirmations-only`).
+// unmined per sender, 50 ms round trips, the L1 data fee)).
 // `--nodes` runs scripts/bench-nodes.ts: verify through one node and through three (RPC_URLS), 50 ms each.
 // `--denim` runs scripts/bench-denim.ts: npm start's chain (a block every 200 ms), blocks in 5 s idle
 // and broadcast → receipt served.
@@ -102,8 +101,7 @@ const byMethod = (calls: Map<string, number>) => [...calls].map(([m, n]) => `${m
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
 
 if (process.argv.includes("--base")) {
-  if (!process.argv.includes("--preconfirmations-only")) await import("./bench-base.js");
-  await import("./bench-preconfirmations.js");
+  await import("./bench-base.js");
   process.exit();
 }
 if (process.argv.includes("--nodes")) {

@@ -78,7 +78,7 @@ const payer = LOCAL_ROLES.firstUser + 12;
 async function sent(hash: Hex) {
   const receipt = await reader.waitForTransactionReceipt({ hash });
   check(receipt.status === "success", `transaction ${hash} succeeded`);
-  // The receipt's block is the chain's latest or older; the wait holds on a node that serves a receipt early.
+  // The API reads the node's latest block: wait until its head has the receipt's block (a node may serve a receipt a moment before its head moves).
   await until("its block to be sealed", async () => (await reader.getBlockNumber({ cacheTime: 0 })) >= receipt.blockNumber);
   return receipt;
 }

@@ -81,7 +81,9 @@ if (harness) {
   // they start afresh with it (only now that this process owns the chain's port).
   if (config.dataDir) rmSync(config.dataDir, { recursive: true, force: true });
   const relayerKey = `0x${Buffer.from(chain.accounts[LOCAL_ROLES.relayer]!.getHdKey().privateKey!).toString("hex")}` as const;
-  config = { ...config, rpcUrl: node?.url ?? chain.rpcUrl, relayer: { ...config.relayer, privateKey: config.relayer.privateKey ?? relayerKey } };
+  // The service follows the node's WebSocket (newHeads, logs) on the same port, as RPC_WS_URL would name it.
+  const follow = node ? { ...config.follow, wsUrl: config.follow.wsUrl ?? node.wsUrl } : config.follow;
+  config = { ...config, rpcUrl: node?.url ?? chain.rpcUrl, follow, relayer: { ...config.relayer, privateKey: config.relayer.privateKey ?? relayerKey } };
 }
 
 let service: Awaited<ReturnType<typeof createService>>;

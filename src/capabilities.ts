@@ -50,7 +50,14 @@ export function describeCapabilities(config: Config, deployment: LiveDeployment)
       approve_token: config.recurring.approveTtlSeconds,
       refund_token: REFUND_TOKEN_TTL_SECONDS,
     },
-    finality: config.finality.kind === "safe" ? { rule: "safe" } : { rule: "confirmations", confirmations: config.finality.confirmations },
+    finality:
+      config.finality.kind === "safe"
+        ? { rule: "safe" }
+        : {
+            rule: "confirmations",
+            confirmations: config.finality.confirmations,
+            ...(config.finality.seconds !== undefined ? { seconds: config.finality.seconds } : {}),
+          },
     webhooks_enabled: config.webhooksEnabled,
     checkout_url: config.checkoutUrl,
     local_chain: config.localChain,

@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
+import { blocksIn } from "./chain/block-time.js";
 import { z } from "zod";
 import { parseAmount } from "./money.js";
 import type { SigningKey } from "./tokens/capability.js";
@@ -32,9 +33,14 @@ const EnvSchema = z.object({
     .optional(),
   RPC_QUORUM: positiveInt.optional(),
   RPC_TIMEOUT_MS: positiveInt.default(10_000),
+  RPC_WS_URL: z.url({ protocol: /^wss?$/ }).optional(),
+  FOLLOW_INTERVAL_MS: positiveInt.default(3000),
+  LOG_RANGE_SECONDS: positiveInt.default(400),
+  TRANSFER_RANGE_SECONDS: positiveInt.default(20),
+  WATCHER_BACKFILL_SECONDS: positiveInt.default(200),
   FINALITY: z
     .string()
-    .regex(/^(safe|[0-9]{1,4})$/, '"safe" or a number of confirmations')
+    .regex(/^(safe|[0-9]{1,4}|[0-9]{1,4}(\.[0-9]{1,3})?s)$/, '"safe", a duration in seconds ("1s", "0.4s"), or a number of confirmations')
     .optional(),
   TOKEN_KEYS: z
     .string()
@@ -65,8 +71,6 @@ const EnvSchema = z.object({
   WEBHOOK_WATCH_CAP_PER_CALLER: positiveInt.default(1000),
   WEBHOOK_WATCH_CAP_TOTAL: positiveInt.default(100_000),
   WATCHER_INTERVAL_MS: positiveInt.default(2000),
-  PRECONFIRMATIONS: bool.default(true),
-  PRECONFIRMATION_POLL_MS: positiveInt.default(200),
   DELIVERY_INTERVAL_MS: positiveInt.default(1000),
   WEBHOOK_DELIVERY_CONCURRENCY: positiveInt.default(64),
   WEBHOOK_TARGET_CONCURRENCY: positiveInt.default(8),
@@ -160,7 +164,16 @@ function parseSigningKeys(value: string): WebhookSigningKey[] {
   });
 }
 
-export type Finality = { kind: "safe" } | { kind: "confirmations"; confirmations: number };
+/** The finality rule: the node's `safe` block, or a depth in confirmations (with the duration it was given as, when it was). */
+export type Finality = { kind: "safe" } | { kind: "confirmations"; confirmations: number; seconds?: number };
+
+/** FINALITY's value as a rule: `safe`, `<seconds>s` (turned into blocks at the chain's block time), or confirmations. */
+function finalityOf(text: string, chainId: number): Finality {
+  if (text === "safe") return { kind: "safe" };
+  if (!text.endsWith("s")) return { kind: "confirmations", confirmations: Number(text) };
+  const seconds = Number(text.slice(0, -1));
+  return { kind: "confirmations", confirmations: seconds === 0 ? 0 : Number(blocksIn(seconds, chainId)), seconds };
+}
 
 export interface Config {
   host: string;
@@ -180,12 +193,13 @@ export interface Config {
    */
   localChain: boolean;
   rpcTimeoutMs: number;
-  finality: Finality;
   /**
-   * Preconfirmations (Base's Flashblocks, through the standard methods and the `pending` tag): read
-   * every `everyMs` where the node serves them; never counted as final. Null: sealed blocks only.
+   * How the chain is followed (chain/follower.ts): the node's WebSocket (`newHeads`, `logs`) when
+   * `wsUrl` is set, else by polling; a round every `intervalMs`. Windows are durations, turned into
+   * blocks with the chain's block time (chain/block-time.ts).
    */
-  preconfirmations: { everyMs: number } | null;
+  follow: { wsUrl: string | null; intervalMs: number; logRangeSeconds: number; transferRangeSeconds: number; backfillSeconds: number };
+  finality: Finality;
   tokenKeys: SigningKey[];
   payments: { minUnits: bigint; maxUnits: bigint; intentTtlSeconds: number };
   rateLimits: { perMinute: number; recoverPerMinute: number; recoverPerIntentPerMinute: number; recoverConcurrency: number; eventsPerMinute: number };
@@ -283,7 +297,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (problems.length) throw new ConfigError(problems);
 
-  const finalityText = e.FINALITY ?? (external ? "safe" : "2");
+  // Base makes a block every 200 ms: the local chain's default depth is one second of blocks.
+  const finalityText = e.FINALITY ?? (external ? "safe" : "1s");
   const tokenKeys = (e.TOKEN_KEYS ?? `local:${LOCAL_TOKEN_SECRET}`).split(",").map((pair) => {
     const at = pair.indexOf(":");
     return { id: pair.slice(0, at), secret: pair.slice(at + 1) };
@@ -298,8 +313,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rpcQuorum,
     localChain: e.CHAIN_ID !== 8453 && (!external || rpcUrls.every(isLoopbackUrl)),
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
-    finality: finalityText === "safe" ? { kind: "safe" } : { kind: "confirmations", confirmations: Number(finalityText) },
-    preconfirmations: e.PRECONFIRMATIONS ? { everyMs: e.PRECONFIRMATION_POLL_MS } : null,
+    follow: {
+      wsUrl: e.RPC_WS_URL ?? null,
+      intervalMs: e.FOLLOW_INTERVAL_MS,
+      logRangeSeconds: e.LOG_RANGE_SECONDS,
+      transferRangeSeconds: e.TRANSFER_RANGE_SECONDS,
+      backfillSeconds: e.WATCHER_BACKFILL_SECONDS,
+    },
+    finality: finalityOf(finalityText, e.CHAIN_ID),
     tokenKeys,
     payments: { minUnits: e.PAYMENT_MIN_AMOUNT, maxUnits: e.PAYMENT_MAX_AMOUNT, intentTtlSeconds: e.INTENT_TTL_SECONDS },
     rateLimits: {

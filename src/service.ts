@@ -11,7 +11,8 @@ import type { Subscriptions } from "./recurring/subscriptions.js";
 import type { Charges } from "./recurring/charges.js";
 import type { SubscriptionCapabilities } from "./recurring/capabilities.js";
 import type { StuckCharges } from "./recurring/stuck-charges.js";
-import { DEPOSIT_CHECK_EVERY_MS, type DepositSettler } from "./payments/deposit-settler.js";
+import type { DepositSettler } from "./payments/deposit-settler.js";
+import type { ChainFollower } from "./chain/follower.js";
 import { RECEIVER_SPLIT_EVERY_MS, type ReceiverSplitter } from "./x402/receiver-splitter.js";
 import type { X402Facilitator } from "./x402/facilitator.js";
 import type { Refunds } from "./refunds/refunds.js";
@@ -47,8 +48,10 @@ export interface Service {
   charges: Charges;
   capabilities: SubscriptionCapabilities;
   stuckCharges: StuckCharges;
-  /** Settles payments paid to their payment address (started by listen). */
+  /** Settles payments paid to their payment address (a consumer of the follower). */
   depositSettler: DepositSettler;
+  /** The one follower of the chain's head: its rounds feed the deposit settler (and through it the receivers' split) and the webhook watcher (started by listen). */
+  follower: ChainFollower;
   x402: X402Facilitator;
   /** Splits what reaches merchants' x402 receivers outside a settlement (started by listen). */
   receiverSplitter: ReceiverSplitter;
@@ -78,6 +81,8 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const x402 = x402Room(base, { chain, relayer, payments, receivers });
   const refunds = refundsRoom(base, { chain, tokens, payments });
   const http = httpRoom(base, { chain, store, webhooks, payments, recurring, links, x402, refunds });
+  chain.follower.add(payments.depositSettler);
+  if (config.webhooks.enabled) chain.follower.add(webhooks.watcher);
   return {
     ...http,
     config,
@@ -91,6 +96,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     capabilities: tokens.capabilities,
     stuckCharges: recurring.stuckCharges,
     depositSettler: payments.depositSettler,
+    follower: chain.follower,
     x402: x402.facilitator,
     receiverSplitter: receivers.splitter,
     refunds,
@@ -98,6 +104,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     database: store.database,
     logger: base.logger,
     close: async () => {
+      await chain.follower.stop();
       webhooks.stop();
       recurring.stuckCharges.stop();
       payments.depositSettler.stop();
@@ -117,12 +124,12 @@ export async function listen(service: Service): Promise<{ apiUrl: string; opsUrl
     });
   const api = await start(service.app, service.config.host, service.config.port);
   const ops = await start(service.opsApp, "127.0.0.1", service.config.opsPort);
-  service.webhooks.start();
+  service.webhooks.start({ followed: true });
   service.stuckCharges.start(service.config.relayer.replaceAfterSeconds, service.config.relayer.sweepIntervalMs, (error) =>
     service.logger.warn({ loop: "relayer", error: (error as Error).message.split("\n")[0] }, "stuck-transaction sweep failed"),
   );
-  service.depositSettler.start(DEPOSIT_CHECK_EVERY_MS, (error) =>
-    service.logger.warn({ loop: "deposits", error: (error as Error).message.split("\n")[0] }, "payment-address settlement round failed"),
+  await service.follower.start(service.config.follow.intervalMs, (where, error) =>
+    service.logger.warn({ loop: where, error: (error as Error).message.split("\n")[0] }, "a round following the chain failed"),
   );
   service.receiverSplitter.start(RECEIVER_SPLIT_EVERY_MS, (error) =>
     service.logger.warn({ loop: "x402-receivers", error: (error as Error).message.split("\n")[0] }, "x402 receiver split round failed"),
@@ -132,9 +139,9 @@ export async function listen(service: Service): Promise<{ apiUrl: string; opsUrl
     apiUrl: url(api, service.config.host),
     opsUrl: url(ops, "127.0.0.1"),
     close: async () => {
+      await service.follower.stop();
       service.webhooks.stop();
       service.stuckCharges.stop();
-      service.depositSettler.stop();
       service.receiverSplitter.stop();
       await Promise.all(
         servers.map(

@@ -179,6 +179,8 @@ export type CapabilitiesResponse = {
   } | {
     rule: "confirmations";
     confirmations: number;
+    /** the depth as the duration FINALITY gave (confirmations at the chain's block time: 0.2 s on Base since Denim) */
+    seconds?: number;
   };
   webhooks_enabled: boolean;
   checkout_url: string;
@@ -244,8 +246,6 @@ export type ChargeResponse = {
   next_period_at: UnixSeconds | null;
   tx_hash?: Hash;
   amount?: Amount;
-  /** extension, with CONFIRMING only: the transaction is preconfirmed (in a Flashblock of the block being built, not yet sealed). Never final: the period stays open until the answer is CHARGED or ALREADY_CHARGED */
-  preconfirmed?: true;
 };
 
 /** An error answer of closeLink: branch on error and action. */
@@ -588,8 +588,6 @@ export type PaymentIncludedEvent = {
     link_id?: `0x${string}`;
     /** the block that included the transaction (not yet final) */
     block_hash: Hash;
-    /** extension: sent at preconfirmation (the transaction is in a Flashblock of the block being built, not yet sealed); block_hash is then the hash the node gave that block while it was being built (zero when it gave none), and the sealed block's hash may differ. Weaker still than a hint from a sealed block: never fulfil on it */
-    preconfirmed?: true;
   };
 };
 
@@ -607,8 +605,6 @@ export type PaymentReorgedEvent = {
     link_id?: `0x${string}`;
     /** the block that included it and left the chain */
     block_hash: Hash;
-    /** extension: sent at preconfirmation (the transaction is in a Flashblock of the block being built, not yet sealed); block_hash is then the hash the node gave that block while it was being built (zero when it gave none), and the sealed block's hash may differ. Weaker still than a hint from a sealed block: never fulfil on it */
-    preconfirmed?: true;
   };
 };
 
@@ -943,8 +939,6 @@ export type SubscriptionChargeIncludedEvent = {
     tx_hash: Hash;
     /** the block that included the charge (not yet final) */
     block_hash: Hash;
-    /** extension: sent at preconfirmation (the transaction is in a Flashblock of the block being built, not yet sealed); block_hash is then the hash the node gave that block while it was being built (zero when it gave none), and the sealed block's hash may differ. Weaker still than a hint from a sealed block: never fulfil on it */
-    preconfirmed?: true;
   };
 };
 
@@ -962,8 +956,6 @@ export type SubscriptionChargeReorgedEvent = {
     tx_hash: Hash;
     /** the block that included it and left the chain */
     block_hash: Hash;
-    /** extension: sent at preconfirmation (the transaction is in a Flashblock of the block being built, not yet sealed); block_hash is then the hash the node gave that block while it was being built (zero when it gave none), and the sealed block's hash may differ. Weaker still than a hint from a sealed block: never fulfil on it */
-    preconfirmed?: true;
   };
 };
 
@@ -1083,8 +1075,6 @@ export type VerifyPaymentResponse = {
 } | {
   valid: false;
   code: "PAYMENT_NOT_FOUND" | "PAYMENT_CONFIRMING" | "TRANSACTION_REVERTED" | "PAYMENT_MISMATCH";
-  /** extension, with PAYMENT_CONFIRMING only: the payment is preconfirmed (in a Flashblock of the block being built, not yet sealed). Never final: the block may still drop it; valid: true comes only at finality, counted in sealed blocks */
-  preconfirmed?: true;
 };
 
 /** An error answer of verifyRefund: branch on error and action. */

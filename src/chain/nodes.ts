@@ -30,8 +30,8 @@ export type SetAsideReason = "failed" | "lagging" | "disagreed";
 
 /** What the operator sees of the nodes: by position in RPC_URLS, never by URL. */
 export interface NodeEvents {
-  /** Each request sent to node `position` (a JSON-RPC batch's elements each count), and whether it failed. */
-  onRequest?: (position: number, failed: boolean) => void;
+  /** Each request sent to node `position` (a JSON-RPC batch's elements each count): its method, and whether it failed. */
+  onRequest?: (position: number, failed: boolean, method: string) => void;
   /** A node set aside (once per setting aside, not per request it then misses). */
   onSetAside?: (position: number, reason: SetAsideReason) => void;
 }
@@ -101,12 +101,12 @@ export class ChainNodes {
           node.latencyMs = node.latencyMs === null ? performance.now() - started : node.latencyMs + SMOOTHING * (performance.now() - started - node.latencyMs);
           node.errorRate -= SMOOTHING * node.errorRate;
           this.#noteHead(node, args.method, result);
-          events.onRequest?.(position, false);
+          events.onRequest?.(position, false, args.method);
           return result;
         } catch (error) {
           const failed = isNodeFailure(error);
           if (failed) node.errorRate += SMOOTHING * (1 - node.errorRate);
-          events.onRequest?.(position, failed);
+          events.onRequest?.(position, failed, args.method);
           throw error;
         }
       }) as EIP1193RequestFn;

@@ -107,7 +107,7 @@ export class Wallet {
     return this.provider.request({ method: "eth_sendTransaction", params: [{ from: this.account, to: tx.to, data: tx.data }] }) as Promise<Hex>;
   }
 
-  /** Waits until the wallet's node has a receipt (a Flashblocks node serves it preconfirmed, within a fraction of a second); throws when the transaction reverted. */
+  /** Waits until the wallet's node has a receipt (once it is in a block: 200 ms on Base); throws when the transaction reverted. */
   async waitForReceipt(hash: Hex, pollMs = 250): Promise<{ blockNumber: string; status: string }> {
     for (;;) {
       const receipt = (await this.provider.request({ method: "eth_getTransactionReceipt", params: [hash] })) as { blockNumber: string; status: string } | null;

@@ -27,6 +27,27 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Every JSON-RPC request to the node, by method (each of a batch; WebSocket requests too, never a pushed notification). */
+  readonly rpcRequests = new Counter({
+    name: "rpc_requests_total",
+    help: "JSON-RPC requests to the chain's node, by method (each request of a batch counts; subscription notifications are not requests)",
+    labelNames: ["method"],
+    registers: [this.registry],
+  });
+
+  /** Counts one JSON-RPC request of `method` (each method's child looked up once). */
+  readonly countRpc = (() => {
+    const children = new Map<string, { inc(): void }>();
+    return (method: string) => {
+      let child = children.get(method);
+      if (!child) {
+        child = this.rpcRequests.labels({ method });
+        children.set(method, child);
+      }
+      child.inc();
+    };
+  })();
+
   /** JSON-RPC requests per node, by its position in RPC_URLS (never its URL): a batch's elements each count. */
   readonly nodeRequests = new Counter({
     name: "rpc_node_requests_total",

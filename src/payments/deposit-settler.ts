@@ -1,8 +1,9 @@
-import { encodeFunctionData, erc20Abi, getAddress, isAddressEqual, numberToHex, type Address, type Hex, type PublicClient } from "viem";
+import { encodeFunctionData, erc20Abi, numberToHex, type Address, type Hex, type PublicClient } from "viem";
 import { splitterAbi } from "../generated/contracts.js";
 import { PAID_EVENT, SplitterReader } from "../chain/contracts/splitter.js";
 import { finalityHead } from "../chain/finality.js";
 import { agreed } from "../chain/agreement.js";
+import { logsIn, type ChainView, type FollowerConsumer } from "../chain/follower.js";
 import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { Finality } from "../config.js";
@@ -10,8 +11,8 @@ import type { LiveDeployment } from "../deployments.js";
 import type { DepositWatch, DepositWatches } from "../store/deposit-watches.js";
 import { paymentKeyOf } from "./verify.js";
 import type { DepositAddresses } from "./deposit-address.js";
-import { backToBackRounds, everyRound } from "../rounds.js";
-import { priceRelayerCall, readyRelayerCall, type SettlementPrice, type SettlementSender, type SimulatedOn } from "./relayer-call.js";
+import { everyRound } from "../rounds.js";
+import { priceRelayerCall, readyRelayerCall, type SettlementPrice, type SettlementSender } from "./relayer-call.js";
 
 export type { SettlementPrice, SettlementSender } from "./relayer-call.js";
 
@@ -38,12 +39,11 @@ export interface DepositSettlerDeps {
    */
   onTransfersTo?: (recipients: Address[]) => Promise<void>;
   /**
-   * Preconfirmations (PRECONFIRMATIONS): every `everyMs` the pending block's `Transfer` logs (the
-   * Flashblocks preconfirmed so far) are read too, and a whole deposit among them is settled at once,
-   * on the pending state. Absent: sealed blocks only. The sealed rounds run either way, so a node that
-   * stops serving preconfirmations changes nothing but the wait.
+   * Most blocks one read of the token's transfers covers, and of the Splitter's `Paid` logs (a
+   * settler catching up after a stop reads its way forward, chunk after chunk in one round): the
+   * configuration's durations (TRANSFER_RANGE_SECONDS, LOG_RANGE_SECONDS) in blocks.
    */
-  preconfirmations?: { everyMs: number } | null;
+  ranges?: { transferBlocks: bigint; paidBlocks: bigint };
 }
 
 /** How often a round runs (new blocks' logs read, sent settlements followed). */
@@ -57,24 +57,19 @@ const PER_TICK = 200;
 /** Blocks behind the last one read that each round reads again, so a transfer a short reorg moved to another block is still seen. */
 export const TRANSFER_OVERLAP_BLOCKS = 8n;
 /**
- * Most blocks one log read covers (a settler catching up after a stop reads its way forward): the
- * token's transfers are many on a busy chain and a node caps the logs one call returns; `Paid` logs are few.
+ * Most blocks one log read covers by default (20 s and 100 s of Base's 200 ms blocks): the token's
+ * transfers are many on a busy chain and a node caps the logs one call returns; `Paid` logs are few.
  */
 const MAX_TRANSFER_RANGE = 100n;
 const MAX_PAID_RANGE = 500n;
+/** Chunks a round reads at most while catching up (an hour of Base is 18,000 blocks: 180 chunks of 100). */
+const CATCH_UP_CHUNKS_PER_ROUND = 200;
 /** The backstop (a node that missed logs, a reorg deeper than the overlap): this many open addresses' balances... */
 export const BACKSTOP_PER_SWEEP = 20;
 /** ...once every this long, in address order, round and round. */
 export const BACKSTOP_EVERY_MS = 60_000;
 /** How often watches past their end are deleted (a scan of the table, so not every round). */
 const PRUNE_EVERY_MS = 10 * 60_000;
-/**
- * A preconfirmed deposit whose settlement could not be sent (its simulation on the pending state
- * refused, no gas money) is not tried again by the preconfirmation rounds for this long: the sealed
- * rounds own its retries.
- */
-const PRECONFIRMED_RETRY_AFTER_MS = 10_000;
-
 const TRANSFER_EVENT = erc20Abi.find((i) => i.type === "event" && i.name === "Transfer")!;
 
 /**
@@ -93,15 +88,13 @@ const TRANSFER_EVENT = erc20Abi.find((i) => i.type === "event" && i.name === "Tr
  * {@link BACKSTOP_EVERY_MS}. Several instances may run it: a watch is claimed in the store before its
  * settlement is signed, and the Splitter settles a payment once whoever sends it.
  */
-export class DepositSettler {
+export class DepositSettler implements FollowerConsumer {
+  readonly name = "deposits";
   #stop: (() => void) | null = null;
   /** The first backstop sweep comes a full period after start; then where it stands in address order. */
   #sweepAt: number;
   #sweptTo: Address | null = null;
   #pruneAt = 0;
-  #stopPreconfirmed: (() => void) | null = null;
-  /** Payment addresses the preconfirmation rounds leave alone until then (their settlement could not be sent). */
-  readonly #preconfirmedRefused = new Map<Address, number>();
 
   constructor(private readonly deps: DepositSettlerDeps) {
     this.#sweepAt = deps.now() + BACKSTOP_EVERY_MS;
@@ -110,74 +103,37 @@ export class DepositSettler {
   /** Runs {@link tick} every `everyMs` until stopped (npm start); tests call it directly. */
   start(everyMs: number, onFailure: (error: unknown) => void): void {
     this.#stop ??= everyRound(everyMs, () => this.tick(), onFailure);
-    const preconfirmations = this.deps.preconfirmations;
-    if (preconfirmations) this.#stopPreconfirmed ??= backToBackRounds(preconfirmations.everyMs, () => this.tickPreconfirmed(), onFailure);
   }
 
   stop(): void {
     this.#stop?.();
     this.#stop = null;
-    this.#stopPreconfirmed?.();
-    this.#stopPreconfirmed = null;
+  }
+
+  /** The follower's round (chain/follower.ts): {@link tick} on its view. */
+  follow(view: ChainView): Promise<unknown> {
+    return this.tick(view);
   }
 
   /**
-   * One preconfirmation round: the pending block's `Transfer` logs (one `eth_getLogs` from `pending`
-   * to `pending`, what a Flashblocks node answers from the Flashblocks preconfirmed so far; a node
-   * without them answers its latest or pending block, harmlessly), their recipients looked up among
-   * the open watches, those whose transfer's receipt the node serves (preconfirmed), each one's balance
-   * read on the pending state and, whole, its settlement sent
-   * at once, simulated on that state: it rides in the next Flashblock. Nothing here is final and
-   * nothing is recorded as read: the sealed rounds read the same transfers again, follow the
-   * settlement (a preconfirmed transfer dropped from its block makes it revert or vanish, and the
-   * watch opens again), and end the watch only at finality.
+   * One round: follow what was sent, end the watches of payments settled by anyone, then settle what
+   * has arrived, reading on chunk after chunk while behind the head (a restart after downtime). On
+   * the follower's `view`, the head and the new blocks' logs cost no request.
    */
-  async tickPreconfirmed(): Promise<{ sent: number }> {
-    const { client, deployment, watches } = this.deps;
-    // With the latest sealed block's: a transfer preconfirmed in the last Flashblock of a block is
-    // sealed before a round sees it pending, and would wait for the next sealed round otherwise.
-    const read = (at: "pending" | "latest") =>
-      rpc(() => client.getLogs({ address: deployment.token.address, event: TRANSFER_EVENT, fromBlock: at, toBlock: at, strict: true }));
-    const logs = (await Promise.all([read("pending"), read("latest")])).flat();
-    const now = this.deps.now();
-    for (const [address, until] of this.#preconfirmedRefused) if (until <= now) this.#preconfirmedRefused.delete(address);
-    const recipients = [...new Set(logs.map((l) => l.args.to))].filter((to) => !this.#preconfirmedRefused.has(to));
-    const open = await watches.openAmong(recipients, now);
-    if (open.length === 0) return { sent: 0 };
-    // Preconfirmed, not merely waiting in the pool: a node without Flashblocks may answer `pending`
-    // with its pool run on top of the latest block, in an order the block need not keep (a settlement
-    // ordered before its deposit reverts). A transfer counts once the node serves its receipt. Its
-    // receipts and the balances are read at once (one round trip).
-    const into = logs.filter((l) => l.transactionHash && open.some((w) => isAddressEqual(w.depositAddress, l.args.to)));
-    // The next block's fees quoted alongside (the same quote the settlement would ask for, a round trip earlier).
-    const fees = this.deps.quoteFees();
-    fees.catch(() => {}); // a failed quote fails the sends that use it, not this round
-    const [receipts, balances] = await Promise.all([
-      Promise.all(into.map((l) => readReceipt(client, l.transactionHash!))),
-      Promise.all(
-        open.map((w) =>
-          rpc(() =>
-            client.readContract({ address: deployment.token.address, abi: erc20Abi, functionName: "balanceOf", args: [w.depositAddress], blockTag: "pending" }),
-          ),
-        ),
-      ),
-    ]);
-    const served = new Set(into.filter((_, i) => receipts[i] !== null).map((l) => getAddress(l.args.to)));
-    let sent = 0;
-    for (const [i, w] of open.entries()) {
-      if (!served.has(getAddress(w.depositAddress)) || balances[i]! < w.amountUnits) continue;
-      const result = await this.sendSettlement(w.depositAddress, this.#settleData(w), undefined, { blockTag: "pending", quoteFees: () => fees });
-      if (result === "unavailable") this.#preconfirmedRefused.set(w.depositAddress, now + PRECONFIRMED_RETRY_AFTER_MS);
-      else if (result !== "taken") sent++;
+  async tick(view?: ChainView): Promise<{ sent: number; settled: number }> {
+    const latest = view?.head.number ?? (await rpc(() => this.deps.client.getBlockNumber({ cacheTime: 0 })));
+    let settled = await this.#follow(view);
+    for (let i = 0; i < CATCH_UP_CHUNKS_PER_ROUND; i++) {
+      const paid = await this.#endPaid(latest, view);
+      settled += paid.ended;
+      if (paid.caughtUp) break;
     }
-    return { sent };
-  }
-
-  /** One round: follow what was sent, end the watches of payments settled by anyone, then settle what has arrived. */
-  async tick(): Promise<{ sent: number; settled: number }> {
-    const latest = await rpc(() => this.deps.client.getBlockNumber({ cacheTime: 0 }));
-    const settled = (await this.#follow()) + (await this.#endPaid(latest));
-    const sent = await this.#settleArrived(latest);
+    let sent = 0;
+    for (let i = 0; i < CATCH_UP_CHUNKS_PER_ROUND; i++) {
+      const arrived = await this.#settleArrived(latest, view, i === 0);
+      sent += arrived.sent;
+      if (arrived.caughtUp) break;
+    }
     if (this.deps.now() >= this.#pruneAt) {
       this.#pruneAt = this.deps.now() + PRUNE_EVERY_MS;
       await this.deps.watches.prune(this.deps.now());
@@ -185,12 +141,12 @@ export class DepositSettler {
     return { sent, settled };
   }
 
-  async #follow(): Promise<number> {
+  async #follow(view?: ChainView): Promise<number> {
     const { client, watches } = this.deps;
     const sent = await watches.sent(PER_TICK);
     if (sent.length === 0) return 0;
     const splitter = SplitterReader.of(this.deps);
-    const head = await finalityHead(client, this.deps.finality);
+    const head = view?.finalHead ?? (await finalityHead(client, this.deps.finality));
     let settled = 0;
     for (const w of sent) {
       try {
@@ -249,21 +205,22 @@ export class DepositSettler {
    * Reads the Splitter's `Paid` logs from the last block read up to the finality head (final blocks:
    * nothing to read again) and ends the open watches of the payments they settled.
    */
-  async #endPaid(latest: bigint): Promise<number> {
+  async #endPaid(latest: bigint, view?: ChainView): Promise<{ ended: number; caughtUp: boolean }> {
     const { client, deployment, watches } = this.deps;
-    const head = await finalityHead(client, this.deps.finality, latest);
+    const head = view?.finalHead ?? (await finalityHead(client, this.deps.finality, latest));
     const last = await watches.scanned("paid");
     const from = last === null || last > head ? head : last + 1n;
-    if (from < 0n || from > head) return 0;
-    const wanted = head - from + 1n > MAX_PAID_RANGE ? from + MAX_PAID_RANGE - 1n : head;
+    if (from < 0n || from > head) return { ended: 0, caughtUp: true };
+    const range = this.deps.ranges?.paidBlocks ?? MAX_PAID_RANGE;
+    const wanted = head - from + 1n > range ? from + range - 1n : head;
     const read = await inHalves(from, from, wanted, (fromBlock, toBlock) =>
-      rpc(() => client.getLogs({ address: deployment.contracts.Splitter.address, event: PAID_EVENT, fromBlock, toBlock, strict: true })),
+      logsIn(client, view, { address: deployment.contracts.Splitter.address, events: [PAID_EVENT], fromBlock, toBlock }),
     );
     if (!read.ok) throw read.error;
     const keys = [...new Set(read.logs.map((l) => l.args.paymentKey))];
     const ended = await watches.settle(await Promise.all(keys.map((key) => this.deps.depositAddresses.ofKey(key))));
     await watches.setScanned("paid", read.to);
-    return ended;
+    return { ended, caughtUp: read.to >= head };
   }
 
   /**
@@ -271,22 +228,24 @@ export class DepositSettler {
    * whose time has come and, once a minute, the backstop's few: each one's balance read, the whole
    * ones settled.
    */
-  async #settleArrived(latest: bigint): Promise<number> {
+  async #settleArrived(latest: bigint, view: ChainView | undefined, first: boolean): Promise<{ sent: number; caughtUp: boolean }> {
     const { client, deployment, watches } = this.deps;
     const now = this.deps.now();
     const last = await watches.scanned("transfers");
     const next = last === null || last >= latest ? latest + 1n : last + 1n;
     const from = next - TRANSFER_OVERLAP_BLOCKS > 0n ? next - TRANSFER_OVERLAP_BLOCKS : 0n;
-    const wanted = latest - from + 1n > MAX_TRANSFER_RANGE ? from + MAX_TRANSFER_RANGE - 1n : latest;
+    const range = this.deps.ranges?.transferBlocks ?? MAX_TRANSFER_RANGE;
+    const wanted = latest - from + 1n > range ? from + range - 1n : latest;
     const read = await inHalves(from, next, wanted, (fromBlock, toBlock) =>
-      rpc(() => client.getLogs({ address: deployment.token.address, event: TRANSFER_EVENT, fromBlock, toBlock, strict: true })),
+      logsIn(client, view, { address: deployment.token.address, events: [TRANSFER_EVENT], fromBlock, toBlock }),
     );
     const recipients = read.ok ? [...new Set(read.logs.map((l) => l.args.to))] : [];
     await this.deps.onTransfersTo?.(recipients);
     const arrived = await watches.openAmong(recipients, now);
-    const retries = await watches.due(now, PER_TICK);
+    // The retries and the backstop once per round, not per catch-up chunk.
+    const retries = first ? await watches.due(now, PER_TICK) : [];
     let swept: DepositWatch[] = [];
-    if (now >= this.#sweepAt) {
+    if (first && now >= this.#sweepAt) {
       this.#sweepAt = now + BACKSTOP_EVERY_MS;
       swept = await watches.openAfter(this.#sweptTo, now, BACKSTOP_PER_SWEEP);
       this.#sweptTo = swept.length < BACKSTOP_PER_SWEEP ? null : swept[swept.length - 1]!.depositAddress;
@@ -315,7 +274,7 @@ export class DepositSettler {
     // still ran; the round reports it, and the next reads the same blocks again.
     if (!read.ok) throw read.error;
     await watches.setScanned("transfers", read.to);
-    return sent;
+    return { sent, caughtUp: read.to >= latest };
   }
 
   /** Sends `settleDeposit` for one watch; false when it cannot be sent now (the simulation refused, no gas money). */
@@ -341,20 +300,14 @@ export class DepositSettler {
    * again; lost: sent again; stuck: replaced within the fee ceiling). "taken" when the watch is not
    * open (another settlement is out, or another instance claimed it); "unavailable" when nothing can
    * be sent now (the simulation refused, it would use more than `maxGas`, no relayer, or no gas money
-   * for the L2 gas and the L1 data fee). `on` the state it is simulated on (pending: a preconfirmed deposit).
+   * for the L2 gas and the L1 data fee).
    */
-  async sendSettlement(
-    depositAddress: Address,
-    data: Hex,
-    maxGas?: bigint,
-    on: SimulatedOn & { quoteFees?: DepositSettlerDeps["quoteFees"] } = {},
-  ): Promise<{ hash: Hex } | "taken" | "unavailable"> {
+  async sendSettlement(depositAddress: Address, data: Hex, maxGas?: bigint): Promise<{ hash: Hex } | "taken" | "unavailable"> {
     const { deployment, sender } = this.deps;
     const to = deployment.contracts.Splitter.address;
-    const { quoteFees, ...simulatedOn } = on;
     // A paused token or a blacklisted party refuses in the simulation, and the deposit waits at its
     // address until it clears.
-    const ready = await readyRelayerCall(quoteFees ? { ...this.deps, quoteFees } : this.deps, to, data, maxGas, simulatedOn);
+    const ready = await readyRelayerCall(this.deps, to, data, maxGas);
     if (!ready) return "unavailable";
     const { relayer, priced, pending } = ready;
     const { gas, fees } = priced;

@@ -30,19 +30,13 @@ export interface RelayerCallDeps {
 }
 
 /**
- * Which state a relayer call is simulated on: the node's default, or `pending` (the Flashblock being
- * built: a call that spends a preconfirmed deposit passes only there).
- */
-export type SimulatedOn = { blockTag?: "pending" };
-
-/**
  * `data` to `to` simulated as the relayer would send it, with the fees it would pay (a payer's code
  * may look at them), and priced: its gas limit (the estimate plus 20%) and those fees; null when the
  * simulation does not pass (it reverts, or the node could not run it).
  */
-export async function priceRelayerCall(deps: RelayerCallDeps, to: Address, data: Hex, on: SimulatedOn = {}): Promise<SettlementPrice | null> {
+export async function priceRelayerCall(deps: RelayerCallDeps, to: Address, data: Hex): Promise<SettlementPrice | null> {
   const fees = await deps.quoteFees();
-  const gas = await deps.client.estimateGas({ account: deps.sender.address ?? zeroAddress, to, data, ...fees, ...on }).catch(() => null);
+  const gas = await deps.client.estimateGas({ account: deps.sender.address ?? zeroAddress, to, data, ...fees }).catch(() => null);
   return gas === null ? null : { gas: (gas * 12n) / 10n, fees };
 }
 
@@ -58,13 +52,12 @@ export async function readyRelayerCall(
   to: Address,
   data: Hex,
   maxGas?: bigint,
-  on: SimulatedOn = {},
 ): Promise<{ relayer: Address; priced: SettlementPrice; pending: number } | null> {
   const relayer = deps.sender.address;
   if (!relayer) return null;
   try {
     const [priced, balance, pending, l1Fee] = await Promise.all([
-      priceRelayerCall(deps, to, data, on),
+      priceRelayerCall(deps, to, data),
       deps.client.getBalance({ address: relayer }),
       deps.client.getTransactionCount({ address: relayer, blockTag: "pending" }),
       quoteL1Fee(deps.client, { to, data }).then(l1FeeWithMargin),

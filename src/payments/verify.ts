@@ -7,7 +7,6 @@ import { formatAmount } from "../money.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import { agreed, receiptClaim } from "../chain/agreement.js";
 import { isKnownTransaction } from "../chain/transactions.js";
-import { isPreconfirmed } from "../chain/preconfirmations.js";
 import type { Intent } from "./intent.js";
 import type { VerifyCode, VerifyPaymentResponse } from "../wire/index.js";
 
@@ -19,12 +18,7 @@ export interface PaymentChain {
   client: PublicClient;
   deployment: LiveDeployment;
   finality: Finality;
-  /** Set: the node's preconfirmations are read (the `pending` tag); absent or null: sealed blocks only. */
-  preconfirmations?: unknown;
 }
-
-/** The PAYMENT_CONFIRMING verdict of a payment preconfirmed and not yet sealed (never final). */
-export const PRECONFIRMED: PaymentVerdict = { valid: false, code: "PAYMENT_CONFIRMING", preconfirmed: true };
 
 /**
  * The Splitter's replay-guard key of a payment: `keccak256(abi.encode(token, recipient, amount,
@@ -139,16 +133,7 @@ export async function verifyPaymentTransaction(
     const verdict = judgePaid(chain, intent, { ...paid, moved: excessIn(receipt, depositAddress)?.moved }, head);
     // Goods are released on a majority of the nodes' word, never on the one node that answered.
     if (verdict.valid && !(await agreed(chain.client, chain.finality, receiptClaim(receipt)))) return { valid: false, code: "PAYMENT_CONFIRMING" };
-    // The latest sealed block was at least this when the head was read: a receipt at or below it is
-    // sealed, and only one above it costs the read that tells a preconfirmation.
-    const sealedAtLeast = chain.finality.kind === "safe" ? head : head + BigInt(chain.finality.confirmations);
-    return verdict.valid === false &&
-      verdict.code === "PAYMENT_CONFIRMING" &&
-      chain.preconfirmations &&
-      receipt.blockNumber > sealedAtLeast &&
-      (await isPreconfirmed(chain.client, receipt))
-      ? PRECONFIRMED
-      : verdict;
+    return verdict;
   }
   return depositsTo(chain, receipt, depositAddress) ? { deposit: true } : { valid: false, code: "PAYMENT_MISMATCH" };
 }

@@ -10,10 +10,9 @@ import type { Terms } from "./terms.js";
 
 /**
  * A charge's answer for one period: its status, what the caller should do, the period's bounds and,
- * when a transaction is named, its hash and the amount; CONFIRMING says when that transaction is
- * preconfirmed (in a Flashblock, not sealed: never final).
+ * when a transaction is named, its hash and the amount.
  */
-export function periodAnswer(status: ChargeStatus, terms: Terms, id: Hex, period: bigint, txHash?: Hex, preconfirmed = false): ChargeResponse {
+export function periodAnswer(status: ChargeStatus, terms: Terms, id: Hex, period: bigint, txHash?: Hex): ChargeResponse {
   const periodStart = terms.start + period * terms.period;
   const periodEnd = periodStart + terms.period;
   return {
@@ -27,7 +26,6 @@ export function periodAnswer(status: ChargeStatus, terms: Terms, id: Hex, period
     period_end: Number(periodEnd),
     next_period_at: terms.end !== 0n && periodEnd >= terms.end ? null : Number(periodEnd),
     ...(txHash ? { tx_hash: txHash, amount: formatAmount(terms.amount) } : {}),
-    ...(preconfirmed && status === "CONFIRMING" ? { preconfirmed: true as const } : {}),
   };
 }
 

@@ -61,11 +61,6 @@ export interface BatcherDeps {
   pricing: GasPricing;
   /** The L1 data fee of a call of the contract with `data`, wei (chain/l1-fee.ts). */
   quoteL1Fee: (data: Hex) => Promise<bigint>;
-  /**
-   * Where preconfirmations are read: a sent batch's answers wait (briefly) for its preconfirmation,
-   * so CONFIRMING means on chain, not only sent. The transaction's receipt once served, or null.
-   */
-  preconfirmation?: ((hash: Hex) => Promise<{ preconfirmed: boolean } | null>) | null;
 }
 
 /**
@@ -100,8 +95,7 @@ export class ChargeBatcher {
 
   /**
    * Sends `charge` (alone or with others ready within the wait) and answers CONFIRMING with its
-   * transaction: where preconfirmations are read, once it is preconfirmed (marked so), or after a
-   * short bounded wait without it.
+   * transaction once it is sent (its 200 ms block is the early signal: follow says when it is in one).
    */
   submit(charge: ReadyCharge): Promise<ChargeResponse> {
     return new Promise<ChargeResponse>((resolve, reject) => {
@@ -218,10 +212,9 @@ export class ChargeBatcher {
       },
     );
     if (sent) await relayer.send(sent);
-    const seen = sent && this.deps.preconfirmation ? await this.deps.preconfirmation(sent.hash) : null;
     for (const [i, w] of group.entries()) {
       const c = w.charge;
-      if (sent?.won[i]) w.resolve(periodAnswer("CONFIRMING", c.terms, c.id, c.period, sent.hash, seen?.preconfirmed === true));
+      if (sent?.won[i]) w.resolve(periodAnswer("CONFIRMING", c.terms, c.id, c.period, sent.hash));
       else this.#winnersAnswer(c).then(w.resolve, w.reject);
     }
   }

@@ -4,7 +4,6 @@ import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import { agreed, receiptClaim } from "../chain/agreement.js";
 import type { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
 import { isKnownTransaction } from "../chain/transactions.js";
-import { isPreconfirmed } from "../chain/preconfirmations.js";
 import type { Finality } from "../config.js";
 import { DomainError } from "../errors.js";
 import type { ChargeAttempt, ChargeAttempts } from "../store/charge-attempts.js";
@@ -25,8 +24,6 @@ export interface FollowDeps {
    * of theirs is sent for a while (charges.ts), so a retry cannot make the relayer pay for it again.
    */
   refusePayer(payer: Address): Promise<void>;
-  /** Set: the node's preconfirmations are read, and a CONFIRMING answer says when its transaction is preconfirmed. */
-  preconfirmations?: unknown;
 }
 
 /**
@@ -106,8 +103,7 @@ export async function followAttempt(deps: FollowDeps, terms: Terms, id: Hex, per
     throw refusal ?? new DomainError("TRANSACTION_REVERTED", { detail: "the batch charged nothing for this period" });
   }
   if (!isSettled(receipt.blockNumber, head)) {
-    const preconfirmed = Boolean(deps.preconfirmations) && (await isPreconfirmed(client, receipt));
-    return periodAnswer("CONFIRMING", terms, id, period, receipt.transactionHash, preconfirmed);
+    return periodAnswer("CONFIRMING", terms, id, period, receipt.transactionHash);
   }
   // The relayer takes its own transaction as mined, and the payer's period as paid, on a majority of the nodes' word.
   if (!(await agreed(client, deps.finality, receiptClaim(receipt)))) return periodAnswer("CONFIRMING", terms, id, period, receipt.transactionHash);

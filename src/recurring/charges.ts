@@ -19,7 +19,6 @@ import { followAttempt } from "./charge-follow.js";
 import { ChargeBatcher } from "./charge-batcher.js";
 import { measuredChargeGas, RENEWAL_GAS_FIGURE } from "./charge-gas.js";
 import { CONTRACT_SIGNATURE_GAS_CAP, RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
-import { preconfirmationOf } from "../chain/preconfirmations.js";
 import type { Terms } from "./terms.js";
 import type { SignedSubscription } from "./tokens.js";
 import type { ChargeResponse, ChargeStatus } from "../wire/index.js";
@@ -44,8 +43,6 @@ export interface ChargesDeps {
   batch: { maxItems: number; waitMs: number };
   /** Payers refused for a while after a charge of theirs failed on chain (charge-follow.ts says which failures). */
   refusedPayers: RefusedChargePayers;
-  /** Set: the node's preconfirmations are read (answers wait briefly for a sent charge's); absent or null: sealed blocks only. */
-  preconfirmations?: { everyMs: number } | null;
 }
 
 /** How long a payer's charges are refused after one passed its simulation and failed on chain (as x402's reverted payers). */
@@ -119,7 +116,6 @@ export class Charges {
       perBlock: POOL_WINDOW,
       pricing: deps.pricing,
       quoteL1Fee: (data) => this.#batchL1Fee(data),
-      preconfirmation: preconfirmationOf(deps.client, deps.preconfirmations),
     });
   }
 
@@ -128,7 +124,7 @@ export class Charges {
   }
 
   get #chain() {
-    return { client: this.deps.client, finality: this.deps.finality, contract: this.#reader, preconfirmations: this.deps.preconfirmations ?? null };
+    return { client: this.deps.client, finality: this.deps.finality, contract: this.#reader };
   }
 
   get #followDeps() {

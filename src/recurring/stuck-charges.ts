@@ -42,10 +42,13 @@ export class StuckCharges {
   async replaceStuck(afterSeconds: number, limit = 100): Promise<number> {
     const { client, attempts, relayer } = this.deps;
     if (!relayer.address) return 0;
+    const before = this.deps.now() - afterSeconds * 1000;
+    // Nothing sent long enough ago (the usual case): no read of the chain at all.
+    if ((await attempts.unminedSentBefore(relayer.address, 0, before, 1)).length === 0) return 0;
     // Only nonces the chain has not used can be stuck: the relayer's mined count first (one read),
     // then its attempts from there, lowest nonce first (the one every later nonce waits behind).
     const mined = await client.getTransactionCount({ address: relayer.address, blockTag: "latest" });
-    const mine = await attempts.unminedSentBefore(relayer.address, mined, this.deps.now() - afterSeconds * 1000, limit);
+    const mine = await attempts.unminedSentBefore(relayer.address, mined, before, limit);
     // One replacement per transaction: a batch's periods share theirs.
     const stale = [...new Map(mine.map((a) => [a.txHash, a])).values()];
     if (stale.length === 0) return 0;

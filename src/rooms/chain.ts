@@ -1,5 +1,10 @@
-import type { PublicClient } from "viem";
+import { erc20Abi, toEventSelector, type PublicClient } from "viem";
+import { blocksIn } from "../chain/block-time.js";
+import { CHARGED_EVENT, REVOKED_EVENT } from "../chain/contracts/recurring-charges.js";
+import { PAID_EVENT } from "../chain/contracts/splitter.js";
+import { ChainFollower } from "../chain/follower.js";
 import { ChainNodes } from "../chain/nodes.js";
+import { webSocketFeed } from "../chain/ws-feed.js";
 import { checkTokenDomain, TokenDomainMismatchError } from "../chain/token-domain.js";
 import type { Config, Finality } from "../config.js";
 import { loadLiveDeployment, type LiveDeployment } from "../deployments.js";
@@ -12,8 +17,15 @@ export interface ChainRoom {
   nodes: ChainNodes;
   deployment: LiveDeployment;
   client: PublicClient;
-  chain: { client: PublicClient; deployment: LiveDeployment; finality: Finality; preconfirmations: Config["preconfirmations"] };
+  chain: { client: PublicClient; deployment: LiveDeployment; finality: Finality };
+  /** The one follower of the chain's head (the deposit settler and the watcher are added as its consumers). */
+  follower: ChainFollower;
 }
+
+/** Blocks each follower round reads again behind the last one read (a short reorg), as a duration. */
+const REREAD_SECONDS = 15;
+/** How long the logs of our own contracts stay in memory behind the head (`safe` lags minutes on Base). */
+const KEEP_CONTRACT_LOGS_SECONDS = 900;
 
 export async function chainRoom({ config, deps, logger, metrics, now }: BaseRoom): Promise<ChainRoom> {
   if (!config.rpcUrl) throw new Error("no RPC_URL: start the embedded chain first (npm start does)");
@@ -30,13 +42,23 @@ export async function chainRoom({ config, deps, logger, metrics, now }: BaseRoom
     if (error instanceof TokenDomainMismatchError) throw error;
     logger.warn({ error: firstLine(error) }, "could not check the token's EIP-712 domain against the chain");
   }
-  return {
-    rpcUrl: config.rpcUrl,
-    nodes,
-    deployment,
+  const contracts = [deployment.contracts.Splitter.address, deployment.contracts.RecurringCharges.address];
+  // The follower reads through the best ranked node; its WebSocket (RPC_WS_URL) is one node's feed
+  // of heads and logs, a hint that starts a round, never a verdict.
+  const follower = new ChainFollower({
     client,
-    chain: { client, deployment, finality: config.finality, preconfirmations: config.preconfirmations },
-  };
+    filter: {
+      address: [deployment.token.address, ...contracts],
+      topics: [erc20Abi.find((i) => i.type === "event" && i.name === "Transfer")!, PAID_EVENT, CHARGED_EVENT, REVOKED_EVENT].map((e) => toEventSelector(e)),
+    },
+    finality: config.finality,
+    maxRangeBlocks: blocksIn(config.follow.logRangeSeconds, config.chainId),
+    overlapBlocks: blocksIn(REREAD_SECONDS, config.chainId),
+    keepLong: { address: contracts, blocks: blocksIn(KEEP_CONTRACT_LOGS_SECONDS, config.chainId) },
+    now,
+    feed: config.follow.wsUrl ? webSocketFeed(config.follow.wsUrl, config.rpcTimeoutMs, metrics.countRpc) : null,
+  });
+  return { rpcUrl: config.rpcUrl, nodes, deployment, client, chain: { client, deployment, finality: config.finality }, follower };
 }
 
 /** The configured nodes (RPC_URLS, or RPC_URL alone), each known by its position only in logs and metrics. */
@@ -48,7 +70,8 @@ function chainNodes(config: Config, { logger, metrics, now }: Pick<BaseRoom, "lo
     quorum: urls.length === config.rpcUrls.length ? config.rpcQuorum : 1,
     now,
     events: {
-      onRequest: (position, failed) => {
+      onRequest: (position, failed, method) => {
+        metrics.countRpc(method);
         metrics.nodeRequests.inc({ node: String(position) });
         if (failed) metrics.nodeErrors.inc({ node: String(position) });
       },

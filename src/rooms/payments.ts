@@ -1,3 +1,4 @@
+import { blocksIn } from "../chain/block-time.js";
 import { ConcurrencyGate } from "../limits/rate-limiter.js";
 import { FairGate } from "../limits/fair-gate.js";
 import { LinkStatus } from "../links/link-status.js";
@@ -58,6 +59,10 @@ export function paymentsRoom(
     quoteFees: relayer.quoteFees,
     now,
     replaceAfterMs: config.relayer.replaceAfterSeconds * 1000,
+    ranges: {
+      transferBlocks: blocksIn(config.follow.transferRangeSeconds, config.chainId),
+      paidBlocks: blocksIn(config.follow.logRangeSeconds, config.chainId),
+    },
     onWatchError: (depositAddress, error) =>
       logger.warn({ loop: "deposits", deposit_address: depositAddress, error: firstLine(error) }, "following a payment address's settlement failed"),
     // One read of the token's transfers serves the payment addresses and the merchants' x402 receivers.

@@ -1,3 +1,4 @@
+import { blocksIn } from "../chain/block-time.js";
 import { configuredTransport } from "../webhooks/target.js";
 import { Webhooks } from "../webhooks/webhooks.js";
 import type { BaseRoom } from "./base.js";
@@ -18,6 +19,10 @@ export function webhooksRoom(
     now,
     logger,
     subscriptionIdOf: (token) => capabilities.subscriptionId(capabilities.read(token).terms),
+    watcherBlocks: {
+      backfill: blocksIn(config.follow.backfillSeconds, config.chainId),
+      maxRange: blocksIn(config.follow.logRangeSeconds, config.chainId),
+    },
     ...configuredTransport(config.webhooks),
     ...(deps.webhookTransport ?? {}),
   });

@@ -6,8 +6,8 @@ import type { LiveDeployment } from "../deployments.js";
 import { finalityHead } from "../chain/finality.js";
 import { logsAgreed } from "../chain/agreement.js";
 import { DomainError } from "../errors.js";
+import { logsIn, type ChainView, type FollowerConsumer, type Head } from "../chain/follower.js";
 import { rpc } from "../chain/rpc-errors.js";
-import { readReceipt } from "../chain/transactions.js";
 import type { Database } from "../store/database.js";
 import { subscriptionState } from "../recurring/terms.js";
 import { LinkRecords } from "../links/records.js";
@@ -19,14 +19,10 @@ import type { SubscriptionChargedEvent, SubscriptionRevokedEvent, WebhookEvent }
 const EVENTS = [PAID_EVENT, CHARGED_EVENT, REVOKED_EVENT];
 /** The events that get an inclusion hint: a payment's and a charge's (a revocation waits for finality). */
 const HINTED_EVENTS = [PAID_EVENT, CHARGED_EVENT];
+/** How far below the finality head the final pass looks for a block whose header the follower saw, to end its stretch there. */
+const HEADER_SEARCH_BLOCKS = 64n;
 /** Inclusion hints checked against the chain per tick. */
 const HINTS_PER_TICK = 1000;
-/**
- * The block hash an inclusion hint sent at preconfirmation is kept under until its block is sealed
- * (a Flashblocks node's hash of the block being built changes with every Flashblock): then the
- * sealed block's hash, once the transaction is found in it.
- */
-const PRECONFIRMED_MARK = "preconfirmed";
 
 type ChainLog = {
   eventName: "Paid" | "Charged" | "Revoked";
@@ -37,13 +33,12 @@ type ChainLog = {
   transactionHash: Hex;
   logIndex: number;
   blockNumber: bigint;
-  /** Null for a preconfirmed log on some nodes (the block is not sealed). */
   blockHash: Hex | null;
 };
 
 /**
  * A stable event id: the event's type, its chain event (transaction, log index), its target, and for a
- * hint the block (its hash; for a hint at preconfirmation, the block number it named).
+ * hint the block (its hash).
  */
 export function eventIdOf(type: string, log: { transactionHash: Hex; logIndex: number }, notifyUrl: string, blockHash?: string): string {
   const block = blockHash ? `:${blockHash}` : "";
@@ -71,8 +66,6 @@ export interface WatcherDeps {
   rewindBlocks?: bigint;
   /** Most blocks one log query covers. */
   maxRange?: bigint;
-  /** Set: inclusion hints are sent at preconfirmation too ({@link Watcher.tickPreconfirmed}); absent or null: sealed blocks only. */
-  preconfirmations?: { everyMs: number } | null;
 }
 
 /** One webhook event, with an id derived from the chain event (so a re-read enqueues nothing new). */
@@ -96,28 +89,51 @@ interface Event {
  * subscription.charge_included), then follows each hint's block until it is final (nothing more is
  * sent but the final event) or the node, having reached its height, shows another block there
  * (payment.reorged, subscription.charge_reorged): a node that lags below a hint retracts nothing.
- * Where preconfirmations are read, the hint goes out at preconfirmation instead, marked so
- * ({@link tickPreconfirmed}); once its block is sealed, the transaction must be in it (then it is
- * followed as any hint) or the hint is retracted, and the transaction is followed again wherever it
- * lands.
  */
-export class Watcher {
+export class Watcher implements FollowerConsumer {
+  readonly name = "watcher";
+
   constructor(private readonly deps: WatcherDeps) {}
+
+  /** The follower's round (chain/follower.ts): {@link tick} on its view, on until caught up with the finality head. */
+  async follow(view: ChainView): Promise<unknown> {
+    for (;;) {
+      const read = await this.tick(view);
+      // Within the last 64 blocks it stopped at a header the follower saw: the next round reads on.
+      if (!read || read.to >= view.finalHead - HEADER_SEARCH_BLOCKS) return read;
+    }
+  }
 
   /**
    * Reads the next stretch of settled blocks and enqueues events for watched payments and
    * subscriptions, then the inclusion hints above the head (null when no settled block was new).
+   * On the follower's `view`, the heads, the headers it saw and the new blocks' logs cost no request.
    */
-  async tick(): Promise<{ from: bigint; to: bigint; enqueued: number } | null> {
-    const head = await finalityHead(this.deps.client, this.deps.finality);
+  async tick(view?: ChainView): Promise<{ from: bigint; to: bigint; enqueued: number } | null> {
+    const head = view?.finalHead ?? (await finalityHead(this.deps.client, this.deps.finality));
     if (head < 0n) return null;
-    const final = await this.#final(head);
-    const hints = await this.#hints(head);
+    const final = await this.#final(head, view);
+    const hints = await this.#hints(head, view);
     return final ? { ...final, enqueued: final.enqueued + hints } : null;
   }
 
-  /** The final pass: settled blocks after the cursor, up to the head. */
-  async #final(head: bigint): Promise<{ from: bigint; to: bigint; enqueued: number } | null> {
+  /** A block's header: the follower's when it saw one at that height, else read (null when the node has none). */
+  async #header(n: bigint, view?: ChainView): Promise<Head | null> {
+    const seen = view?.headerAt(n);
+    if (seen) return seen;
+    const block = await rpc(() => this.deps.client.getBlock({ blockNumber: n })).catch((error: unknown) => {
+      if (error instanceof BlockNotFoundError) return null;
+      throw error;
+    });
+    return block ? { number: block.number, hash: block.hash, timestamp: block.timestamp } : null;
+  }
+
+  /**
+   * The final pass: settled blocks after the cursor, up to the head. On the follower's view it stops
+   * at the highest block ≤ the head whose header the follower saw (its hash for the cursor costs no
+   * read); the next round reads on from there.
+   */
+  async #final(head: bigint, view?: ChainView): Promise<{ from: bigint; to: bigint; enqueued: number } | null> {
     const { client, db } = this.deps;
     const cursorRepo = new WatcherCursor(db);
     const cursor = await cursorRepo.get();
@@ -125,24 +141,28 @@ export class Watcher {
     if (!cursor) {
       from = head - (this.deps.backfillBlocks ?? 1000n);
     } else {
-      const block = await rpc(() => client.getBlock({ blockNumber: cursor.blockNumber }).catch(() => null));
+      const block = await this.#header(cursor.blockNumber, view);
       from = block && block.hash === cursor.blockHash ? cursor.blockNumber + 1n : cursor.blockNumber - (this.deps.rewindBlocks ?? 64n);
     }
     if (from < 0n) from = 0n;
     if (from > head) return null;
-    const to = head - from + 1n > (this.deps.maxRange ?? 2000n) ? from + (this.deps.maxRange ?? 2000n) - 1n : head;
+    const maxRange = this.deps.maxRange ?? 2000n;
+    let to = head - from + 1n > maxRange ? from + maxRange - 1n : head;
+    if (view && to === head) {
+      for (let n = head; n >= from && n > head - HEADER_SEARCH_BLOCKS; n--) {
+        if (view.headerAt(n)) {
+          to = n;
+          break;
+        }
+      }
+    }
     const { contracts } = this.deps.deployment;
     const [logs, toBlock] = await Promise.all([
-      rpc(() =>
-        client.getLogs({
-          address: [contracts.Splitter.address, contracts.RecurringCharges.address],
-          events: EVENTS,
-          fromBlock: from,
-          toBlock: to,
-          strict: true,
-        }),
-      ),
-      rpc(() => client.getBlock({ blockNumber: to })),
+      logsIn(client, view, { address: [contracts.Splitter.address, contracts.RecurringCharges.address], events: EVENTS, fromBlock: from, toBlock: to }),
+      this.#header(to, view).then((b) => {
+        if (!b) throw new Error(`the node has no block ${to}`);
+        return b;
+      }),
     ]);
     const events = await this.#events(logs);
     await db.transaction(async (tx) => {
@@ -170,13 +190,13 @@ export class Watcher {
    * the head are read for watched payments and charges whose watch asked for hints. Costs nothing
    * (one store read) while no watch asks and no hint is open.
    */
-  async #hints(head: bigint): Promise<number> {
+  async #hints(head: bigint, view?: ChainView): Promise<number> {
     const { client, db } = this.deps;
     const [wanted] = await db.query<{ open: boolean; asked: boolean }>(
       "SELECT EXISTS (SELECT 1 FROM included_hints) AS open, EXISTS (SELECT 1 FROM watches WHERE (data->>'included') = 'true') AS asked",
     );
     if (!wanted?.open && !wanted?.asked) return 0;
-    const latest = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
+    const latest = view?.head.number ?? (await rpc(() => client.getBlockNumber({ cacheTime: 0 })));
     let enqueued = 0;
     if (wanted.open) {
       const open = await db.query<{
@@ -191,46 +211,29 @@ export class Watcher {
         link_id: string | null;
         subscription_id: string | null;
       }>("SELECT * FROM included_hints ORDER BY block_number LIMIT $1", [HINTS_PER_TICK]);
-      // A hint sent at preconfirmation waits for its block to be sealed; then its transaction must be
-      // in that block, succeeded: found, it is a hint like any (its block's hash kept); not found
-      // (a Flashblock dropped it, or it landed in another block), it is retracted.
-      const sealedHints = open.filter((h) => h.block_hash !== PRECONFIRMED_MARK);
-      const due = open.filter((h) => h.block_hash === PRECONFIRMED_MARK && BigInt(h.block_number) <= latest);
-      const numbers = [...new Set(sealedHints.map((h) => BigInt(h.block_number)))];
+      const numbers = [...new Set(open.map((h) => BigInt(h.block_number)))];
       // A block the node has not reached (above its latest, or unknown to it: a node behind a load
       // balancer's other one) says nothing of a hint: only another block at the hint's height retracts it.
-      const [hashes, dueReceipts] = await Promise.all([
-        Promise.all(
-          numbers.map((n) =>
-            n > latest
-              ? null
-              : rpc(() =>
-                  client.getBlock({ blockNumber: n }).then(
-                    (b) => b.hash as string,
-                    (error: unknown) => {
-                      if (error instanceof BlockNotFoundError) return null;
-                      throw error;
-                    },
-                  ),
+      const hashes = await Promise.all(
+        numbers.map((n) =>
+          n > latest
+            ? null
+            : rpc(() =>
+                client.getBlock({ blockNumber: n }).then(
+                  (b) => b.hash as string,
+                  (error: unknown) => {
+                    if (error instanceof BlockNotFoundError) return null;
+                    throw error;
+                  },
                 ),
-          ),
+              ),
         ),
-        Promise.all(due.map((h) => readReceipt(client, retractionOf(h).data.tx_hash))),
-      ]);
+      );
       const canonical = new Map(numbers.map((n, i) => [n, hashes[i]]));
       const reached = (h: { block_number: string | number }) => canonical.get(BigInt(h.block_number)) != null;
-      const sealedIn = new Map<string, string>();
-      for (const [i, h] of due.entries()) {
-        const receipt = dueReceipts[i];
-        if (receipt && receipt.status === "success" && receipt.blockNumber === BigInt(h.block_number)) sealedIn.set(h.event_id, receipt.blockHash);
-      }
-      const gone = [
-        ...sealedHints.filter((h) => reached(h) && canonical.get(BigInt(h.block_number)) !== h.block_hash),
-        ...due.filter((h) => !sealedIn.has(h.event_id)),
-      ];
-      const final = [...sealedHints.filter(reached), ...due].filter((h) => !gone.includes(h) && BigInt(h.block_number) <= head);
-      const confirmed = due.filter((h) => sealedIn.has(h.event_id) && !final.includes(h));
-      if (gone.length + final.length + confirmed.length > 0)
+      const gone = open.filter((h) => reached(h) && canonical.get(BigInt(h.block_number)) !== h.block_hash);
+      const final = open.filter((h) => reached(h) && !gone.includes(h) && BigInt(h.block_number) <= head);
+      if (gone.length + final.length > 0)
         await db.transaction(async (tx) => {
           const deliveries = new Deliveries(tx);
           for (const h of gone)
@@ -247,7 +250,6 @@ export class Watcher {
               },
             });
           await tx.query("DELETE FROM included_hints WHERE event_id = ANY($1)", [[...gone, ...final].map((h) => h.event_id)]);
-          for (const h of confirmed) await tx.query("UPDATE included_hints SET block_hash = $2 WHERE event_id = $1", [h.event_id, sealedIn.get(h.event_id)]);
         });
       enqueued += gone.length;
     }
@@ -255,51 +257,18 @@ export class Watcher {
     const maxRange = this.deps.maxRange ?? 2000n;
     const from = latest - head > maxRange ? latest - maxRange + 1n : head + 1n;
     const { contracts } = this.deps.deployment;
-    const logs = await rpc(() =>
-      client.getLogs({
-        address: [contracts.Splitter.address, contracts.RecurringCharges.address],
-        events: HINTED_EVENTS,
-        fromBlock: from,
-        toBlock: latest,
-        strict: true,
-      }),
-    );
-    return enqueued + (await this.#sendHints(await this.#events(logs, "hint")));
-  }
-
-  /**
-   * The hint pass at preconfirmation, every few hundred milliseconds where preconfirmations are read:
-   * the pending block's `Paid` and `Charged` logs (one `eth_getLogs` from `pending` to `pending`, what
-   * a Flashblocks node answers from the Flashblocks preconfirmed so far) of watches that asked for
-   * hints, each sent as a hint marked preconfirmed. Followed by {@link tick} until final or retracted.
-   * Costs one store read (an index) while no watch asks.
-   */
-  async tickPreconfirmed(): Promise<number> {
-    const { client, db } = this.deps;
-    if (!this.deps.preconfirmations) return 0;
-    const [wanted] = await db.query<{ asked: boolean }>("SELECT EXISTS (SELECT 1 FROM watches WHERE (data->>'included') = 'true') AS asked");
-    if (!wanted?.asked) return 0;
-    const { contracts } = this.deps.deployment;
-    const logs = (await rpc(() =>
-      client.getLogs({
-        address: [contracts.Splitter.address, contracts.RecurringCharges.address],
-        events: HINTED_EVENTS,
-        fromBlock: "pending",
-        toBlock: "pending",
-        strict: true,
-      }),
-    )) as unknown as Array<Omit<ChainLog, "blockNumber"> & { blockNumber: bigint | null }>;
-    if (logs.length === 0) return 0;
-    // Read after the logs: a log of a block sealed meanwhile is the sealed pass's.
-    const [latest, pending] = await Promise.all([rpc(() => client.getBlockNumber({ cacheTime: 0 })), rpc(() => client.getBlock({ blockTag: "pending" }))]);
-    const preconfirmed = logs.map((l) => ({ ...l, blockNumber: l.blockNumber ?? pending.number ?? latest + 1n })).filter((l) => l.blockNumber > latest);
-    return this.#sendHints(await this.#events(preconfirmed as never, "preconfirmed", pending.timestamp));
+    const logs = await logsIn(client, view, {
+      address: [contracts.Splitter.address, contracts.RecurringCharges.address],
+      events: HINTED_EVENTS,
+      fromBlock: from,
+      toBlock: latest,
+    });
+    return enqueued + (await this.#sendHints(await this.#events(logs as never, "hint")));
   }
 
   /**
    * Records and enqueues hints, each once: a hint already followed (or already final and forgotten)
-   * is not sent again, nor one for a transaction whose hint for the same block was sent at
-   * preconfirmation (or, at preconfirmation, already from the sealed block).
+   * is not sent again, nor a second one for a transaction in the same block.
    */
   async #sendHints(hints: Event[]): Promise<number> {
     if (hints.length === 0) return 0;
@@ -344,11 +313,7 @@ export class Watcher {
   }
 
   /** The events of watched payments and subscriptions in `logs`: final ones, or inclusion hints for watches that asked. */
-  async #events(
-    logs: Awaited<ReturnType<PublicClient["getLogs"]>>,
-    pass: "final" | "hint" | "preconfirmed" = "final",
-    pendingTimestamp?: bigint,
-  ): Promise<Event[]> {
+  async #events(logs: Awaited<ReturnType<PublicClient["getLogs"]>>, pass: "final" | "hint" = "final"): Promise<Event[]> {
     const { client, db } = this.deps;
     const watches = new Watches(db);
     const typed = logs as unknown as ChainLog[];
@@ -376,7 +341,7 @@ export class Watcher {
         : subscriptions.get(log.args.subscriptionId as string);
     // Only the watched payment itself (what verify would call valid once settled), never a look-alike
     // of its reference with another token, recipient or amount.
-    let matched = typed.filter((log) => {
+    const matched = typed.filter((log) => {
       const watch = watchOf(log);
       if (!watch || (pass !== "final" && watch.data.included !== true)) return false;
       return log.eventName !== "Paid" || this.#isWatchedPayment(log.args, watch);
@@ -384,22 +349,11 @@ export class Watcher {
     // A settled event is announced on a majority of the nodes' word: short of it, the pass fails and is read again.
     if (pass === "final" && !(await logsAgreed(client, this.deps.finality, matched)))
       throw new DomainError("RPC_BUSY", { detail: "settled events short of a majority of the chain's nodes" });
-    if (pass === "preconfirmed") {
-      // Preconfirmed, not merely waiting in the pool: a node without Flashblocks may answer `pending`
-      // with its pool run on top of the latest block. A transaction counts once its receipt is served.
-      const hashes = [...new Set(matched.map((l) => l.transactionHash))];
-      const receipts = await Promise.all(hashes.map((hash) => readReceipt(client, hash)));
-      const served = new Set(hashes.filter((_, i) => receipts[i]?.status === "success"));
-      matched = matched.filter((l) => served.has(l.transactionHash));
-    }
     // The matched events' blocks (each once) and the subscriptions' state at each charge or
     // revocation, all read at once: one JSON-RPC batch.
-    // (A preconfirmed log's block is not sealed: its time is the pending block's.)
     const blockNumbers = [...new Set(matched.map((l) => l.blockNumber))];
     const [times, states] = await Promise.all([
-      Promise.all(
-        blockNumbers.map((n) => (pass === "preconfirmed" ? (pendingTimestamp ?? 0n) : rpc(() => client.getBlock({ blockNumber: n })).then((b) => b.timestamp))),
-      ),
+      Promise.all(blockNumbers.map((n) => rpc(() => client.getBlock({ blockNumber: n })).then((b) => b.timestamp))),
       Promise.all(
         matched.map((log) =>
           log.eventName === "Paid" || pass !== "final"
@@ -416,7 +370,7 @@ export class Watcher {
       if (at > BigInt(watch.watchUntil)) continue; // settled after watching ended: recover finds it, no announcement
       const created_at = Number(at);
       if (pass !== "final") {
-        events.push(this.#hint(log, watch, created_at, pass === "preconfirmed"));
+        events.push(this.#hint(log, watch, created_at));
         continue;
       }
       const type = log.eventName === "Paid" ? "payment.settled" : log.eventName === "Charged" ? "subscription.charged" : "subscription.revoked";
@@ -466,14 +420,10 @@ export class Watcher {
 
   /**
    * An inclusion hint for a log above the finality head, with the retraction to send if its block
-   * leaves the chain; at preconfirmation, marked so, with the hash the node gave the block being
-   * built (zero when it gave none), kept under the block number it named until that block is sealed.
+   * leaves the chain.
    */
-  #hint(log: ChainLog, watch: Watch, created_at: number, preconfirmed = false): Event {
+  #hint(log: ChainLog, watch: Watch, created_at: number): Event {
     const blockHash = log.blockHash ?? zeroHash;
-    const kept = preconfirmed ? PRECONFIRMED_MARK : blockHash;
-    const idBlock = preconfirmed ? `${PRECONFIRMED_MARK}:${log.blockNumber}` : blockHash;
-    const mark = preconfirmed ? { preconfirmed: true as const } : {};
     if (log.eventName === "Paid") {
       const data = {
         intent: this.deps.intentFor(watch),
@@ -481,10 +431,9 @@ export class Watcher {
         reference: watch.key as Hex,
         ...(watch.linkId ? { link_id: watch.linkId as Hex } : {}),
         block_hash: blockHash,
-        ...mark,
       };
-      const eventId = eventIdOf("payment.included", log, watch.notifyUrl, idBlock);
-      const retractionId = eventIdOf("payment.reorged", log, watch.notifyUrl, idBlock);
+      const eventId = eventIdOf("payment.included", log, watch.notifyUrl, blockHash);
+      const retractionId = eventIdOf("payment.reorged", log, watch.notifyUrl, blockHash);
       return {
         eventId,
         eventType: "payment.included",
@@ -492,7 +441,7 @@ export class Watcher {
         payload: { id: eventId, type: "payment.included", created_at, data },
         hint: {
           blockNumber: log.blockNumber,
-          blockHash: kept,
+          blockHash,
           retraction: { eventId: retractionId, eventType: "payment.reorged", payload: { id: retractionId, type: "payment.reorged", created_at, data } },
         },
       };
@@ -504,10 +453,9 @@ export class Watcher {
       period_index: Number(log.args.periodIndex as bigint),
       tx_hash: log.transactionHash,
       block_hash: blockHash,
-      ...mark,
     };
-    const eventId = eventIdOf("subscription.charge_included", log, watch.notifyUrl, idBlock);
-    const retractionId = eventIdOf("subscription.charge_reorged", log, watch.notifyUrl, idBlock);
+    const eventId = eventIdOf("subscription.charge_included", log, watch.notifyUrl, blockHash);
+    const retractionId = eventIdOf("subscription.charge_reorged", log, watch.notifyUrl, blockHash);
     return {
       eventId,
       eventType: "subscription.charge_included",
@@ -515,7 +463,7 @@ export class Watcher {
       payload: { id: eventId, type: "subscription.charge_included", created_at, data },
       hint: {
         blockNumber: log.blockNumber,
-        blockHash: kept,
+        blockHash,
         retraction: {
           eventId: retractionId,
           eventType: "subscription.charge_reorged",

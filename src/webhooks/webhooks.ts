@@ -39,8 +39,8 @@ export interface WebhooksDeps {
   logger: Logger;
   /** The subscription id a subscription capability names (INVALID_SUBSCRIPTION otherwise), for POST /v1/events. */
   subscriptionIdOf: (token: string) => Hex;
-  /** Set: inclusion hints go out at preconfirmation, read every `everyMs` (watcher.ts); absent or null: sealed blocks only. */
-  preconfirmations?: { everyMs: number } | null;
+  /** The watcher's first read-back and its longest read, in blocks (WATCHER_BACKFILL_SECONDS, LOG_RANGE_SECONDS). */
+  watcherBlocks?: { backfill: bigint; maxRange: bigint };
   /** Test seams: DNS, the receiver's CA and port. */
   resolve?: Resolver;
   ca?: string;
@@ -74,7 +74,7 @@ export class Webhooks {
       db: deps.db,
       now: deps.now,
       intentFor: (w) => this.#intentOf(w),
-      preconfirmations: deps.preconfirmations ?? null,
+      ...(deps.watcherBlocks ? { backfillBlocks: deps.watcherBlocks.backfill, maxRange: deps.watcherBlocks.maxRange } : {}),
     });
     this.delivery = new DeliveryWorker({
       db: deps.db,
@@ -243,17 +243,18 @@ export class Webhooks {
     return this.#watches.endForLink(linkId);
   }
 
-  /** Runs the watcher, the delivery worker and the pruning on timers (npm start); tests call them directly. */
-  start(): void {
+  /**
+   * Runs the delivery worker and the pruning on timers, and the watcher on its own timer unless
+   * `followed` (npm start: the chain follower drives it); tests call them directly.
+   */
+  start(options: { followed?: boolean } = {}): void {
     const loop = (name: string, every: number, run: () => Promise<unknown>) => {
       this.#stops.push(
         everyRound(every, run, (error) => this.deps.logger.warn({ loop: name, error: (error as Error).message.split("\n")[0] }, "webhook loop failed")),
       );
     };
     if (!this.deps.settings.enabled) return;
-    loop("watcher", this.deps.settings.watcherIntervalMs, () => this.watcher.tick());
-    const preconfirmations = this.deps.preconfirmations;
-    if (preconfirmations) loop("watcher-preconfirmed", preconfirmations.everyMs, () => this.watcher.tickPreconfirmed());
+    if (!options.followed) loop("watcher", this.deps.settings.watcherIntervalMs, () => this.watcher.tick());
     loop("prune", this.deps.settings.pruneIntervalMs, () => this.prune());
     this.delivery.start(this.deps.settings.deliveryIntervalMs, (error) =>
       this.deps.logger.warn({ loop: "delivery", error: (error as Error).message.split("\n")[0] }, "webhook loop failed"),

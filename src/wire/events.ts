@@ -20,15 +20,6 @@ const paymentData = {
   reference: Hash,
   link_id: LinkId.optional().describe("only for a payment through a link"),
 };
-/** Extension on inclusion hints and their retractions: the hint was sent at preconfirmation. */
-const preconfirmed = {
-  preconfirmed: z
-    .literal(true)
-    .optional()
-    .describe(
-      "extension: sent at preconfirmation (the transaction is in a Flashblock of the block being built, not yet sealed); block_hash is then the hash the node gave that block while it was being built (zero when it gave none), and the sealed block's hash may differ. Weaker still than a hint from a sealed block: never fulfil on it",
-    ),
-};
 const subscriptionData = {
   link_id: LinkId.nullable(),
   subscription_id: Hash,
@@ -44,12 +35,12 @@ export const PaymentSettledEvent = z.strictObject({
 
 export const PaymentIncludedEvent = z.strictObject({
   ...envelope("payment.included"),
-  data: z.strictObject({ ...paymentData, block_hash: Hash.describe("the block that included the transaction (not yet final)"), ...preconfirmed }),
+  data: z.strictObject({ ...paymentData, block_hash: Hash.describe("the block that included the transaction (not yet final)") }),
 });
 
 export const PaymentReorgedEvent = z.strictObject({
   ...envelope("payment.reorged"),
-  data: z.strictObject({ ...paymentData, block_hash: Hash.describe("the block that included it and left the chain"), ...preconfirmed }),
+  data: z.strictObject({ ...paymentData, block_hash: Hash.describe("the block that included it and left the chain") }),
 });
 
 export const SubscriptionChargedEvent = z.strictObject({
@@ -77,12 +68,12 @@ const chargeHint = {
 
 export const SubscriptionChargeIncludedEvent = z.strictObject({
   ...envelope("subscription.charge_included"),
-  data: z.strictObject({ ...chargeHint, block_hash: Hash.describe("the block that included the charge (not yet final)"), ...preconfirmed }),
+  data: z.strictObject({ ...chargeHint, block_hash: Hash.describe("the block that included the charge (not yet final)") }),
 });
 
 export const SubscriptionChargeReorgedEvent = z.strictObject({
   ...envelope("subscription.charge_reorged"),
-  data: z.strictObject({ ...chargeHint, block_hash: Hash.describe("the block that included it and left the chain"), ...preconfirmed }),
+  data: z.strictObject({ ...chargeHint, block_hash: Hash.describe("the block that included it and left the chain") }),
 });
 
 /** Every event type, with its schema and what a receiver must do with it. */
@@ -103,25 +94,24 @@ export const WEBHOOK_EVENTS = {
     schema: PaymentIncludedEvent,
     summary: "Extension: a watched payment's transaction was mined (not yet final)",
     description:
-      "Sent only for a payment or link created with notify_included: true, when the Paid event is in a block above the finality head; where the node serves preconfirmations (Base's Flashblocks), as soon as it is preconfirmed, marked preconfirmed: true. An early hint, weaker than payment.settled: the block may still leave the chain, or a preconfirmed transaction be missing from its sealed block (then payment.reorged follows). Never fulfil on it; verify answers PAYMENT_CONFIRMING until the block is final.",
+      "Sent only for a payment or link created with notify_included: true, as soon as the Paid event is in a block above the finality head (on Base a block every 200 ms: the early signal). An early hint, weaker than payment.settled: the block may still leave the chain (then payment.reorged follows). Never fulfil on it; verify answers PAYMENT_CONFIRMING until the block is final.",
   },
   "payment.reorged": {
     schema: PaymentReorgedEvent,
     summary: "Extension: a payment announced by payment.included left the chain before it was final",
     description:
-      "Retracts the payment.included hint of the same tx_hash and block_hash (and preconfirmed, when the hint was sent at preconfirmation: its transaction was not in the block it named once sealed). The payment may be mined again (a new payment.included with another block_hash) or never; payment.settled follows only if it settles.",
+      "Retracts the payment.included hint of the same tx_hash and block_hash. The payment may be mined again (a new payment.included with another block_hash) or never; payment.settled follows only if it settles.",
   },
   "subscription.charge_included": {
     schema: SubscriptionChargeIncludedEvent,
     summary: "Extension: a charge of a watched subscription was mined (not yet final)",
     description:
-      "Sent only for a subscription created with notify_included: true; where the node serves preconfirmations, as soon as the charge is preconfirmed, marked preconfirmed: true. A hint; subscription.charged follows once the block is final.",
+      "Sent only for a subscription created with notify_included: true, as soon as the charge is in a block above the finality head. A hint; subscription.charged follows once the block is final.",
   },
   "subscription.charge_reorged": {
     schema: SubscriptionChargeReorgedEvent,
     summary: "Extension: a charge announced by subscription.charge_included left the chain before it was final",
-    description:
-      "Retracts the hint of the same tx_hash and block_hash (and preconfirmed: the preconfirmed charge was not in the block it named once sealed); read /v1/subscriptions/state.",
+    description: "Retracts the hint of the same tx_hash and block_hash; read /v1/subscriptions/state.",
   },
   "subscription.charged": {
     schema: SubscriptionChargedEvent,

@@ -104,12 +104,6 @@ export const VerifyPaymentResponse = z.union([
   z.strictObject({
     valid: z.literal(false),
     code: VerifyCode,
-    preconfirmed: z
-      .literal(true)
-      .optional()
-      .describe(
-        "extension, with PAYMENT_CONFIRMING only: the payment is preconfirmed (in a Flashblock of the block being built, not yet sealed). Never final: the block may still drop it; valid: true comes only at finality, counted in sealed blocks",
-      ),
   }),
 ]);
 export type VerifyPaymentResponse = z.infer<typeof VerifyPaymentResponse>;

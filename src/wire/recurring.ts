@@ -134,12 +134,6 @@ export const ChargeResponse = z.strictObject({
   next_period_at: UnixSeconds.nullable(),
   tx_hash: Hash.optional(),
   amount: Amount.optional(),
-  preconfirmed: z
-    .literal(true)
-    .optional()
-    .describe(
-      "extension, with CONFIRMING only: the transaction is preconfirmed (in a Flashblock of the block being built, not yet sealed). Never final: the period stays open until the answer is CHARGED or ALREADY_CHARGED",
-    ),
 });
 export type ChargeResponse = z.infer<typeof ChargeResponse>;
 

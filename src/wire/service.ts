@@ -33,7 +33,14 @@ export const CapabilitiesResponse = z.strictObject({
     approve_token: z.number().int(),
     refund_token: z.number().int(),
   }),
-  finality: z.union([z.strictObject({ rule: z.literal("safe") }), z.strictObject({ rule: z.literal("confirmations"), confirmations: z.number().int() })]),
+  finality: z.union([
+    z.strictObject({ rule: z.literal("safe") }),
+    z.strictObject({
+      rule: z.literal("confirmations"),
+      confirmations: z.number().int(),
+      seconds: z.number().optional().describe("the depth as the duration FINALITY gave (confirmations at the chain's block time: 0.2 s on Base since Denim)"),
+    }),
+  ]),
   webhooks_enabled: z.boolean(),
   checkout_url: z.string(),
   local_chain: z.boolean().describe("extension: a development chain (no block explorer; http return_url allowed)"),

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { getAddress, isAddress, isAddressEqual, type Address, type Hex, type TransactionReceipt } from "viem";
 import { X402ReceiversReader } from "../chain/contracts/x402-receivers.js";
 import { rpc } from "../chain/rpc-errors.js";
-import { readSealedReceipt } from "../chain/preconfirmations.js";
+import { readReceipt } from "../chain/transactions.js";
 import type { PaymentChain } from "../payments/verify.js";
 import type { DepositSettler } from "../payments/deposit-settler.js";
 import type { DepositWatch } from "../store/deposit-watches.js";
@@ -262,7 +262,7 @@ export class X402Facilitator {
 
   /** Waits until `hash` is mined (its receipt), or the wait is over (null); a failed read is asked again. */
   #mined(hash: Hex): Promise<TransactionReceipt | null> {
-    return this.#poll(() => readSealedReceipt(this.deps.chain.client, hash).catch(() => null));
+    return this.#poll(() => readReceipt(this.deps.chain.client, hash).catch(() => null));
   }
 
   #used(j: Judged): Promise<boolean> {

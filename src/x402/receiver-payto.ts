@@ -2,7 +2,7 @@ import { encodeFunctionData, erc20Abi, isAddressEqual, type Hex, type Transactio
 import { x402ReceiversAbi } from "../generated/contracts.js";
 import { X402ReceiversReader } from "../chain/contracts/x402-receivers.js";
 import { rpc } from "../chain/rpc-errors.js";
-import { readSealedReceipt } from "../chain/preconfirmations.js";
+import { readReceipt } from "../chain/transactions.js";
 import type { PaymentChain } from "../payments/verify.js";
 import type { X402ReceiverRecord } from "../store/x402-receivers.js";
 import { AUTHORIZATION_LOOKBACK, authorizationPaidIn, authorizationUsed, findAuthorizationPayment, type AuthorizationPayment } from "./proof.js";
@@ -94,7 +94,7 @@ export async function receiverPayTo(deps: ReceiverPayToDeps, record: X402Receive
       // A split of ours is already on its way (the splitter's own round): wait for the balance to leave.
       return (await poll(async () => ((await balanceOf()) === 0n ? true : null), deps.waitMs, deps.pollMs)) ?? false;
     }
-    const receipt = await poll(() => readSealedReceipt(chain.client, hash).catch(() => null), deps.waitMs, deps.pollMs);
+    const receipt = await poll(() => readReceipt(chain.client, hash).catch(() => null), deps.waitMs, deps.pollMs);
     return receipt?.status === "success" && reader.splitIn(receipt, token).length > 0;
   }
 

@@ -1,6 +1,5 @@
 import type { Address, Hex, PublicClient } from "viem";
-import { isKnownTransaction } from "../chain/transactions.js";
-import { readSealedReceipt } from "../chain/preconfirmations.js";
+import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { agreed, receiptClaim } from "../chain/agreement.js";
 import type { Finality } from "../config.js";
@@ -75,7 +74,7 @@ export class ReceiverSender {
 
   async #followOne(t: X402Transaction): Promise<boolean> {
     const { client, sender, store } = this.deps;
-    const receipt = await readSealedReceipt(client, t.hash);
+    const receipt = await readReceipt(client, t.hash);
     if (receipt) {
       // Taken as mined on a majority of the nodes' word; until then followed (its nonce is its own).
       if (this.deps.finality && !(await agreed(client, this.deps.finality, receiptClaim(receipt)))) return false;

@@ -101,13 +101,15 @@ describe("hosted checkout in Chromium", function () {
     });
   });
 
-  it("pay: resolves the intent, pays in one transaction (EIP-3009 signed by MetaMask's eth-sig-util V4), shows Paid once settled", async () => {
+  it("pay: resolves the intent, pays in one transaction (EIP-3009 signed by MetaMask's eth-sig-util V4), says Received, confirming once it is in a block, Paid once settled", async () => {
     const intent = await post("/v1/payments", { recipient: merchant().address, amount: "12.5" });
     const wallet = await injectWallet(page, h.chain, buyer());
     await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
     assert.equal(await page.locator("#amount").textContent(), "12.50 USDC");
     const merchantBefore = await balanceOf(h.chain, usdc(), merchant().address);
     await page.click("#pay");
+    // In a block, not final yet: the block is the early signal (issue 43), Paid waits for finality.
+    await page.locator('#status[data-state="wait"]', { hasText: "Received, confirming" }).waitFor({ timeout: 30_000 });
     assert.match(await settle(), /^Paid\.Transaction 0x[0-9a-f]{4}…[0-9a-f]{4} · local chain: no explorer$/);
     assert.match((await page.locator("#tx code").getAttribute("title"))!, /^0x[0-9a-f]{64}$/);
     assert.include(wallet.requests, "eth_signTypedData_v4");

@@ -9,7 +9,9 @@ describe("config", () => {
     assert.equal(config.opsPort, 9464);
     assert.equal(config.chainId, 84532);
     assert.isNull(config.rpcUrl);
-    assert.deepEqual(config.finality, { kind: "confirmations", confirmations: 2 });
+    // One second of Base's 200 ms blocks.
+    assert.deepEqual(config.finality, { kind: "confirmations", confirmations: 5, seconds: 1 });
+    assert.deepEqual(config.follow, { wsUrl: null, intervalMs: 3000, logRangeSeconds: 400, transferRangeSeconds: 20, backfillSeconds: 200 });
     assert.deepEqual(config.tokenKeys, [{ id: "local", secret: LOCAL_TOKEN_SECRET }]);
     assert.equal(config.payments.minUnits, 10_000n);
     assert.equal(config.payments.maxUnits, 1_000_000_000_000n);
@@ -74,6 +76,14 @@ describe("config", () => {
       ["v2", "v1"],
     );
     assert.deepEqual(loadConfig({ FINALITY: "0" }).finality, { kind: "confirmations", confirmations: 0 });
+    // FINALITY in seconds: blocks at the chain's block time (0.2 s on Base and Base Sepolia since Denim).
+    assert.deepEqual(loadConfig({ FINALITY: "0.4s" }).finality, { kind: "confirmations", confirmations: 2, seconds: 0.4 });
+    assert.deepEqual(loadConfig({ FINALITY: "3s", CHAIN_ID: "8453", WEBHOOKS_ENABLED: "false" }).finality, {
+      kind: "confirmations",
+      confirmations: 15,
+      seconds: 3,
+    });
+    assert.deepEqual(loadConfig({ FINALITY: "0s" }).finality, { kind: "confirmations", confirmations: 0, seconds: 0 });
   });
 
   it("reads several nodes from RPC_URLS (over RPC_URL), with a majority quorum by default and RPC_QUORUM from 1 to the number of nodes", () => {

@@ -11,12 +11,11 @@ import { authorizationCall } from "./pay-call.js";
 import { watchArrival } from "./pay-transfer.js";
 import { payPage, rememberTransaction, resolvePayment, showPaid, type Resolved } from "./pay-view.js";
 
-/** What the page says once verify answers that the payment is preconfirmed: received, not yet final (Paid comes at finality). */
+/** What the page says once the payment is in a block (the wallet's node has its receipt) and verify says confirming: received, not yet final (Paid comes at finality). */
 export const RECEIVED_CONFIRMING = "Received, confirming…";
 /**
- * Verify is asked about a payment just sent every SENT_POLL_MS, SENT_QUICK_POLLS times (a Flashblocks
- * chain preconfirms it within a fraction of a second; a chain that does not, within one 2 s block),
- * then every FINALITY_POLL_MS (finality takes sealed blocks: 2 s each on Base).
+ * Verify is asked about a payment not yet known to be in a block every SENT_POLL_MS, SENT_QUICK_POLLS
+ * times (Base makes a block every 200 ms), then, and once it is in one, every FINALITY_POLL_MS.
  */
 const SENT_POLL_MS = 250;
 const SENT_QUICK_POLLS = 8;
@@ -37,11 +36,13 @@ export async function payFlow(token: string): Promise<void> {
       const wallet = await connectWallet(r.chain_id);
       status.set("wait", "Confirm the payment in your wallet…");
       let hash: Hex;
+      let included = false;
       try {
         hash = await sendPayment(wallet, r);
         rememberTransaction(token, hash);
         status.set("wait", "Payment sent. Confirming…", transactionLink(hash));
         await wallet.waitForReceipt(hash);
+        included = true;
       } catch (error) {
         // Before saying it failed: someone else may have submitted the buyer's signed authorization
         // first (then this transaction reverts or cannot be sent, and the payment is made).
@@ -51,7 +52,7 @@ export async function payFlow(token: string): Promise<void> {
         rememberTransaction(token, hash);
       }
       pay.remove();
-      await followVerdict(intent, hash, status.set, (settled) => showPaid(status, settled, r.return_url, r.reference), left);
+      await followVerdict(intent, hash, included, status.set, (settled) => showPaid(status, settled, r.return_url, r.reference), left);
     } catch (error) {
       status.set("error", walletError(error));
     }
@@ -152,7 +153,7 @@ async function recoveredPayment(intent: string): Promise<Hex | null> {
 }
 
 /** Polls verify for the same hash until it settles (the merchant verifies again on its side), or the page moves to another route. */
-async function followVerdict(intent: string, hash: Hex, set: Status["set"], paid: (hash: Hex) => void, left: AbortSignal): Promise<void> {
+async function followVerdict(intent: string, hash: Hex, included: boolean, set: Status["set"], paid: (hash: Hex) => void, left: AbortSignal): Promise<void> {
   let asked = 0;
   while (!left.aborted) {
     const answer = await answerOf(api.verifyPayment({ intent, tx_hash: hash }, { signal: left }));
@@ -169,8 +170,8 @@ async function followVerdict(intent: string, hash: Hex, set: Status["set"], paid
       set("error", `The payment did not go through (${answer.body.code}).`);
       return;
     }
-    // Preconfirmed (in a Flashblock of the block being built): received, though not final yet.
-    const received = answer.ok && !answer.body.valid && answer.body.preconfirmed === true;
+    // In a block (the wallet's node served its receipt): received, though not final yet.
+    const received = included && answer.ok && !answer.body.valid && answer.body.code === "PAYMENT_CONFIRMING";
     set("wait", received ? RECEIVED_CONFIRMING : "Payment sent. Confirming…", transactionLink(hash));
     const retryAfter = answer.ok ? undefined : answer.body.retry_after;
     const quick = !received && ++asked <= SENT_QUICK_POLLS;

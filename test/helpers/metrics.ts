@@ -1,0 +1,10 @@
+import supertest from "supertest";
+import type { Service } from "../../src/service.js";
+
+/** `rpc_requests_total{method}` from the ops port's /metrics, by method. */
+export async function rpcRequestsOf(s: Service): Promise<Record<string, number>> {
+  const text = (await supertest(s.opsApp).get("/metrics")).text;
+  const counts: Record<string, number> = {};
+  for (const [, method, n] of text.matchAll(/^rpc_requests_total\{method="([^"]+)"\} (\d+)$/gm)) counts[method!] = Number(n);
+  return counts;
+}
