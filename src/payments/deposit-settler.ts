@@ -31,11 +31,11 @@ export interface DepositSettlerDeps {
   /** One watch's follow failed (an RPC fault, a record it cannot read): told here, and the round goes on with the others. */
   onWatchError?: (depositAddress: Address, error: unknown) => void;
   /**
-   * Another reader of the token's transfers (the x402 receivers): told the recipients of each round's
-   * `Transfer` logs, so one log read serves both. It handles its own errors (a rejection would fail
-   * the round, which then reads the same blocks again).
+   * Another reader of the token's transfers (the x402 receivers): told the recipient and value of each
+   * of a round's `Transfer` logs, so one log read serves both. It handles its own errors (a rejection
+   * would fail the round, which then reads the same blocks again).
    */
-  onTransfersTo?: (recipients: Address[]) => Promise<void>;
+  onTransfersTo?: (transfers: Array<{ to: Address; value: bigint }>) => Promise<void>;
   /**
    * Preconfirmations (PRECONFIRMATIONS): every `everyMs` the pending block's `Transfer` logs (the
    * Flashblocks preconfirmed so far) are read too, and a whole deposit among them is settled at once,
@@ -278,7 +278,7 @@ export class DepositSettler {
       rpc(() => client.getLogs({ address: deployment.token.address, event: TRANSFER_EVENT, fromBlock, toBlock, strict: true })),
     );
     const recipients = read.ok ? [...new Set(read.logs.map((l) => l.args.to))] : [];
-    await this.deps.onTransfersTo?.(recipients);
+    await this.deps.onTransfersTo?.(read.ok ? read.logs.map((l) => ({ to: l.args.to, value: l.args.value })) : []);
     const arrived = await watches.openAmong(recipients, now);
     const retries = await watches.due(now, PER_TICK);
     let swept: DepositWatch[] = [];
