@@ -3,9 +3,10 @@
  * `stablecoin-events listen`: forwards a capability's events to a URL on this machine, like
  * `stripe listen --forward-to`.
  *
- *   STABLECOIN_CAPABILITY=pi.… stablecoin-events listen --base-url http://127.0.0.1:8787 \
+ *   stablecoin-events listen --capability-file cap.txt --base-url http://127.0.0.1:8787 \
  *     --forward-to http://127.0.0.1:3000/hooks [--state events-state.json] [--poll <seconds>]
- *   stablecoin-events listen --capability-file cap.txt …
+ *   printf 'capability: '; read -rs STABLECOIN_CAPABILITY; echo; export STABLECOIN_CAPABILITY
+ *   stablecoin-events listen --base-url http://127.0.0.1:8787 --forward-to …
  *
  * The capability (an intent, a link's manage token or a subscription capability) comes from the
  * environment or a file, never from the command line (which other users of the machine and the shell
