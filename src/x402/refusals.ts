@@ -43,7 +43,8 @@ export function exactRefusal(verdict: X402VerifyResponse, fallback: string = X40
 export function payloadRefusalMessage(payload: unknown, issue: { path: PropertyKey[] } | undefined): string {
   const fields = typeof payload === "object" && payload !== null ? payload : {};
   if ("permit2Authorization" in fields) return "a Permit2 payload: this facilitator settles EIP-3009 authorizations (exact on EVM) only";
-  if (!("authorization" in fields) && !("signature" in fields)) return "the payload is not an EIP-3009 authorization (exact on EVM): it has no authorization and no signature";
+  if (!("authorization" in fields) && !("signature" in fields))
+    return "the payload is not an EIP-3009 authorization (exact on EVM): it has no authorization and no signature";
   const field = issue?.path.map(String).join(".") || "payload";
   return `the EIP-3009 authorization is incomplete or malformed: ${field} is missing or not of its form (addresses 0x and 40 hex digits, value, validAfter and validBefore integers, nonce 0x and 64 hex digits, signature hex bytes)`;
 }

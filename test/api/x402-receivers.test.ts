@@ -392,7 +392,12 @@ describe("x402 to a merchant's receiver: a static payTo, nothing created per req
     const [dusted, funded] = [await ask(localAccount(60).address), await ask(localAccount(61).address)];
     await h.service.depositSettler.tick(); // the log cursor stands before the transfers
     // 49 units in two transfers fund nothing; 50 in two transfers of one round do.
-    for (const [to, units] of [[dusted, 1n], [dusted, 48n], [funded, 25n], [funded, 25n]] as const) {
+    for (const [to, units] of [
+      [dusted, 1n],
+      [dusted, 48n],
+      [funded, 25n],
+      [funded, 25n],
+    ] as const) {
       await send(h.chain, agents()[2]!, { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [to, units] });
     }
     await h.service.depositSettler.tick();
@@ -411,8 +416,7 @@ describe("x402 to a merchant's receiver: a static payTo, nothing created per req
 
   it("a caller holds at most X402_UNFUNDED_RECEIVERS_PER_CALLER receivers nobody funded: past it RATE_LIMITED until its oldest is forgotten; others, and receivers it knows, still answered", async () => {
     const bounded = await h.another({ X402_UNFUNDED_RECEIVERS_PER_CALLER: "2", TRUST_PROXY: "1" });
-    const ask = (caller: string, recipient: Address) =>
-      supertest(bounded.app).post("/v1/x402/receivers").set("X-Forwarded-For", caller).send({ recipient });
+    const ask = (caller: string, recipient: Address) => supertest(bounded.app).post("/v1/x402/receivers").set("X-Forwarded-For", caller).send({ recipient });
     const [r1, r2, r3] = [70, 71, 72].map((i) => localAccount(i).address);
     assert.equal((await ask("203.0.113.5", r1!)).status, 200);
     assert.equal((await ask("203.0.113.5", r2!)).status, 200);

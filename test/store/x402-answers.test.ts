@@ -100,7 +100,11 @@ describe("x402's store: answers, payer holds, receivers", () => {
     assert.deepEqual(await store.add(receiver(2), 4_000, stranger), { added: true }, "asking again for a known receiver is never refused");
     assert.deepEqual(await store.add(receiver(4), 4_000, { ...stranger, caller: "198.51.100.9" }), { added: true }, "another caller has its own places");
     assert.deepEqual(await store.add(receiver(1), 5_000, { ...stranger, caller: "198.51.100.9" }), { added: true });
-    assert.deepEqual(await store.add(receiver(5), 5_000, stranger), { added: false, freeAtMs: 11_000 }, "another caller's renewal takes no place of the first's, and gives none back");
+    assert.deepEqual(
+      await store.add(receiver(5), 5_000, stranger),
+      { added: false, freeAtMs: 11_000 },
+      "another caller's renewal takes no place of the first's, and gives none back",
+    );
     // Funded, a receiver no longer takes its caller's place.
     await store.markFunded([receiver(3).receiver], 5_000);
     assert.deepEqual(await store.add(receiver(5), 5_000, stranger), { added: true });
