@@ -90,7 +90,8 @@ const EnvSchema = z.object({
   EVENTS_LIMIT_PER_MINUTE: positiveInt.default(120),
   PRUNE_INTERVAL_MS: positiveInt.default(60_000),
   LINK_TTL_SECONDS: positiveInt.default(7 * 24 * 3600),
-  X402_RECEIVER_IDLE_SECONDS: positiveInt.default(30 * 24 * 3600),
+  X402_RECEIVER_IDLE_SECONDS: positiveInt.default(7 * 24 * 3600),
+  X402_UNFUNDED_RECEIVERS_PER_CALLER: positiveInt.default(100),
   SUBSCRIPTION_MIN_PERIOD_SECONDS: positiveInt.optional(),
   SETUP_TTL_SECONDS: positiveInt.default(3600),
   CANCEL_TTL_SECONDS: positiveInt.default(900),
@@ -218,7 +219,7 @@ export interface Config {
   };
   links: { ttlSeconds: number; maxTtlSeconds: number };
   /** A merchant's x402 receiver never funded is forgotten this long after it was last registered. */
-  x402: { receiverIdleSeconds: number };
+  x402: { receiverIdleSeconds: number; unfundedReceiversPerCaller: number };
   recurring: {
     minPeriodSeconds: number;
     setupTtlSeconds: number;
@@ -354,7 +355,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       portOverride: e.WEBHOOKS_PORT_OVERRIDE ?? null,
     },
     links: { ttlSeconds: e.LINK_TTL_SECONDS, maxTtlSeconds: 365 * 24 * 3600 },
-    x402: { receiverIdleSeconds: e.X402_RECEIVER_IDLE_SECONDS },
+    x402: { receiverIdleSeconds: e.X402_RECEIVER_IDLE_SECONDS, unfundedReceiversPerCaller: e.X402_UNFUNDED_RECEIVERS_PER_CALLER },
     recurring: {
       // 3600 s on real chains; the embedded local chain allows a minute, so periods can be tried out.
       minPeriodSeconds: e.SUBSCRIPTION_MIN_PERIOD_SECONDS ?? (external ? 3600 : 60),

@@ -3,6 +3,7 @@
  * a capability token is never taken from the command line, which the process list and the shell
  * history keep; it comes from the environment or a file, and a refused one is never echoed.
  */
+import type { ReplaceFileSystem } from "./replace-file.js";
 
 /** What a flag takes: a value, a number, or nothing (a switch). */
 export type FlagKind = "text" | "number" | "switch";
@@ -51,10 +52,8 @@ export function parseFlags<S extends Record<string, FlagKind>>(argv: readonly st
 }
 
 /** The part of `node:fs/promises` the commands use. */
-export interface FileSystem {
+export interface FileSystem extends ReplaceFileSystem {
   readFile(path: string, encoding: "utf8"): Promise<string>;
-  writeFile(path: string, data: string): Promise<void>;
-  rename(from: string, to: string): Promise<void>;
 }
 
 /** Node's file system, loaded when a command runs: the package has no dependencies and runs in browsers too. */

@@ -3,9 +3,10 @@
  * `stablecoin-events listen`: forwards a capability's events to a URL on this machine, like
  * `stripe listen --forward-to`.
  *
- *   STABLECOIN_CAPABILITY=pi.… stablecoin-events listen --base-url http://127.0.0.1:8787 \
+ *   stablecoin-events listen --capability-file cap.txt --base-url http://127.0.0.1:8787 \
  *     --forward-to http://127.0.0.1:3000/hooks [--state events-state.json] [--poll <seconds>]
- *   stablecoin-events listen --capability-file cap.txt …
+ *   printf 'capability: '; read -rs STABLECOIN_CAPABILITY; echo; export STABLECOIN_CAPABILITY
+ *   stablecoin-events listen --base-url http://127.0.0.1:8787 --forward-to …
  *
  * The capability (an intent, a link's manage token or a subscription capability) comes from the
  * environment or a file, never from the command line (which other users of the machine and the shell
@@ -13,8 +14,9 @@
  * argument or a capability the service refuses.
  */
 import { PaymentServiceClient } from "./index.js";
-import { nodeFileSystem, parseFlags, type FileSystem } from "./cli-args.js";
-import { listenEvents, type ListenState } from "./listen.js";
+import { nodeFileSystem, parseFlags } from "./cli-args.js";
+import { listenEvents } from "./listen.js";
+import { listenStateFile } from "./listen-state.js";
 
 declare const process: {
   argv: string[];
@@ -50,24 +52,6 @@ function options(argv: string[]) {
   return o;
 }
 
-/** The last forwarded event id in a small JSON file, replaced whole (write, then rename). */
-function stateFile(fs: FileSystem, path: string): ListenState {
-  return {
-    async read() {
-      try {
-        return (JSON.parse(await fs.readFile(path, "utf8")) as { after?: string }).after;
-      } catch (error) {
-        if ((error as { code?: string }).code === "ENOENT") return undefined;
-        throw error;
-      }
-    },
-    async write(after) {
-      await fs.writeFile(`${path}.tmp`, `${JSON.stringify({ after })}\n`);
-      await fs.rename(`${path}.tmp`, path);
-    },
-  };
-}
-
 async function main(): Promise<void> {
   const o = options(process.argv.slice(2));
   const fs = await nodeFileSystem();
@@ -81,7 +65,7 @@ async function main(): Promise<void> {
     api: new PaymentServiceClient({ baseUrl: o.baseUrl, signal: stop.signal }),
     capability,
     forwardTo: o.forwardTo,
-    ...(o.state ? { state: stateFile(fs, o.state) } : {}),
+    ...(o.state ? { state: listenStateFile(fs, o.state) } : {}),
     pollMs: o.poll * 1000,
     log: (line) => process.stdout.write(`${line}\n`),
     signal: stop.signal,

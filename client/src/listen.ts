@@ -74,7 +74,7 @@ export async function listenEvents(o: ListenOptions): Promise<void> {
         targetDown++;
         wait = networkRetryDelayMs(Math.min(targetDown, 6));
         o.log(`${new Date().toISOString()}  ${event.type.padEnd(28)} ${event.id}  → ${outcome}: kept, forwarded again in ${(wait / 1000).toFixed(1)} s`);
-        break; // read again later: the signatures are made fresh at each read
+        break; // read again after the wait, from the last event forwarded: the service answers it with the headers it was first signed with
       }
       serviceDown = 0;
     } catch (error) {

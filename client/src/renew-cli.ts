@@ -2,8 +2,10 @@
 /**
  * `stablecoin-renewals`: runs the renewal job from the command line.
  *
- *   STABLECOIN_MANAGE_TOKEN=lm.… stablecoin-renewals --base-url http://127.0.0.1:8787 --store renewals.json \
- *     [--subscriptions subscriptions.json] [--manage-token-file <path>] [--every <seconds>] [--concurrency 8] [--json]
+ *   stablecoin-renewals --base-url http://127.0.0.1:8787 --store renewals.json --manage-token-file manage-token \
+ *     [--subscriptions subscriptions.json] [--every <seconds>] [--concurrency 8] [--json]
+ *   printf 'manage token: '; read -rs STABLECOIN_MANAGE_TOKEN; echo; export STABLECOIN_MANAGE_TOKEN
+ *   stablecoin-renewals --base-url http://127.0.0.1:8787 --store renewals.json
  *
  * subscriptions.json: `[{ "subscription_id": "0x…", "subscription": "sc.…" }, …]`. A subscription
  * link's manage token (it reads every subscriber's capability) adds that link's subscribers (POST

@@ -19,6 +19,7 @@
  * const reports = await job.wave(subscriptions); // [{ subscription_id, outcome: "renewed", period_index, tx_hash }, …]
  */
 import { ApiError, type PaymentServiceClient } from "./index.js";
+import { replaceFile, type ReplaceFileSystem } from "./replace-file.js";
 
 /** A subscription the merchant charges: its id and its capability (from finalize or POST /v1/links/subscriptions). */
 export interface RenewableSubscription {
@@ -326,17 +327,14 @@ export class MemoryRenewalStore implements RenewalStore {
 }
 
 /** The few file operations the JSON-file store needs (Node's `fs/promises`). */
-interface FileSystem {
+interface FileSystem extends ReplaceFileSystem {
   readFile(path: string, encoding: "utf8"): Promise<string>;
-  writeFile(path: string, data: string): Promise<void>;
-  rename(from: string, to: string): Promise<void>;
-  open(path: string, flags: string): Promise<{ sync(): Promise<void>; close(): Promise<void> }>;
 }
 
 /**
- * Records in one JSON file (Node): every put rewrites the file through a temporary file, synced and
- * renamed over it, so a process killed at any point leaves the previous or the new file, never half
- * of one. Puts are serialised. Fits thousands of subscriptions; beyond that, use your database.
+ * Records in one JSON file (Node): every put replaces the file whole ({@link replaceFile}: a temporary
+ * file of a random name, created exclusively, synced and renamed over it), so a process killed at any
+ * point leaves the previous or the new file, never half of one. Puts are serialised. Fits thousands of subscriptions; beyond that, use your database.
  */
 export class JsonFileRenewalStore implements RenewalStore {
   #records: Map<string, RenewalRecord> | null = null;
@@ -369,13 +367,7 @@ export class JsonFileRenewalStore implements RenewalStore {
     const records = await this.#load();
     records.set(record.subscription_id, structuredClone(record));
     const write = this.#writing.then(async () => {
-      const fs = this.#fs!;
-      const tmp = `${this.path}.tmp`;
-      await fs.writeFile(tmp, JSON.stringify(Object.fromEntries(records)));
-      const handle = await fs.open(tmp, "r+");
-      await handle.sync();
-      await handle.close();
-      await fs.rename(tmp, this.path);
+      await replaceFile(this.#fs!, this.path, JSON.stringify(Object.fromEntries(records)));
     });
     this.#writing = write.catch(() => {});
     await write;

@@ -5,7 +5,7 @@ import { API_VERSION } from "../capabilities.js";
 import * as W from "../wire/index.js";
 import { WEBHOOK_EVENTS } from "../wire/index.js";
 import { sample, type Schema } from "./openapi-examples.js";
-import { OPERATIONS, TAGS, type OperationDoc } from "./operations.js";
+import { CAPABILITY_EXPIRY, OPERATIONS, TAGS, type OperationDoc } from "./operations.js";
 import type { PostRoute } from "./route.js";
 
 /** Codes every integration endpoint can answer. */
@@ -248,7 +248,8 @@ export function buildOpenApi(routes: PostRoute[]): Record<string, unknown> {
       title: "Non-custodial stablecoin payment service",
       version: API_VERSION,
       description:
-        "All integration endpoints are POST with a JSON body: capabilities (intents, subscription and other tokens) travel in bodies, never in URLs or headers, so there is no authentication scheme. Error bodies are { error, action?, retry_after? }; branch on error and action, not on the status. Retryable errors (action RETRY) carry Retry-After. WAIT means the transaction exists and the money may have moved: poll the same transaction and start no other. Fulfil only on verify's valid: true with your stored reference, once per reference.",
+        "All integration endpoints are POST with a JSON body: capabilities (intents, subscription and other tokens) travel in bodies, never in URLs or headers, so there is no authentication scheme. Error bodies are { error, action?, retry_after? }; branch on error and action, not on the status. Retryable errors (action RETRY) carry Retry-After. WAIT means the transaction exists and the money may have moved: poll the same transaction and start no other. Fulfil only on verify's valid: true with your stored reference, once per reference. " +
+        CAPABILITY_EXPIRY,
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [

@@ -18,6 +18,18 @@ const RETRY_RULE = "Errors are { error, action?, retry_after? }: branch on error
 const X402_RULE =
   "x402's shapes (camelCase, unknown fields kept); a refusal is 200 with x402's reason, a body that is not an x402 request 400 with invalid_payload.";
 
+/**
+ * When each capability stops working, and where: the one rule per capability, stated once in the
+ * document's description (each operation that takes a capability past its expiry says so too).
+ */
+export const CAPABILITY_EXPIRY =
+  "Capabilities and when they expire (the lifetimes, in seconds, are GET /v1/capabilities' token_lifetimes): " +
+  "an intent's expires_at is enforced only by POST /v1/payments/resolve (INTENT_EXPIRED): verify, recover, POST /v1/events and refunds/prepare take it for good, as a payment may settle late. " +
+  "A link token mints payments or terms until the link's expires_at or its close (LINK_CLOSED); its manage_token never expires: it lists, closes and reads events after that, and its view_token (read-only: subscribers' states, never a capability) never expires either. " +
+  "A setup token's expires_at is enforced only by POST /v1/subscriptions/resolve (SETUP_TOKEN_EXPIRED): POST /v1/subscriptions/finalize and POST /v1/links/subscribe take a setup past it, because the payer's signature on the terms it shows is the consent (subscribe still needs the link open). " +
+  "A subscription capability never expires: its terms' end ends the charges (SUBSCRIPTION_EXPIRED). " +
+  "A cancel token past its expires_at is CANCEL_TOKEN_EXPIRED wherever it is taken (revoke/prepare, subscriptions/state); an approve token is APPROVE_TOKEN_EXPIRED at approve/resolve; a refund token is REFUND_TOKEN_EXPIRED at refunds/resolve (refunds/verify takes the intent or the subscription, not the refund token).";
+
 export const OPERATIONS: Record<string, OperationDoc> = {
   "GET /x402/supported": {
     operationId: "x402Supported",
@@ -28,7 +40,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   "POST /x402/verify": {
     operationId: "x402Verify",
     tag: "x402",
-    description: `x402's POST /verify: whether settling this payment now would pay its payTo: a merchant's receiver this service knows (POST /v1/x402/receivers), or a payment address this service issued, for that amount, not settled yet, checked by @x402/evm's own exact verify (signature incl. ERC-1271, time window, amount, simulation). A replayed authorization is invalid_exact_evm_nonce_already_used. ${X402_RULE}`,
+    description: `x402's POST /verify: whether settling this payment now would pay its payTo: a merchant's receiver this service knows (POST /v1/x402/receivers), or a payment address this service issued, for that amount, not settled yet, checked by @x402/evm's own exact verify (signature incl. ERC-1271, time window, amount, simulation). A replayed authorization is invalid_exact_evm_nonce_already_used. invalidMessage names the rule that refused in this service's words (a replay: the nonce is used; an expired authorization: its validBefore is past; a payload that is not EIP-3009: what it is instead), never a library's text. ${X402_RULE}`,
   },
   "POST /x402/settle": {
     operationId: "x402Settle",
@@ -95,7 +107,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: "subscribeLink",
     tag: "Links",
     description:
-      "Browser-safe: takes the payer's signature on a setup a subscription link minted (setup_token from POST /v1/subscriptions/resolve with the link token), checks it as finalize does, and keeps the subscription capability against the link (sealed at rest); answers no capability. The subscriber costs the merchant nothing until it pays: the service makes its first charge at once (as POST /v1/charges does), and it is PENDING (not listed, not watched, not announced) until that charge is settled, then ACTIVE. Post the same body again while PENDING: it asks after the charge. A refused first charge drops the subscriber (the refusal is answered), and so do 600 s without a settled one, or the link's close. A payer holds one pending subscription per link, and a link 10 pending subscribers at once: CONCURRENCY_LIMIT past either. The setup token's expiry is not enforced here (the signature binds the terms; the link's own expiry is). LINK_CLOSED once the link is closed or expired; a setup not minted by a link is INVALID_SETUP_TOKEN.",
+      "Browser-safe: takes the payer's signature on a setup a subscription link minted (setup_token from POST /v1/subscriptions/resolve with the link token), checks it as finalize does, and keeps the subscription capability against the link (sealed at rest); answers no capability. The subscriber costs the merchant nothing until it pays: the service makes its first charge at once (as POST /v1/charges does), and it is PENDING (not listed, not watched, not announced) until that charge is settled, then ACTIVE. Post the same body again while PENDING: it asks after the charge. A refused first charge drops the subscriber (the refusal is answered), and so do 600 s without a settled one, or the link's close. A payer holds one pending subscription per link, and a link 10 pending subscribers at once: CONCURRENCY_LIMIT past either. A setup past its expires_at is still taken, as finalize takes it: the payer's signature is the consent (the link's own expiry is enforced). LINK_CLOSED once the link is closed or expired; a setup not minted by a link is INVALID_SETUP_TOKEN.",
   },
   "POST /v1/links/subscriptions": {
     operationId: "linkSubscriptions",
@@ -137,13 +149,13 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: "resolveSubscription",
     tag: "Subscriptions",
     description:
-      "The terms of a setup token and the exact EIP-712 typed data the payer signs (every field but payer). A wallet shows these terms, never others. Given a subscription link's token (in setup_token), it mints fresh terms for this visitor and answers them with that setup_token and link_id (LINK_CLOSED once the link is closed or expired); a payment link's token is INVALID_SETUP_TOKEN.",
+      "The terms of a setup token and the exact EIP-712 typed data the payer signs (every field but payer). A wallet shows these terms, never others. Given a subscription link's token (in setup_token), it mints fresh terms for this visitor and answers them with that setup_token and link_id (LINK_CLOSED once the link is closed or expired); a payment link's token is INVALID_SETUP_TOKEN. The only call that enforces a setup token's expires_at (SETUP_TOKEN_EXPIRED).",
   },
   "POST /v1/subscriptions/finalize": {
     operationId: "finalizeSubscription",
     tag: "Subscriptions",
     description:
-      "Merchant server only: checks the payer's signature (ECDSA, or ERC-1271 for a contract wallet; ERC-6492 is refused) and returns the subscription capability. Keep subscription server-side, encrypted: it is what charges. A setup minted by a subscription link is INVALID_SETUP_TOKEN here: POST /v1/links/subscribe takes it.",
+      "Merchant server only: checks the payer's signature (ECDSA, or ERC-1271 for a contract wallet; ERC-6492 is refused) and returns the subscription capability. Keep subscription server-side, encrypted: it is what charges. A setup minted by a subscription link is INVALID_SETUP_TOKEN here: POST /v1/links/subscribe takes it. A setup past its expires_at is still taken: the payer's signature is the consent, and a server may finalize a little after the checkout closed.",
   },
   "POST /v1/subscriptions/state": {
     operationId: "subscriptionState",
@@ -206,7 +218,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: "x402Receiver",
     tag: "x402",
     description:
-      "The merchant's x402 receiver for a recipient: one address per recipient on this deployment's chain (CREATE2 of X402Receivers, derived, so the same on every call and computable offline by the client package), written once as the static payTo of every x402 route. Whatever reaches it leaves only split: the fee to the fee collector, the rest to the recipient. No capability: an address is not a secret. The service keeps one row per receiver, never one per call or per x402 request.",
+      "The merchant's x402 receiver for a recipient: one address per recipient on this deployment's chain (CREATE2 of X402Receivers, derived, so the same on every call and computable offline by the client package), written once as the static payTo of every x402 route. Whatever reaches it leaves only split: the fee to the fee collector, the rest to the recipient. No capability: an address is not a secret. The service keeps one row per receiver, never one per call or per x402 request. A receiver is funded once it received, in one round of the token's transfers, at least the smallest amount a split pays a fee on (the least amount whose floor(amount × fee_bps / 10,000) is 1): kept for good from then on. One not yet funded is forgotten X402_RECEIVER_IDLE_SECONDS (7 days by default) after it was last asked for (ask at your server's start; asking again restores it), and one caller (an IP address) holds at most X402_UNFUNDED_RECEIVERS_PER_CALLER (100) of them: a new one past that is RATE_LIMITED until the caller's oldest is forgotten; one already kept is always answered.",
   },
   "POST /v1/x402/verify-settlement": {
     operationId: "verifyX402Settlement",

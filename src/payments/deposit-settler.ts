@@ -33,11 +33,11 @@ export interface DepositSettlerDeps {
   /** One watch's follow failed (an RPC fault, a record it cannot read): told here, and the round goes on with the others. */
   onWatchError?: (depositAddress: Address, error: unknown) => void;
   /**
-   * Another reader of the token's transfers (the x402 receivers): told the recipients of each round's
-   * `Transfer` logs, so one log read serves both. It handles its own errors (a rejection would fail
-   * the round, which then reads the same blocks again).
+   * Another reader of the token's transfers (the x402 receivers): told the recipient and value of each
+   * of a round's `Transfer` logs, so one log read serves both. It handles its own errors (a rejection
+   * would fail the round, which then reads the same blocks again).
    */
-  onTransfersTo?: (recipients: Address[]) => Promise<void>;
+  onTransfersTo?: (transfers: Array<{ to: Address; value: bigint }>) => Promise<void>;
   /**
    * Most blocks one read of the token's transfers covers, and of the Splitter's `Paid` logs (a
    * settler catching up after a stop reads its way forward, chunk after chunk in one round): the
@@ -240,7 +240,7 @@ export class DepositSettler implements FollowerConsumer {
       logsIn(client, view, { address: deployment.token.address, events: [TRANSFER_EVENT], fromBlock, toBlock }),
     );
     const recipients = read.ok ? [...new Set(read.logs.map((l) => l.args.to))] : [];
-    await this.deps.onTransfersTo?.(recipients);
+    await this.deps.onTransfersTo?.(read.ok ? read.logs.map((l) => ({ to: l.args.to, value: l.args.value })) : []);
     const arrived = await watches.openAmong(recipients, now);
     // The retries and the backstop once per round, not per catch-up chunk.
     const retries = first ? await watches.due(now, PER_TICK) : [];

@@ -68,9 +68,9 @@ export function paymentsRoom(
     // One read of the token's transfers serves the payment addresses and the merchants' x402 receivers.
     // A receiver fault is logged, not the round's: payment addresses are settled all the same, and the
     // next rounds read the same blocks again (the overlap), the backstop after that.
-    onTransfersTo: async (recipients) => {
+    onTransfersTo: async (transfers) => {
       await receivers.splitter
-        .onTransfers(recipients)
+        .onTransfers(transfers)
         .catch((error: unknown) => logger.warn({ loop: "x402-receivers", error: firstLine(error) }, "splitting receivers that received funds failed"));
     },
   });

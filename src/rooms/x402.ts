@@ -35,6 +35,15 @@ export function x402Room(
   });
   return {
     facilitator,
-    domains: { receivers: new ReceiverDirectory({ chain, store: receivers.store, now }), verdict: (q) => settlementVerdict(chain, q) },
+    domains: {
+      receivers: new ReceiverDirectory({
+        chain,
+        store: receivers.store,
+        now,
+        unfundedPerCaller: config.x402.unfundedReceiversPerCaller,
+        idleMs: config.x402.receiverIdleSeconds * 1000,
+      }),
+      verdict: (q) => settlementVerdict(chain, q),
+    },
   };
 }

@@ -21,29 +21,62 @@ export interface X402Transaction {
 /** A second registration of a receiver never funded renews it only if the last is older than this (ms): one write an hour at most. */
 export const RECEIVER_RENEW_AFTER_MS = 3_600_000;
 
+/** The bound on the receivers nobody funded yet that one caller holds at once. */
+export interface UnfundedPlaces {
+  /** The caller, as the rate limits tell callers apart (its IP address). */
+  caller: string;
+  /** How many receivers nobody funded yet the caller may hold. */
+  max: number;
+  /** How long such a receiver is kept after it was last registered (ms): older ones no longer count. */
+  idleMs: number;
+}
+
+/** What registering a receiver did: recorded (or kept, when known), or refused until `freeAtMs`, when the caller's oldest place frees. */
+export type ReceiverAdded = { added: true } | { added: false; freeAtMs: number };
+
 /**
  * The receivers (one row per receiver: written by POST /v1/x402/receivers, never per request) and the
- * relayer's transactions to X402Receivers, with their nonces. A receiver is funded once funds were
- * seen arriving in it; until then the backstop does not look at it, and it is forgotten after an
- * idle time since it was last registered (registering it again restores it: it is derived).
+ * relayer's transactions to X402Receivers, with their nonces. A receiver is funded once at least the
+ * smallest amount a split pays a fee on was seen arriving in it; until then the backstop does not look
+ * at it, it takes one of its first caller's bounded places, and it is forgotten after an idle time
+ * since it was last registered (registering it again restores it: it is derived).
  */
 export class X402ReceiverStore {
   constructor(private readonly db: Pick<Database, "query" | "transaction">) {}
 
   /**
-   * Records a receiver registered at `nowMs` (once: a second call writes nothing, except that it
-   * renews a receiver never funded, at most once per {@link RECEIVER_RENEW_AFTER_MS}).
+   * Records a receiver registered at `nowMs` by `places.caller`. A known receiver is kept whoever asks
+   * (a second call writes nothing, except that it renews a receiver never funded, at most once per
+   * {@link RECEIVER_RENEW_AFTER_MS}); a new one takes a place of its caller's, refused when the caller
+   * already holds `places.max` receivers nobody funded (one caller's places counted at a time, across
+   * instances).
    */
-  async add(r: X402ReceiverRecord, nowMs: number): Promise<void> {
-    await this.db.query(
-      `INSERT INTO x402_receivers (receiver, recipient, token, seen_at) VALUES ($1, $2, $3, $4)
-        ON CONFLICT (receiver) DO UPDATE SET seen_at = EXCLUDED.seen_at
-        WHERE x402_receivers.funded_at IS NULL AND x402_receivers.seen_at < EXCLUDED.seen_at - $5`,
-      [r.receiver.toLowerCase(), r.recipient.toLowerCase(), r.token.toLowerCase(), nowMs, RECEIVER_RENEW_AFTER_MS],
-    );
+  async add(r: X402ReceiverRecord, nowMs: number, places: UnfundedPlaces): Promise<ReceiverAdded> {
+    const upsert = (tx: Pick<Database, "query">) =>
+      tx.query(
+        `INSERT INTO x402_receivers (receiver, recipient, token, seen_at, caller) VALUES ($1, $2, $3, $4, $6)
+          ON CONFLICT (receiver) DO UPDATE SET seen_at = EXCLUDED.seen_at
+          WHERE x402_receivers.funded_at IS NULL AND x402_receivers.seen_at < EXCLUDED.seen_at - $5`,
+        [r.receiver.toLowerCase(), r.recipient.toLowerCase(), r.token.toLowerCase(), nowMs, RECEIVER_RENEW_AFTER_MS, places.caller],
+      );
+    return this.db.transaction(async (tx) => {
+      const known = await tx.query("SELECT 1 FROM x402_receivers WHERE receiver = $1", [r.receiver.toLowerCase()]);
+      if (known.length > 0) {
+        await upsert(tx);
+        return { added: true };
+      }
+      await tx.query("SELECT pg_advisory_xact_lock(727275, hashtext($1))", [places.caller]);
+      const [held] = await tx.query<{ n: string | number; oldest: string | number | null }>(
+        "SELECT count(*) AS n, min(seen_at) AS oldest FROM x402_receivers WHERE caller = $1 AND funded_at IS NULL AND seen_at >= $2",
+        [places.caller, nowMs - places.idleMs],
+      );
+      if (Number(held!.n) >= places.max) return { added: false, freeAtMs: Number(held!.oldest) + places.idleMs };
+      await upsert(tx);
+      return { added: true };
+    });
   }
 
-  /** Marks receivers funded at `nowMs` (funds seen arriving): from now on the backstop looks at them, and they are never forgotten. */
+  /** Marks receivers funded at `nowMs` (enough funds seen arriving): from now on the backstop looks at them, they are never forgotten, and they free their caller's place. */
   async markFunded(receivers: Address[], nowMs: number): Promise<void> {
     if (receivers.length === 0) return;
     await this.db.query("UPDATE x402_receivers SET funded_at = $2 WHERE receiver = ANY($1::text[]) AND funded_at IS NULL", [

@@ -18,7 +18,7 @@ import { X402_REASONS } from "./reasons.js";
 import { receiverPayTo } from "./receiver-payto.js";
 import type { ReceiverSender } from "./receiver-sender.js";
 import type { ReceiverSplitter } from "./receiver-splitter.js";
-import { settleRefusal, verifyRefusal, type Refusal } from "./refusals.js";
+import { exactRefusal, payloadRefusalMessage, settleRefusal, verifyRefusal, type Refusal } from "./refusals.js";
 import type { Authorized, PayToTarget } from "./target.js";
 
 export { X402_RESERVATION_STALE_MS, X402_REVERTED_PAYER_REFUSAL_MS, X402_SETTLE_POLL_MS, X402_SETTLE_WAIT_MS, X402_SETTLEMENT_GAS } from "./payload.js";
@@ -90,7 +90,7 @@ export class X402Facilitator {
     // x402's own refusal first (a replay of a settled payment is `invalid_exact_evm_nonce_already_used`);
     // a valid authorization for a payment settled by other funds would pay nothing: refused.
     const verdict = await this.#exact.verify(request);
-    if (!verdict.isValid) return verdict;
+    if (!verdict.isValid) return verifyRefusal(exactRefusal(verdict));
     if (judged.target.settledAlready) return verifyRefusal(settledAlready(judged.payer));
     if (await this.deps.answers.isPayerRefused(judged.payer, Date.now())) return verifyRefusal(payerRefused(judged.payer));
     // x402's simulation moves the funds to payTo; this one runs the settlement itself, split included,
@@ -115,9 +115,7 @@ export class X402Facilitator {
     const verdict = await this.#exact.verify(request);
     // A refused authorization may still have paid this payTo (a front-runner used it first, maybe
     // at the edge of its window): only a used one goes on, and only the proof says it paid.
-    const refused: Refusal | null = verdict.isValid
-      ? null
-      : { reason: verdict.invalidReason ?? X402_REASONS.unexpectedSettle, message: verdict.invalidMessage ?? "", payer: judged.payer };
+    const refused: Refusal | null = verdict.isValid ? null : { ...exactRefusal(verdict, X402_REASONS.unexpectedSettle), payer: judged.payer };
     if (refused && !(await this.#used(judged))) return this.#failed(refused);
     // Settled already (by other funds, or a receiver's authorization used by someone else): no
     // settlement of ours can add anything; the chain answers.
@@ -202,7 +200,7 @@ export class X402Facilitator {
     if (requirements.scheme !== "exact" || payload.accepted.scheme !== "exact") return refuse(X402_REASONS.scheme, "this facilitator settles the exact scheme");
     if (requirements.network !== this.network || payload.accepted.network !== this.network)
       return refuse(X402_REASONS.network, `this facilitator settles on ${this.network}`);
-    if (!parsed.success) return refuse(X402_REASONS.payload, "this facilitator settles EIP-3009 authorizations (exact on EVM), not Permit2");
+    if (!parsed.success) return refuse(X402_REASONS.payload, payloadRefusalMessage(payload.payload, parsed.error.issues[0]));
     if (!isAddress(requirements.asset, { strict: false }) || !isAddressEqual(requirements.asset, deployment.token.address)) {
       return refuse(X402_REASONS.requirements, `asset must be this deployment's USDC (${deployment.token.address})`);
     }

@@ -19,3 +19,31 @@ export const X402_REASONS = {
   unexpectedVerify: "unexpected_verify_error",
   unexpectedSettle: "unexpected_settle_error",
 } as const;
+
+/**
+ * What each refusal of @x402/evm's `exact` verify means, in this service's words: the rule that
+ * refused. Its own `invalidMessage` is never passed on (for a replay it is viem's whole revert text:
+ * the contract call, its arguments and addresses).
+ */
+export const EXACT_REFUSALS: Record<string, string> = {
+  invalid_exact_evm_nonce_already_used: "this authorization's nonce is used: USDC moves an authorization once, and this one has moved",
+  invalid_exact_evm_payload_authorization_valid_before: "the authorization has expired: its validBefore is past",
+  invalid_exact_evm_payload_authorization_valid_after: "the authorization is not valid yet: its validAfter is to come",
+  invalid_exact_evm_signature: "the signature is not the payer's over this authorization",
+  invalid_exact_evm_failed_to_parse_signature: "the signature cannot be read as a signature",
+  invalid_exact_evm_insufficient_balance: "the payer holds less USDC than the amount",
+  invalid_exact_evm_authorization_value: "the authorization's value is not the amount required",
+  invalid_exact_evm_payload_authorization_value_mismatch: "the authorization's value is not the amount required",
+  invalid_exact_evm_recipient_mismatch: "the authorization pays another address than payTo",
+  invalid_exact_evm_network_mismatch: "the payment is for another network than this facilitator's",
+  invalid_exact_evm_token_name_mismatch: "the authorization is signed for another token than this deployment's USDC",
+  invalid_exact_evm_token_version_mismatch: "the authorization is signed for another token than this deployment's USDC",
+  invalid_exact_evm_missing_eip712_domain: "the requirements name no EIP-712 domain of the token",
+  invalid_exact_evm_transaction_simulation_failed: "the authorization's transfer fails when simulated on the chain",
+  eip6492_factory_not_allowed: "an undeployed smart account (ERC-6492) is refused: deploy the account first",
+};
+
+/** The sentence for a refusal of @x402/evm's verify: its rule in {@link EXACT_REFUSALS}, else only the reason's name. */
+export function exactRefusalMessage(reason: string): string {
+  return EXACT_REFUSALS[reason] ?? `refused by x402's exact verify (${reason})`;
+}

@@ -5,6 +5,7 @@ import { everyRound } from "../rounds.js";
 import type { X402ReceiverRecord, X402ReceiverStore } from "../store/x402-receivers.js";
 import type { X402Answers } from "../store/x402-answers.js";
 import type { ReceiverSender } from "./receiver-sender.js";
+import { fundedBy, fundedUnits, type ArrivedTransfer } from "./receiver-funding.js";
 
 export interface ReceiverSplitterDeps {
   client: PublicClient;
@@ -57,11 +58,19 @@ export class ReceiverSplitter {
     this.#sweepAt = deps.now() + RECEIVER_SWEEP_EVERY_MS;
   }
 
-  /** The recipients of a round's token transfers: the receivers among them are funded now (the backstop looks at them from now on) and split. */
-  async onTransfers(recipients: Address[]): Promise<Hex[]> {
-    const receivers = await this.deps.store.among(recipients);
+  /**
+   * A round's token transfers: the receivers among their recipients are split, and those that received
+   * at least the smallest amount a split pays a fee on ({@link fundedUnits}) are funded now (the
+   * backstop looks at them from now on, and they are kept).
+   */
+  async onTransfers(transfers: readonly ArrivedTransfer[]): Promise<Hex[]> {
+    const receivers = await this.deps.store.among([...new Set(transfers.map((t) => t.to))]);
     await this.deps.store.markFunded(
-      receivers.map((r) => r.receiver),
+      fundedBy(
+        receivers.map((r) => r.receiver),
+        transfers,
+        fundedUnits(this.deps.feeBps),
+      ),
       this.deps.now(),
     );
     return this.splitReceivers(receivers);

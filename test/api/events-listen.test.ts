@@ -150,10 +150,12 @@ describe("stablecoin-events listen against npm start (client/src/events-cli.ts, 
     const receiverCode = [...section.matchAll(/```ts\n([\s\S]*?)```/g)][0]![1]!;
     const laptop = section.slice(section.indexOf("### On your laptop"));
     const command = /```sh\n([\s\S]*?)\n#/.exec(laptop)![1]!.replace(/\\\n\s*/g, "");
+    // The capability is read at a prompt, never written into a command the shell history keeps.
     assert.match(
       command,
-      /^STABLECOIN_CAPABILITY='pi\.local\.…' \.\/node_modules\/\.bin\/stablecoin-events listen --base-url http:\/\/127\.0\.0\.1:8787 --forward-to http:\/\/127\.0\.0\.1:8443\/ /,
+      /^printf 'capability: '; read -rs STABLECOIN_CAPABILITY; echo; export STABLECOIN_CAPABILITY\n\.\/node_modules\/\.bin\/stablecoin-events listen --base-url http:\/\/127\.0\.0\.1:8787 --forward-to http:\/\/127\.0\.0\.1:8443\/ /,
     );
+    assert.notMatch(command, /STABLECOIN_CAPABILITY=/);
     // Only what a merchant fills in changes: the service's URL, the port, and where the client package is.
     const source = receiverCode
       .replace('"@stablecoin-payments/client"', JSON.stringify(join(root, "client/src/index.ts")))
@@ -176,13 +178,13 @@ describe("stablecoin-events listen against npm start (client/src/events-cli.ts, 
       const payment = await api.createPayment({ recipient: merchant, amount: "1.5", notify_url: "https://hooks.merchant.example.com/printed" });
       await run(process.execPath, [tsx, "scripts/pay.ts", payment.intent], { cwd: root, env: { ...process.env, API_URL: apiUrl, CHAIN_RPC_URL: chainUrl } });
       const printed = command
-        .replace("'pi.local.…'", `'${payment.intent}'`)
         .replace("./node_modules/.bin/stablecoin-events", `${JSON.stringify(process.execPath)} ${JSON.stringify(cli)}`)
         .replace("http://127.0.0.1:8787", apiUrl)
         .replace("http://127.0.0.1:8443/", `http://127.0.0.1:${port}/`);
-      // A group of its own: the shell forks the listener (an env prefix cannot follow exec), and the test
-      // must stop both, or the listener outlives the suite and holds the test runner open.
-      listener = spawn("bash", ["-c", printed], { cwd: dir, stdio: ["ignore", "pipe", "pipe"], detached: true });
+      // A group of its own: the shell runs the listener as its child (the printed lines are several
+      // commands), and the test must stop both, or the listener outlives the suite and holds the runner open.
+      listener = spawn("bash", ["-c", printed], { cwd: dir, stdio: ["pipe", "pipe", "pipe"], detached: true });
+      listener.stdin!.end(`${payment.intent}\n`); // what the merchant pastes at the prompt
       const listening = watched(listener);
       await listening.waitFor(/payment\.settled +evt_[0-9a-f]{32} +→ 200/, 90_000);
       assert.notMatch(listening.output(), /→ 400/, "never refused by the printed receiver");

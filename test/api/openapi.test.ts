@@ -197,6 +197,27 @@ describe("OpenAPI document", () => {
       assert.include(text("/v1/refunds/prepare"), "no refund history");
     });
 
+    it("states when each capability expires and which calls enforce it, and says so where a call takes one past its expiry (issue 44)", () => {
+      const rules = document.info.description as string;
+      for (const [capability, code] of [
+        ["an intent's expires_at", "INTENT_EXPIRED"],
+        ["A link token", "LINK_CLOSED"],
+        ["A setup token's expires_at", "SETUP_TOKEN_EXPIRED"],
+        ["A subscription capability never expires", "SUBSCRIPTION_EXPIRED"],
+        ["A cancel token", "CANCEL_TOKEN_EXPIRED"],
+        ["an approve token", "APPROVE_TOKEN_EXPIRED"],
+        ["a refund token", "REFUND_TOKEN_EXPIRED"],
+      ]) {
+        assert.include(rules, capability);
+        assert.include(rules, code);
+      }
+      assert.include(rules, "manage_token never expires");
+      const text = (path: string) => document.paths[path].post.description as string;
+      assert.include(text("/v1/links/subscribe"), "A setup past its expires_at is still taken");
+      assert.include(text("/v1/subscriptions/finalize"), "A setup past its expires_at is still taken");
+      assert.include(text("/v1/subscriptions/resolve"), "enforces a setup token's expires_at (SETUP_TOKEN_EXPIRED)");
+    });
+
     it("names its schemas, and every request, response and webhook has an example that its schema accepts", () => {
       const compile = schemaValidator();
       let checked = 0;

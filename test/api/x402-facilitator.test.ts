@@ -105,6 +105,34 @@ describe("x402 facilitator endpoints (/x402/supported, /x402/verify, /x402/settl
     assert.equal(await balanceOf(h.chain, usdc(), requirements.payTo as Address), 0n, "nothing moved");
   });
 
+  it("a refusal names the rule that refused, in one sentence of this service's: a replay never carries the library's revert text, an empty EIP-3009 authorization is refused as one, a Permit2 payload as Permit2", async () => {
+    const { requirements } = await requirementsForNewPayment();
+    const payload = await signed(requirements);
+    assert.isTrue((await call("settle", request(payload, requirements))).body.success);
+    const replayed = await call("verify", request(payload, requirements));
+    assert.deepEqual(replayed.body, {
+      isValid: false,
+      invalidReason: "invalid_exact_evm_nonce_already_used",
+      invalidMessage: "this authorization's nonce is used: USDC moves an authorization once, and this one has moved",
+      payer: agent().address,
+    });
+    const settledAgain = await call("settle", request(payload, requirements));
+    assert.include(settledAgain.body, { success: false, errorReason: "invalid_exact_evm_nonce_already_used" });
+
+    const { requirements: fresh } = await requirementsForNewPayment();
+    const empty = await call("verify", request({ ...payload, payload: { signature: "0x00", authorization: {} } }, fresh));
+    assert.equal(empty.body.invalidReason, "invalid_payload");
+    assert.match(empty.body.invalidMessage, /^the EIP-3009 authorization is incomplete or malformed: authorization\.from is missing/);
+    assert.notInclude(empty.body.invalidMessage, "Permit2");
+    const permit2 = await call("verify", request({ ...payload, payload: { signature: "0x00", permit2Authorization: {} } }, fresh));
+    assert.include(permit2.body, { invalidReason: "invalid_payload" });
+    assert.match(permit2.body.invalidMessage, /^a Permit2 payload/);
+    for (const answer of [replayed, settledAgain, empty, permit2]) {
+      const text = JSON.stringify(answer.body);
+      assert.notMatch(text, /\\n|Contract Call|Request Arguments|Docs:|Version: viem/, "no library's multi-line text");
+    }
+  });
+
   it("an undeployed smart account (an ERC-6492 signature) is refused as x402 refuses it with no allowed factory; nothing moves", async () => {
     const { requirements } = await requirementsForNewPayment();
     const payload = await signed(requirements);

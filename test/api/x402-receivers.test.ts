@@ -3,6 +3,7 @@ import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import express, { type Express } from "express";
+import supertest from "supertest";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
@@ -372,7 +373,7 @@ describe("x402 to a merchant's receiver: a static payTo, nothing created per req
     await h.chain.mine(1);
 
     // The idle time passes: the receivers nobody funded are forgotten, the funded one is kept and walked.
-    h.clock.advance(30 * 24 * 3600 + 61);
+    h.clock.advance(h.service.config.x402.receiverIdleSeconds + 61);
     h.proxy.reset();
     await h.service.receiverSplitter.tick();
     assert.equal(await rows("x402_receivers"), 1, "only the funded receiver is kept");
@@ -384,6 +385,50 @@ describe("x402 to a merchant's receiver: a static payTo, nothing created per req
     const again = await h.api.post("/v1/x402/receivers").send({ recipient: strangers[0] });
     assert.equal(again.status, 200);
     assert.equal(await rows("x402_receivers"), 2);
+  });
+
+  it("a receiver is funded only by the smallest amount a split pays a fee on (50 units at 200 bps): a stranger's 1 unit leaves it out of the backstop and forgotten", async () => {
+    const ask = async (recipient: Address) => (await h.api.post("/v1/x402/receivers").send({ recipient })).body.pay_to as Address;
+    const [dusted, funded] = [await ask(localAccount(60).address), await ask(localAccount(61).address)];
+    await h.service.depositSettler.tick(); // the log cursor stands before the transfers
+    // 49 units in two transfers fund nothing; 50 in two transfers of one round do.
+    for (const [to, units] of [
+      [dusted, 1n],
+      [dusted, 48n],
+      [funded, 25n],
+      [funded, 25n],
+    ] as const) {
+      await send(h.chain, agents()[2]!, { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [to, units] });
+    }
+    await h.service.depositSettler.tick();
+    const balanceReads = () => h.proxy.contractCalls.filter((c) => c.selector === "0x70a08231" && c.to === usdc().toLowerCase());
+    h.clock.advance(h.service.config.x402.receiverIdleSeconds + 61);
+    h.proxy.reset();
+    await h.service.receiverSplitter.tick();
+    assert.equal(balanceReads().length, 1, "the backstop reads the funded receiver's balance only");
+    const kept = await h.database.query<{ receiver: string }>("SELECT receiver FROM x402_receivers");
+    assert.deepEqual(
+      kept.map((r) => r.receiver),
+      [funded.toLowerCase()],
+      "the receiver a stranger kept alive with dust is forgotten",
+    );
+  });
+
+  it("a caller holds at most X402_UNFUNDED_RECEIVERS_PER_CALLER receivers nobody funded: past it RATE_LIMITED until its oldest is forgotten; others, and receivers it knows, still answered", async () => {
+    const bounded = await h.another({ X402_UNFUNDED_RECEIVERS_PER_CALLER: "2", TRUST_PROXY: "1" });
+    const ask = (caller: string, recipient: Address) => supertest(bounded.app).post("/v1/x402/receivers").set("X-Forwarded-For", caller).send({ recipient });
+    const [r1, r2, r3] = [70, 71, 72].map((i) => localAccount(i).address);
+    assert.equal((await ask("203.0.113.5", r1!)).status, 200);
+    assert.equal((await ask("203.0.113.5", r2!)).status, 200);
+    const refused = await ask("203.0.113.5", r3!);
+    assert.equal(refused.status, 429);
+    assert.deepInclude(refused.body, { error: "RATE_LIMITED", action: "RETRY" });
+    assert.equal(refused.body.retry_after, bounded.config.x402.receiverIdleSeconds, "until the caller's oldest receiver is forgotten");
+    assert.equal((await ask("203.0.113.5", r1!)).status, 200, "a receiver it holds is answered again");
+    assert.equal((await ask("198.51.100.6", r3!)).status, 200, "another caller is not held back");
+    assert.equal(await rows("x402_receivers"), 4, "the merchant's own, and three");
+    h.clock.advance(bounded.config.x402.receiverIdleSeconds + 1);
+    assert.equal((await ask("203.0.113.5", localAccount(73).address)).status, 200, "its places free as its receivers idle out");
   });
 
   it("a ReceiverPaid for another token naming the nonce is not the payment's split: the verdict is not valid while the USDC sits unsplit, and valid once split", async () => {

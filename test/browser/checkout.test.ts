@@ -82,9 +82,8 @@ describe("hosted checkout in Chromium", function () {
     await send(h.chain, buyer(), { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [sender.address, 12_500_000n] });
     const merchantBefore = await balanceOf(h.chain, usdc(), merchant().address);
     await send(h.chain, sender, { address: getAddress(token!), abi: erc20Abi, functionName: "transfer", args: [getAddress(to!), BigInt(units!)] });
-    // The service's settlement round (it runs every 2 s; the test's clock is still, so it is run here).
-    h.clock.advance(3);
-    assert.equal((await h.service.depositSettler.tick()).sent, 1);
+    // The running service's own rounds find the transfer and send the settlement: a round of the test's
+    // own beside them would race them for it, and lose it to them on a busy machine.
     await page.locator('#status[data-state="wait"]', { hasText: "Payment received. Confirming" }).waitFor({ timeout: 30_000 });
     await h.chain.mine(2);
     assert.match(await statusOf(page, "ok"), /^Paid\.Transaction 0x[0-9a-f]{4}…[0-9a-f]{4} · local chain: no explorerBack to the merchant$/);

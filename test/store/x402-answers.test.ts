@@ -63,7 +63,8 @@ describe("x402's store: answers, payer holds, receivers", () => {
   it("a receiver is one row however often it is written; a recorded transaction holds its nonce until it is done", async () => {
     const store = new X402ReceiverStore(db);
     const r = { receiver: getAddress("0x00000000000000000000000000000000000000d1"), recipient: getAddress(PAYER), token: getAddress(RELAYER) };
-    for (let i = 0; i < 3; i++) await store.add(r, 1_000 + i);
+    const places = { caller: "203.0.113.1", max: 10, idleMs: 3_000 };
+    for (let i = 0; i < 3; i++) await store.add(r, 1_000 + i, places);
     assert.lengthOf(await db.query("SELECT * FROM x402_receivers"), 1);
     assert.deepEqual(await store.find(r.receiver), r);
     assert.deepEqual(await store.page(null, 10), [], "never funded: the backstop does not walk it");
@@ -71,7 +72,7 @@ describe("x402's store: answers, payer holds, receivers", () => {
     await store.markFunded([r.receiver], 2_000);
     assert.deepEqual(await store.page(null, 10), [r]);
     const idle = { ...r, receiver: getAddress("0x00000000000000000000000000000000000000d2") };
-    await store.add(idle, 1_000);
+    await store.add(idle, 1_000, places);
     assert.equal(await store.dropIdle(1_000, 10), 0, "not idle before its time");
     assert.equal(await store.dropIdle(5_000, 10), 1);
     assert.isNull(await store.find(idle.receiver));
@@ -83,6 +84,34 @@ describe("x402's store: answers, payer holds, receivers", () => {
     await store.markDone(sent.hash, "dropped");
     assert.deepEqual(await store.sent(10), []);
     assert.equal(await db.transaction((tx) => takeRelayerNonce(tx, RELAYER, 4)), 4, "done: its nonce is a hole to reuse");
+  });
+
+  it("a caller holds a bounded number of receivers nobody funded: past it a new one is refused until its oldest idles out, a known one is kept, a funded one frees its place, another caller is not held back", async () => {
+    const store = new X402ReceiverStore(db);
+    const receiver = (n: number) => ({
+      receiver: getAddress(`0x${n.toString(16).padStart(40, "0")}`),
+      recipient: getAddress(PAYER),
+      token: getAddress(RELAYER),
+    });
+    const stranger = { caller: "203.0.113.7", max: 3, idleMs: 10_000 };
+    for (let n = 1; n <= 3; n++) assert.deepEqual(await store.add(receiver(n), 1_000 * n, stranger), { added: true });
+    assert.deepEqual(await store.add(receiver(4), 4_000, stranger), { added: false, freeAtMs: 11_000 }, "full until the oldest (seen at 1 s) idles out");
+    assert.isNull(await store.find(receiver(4).receiver), "no row for the refused one");
+    assert.deepEqual(await store.add(receiver(2), 4_000, stranger), { added: true }, "asking again for a known receiver is never refused");
+    assert.deepEqual(await store.add(receiver(4), 4_000, { ...stranger, caller: "198.51.100.9" }), { added: true }, "another caller has its own places");
+    assert.deepEqual(await store.add(receiver(1), 5_000, { ...stranger, caller: "198.51.100.9" }), { added: true });
+    assert.deepEqual(
+      await store.add(receiver(5), 5_000, stranger),
+      { added: false, freeAtMs: 11_000 },
+      "another caller's renewal takes no place of the first's, and gives none back",
+    );
+    // Funded, a receiver no longer takes its caller's place.
+    await store.markFunded([receiver(3).receiver], 5_000);
+    assert.deepEqual(await store.add(receiver(5), 5_000, stranger), { added: true });
+    // Past the idle time a place counts no more, even before the backstop drops its row.
+    assert.deepEqual(await store.add(receiver(6), 6_000, stranger), { added: false, freeAtMs: 11_000 });
+    assert.deepEqual(await store.add(receiver(6), 11_001, stranger), { added: true });
+    assert.lengthOf(await db.query("SELECT * FROM x402_receivers"), 6);
   });
 
   it("migration 014 moves the per-intent answers out of deposit_watches", async () => {

