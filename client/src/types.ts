@@ -586,6 +586,8 @@ export type PaymentIncludedEvent = {
     reference: Hash;
     /** only for a payment through a link */
     link_id?: `0x${string}`;
+    /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
+    timestamp_ms?: number;
     /** the block that included the transaction (not yet final) */
     block_hash: Hash;
   };
@@ -603,6 +605,8 @@ export type PaymentReorgedEvent = {
     reference: Hash;
     /** only for a payment through a link */
     link_id?: `0x${string}`;
+    /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
+    timestamp_ms?: number;
     /** the block that included it and left the chain */
     block_hash: Hash;
   };
@@ -620,6 +624,8 @@ export type PaymentSettledEvent = {
     reference: Hash;
     /** only for a payment through a link */
     link_id?: `0x${string}`;
+    /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
+    timestamp_ms?: number;
   };
 };
 
@@ -920,6 +926,8 @@ export type SubscriptionChargedEvent = {
     payer: Address;
     state: "PENDING" | "ACTIVE" | "REVOKED" | "ENDED";
     paid_count: number;
+    /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
+    timestamp_ms?: number;
     period_index: number;
     tx_hash: Hash;
   };
@@ -937,6 +945,8 @@ export type SubscriptionChargeIncludedEvent = {
     payer: Address;
     period_index: number;
     tx_hash: Hash;
+    /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
+    timestamp_ms?: number;
     /** the block that included the charge (not yet final) */
     block_hash: Hash;
   };
@@ -954,6 +964,8 @@ export type SubscriptionChargeReorgedEvent = {
     payer: Address;
     period_index: number;
     tx_hash: Hash;
+    /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
+    timestamp_ms?: number;
     /** the block that included it and left the chain */
     block_hash: Hash;
   };
@@ -992,6 +1004,8 @@ export type SubscriptionRevokedEvent = {
     payer: Address;
     state: "PENDING" | "ACTIVE" | "REVOKED" | "ENDED";
     paid_count: number;
+    /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
+    timestamp_ms?: number;
   };
 };
 

@@ -8,6 +8,7 @@ import { logsAgreed } from "../chain/agreement.js";
 import { DomainError } from "../errors.js";
 import { logsIn, type ChainView, type FollowerConsumer, type Head } from "../chain/follower.js";
 import { rpc } from "../chain/rpc-errors.js";
+import { blockTimestampMs, logTimestampMs } from "../chain/timestamp-ms.js";
 import type { Database } from "../store/database.js";
 import { subscriptionState } from "../recurring/terms.js";
 import { LinkRecords } from "../links/records.js";
@@ -353,7 +354,7 @@ export class Watcher implements FollowerConsumer {
     // revocation, all read at once: one JSON-RPC batch.
     const blockNumbers = [...new Set(matched.map((l) => l.blockNumber))];
     const [times, states] = await Promise.all([
-      Promise.all(blockNumbers.map((n) => rpc(() => client.getBlock({ blockNumber: n })).then((b) => b.timestamp))),
+      Promise.all(blockNumbers.map((n) => rpc(() => client.getBlock({ blockNumber: n })))),
       Promise.all(
         matched.map((log) =>
           log.eventName === "Paid" || pass !== "final"
@@ -362,15 +363,18 @@ export class Watcher implements FollowerConsumer {
         ),
       ),
     ]);
-    const timestamps = new Map(blockNumbers.map((n, i) => [n, times[i]!]));
+    const timestamps = new Map(blockNumbers.map((n, i) => [n, times[i]!.timestamp]));
+    const blockMs = new Map(blockNumbers.map((n, i) => [n, blockTimestampMs(times[i]!)]));
     const events: Event[] = [];
     for (const [i, log] of matched.entries()) {
       const watch = watchOf(log)!;
       const at = timestamps.get(log.blockNumber)!;
       if (at > BigInt(watch.watchUntil)) continue; // settled after watching ended: recover finds it, no announcement
       const created_at = Number(at);
+      const ms = logTimestampMs(log) ?? blockMs.get(log.blockNumber);
+      const when = ms !== undefined ? { timestamp_ms: Number(ms) } : {};
       if (pass !== "final") {
-        events.push(this.#hint(log, watch, created_at));
+        events.push(this.#hint(log, watch, created_at, when));
         continue;
       }
       const type = log.eventName === "Paid" ? "payment.settled" : log.eventName === "Charged" ? "subscription.charged" : "subscription.revoked";
@@ -389,6 +393,7 @@ export class Watcher implements FollowerConsumer {
               tx_hash: log.transactionHash,
               reference: watch.key as Hex,
               ...(watch.linkId ? { link_id: watch.linkId as Hex } : {}),
+              ...when,
             },
           },
         });
@@ -403,6 +408,7 @@ export class Watcher implements FollowerConsumer {
         payer: watch.data.payer as Address,
         state,
         paid_count: paidCount,
+        ...when,
       };
       const payload: WebhookEvent =
         type === "subscription.charged"
@@ -422,7 +428,7 @@ export class Watcher implements FollowerConsumer {
    * An inclusion hint for a log above the finality head, with the retraction to send if its block
    * leaves the chain.
    */
-  #hint(log: ChainLog, watch: Watch, created_at: number): Event {
+  #hint(log: ChainLog, watch: Watch, created_at: number, when: { timestamp_ms?: number }): Event {
     const blockHash = log.blockHash ?? zeroHash;
     if (log.eventName === "Paid") {
       const data = {
@@ -430,6 +436,7 @@ export class Watcher implements FollowerConsumer {
         tx_hash: log.transactionHash,
         reference: watch.key as Hex,
         ...(watch.linkId ? { link_id: watch.linkId as Hex } : {}),
+        ...when,
         block_hash: blockHash,
       };
       const eventId = eventIdOf("payment.included", log, watch.notifyUrl, blockHash);
@@ -452,6 +459,7 @@ export class Watcher implements FollowerConsumer {
       payer: watch.data.payer as Address,
       period_index: Number(log.args.periodIndex as bigint),
       tx_hash: log.transactionHash,
+      ...when,
       block_hash: blockHash,
     };
     const eventId = eventIdOf("subscription.charge_included", log, watch.notifyUrl, blockHash);

@@ -14,6 +14,14 @@ const envelope = <T extends string>(type: T) => ({
   type: z.literal(type),
   created_at: z.number().int().describe("unix seconds: the block's timestamp (the settled block's for a final event, the including block's for a hint)"),
 });
+const timestampMs = {
+  timestamp_ms: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe("unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it"),
+};
 const paymentData = {
   intent: z.string(),
   tx_hash: Hash,
@@ -30,22 +38,22 @@ const subscriptionData = {
 
 export const PaymentSettledEvent = z.strictObject({
   ...envelope("payment.settled"),
-  data: z.strictObject(paymentData),
+  data: z.strictObject({ ...paymentData, ...timestampMs }),
 });
 
 export const PaymentIncludedEvent = z.strictObject({
   ...envelope("payment.included"),
-  data: z.strictObject({ ...paymentData, block_hash: Hash.describe("the block that included the transaction (not yet final)") }),
+  data: z.strictObject({ ...paymentData, ...timestampMs, block_hash: Hash.describe("the block that included the transaction (not yet final)") }),
 });
 
 export const PaymentReorgedEvent = z.strictObject({
   ...envelope("payment.reorged"),
-  data: z.strictObject({ ...paymentData, block_hash: Hash.describe("the block that included it and left the chain") }),
+  data: z.strictObject({ ...paymentData, ...timestampMs, block_hash: Hash.describe("the block that included it and left the chain") }),
 });
 
 export const SubscriptionChargedEvent = z.strictObject({
   ...envelope("subscription.charged"),
-  data: z.strictObject({ ...subscriptionData, period_index: z.number().int().nonnegative(), tx_hash: Hash }),
+  data: z.strictObject({ ...subscriptionData, ...timestampMs, period_index: z.number().int().nonnegative(), tx_hash: Hash }),
 });
 
 export const SubscriptionCreatedEvent = z.strictObject({
@@ -55,7 +63,7 @@ export const SubscriptionCreatedEvent = z.strictObject({
 
 export const SubscriptionRevokedEvent = z.strictObject({
   ...envelope("subscription.revoked"),
-  data: z.strictObject(subscriptionData),
+  data: z.strictObject({ ...subscriptionData, ...timestampMs }),
 });
 
 const chargeHint = {
@@ -68,12 +76,12 @@ const chargeHint = {
 
 export const SubscriptionChargeIncludedEvent = z.strictObject({
   ...envelope("subscription.charge_included"),
-  data: z.strictObject({ ...chargeHint, block_hash: Hash.describe("the block that included the charge (not yet final)") }),
+  data: z.strictObject({ ...chargeHint, ...timestampMs, block_hash: Hash.describe("the block that included the charge (not yet final)") }),
 });
 
 export const SubscriptionChargeReorgedEvent = z.strictObject({
   ...envelope("subscription.charge_reorged"),
-  data: z.strictObject({ ...chargeHint, block_hash: Hash.describe("the block that included it and left the chain") }),
+  data: z.strictObject({ ...chargeHint, ...timestampMs, block_hash: Hash.describe("the block that included it and left the chain") }),
 });
 
 /** Every event type, with its schema and what a receiver must do with it. */
