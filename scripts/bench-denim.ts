@@ -74,6 +74,7 @@ async function startService(ws: boolean) {
     ...(ws ? { RPC_WS_URL: node.wsUrl } : {}),
     PORT: "0",
     OPS_PORT: "0",
+    FINALITY: "1s", // npm start's default on the local chain
     RATE_LIMIT_PER_MINUTE: "1000000",
     RPC_TIMEOUT_MS: "10000",
   });

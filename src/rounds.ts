@@ -20,7 +20,7 @@ export function everyRound(everyMs: number, round: () => Promise<unknown>, onFai
  * Runs `round` again and again, each start at least `everyMs` after the one before (at once when a
  * round took longer), on a timer that does not keep the process alive; a failed round goes to
  * `onFailure`. Unlike {@link everyRound}, a round slower than the period is followed at once rather
- * than at the next tick (what a loop that must keep pace with a 200 ms Flashblock wants). Returns the
+ * than at the next tick (what a loop that must keep pace with Base's 200 ms blocks wants). Returns the
  * function that stops it.
  */
 export function backToBackRounds(everyMs: number, round: () => Promise<unknown>, onFailure: (error: unknown) => void): () => void {
