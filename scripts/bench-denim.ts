@@ -62,7 +62,11 @@ const latency = await measureReceiptLatency(chain, node.url, {
 type Counts = Record<string, number>;
 const sum = (c: Counts) => Object.values(c).reduce((a, b) => a + b, 0);
 const minus = (after: Counts, before: Counts): Counts =>
-  Object.fromEntries(Object.entries(after).map(([m, n]) => [m, n - (before[m] ?? 0)]).filter(([, n]) => (n as number) > 0));
+  Object.fromEntries(
+    Object.entries(after)
+      .map(([m, n]) => [m, n - (before[m] ?? 0)])
+      .filter(([, n]) => (n as number) > 0),
+  );
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const merchant = chain.accounts[LOCAL_ROLES.firstUser + 1]!.address;
 const funder = chain.accounts[LOCAL_ROLES.firstUser]!;

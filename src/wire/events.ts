@@ -20,7 +20,9 @@ const timestampMs = {
     .int()
     .nonnegative()
     .optional()
-    .describe("unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it"),
+    .describe(
+      "unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it",
+    ),
 };
 const paymentData = {
   intent: z.string(),

@@ -94,9 +94,7 @@ describe("webhook events on the Denim node", function () {
     };
     const first = await pay(s, n, sameSecond);
     const second = await pay(s, n, sameSecond);
-    const [a, b] = await Promise.all(
-      [first, second].map((p) => rpc<RpcBlock>("eth_getBlockByNumber", [`0x${p.receipt.blockNumber.toString(16)}`, false])),
-    );
+    const [a, b] = await Promise.all([first, second].map((p) => rpc<RpcBlock>("eth_getBlockByNumber", [`0x${p.receipt.blockNumber.toString(16)}`, false])));
     assert.isBelow(Number(first.receipt.blockNumber), Number(second.receipt.blockNumber));
     assert.equal(a!.timestamp, b!.timestamp, "both payments' blocks share one second");
     // Finality and the follower's rounds within the same second too: block numbers, never times, order them.
@@ -117,7 +115,11 @@ describe("webhook events on the Denim node", function () {
 });
 
 async function fetchRpc<T>(url: string, method: string, params: unknown[]): Promise<T> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
   const body = (await res.json()) as { result: T };
   return body.result;
 }
