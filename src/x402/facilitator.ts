@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { getAddress, isAddress, isAddressEqual, type Address, type Hex, type TransactionReceipt } from "viem";
+import { agreed, receiptClaim } from "../chain/agreement.js";
 import { X402ReceiversReader } from "../chain/contracts/x402-receivers.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { readReceipt } from "../chain/transactions.js";
+import type { Finality } from "../config.js";
 import type { PaymentChain } from "../payments/verify.js";
 import type { DepositSettler } from "../payments/deposit-settler.js";
 import type { DepositWatch } from "../store/deposit-watches.js";
@@ -263,6 +265,21 @@ export class X402Facilitator {
     return this.#poll(() => readReceipt(this.deps.chain.client, hash).catch(() => null));
   }
 
+  /**
+   * Whether a majority of the chain's nodes (RPC_QUORUM) hold `hash` mined in the same block with the
+   * same receipt: a success releases the resource, so it never stands on the one node that answered
+   * (a forged receipt). Inclusion, not finality, as x402 answers; asked again within the settle wait,
+   * each time on the receipt the best ranked node serves (a node that disagreed is set aside by then).
+   */
+  async #heldByMajority(hash: Hex): Promise<boolean> {
+    const held = await this.#poll(async () => {
+      const receipt = await readReceipt(this.deps.chain.client, hash).catch(() => null);
+      if (!receipt) return null;
+      return (await agreed(this.deps.chain.client, MINED, receiptClaim(receipt)).catch(() => false)) || null;
+    });
+    return held === true;
+  }
+
   #used(j: Judged): Promise<boolean> {
     return authorizationUsed(this.deps.chain.client, this.deps.chain.deployment.token.address, j.payer, j.authorization.nonce as Hex);
   }
@@ -294,6 +311,10 @@ export class X402Facilitator {
       if (settlement === "not by this authorization") return this.#failed(refused ?? settledAlready(j.payer));
       transaction = settlement;
     }
+    if (!(await this.#heldByMajority(transaction))) {
+      const message = `the settlement ${transaction} is not held by a majority of the chain's nodes yet: ${j.target.kind === "intent" ? "POST /v1/payments/verify" : "POST /v1/x402/verdict"} with that hash tells when it is`;
+      return this.#failed({ reason: X402_REASONS.transactionState, message, payer: j.payer });
+    }
     if (!(await this.deps.answers.claim(j.target.subject, sent.token, X402_RESERVATION_STALE_MS))) {
       return this.#failed({ reason: X402_REASONS.nonceUsed, message: "this payment was answered to another request: one success per payment", payer: j.payer });
     }
@@ -304,6 +325,9 @@ export class X402Facilitator {
     return settleRefusal(this.network, refusal);
   }
 }
+
+/** Mined: at or below each node's latest block (an x402 success is given at inclusion). */
+const MINED: Finality = { kind: "confirmations", confirmations: 0 };
 
 function payerRefused(payer: Address): Refusal {
   return { reason: X402_REASONS.transactionState, message: "a settlement of this payer's reverted on chain lately: none of theirs is sent for now", payer };

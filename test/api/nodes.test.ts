@@ -1,4 +1,7 @@
 import { assert } from "chai";
+import type { PaymentRequirements } from "@x402/core/types";
+import { ExactEvmScheme as ExactEvmClientScheme } from "@x402/evm/exact/client";
+import { x402Client } from "@x402/fetch";
 import supertest from "supertest";
 import { numberToHex, pad, type Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
@@ -8,6 +11,7 @@ import { exchangeWithdrawals, payIntent, type PayBlock } from "../helpers/paymen
 import { approveThroughSession, subscribe } from "../helpers/recurring.js";
 import type { RpcProxy } from "../helpers/rpc-proxy.js";
 import { RECEIVER_HOST } from "../helpers/receiver.js";
+import { eoaSigner, X402_NETWORK } from "../helpers/x402-parties.js";
 import type { Service } from "../../src/service.js";
 
 /**
@@ -168,6 +172,31 @@ describe("several nodes: a majority behind every verdict (RPC_URLS)", function (
       [["payment.settled", a.reference]],
     );
     assert.equal(paid.status, "success");
+  });
+
+  it("an x402 settle's success stands on a majority holding its receipt: a receipt forged in another block on the node read first is outvoted, and the success names the real transaction", async () => {
+    await readFirst(h.nodes[0]!);
+    const created = await api().post("/v1/payments").send({ recipient: merchant().address, amount: "0.25" });
+    const requirements: PaymentRequirements = {
+      scheme: "exact",
+      network: X402_NETWORK,
+      amount: created.body.pay.amount_units,
+      asset: token(),
+      payTo: created.body.pay.deposit_address,
+      maxTimeoutSeconds: 60,
+      extra: { name: "USDC", version: "2" },
+    };
+    const client = new x402Client().register(X402_NETWORK, new ExactEvmClientScheme(eoaSigner(buyer(), h.chain.publicClient)));
+    const payload = await client.createPaymentPayload({ x402Version: 2, resource: { url: "http://merchant.test/report" }, accepts: [requirements] } as never);
+    // Node 0 serves every receipt as mined in a block of its own making.
+    const forged = pad("0xf0", { size: 32 });
+    h.nodes[0]!.rewrite = (request, result) =>
+      request.method === "eth_getTransactionReceipt" && result ? { ...(result as object), blockHash: forged } : result;
+    const settled = await api().post("/x402/settle").send({ x402Version: 2, paymentPayload: payload, paymentRequirements: requirements });
+    assert.equal(settled.body.success, true, JSON.stringify(settled.body));
+    const receipt = await h.chain.publicClient.getTransactionReceipt({ hash: settled.body.transaction });
+    assert.notEqual(receipt.blockHash, forged);
+    assert.isAtLeast((await disagreements())["0"] ?? 0, 1, "the forging node is outvoted and counted");
   });
 
   it("a real payment verifies valid: true through three nodes, and with one node down", async () => {
