@@ -1,9 +1,11 @@
 // `npm run bench -- --base`: renewals on a node that plays Base (dev/localchain/base-node.ts): 50 ms
-// per JSON-RPC round trip, a block every 2 s with Base Sepolia's block gas limit, a pool that refuses
+// per JSON-RPC round trip, a block every 200 ms with Base's 40M gas after Denim (about 400M per 2 s
+// block before it, divided by ten: dev/localchain/denim.ts; BASE_BLOCK_GAS_LIMIT plays another value;
+// no transaction above EIP-7825's 16,777,216), a pool that refuses
 // a sender's 17th unmined transaction, and Base's L1 data fee (an ordinary L1 market, Base's fee
 // scalars). One run measures, against a baseline taken in the same run:
 //   - baseline: plain token transfers from one key, as fast as the pool's window allows (16 unmined,
-//     one block every 2 s): the most one sender can get through such a node;
+//     one block every 200 ms): the most one sender can get through such a node;
 //   - a merchant's renewal job: BENCH_BASE_RENEWALS (200) subscriptions, first charged on the
 //     automining chain (not measured), renewed one period later through POST /v1/charges on the
 //     Base-like node, BENCH_IN_FLIGHT (512) requests outstanding, 429s retried after Retry-After;

@@ -141,7 +141,7 @@ describe("charges and x402 settlements on a Base-like node (200 ms blocks, 16 pe
     assert.equal(after - before, 24n * 245_000n);
   });
 
-  it("answers a sender's pending nonce from its pool and eth_feeHistory once per head, as a node does (the local chain would build a pending block for each)", async () => {
+  it("answers a sender's pending nonce from its pool and eth_feeHistory from its head, as a node does (the local chain would build a pending block for each)", async () => {
     const asked: Array<{ method: string; params?: unknown }> = [];
     const provider = {
       request: (args: { method: string; params?: unknown[] | object }) => {
@@ -167,11 +167,18 @@ describe("charges and x402 settlements on a Base-like node (200 ms blocks, 16 pe
     );
     const history = () => client.getFeeHistory({ blockCount: 1, rewardPercentiles: [] });
     const first = await history();
-    assert.deepEqual(await history(), first);
-    assert.equal(asked.filter((a) => a.method === "eth_feeHistory").length, 1, "once for this head");
+    assert.deepEqual(first, await h.chain.publicClient.getFeeHistory({ blockCount: 1, rewardPercentiles: [] }), "the chain's own answer");
+    assert.equal(asked.filter((a) => a.method === "eth_feeHistory").length, 0, "answered from the head and the base fee the node pinned");
     await h.chain.mine(1);
     assert.equal(await client.getTransactionCount({ address: sender.address, blockTag: "pending" }), latest + 3, "mined: the latest nonce holds them");
-    await history();
-    assert.equal(asked.filter((a) => a.method === "eth_feeHistory").length, 2, "asked again for the next head");
+    const next = await history();
+    assert.notEqual(next.oldestBlock, first.oldestBlock, "the next head's");
+    assert.deepEqual(next, await h.chain.publicClient.getFeeHistory({ blockCount: 1, rewardPercentiles: [] }), "the chain's own answer");
+    // A fee a caller pinned is the chain's to say: asked once for this head.
+    await client.request({ method: "hardhat_setNextBlockBaseFeePerGas", params: ["0x3b9aca00"] } as never);
+    const pinned = await history();
+    assert.equal(pinned.baseFeePerGas.at(-1), 1_000_000_000n);
+    assert.deepEqual(await history(), pinned);
+    assert.equal(asked.filter((a) => a.method === "eth_feeHistory").length, 1, "asked the chain once, for the head whose fee a caller pinned");
   });
 });
