@@ -527,7 +527,7 @@ export type ListedPayment = {
   /** the block's time (whole seconds: on Base about five blocks share one) */
   timestamp: UnixSeconds;
   /** the block's time in milliseconds, where the node serves it (Base since Denim: blockTimestampMs on logs, timestampMs on blocks); absent otherwise */
-  timestamp_ms?: number;
+  timestamp_ms?: UnixMilliseconds;
   settled_by: SettledBy;
   /** the block is at or below the finality head (capabilities' finality rule); false: it may still leave the chain */
   final: boolean;
@@ -587,7 +587,7 @@ export type PaymentIncludedEvent = {
     /** only for a payment through a link */
     link_id?: `0x${string}`;
     /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
-    timestamp_ms?: number;
+    timestamp_ms?: UnixMilliseconds;
     /** the block that included the transaction (not yet final) */
     block_hash: Hash;
   };
@@ -606,7 +606,7 @@ export type PaymentReorgedEvent = {
     /** only for a payment through a link */
     link_id?: `0x${string}`;
     /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
-    timestamp_ms?: number;
+    timestamp_ms?: UnixMilliseconds;
     /** the block that included it and left the chain */
     block_hash: Hash;
   };
@@ -625,7 +625,7 @@ export type PaymentSettledEvent = {
     /** only for a payment through a link */
     link_id?: `0x${string}`;
     /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
-    timestamp_ms?: number;
+    timestamp_ms?: UnixMilliseconds;
   };
 };
 
@@ -927,7 +927,7 @@ export type SubscriptionChargedEvent = {
     state: "PENDING" | "ACTIVE" | "REVOKED" | "ENDED";
     paid_count: number;
     /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
-    timestamp_ms?: number;
+    timestamp_ms?: UnixMilliseconds;
     period_index: number;
     tx_hash: Hash;
   };
@@ -946,7 +946,7 @@ export type SubscriptionChargeIncludedEvent = {
     period_index: number;
     tx_hash: Hash;
     /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
-    timestamp_ms?: number;
+    timestamp_ms?: UnixMilliseconds;
     /** the block that included the charge (not yet final) */
     block_hash: Hash;
   };
@@ -965,7 +965,7 @@ export type SubscriptionChargeReorgedEvent = {
     period_index: number;
     tx_hash: Hash;
     /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
-    timestamp_ms?: number;
+    timestamp_ms?: UnixMilliseconds;
     /** the block that included it and left the chain */
     block_hash: Hash;
   };
@@ -1005,7 +1005,7 @@ export type SubscriptionRevokedEvent = {
     state: "PENDING" | "ACTIVE" | "REVOKED" | "ENDED";
     paid_count: number;
     /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
-    timestamp_ms?: number;
+    timestamp_ms?: UnixMilliseconds;
   };
 };
 
@@ -1060,6 +1060,8 @@ export type SubscriptionSummary = {
 };
 
 export type Token = string;
+
+export type UnixMilliseconds = number;
 
 /** unix seconds */
 export type UnixSeconds = number;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Address, Hash, LinkId, Token } from "./primitives.js";
+import { Address, Hash, LinkId, Token, UnixMilliseconds } from "./primitives.js";
 import { SubscriptionStateName } from "./recurring.js";
 
 /**
@@ -15,14 +15,9 @@ const envelope = <T extends string>(type: T) => ({
   created_at: z.number().int().describe("unix seconds: the block's timestamp (the settled block's for a final event, the including block's for a hint)"),
 });
 const timestampMs = {
-  timestamp_ms: z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe(
-      "unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it",
-    ),
+  timestamp_ms: UnixMilliseconds.optional().describe(
+    "unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it",
+  ),
 };
 const paymentData = {
   intent: z.string(),

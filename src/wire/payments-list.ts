@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Address, Amount, AmountUnits, BlockNumber, Hash, UnixSeconds } from "./primitives.js";
+import { Address, Amount, AmountUnits, BlockNumber, Hash, UnixMilliseconds, UnixSeconds } from "./primitives.js";
 
 /** POST /v1/payments/list (extension): the payments to one recipient, from the chain's logs, newest first. */
 
@@ -46,14 +46,9 @@ export const ListedPayment = z.strictObject({
   tx_hash: Hash,
   block_number: z.string().regex(/^[0-9]+$/),
   timestamp: UnixSeconds.describe("the block's time (whole seconds: on Base about five blocks share one)"),
-  timestamp_ms: z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe(
-      "the block's time in milliseconds, where the node serves it (Base since Denim: blockTimestampMs on logs, timestampMs on blocks); absent otherwise",
-    ),
+  timestamp_ms: UnixMilliseconds.optional().describe(
+    "the block's time in milliseconds, where the node serves it (Base since Denim: blockTimestampMs on logs, timestampMs on blocks); absent otherwise",
+  ),
   settled_by: SettledBy,
   final: z.boolean().describe("the block is at or below the finality head (capabilities' finality rule); false: it may still leave the chain"),
 });

@@ -42,6 +42,8 @@ export const BlockNumber = z
   .regex(/^[0-9]+$/)
   .describe("decimal string");
 export const UnixSeconds = z.number().int().describe("unix seconds");
+/** A block's time in milliseconds, as Base serves it since Denim (`timestampMs`, `blockTimestampMs`): optional, absent where the node does not serve it. */
+export const UnixMilliseconds = z.number().int().nonnegative();
 export const ChainId = z.number().int();
 
 /** A capability token in a request. */
