@@ -92,6 +92,9 @@ export interface RenewalJobOptions {
   now?: () => number;
 }
 
+/** Thrown instead of a call while a 429's Retry-After holds the job. */
+class Held extends Error {}
+
 export class RenewalJob {
   readonly #api: RenewalJobOptions["api"];
   readonly #store: RenewalStore;
@@ -102,11 +105,32 @@ export class RenewalJob {
   #heldUntil = 0;
 
   constructor(options: RenewalJobOptions) {
-    this.#api = options.api;
+    const api = options.api;
+    // Every call passes the hold, and a 429 holds the job the moment it is read, before its record is stored.
+    this.#api = {
+      charge: (body, o) => this.#held(() => api.charge(body, o)),
+      recoverCharge: (body, o) => this.#held(() => api.recoverCharge(body, o)),
+      subscriptionState: (body, o) => this.#held(() => api.subscriptionState(body, o)),
+    };
     this.#store = options.store;
     this.#schedule = options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE;
     this.#concurrency = Math.max(1, options.concurrency ?? 8);
     this.#now = options.now ?? (() => Date.now());
+  }
+
+  /** Unix milliseconds before which this job sends nothing: the latest 429's Retry-After (0: not held). A scheduler's earliest next run. */
+  get heldUntil(): number {
+    return this.#heldUntil;
+  }
+
+  async #held<T>(call: () => Promise<T>): Promise<T> {
+    if (this.#heldUntil > this.#now()) throw new Held();
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 429) this.#heldUntil = Math.max(this.#heldUntil, this.#now() + (error.retryAfter ?? 1) * 1000);
+      throw error;
+    }
   }
 
   /** One pass over `subscriptions`: each is charged if due, followed if confirming, and reported. */
@@ -196,6 +220,8 @@ export class RenewalJob {
       }
       return await this.#renewed(record, answer.period_index, answer.tx_hash);
     } catch (error) {
+      // Another call of this wave met the limit: nothing was sent for this one; a stored intent is recovered first next time.
+      if (error instanceof Held) return { subscription_id: id, outcome: "waiting", reason: "RETRY", until: this.#heldUntil };
       // No answer (the network, a timeout, the store): whatever was sent is found by recover at the next wave, from the stored intent.
       if (!(error instanceof ApiError)) return { subscription_id: id, outcome: "waiting", reason: "RETRY", until: null, detail: describe(error) };
       try {
@@ -268,7 +294,6 @@ export class RenewalJob {
       // A Retry-After holds past the end of a failed period: the service asked for it.
       delete record.failed_period_ends_at;
       record.retry_at = now + (error.retryAfter ?? 1) * 1000;
-      if (error.status === 429) this.#heldUntil = Math.max(this.#heldUntil, record.retry_at);
       await this.#store.put(record);
       return { subscription_id: id, outcome: "waiting", reason: error.error === "NOT_DUE" ? "NOT_DUE" : "RETRY", until: record.retry_at };
     }

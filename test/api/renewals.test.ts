@@ -131,13 +131,15 @@ describe("the renewal job (client package) on the local chain", function () {
     const path = join(dir, "limited.json");
     const fromBlock = await h.chain.publicClient.getBlockNumber();
     const running = await listen(h.service);
-    /** Retry-After of every 429 met, and every call a job sent before a Retry-After it had been given. */
+    /** Retry-After of every 429 met, and every call a job sent while it knew itself held by one. */
     const limited: number[] = [];
     const early: string[] = [];
     /** A job process on the shared clock: at kill() its fetch and its store die together, mid-wave. */
     const startJob = () => {
       let dead = false;
-      let heldUntil = 0;
+      let job: RenewalJob | undefined;
+      /** Unix ms: the latest Retry-After this process was given. */
+      let told = 0;
       const file = new JsonFileRenewalStore(path);
       // A write under way at the kill ends (or not) before the next process starts: the restart waits for it.
       const writes = new Set<Promise<unknown>>();
@@ -149,19 +151,22 @@ describe("the renewal job (client package) on the local chain", function () {
       const store: RenewalStore = { get: (id) => (dead ? killed() : file.get(id)), put: (r) => (dead ? killed() : tracked(file.put(r))) };
       const counted: typeof fetch = async (input, init) => {
         if (dead) throw new TypeError("killed");
-        if (h.clock.ms < heldUntil) early.push(`${String(input)} at ${h.clock.ms}, held until ${heldUntil}`);
+        // The job's own word for when it may call again: a call sent before it is one the limit was sure to refuse.
+        if (h.clock.ms < job!.heldUntil) early.push(`${String(input)} at ${h.clock.ms}, held until ${job!.heldUntil}`);
         const res = await fetch(input, init);
         if (dead) throw new TypeError("killed");
         if (res.status === 429) {
           const retryAfter = Number(res.headers.get("retry-after"));
           limited.push(retryAfter);
-          heldUntil = Math.max(heldUntil, h.clock.ms + retryAfter * 1000);
+          told = Math.max(told, h.clock.ms + retryAfter * 1000);
         }
         return res;
       };
       const api = new PaymentServiceClient({ baseUrl: running.apiUrl, fetch: counted });
+      job = new RenewalJob({ api, store, now: h.clock.now, concurrency: 16 });
       return {
-        job: new RenewalJob({ api, store, now: h.clock.now, concurrency: 16 }),
+        job,
+        told: () => told,
         kill: () => (dead = true),
         gone: () => Promise.allSettled([...writes]),
       };
@@ -180,9 +185,10 @@ describe("the renewal job (client package) on the local chain", function () {
           })
           .catch(() => {});
         await doomed.gone();
-        const { job } = startJob();
+        const { job, told } = startJob();
         for (let wave = 0; wave < 40; wave++) {
           const reports = await job.wave(list);
+          assert.isAtLeast(job.heldUntil, told(), "the job holds itself for as long as it was told");
           for (const r of reports) if (r.outcome === "renewed") renewed.get(r.subscription_id)!.push(r.period_index);
           assert.deepEqual(
             reports.filter((r) => r.outcome === "failed"),

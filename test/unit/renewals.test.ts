@@ -249,6 +249,37 @@ describe("renewal job (client/src/renewals.ts) against a scripted service", () =
     );
   });
 
+  it("a 429 met by one worker holds the others between their calls: no charge sent after it", async () => {
+    const now = 5_000_000;
+    const calls: string[] = [];
+    // Worker 1's state read is answered 429 while worker 2's is in flight; worker 2's charge would follow it.
+    let releaseSecond!: () => void;
+    const secondState = new Promise<void>((resolve) => (releaseSecond = resolve));
+    const api = {
+      subscriptionState: async (b: { subscription: string }) => {
+        calls.push(`state:${b.subscription}`);
+        if (b.subscription === "sc.1") {
+          await Promise.resolve();
+          releaseSecond();
+          throw new ApiError(429, "RATE_LIMITED", "RETRY", 30);
+        }
+        await secondState;
+        await new Promise((resolve) => setImmediate(resolve));
+        return { state: "ACTIVE", period_index: 0 };
+      },
+      charge: async (b: { subscription: string }) => {
+        calls.push(`charge:${b.subscription}`);
+        return answer("CHARGED");
+      },
+      recoverCharge: async () => ({ found: false, code: "PAYMENT_NOT_FOUND", as_of_block: "1" }),
+    } as unknown as Api;
+    const job = new RenewalJob({ api, store: new MemoryRenewalStore(), now: () => now, concurrency: 2 });
+    const reports = await job.wave([1, 2, 3].map((i) => ({ subscription_id: `0x${i}`, subscription: `sc.${i}` })));
+    assert.deepEqual(calls, ["state:sc.1", "state:sc.2"], "worker 2 sent no charge after worker 1's 429; nobody called again");
+    assert.equal(job.heldUntil, now + 30_000);
+    for (const r of reports) assert.deepEqual(r, { subscription_id: r.subscription_id, outcome: "waiting", reason: "RETRY", until: now + 30_000 });
+  });
+
   it("the JSON-file store keeps records across instances, in one whole file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "renewal-store-"));
     try {
