@@ -631,8 +631,8 @@ if (process.argv.includes("--write")) {
     readFileSync(doc, "utf8")
       .replace(/<!-- bench-base:begin -->[\s\S]*<!-- bench-base:end -->/, `<!-- bench-base:begin -->\n${tables}\n<!-- bench-base:end -->`)
       .replace(
-        /<!-- bench-flashblocks-base:begin -->[\s\S]*<!-- bench-flashblocks-base:end -->/,
-        `<!-- bench-flashblocks-base:begin -->\n${latencyTable}\n<!-- bench-flashblocks-base:end -->`,
+        /<!-- bench-base-latency:begin -->[\s\S]*<!-- bench-base-latency:end -->/,
+        `<!-- bench-base-latency:begin -->\n${latencyTable}\n<!-- bench-base-latency:end -->`,
       )
       .replace(
         /<!-- bench-reimbursement:begin -->[\s\S]*<!-- bench-reimbursement:end -->/,

@@ -17,6 +17,7 @@ import type { SubscriptionCapabilities } from "./capabilities.js";
 import { chargedInAnswer } from "./charge-answers.js";
 import { followAttempt } from "./charge-follow.js";
 import { ChargeBatcher } from "./charge-batcher.js";
+import { ChargeTrials } from "./charge-trials.js";
 import { measuredChargeGas, RENEWAL_GAS_FIGURE } from "./charge-gas.js";
 import { CONTRACT_SIGNATURE_GAS_CAP, RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
 import type { Terms } from "./terms.js";
@@ -95,6 +96,15 @@ function isShortOfFunds(refusal: DomainError | null): boolean {
   return refusal?.code === "INSUFFICIENT_ALLOWANCE" || refusal?.code === "INSUFFICIENT_BALANCE";
 }
 
+/** A charge's simulation: the call simulated, and the subscription's paid count after it (or why it reverts). */
+interface Simulated {
+  call: { address: Address; abi: typeof recurringChargesAbi; functionName: "charge"; args: readonly [Terms, Hex, bigint, bigint] };
+  read: PromiseSettledResult<number>;
+}
+
+/** Charges simulated together in one trial call: a trial's gas stays far under a transaction's cap. */
+const TRIAL_MAX_ITEMS = 100;
+
 /** Charge records per storage slot (RecurringCharges packs six): period 6k opens a slot. */
 const RECORDS_PER_SLOT = 6n;
 
@@ -104,6 +114,8 @@ export class Charges {
   readonly #reader: RecurringChargesReader;
 
   readonly #batcher: ChargeBatcher;
+
+  #trialsOf: { relayer: Address; trials: ChargeTrials } | null = null;
 
   constructor(private readonly deps: ChargesDeps) {
     this.#reader = RecurringChargesReader.of(deps);
@@ -117,6 +129,16 @@ export class Charges {
       pricing: deps.pricing,
       quoteL1Fee: (data) => this.#batchL1Fee(data),
     });
+  }
+
+  /** The trials of the relayer's charges (charge-trials.ts). */
+  #trials(relayer: Address): ChargeTrials {
+    if (this.#trialsOf?.relayer !== relayer)
+      this.#trialsOf = {
+        relayer,
+        trials: new ChargeTrials({ client: this.deps.client, contract: this.#contract, relayer, maxItems: TRIAL_MAX_ITEMS, now: this.deps.now }),
+      };
+    return this.#trialsOf.trials;
   }
 
   get #contract() {
@@ -174,22 +196,31 @@ export class Charges {
 
     // One more round trip: the L1 data fee of the charge (priced with the largest reimbursement the
     // terms allow in its calldata; one quote per calldata length for the charges sharing the view),
-    // and the charge simulated from the relayer with that largest reimbursement. The simulation names
-    // every on-chain refusal (the token's own included: a blacklisted payer or recipient, funds short
-    // of the amount and the reimbursement, classified in the token table) and answers whether this is
-    // a renewal (`paidCount` > 1), whose gas is the measured one: a renewal costs one call of its own.
-    // A first charge's gas depends on the payer's signature check (an ERC-1271 account's code), so it
-    // alone is estimated, in one more round trip. Funds that cover the amount but not the largest
-    // reimbursement are simulated again without one and read, to charge what the charge really costs.
+    // and the charge simulated from the relayer with that largest reimbursement. The simulation is a
+    // trial shared with the charges in flight (charge-trials.ts: one chargeBatch eth_call for all of
+    // them); a charge whose trial did not pass is simulated alone, which names every on-chain refusal
+    // (the token's own included: a blacklisted payer or recipient, funds short of the amount and the
+    // reimbursement, classified in the token table). Either answers whether this is a renewal
+    // (`paidCount` > 1), whose gas is the measured one. A first charge's gas depends on the payer's
+    // signature check (an ERC-1271 account's code), so it alone is estimated, in one more round trip.
+    // Funds that cover the amount but not the largest reimbursement are simulated again without one
+    // and read, to charge what the charge really costs.
     const cap = terms.maxGasReimbursement;
-    const simulate = (reimbursement: bigint) => {
+    const simulate = async (reimbursement: bigint): Promise<Simulated> => {
       const call = { address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement, period] } as const;
-      return Promise.allSettled([client.simulateContract({ ...call, account: relayerAddress })]).then(([r]) => ({ call, read: r! }));
+      const [read] = await Promise.allSettled([client.simulateContract({ ...call, account: relayerAddress })]);
+      return { call, read: read.status === "fulfilled" ? { status: "fulfilled", value: read.value.result[1] } : read };
+    };
+    const tried = async (): Promise<Simulated> => {
+      const passed = await this.#trials(relayerAddress).trial({ terms, signature, gasReimbursement: cap, expectedPeriod: period }, id);
+      if (!passed) return simulate(cap);
+      const call = { address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, cap, period] } as const;
+      return { call, read: { status: "fulfilled", value: passed.paidCountBefore + 1 } };
     };
     // Read alongside: whether a charge of this payer's failed on chain lately (nothing is sent then).
     const [[l1FeeRead], capped, [refusedRead]] = await Promise.all([
       Promise.allSettled([quoteL1FeeOf(encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, cap, period] }))]),
-      simulate(cap),
+      tried(),
       Promise.allSettled([this.deps.refusedPayers.refusedUntil(terms.payer, this.deps.now())]),
     ]);
     let { call, read: simulation } = capped;
@@ -231,8 +262,7 @@ export class Charges {
       throw new DomainError("GAS_QUOTE_UNAVAILABLE", { cause: (l1FeeRead as PromiseRejectedResult).reason });
     const fees: FeeQuote = feesRead.value;
 
-    const [, paidCount] = simulation.value.result;
-    const renewal = paidCount > 1;
+    const renewal = simulation.value > 1;
     let gas = (RENEWAL_GAS * 12n) / 10n;
     let signatureRoom = 0n;
     if (!renewal) {

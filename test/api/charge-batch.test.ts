@@ -1,6 +1,16 @@
 import { assert } from "chai";
 import supertest from "supertest";
-import { decodeErrorResult, decodeFunctionData, encodeFunctionData, erc20Abi, parseEventLogs, parseTransaction, type Hex } from "viem";
+import {
+  decodeErrorResult,
+  decodeFunctionData,
+  encodeFunctionData,
+  erc20Abi,
+  getAbiItem,
+  parseEventLogs,
+  parseTransaction,
+  toFunctionSelector,
+  type Hex,
+} from "viem";
 import { gasBurningAccountAbi, recurringChargesAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { createService } from "../../src/service.js";
@@ -146,6 +156,61 @@ describe("charges batched into one transaction", function () {
     } finally {
       await racing.close();
     }
+  });
+
+  it("a wave is simulated in a few shared trials, not a call per renewal; the renewals a trial refuses are simulated alone and answer their own refusal, the others charge once; asked again, those are simulated alone at once", async () => {
+    const subs = await manySubscriptions(h, h.api, 40);
+    const usdc = h.chain.deployment.token.address;
+    // Two other payers, whose allowances will be gone by their renewal.
+    const leavers = [h.chain.accounts[LOCAL_ROLES.firstUser + 3]!, h.chain.accounts[LOCAL_ROLES.firstUser + 4]!];
+    const left = [];
+    for (const leaver of leavers) {
+      left.push(await subscribe(h, leaver, { recipient: merchant().address, amount: "1" }));
+      await send(h.chain, leaver, { address: usdc, abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] });
+    }
+    const all = [...subs.slice(0, 20), left[0]!, ...subs.slice(20), left[1]!];
+    const first = await Promise.all(all.map((s) => charge(h.api, s.subscription)));
+    for (const a of first) assert.include(a.body, { status: "CONFIRMING", period_index: 0 }, JSON.stringify(a.body));
+    await h.chain.mine(2);
+    await h.chain.advanceTime(3600);
+    for (const leaver of leavers) await send(h.chain, leaver, { address: usdc, abi: erc20Abi, functionName: "approve", args: [recurring(), 0n] });
+
+    h.proxy.reset();
+    const renewals = await Promise.all(all.map((s) => charge(h.api, s.subscription)));
+    const ethCalls = (name: "charge" | "chargeBatch") => {
+      const selector = toFunctionSelector(getAbiItem({ abi: recurringChargesAbi, name }));
+      return h.proxy.contractCalls.filter((c) => c.method === "eth_call" && c.to === recurring().toLowerCase() && c.selector === selector).length;
+    };
+    for (const [i, a] of renewals.entries()) {
+      if (all[i] === left[0] || all[i] === left[1]) assert.deepEqual(a.body, { error: "INSUFFICIENT_ALLOWANCE", action: "ASK_PAYER" }, "its own refusal");
+      else assert.include(a.body, { status: "CONFIRMING", period_index: 1 }, JSON.stringify(a.body));
+    }
+    const trials = ethCalls("chargeBatch");
+    const alone = ethCalls("charge");
+    // Halving a group of up to 42 down to each refused renewal: about two trials per halving per refusal.
+    assert.isAtMost(trials, 30, `${trials} trials for 42 charges`);
+    assert.isAtLeast(trials, 1);
+    // Each refused renewal is simulated alone, with and without the largest reimbursement; nothing else is.
+    assert.isAtMost(alone, 4, `${alone} charges simulated alone`);
+    await h.chain.mine(2);
+    const logs = await h.chain.publicClient.getLogs({ address: recurring(), fromBlock: 0n, toBlock: "latest" });
+    const charged = parseEventLogs({ abi: recurringChargesAbi, logs, eventName: "Charged" }).filter((e) => e.args.periodIndex === 1n);
+    const ids = new Set(all.map((s) => s.id));
+    const ours = charged.filter((e) => ids.has(e.args.subscriptionId));
+    assert.lengthOf(ours, 40, "every renewal but the two charged");
+    assert.equal(new Set(ours.map((e) => e.args.subscriptionId)).size, 40, "each once");
+    for (const l of left)
+      assert.notInclude(
+        ours.map((e) => e.args.subscriptionId),
+        l.id,
+      );
+
+    // Asked again, a renewal that failed a trial is simulated alone at once: no halving again for it.
+    h.proxy.reset();
+    const again = await Promise.all(left.map((l) => charge(h.api, l.subscription)));
+    for (const a of again) assert.deepEqual(a.body, { error: "INSUFFICIENT_ALLOWANCE", action: "ASK_PAYER" });
+    assert.equal(ethCalls("chargeBatch"), 0, "no trial for them");
+    assert.isAtMost(ethCalls("charge"), 4);
   });
 
   it("a stuck batch is replaced once for all its periods (same nonce, same call, a higher fee), and each follows the replacement to CHARGED", async () => {

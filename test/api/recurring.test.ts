@@ -16,6 +16,7 @@ import {
   recoverTypedDataAddress,
   toFunctionSelector,
 } from "viem";
+import { multicall3Abi } from "viem";
 import { recurringChargesAbi, safeAbi, testSmartAccountAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { ChargeAttempts } from "../../src/store/charge-attempts.js";
@@ -592,7 +593,7 @@ describe("recurring charges API", function () {
       assert.equal(await relayerNonce(), 0);
     });
 
-    it("a renewal makes one call of its own, the charge's simulation with the largest reimbursement (no subscription read, no estimate, no funds read); a first charge adds its estimate; funds short of the largest reimbursement are simulated without it and read", async () => {
+    it("a renewal's simulation is the trial shared by the charges in flight (one chargeBatch call with the largest reimbursement, the paid counts in one Multicall3 call: no estimate, no funds read); a first charge adds its estimate; a charge whose trial fails is simulated alone, and funds short of the largest reimbursement are simulated without it and read", async () => {
       // A service whose charges carry a reimbursement (its gas price makes one), so the funds matter beyond the amount.
       const api = supertest((await h.another(await reimbursingEnv(h))).app);
       const created = await api.post("/v1/subscriptions").send({ recipient: merchant().address, amount: "10", period: 3600 });
@@ -602,32 +603,36 @@ describe("recurring charges API", function () {
       const subscription = finalized.body.subscription as string;
       await send(h.chain, payer(), { address: usdc(), abi: fiatTokenAbi, functionName: "approve", args: [recurring(), 100_000_000n] });
       const charge = (body: object) => api.post("/v1/charges").send(body);
+      const multicall3 = h.chain.chain.contracts!.multicall3!.address.toLowerCase();
+      const aggregate3 = toFunctionSelector(getAbiItem({ abi: multicall3Abi, name: "aggregate3" }));
       const ownCalls = () =>
         h.proxy.contractCalls
-          .filter((c) => c.to === recurring().toLowerCase() || c.to === usdc().toLowerCase())
+          .filter((c) => c.to === recurring().toLowerCase() || c.to === usdc().toLowerCase() || c.to === multicall3)
           .filter((c) => c.method === "eth_estimateGas" || !isSharedTokenRead(c.selector))
-          .map((c) => `${c.method} ${c.to === usdc().toLowerCase() ? "token" : "contract"} ${c.selector}`);
+          .map((c) => `${c.method} ${c.to === usdc().toLowerCase() ? "token" : c.to === multicall3 ? "multicall3" : "contract"} ${c.selector}`);
       h.proxy.reset();
       const first = await charge({ subscription });
       assert.equal(first.body.status, "CONFIRMING", JSON.stringify(first.body));
       const chargeSelector = toFunctionSelector(getAbiItem({ abi: recurringChargesAbi, name: "charge" }));
+      const trialSelector = toFunctionSelector(getAbiItem({ abi: recurringChargesAbi, name: "chargeBatch" }));
       const allowance = toFunctionSelector(getAbiItem({ abi: erc20Abi, name: "allowance" }));
       const balanceOfSelector = toFunctionSelector(getAbiItem({ abi: erc20Abi, name: "balanceOf" }));
-      assert.sameMembers(ownCalls(), [`eth_call contract ${chargeSelector}`, `eth_estimateGas contract ${chargeSelector}`]);
+      const trial = [`eth_call contract ${trialSelector}`, `eth_call multicall3 ${aggregate3}`];
+      assert.sameMembers(ownCalls(), [...trial, `eth_estimateGas contract ${chargeSelector}`]);
       await h.chain.mine(2);
       await h.chain.advanceTime(3600);
       h.proxy.reset();
       const renewal = await charge({ subscription });
       assert.include(renewal.body, { status: "CONFIRMING", period_index: 1 }, JSON.stringify(renewal.body));
-      assert.deepEqual(ownCalls(), [`eth_call contract ${chargeSelector}`]);
-      // Simulated with the largest reimbursement, the one sent (smaller) is covered by the funds the simulation saw.
+      assert.sameMembers(ownCalls(), trial);
+      // Tried with the largest reimbursement, the one sent (smaller) is covered by the funds the trial saw.
       const sent = await h.chain.publicClient.getTransaction({ hash: renewal.body.tx_hash });
       const { args } = decodeFunctionData({ abi: recurringChargesAbi, data: sent.input });
       const reimbursement = args[2] as bigint;
       assert.ok(reimbursement > 0n && reimbursement < 1_000_000n, `a reimbursement under the signed maximum: ${reimbursement}`);
 
-      // Funds for the amount and this reimbursement but not the largest one: simulated again without a
-      // reimbursement, the funds read, and charged all the same.
+      // Funds for the amount and this reimbursement but not the largest one: the trial fails, the charge is
+      // simulated alone, again without a reimbursement, the funds read, and charged all the same.
       await h.chain.mine(2);
       await h.chain.advanceTime(3600);
       await send(h.chain, payer(), { address: usdc(), abi: fiatTokenAbi, functionName: "approve", args: [recurring(), 10_000_000n + reimbursement + 50_000n] });
@@ -635,6 +640,7 @@ describe("recurring charges API", function () {
       const tight = await charge({ subscription });
       assert.include(tight.body, { status: "CONFIRMING", period_index: 2 }, JSON.stringify(tight.body));
       assert.sameMembers(ownCalls(), [
+        ...trial,
         `eth_call contract ${chargeSelector}`,
         `eth_call contract ${chargeSelector}`,
         `eth_call token ${allowance}`,
