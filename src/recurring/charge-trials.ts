@@ -20,15 +20,17 @@ export interface TrialDeps {
   client: PublicClient;
   contract: Address;
   relayer: Address;
+  /** The deployment's fee collector: it receives from every item, so its own charges are simulated alone. */
+  feeCollector: Address;
   /** At most this many charges in one trial call. */
   maxItems: number;
   /** Milliseconds since the epoch. */
   now: () => number;
 }
 
-/** How long a subscription whose charge failed a trial alone is simulated alone, outside the trials. */
+/** How long a subscription (or payer) that failed a trial is simulated alone, outside the trials. */
 export const SOLO_MS = 24 * 3600_000;
-/** At most this many such subscriptions remembered (the oldest forgotten first): a few MB. */
+/** At most this many such subscriptions and payers remembered (the oldest forgotten first): about 15 MB. */
 export const SOLO_MAX = 100_000;
 
 interface Waiting {
@@ -37,36 +39,47 @@ interface Waiting {
   resolve: (passed: TrialPassed | null) => void;
 }
 
+/** A group being filled: its charges, and the payers and recipients they name. */
+interface Forming {
+  items: Waiting[];
+  payers: Set<string>;
+  recipients: Set<string>;
+}
+
 /**
  * The charges' simulation, shared: the charges that reach it in one turn of the event loop are run
  * together in one `eth_call` of `chargeBatch` from the relayer, at the latest block, with the
  * subscriptions' records read beside it in one Multicall3 call. `chargeBatch` answers how many items
- * charged; when all did, each passed, as a simulation of its own would have (an item sees the ones
- * before it, as in a batch on chain). When some did not, the group is halved until each part passes
- * or is one charge, which its caller then simulates alone to name the refusal: a wave of renewals
- * costs the chain one execution of each in a trial, not one `eth_call` each, and a few refused among
- * them cost a few calls more per refusal (about two per halving). A subscription whose charge failed
- * a trial is then kept out of the trials for a day (SOLO_MS), so asking again and again for a charge
- * that fails costs one call each, as a simulation of its own always did, never the halving again.
+ * charged; when all did, each passed, as a simulation of its own would have, and its paid count says
+ * renewal or first charge. A wave of renewals costs the chain one execution of each in a trial, not
+ * one `eth_call` each.
  *
- * A trial answers only "passed"; anything else (a refusal, a node's error, a node without Multicall3)
- * answers null, and the caller's own simulation decides, as if there were no trial.
+ * What no trial decides, and what a failed trial costs:
+ * - A trial answers only "passed"; anything else answers null, and the caller's own simulation
+ *   decides, as if there were no trial (it names the refusal).
+ * - Charges of period 0 (nearly every first charge, which anyone can set up for nothing) and charges
+ *   of the fee collector are never tried. A group holds no payer that is the recipient of another of
+ *   its charges, so no charge passes on income from the trial itself; a payer's several charges may
+ *   share a group, which passes only if the payer's funds cover them all in sequence.
+ * - When no charge of a group charged, nothing in it changed the state, so each fails alone too: all
+ *   answer null at once (a paused token, a blacklisted fee collector, a period boundary).
+ * - When some did, the group is halved until each part passes or is one charge; that charge's
+ *   subscription is kept out of trials for a day (SOLO_MS). When every part passes, the group failed
+ *   on its payers' funds for their charges together, and those payers are kept out. Asking again and
+ *   again for a charge that fails costs one call each, as a simulation of its own always did.
  */
 export class ChargeTrials {
   #queue: Waiting[] = [];
   #scheduled = false;
-  /** Subscriptions whose charge failed a trial alone: until when they are simulated alone (insertion order is age). */
+  /** Subscription ids and payers that failed a trial: until when they are simulated alone (insertion order is age). */
   readonly #solo = new Map<Hex, number>();
 
   constructor(private readonly deps: TrialDeps) {}
 
   /** Whether `charge` (of subscription `id`) passes with the others in flight; null when it must be simulated alone. */
   trial(charge: TrialCharge, id: Hex): Promise<TrialPassed | null> {
-    const solo = this.#solo.get(id);
-    if (solo !== undefined) {
-      if (solo > this.deps.now()) return Promise.resolve(null);
-      this.#solo.delete(id);
-    }
+    const payer = charge.terms.payer.toLowerCase() as Hex;
+    if (charge.expectedPeriod === 0n || payer === this.deps.feeCollector.toLowerCase() || this.#apart(id) || this.#apart(payer)) return Promise.resolve(null);
     return new Promise((resolve) => {
       this.#queue.push({ charge, id, resolve });
       if (!this.#scheduled) {
@@ -76,11 +89,34 @@ export class ChargeTrials {
     });
   }
 
+  /** Whether `key` (a subscription id or a payer) is still kept out of trials. */
+  #apart(key: Hex): boolean {
+    const until = this.#solo.get(key);
+    if (until === undefined) return false;
+    if (until > this.deps.now()) return true;
+    this.#solo.delete(key);
+    return false;
+  }
+
+  /** Deals the queue into groups of at most maxItems in which no payer is another charge's recipient. */
   #flush(): void {
     this.#scheduled = false;
     const queue = this.#queue;
     this.#queue = [];
-    for (let i = 0; i < queue.length; i += this.deps.maxItems) void this.#run(queue.slice(i, i + this.deps.maxItems));
+    const groups: Forming[] = [];
+    for (const w of queue) {
+      const payer = w.charge.terms.payer.toLowerCase();
+      const recipient = w.charge.terms.recipient.toLowerCase();
+      let group = groups.find((g) => g.items.length < this.deps.maxItems && !g.recipients.has(payer) && !g.payers.has(recipient));
+      if (!group) {
+        group = { items: [], payers: new Set(), recipients: new Set() };
+        groups.push(group);
+      }
+      group.items.push(w);
+      group.payers.add(payer);
+      group.recipients.add(recipient);
+    }
+    for (const g of groups) void this.#run(g.items);
   }
 
   async #run(group: Waiting[]): Promise<void> {
@@ -88,8 +124,8 @@ export class ChargeTrials {
     await this.#try(group, records);
   }
 
-  /** Trials `group`, halving what does not pass; every item's promise is settled. */
-  async #try(group: Waiting[], records: Promise<Array<number | null> | null>): Promise<void> {
+  /** Trials `group`, halving what does not pass; every item's promise is settled. Whether every item passed. */
+  async #try(group: Waiting[], records: Promise<Array<number | null> | null>): Promise<boolean> {
     const charged = await this.#charged(group.map((w) => w.charge));
     if (charged === group.length) {
       const read = await records;
@@ -97,16 +133,17 @@ export class ChargeTrials {
         const paid = read?.[i] ?? null;
         w.resolve(paid === null ? null : { paidCountBefore: paid });
       }
-      return;
+      return true;
     }
-    if (charged === null || group.length === 1) {
+    if (charged === null || charged === 0 || group.length === 1) {
+      // One charge that failed on its own is kept apart; a whole group that failed is no charge's doing.
       if (charged === 0 && group.length === 1) this.#keepApart(group[0]!.id);
       for (const w of group) w.resolve(null);
-      return;
+      return false;
     }
     const half = Math.ceil(group.length / 2);
     const [first, second] = [group.slice(0, half), group.slice(half)];
-    await Promise.all([
+    const passed = await Promise.all([
       this.#try(
         first,
         records.then((r) => r?.slice(0, half) ?? null),
@@ -116,12 +153,21 @@ export class ChargeTrials {
         records.then((r) => r?.slice(half) ?? null),
       ),
     ]);
+    if (passed[0] && passed[1]) {
+      // Each half passes and the whole did not: a payer in both halves whose funds cover its charges
+      // apart but not together. Its charges are simulated alone from now on (each may then be sent,
+      // and the chain skips what the funds do not cover, as without trials).
+      const payersOf = (part: Waiting[]) => new Set(part.map((w) => w.charge.terms.payer.toLowerCase() as Hex));
+      const inFirst = payersOf(first);
+      for (const payer of payersOf(second)) if (inFirst.has(payer)) this.#keepApart(payer);
+    }
+    return false;
   }
 
-  #keepApart(id: Hex): void {
-    this.#solo.delete(id);
+  #keepApart(key: Hex): void {
+    this.#solo.delete(key);
     if (this.#solo.size >= SOLO_MAX) this.#solo.delete(this.#solo.keys().next().value!);
-    this.#solo.set(id, this.deps.now() + SOLO_MS);
+    this.#solo.set(key, this.deps.now() + SOLO_MS);
   }
 
   /** How many of `charges` a `chargeBatch` from the relayer charges at the latest block; null when the call failed. */

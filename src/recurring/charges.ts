@@ -136,7 +136,14 @@ export class Charges {
     if (this.#trialsOf?.relayer !== relayer)
       this.#trialsOf = {
         relayer,
-        trials: new ChargeTrials({ client: this.deps.client, contract: this.#contract, relayer, maxItems: TRIAL_MAX_ITEMS, now: this.deps.now }),
+        trials: new ChargeTrials({
+          client: this.deps.client,
+          contract: this.#contract,
+          relayer,
+          feeCollector: this.deps.deployment.parameters.feeCollector,
+          maxItems: TRIAL_MAX_ITEMS,
+          now: this.deps.now,
+        }),
       };
     return this.#trialsOf.trials;
   }

@@ -213,6 +213,75 @@ describe("charges batched into one transaction", function () {
     assert.isAtMost(ethCalls("charge"), 4);
   });
 
+  it("a trial in which no charge charged is not halved: each is simulated alone at once and answers its own refusal", async () => {
+    const payer = h.chain.accounts[LOCAL_ROLES.firstUser + 5]!;
+    const usdc = h.chain.deployment.token.address;
+    const subs = [];
+    for (let i = 0; i < 5; i++) subs.push(await subscribe(h, payer, { recipient: merchant().address, amount: "1" }));
+    await send(h.chain, payer, { address: usdc, abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] });
+    for (const a of await Promise.all(subs.map((s) => charge(h.api, s.subscription)))) assert.include(a.body, { status: "CONFIRMING" });
+    await h.chain.mine(2);
+    await h.chain.advanceTime(3600);
+    await send(h.chain, payer, { address: usdc, abi: erc20Abi, functionName: "approve", args: [recurring(), 0n] });
+    h.proxy.reset();
+    const refused = await Promise.all(subs.map((s) => charge(h.api, s.subscription)));
+    for (const a of refused) assert.deepEqual(a.body, { error: "INSUFFICIENT_ALLOWANCE", action: "ASK_PAYER" });
+    const selector = toFunctionSelector(getAbiItem({ abi: recurringChargesAbi, name: "chargeBatch" }));
+    const trials = h.proxy.contractCalls.filter((c) => c.method === "eth_call" && c.to === recurring().toLowerCase() && c.selector === selector).length;
+    // One trial for the five (two if they reached it in two turns); halving them would take nine.
+    assert.isAtMost(trials, 2, `${trials} trials`);
+  });
+
+  it("a payer whose funds cover each charge apart but not together: the trial's halves pass, the payer's charges are then simulated alone; the chain skips what the funds do not cover", async () => {
+    const payer = h.chain.accounts[LOCAL_ROLES.firstUser + 6]!;
+    const usdc = h.chain.deployment.token.address;
+    const a = await subscribe(h, payer, { recipient: merchant().address, amount: "1" });
+    const b = await subscribe(h, payer, { recipient: merchant().address, amount: "1" });
+    await send(h.chain, payer, { address: usdc, abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] });
+    for (const r of await Promise.all([a, b].map((s) => charge(h.api, s.subscription)))) assert.include(r.body, { status: "CONFIRMING" });
+    await h.chain.mine(2);
+    await h.chain.advanceTime(3600);
+    // Enough for one renewal of 1 USDC, not two.
+    await send(h.chain, payer, { address: usdc, abi: erc20Abi, functionName: "approve", args: [recurring(), 1_500_000n] });
+    const selector = toFunctionSelector(getAbiItem({ abi: recurringChargesAbi, name: "chargeBatch" }));
+    const trials = () => h.proxy.contractCalls.filter((c) => c.method === "eth_call" && c.to === recurring().toLowerCase() && c.selector === selector).length;
+    h.proxy.reset();
+    const answers = await Promise.all([a, b].map((s) => charge(h.api, s.subscription)));
+    for (const r of answers) assert.include(r.body, { status: "CONFIRMING", period_index: 1 }, JSON.stringify(r.body));
+    assert.equal(trials(), 3, "the pair, then each alone");
+    await h.chain.mine(2);
+    const settled = (await Promise.all([a, b].map((s) => charge(h.api, s.subscription)))).map((r) => r.body.status ?? r.body.error).sort();
+    assert.deepEqual(settled, ["CHARGED", "INSUFFICIENT_ALLOWANCE"], "the chain charged what the funds covered, once");
+
+    // The next period: the payer's charges are no longer tried, whatever its funds.
+    await h.chain.advanceTime(3600);
+    h.clock.advance(2 * 3600);
+    await send(h.chain, payer, { address: usdc, abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] });
+    h.proxy.reset();
+    const next = await Promise.all([a, b].map((s) => charge(h.api, s.subscription)));
+    for (const r of next) assert.include(r.body, { status: "CONFIRMING", period_index: 2 }, JSON.stringify(r.body));
+    assert.equal(trials(), 0, "kept out of the trials");
+  });
+
+  it("a payer that is the recipient of another charge in flight is tried in another group, never on that income", async () => {
+    const payer = h.chain.accounts[LOCAL_ROLES.firstUser + 7]!;
+    const shop = h.chain.accounts[LOCAL_ROLES.firstUser + 8]!;
+    const usdc = h.chain.deployment.token.address;
+    // The shop is paid by the payer, and itself pays the merchant.
+    const toShop = await subscribe(h, payer, { recipient: shop.address, amount: "1" });
+    const fromShop = await subscribe(h, shop, { recipient: merchant().address, amount: "1" });
+    for (const who of [payer, shop]) await send(h.chain, who, { address: usdc, abi: erc20Abi, functionName: "approve", args: [recurring(), 10n ** 12n] });
+    for (const r of await Promise.all([toShop, fromShop].map((s) => charge(h.api, s.subscription)))) assert.include(r.body, { status: "CONFIRMING" });
+    await h.chain.mine(2);
+    await h.chain.advanceTime(3600);
+    h.proxy.reset();
+    const answers = await Promise.all([toShop, fromShop].map((s) => charge(h.api, s.subscription)));
+    for (const r of answers) assert.include(r.body, { status: "CONFIRMING", period_index: 1 }, JSON.stringify(r.body));
+    const selector = toFunctionSelector(getAbiItem({ abi: recurringChargesAbi, name: "chargeBatch" }));
+    const trials = h.proxy.contractCalls.filter((c) => c.method === "eth_call" && c.to === recurring().toLowerCase() && c.selector === selector);
+    assert.lengthOf(trials, 2, "one trial each");
+  });
+
   it("a stuck batch is replaced once for all its periods (same nonce, same call, a higher fee), and each follows the replacement to CHARGED", async () => {
     const subs = await manySubscriptions(h, h.api, 3);
     const nonce = await relayerNonce();
