@@ -213,20 +213,21 @@ export class Charges {
     // Funds that cover the amount but not the largest reimbursement are simulated again without one
     // and read, to charge what the charge really costs.
     const cap = terms.maxGasReimbursement;
+    const chargeCall = (reimbursement: bigint) =>
+      ({ address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement, period] }) as const;
     const simulate = async (reimbursement: bigint): Promise<Simulated> => {
-      const call = { address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement, period] } as const;
+      const call = chargeCall(reimbursement);
       const [read] = await Promise.allSettled([client.simulateContract({ ...call, account: relayerAddress })]);
       return { call, read: read.status === "fulfilled" ? { status: "fulfilled", value: read.value.result[1] } : read };
     };
     const tried = async (): Promise<Simulated> => {
       const passed = await this.#trials(relayerAddress).trial({ terms, signature, gasReimbursement: cap, expectedPeriod: period }, id);
       if (!passed) return simulate(cap);
-      const call = { address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, cap, period] } as const;
-      return { call, read: { status: "fulfilled", value: passed.paidCountBefore + 1 } };
+      return { call: chargeCall(cap), read: { status: "fulfilled", value: passed.paidCountBefore + 1 } };
     };
     // Read alongside: whether a charge of this payer's failed on chain lately (nothing is sent then).
     const [[l1FeeRead], capped, [refusedRead]] = await Promise.all([
-      Promise.allSettled([quoteL1FeeOf(encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, cap, period] }))]),
+      Promise.allSettled([quoteL1FeeOf(encodeFunctionData(chargeCall(cap)))]),
       tried(),
       Promise.allSettled([this.deps.refusedPayers.refusedUntil(terms.payer, this.deps.now())]),
     ]);
