@@ -34,3 +34,9 @@ if (!withoutContracts) {
   console.log(`RecurringCharges ${local.deployment.contracts.RecurringCharges.address}`);
 }
 console.log(`USDC ${local.deployment.token.address}`);
+if (local.authCapture) {
+  const { escrow, eip3009Collector, standIn } = local.authCapture;
+  console.log(
+    `AuthCaptureEscrow ${escrow}, ERC3009PaymentCollector ${eip3009Collector} (${standIn ? "the project's stand-in, not Commerce Payments' code" : "the canonical contracts"})`,
+  );
+}

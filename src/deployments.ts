@@ -38,6 +38,20 @@ export const DeploymentSchema = z.strictObject({
    * `npm run deploy` (dev/deploy/deploy-environment.ts) when it deploys; absent: block 0.
    */
   deployBlock: z.number().int().nonnegative().optional(),
+  /**
+   * Commerce Payments' canonical `AuthCaptureEscrow` and its EIP-3009 payment collector (the release
+   * `@x402/evm` defaults to), the holds' escrow: the same addresses on Base and Base Sepolia (CREATE2).
+   * Not ours and not deployed by us; on the local chain the project's stand-in sits at these addresses
+   * (dev/localchain/auth-capture.ts).
+   */
+  authCapture: z
+    .strictObject({
+      /** The Commerce Payments release these addresses belong to. */
+      version: z.string().min(1),
+      escrow: address,
+      eip3009Collector: address,
+    })
+    .optional(),
   /** The CREATE2 addresses `parameters` give; null until the parameters are chosen. */
   contracts: z
     .strictObject({

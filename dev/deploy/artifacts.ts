@@ -46,3 +46,23 @@ export function packageBytecode(artifactPath: string, libraries: Record<string, 
   }
   return `0x${code}` as Hex;
 }
+
+/**
+ * The runtime bytecode of a compiled contract, for placing with `hardhat_setCode` (which carries
+ * code and nothing else). Refuses a contract with immutables: the artifact's runtime code holds
+ * zeros where a constructor would have written them.
+ */
+export function runtimeBytecode(contractName: string, sourcePath = `${contractName}.sol`): Hex {
+  const path = resolve(ARTIFACTS_DIR, sourcePath, `${contractName}.json`);
+  let artifact: { deployedBytecode?: string; immutableReferences?: Record<string, unknown> };
+  try {
+    artifact = JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    throw new Error(`no artifact for ${contractName} at ${path}: run \`npm run build\` (or \`npm start\`, which builds) first`);
+  }
+  if (!artifact.deployedBytecode || artifact.deployedBytecode === "0x") throw new Error(`${path} has no runtime bytecode`);
+  if (Object.keys(artifact.immutableReferences ?? {}).length > 0) {
+    throw new Error(`${contractName} has immutables, which its runtime code cannot carry to another address: it cannot be placed with setCode`);
+  }
+  return artifact.deployedBytecode as Hex;
+}

@@ -23,6 +23,7 @@ import { loadLiveDeployment, type LiveDeployment } from "../../src/deployments.j
 import { COVERAGE_BUILD } from "../deploy/build-mode.js";
 import { deployCreate2 } from "../deploy/create2.js";
 import { planContracts } from "../deploy/plan.js";
+import { placeAuthCaptureStandIn, type AuthCaptureContracts } from "./auth-capture.js";
 import { callsWithoutL1Fee, L1_FEE_LEVELS, setL1Fees, type L1FeeParameters } from "./l1-fees.js";
 import { placeMulticall3 } from "./multicall3.js";
 import { serveJsonRpc, type RequestProvider } from "./rpc-server.js";
@@ -95,6 +96,12 @@ export interface LocalChain {
   accounts: HDAccount[];
   /** USDC's roles (owner, master minter, pauser, blacklister, proxy admin, minter): known local keys. */
   usdcRoles: FiatTokenRoles;
+  /**
+   * The holds' escrow and EIP-3009 collector at Commerce Payments' canonical addresses: on a fresh
+   * chain the project's **stand-in** (contracts/escrow/, not the canonical code, which no package
+   * ships), on a fork of Base Sepolia the canonical contracts (`standIn` false).
+   */
+  authCapture: AuthCaptureContracts | null;
   /** The chain this one forks (FORK_URL), or null when it was built from nothing. */
   fork: ForkOptions | null;
   /** Whether blocks may share a timestamp (`LocalChainOptions.sameSecondBlocks`). */
@@ -154,7 +161,8 @@ export function forkFromEnvironment(env: NodeJS.ProcessEnv = process.env): ForkO
 /**
  * Starts the local chain that plays Base Sepolia: chain id 84532, the canonical CREATE2 deployer,
  * Circle's USDC (FiatTokenV2_2 behind FiatTokenProxy) at the real Base Sepolia USDC address, our contracts at the addresses
- * `deployments/84532.json` names (same CREATE2 parameters as the real chain), the local relayer
+ * `deployments/84532.json` names (same CREATE2 parameters as the real chain), a stand-in for Commerce
+ * Payments' escrow and collector at their canonical addresses (see `authCapture`), the local relayer
  * allowed, and every derived account funded with ETH and 1,000,000 USDC.
  */
 export async function startLocalChain(options: LocalChainOptions = {}): Promise<LocalChain> {
@@ -212,6 +220,10 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
 
   // Multicall3, an OP-stack preinstall on Base and Base Sepolia.
   await placeMulticall3({ publicClient, testClient });
+
+  // Commerce Payments' escrow and EIP-3009 collector at their canonical addresses: a stand-in of the
+  // project's own where the chain has none (the real ones on Base Sepolia stay on a fork).
+  const authCapture = await placeAuthCaptureStandIn({ publicClient, testClient }, deployment);
 
   // Our contracts through CREATE2, with the parameters of deployments/84532.json.
   if (!options.withoutContracts) await deployOurContracts();
@@ -297,6 +309,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     wallet,
     accounts,
     usdcRoles,
+    authCapture,
     fork,
     sameSecondBlocks: options.sameSecondBlocks ?? false,
     mine: (blocks = 1) => testClient.mine({ blocks }),
