@@ -8,8 +8,9 @@ export interface AuthCaptureContracts {
   escrow: Address;
   eip3009Collector: Address;
   /**
-   * True when the project's stand-in (contracts/escrow/) was placed here; false when the chain
-   * already had code at the canonical addresses (a fork of Base Sepolia: the canonical contracts).
+   * True when the project's stand-in (contracts/escrow/) runs there (placed on a fresh chain, or
+   * inherited from a forked local chain); false for other code there (a fork of Base Sepolia: the
+   * canonical contracts).
    */
   standIn: boolean;
 }
@@ -37,14 +38,19 @@ export async function placeAuthCaptureStandIn(
     const code = await publicClient.getCode({ address });
     return code !== undefined && code !== "0x";
   };
+  const escrowRuntime = runtimeBytecode("AuthCaptureEscrow", "escrow/AuthCaptureEscrow.sol");
   const [escrowThere, collectorThere] = await Promise.all([hasCode(canonical.escrow), hasCode(canonical.eip3009Collector)]);
-  if (escrowThere && collectorThere) return { escrow: canonical.escrow, eip3009Collector: canonical.eip3009Collector, standIn: false };
+  if (escrowThere && collectorThere) {
+    // Already there: the canonical contracts (a fork of Base Sepolia) or the stand-in (a fork of a local chain).
+    const code = await publicClient.getCode({ address: canonical.escrow });
+    return { escrow: canonical.escrow, eip3009Collector: canonical.eip3009Collector, standIn: code?.toLowerCase() === escrowRuntime.toLowerCase() };
+  }
   if (escrowThere !== collectorThere) {
     throw new Error(
       `the chain has code at only one of the escrow (${canonical.escrow}) and its collector (${canonical.eip3009Collector}): refusing to pair a stand-in with a contract that is not`,
     );
   }
-  await testClient.setCode({ address: canonical.escrow, bytecode: runtimeBytecode("AuthCaptureEscrow", "escrow/AuthCaptureEscrow.sol") });
+  await testClient.setCode({ address: canonical.escrow, bytecode: escrowRuntime });
   await testClient.setCode({
     address: canonical.eip3009Collector,
     bytecode: runtimeBytecode("ERC3009PaymentCollector", "escrow/ERC3009PaymentCollector.sol"),

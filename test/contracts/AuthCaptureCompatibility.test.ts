@@ -100,10 +100,8 @@ describe("AuthCaptureEscrow (the stand-in) accepts what @x402/evm's auth-capture
     const p = holdParties(chain);
     const { paid, info } = await clientPays(await requirementsFor(V1_0_ESCROW));
     assert.notEqual(getAddress(paid.authorization.to), p.collector);
-    await expectRevert(
-      escrowCall(chain, p.operator, { functionName: "authorize", args: [info, 40_000_000n, p.collector, paid.signature] }),
-      "Error",
-      ["FiatTokenV2: invalid signature"],
-    );
+    await expectRevert(escrowCall(chain, p.operator, { functionName: "authorize", args: [info, 40_000_000n, p.collector, paid.signature] }), "Error", [
+      "FiatTokenV2: invalid signature",
+    ]);
   });
 });

@@ -9,6 +9,9 @@ import { send } from "../helpers/tx.js";
  * as Circle holds them) and the CREATE2 deployer, none of our contracts. `npm run test:fork` runs the
  * fork suite the same way.
  */
+/** Code that is not the stand-in's (it only stops), standing for the canonical contracts on the fork. */
+const CANONICAL_LOOKALIKE: Hex = "0x00";
+
 describe("fork mode (FORK_URL) against a local upstream", function () {
   this.timeout(180_000);
   let upstream: LocalChain;
@@ -47,11 +50,24 @@ describe("fork mode (FORK_URL) against a local upstream", function () {
       functionName: "implementation",
       account: foreign.proxyAdmin!,
     });
+    // Other code at Commerce Payments' canonical addresses, as on Base Sepolia (the canonical escrow
+    // and collector): the fork must keep it, not place the stand-in over it.
+    for (const address of [upstream.deployment.authCapture!.escrow, upstream.deployment.authCapture!.eip3009Collector]) {
+      await upstream.testClient.setCode({ address, bytecode: CANONICAL_LOOKALIKE });
+    }
     fork = await startLocalChain({ fork: { url: upstream.rpcUrl! } });
   });
   after(async () => {
     await fork?.close();
     await upstream?.close();
+  });
+
+  it("keeps the code at the escrow's and collector's canonical addresses: the stand-in is placed only where there is none", async () => {
+    const { escrow, eip3009Collector } = fork.deployment.authCapture!;
+    assert.equal(await fork.publicClient.getCode({ address: escrow }), CANONICAL_LOOKALIKE);
+    assert.equal(await fork.publicClient.getCode({ address: eip3009Collector }), CANONICAL_LOOKALIKE);
+    assert.deepEqual(fork.authCapture, { escrow, eip3009Collector, standIn: false });
+    assert.isTrue(upstream.authCapture === null || upstream.authCapture.standIn, "the upstream, built from nothing, got the stand-in");
   });
 
   it("reads FORK_URL and FORK_BLOCK from the environment", () => {
