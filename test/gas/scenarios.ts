@@ -6,6 +6,7 @@ import type { HDAccount } from "viem/accounts";
 import { LOCAL_ROLES, localAccount, type LocalChain } from "../../dev/localchain/harness.js";
 import type { Terms } from "../../src/recurring/terms.js";
 import { deployTestContract } from "../helpers/deploy.js";
+import { measureHoldGas } from "./holds.js";
 import { chargeAsRelayer, currentPeriod, makeTerms, relayerOf, signTerms } from "../helpers/subscriptions.js";
 import { approve, send } from "../helpers/tx.js";
 
@@ -172,6 +173,8 @@ export async function measureGas(chain: LocalChain): Promise<GasFigures> {
       ).gasUsed,
     );
   }
+
+  await measureHoldGas(chain, figures, deadline);
 
   // Recurring: the fee collector already holds a balance from the payments above.
   const terms = await makeTerms(chain, buyer.address, merchant.address, { start: GAS_EPOCH });
