@@ -124,6 +124,12 @@ console.log(`Splitter       ${deployment.contracts.Splitter.address}`);
 console.log(`Recurring      ${deployment.contracts.RecurringCharges.address}`);
 console.log(`X402Receivers  ${deployment.contracts.X402Receivers.address}   (merchants' x402 receivers: POST /v1/x402/receivers)`);
 console.log(`USDC           ${deployment.token.address}`);
+if (chain?.authCapture) {
+  const { escrow, standIn } = chain.authCapture;
+  console.log(
+    `Holds escrow   ${escrow}   (${standIn ? "the project's stand-in for Commerce Payments' AuthCaptureEscrow" : "Commerce Payments' AuthCaptureEscrow"})`,
+  );
+}
 console.log(`Finality       ${config.finality.kind === "safe" ? "the node's safe block" : `${config.finality.confirmations} confirmations`}`);
 console.log(`Store          ${config.dataDir ? `PGlite in ${config.dataDir}` : "PGlite in memory"}`);
 if (chain && harness) {

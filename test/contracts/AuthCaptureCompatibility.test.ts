@@ -95,6 +95,27 @@ describe("AuthCaptureEscrow (the stand-in) accepts what @x402/evm's auth-capture
     });
   }
 
+  it("on a fork of Base Sepolia (FORK_URL), the canonical escrow: authorize 50.00, capture 30.00 and 15.00, void the rest", async function () {
+    const chain = local.chain;
+    if (!chain.authCapture || chain.authCapture.standIn) {
+      console.log("      (skipped: no fork of Base Sepolia given, FORK_URL; the canonical escrow is not on this chain, the stand-in ran the flow above)");
+      this.skip();
+    }
+    const p = holdParties(chain);
+    const { paid, info } = await clientPays(await requirementsFor(p.escrow));
+    const balances = () => Promise.all([p.payer.address, p.receiver.address, p.feeReceiver].map((a) => balanceOf(chain, p.usdc, a)));
+    const before = await balances();
+    await escrowCall(chain, p.operator, { functionName: "authorize", args: [info, info.maxAmount, p.collector, paid.signature] });
+    await escrowCall(chain, p.operator, { functionName: "capture", args: [info, 30_000_000n, 200, p.feeReceiver] });
+    await escrowCall(chain, p.operator, { functionName: "capture", args: [info, 15_000_000n, 200, p.feeReceiver] });
+    await escrowCall(chain, p.operator, { functionName: "void", args: [info] });
+    const after = await balances();
+    assert.deepEqual(
+      after.map((b, i) => b - before[i]!),
+      [-45_000_000n, 44_100_000n, 900_000n],
+    );
+  });
+
   it("a payload the client built for the v1.0 escrow does not authorize at v1.1: the escrow and collector addresses are in what the payer signed", async () => {
     const chain = local.chain;
     const p = holdParties(chain);
