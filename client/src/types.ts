@@ -612,6 +612,11 @@ export type PaymentReorgedEvent = {
   };
 };
 
+export type PaymentSender = {
+  address: Address;
+  amount_units: AmountUnits;
+};
+
 export type PaymentSettledEvent = {
   /** stable across retries: the svc-event-id header */
   id: string;
@@ -635,6 +640,8 @@ export type PrepareRefundError = {
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
+  /** on PAYER_UNKNOWN only: each wallet that sent into the payment address, with what it sent; name one as to and ask again */
+  senders?: Array<PaymentSender>;
 };
 
 export type PrepareRefundRequest = {
@@ -644,6 +651,8 @@ export type PrepareRefundRequest = {
   period_index?: number;
   /** extension: with neither intent nor subscription, the payment's reference (an x402 receiver payment's nonce), as POST /v1/payments/list shows it: the one Paid (or ReceiverPaid) naming it in tx_hash, in the deployment's token, is the original; merchant, payer and ceiling are that event's */
   reference?: Bytes32;
+  /** extension: the wallet to refund, where PAYER_UNKNOWN listed the payment address's senders: one of them. Send the same to with verify as with prepare. Where the chain names the payer, to may be omitted, and if sent must be that payer */
+  to?: Address;
   amount: string;
 };
 
@@ -1099,6 +1108,8 @@ export type VerifyRefundError = {
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
+  /** on PAYER_UNKNOWN only: each wallet that sent into the payment address, with what it sent; name one as to and ask again */
+  senders?: Array<PaymentSender>;
 };
 
 export type VerifyRefundRequest = {
@@ -1108,6 +1119,8 @@ export type VerifyRefundRequest = {
   period_index?: number;
   /** extension: with neither intent nor subscription, the payment's reference (an x402 receiver payment's nonce), as POST /v1/payments/list shows it: the one Paid (or ReceiverPaid) naming it in tx_hash, in the deployment's token, is the original; merchant, payer and ceiling are that event's */
   reference?: Bytes32;
+  /** extension: the wallet to refund, where PAYER_UNKNOWN listed the payment address's senders: one of them. Send the same to with verify as with prepare. Where the chain names the payer, to may be omitted, and if sent must be that payer */
+  to?: Address;
   refund_amount: string;
   refund_tx_hash: Bytes32;
 };

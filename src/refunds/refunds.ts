@@ -19,6 +19,12 @@ export interface RefundIdentifier {
   periodIndex?: number;
   /** Extension: with neither capability, the payment a `Paid` (or an x402 receiver's `ReceiverPaid`) names by this reference in `txHash`. */
   reference?: Hex;
+  /**
+   * Extension (DESIGN v7): the wallet to refund where the chain names no payer, one of the senders
+   * PAYER_UNKNOWN listed; where it names one, `to` must be that payer. Verify is stateless: it takes
+   * the same `to` as prepare, and checks the transfer went there.
+   */
+  to?: Address;
 }
 
 export interface RefundsDeps {
@@ -36,6 +42,9 @@ export interface RefundsDeps {
  * reads back as far as a month of Base (13,000,000 blocks) behind a 10,000-block range cap.
  */
 const REFUND_DEPOSITOR_MAX_READS = 1_400;
+
+/** The settlement a refund answers, with its ceiling where the merchant named one of several senders. */
+type Target = Settlement & { ceilingUnits?: bigint };
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 /** A refund token locks terms derived from the chain only; the merchant chose nothing but the amount. */
@@ -150,18 +159,23 @@ export class Refunds {
 
   /**
    * A payment settled from its payment address names the address as payer: the wallet that paid is
-   * the sender whose transfers made up the payment (depositor.ts), and the refund goes there; where
-   * the chain cannot say, PAYER_UNKNOWN (the merchant decides).
+   * the one sender whose own transfers reached the amount first (depositor.ts), and the refund goes
+   * there. Where no one did, PAYER_UNKNOWN lists the senders, and the merchant names one as `to`;
+   * a refund to it is capped at what it sent, so no wallet gets back more than it put in.
    */
-  async #fromDeposit(intent: Intent, settlement: Settlement): Promise<Settlement> {
-    return this.#fromDepositAddress(await this.deps.depositAddresses.of(intent), settlement);
+  async #fromDeposit(intent: Intent, settlement: Settlement, to: Address | undefined): Promise<Target> {
+    return this.#fromDepositAddress(await this.deps.depositAddresses.of(intent), settlement, to);
   }
 
-  async #fromDepositAddress(depositAddress: Address, settlement: Settlement): Promise<Settlement> {
-    if (!isAddressEqual(settlement.payer, depositAddress)) return settlement;
+  async #fromDepositAddress(depositAddress: Address, settlement: Settlement, to: Address | undefined): Promise<Target> {
+    if (!isAddressEqual(settlement.payer, depositAddress)) return toPayer(settlement, to);
     const depositor = await depositorOf(this.deps.chain, depositAddress, settlement.position, settlement.amountUnits, { maxReads: REFUND_DEPOSITOR_MAX_READS });
-    if (depositor.payer === null) throw new DomainError("PAYER_UNKNOWN", { detail: depositor.reason });
-    return { ...settlement, payer: depositor.payer, fromDeposit: true };
+    if (depositor.payer !== null) return { ...toPayer({ ...settlement, payer: depositor.payer }, to), fromDeposit: true };
+    if (to === undefined) throw new DomainError("PAYER_UNKNOWN", { detail: depositor.reason, senders: depositor.senders });
+    const sender = depositor.senders.find((s) => isAddressEqual(s.address, to));
+    if (!sender) throw new DomainError("INVALID_REQUEST", { detail: "to: not one of the senders PAYER_UNKNOWN lists" });
+    const ceiling = sender.amountUnits < settlement.amountUnits ? sender.amountUnits : settlement.amountUnits;
+    return { ...settlement, payer: sender.address, ceilingUnits: ceiling, fromDeposit: true };
   }
 
   /**
@@ -172,34 +186,40 @@ export class Refunds {
    * send the transfer it describes, to the payer the chain names.
    * Checked before any chain read; returns the judgement of the original receipt.
    */
-  #settlement(id: RefundIdentifier): (receipt: TransactionReceipt | null, head: bigint) => Promise<Settlement> {
+  #settlement(id: RefundIdentifier): (receipt: TransactionReceipt | null, head: bigint) => Promise<Target> {
     const { chain } = this.deps;
     if (id.intent !== undefined) {
       const intent = readIntent(this.deps.tokens, id.intent);
       if (!intent) throw new DomainError("INVALID_INTENT");
-      return (receipt, head) => this.#fromDeposit(intent, paymentSettlement(chain, intent, receipt, head));
+      return (receipt, head) => this.#fromDeposit(intent, paymentSettlement(chain, intent, receipt, head), id.to);
     }
     if (id.subscription !== undefined) {
       if (id.periodIndex === undefined) throw new DomainError("INVALID_REQUEST", { detail: "period_index: required with subscription" });
       const { terms } = this.deps.subscriptions.read(id.subscription);
       const subscriptionId = this.deps.subscriptions.subscriptionId(terms);
-      return async (receipt, head) => chargeSettlement(chain, subscriptionId, terms, BigInt(id.periodIndex!), receipt, head);
+      return async (receipt, head) => toPayer(chargeSettlement(chain, subscriptionId, terms, BigInt(id.periodIndex!), receipt, head), id.to);
     }
     if (id.reference !== undefined) {
       const reference = id.reference.toLowerCase() as Hex;
       return async (receipt, head) => {
         const { key, ...settlement } = referenceSettlement(chain, reference, receipt, head);
-        if (key === undefined) return settlement;
-        return this.#fromDepositAddress(await this.deps.depositAddresses.ofKey(key), settlement);
+        if (key === undefined) return toPayer(settlement, id.to);
+        return this.#fromDepositAddress(await this.deps.depositAddresses.ofKey(key), settlement, id.to);
       };
     }
     throw new DomainError("INVALID_REQUEST", { detail: "intent: send intent or subscription" });
   }
 
-  /** Rule 3: a positive integer number of units, at most the commercial amount paid. */
-  #amount(text: string, settlement: Settlement): bigint {
+  /** Rule 3: a positive integer number of units, at most the commercial amount paid (or what the named sender sent). */
+  #amount(text: string, settlement: Target): bigint {
     const units = parseUnits(text);
-    if (units === null || units === 0n || units > settlement.amountUnits) throw new DomainError("REFUND_AMOUNT_INVALID");
+    if (units === null || units === 0n || units > (settlement.ceilingUnits ?? settlement.amountUnits)) throw new DomainError("REFUND_AMOUNT_INVALID");
     return units;
   }
+}
+
+/** Where the chain names the payer, a `to` the merchant sends must be that payer. */
+function toPayer(settlement: Settlement, to: Address | undefined): Settlement {
+  if (to !== undefined && !isAddressEqual(to, settlement.payer)) throw new DomainError("INVALID_REQUEST", { detail: "to: not the payer the chain names" });
+  return settlement;
 }

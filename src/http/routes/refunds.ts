@@ -10,12 +10,14 @@ const identifier = (b: {
   subscription?: string | undefined;
   period_index?: number | undefined;
   reference?: string | undefined;
+  to?: string | undefined;
 }) => ({
   txHash: b.tx_hash.toLowerCase() as Hex,
   ...(b.intent !== undefined ? { intent: b.intent } : {}),
   ...(b.subscription !== undefined ? { subscription: b.subscription } : {}),
   ...(b.period_index !== undefined ? { periodIndex: b.period_index } : {}),
   ...(b.reference !== undefined ? { reference: b.reference as Hex } : {}),
+  ...(b.to !== undefined ? { to: b.to as Hex } : {}),
 });
 
 export function refundRoutes(refunds: Refunds): PostRoute[] {
