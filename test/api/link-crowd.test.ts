@@ -147,6 +147,8 @@ describe("subscription links: a subscriber costs the merchant nothing until it p
     h.proxy.refuse = null;
     assert.lengthOf(await h.database.query("SELECT 1 FROM link_subscriptions WHERE state = 'pending'"), 1);
     h.clock.advance(601);
+    await h.chain.advanceTime(601); // the chain's time with the service's: the next visitor's terms are due
+    await h.chain.mine(1);
     const other = await freshKey(81, AMOUNT);
     await allowCharges(h, other);
     await visitLink(h, link.link, other, { settle: false });
