@@ -1,6 +1,7 @@
 import { erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex, type TransactionReceipt } from "viem";
 import { z } from "zod";
 import { DomainError } from "../errors.js";
+import type { FairGate } from "../limits/fair-gate.js";
 import { formatAmount, parseUnits } from "../money.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import { agreed, receiptClaim } from "../chain/agreement.js";
@@ -35,6 +36,11 @@ export interface RefundsDeps {
   subscriptions: SubscriptionCapabilities;
   ttlSeconds: number;
   now: () => number;
+  /**
+   * Every prepare and verify reads the chain (a payment address's depositor search may walk far back)
+   * and `reference` needs no capability: each caller's calls wait in a queue of their own, in turn.
+   */
+  gate: Pick<FairGate, "run">;
 }
 
 /**
@@ -65,7 +71,23 @@ const RefundPayload = z.strictObject({
 export class Refunds {
   constructor(private readonly deps: RefundsDeps) {}
 
-  async prepare(id: RefundIdentifier, amountText: string) {
+  /** Prepare in `caller`'s own turn (callers told apart as the rate limiter tells them); RPC_BUSY past its queue. */
+  async prepare(id: RefundIdentifier, amountText: string, caller = "anyone") {
+    return this.#gated(caller, () => this.#prepare(id, amountText));
+  }
+
+  /** Verify in `caller`'s own turn, as prepare. */
+  async verify(id: RefundIdentifier, refundAmountText: string, refundTxHash: Hex, caller = "anyone") {
+    return this.#gated(caller, () => this.#verify(id, refundAmountText, refundTxHash));
+  }
+
+  async #gated<T>(caller: string, work: () => Promise<T>): Promise<T> {
+    const ran = await this.deps.gate.run(caller, work);
+    if (!ran) throw new DomainError("RPC_BUSY", { detail: "this caller's refund queue is full" });
+    return ran.value;
+  }
+
+  async #prepare(id: RefundIdentifier, amountText: string) {
     const judge = this.#settlement(id);
     const { head, receipts } = await readReceiptsAfterHead(this.deps.chain.client, this.deps.chain.finality, [id.txHash]);
     const settlement = await judge(receipts[0]!, head);
@@ -119,7 +141,7 @@ export class Refunds {
    * merchant verifies. Three JSON-RPC calls in two round trips: the finality head, then both
    * receipts in one batch.
    */
-  async verify(id: RefundIdentifier, refundAmountText: string, refundTxHash: Hex) {
+  async #verify(id: RefundIdentifier, refundAmountText: string, refundTxHash: Hex) {
     const judge = this.#settlement(id);
     const { client } = this.deps.chain;
     const { head, receipts } = await readReceiptsAfterHead(client, this.deps.chain.finality, [id.txHash, refundTxHash]);

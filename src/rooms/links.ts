@@ -1,4 +1,7 @@
-import { ConcurrencyGate } from "../limits/rate-limiter.js";
+import { FairGate } from "../limits/fair-gate.js";
+
+/** A caller's pages of subscriber states waiting at once; past it, RPC_BUSY. */
+const SUBSCRIBER_PAGES_WAITING_PER_CALLER = 8;
 import { rpc } from "../chain/rpc-errors.js";
 import { Links } from "../links/links.js";
 import { LINK_SUBSCRIBER_PENDING_SECONDS } from "../links/subscribe.js";
@@ -70,7 +73,7 @@ export function linksRoom(
       const block = await rpc(() => client.getBlock({ blockTag: "latest" }));
       return { number: block.number, timestamp: block.timestamp };
     },
-    gate: new ConcurrencyGate(config.rateLimits.recoverConcurrency, 32),
+    gate: new FairGate(config.rateLimits.recoverConcurrency, SUBSCRIBER_PAGES_WAITING_PER_CALLER),
     now,
   });
   return { links, subscriberStates };

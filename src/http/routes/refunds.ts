@@ -38,7 +38,7 @@ export function refundRoutes(refunds: Refunds): PostRoute[] {
         "RPC_BUSY",
       ],
       schema: PrepareRefundRequest,
-      handle: (b) => refunds.prepare(identifier(b), b.amount),
+      handle: (b, request) => refunds.prepare(identifier(b), b.amount, request.ip),
     }),
     route({
       path: "/v1/refunds/resolve",
@@ -66,7 +66,7 @@ export function refundRoutes(refunds: Refunds): PostRoute[] {
         "RPC_BUSY",
       ],
       schema: VerifyRefundRequest,
-      handle: (b) => refunds.verify(identifier(b), b.refund_amount, b.refund_tx_hash.toLowerCase() as Hex),
+      handle: (b, request) => refunds.verify(identifier(b), b.refund_amount, b.refund_tx_hash.toLowerCase() as Hex, request.ip),
     }),
   ];
 }
