@@ -2,7 +2,7 @@
  * One error model. Domain code throws {@link DomainError}: a code, the action the caller should take,
  * and, when retryable, the seconds before a retry makes sense. It never picks an HTTP status: the HTTP
  * layer maps codes to statuses in one table (src/http/error-status.ts) and writes
- * `{ error, action?, retry_after? }`.
+ * `{ error, action?, retry_after? }`, and `senders` on PAYER_UNKNOWN (DESIGN v7).
  */
 
 /** What the caller should do next (spec + DESIGN.md). */
@@ -73,10 +73,11 @@ export const ERROR_CODES = {
   /** The original transaction is not the settlement the identifier describes. */
   PAYMENT_MISMATCH: { action: "FIX_REQUEST" },
   /**
-   * A payment address's payer cannot be told from the chain (several wallets each sent part of the
-   * amount, none most of it, or its transfers were not all found): the merchant decides, not the service.
+   * A payment address's payer cannot be told from the chain (no one wallet's own transfers reached
+   * the amount, or its transfers were not all found): the body lists `senders`, and the merchant
+   * names one as the refund's `to`.
    */
-  PAYER_UNKNOWN: { action: "STOP" },
+  PAYER_UNKNOWN: { action: "FIX_REQUEST" },
 } as const satisfies Record<string, CodeRule>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -92,6 +93,8 @@ export interface DomainErrorOptions {
   detail?: string;
   /** The transaction a WAIT answer is about (a charge recovery's PAYMENT_CONFIRMING). */
   txHash?: `0x${string}`;
+  /** PAYER_UNKNOWN's senders into the payment address, each with what they sent (units). */
+  senders?: ReadonlyArray<{ address: `0x${string}`; amountUnits: bigint }>;
 }
 
 export class DomainError extends Error {
@@ -101,6 +104,7 @@ export class DomainError extends Error {
   readonly retryAfter: number | undefined;
   readonly txHash: `0x${string}` | undefined;
   readonly detail: string | undefined;
+  readonly senders: ReadonlyArray<{ address: `0x${string}`; amountUnits: bigint }> | undefined;
 
   constructor(code: ErrorCode, options: DomainErrorOptions = {}) {
     super(options.detail ? `${code}: ${options.detail}` : code, { cause: options.cause });
@@ -111,5 +115,6 @@ export class DomainError extends Error {
     this.retryAfter = rule.retryAfter === undefined ? undefined : (options.retryAfter ?? rule.retryAfter);
     this.detail = options.detail;
     this.txHash = options.txHash;
+    this.senders = options.senders;
   }
 }

@@ -82,6 +82,8 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const refunds = refundsRoom(base, { chain, tokens, payments });
   const http = httpRoom(base, { chain, store, webhooks, payments, recurring, links, x402, refunds });
   chain.follower.add(payments.depositSettler);
+  // A pending link subscriber whose first charge is final becomes active from the round's Charged logs.
+  chain.follower.add(links.links.firstCharges);
   if (config.webhooks.enabled) chain.follower.add(webhooks.watcher);
   return {
     ...http,

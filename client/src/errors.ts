@@ -4,7 +4,7 @@
  * {@link InvalidResponseError} when something answered, but not in the service's shape (not JSON, or
  * JSON that is not an object / not `{ error }`): a proxy's page, a wrong base URL.
  */
-import type { Action, ErrorCode } from "./types.js";
+import type { Action, ErrorCode, PaymentSender } from "./types.js";
 
 /** An error answer: branch on `error` and `action`, not on the status. */
 export class ApiError<Code extends string = ErrorCode> extends Error {
@@ -16,6 +16,8 @@ export class ApiError<Code extends string = ErrorCode> extends Error {
     readonly retryAfter: number | undefined,
     /** On INVALID_REQUEST, the `svc-error-detail` header: the first failing field and its rule (`field: rule`). */
     readonly detail?: string,
+    /** On PAYER_UNKNOWN: each wallet that sent into the payment address, with what it sent; name one as the refund's `to`. */
+    readonly senders?: PaymentSender[],
   ) {
     super(`${status} ${error}${action ? ` (${action})` : ""}`);
     this.name = "ApiError";

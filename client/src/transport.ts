@@ -7,7 +7,7 @@
  * service behind it not reached) counts as a failed connection.
  */
 import { ApiConnectionError, ApiError, InvalidResponseError } from "./errors.js";
-import type { Action } from "./types.js";
+import type { Action, PaymentSender } from "./types.js";
 
 /** Per-call options; each overrides the client's own. */
 export interface RequestOptions {
@@ -128,5 +128,6 @@ function answerOf<T>(res: Response, text: string): T {
   if (!isObject(body) || typeof body.error !== "string") throw new InvalidResponseError(res.status, res.headers.get("content-type"), text.slice(0, 200));
   const header = Number(res.headers.get("retry-after"));
   const retryAfter = typeof body.retry_after === "number" ? body.retry_after : Number.isFinite(header) && header > 0 ? header : undefined;
-  throw new ApiError(res.status, body.error, body.action as Action | undefined, retryAfter, res.headers.get("svc-error-detail") ?? undefined);
+  const senders = Array.isArray(body.senders) ? (body.senders as PaymentSender[]) : undefined;
+  throw new ApiError(res.status, body.error, body.action as Action | undefined, retryAfter, res.headers.get("svc-error-detail") ?? undefined, senders);
 }

@@ -520,7 +520,7 @@ export type ListedPayment = {
   amount_units: AmountUnits;
   /** the fee taken out of amount; amount_units - fee_units is what reached the recipient, unit for unit */
   fee_units: AmountUnits;
-  /** the wallet that paid: the buyer's for a pay or x402 settlement; for a payment address (deposit, forward) the sender whose transfers made up the payment, found as the refund target is; for a plain transfer to an x402 receiver, the receiver (the chain names no other sender there). null: the chain cannot say (several wallets each sent part of the amount, none most of it, or its transfers lie further back than a page reads); ask the buyer, and refunds answer PAYER_UNKNOWN */
+  /** the wallet that paid: the buyer's for a pay or x402 settlement; for a payment address (deposit, forward) the one sender whose own transfers into it reached the amount first, found as the refund target is; for a plain transfer to an x402 receiver, the receiver (the chain names no other sender there). null: the chain cannot say (no one wallet's own transfers reached the amount, or its transfers lie further back than a page reads); refunds answer PAYER_UNKNOWN with the senders, and you name one as to */
   payer: Address | null;
   tx_hash: Hash;
   block_number: string;
@@ -612,6 +612,11 @@ export type PaymentReorgedEvent = {
   };
 };
 
+export type PaymentSender = {
+  address: Address;
+  amount_units: AmountUnits;
+};
+
 export type PaymentSettledEvent = {
   /** stable across retries: the svc-event-id header */
   id: string;
@@ -635,6 +640,8 @@ export type PrepareRefundError = {
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
+  /** on PAYER_UNKNOWN only: each wallet that sent into the payment address, with what it sent; name one as to and ask again */
+  senders?: Array<PaymentSender>;
 };
 
 export type PrepareRefundRequest = {
@@ -644,6 +651,8 @@ export type PrepareRefundRequest = {
   period_index?: number;
   /** extension: with neither intent nor subscription, the payment's reference (an x402 receiver payment's nonce), as POST /v1/payments/list shows it: the one Paid (or ReceiverPaid) naming it in tx_hash, in the deployment's token, is the original; merchant, payer and ceiling are that event's */
   reference?: Bytes32;
+  /** extension: the wallet to refund, where PAYER_UNKNOWN listed the payment address's senders: one of them. Send the same to with verify as with prepare. Where the chain names the payer, to may be omitted, and if sent must be that payer */
+  to?: Address;
   amount: string;
 };
 
@@ -892,7 +901,7 @@ export type StoredEvent = {
 
 /** An error answer of subscribeLink: branch on error and action. */
 export type SubscribeLinkError = {
-  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_SETUP_TOKEN" | "LINK_CLOSED" | "INVALID_SIGNATURE" | "UNSUPPORTED_SIGNATURE_FORMAT" | "SIGNATURE_VALIDATION_TOO_EXPENSIVE" | "INSUFFICIENT_ALLOWANCE" | "INSUFFICIENT_BALANCE" | "CONCURRENCY_LIMIT" | "PERMISSION_REVOKED" | "TRANSACTION_REVERTED" | "GAS_QUOTE_UNAVAILABLE" | "RPC_ERROR" | "RPC_BUSY";
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_SETUP_TOKEN" | "SETUP_TOKEN_EXPIRED" | "LINK_CLOSED" | "INVALID_SIGNATURE" | "UNSUPPORTED_SIGNATURE_FORMAT" | "SIGNATURE_VALIDATION_TOO_EXPENSIVE" | "INSUFFICIENT_ALLOWANCE" | "INSUFFICIENT_BALANCE" | "CONCURRENCY_LIMIT" | "PERMISSION_REVOKED" | "TRANSACTION_REVERTED" | "NOT_DUE" | "GAS_QUOTE_UNAVAILABLE" | "RPC_ERROR" | "RPC_BUSY";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
@@ -910,7 +919,7 @@ export type SubscribeLinkResponse = {
   period: number;
   end: number;
   link_id: `0x${string}`;
-  /** ACTIVE once the first charge (made by the service) is settled: listed, watched, renewed. PENDING while it is confirming: post the same body again until ACTIVE; a pending subscriber whose first charge is refused, or not settled within 600 s, is dropped */
+  /** ACTIVE once the first charge (made by the service) is settled: listed, watched, renewed. PENDING while it is confirming: post the same body again until ACTIVE (the service also makes it ACTIVE by itself once the charge is final); a pending subscriber whose first charge is refused or reverted, or with no charge sent within 600 s, is dropped */
   state: "ACTIVE" | "PENDING";
 };
 
@@ -1099,6 +1108,8 @@ export type VerifyRefundError = {
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
+  /** on PAYER_UNKNOWN only: each wallet that sent into the payment address, with what it sent; name one as to and ask again */
+  senders?: Array<PaymentSender>;
 };
 
 export type VerifyRefundRequest = {
@@ -1108,6 +1119,8 @@ export type VerifyRefundRequest = {
   period_index?: number;
   /** extension: with neither intent nor subscription, the payment's reference (an x402 receiver payment's nonce), as POST /v1/payments/list shows it: the one Paid (or ReceiverPaid) naming it in tx_hash, in the deployment's token, is the original; merchant, payer and ceiling are that event's */
   reference?: Bytes32;
+  /** extension: the wallet to refund, where PAYER_UNKNOWN listed the payment address's senders: one of them. Send the same to with verify as with prepare. Where the chain names the payer, to may be omitted, and if sent must be that payer */
+  to?: Address;
   refund_amount: string;
   refund_tx_hash: Bytes32;
 };

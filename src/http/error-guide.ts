@@ -47,7 +47,7 @@ export const ERROR_GUIDE: Record<ErrorCode, string> = {
   WRONG_LINK_TOKEN:
     "A token of this link of another kind than the endpoint takes: the manage token closes, lists with capabilities and removes; the view token lists states; only a subscription link has subscribers.",
   LINK_CLOSED: "The link was closed or expired: create a new link.",
-  REFUND_AMOUNT_INVALID: "Refund at least 1 unit and at most what the buyer paid.",
+  REFUND_AMOUNT_INVALID: "Refund at least 1 unit and at most what the buyer paid (what the named sender sent, with to).",
   INVALID_REFUND_TOKEN: "The refund token is not one of this deployment's: prepare the refund again.",
   REFUND_TOKEN_EXPIRED: "Prepare the refund again (a refund token lives about 15 minutes).",
   REFUND_TRANSACTION_MISMATCH: "That transaction is not this refund (token, payer, merchant or amount differ): check refund_tx_hash.",
@@ -55,5 +55,5 @@ export const ERROR_GUIDE: Record<ErrorCode, string> = {
   PAYMENT_NOT_FOUND: "No such settlement on chain (as of the answer's block): check tx_hash and the identifier.",
   PAYMENT_MISMATCH: "That transaction is not this payment (another reference, recipient, token or amount): check tx_hash.",
   PAYER_UNKNOWN:
-    "The chain cannot name the wallet that paid this payment address (several wallets each sent part of the amount, none most of it): no refund is prepared here; ask the buyer which wallet to refund and send it from yours.",
+    "No one wallet's own transfers into this payment address reached the amount: the body's senders lists each wallet with what it sent. Ask the buyer which is theirs and send the same request with to set to it (prepare and verify alike); a refund to it is at most what it sent.",
 };

@@ -9,12 +9,13 @@ import { headerSafe } from "./error-detail.js";
 /** The header naming the first failing field and its rule on every INVALID_REQUEST. */
 export const ERROR_DETAIL_HEADER = "svc-error-detail";
 
-/** The only shape an error body ever has. */
+/** The only shape an error body ever has (`senders` on PAYER_UNKNOWN only). */
 export function errorBody(error: DomainError): ErrorBody {
   return {
     error: error.code,
     ...(error.action ? { action: error.action } : {}),
     ...(error.retryAfter !== undefined ? { retry_after: error.retryAfter } : {}),
+    ...(error.senders ? { senders: error.senders.map((s) => ({ address: s.address, amount_units: s.amountUnits.toString() })) } : {}),
   };
 }
 

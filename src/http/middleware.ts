@@ -1,6 +1,7 @@
 import express, { type RequestHandler } from "express";
 import { DomainError } from "../errors.js";
 import type { RateLimiter } from "../limits/rate-limiter.js";
+import { callerOf } from "../limits/caller.js";
 
 /** Request bodies are at most 16 KB (spec). */
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -34,10 +35,10 @@ export const jsonBody: RequestHandler[] = [
   express.json({ limit: MAX_BODY_BYTES, strict: true, type: "application/json" }),
 ];
 
-/** Per-IP, per-route limit: past it, 429 RATE_LIMITED with retry_after and Retry-After. */
+/** Per-caller (an IPv4 address or an IPv6 /64), per-route limit: past it, 429 RATE_LIMITED with retry_after and Retry-After. */
 export function rateLimit(limiter: RateLimiter, scope: string): RequestHandler {
   return (req, _res, next) => {
-    Promise.resolve(limiter.hit(`${scope}|${req.ip ?? "unknown"}`)).then((result) => {
+    Promise.resolve(limiter.hit(`${scope}|${callerOf(req.ip)}`)).then((result) => {
       if (result.allowed) return next();
       next(new DomainError("RATE_LIMITED", { retryAfter: result.retryAfterSeconds }));
     }, next);

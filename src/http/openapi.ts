@@ -53,7 +53,19 @@ const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 function errorExample(code: ErrorCode) {
   const rule = ERROR_CODES[code] as { action?: string; retryAfter?: number };
-  return { error: code, ...(rule.action ? { action: rule.action } : {}), ...(rule.retryAfter !== undefined ? { retry_after: rule.retryAfter } : {}) };
+  return {
+    error: code,
+    ...(rule.action ? { action: rule.action } : {}),
+    ...(rule.retryAfter !== undefined ? { retry_after: rule.retryAfter } : {}),
+    ...(code === "PAYER_UNKNOWN"
+      ? {
+          senders: [
+            { address: "0x1111111111111111111111111111111111111111", amount_units: "5000000" },
+            { address: "0x2222222222222222222222222222222222222222", amount_units: "5000000" },
+          ],
+        }
+      : {}),
+  };
 }
 
 /** The error responses of one operation: one named schema with `error` as the enum of its codes. */
@@ -67,6 +79,15 @@ function errorResponses(operationId: string, codes: ErrorCode[], components: Rec
       error: { type: "string", enum: all },
       action: ref("Action"),
       retry_after: { type: "integer", description: "seconds; on every retryable error, with the Retry-After header" },
+      ...(all.includes("PAYER_UNKNOWN")
+        ? {
+            senders: {
+              type: "array",
+              description: "on PAYER_UNKNOWN only: each wallet that sent into the payment address, with what it sent; name one as to and ask again",
+              items: ref("PaymentSender"),
+            },
+          }
+        : {}),
     },
     required: ["error"],
     additionalProperties: false,

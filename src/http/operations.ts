@@ -26,7 +26,7 @@ export const CAPABILITY_EXPIRY =
   "Capabilities and when they expire (the lifetimes, in seconds, are GET /v1/capabilities' token_lifetimes): " +
   "an intent's expires_at is enforced only by POST /v1/payments/resolve (INTENT_EXPIRED): verify, recover, POST /v1/events and refunds/prepare take it for good, as a payment may settle late. " +
   "A link token mints payments or terms until the link's expires_at or its close (LINK_CLOSED); its manage_token never expires: it lists, closes and reads events after that, and its view_token (read-only: subscribers' states, never a capability) never expires either. " +
-  "A setup token's expires_at is enforced only by POST /v1/subscriptions/resolve (SETUP_TOKEN_EXPIRED): POST /v1/subscriptions/finalize and POST /v1/links/subscribe take a setup past it, because the payer's signature on the terms it shows is the consent (subscribe still needs the link open). " +
+  "A setup token's expires_at is enforced by POST /v1/subscriptions/resolve and POST /v1/links/subscribe (SETUP_TOKEN_EXPIRED: a link's place is taken with fresh terms only); POST /v1/subscriptions/finalize takes a setup past it, because the payer's signature on the terms it shows is the consent. " +
   "A subscription capability never expires: its terms' end ends the charges (SUBSCRIPTION_EXPIRED). " +
   "A cancel token past its expires_at is CANCEL_TOKEN_EXPIRED wherever it is taken (revoke/prepare, subscriptions/state); an approve token is APPROVE_TOKEN_EXPIRED at approve/resolve; a refund token is REFUND_TOKEN_EXPIRED at refunds/resolve (refunds/verify takes the intent or the subscription, not the refund token).";
 
@@ -89,7 +89,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   "POST /v1/payments/recover": {
     operationId: "recoverPayment",
     tag: "Payments",
-    description: `Finds the intent's payment on chain without a transaction hash (after a lost response or a missed webhook). Limited per IP and per intent: not for polling; poll /v1/payments/verify with the hash it returns. ${VERIFY_RULE}`,
+    description: `Finds the intent's payment on chain without a transaction hash (after a lost response or a missed webhook). Limited per caller (an IPv4 address or an IPv6 /64) and per intent: not for polling; poll /v1/payments/verify with the hash it returns. ${VERIFY_RULE}`,
   },
   "POST /v1/payments/list": {
     operationId: "listPayments",
@@ -107,7 +107,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: "subscribeLink",
     tag: "Links",
     description:
-      "Browser-safe: takes the payer's signature on a setup a subscription link minted (setup_token from POST /v1/subscriptions/resolve with the link token), checks it as finalize does, and keeps the subscription capability against the link (sealed at rest); answers no capability. The subscriber costs the merchant nothing until it pays: the service makes its first charge at once (as POST /v1/charges does), and it is PENDING (not listed, not watched, not announced) until that charge is settled, then ACTIVE. Post the same body again while PENDING: it asks after the charge. A refused first charge drops the subscriber (the refusal is answered), and so do 600 s without a settled one, or the link's close. A payer holds one pending subscription per link, and a link 10 pending subscribers at once: CONCURRENCY_LIMIT past either. A setup past its expires_at is still taken, as finalize takes it: the payer's signature is the consent (the link's own expiry is enforced). LINK_CLOSED once the link is closed or expired; a setup not minted by a link is INVALID_SETUP_TOKEN.",
+      "Browser-safe: takes the payer's signature on a setup a subscription link minted (setup_token from POST /v1/subscriptions/resolve with the link token), checks it as finalize does, and keeps the subscription capability against the link (sealed at rest); answers no capability. The subscriber costs the merchant nothing until it pays: the service makes its first charge at once (as POST /v1/charges does), and it is PENDING (not listed, not watched, not announced) until that charge is settled, then ACTIVE. Post the same body again while PENDING: it asks after the charge. A place is held only by a payer who could be charged now: NOT_DUE (the period closes before a charge could be mined, or the chain's time is a moment behind the terms' start) keeps nothing and is answered with Retry-After (ask again then, with fresh terms where the period has turned). A refused or reverted first charge drops the subscriber (the refusal is answered), and so do 600 s without a charge sent, or the link's close; a subscriber whose charge was sent is kept while it may still be mined, and made ACTIVE by the service itself once it is final (subscription.created goes out), whether or not anyone asks again. A payer holds one pending subscription per link, and a link 10 pending subscribers at once: CONCURRENCY_LIMIT past either. A setup past its expires_at is SETUP_TOKEN_EXPIRED here: resolve the link again for fresh terms. LINK_CLOSED once the link is closed or expired; a setup not minted by a link is INVALID_SETUP_TOKEN.",
   },
   "POST /v1/links/subscriptions": {
     operationId: "linkSubscriptions",
@@ -202,7 +202,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: "prepareRefund",
     tag: "Refunds",
     description:
-      "Prepares a refund of a settled payment or charge: token, merchant, payer and ceiling come from the chain, locked in a refund token. Extension: with neither intent nor subscription, reference (as POST /v1/payments/list shows it) names the payment by its event in tx_hash; that is how the checkout's merchant page refunds a link's payment. The service keeps no refund history: preparing twice gives two valid refunds, so enforce one refund per payment yourself before calling this.",
+      "Prepares a refund of a settled payment or charge: token, merchant, payer and ceiling come from the chain, locked in a refund token. Extension: with neither intent nor subscription, reference (as POST /v1/payments/list shows it) names the payment by its event in tx_hash; that is how the checkout's merchant page refunds a link's payment. Extension: a payment address's payer is the one sender whose own transfers into it reached the amount first; where no one did, PAYER_UNKNOWN lists senders (each with amount_units) and you name one as to (a refund to it is at most what it sent). The service keeps no refund history: preparing twice gives two valid refunds, so enforce one refund per payment yourself before calling this. Each caller's prepares and verifies wait in a queue of their own (RPC_BUSY past it).",
   },
   "POST /v1/refunds/resolve": {
     operationId: "resolveRefund",
@@ -212,13 +212,13 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   "POST /v1/refunds/verify": {
     operationId: "verifyRefund",
     tag: "Refunds",
-    description: `Verifies a refund transfer by its Transfer event from merchant to payer. ${WAIT_RULE}`,
+    description: `Verifies a refund transfer by its Transfer event from merchant to payer. Stateless: send the same identifiers as to prepare, to included where PAYER_UNKNOWN made you name one. ${WAIT_RULE}`,
   },
   "POST /v1/x402/receivers": {
     operationId: "x402Receiver",
     tag: "x402",
     description:
-      "The merchant's x402 receiver for a recipient: one address per recipient on this deployment's chain (CREATE2 of X402Receivers, derived, so the same on every call and computable offline by the client package), written once as the static payTo of every x402 route. Whatever reaches it leaves only split: the fee to the fee collector, the rest to the recipient. No capability: an address is not a secret. The service keeps one row per receiver, never one per call or per x402 request. A receiver is funded once it received, in one round of the token's transfers, at least the smallest amount a split pays a fee on (the least amount whose floor(amount × fee_bps / 10,000) is 1): kept for good from then on. One not yet funded is forgotten X402_RECEIVER_IDLE_SECONDS (7 days by default) after it was last asked for (ask at your server's start; asking again restores it), and one caller (an IP address) holds at most X402_UNFUNDED_RECEIVERS_PER_CALLER (100) of them: a new one past that is RATE_LIMITED until the caller's oldest is forgotten; one already kept is always answered.",
+      "The merchant's x402 receiver for a recipient: one address per recipient on this deployment's chain (CREATE2 of X402Receivers, derived, so the same on every call and computable offline by the client package), written once as the static payTo of every x402 route. Whatever reaches it leaves only split: the fee to the fee collector, the rest to the recipient. No capability: an address is not a secret. The service keeps one row per receiver, never one per call or per x402 request. A receiver is funded once a payment through it settles (an x402 settlement to it, or the service's split of what reached it, mined): kept for good from then on. Funds arriving in it fund nothing by themselves. One not yet funded is forgotten X402_RECEIVER_IDLE_SECONDS (7 days by default) after it was last asked for (ask at your server's start; asking again restores it), and one caller (an IPv4 address or an IPv6 /64) holds at most X402_UNFUNDED_RECEIVERS_PER_CALLER (100) of them: a new one past that is RATE_LIMITED until the caller's oldest is forgotten; one already kept is always answered.",
   },
   "POST /v1/x402/verify-settlement": {
     operationId: "verifyX402Settlement",

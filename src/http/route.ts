@@ -2,6 +2,7 @@ import type { RequestHandler } from "express";
 import type { z } from "zod";
 import { DomainError, type ErrorCode } from "../errors.js";
 import { issueDetail } from "./error-detail.js";
+import { callerOf } from "../limits/caller.js";
 
 /**
  * One integration endpoint: a POST path, the schema of its body, the schema of its answer, the
@@ -17,6 +18,7 @@ export interface RouteSpec<S extends z.ZodType, R extends z.ZodType> {
   errors: ErrorCode[];
   /** Extra limits run before the body is parsed (e.g. recovery's tighter per-IP limit). */
   limits?: RequestHandler[];
+  /** `ip` is the caller as limits count it: an IPv4 address or an IPv6 /64 (src/limits/caller.ts). */
   handle(body: z.infer<S>, request: { ip: string }): Promise<z.infer<R>> | z.infer<R>;
 }
 
@@ -38,7 +40,7 @@ export function handlerFor(spec: PostRoute, check?: ResponseCheck): RequestHandl
   return async (req, res) => {
     const parsed = spec.schema.safeParse(req.body ?? {});
     if (!parsed.success) throw new DomainError("INVALID_REQUEST", { detail: issueDetail(parsed.error.issues[0]) });
-    const result = await spec.handle(parsed.data, { ip: req.ip ?? "unknown" });
+    const result = await spec.handle(parsed.data, { ip: callerOf(req.ip) });
     if (check) checkAnswer(spec.response, result, `POST ${spec.path}`, check);
     res.status(200).json(result);
   };

@@ -10,7 +10,6 @@ import type { Payments } from "../payments/payments.js";
 import type {
   CloseLinkResponse,
   CreateLinkResponse,
-  FinalizeSubscriptionResponse,
   LinkSubscriptionsResponse,
   LinkViewTokenResponse,
   RemoveLinkSubscriberResponse,
@@ -22,62 +21,12 @@ import { LinkRecords } from "./records.js";
 import { LinkStatus } from "./link-status.js";
 import { LinkSubscribers } from "./subscribers.js";
 import { LinkTokens } from "./tokens.js";
+import { LinkSubscribe } from "./subscribe.js";
+import { FirstCharges, type FirstChargesChain } from "./first-charges.js";
+import type { LinkSubscriptions, LinkWatches } from "./ports.js";
 
 /** Subscribers listed per page of POST /v1/links/subscriptions. */
 export const LINK_SUBSCRIBERS_PAGE = 100;
-
-/** Subscribers of one link pending their first charge at once: past it, subscribe answers CONCURRENCY_LIMIT until one settles or is dropped. */
-export const LINK_PENDING_SUBSCRIBERS = 10;
-
-/** How long a subscriber stays pending (seconds) before it is dropped, its first charge not settled. */
-export const LINK_SUBSCRIBER_PENDING_SECONDS = 600;
-
-/**
- * A first charge's refusals that keep the subscriber pending (the node, the service or the relayer
- * was short for a while: asking again may settle it). Any other refusal drops it at once.
- */
-const FIRST_CHARGE_ASK_AGAIN = new Set(["RPC_ERROR", "RPC_BUSY", "CONCURRENCY_LIMIT", "GAS_QUOTE_UNAVAILABLE", "RELAYER_UNAVAILABLE", "INTERNAL_ERROR"]);
-
-/** What links need of webhooks (the composition root passes the webhooks module; links never import it). */
-export interface LinkWatches {
-  validate(notifyUrl: string): void;
-  watchLink(linkId: Hex, notifyUrl: string, caller: string, expiresAt: number, included?: boolean): Promise<boolean>;
-  endLink(linkId: Hex): Promise<void>;
-  /** The merchant removed a subscriber: its watch ends and its place is free. */
-  endLinkSubscriber(linkId: Hex, subscriptionId: Hex): Promise<void>;
-  /** A payer subscribed through the link and its first charge settled: announce subscription.created and watch its charges and revocation, with the link id. */
-  subscribedThroughLink(s: { linkId: Hex; subscriptionId: Hex; payer: Address; end: bigint; notifyUrl: string; caller: string }): Promise<boolean>;
-}
-
-/**
- * What subscription links need of subscriptions (the composition root passes them; links come
- * before recurring and never import it).
- */
-export interface LinkSubscriptions {
-  checkTerms(terms: { recipient: Address; amountUnits: bigint; period: number; end: number }): Promise<{ recipient: Address }>;
-  resolveThroughLink(link: {
-    linkId: Hex;
-    recipient: Address;
-    amountUnits: bigint;
-    period: number;
-    end: number;
-    returnUrl?: string;
-  }): Promise<ResolveSubscriptionResponse & { setup_token: string; link_id: Hex }>;
-  finalizeThroughLink(input: {
-    setupToken: string;
-    payer: Address;
-    signature: Hex;
-  }): Promise<{ linkId: Hex; subscriptionId: Hex; terms: { payer: Address; amount: bigint; end: bigint }; answer: FinalizeSubscriptionResponse }>;
-  /** INSUFFICIENT_ALLOWANCE / INSUFFICIENT_BALANCE unless the payer's allowance and balance cover the first charge. */
-  checkFirstChargeFunds(terms: { payer: Address; amount: bigint }): Promise<void>;
-  /** The signed terms a kept capability carries (read locally, nothing asked of the chain). */
-  termsOf(capability: string): { end: bigint };
-  /**
-   * Charges (or follows the charge of) the period due with the service's relayer, as POST /v1/charges
-   * does: settled once that charge is final; a DomainError when it is refused.
-   */
-  chargeFirst(capability: string): Promise<{ settled: boolean }>;
-}
 
 export interface LinksDeps {
   db: Database;
@@ -93,6 +42,8 @@ export interface LinksDeps {
   limits: { minUnits: bigint; maxUnits: bigint; linkTtlSeconds: number; maxLinkTtlSeconds: number };
   /** The local chain allows a plain-http return_url (src/rules/return-url.ts). */
   localChain?: boolean;
+  /** Where the follower's `Charged` logs come from: the contract and the chain (first-charges.ts). */
+  firstCharges: FirstChargesChain;
   now: () => number;
   randomBytes: (size: number) => Uint8Array;
 }
@@ -108,12 +59,29 @@ export class Links {
   readonly #status: LinkStatus;
   readonly #tokens: LinkTokens;
   readonly #subscribers: LinkSubscribers;
+  readonly #subscribe: LinkSubscribe;
+  readonly #firstCharges: FirstCharges;
 
   constructor(private readonly deps: LinksDeps) {
     this.#records = new LinkRecords(deps.db);
     this.#status = new LinkStatus(this.#records, deps.now);
     this.#tokens = new LinkTokens(deps.tokens);
     this.#subscribers = new LinkSubscribers(deps.db, deps.tokens);
+    this.#subscribe = new LinkSubscribe({
+      records: this.#records,
+      status: this.#status,
+      subscribers: this.#subscribers,
+      subscriptions: deps.subscriptions,
+      watches: deps.watches,
+      now: deps.now,
+    });
+    this.#firstCharges = new FirstCharges({
+      ...deps.firstCharges,
+      records: this.#records,
+      subscribers: this.#subscribers,
+      subscriptions: deps.subscriptions,
+      subscribe: this.#subscribe,
+    });
   }
 
   /** Whether a token is a link's (payment resolve hands those to {@link resolvePayment}). */
@@ -193,7 +161,7 @@ export class Links {
     const linkId = this.#manageOf(manageToken);
     await this.#records.close(linkId);
     await this.deps.watches.endLink(linkId);
-    await this.#subscribers.dropExpiredPending(linkId, Infinity);
+    await this.#subscribers.dropPending(linkId);
     return { link_id: linkId, closed: true as const };
   }
 
@@ -267,102 +235,14 @@ export class Links {
     });
   }
 
-  /**
-   * A payer's signature on a setup the link minted, checked as finalize checks it; the capability is
-   * kept against the link (sealed) and only the browser-safe part is answered. A link is public, so a
-   * subscriber costs the merchant nothing until it pays: it is kept pending (no watch, not listed for
-   * renewals) while the service makes its first charge, and becomes active once that charge is
-   * settled; a refused first charge drops it, and so does LINK_SUBSCRIBER_PENDING_SECONDS without
-   * one. The same subscription again asks after its first charge again (what the checkout does until
-   * it is ACTIVE). A payer holds one pending subscription per link at a time, and a link at most
-   * LINK_PENDING_SUBSCRIBERS (CONCURRENCY_LIMIT past either): keys that pass one balance around get
-   * one charge in flight each, and every one refused is dropped. LINK_CLOSED once the link is closed
-   * or expired: existing subscribers keep their subscriptions.
-   */
-  async subscribe(input: { setupToken: string; payer: Address; signature: Hex }): Promise<SubscribeLinkResponse> {
-    const signed = await this.deps.subscriptions.finalizeThroughLink(input);
-    const record = await this.#openRecord(signed.linkId);
-    const { subscription_id, amount, period, end } = signed.answer;
-    const answer = (state: "ACTIVE" | "PENDING"): SubscribeLinkResponse => ({ subscription_id, link_id: signed.linkId, amount, period, end, state });
-    const kept = await this.#subscribers.find(signed.linkId, signed.subscriptionId);
-    if (kept?.state === "active") return answer("ACTIVE");
-    if (!kept) {
-      await this.deps.subscriptions.checkFirstChargeFunds(signed.terms);
-      const now = this.#nowSeconds();
-      const pending = await this.#subscribers.dropExpiredPending(signed.linkId, now);
-      if (pending >= LINK_PENDING_SUBSCRIBERS)
-        throw new DomainError("CONCURRENCY_LIMIT", { detail: "this link has as many subscribers waiting on their first charge as it takes at once" });
-      const added = await this.#subscribers.addPending({
-        linkId: signed.linkId,
-        subscriptionId: signed.subscriptionId,
-        payer: signed.terms.payer,
-        subscription: signed.answer.subscription,
-        createdAt: now,
-        pendingUntil: now + LINK_SUBSCRIBER_PENDING_SECONDS,
-      });
-      if (added === "payer-pending")
-        throw new DomainError("CONCURRENCY_LIMIT", { detail: "this payer has a subscription through this link waiting on its first charge" });
-    }
-    const settled = await this.#settleFirst({
-      linkId: signed.linkId,
-      subscriptionId: signed.subscriptionId,
-      subscription: signed.answer.subscription,
-      payer: signed.terms.payer,
-      end: signed.terms.end,
-      record,
-    });
-    return answer(settled ? "ACTIVE" : "PENDING");
+  /** A payer's signature on a setup the link minted: see {@link LinkSubscribe.subscribe}. */
+  subscribe(input: { setupToken: string; payer: Address; signature: Hex }): Promise<SubscribeLinkResponse> {
+    return this.#subscribe.subscribe(input);
   }
 
-  /**
-   * Asks after a pending subscriber's first charge: settled makes it active (watched and announced
-   * from then on, under the link caller's caps); a refusal that asking again cannot change drops it
-   * and is thrown; any other refusal keeps it pending and is thrown.
-   */
-  async #settleFirst(s: {
-    linkId: Hex;
-    subscriptionId: Hex;
-    subscription: string;
-    payer: Address;
-    end: bigint;
-    record: { notifyUrl: string | null; caller: string };
-  }) {
-    let settled: boolean;
-    try {
-      ({ settled } = await this.deps.subscriptions.chargeFirst(s.subscription));
-    } catch (error) {
-      // Terms start when the visitor resolves them: a chain a moment behind that is asked again.
-      if (error instanceof DomainError && error.code === "NOT_DUE") return false;
-      if (!(error instanceof DomainError) || !FIRST_CHARGE_ASK_AGAIN.has(error.code)) await this.#subscribers.remove(s.linkId, s.subscriptionId);
-      throw error;
-    }
-    if (!settled) return false;
-    if ((await this.#subscribers.activate(s.linkId, s.subscriptionId)) && s.record.notifyUrl)
-      await this.deps.watches.subscribedThroughLink({
-        linkId: s.linkId,
-        subscriptionId: s.subscriptionId,
-        payer: s.payer,
-        end: s.end,
-        notifyUrl: s.record.notifyUrl,
-        caller: s.record.caller,
-      });
-    return true;
-  }
-
-  /**
-   * The link's pending subscribers asked after once more (at most LINK_PENDING_SUBSCRIBERS, each a
-   * charge followed): those whose first charge settled since are listed from now on, those refused
-   * or past their time are dropped. What the merchant's listing does first, so a payer who left the
-   * checkout before their charge settled is listed all the same.
-   */
-  async #settlePending(linkId: Hex): Promise<void> {
-    const record = await this.#records.find(linkId);
-    if (!record) return;
-    await this.#subscribers.dropExpiredPending(linkId, this.#nowSeconds());
-    for (const p of await this.#subscribers.pending(linkId, LINK_PENDING_SUBSCRIBERS)) {
-      const { end } = this.deps.subscriptions.termsOf(p.subscription);
-      await this.#settleFirst({ linkId, subscriptionId: p.subscriptionId, subscription: p.subscription, payer: p.payer, end, record }).catch(() => false);
-    }
+  /** Makes pending subscribers active as their first charges' `Charged` logs turn final (the chain follower's consumer). */
+  get firstCharges(): FirstCharges {
+    return this.#firstCharges;
   }
 
   /** Removes a subscriber of the link, pending or active, and ends its watch; the subscription itself is the payer's to revoke. */
@@ -382,7 +262,7 @@ export class Links {
   async subscriptions(manageToken: string, after?: string): Promise<LinkSubscriptionsResponse> {
     const linkId = this.#manageOf(manageToken);
     await this.#subscriptionLink(linkId);
-    if (after === undefined) await this.#settlePending(linkId);
+    if (after === undefined) await this.#subscribe.settlePending(linkId);
     return this.#page(linkId, after);
   }
 

@@ -1,6 +1,6 @@
 import type { Hex } from "viem";
 import { DomainError } from "../errors.js";
-import type { ConcurrencyGate } from "../limits/rate-limiter.js";
+import type { FairGate } from "../limits/fair-gate.js";
 import type { Links } from "./links.js";
 import type { LinkSubscribersResponse, SubscriptionStateResponse } from "../wire/index.js";
 
@@ -16,8 +16,8 @@ export interface SubscriberStatesDeps {
   subscriptions: { state(token: string, at?: StatesBlock): Promise<SubscriptionStateResponse> };
   /** The latest block (one eth_getBlockByNumber). */
   head(): Promise<StatesBlock>;
-  /** Bounds the pages read from the node at once (like recover's); past its queue, RPC_BUSY. */
-  gate: Pick<ConcurrencyGate, "run">;
+  /** Bounds the pages read from the node at once, each caller's waiting behind its own; past its queue, RPC_BUSY. */
+  gate: Pick<FairGate, "run">;
   /** Unix milliseconds (the service's clock). */
   now: () => number;
 }
@@ -34,7 +34,7 @@ const KEPT_PAGES = 1000;
  * used here, on the server, to read each state, and never leave it. Whatever the number of callers,
  * a page's states are read once per block: the head is read once for all the calls within a block
  * interval of each other, and a page read at that head is shared by every call that asks for it (in
- * flight or done). The reads go through a gate like recover's.
+ * flight or done). The reads go through a gate where each caller's wait behind its own.
  */
 export class SubscriberStates {
   #head: { read: Promise<StatesBlock>; at: number } | null = null;
@@ -42,14 +42,14 @@ export class SubscriberStates {
 
   constructor(private readonly deps: SubscriberStatesDeps) {}
 
-  async list(viewToken: string, after?: string): Promise<LinkSubscribersResponse> {
+  async list(viewToken: string, after?: string, caller = "anyone"): Promise<LinkSubscribersResponse> {
     const { linkId, page } = await this.deps.links.viewSubscriptions(viewToken, after);
     if (page.subscriptions.length === 0) return { subscribers: [], next: page.next, as_of_block: null };
     const block = await this.#latest();
     const key = `${linkId}:${after ?? ""}`;
     const kept = this.#pages.get(key);
     if (kept && kept.block === block.number) return kept.answer;
-    const answer = this.#read(page, block);
+    const answer = this.#read(page, block, caller);
     this.#pages.delete(key);
     this.#pages.set(key, { block: block.number, answer });
     if (this.#pages.size > KEPT_PAGES) this.#pages.delete(this.#pages.keys().next().value!);
@@ -73,8 +73,8 @@ export class SubscriberStates {
     return read;
   }
 
-  async #read(page: Awaited<ReturnType<Links["viewSubscriptions"]>>["page"], block: StatesBlock): Promise<LinkSubscribersResponse> {
-    const ran = await this.deps.gate.run(() => Promise.all(page.subscriptions.map((s) => this.deps.subscriptions.state(s.subscription, block))));
+  async #read(page: Awaited<ReturnType<Links["viewSubscriptions"]>>["page"], block: StatesBlock, caller: string): Promise<LinkSubscribersResponse> {
+    const ran = await this.deps.gate.run(caller, () => Promise.all(page.subscriptions.map((s) => this.deps.subscriptions.state(s.subscription, block))));
     if (!ran) throw new DomainError("RPC_BUSY", { detail: "link subscribers queue full" });
     const states = ran.value;
     return {

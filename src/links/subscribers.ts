@@ -9,6 +9,7 @@ const SEALED_CAPABILITY = "link-subscription-capability";
 export type LinkSubscriberState = "pending" | "active";
 
 export interface LinkSubscriber {
+  linkId: Hex;
   subscriptionId: Hex;
   /** The capability that charges, opened for the merchant. */
   subscription: string;
@@ -22,7 +23,10 @@ export interface LinkSubscriber {
   pendingUntil: number | null;
 }
 
+const COLUMNS = "link_id, seq, subscription_id, payer, capability_sealed, created_at, state, pending_until";
+
 interface Row {
+  link_id: string;
   seq: string | number;
   subscription_id: string;
   payer: string;
@@ -40,39 +44,80 @@ interface Row {
  */
 export class LinkSubscribers {
   constructor(
-    private readonly db: Pick<Database, "query">,
+    private readonly db: Pick<Database, "query" | "transaction">,
     private readonly tokens: Pick<CapabilityTokens, "seal" | "open">,
   ) {}
 
   /**
-   * Keeps a pending subscriber. "added" when written; "kept" when this subscription is kept for this
-   * link already; "payer-pending" when this payer has another subscription pending on the link.
+   * Keeps a pending subscriber, unless the link has `limit` pending already. "added" when written;
+   * "kept" when this subscription is kept for this link already; "payer-pending" when this payer has
+   * another subscription pending on the link; "full" at the bound. Counted and written in one
+   * transaction holding the link's row, so concurrent subscribes to one link (on several instances
+   * sharing PostgreSQL too) take their turns and never pass the bound together.
    */
-  async addPending(s: {
-    linkId: Hex;
-    subscriptionId: Hex;
-    payer: Address;
-    subscription: string;
-    createdAt: number;
-    pendingUntil: number;
-  }): Promise<"added" | "kept" | "payer-pending"> {
+  async addPending(
+    s: {
+      linkId: Hex;
+      subscriptionId: Hex;
+      payer: Address;
+      subscription: string;
+      createdAt: number;
+      pendingUntil: number;
+    },
+    limit: number,
+  ): Promise<"added" | "kept" | "payer-pending" | "full"> {
     const sealed = this.tokens.seal(SEALED_CAPABILITY, `${s.linkId}:${s.subscriptionId}`, s.subscription);
-    // No conflict target: either unique rule (the same subscription, or a second pending row of the payer) writes nothing.
-    const rows = await this.db.query(
-      "INSERT INTO link_subscriptions (link_id, subscription_id, payer, capability_sealed, created_at, state, pending_until) VALUES ($1, $2, $3, $4, $5, 'pending', $6) ON CONFLICT DO NOTHING RETURNING seq",
-      [s.linkId, s.subscriptionId, s.payer, sealed, s.createdAt, s.pendingUntil],
+    return this.db.transaction(async (tx) => {
+      await tx.query("SELECT link_id FROM links WHERE link_id = $1 FOR UPDATE", [s.linkId]);
+      const kept = await tx.query("SELECT 1 FROM link_subscriptions WHERE link_id = $1 AND subscription_id = $2", [s.linkId, s.subscriptionId]);
+      if (kept.length > 0) return "kept";
+      const [row] = await tx.query<{ n: string | number }>("SELECT count(*) AS n FROM link_subscriptions WHERE link_id = $1 AND state = 'pending'", [s.linkId]);
+      if (Number(row?.n ?? 0) >= limit) return "full";
+      // No conflict target: a second pending row of the payer (the partial unique index) writes nothing.
+      const rows = await tx.query(
+        "INSERT INTO link_subscriptions (link_id, subscription_id, payer, capability_sealed, created_at, state, pending_until) VALUES ($1, $2, $3, $4, $5, 'pending', $6) ON CONFLICT DO NOTHING RETURNING seq",
+        [s.linkId, s.subscriptionId, s.payer, sealed, s.createdAt, s.pendingUntil],
+      );
+      return rows.length > 0 ? "added" : "payer-pending";
+    });
+  }
+
+  /** The pending rows of these subscriptions, on whatever link (what a round's `Charged` logs name). */
+  async pendingOf(subscriptionIds: Hex[]): Promise<LinkSubscriber[]> {
+    if (subscriptionIds.length === 0) return [];
+    const rows = await this.db.query<Row>(`SELECT ${COLUMNS} FROM link_subscriptions WHERE subscription_id = ANY($1::text[]) AND state = 'pending'`, [
+      subscriptionIds,
+    ]);
+    return rows.map((r) => this.#open(r));
+  }
+
+  /** The link's pending rows past their time (at most `limit`), oldest first. */
+  async expiredPending(linkId: Hex, now: number, limit: number): Promise<LinkSubscriber[]> {
+    const rows = await this.db.query<Row>(
+      `SELECT ${COLUMNS} FROM link_subscriptions WHERE link_id = $1 AND state = 'pending' AND pending_until <= $2 ORDER BY seq LIMIT $3`,
+      [linkId, now, limit],
     );
-    if (rows.length > 0) return "added";
-    return (await this.find(s.linkId, s.subscriptionId)) ? "kept" : "payer-pending";
+    return rows.map((r) => this.#open(r));
+  }
+
+  /** A pending row whose first charge may still be mined gets another while. */
+  async extendPending(linkId: Hex, subscriptionId: Hex, until: number): Promise<void> {
+    await this.db.query("UPDATE link_subscriptions SET pending_until = $3 WHERE link_id = $1 AND subscription_id = $2 AND state = 'pending'", [
+      linkId,
+      subscriptionId,
+      until,
+    ]);
+  }
+
+  /** Drops every pending row of the link (a closed link keeps none). */
+  async dropPending(linkId: Hex): Promise<void> {
+    await this.db.query("DELETE FROM link_subscriptions WHERE link_id = $1 AND state = 'pending'", [linkId]);
   }
 
   /** This subscription's row on this link, or null. */
   async find(linkId: Hex, subscriptionId: Hex): Promise<LinkSubscriber | null> {
-    const [row] = await this.db.query<Row>(
-      "SELECT seq, subscription_id, payer, capability_sealed, created_at, state, pending_until FROM link_subscriptions WHERE link_id = $1 AND subscription_id = $2",
-      [linkId, subscriptionId],
-    );
-    return row ? this.#open(linkId, row) : null;
+    const [row] = await this.db.query<Row>(`SELECT ${COLUMNS} FROM link_subscriptions WHERE link_id = $1 AND subscription_id = $2`, [linkId, subscriptionId]);
+    return row ? this.#open(row) : null;
   }
 
   /** Makes a pending row active; false when it was not pending (already active, or dropped). */
@@ -90,42 +135,30 @@ export class LinkSubscribers {
     return rows.length > 0;
   }
 
-  /** Drops the link's pending rows past their time (or all of them with `now` = Infinity); how many remain pending. */
-  async dropExpiredPending(linkId: Hex, now: number): Promise<number> {
-    if (now === Infinity) {
-      await this.db.query("DELETE FROM link_subscriptions WHERE link_id = $1 AND state = 'pending'", [linkId]);
-      return 0;
-    }
-    await this.db.query("DELETE FROM link_subscriptions WHERE link_id = $1 AND state = 'pending' AND pending_until <= $2", [linkId, now]);
-    const [row] = await this.db.query<{ n: string | number }>("SELECT count(*) AS n FROM link_subscriptions WHERE link_id = $1 AND state = 'pending'", [
-      linkId,
-    ]);
-    return Number(row?.n ?? 0);
-  }
-
   /** The link's pending rows (at most `limit`), oldest first. */
   async pending(linkId: Hex, limit: number): Promise<LinkSubscriber[]> {
-    const rows = await this.db.query<Row>(
-      "SELECT seq, subscription_id, payer, capability_sealed, created_at, state, pending_until FROM link_subscriptions WHERE link_id = $1 AND state = 'pending' ORDER BY seq LIMIT $2",
-      [linkId, limit],
-    );
-    return rows.map((r) => this.#open(linkId, r));
+    const rows = await this.db.query<Row>(`SELECT ${COLUMNS} FROM link_subscriptions WHERE link_id = $1 AND state = 'pending' ORDER BY seq LIMIT $2`, [
+      linkId,
+      limit,
+    ]);
+    return rows.map((r) => this.#open(r));
   }
 
   /** Up to `limit` active subscribers of a link after the cursor `after`, oldest first. */
   async page(linkId: Hex, after: string | undefined, limit: number): Promise<LinkSubscriber[]> {
     const rows = await this.db.query<Row>(
-      "SELECT seq, subscription_id, payer, capability_sealed, created_at, state, pending_until FROM link_subscriptions WHERE link_id = $1 AND state = 'active' AND seq > $2 ORDER BY seq LIMIT $3",
+      `SELECT ${COLUMNS} FROM link_subscriptions WHERE link_id = $1 AND state = 'active' AND seq > $2 ORDER BY seq LIMIT $3`,
       [linkId, after ?? "0", limit],
     );
-    return rows.map((r) => this.#open(linkId, r));
+    return rows.map((r) => this.#open(r));
   }
 
-  #open(linkId: Hex, r: Row): LinkSubscriber {
-    const subscription = this.tokens.open(SEALED_CAPABILITY, `${linkId}:${r.subscription_id}`, r.capability_sealed);
+  #open(r: Row): LinkSubscriber {
+    const subscription = this.tokens.open(SEALED_CAPABILITY, `${r.link_id}:${r.subscription_id}`, r.capability_sealed);
     // A row that does not open was sealed under a key no longer configured: TOKEN_KEYS must keep every key that sealed a row.
     if (subscription === null) throw new Error(`link subscription ${r.subscription_id}: sealed under a key not in TOKEN_KEYS`);
     return {
+      linkId: r.link_id as Hex,
       subscriptionId: r.subscription_id as Hex,
       subscription,
       payer: r.payer as Address,

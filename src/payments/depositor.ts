@@ -21,22 +21,57 @@ export interface SettledAt {
   logIndex: number;
 }
 
-/** Who paid a payment address, or why the chain cannot say. */
-export type Depositor = { payer: Address } | { payer: null; reason: string };
+/** One sender's transfers into a payment address, added up: what `PAYER_UNKNOWN` lists. */
+export interface Sender {
+  address: Address;
+  amountUnits: bigint;
+}
+
+/** Who paid a payment address, or why the chain cannot say (and who sent what, for the merchant to name one). */
+export type Depositor = { payer: Address } | { payer: null; senders: Sender[]; reason: string };
+
+/** A transfer into a payment address, where the chain put it. */
+export interface DepositTransfer {
+  from: Address;
+  value: bigint;
+  blockNumber: bigint;
+  logIndex: number;
+}
 
 /**
- * Who paid a payment settled from its payment address (the `Paid` event names the address itself):
- * the sender whose transfers made up the payment. The settlement moved the address's whole balance
- * (`moved`: the amount, or more, as `PaidInExcess` says), which is exactly the transfers into the
- * address since it was last emptied (only a forwarder ever takes funds out, and it takes them all).
- * Those transfers are read backwards from the settlement, whatever the time between deposit and
- * settlement, down to the deployment's first block at the most. In chain order, the ones up to the
- * transfer that brought the balance to the payment's amount made up the payment; a later one (an
- * excess, a stranger's unit just before a late settlement) never does. The payer is the sender of
- * more than half the amount among them. Where no sender did (several wallets each sent a part), or
- * the transfers are not all found within `maxReads` reads, the answer says so (`payer: null`): the
- * merchant decides. For an exchange withdrawal the payer is the exchange's wallet, the only sender
- * the chain knows.
+ * The payer among the transfers that made up a payment, in chain order: the one sender whose own
+ * transfers reach the amount first. A stranger's part, before or after, never makes them the payer:
+ * only paying the whole amount themselves does, and then they are the buyer. `unseen` units arrived
+ * before these transfers but were not read: a sender among them could have reached the amount
+ * earlier, so a payer is named only where no one could have (the most any sender held at each step,
+ * with all of `unseen`, stays short of the amount). Where no one sender reached it, every sender
+ * with what they sent.
+ */
+export function payerAmong(chainOrder: readonly DepositTransfer[], amount: bigint, unseen = 0n): Depositor {
+  const sent = new Map<Address, bigint>();
+  let most = 0n;
+  for (const t of chainOrder) {
+    if (unseen > 0n && most + unseen >= amount) break;
+    const total = (sent.get(t.from) ?? 0n) + t.value;
+    sent.set(t.from, total);
+    if (total >= amount) return { payer: t.from };
+    if (total > most) most = total;
+  }
+  return {
+    payer: null,
+    senders: sendersOf(chainOrder),
+    reason: unseen > 0n ? "the transfers into the payment address were not all found" : "no one sender's transfers reached the amount",
+  };
+}
+
+/**
+ * Who paid a payment settled from its payment address (the `Paid` event names the address itself).
+ * The settlement moved the address's whole balance (`moved`: the amount, or more, as `PaidInExcess`
+ * says), which is exactly the transfers into the address since it was last emptied (only a forwarder
+ * ever takes funds out, and it takes them all). Those transfers are read backwards from the
+ * settlement, down to the deployment's first block at the most, until they add up to `moved` or the
+ * ones read already name the payer whatever came before them ({@link payerAmong}). For an exchange
+ * withdrawal the payer is the exchange's wallet, the only sender the chain knows.
  */
 export async function depositorOf(
   chain: DepositorChain,
@@ -67,38 +102,38 @@ export async function depositorOf(
       );
       return logs
         .filter((l) => before(l) && !isAddressEqual(l.args.from, depositAddress))
-        .map((l) => ({ from: l.args.from, value: l.args.value, blockNumber: l.blockNumber, logIndex: l.logIndex }));
+        .map((l): DepositTransfer => ({ from: l.args.from, value: l.args.value, blockNumber: l.blockNumber, logIndex: l.logIndex }));
     },
-    enough: (transfers) => transfers.reduce((sum, t) => sum + t.value, 0n) >= moved,
+    enough: (transfers) => {
+      const { balance, sum } = balanceOf(transfers, moved);
+      return sum >= moved || payerAmong(balance, amount, moved - sum).payer !== null;
+    },
   });
-  // Newest first, the transfers that make up the balance the settlement moved.
+  const { balance, sum } = balanceOf(found, moved);
+  if (sum > moved) {
+    return { payer: null, senders: sendersOf(balance), reason: "the transfers into the payment address do not add up to what its settlement moved" };
+  }
+  return payerAmong(balance, amount, moved - sum);
+}
+
+/** Each sender once, in the order of their first transfer, with what they sent in all. */
+function sendersOf(transfers: readonly DepositTransfer[]): Sender[] {
+  const sent = new Map<Address, bigint>();
+  for (const t of transfers) sent.set(t.from, (sent.get(t.from) ?? 0n) + t.value);
+  return [...sent].map(([address, amountUnits]) => ({ address, amountUnits }));
+}
+
+/** The newest transfers that make up `moved` (all of them, where they fall short), in chain order. */
+function balanceOf(found: readonly DepositTransfer[], moved: bigint): { balance: DepositTransfer[]; sum: bigint } {
   const newestFirst = [...found].sort((a, b) => (a.blockNumber !== b.blockNumber ? (a.blockNumber > b.blockNumber ? -1 : 1) : b.logIndex - a.logIndex));
-  const balance: typeof found = [];
+  const balance: DepositTransfer[] = [];
   let sum = 0n;
   for (const t of newestFirst) {
     if (sum >= moved) break;
     balance.push(t);
     sum += t.value;
   }
-  if (sum !== moved) {
-    return {
-      payer: null,
-      reason:
-        sum < moved
-          ? "the transfers into the payment address were not all found"
-          : "the transfers into the payment address do not add up to what its settlement moved",
-    };
-  }
-  // In chain order, up to the transfer that completed the amount: the payment; the rest is excess.
-  const sent = new Map<Address, bigint>();
-  let paid = 0n;
-  for (const t of balance.reverse()) {
-    if (paid >= amount) break;
-    sent.set(t.from, (sent.get(t.from) ?? 0n) + t.value);
-    paid += t.value;
-  }
-  for (const [sender, value] of sent) if (value * 2n > amount) return { payer: sender };
-  return { payer: null, reason: "several wallets each sent part of the amount, none most of it" };
+  return { balance: balance.reverse(), sum };
 }
 
 /** What the settlement at `settledAt` moved: `PaidInExcess`'s figure just before its `Paid`, else the amount. */

@@ -219,10 +219,12 @@ export class Subscriptions {
 
   /**
    * Finalize for a setup a subscription link minted (INVALID_SETUP_TOKEN for any other): the same
-   * signature check, and the link it names, for the link to keep the capability.
+   * signature check, and the link it names, for the link to keep the capability. Past its expiry
+   * SETUP_TOKEN_EXPIRED: a link's place is taken with fresh terms only (an old setup's period may be
+   * about to close, which would let a key hold a place it need not pay for).
    */
   async finalizeThroughLink(input: { setupToken: string; payer: Address; signature: Hex }) {
-    const setup = this.#setup(input.setupToken, { enforceExpiry: false });
+    const setup = this.#setup(input.setupToken, { enforceExpiry: true });
     if (!setup.linkId) throw new DomainError("INVALID_SETUP_TOKEN");
     return { linkId: setup.linkId, ...(await this.#signed(setup.offer, input)) };
   }

@@ -1,6 +1,7 @@
 import { erc20Abi, isAddressEqual, parseEventLogs, type Address, type Hex, type TransactionReceipt } from "viem";
 import { z } from "zod";
 import { DomainError } from "../errors.js";
+import type { FairGate } from "../limits/fair-gate.js";
 import { formatAmount, parseUnits } from "../money.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
 import { agreed, receiptClaim } from "../chain/agreement.js";
@@ -19,6 +20,12 @@ export interface RefundIdentifier {
   periodIndex?: number;
   /** Extension: with neither capability, the payment a `Paid` (or an x402 receiver's `ReceiverPaid`) names by this reference in `txHash`. */
   reference?: Hex;
+  /**
+   * Extension (DESIGN v7): the wallet to refund where the chain names no payer, one of the senders
+   * PAYER_UNKNOWN listed; where it names one, `to` must be that payer. Verify is stateless: it takes
+   * the same `to` as prepare, and checks the transfer went there.
+   */
+  to?: Address;
 }
 
 export interface RefundsDeps {
@@ -29,6 +36,11 @@ export interface RefundsDeps {
   subscriptions: SubscriptionCapabilities;
   ttlSeconds: number;
   now: () => number;
+  /**
+   * Every prepare and verify reads the chain (a payment address's depositor search may walk far back)
+   * and `reference` needs no capability: each caller's calls wait in a queue of their own, in turn.
+   */
+  gate: Pick<FairGate, "run">;
 }
 
 /**
@@ -36,6 +48,9 @@ export interface RefundsDeps {
  * reads back as far as a month of Base (13,000,000 blocks) behind a 10,000-block range cap.
  */
 const REFUND_DEPOSITOR_MAX_READS = 1_400;
+
+/** The settlement a refund answers, with its ceiling where the merchant named one of several senders. */
+type Target = Settlement & { ceilingUnits?: bigint };
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 /** A refund token locks terms derived from the chain only; the merchant chose nothing but the amount. */
@@ -56,7 +71,23 @@ const RefundPayload = z.strictObject({
 export class Refunds {
   constructor(private readonly deps: RefundsDeps) {}
 
-  async prepare(id: RefundIdentifier, amountText: string) {
+  /** Prepare in `caller`'s own turn (callers told apart as the rate limiter tells them); RPC_BUSY past its queue. */
+  async prepare(id: RefundIdentifier, amountText: string, caller = "anyone") {
+    return this.#gated(caller, () => this.#prepare(id, amountText));
+  }
+
+  /** Verify in `caller`'s own turn, as prepare. */
+  async verify(id: RefundIdentifier, refundAmountText: string, refundTxHash: Hex, caller = "anyone") {
+    return this.#gated(caller, () => this.#verify(id, refundAmountText, refundTxHash));
+  }
+
+  async #gated<T>(caller: string, work: () => Promise<T>): Promise<T> {
+    const ran = await this.deps.gate.run(caller, work);
+    if (!ran) throw new DomainError("RPC_BUSY", { detail: "this caller's refund queue is full" });
+    return ran.value;
+  }
+
+  async #prepare(id: RefundIdentifier, amountText: string) {
     const judge = this.#settlement(id);
     const { head, receipts } = await readReceiptsAfterHead(this.deps.chain.client, this.deps.chain.finality, [id.txHash]);
     const settlement = await judge(receipts[0]!, head);
@@ -110,7 +141,7 @@ export class Refunds {
    * merchant verifies. Three JSON-RPC calls in two round trips: the finality head, then both
    * receipts in one batch.
    */
-  async verify(id: RefundIdentifier, refundAmountText: string, refundTxHash: Hex) {
+  async #verify(id: RefundIdentifier, refundAmountText: string, refundTxHash: Hex) {
     const judge = this.#settlement(id);
     const { client } = this.deps.chain;
     const { head, receipts } = await readReceiptsAfterHead(client, this.deps.chain.finality, [id.txHash, refundTxHash]);
@@ -150,18 +181,23 @@ export class Refunds {
 
   /**
    * A payment settled from its payment address names the address as payer: the wallet that paid is
-   * the sender whose transfers made up the payment (depositor.ts), and the refund goes there; where
-   * the chain cannot say, PAYER_UNKNOWN (the merchant decides).
+   * the one sender whose own transfers reached the amount first (depositor.ts), and the refund goes
+   * there. Where no one did, PAYER_UNKNOWN lists the senders, and the merchant names one as `to`;
+   * a refund to it is capped at what it sent, so no wallet gets back more than it put in.
    */
-  async #fromDeposit(intent: Intent, settlement: Settlement): Promise<Settlement> {
-    return this.#fromDepositAddress(await this.deps.depositAddresses.of(intent), settlement);
+  async #fromDeposit(intent: Intent, settlement: Settlement, to: Address | undefined): Promise<Target> {
+    return this.#fromDepositAddress(await this.deps.depositAddresses.of(intent), settlement, to);
   }
 
-  async #fromDepositAddress(depositAddress: Address, settlement: Settlement): Promise<Settlement> {
-    if (!isAddressEqual(settlement.payer, depositAddress)) return settlement;
+  async #fromDepositAddress(depositAddress: Address, settlement: Settlement, to: Address | undefined): Promise<Target> {
+    if (!isAddressEqual(settlement.payer, depositAddress)) return toPayer(settlement, to);
     const depositor = await depositorOf(this.deps.chain, depositAddress, settlement.position, settlement.amountUnits, { maxReads: REFUND_DEPOSITOR_MAX_READS });
-    if (depositor.payer === null) throw new DomainError("PAYER_UNKNOWN", { detail: depositor.reason });
-    return { ...settlement, payer: depositor.payer, fromDeposit: true };
+    if (depositor.payer !== null) return { ...toPayer({ ...settlement, payer: depositor.payer }, to), fromDeposit: true };
+    if (to === undefined) throw new DomainError("PAYER_UNKNOWN", { detail: depositor.reason, senders: depositor.senders });
+    const sender = depositor.senders.find((s) => isAddressEqual(s.address, to));
+    if (!sender) throw new DomainError("INVALID_REQUEST", { detail: "to: not one of the senders PAYER_UNKNOWN lists" });
+    const ceiling = sender.amountUnits < settlement.amountUnits ? sender.amountUnits : settlement.amountUnits;
+    return { ...settlement, payer: sender.address, ceilingUnits: ceiling, fromDeposit: true };
   }
 
   /**
@@ -172,34 +208,40 @@ export class Refunds {
    * send the transfer it describes, to the payer the chain names.
    * Checked before any chain read; returns the judgement of the original receipt.
    */
-  #settlement(id: RefundIdentifier): (receipt: TransactionReceipt | null, head: bigint) => Promise<Settlement> {
+  #settlement(id: RefundIdentifier): (receipt: TransactionReceipt | null, head: bigint) => Promise<Target> {
     const { chain } = this.deps;
     if (id.intent !== undefined) {
       const intent = readIntent(this.deps.tokens, id.intent);
       if (!intent) throw new DomainError("INVALID_INTENT");
-      return (receipt, head) => this.#fromDeposit(intent, paymentSettlement(chain, intent, receipt, head));
+      return (receipt, head) => this.#fromDeposit(intent, paymentSettlement(chain, intent, receipt, head), id.to);
     }
     if (id.subscription !== undefined) {
       if (id.periodIndex === undefined) throw new DomainError("INVALID_REQUEST", { detail: "period_index: required with subscription" });
       const { terms } = this.deps.subscriptions.read(id.subscription);
       const subscriptionId = this.deps.subscriptions.subscriptionId(terms);
-      return async (receipt, head) => chargeSettlement(chain, subscriptionId, terms, BigInt(id.periodIndex!), receipt, head);
+      return async (receipt, head) => toPayer(chargeSettlement(chain, subscriptionId, terms, BigInt(id.periodIndex!), receipt, head), id.to);
     }
     if (id.reference !== undefined) {
       const reference = id.reference.toLowerCase() as Hex;
       return async (receipt, head) => {
         const { key, ...settlement } = referenceSettlement(chain, reference, receipt, head);
-        if (key === undefined) return settlement;
-        return this.#fromDepositAddress(await this.deps.depositAddresses.ofKey(key), settlement);
+        if (key === undefined) return toPayer(settlement, id.to);
+        return this.#fromDepositAddress(await this.deps.depositAddresses.ofKey(key), settlement, id.to);
       };
     }
     throw new DomainError("INVALID_REQUEST", { detail: "intent: send intent or subscription" });
   }
 
-  /** Rule 3: a positive integer number of units, at most the commercial amount paid. */
-  #amount(text: string, settlement: Settlement): bigint {
+  /** Rule 3: a positive integer number of units, at most the commercial amount paid (or what the named sender sent). */
+  #amount(text: string, settlement: Target): bigint {
     const units = parseUnits(text);
-    if (units === null || units === 0n || units > settlement.amountUnits) throw new DomainError("REFUND_AMOUNT_INVALID");
+    if (units === null || units === 0n || units > (settlement.ceilingUnits ?? settlement.amountUnits)) throw new DomainError("REFUND_AMOUNT_INVALID");
     return units;
   }
+}
+
+/** Where the chain names the payer, a `to` the merchant sends must be that payer. */
+function toPayer(settlement: Settlement, to: Address | undefined): Settlement {
+  if (to !== undefined && !isAddressEqual(to, settlement.payer)) throw new DomainError("INVALID_REQUEST", { detail: "to: not the payer the chain names" });
+  return settlement;
 }

@@ -1,6 +1,12 @@
-import { ConcurrencyGate } from "../limits/rate-limiter.js";
+import { FairGate } from "../limits/fair-gate.js";
+
+/** A caller's pages of subscriber states waiting at once; past it, RPC_BUSY. */
+const SUBSCRIBER_PAGES_WAITING_PER_CALLER = 8;
 import { rpc } from "../chain/rpc-errors.js";
 import { Links } from "../links/links.js";
+import { LINK_SUBSCRIBER_PENDING_SECONDS } from "../links/subscribe.js";
+import { ChargeAttempts } from "../store/charge-attempts.js";
+import { blocksIn } from "../chain/block-time.js";
 import { SubscriberStates } from "../links/subscriber-states.js";
 import type { Webhooks } from "../webhooks/webhooks.js";
 import type { BaseRoom } from "./base.js";
@@ -21,6 +27,8 @@ export function linksRoom(
   { config, now, randomBytes }: BaseRoom,
   needs: { chain: ChainRoom; store: StoreRoom; tokens: TokensRoom; webhooks: Webhooks; payments: PaymentsRoom; recurring: RecurringRoom },
 ): LinksRoom {
+  // A charge recorded for a pending subscriber may still be mined: its place is kept until it is known.
+  const attempts = new ChargeAttempts(needs.store.database);
   const links = new Links({
     db: needs.store.database,
     tokens: needs.tokens.tokens,
@@ -34,6 +42,16 @@ export function linksRoom(
       // The first charge is the service's own POST /v1/charges: its answer is settled when ok.
       chargeFirst: async (capability) => ({ settled: (await needs.recurring.charges.charge(capability)).ok }),
       termsOf: (capability) => needs.tokens.capabilities.read(capability).terms,
+      firstChargeSent: async (capability) => {
+        const { capabilities } = needs.tokens;
+        return attempts.anyFor(capabilities.subscriptionId(capabilities.read(capability).terms));
+      },
+    },
+    firstCharges: {
+      client: needs.chain.client,
+      contract: needs.chain.deployment.contracts.RecurringCharges.address,
+      backfillBlocks: blocksIn(LINK_SUBSCRIBER_PENDING_SECONDS, config.chainId),
+      maxRangeBlocks: blocksIn(config.follow.logRangeSeconds, config.chainId),
     },
     deployment: needs.chain.deployment,
     checkoutUrl: config.checkoutUrl,
@@ -55,7 +73,7 @@ export function linksRoom(
       const block = await rpc(() => client.getBlock({ blockTag: "latest" }));
       return { number: block.number, timestamp: block.timestamp };
     },
-    gate: new ConcurrencyGate(config.rateLimits.recoverConcurrency, 32),
+    gate: new FairGate(config.rateLimits.recoverConcurrency, SUBSCRIBER_PAGES_WAITING_PER_CALLER),
     now,
   });
   return { links, subscriberStates };

@@ -31,6 +31,7 @@ export function receiversRoom(
   const sender = new ReceiverSender({
     client,
     to: deployment.contracts.X402Receivers.address,
+    token: deployment.token.address,
     store,
     sender: relayer,
     quoteFees,

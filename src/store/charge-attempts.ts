@@ -76,6 +76,12 @@ export class ChargeAttempts {
     return (await this.#finds.read({ subscriptionId, periodIndex })) ?? null;
   }
 
+  /** Whether any charge of this subscription is recorded (sent, and not yet known refused or reverted). */
+  async anyFor(subscriptionId: Hex): Promise<boolean> {
+    const rows = await this.db.query("SELECT 1 FROM charge_attempts WHERE subscription_id = $1 LIMIT 1", [subscriptionId]);
+    return rows.length > 0;
+  }
+
   /**
    * Takes the relayer's next nonce, signs one transaction with it and records it for every period it
    * carries, in one store transaction (the rows are locked for that time only: no chain call happens

@@ -71,7 +71,7 @@ export const SubscribeLinkResponse = FinalizeSubscriptionResponse.omit({ subscri
   state: z
     .enum(["ACTIVE", "PENDING"])
     .describe(
-      "ACTIVE once the first charge (made by the service) is settled: listed, watched, renewed. PENDING while it is confirming: post the same body again until ACTIVE; a pending subscriber whose first charge is refused, or not settled within 600 s, is dropped",
+      "ACTIVE once the first charge (made by the service) is settled: listed, watched, renewed. PENDING while it is confirming: post the same body again until ACTIVE (the service also makes it ACTIVE by itself once the charge is final); a pending subscriber whose first charge is refused or reverted, or with no charge sent within 600 s, is dropped",
     ),
 });
 export type SubscribeLinkResponse = z.infer<typeof SubscribeLinkResponse>;

@@ -41,7 +41,7 @@ export const ListedPayment = z.strictObject({
   amount_units: AmountUnits,
   fee_units: AmountUnits.describe("the fee taken out of amount; amount_units - fee_units is what reached the recipient, unit for unit"),
   payer: Address.nullable().describe(
-    "the wallet that paid: the buyer's for a pay or x402 settlement; for a payment address (deposit, forward) the sender whose transfers made up the payment, found as the refund target is; for a plain transfer to an x402 receiver, the receiver (the chain names no other sender there). null: the chain cannot say (several wallets each sent part of the amount, none most of it, or its transfers lie further back than a page reads); ask the buyer, and refunds answer PAYER_UNKNOWN",
+    "the wallet that paid: the buyer's for a pay or x402 settlement; for a payment address (deposit, forward) the one sender whose own transfers into it reached the amount first, found as the refund target is; for a plain transfer to an x402 receiver, the receiver (the chain names no other sender there). null: the chain cannot say (no one wallet's own transfers reached the amount, or its transfers lie further back than a page reads); refunds answer PAYER_UNKNOWN with the senders, and you name one as to",
   ),
   tx_hash: Hash,
   block_number: z.string().regex(/^[0-9]+$/),

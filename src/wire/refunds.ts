@@ -12,6 +12,9 @@ const RefundIdentifier = {
   reference: Bytes32.optional().describe(
     "extension: with neither intent nor subscription, the payment's reference (an x402 receiver payment's nonce), as POST /v1/payments/list shows it: the one Paid (or ReceiverPaid) naming it in tx_hash, in the deployment's token, is the original; merchant, payer and ceiling are that event's",
   ),
+  to: Address.optional().describe(
+    "extension: the wallet to refund, where PAYER_UNKNOWN listed the payment address's senders: one of them. Send the same to with verify as with prepare. Where the chain names the payer, to may be omitted, and if sent must be that payer",
+  ),
 };
 
 /** `amount` is an AmountUnits string; a malformed one is REFUND_AMOUNT_INVALID (checked by the domain). */

@@ -65,6 +65,14 @@ export const CapabilitiesResponse = z.strictObject({
 });
 export type CapabilitiesResponse = z.infer<typeof CapabilitiesResponse>;
 
-/** Every error body: `{ error, action?, retry_after? }` and nothing else. */
-export const ErrorBody = z.strictObject({ error: z.string(), action: Action.optional(), retry_after: z.number().int().optional() });
+/** PAYER_UNKNOWN's list (DESIGN v7): each wallet that sent into the payment address, with what it sent. */
+export const PaymentSender = z.strictObject({ address: Address, amount_units: AmountUnits });
+
+/** Every error body: `{ error, action?, retry_after? }`, and `senders` on PAYER_UNKNOWN only. */
+export const ErrorBody = z.strictObject({
+  error: z.string(),
+  action: Action.optional(),
+  retry_after: z.number().int().optional(),
+  senders: z.array(PaymentSender).optional(),
+});
 export type ErrorBody = z.infer<typeof ErrorBody>;

@@ -1,32 +1,16 @@
-import { getAddress, type Address } from "viem";
-
-/** A token transfer as the chain's `Transfer` log states it: its recipient and value (token units). */
-export interface ArrivedTransfer {
-  to: Address;
-  value: bigint;
-}
+import { erc20Abi, getAddress, isAddressEqual, parseEventLogs, type Address, type Log } from "viem";
 
 /**
- * The smallest amount a split pays a fee on: the least `amount` with `floor(amount × feeBps / 10,000)
- * ≥ 1` (50 units at 200 bps). Less than that earns nothing when split, so it makes no receiver worth
- * the backstop's reads. With no fee (0 bps) every unit counts.
- *
- * @example fundedUnits(200) // 50n
+ * The addresses a settled transaction paid out of: the senders of the token's `Transfer` logs in
+ * it. A receiver among them had a payment through it settle (an x402 settlement to it, or a split of
+ * what reached it, each sent by the relayer and mined), which is what makes it funded: kept for good
+ * and walked by the backstop. A transfer into a receiver funds nothing by itself (a stranger's 50
+ * units would otherwise free a place under the unfunded cap for the price of a fee unit): only a
+ * split, sent when the balance's fee pays for it, or a settlement does.
  */
-export function fundedUnits(feeBps: number): bigint {
-  if (feeBps <= 0) return 1n;
-  return (10_000n + BigInt(feeBps) - 1n) / BigInt(feeBps);
-}
-
-/**
- * The receivers among `receivers` that a round's transfers funded: those that received, in the round's
- * transfers together, at least `minUnits`. A stranger's dust (1 unit) funds nothing.
- */
-export function fundedBy(receivers: Address[], transfers: readonly ArrivedTransfer[], minUnits: bigint): Address[] {
-  const received = new Map<Address, bigint>();
-  for (const t of transfers) {
-    const to = getAddress(t.to);
-    received.set(to, (received.get(to) ?? 0n) + t.value);
-  }
-  return receivers.filter((r) => (received.get(getAddress(r)) ?? 0n) >= minUnits);
+export function paidOutOf(logs: readonly Log[], token: Address): Address[] {
+  const transfers = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: logs as Log[], strict: true });
+  const from = new Set<Address>();
+  for (const t of transfers) if (isAddressEqual(t.address, token)) from.add(getAddress(t.args.from));
+  return [...from];
 }

@@ -6,6 +6,7 @@ import type { Finality } from "../config.js";
 import type { SettlementPrice, SettlementSender } from "../payments/deposit-settler.js";
 import { priceRelayerCall, readyRelayerCall } from "../payments/relayer-call.js";
 import type { X402ReceiverStore, X402Transaction } from "../store/x402-receivers.js";
+import { paidOutOf } from "./receiver-funding.js";
 
 /** A sent transaction to X402Receivers the node does not know after this long is broadcast again. */
 export const RECEIVER_RESEND_AFTER_MS = 30_000;
@@ -14,6 +15,8 @@ export interface ReceiverSenderDeps {
   client: PublicClient;
   /** X402Receivers' address. */
   to: Address;
+  /** The token whose transfers out of a receiver, in a mined transaction of ours, make it funded. */
+  token: Address;
   store: X402ReceiverStore;
   sender: SettlementSender;
   quoteFees: () => Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
@@ -78,6 +81,8 @@ export class ReceiverSender {
     if (receipt) {
       // Taken as mined on a majority of the nodes' word; until then followed (its nonce is its own).
       if (this.deps.finality && !(await agreed(client, this.deps.finality, receiptClaim(receipt)))) return false;
+      // A payment through a receiver settled: it is funded (kept, walked by the backstop) from now on.
+      if (receipt.status === "success") await store.markFunded(paidOutOf(receipt.logs, this.deps.token), this.deps.now());
       await store.markDone(t.hash, "mined");
       return true;
     }

@@ -5,7 +5,6 @@ import { everyRound } from "../rounds.js";
 import type { X402ReceiverRecord, X402ReceiverStore } from "../store/x402-receivers.js";
 import type { X402Answers } from "../store/x402-answers.js";
 import type { ReceiverSender } from "./receiver-sender.js";
-import { fundedBy, fundedUnits, type ArrivedTransfer } from "./receiver-funding.js";
 
 export interface ReceiverSplitterDeps {
   client: PublicClient;
@@ -59,20 +58,12 @@ export class ReceiverSplitter {
   }
 
   /**
-   * A round's token transfers: the receivers among their recipients are split, and those that received
-   * at least the smallest amount a split pays a fee on ({@link fundedUnits}) are funded now (the
-   * backstop looks at them from now on, and they are kept).
+   * A round's token transfers: the receivers among their recipients are split where their balance's
+   * fee pays for it. Arriving funds make no receiver funded: the split, once mined, does
+   * (receiver-sender.ts), so a stranger's transfer too small to split frees no place.
    */
-  async onTransfers(transfers: readonly ArrivedTransfer[]): Promise<Hex[]> {
+  async onTransfers(transfers: readonly { to: Address }[]): Promise<Hex[]> {
     const receivers = await this.deps.store.among([...new Set(transfers.map((t) => t.to))]);
-    await this.deps.store.markFunded(
-      fundedBy(
-        receivers.map((r) => r.receiver),
-        transfers,
-        fundedUnits(this.deps.feeBps),
-      ),
-      this.deps.now(),
-    );
     return this.splitReceivers(receivers);
   }
 

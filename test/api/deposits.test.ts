@@ -133,8 +133,11 @@ describe("payment addresses (deposit_address)", function () {
 
   it("refunds go to the wallet that sent the deposit (Paid names the payment address): prepare names it, and verify checks the merchant's transfer to it", async () => {
     const a = await create("20");
-    await withdraw(a.pay.deposit_address, 5_000_000n); // in two parts from two wallets: the larger sender is the payer
+    // A stranger's part first, then the exchange's 20.00 in two transfers of its own: the exchange's own transfers reach the amount.
+    await send(h.chain, stranger(), { address: token(), abi: erc20Abi, functionName: "transfer", args: [a.pay.deposit_address, 5_000_000n] });
     const { exchange } = await withdraw(a.pay.deposit_address, 15_000_000n);
+    await send(h.chain, buyer(), { address: token(), abi: erc20Abi, functionName: "transfer", args: [exchange.address, 5_000_000n] });
+    await send(h.chain, exchange, { address: token(), abi: erc20Abi, functionName: "transfer", args: [a.pay.deposit_address, 5_000_000n] });
     const settlement = await settle(a.pay);
     await h.chain.mine(2);
     const prepared = await h.api.post("/v1/refunds/prepare").send({ intent: a.intent, tx_hash: settlement.transactionHash, amount: "20000000" });
@@ -164,15 +167,72 @@ describe("payment addresses (deposit_address)", function () {
     assert.equal(prepared.body.payer, exchange.address, "the wallet whose transfer made up the payment, never the stranger's unit");
   });
 
-  it("a payment made up in halves by two wallets: the chain cannot say who paid, and the refund answers PAYER_UNKNOWN", async () => {
-    const a = await create("4");
-    await withdraw(a.pay.deposit_address, 2_000_000n);
-    await withdraw(a.pay.deposit_address, 2_000_000n);
-    const settlement = await settle(a.pay);
+  /** The payer `POST /v1/payments/list` names for the payment settled in `txHash`. */
+  async function listedPayer(txHash: Hex): Promise<string | null | undefined> {
+    const listed = await h.api.post("/v1/payments/list").send({ recipient: merchant().address });
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    return (listed.body.payments as Array<{ tx_hash: Hex; payer: string | null }>).find((p) => p.tx_hash === txHash)?.payer;
+  }
+
+  it("a stranger's 6.00 before the buyer's 10.00 into a 10.00 payment address: the buyer is the payer, in the list and the refund", async () => {
+    const a = await create("10");
+    await send(h.chain, stranger(), { address: token(), abi: erc20Abi, functionName: "transfer", args: [a.pay.deposit_address, 6_000_000n] });
+    const { exchange: buyerWallet } = await withdraw(a.pay.deposit_address, 10_000_000n);
+    const settled = await settle(a.pay);
     await h.chain.mine(2);
-    const prepared = await h.api.post("/v1/refunds/prepare").send({ intent: a.intent, tx_hash: settlement.transactionHash, amount: "4000000" });
-    assert.equal(prepared.status, 409, JSON.stringify(prepared.body));
-    assert.deepInclude(prepared.body, { error: "PAYER_UNKNOWN", action: "STOP" });
+    assert.equal(await listedPayer(settled.transactionHash), buyerWallet.address, "the one sender whose own transfers reached the amount");
+    const prepared = await h.api.post("/v1/refunds/prepare").send({ intent: a.intent, tx_hash: settled.transactionHash, amount: "10000000" });
+    assert.equal(prepared.status, 200, JSON.stringify(prepared.body));
+    assert.equal(prepared.body.payer, buyerWallet.address, "never the stranger who sent part of it first");
+    const named = await h.api.post("/v1/refunds/prepare").send({ intent: a.intent, tx_hash: settled.transactionHash, amount: "1", to: stranger().address });
+    assert.equal(named.status, 400, "where the chain names the payer, no other wallet can be named");
+  });
+
+  it("a stranger's 6.00 after the buyer's 10.00: the buyer is the payer", async () => {
+    const a = await create("10");
+    const { exchange: buyerWallet } = await withdraw(a.pay.deposit_address, 10_000_000n);
+    await send(h.chain, stranger(), { address: token(), abi: erc20Abi, functionName: "transfer", args: [a.pay.deposit_address, 6_000_000n] });
+    const settled = await settle(a.pay);
+    await h.chain.mine(2);
+    assert.equal(await listedPayer(settled.transactionHash), buyerWallet.address);
+    const prepared = await h.api.post("/v1/refunds/prepare").send({ intent: a.intent, tx_hash: settled.transactionHash, amount: "10000000" });
+    assert.equal(prepared.body.payer, buyerWallet.address, JSON.stringify(prepared.body));
+  });
+
+  it("a top-up of exactly half by a stranger: PAYER_UNKNOWN lists the senders, and the merchant's to is the refund's target, prepare and verify alike", async () => {
+    const a = await create("4");
+    const { exchange: buyerWallet } = await withdraw(a.pay.deposit_address, 2_000_000n);
+    await send(h.chain, stranger(), { address: token(), abi: erc20Abi, functionName: "transfer", args: [a.pay.deposit_address, 2_000_000n] });
+    const settled = await settle(a.pay);
+    await h.chain.mine(2);
+    const tx_hash = settled.transactionHash;
+    assert.isNull(await listedPayer(tx_hash), "the list names no payer");
+    const unknown = await h.api.post("/v1/refunds/prepare").send({ intent: a.intent, tx_hash, amount: "4000000" });
+    assert.equal(unknown.status, 409, JSON.stringify(unknown.body));
+    assert.deepEqual(unknown.body, {
+      error: "PAYER_UNKNOWN",
+      action: "FIX_REQUEST",
+      senders: [
+        { address: buyerWallet.address, amount_units: "2000000" },
+        { address: getAddress(stranger().address), amount_units: "2000000" },
+      ],
+    });
+    const elsewhere = await h.api.post("/v1/refunds/prepare").send({ intent: a.intent, tx_hash, amount: "2000000", to: merchant().address });
+    assert.equal(elsewhere.status, 400, "a wallet that sent nothing is never a target");
+    const beyond = await h.api.post("/v1/refunds/prepare").send({ intent: a.intent, tx_hash, amount: "4000000", to: buyerWallet.address });
+    assert.deepInclude(beyond.body, { error: "REFUND_AMOUNT_INVALID" }, "no wallet gets back more than it sent");
+    const prepared = await h.api.post("/v1/refunds/prepare").send({ intent: a.intent, tx_hash, amount: "2000000", to: buyerWallet.address.toLowerCase() });
+    assert.equal(prepared.status, 200, JSON.stringify(prepared.body));
+    assert.include(prepared.body, { payer: buyerWallet.address, payer_from_deposit: true, original_amount_units: "4000000" });
+    const refund = await send(h.chain, merchant(), { address: token(), abi: erc20Abi, functionName: "transfer", args: [buyerWallet.address, 2_000_000n] });
+    await h.chain.mine(2);
+    const ask = { intent: a.intent, tx_hash, refund_amount: "2000000", refund_tx_hash: refund.transactionHash };
+    assert.deepInclude((await h.api.post("/v1/refunds/verify").send(ask)).body, { error: "PAYER_UNKNOWN" }, "verify is told the same to");
+    const wrong = await h.api.post("/v1/refunds/verify").send({ ...ask, to: stranger().address });
+    assert.deepInclude(wrong.body, { error: "REFUND_TRANSACTION_MISMATCH" }, "a transfer to the buyer is no refund to the stranger");
+    const verified = await h.api.post("/v1/refunds/verify").send({ ...ask, to: buyerWallet.address });
+    assert.equal(verified.status, 200, JSON.stringify(verified.body));
+    assert.include(verified.body, { status: "REFUNDED", payer: buyerWallet.address });
   });
 
   it("a short deposit is a mismatch until a top-up makes it whole; a transfer elsewhere is no payment", async () => {

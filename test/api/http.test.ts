@@ -18,6 +18,19 @@ describe("HTTP rules", () => {
   const h = useService({ RATE_LIMIT_PER_MINUTE: "5" });
   const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!.address;
 
+  it("a caller is an IPv4 address or an IPv6 /64: 300 addresses of one /64 share one limit, 300 IPv4 addresses do not lock out the 301st", async () => {
+    const limited = await h.another({ RATE_LIMIT_PER_MINUTE: "5", TRUST_PROXY: "1" });
+    const api = supertest(limited.app);
+    const ask = (ip: string) => api.post("/v1/payments/list").set("X-Forwarded-For", ip).send({ recipient: merchant() });
+    const v6: number[] = [];
+    for (let i = 0; i < 300; i++) v6.push((await ask(`2001:db8:7:9:${i.toString(16)}::${(i * 7).toString(16)}`)).status);
+    assert.equal(v6.filter((s) => s !== 429).length, 5, "one /64 is one caller");
+    assert.notEqual((await ask("2001:db8:7:a::1")).status, 429, "the next /64 is another caller");
+    const v4: number[] = [];
+    for (let i = 0; i < 301; i++) v4.push((await ask(`198.51.${i >> 8}.${i & 255}`)).status);
+    assert.notInclude(v4, 429, "each IPv4 address is a caller of its own, the 301st too");
+  });
+
   it("GET /health answers { ok: true } and nothing else, and is never rate limited", async () => {
     for (let i = 0; i < 8; i++) {
       const res = await h.api.get("/health");

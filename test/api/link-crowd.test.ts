@@ -6,6 +6,7 @@ import { LOCAL_ROLES, localAccount } from "../../dev/localchain/harness.js";
 import { useService } from "../helpers/service.js";
 import { Receiver, RECEIVER_HOST } from "../helpers/receiver.js";
 import { allowCharges, subscribeThroughLink, visitLink } from "../helpers/link-subscribe.js";
+import { walletTypedData, type ResolvedTerms } from "../helpers/recurring.js";
 import { balanceOf, send } from "../helpers/tx.js";
 
 const HOOK = `https://${RECEIVER_HOST}/hooks/crowd`;
@@ -112,6 +113,81 @@ describe("subscription links: a subscriber costs the merchant nothing until it p
     );
   });
 
+  /** Resolves the link to fresh terms and signs them; posting is left to the caller. */
+  async function signedVisit(link: string, key: HDAccount) {
+    const resolved = await h.api.post("/v1/subscriptions/resolve").send({ setup_token: link });
+    assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
+    const signature = await key.signTypedData(walletTypedData(resolved.body as ResolvedTerms, key.address) as never);
+    return () => h.api.post("/v1/links/subscribe").send({ setup_token: resolved.body.setup_token, payer: key.address, signature });
+  }
+  const pendingRows = async () => (await h.database.query("SELECT 1 FROM link_subscriptions WHERE state = 'pending'")).length;
+
+  it("ten keys subscribing in the last minute of a period, funds approved for a moment: no place held, and a real subscriber goes through", async () => {
+    const link = await createLink();
+    const keys: HDAccount[] = [];
+    const posts: Array<() => ReturnType<typeof h.api.post>> = [];
+    for (let i = 0; i < 10; i++) {
+      keys.push(await freshKey(120 + i, AMOUNT));
+      posts.push(await signedVisit(link.link, keys[i]!));
+    }
+    // 30 s before the terms' first period closes: a charge sent now could be mined after it.
+    h.clock.advance(3600 - 30);
+    await h.chain.advanceTime(3600 - 30);
+    await h.chain.mine(1);
+    for (const [i, key] of keys.entries()) {
+      await allowCharges(h, key);
+      const answer = await posts[i]!();
+      await allowCharges(h, key, 0n);
+      assert.equal(answer.status, 409, JSON.stringify(answer.body));
+      assert.equal(answer.body.error, "NOT_DUE");
+      assert.isAtMost(answer.body.retry_after, 31, "ask again when the next period starts");
+      assert.equal(answer.headers["retry-after"], String(answer.body.retry_after));
+    }
+    assert.equal(await pendingRows(), 0, "NOT_DUE keeps no place");
+    // A setup older than its hour is refused: a place is taken with fresh terms only.
+    const late = await freshKey(130, AMOUNT);
+    await allowCharges(h, late);
+    const stale = await signedVisit(link.link, late);
+    h.clock.advance(3601);
+    await h.chain.advanceTime(3601);
+    await h.chain.mine(1);
+    const refused = await stale();
+    assert.equal(refused.body.error, "SETUP_TOKEN_EXPIRED", JSON.stringify(refused.body));
+    assert.equal(await pendingRows(), 0);
+    // A real subscriber with fresh terms takes a place and pays.
+    const real = await freshKey(131, AMOUNT);
+    await allowCharges(h, real);
+    await subscribeThroughLink(h, link.link, real);
+  });
+
+  it("a first charge final after 600 s, with no checkout and no listing: the follower makes the subscriber active and subscription.created goes out", async () => {
+    const link = await createLink(h.api, { notify_url: HOOK });
+    const payer = await freshKey(132, AMOUNT);
+    await allowCharges(h, payer);
+    const { subscribed } = await visitLink(h, link.link, payer, { settle: false });
+    assert.equal(subscribed.body.state, "PENDING", JSON.stringify(subscribed.body));
+    // The payer leaves; the charge turns final ten minutes later (a slow finality), and nobody asks.
+    h.clock.advance(700);
+    await h.chain.advanceTime(700);
+    await h.chain.mine(3);
+    receiver.received.length = 0;
+    await h.service.follower.round();
+    const [row] = await h.database.query<{ state: string }>("SELECT state FROM link_subscriptions WHERE subscription_id = $1", [
+      subscribed.body.subscription_id,
+    ]);
+    assert.equal(row?.state, "active", "active from the Charged log the follower read");
+    await h.service.webhooks.delivery.runDue();
+    const created = receiver.received.filter((r) => r.headers["svc-event-type"] === "subscription.created");
+    assert.lengthOf(created, 1);
+    assert.include(created[0]!.body.data as object, { subscription_id: subscribed.body.subscription_id, link_id: link.link_id, state: "ACTIVE" });
+    assert.equal(await subscriptionWatches(), 1, "watched from now on");
+    const listed = await h.api.post("/v1/links/subscriptions").send({ manage_token: link.manage_token });
+    assert.deepEqual(
+      listed.body.subscriptions.map((s: { subscription_id: Hex }) => s.subscription_id),
+      [subscribed.body.subscription_id],
+    );
+  });
+
   /** The node refuses every call to RecurringCharges (the charge's simulation): the funds checks still pass. */
   const refuseCharges = () => {
     const contract = h.chain.deployment.contracts.RecurringCharges.address.toLowerCase();
@@ -147,6 +223,8 @@ describe("subscription links: a subscriber costs the merchant nothing until it p
     h.proxy.refuse = null;
     assert.lengthOf(await h.database.query("SELECT 1 FROM link_subscriptions WHERE state = 'pending'"), 1);
     h.clock.advance(601);
+    await h.chain.advanceTime(601); // the chain's time with the service's: the next visitor's terms are due
+    await h.chain.mine(1);
     const other = await freshKey(81, AMOUNT);
     await allowCharges(h, other);
     await visitLink(h, link.link, other, { settle: false });

@@ -213,7 +213,7 @@ describe("OpenAPI document", () => {
       }
       assert.include(rules, "manage_token never expires");
       const text = (path: string) => document.paths[path].post.description as string;
-      assert.include(text("/v1/links/subscribe"), "A setup past its expires_at is still taken");
+      assert.include(text("/v1/links/subscribe"), "A setup past its expires_at is SETUP_TOKEN_EXPIRED here");
       assert.include(text("/v1/subscriptions/finalize"), "A setup past its expires_at is still taken");
       assert.include(text("/v1/subscriptions/resolve"), "enforces a setup token's expires_at (SETUP_TOKEN_EXPIRED)");
     });

@@ -320,4 +320,41 @@ describe("refunds API", function () {
     h.clock.advance(900);
     assert.deepEqual((await post("/v1/refunds/resolve", { refund_token: token })).body, { error: "REFUND_TOKEN_EXPIRED", action: "FIX_REQUEST" });
   });
+  it("refund prepare and verify by reference wait in each caller's own queue: a caller past its queue is RPC_BUSY, another caller is served", async () => {
+    const gated = await h.another({ RECOVER_CONCURRENCY: "1", TRUST_PROXY: "1" });
+    const api = supertest(gated.app);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    h.proxy.gate = async (methods) => {
+      if (methods.includes("eth_getTransactionReceipt")) await released;
+    };
+    const unknown = { tx_hash: `0x${"ab".repeat(32)}`, reference: `0x${"cd".repeat(32)}` };
+    const prepare = (ip: string) =>
+      api
+        .post("/v1/refunds/prepare")
+        .set("X-Forwarded-For", ip)
+        .send({ ...unknown, amount: "1" })
+        .then((r) => r);
+    const verify = (ip: string) =>
+      api
+        .post("/v1/refunds/verify")
+        .set("X-Forwarded-For", ip)
+        .send({ ...unknown, refund_amount: "1", refund_tx_hash: `0x${"ef".repeat(32)}` })
+        .then((r) => r);
+    try {
+      // One running and four waiting for the stranger (from one IPv6 /64), then its sixth is refused at once.
+      const crowd = [prepare("2001:db8::1"), verify("2001:db8::2"), prepare("2001:db8::3"), verify("2001:db8::4"), prepare("2001:db8::5")];
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const refused = await verify("2001:db8::6");
+      assert.equal(refused.status, 503, JSON.stringify(refused.body));
+      assert.equal(refused.body.error, "RPC_BUSY");
+      const merchant = prepare("198.51.100.9");
+      release();
+      assert.equal((await merchant).body.error, "PAYMENT_NOT_FOUND", "another caller waits its turn and is answered");
+      for (const answer of await Promise.all(crowd)) assert.equal(answer.body.error, "PAYMENT_NOT_FOUND");
+    } finally {
+      h.proxy.gate = null;
+      release();
+    }
+  });
 });

@@ -134,6 +134,14 @@ describe("client transport (client/src/transport.ts): timeouts, network retries,
     assert.equal(s.requests(), 2);
   });
 
+  it("PAYER_UNKNOWN's senders reach the ApiError, for the merchant to name one as to", async () => {
+    const senders = [{ address: "0x00000000000000000000000000000000000000b1", amount_units: "5000000" }];
+    s = await server((_req, res) => json(res, 409, { error: "PAYER_UNKNOWN", action: "FIX_REQUEST", senders }));
+    const error = await new PaymentServiceClient({ baseUrl: s.url }).capabilities().catch((e: unknown) => e);
+    assert.instanceOf(error, ApiError);
+    assert.deepEqual((error as ApiError).senders, senders);
+  });
+
   it("waits 0.5 s doubling to 8 s between network retries, less up to half at random", () => {
     assert.deepEqual(
       [1, 2, 3, 4, 5, 6].map((n) => networkRetryDelayMs(n, () => 0)),

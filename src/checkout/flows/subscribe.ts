@@ -157,7 +157,7 @@ export async function subscribeFlow(token: string, symbol: string): Promise<void
   );
 }
 
-/** How often, and how far apart, the page asks after a first charge still confirming (the service drops it after 600 s). */
+/** How often, and how far apart, the page asks after a first charge still confirming (the service makes it active by itself once it settles). */
 const SETTLE_TRIES = 120;
 const SETTLE_EVERY_MS = 3_000;
 
@@ -167,15 +167,19 @@ const SEEN_EVERY_MS = 2_000;
 
 /**
  * Posts the subscription, asking again a few times while the answer is INSUFFICIENT_ALLOWANCE or
- * INSUFFICIENT_BALANCE: the allowance was mined as the wallet's node saw it, and the service's node
- * may be a block or two behind. A refusal that outlasts that is the answer.
+ * INSUFFICIENT_BALANCE (the allowance was mined as the wallet's node saw it, and the service's node
+ * may be a block or two behind), or NOT_DUE for a few seconds (the chain's time a moment behind the
+ * terms' start). A refusal that outlasts that is the answer.
  */
 async function subscribeOnceSeen<T extends { ok: boolean; body: unknown }>(post: () => Promise<T>): Promise<T> {
   for (let tried = 1; ; tried++) {
     const answer = await post();
-    const error = answer.ok ? undefined : (answer.body as { error?: string }).error;
-    if (tried >= SEEN_TRIES || (error !== "INSUFFICIENT_ALLOWANCE" && error !== "INSUFFICIENT_BALANCE")) return answer;
-    await new Promise((resolve) => setTimeout(resolve, SEEN_EVERY_MS));
+    const body = answer.ok ? undefined : (answer.body as { error?: string; retry_after?: number });
+    const error = body?.error;
+    // NOT_DUE keeps no place: a chain a moment behind the terms' start is asked again once it is not.
+    const soon = error === "NOT_DUE" && (body?.retry_after ?? Infinity) <= 5;
+    if (tried >= SEEN_TRIES || (!soon && error !== "INSUFFICIENT_ALLOWANCE" && error !== "INSUFFICIENT_BALANCE")) return answer;
+    await new Promise((resolve) => setTimeout(resolve, soon ? body!.retry_after! * 1000 : SEEN_EVERY_MS));
   }
 }
 

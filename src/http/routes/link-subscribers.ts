@@ -11,7 +11,7 @@ export function linkSubscriberRoutes(states: Pick<SubscriberStates, "list">): Po
       response: LinkSubscribersResponse,
       errors: ["INVALID_LINK_TOKEN", "WRONG_LINK_TOKEN", "RPC_ERROR", "RPC_BUSY"],
       schema: LinkSubscribersRequest,
-      handle: (b) => states.list(b.view_token, b.after),
+      handle: (b, request) => states.list(b.view_token, b.after, request.ip),
     }),
   ];
 }

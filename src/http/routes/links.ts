@@ -46,6 +46,7 @@ export function linkRoutes(links: Links): PostRoute[] {
       response: R.SubscribeLinkResponse,
       errors: [
         "INVALID_SETUP_TOKEN",
+        "SETUP_TOKEN_EXPIRED",
         "LINK_CLOSED",
         "INVALID_SIGNATURE",
         "UNSUPPORTED_SIGNATURE_FORMAT",
@@ -55,6 +56,7 @@ export function linkRoutes(links: Links): PostRoute[] {
         "CONCURRENCY_LIMIT",
         "PERMISSION_REVOKED",
         "TRANSACTION_REVERTED",
+        "NOT_DUE",
         "GAS_QUOTE_UNAVAILABLE",
         "RPC_ERROR",
         "RPC_BUSY",

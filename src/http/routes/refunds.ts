@@ -10,12 +10,14 @@ const identifier = (b: {
   subscription?: string | undefined;
   period_index?: number | undefined;
   reference?: string | undefined;
+  to?: string | undefined;
 }) => ({
   txHash: b.tx_hash.toLowerCase() as Hex,
   ...(b.intent !== undefined ? { intent: b.intent } : {}),
   ...(b.subscription !== undefined ? { subscription: b.subscription } : {}),
   ...(b.period_index !== undefined ? { periodIndex: b.period_index } : {}),
   ...(b.reference !== undefined ? { reference: b.reference as Hex } : {}),
+  ...(b.to !== undefined ? { to: b.to as Hex } : {}),
 });
 
 export function refundRoutes(refunds: Refunds): PostRoute[] {
@@ -36,7 +38,7 @@ export function refundRoutes(refunds: Refunds): PostRoute[] {
         "RPC_BUSY",
       ],
       schema: PrepareRefundRequest,
-      handle: (b) => refunds.prepare(identifier(b), b.amount),
+      handle: (b, request) => refunds.prepare(identifier(b), b.amount, request.ip),
     }),
     route({
       path: "/v1/refunds/resolve",
@@ -64,7 +66,7 @@ export function refundRoutes(refunds: Refunds): PostRoute[] {
         "RPC_BUSY",
       ],
       schema: VerifyRefundRequest,
-      handle: (b) => refunds.verify(identifier(b), b.refund_amount, b.refund_tx_hash.toLowerCase() as Hex),
+      handle: (b, request) => refunds.verify(identifier(b), b.refund_amount, b.refund_tx_hash.toLowerCase() as Hex, request.ip),
     }),
   ];
 }
