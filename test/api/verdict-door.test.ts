@@ -249,4 +249,21 @@ describe("one door for every verdict: three nodes, one lying", function () {
     assert.instanceOf(refused, Error);
     assert.equal((refused as Error).message, "RPC_URLS position 1: the node is on chain 1, not the deployment's 84532 (CHAIN_ID)");
   });
+
+  it("a node that comes back on another chain after failing is asked its chain id first, and never read: payments verify on the other two", async () => {
+    const a = await create("3");
+    const paid = await payIntent(h.chain, buyer(), a.pay);
+    await h.chain.mine(2);
+    const verify = () => api().post("/v1/payments/verify").send({ intent: a.intent, tx_hash: paid.transactionHash });
+    h.nodes[1]!.down = true;
+    assert.include((await verify()).body, { valid: true }, "node 1 down");
+    // Back, but now another chain's node behind the same URL.
+    h.nodes[1]!.down = false;
+    h.clock.advance(61);
+    h.nodes[1]!.reset();
+    h.nodes[1]!.rewrite = (request, result) => (request.method === "eth_chainId" ? "0x1" : result);
+    assert.include((await verify()).body, { valid: true, tx_hash: paid.transactionHash });
+    assert.isAtLeast(h.nodes[1]!.count("eth_chainId"), 1, "asked its chain id on its return");
+    assert.deepEqual([...h.nodes[1]!.calls.keys()], ["eth_chainId"], "and nothing else");
+  });
 });
