@@ -4,9 +4,9 @@ import { DomainError } from "../errors.js";
 import type { FairGate } from "../limits/fair-gate.js";
 import { formatAmount, parseUnits } from "../money.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
-import { agreed, receiptClaim } from "../chain/agreement.js";
+import { agreeOnRead, agreeOnReceipt, type VerdictKind } from "../chain/agreement.js";
 import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
-import { readIntent, type Intent } from "../payments/intent.js";
+import { readIntent } from "../payments/intent.js";
 import type { SubscriptionCapabilities } from "../recurring/capabilities.js";
 import type { DepositAddresses } from "../payments/deposit-address.js";
 import { depositorOf } from "../payments/depositor.js";
@@ -49,9 +49,6 @@ export interface RefundsDeps {
  */
 const REFUND_DEPOSITOR_MAX_READS = 1_400;
 
-/** The settlement a refund answers, with its ceiling where the merchant named one of several senders. */
-type Target = Settlement & { ceilingUnits?: bigint };
-
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 /** A refund token locks terms derived from the chain only; the merchant chose nothing but the amount. */
 const RefundPayload = z.strictObject({
@@ -62,6 +59,31 @@ const RefundPayload = z.strictObject({
   expires_at: z.number().int(),
   deposit: z.literal(true).optional(),
 });
+
+/** The settlement a refund answers, with its ceiling where the merchant named one of several senders. */
+type Target = Settlement & { ceilingUnits?: bigint };
+
+/** A judgement of the original receipt (its refusals thrown): the settlement, and the payment address its payer may be. */
+type Judge = (receipt: TransactionReceipt | null, head: bigint) => { settlement: Settlement; depositAddress?: () => Promise<Address> };
+
+/**
+ * The refund's one transfer in `receipt`: exactly one transfer of the payment token from the
+ * merchant to the payer, for exactly `amount`, after the original settlement's event (by block, then
+ * log index); REFUND_TRANSACTION_MISMATCH otherwise. Other transfers in the receipt (a multisig's
+ * batch) are ignored.
+ */
+function refundTransfer(receipt: TransactionReceipt, settlement: Settlement, amount: bigint): void {
+  if (receipt.status !== "success") throw new DomainError("REFUND_TRANSACTION_MISMATCH", { detail: "reverted" });
+  const toPayer = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs, strict: true }).filter(
+    (l) => isAddressEqual(l.address, settlement.token) && isAddressEqual(l.args.from, settlement.merchant) && isAddressEqual(l.args.to, settlement.payer),
+  );
+  const [transfer] = toPayer;
+  if (toPayer.length !== 1 || transfer!.args.value !== amount) throw new DomainError("REFUND_TRANSACTION_MISMATCH");
+  // A transfer at or before the original's event (an earlier payout of the same amount) is not its refund.
+  if (!isAfter({ blockNumber: receipt.blockNumber, logIndex: transfer!.logIndex }, settlement.position)) {
+    throw new DomainError("REFUND_TRANSACTION_MISMATCH", { detail: "the transfer precedes the original settlement" });
+  }
+}
 
 /**
  * Refunds: a plain token transfer from the merchant's wallet to the wallet that paid. The service
@@ -90,7 +112,7 @@ export class Refunds {
   async #prepare(id: RefundIdentifier, amountText: string) {
     const judge = this.#settlement(id);
     const { head, receipts } = await readReceiptsAfterHead(this.deps.chain.client, this.deps.chain.finality, [id.txHash]);
-    const settlement = await judge(receipts[0]!, head);
+    const settlement = await this.#original("refund_target", judge, receipts[0]!, head, id.to);
     const amount = this.#amount(amountText, settlement);
     const expiresAt = Math.floor(this.deps.now() / 1000) + this.deps.ttlSeconds;
     const refundToken = this.deps.tokens.mint(TOKEN_KINDS.refund, {
@@ -138,36 +160,26 @@ export class Refunds {
    * original merchant to the original payer, for exactly `refund_amount`, after the original
    * settlement's event (by block, then log index). Other transfers in the receipt (a multisig's
    * batch) are ignored. By event, not by sender, so a multisig or smart account executing for the
-   * merchant verifies. Three JSON-RPC calls in two round trips: the finality head, then both
-   * receipts in one batch.
+   * merchant verifies. The finality head, then both receipts in one batch; then each receipt put to
+   * the nodes (the door: one batch per node each), and for a payment address's payment the
+   * depositor search on each node.
    */
   async #verify(id: RefundIdentifier, refundAmountText: string, refundTxHash: Hex) {
     const judge = this.#settlement(id);
-    const { client } = this.deps.chain;
-    const { head, receipts } = await readReceiptsAfterHead(client, this.deps.chain.finality, [id.txHash, refundTxHash]);
-    const settlement = await judge(receipts[0]!, head);
+    const { client, finality } = this.deps.chain;
+    const { head, receipts } = await readReceiptsAfterHead(client, finality, [id.txHash, refundTxHash]);
+    const settlement = await this.#original("refunded", judge, receipts[0]!, head, id.to);
     const amount = this.#amount(refundAmountText, settlement);
     const receipt = receipts[1];
     // Not mined, or not known to this node (it may have been broadcast through another): the money
     // may already have moved, so the caller polls the same hash and never sends another refund.
     if (!receipt) throw new DomainError("REFUND_CONFIRMING", { detail: "no receipt yet" });
-    if (receipt.status !== "success") throw new DomainError("REFUND_TRANSACTION_MISMATCH", { detail: "reverted" });
-    // Only the payment token's transfers from the merchant to the payer count: a batch (a multisig
-    // paying others in the same transaction) verifies by its one transfer to the payer.
-    const toPayer = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs, strict: true }).filter(
-      (l) => isAddressEqual(l.address, settlement.token) && isAddressEqual(l.args.from, settlement.merchant) && isAddressEqual(l.args.to, settlement.payer),
-    );
-    const [transfer] = toPayer;
-    if (toPayer.length !== 1 || transfer!.args.value !== amount) throw new DomainError("REFUND_TRANSACTION_MISMATCH");
-    // A transfer at or before the original's event (an earlier payout of the same amount) is not its refund.
-    if (!isAfter({ blockNumber: receipt.blockNumber, logIndex: transfer!.logIndex }, settlement.position)) {
-      throw new DomainError("REFUND_TRANSACTION_MISMATCH", { detail: "the transfer precedes the original settlement" });
-    }
+    refundTransfer(receipt, settlement, amount);
     if (!isSettled(receipt.blockNumber, head)) throw new DomainError("REFUND_CONFIRMING");
-    // REFUNDED on a majority of the nodes' word: the refund's receipt and the original's both.
-    const finality = this.deps.chain.finality;
-    const agreement = await Promise.all([agreed(client, finality, receiptClaim(receipt)), agreed(client, finality, receiptClaim(receipts[0]!))]);
-    if (agreement.includes(false)) throw new DomainError("REFUND_CONFIRMING", { detail: "short of a majority of the chain's nodes" });
+    // REFUNDED on the refund's receipt a majority of the nodes hold (the original's was above), judged again as they hold it.
+    const held = await agreeOnReceipt("refunded", client, finality, receipt);
+    if (!held) throw new DomainError("REFUND_CONFIRMING", { detail: "short of a majority of the chain's nodes" });
+    refundTransfer(held, settlement, amount);
     return {
       status: "REFUNDED" as const,
       refund_tx_hash: refundTxHash,
@@ -175,23 +187,37 @@ export class Refunds {
       original_amount: settlement.amountUnits.toString(),
       payer: settlement.payer,
       merchant: settlement.merchant,
-      block_number: receipt.blockNumber.toString(),
+      block_number: held.blockNumber.toString(),
     };
+  }
+
+  /**
+   * The original settlement, on what a majority of the nodes hold: judged first on the receipt read
+   * (its refusals, at once), then again on the majority's receipt, and its payer from a payment
+   * address found by the majority's search. PAYMENT_CONFIRMING while short of a majority.
+   */
+  async #original(kind: VerdictKind, judge: Judge, receipt: TransactionReceipt | null, head: bigint, to: Address | undefined): Promise<Target> {
+    judge(receipt, head);
+    const held = await agreeOnReceipt(kind, this.deps.chain.client, this.deps.chain.finality, receipt!);
+    if (!held) throw new DomainError("PAYMENT_CONFIRMING", { detail: "short of a majority of the chain's nodes" });
+    const { settlement, depositAddress } = judge(held, head);
+    return depositAddress ? this.#fromDepositAddress(await depositAddress(), settlement, to) : toPayer(settlement, to);
   }
 
   /**
    * A payment settled from its payment address names the address as payer: the wallet that paid is
    * the one sender whose own transfers reached the amount first (depositor.ts), and the refund goes
    * there. Where no one did, PAYER_UNKNOWN lists the senders, and the merchant names one as `to`;
-   * a refund to it is capped at what it sent, so no wallet gets back more than it put in.
+   * a refund to it is capped at what it sent, so no wallet gets back more than it put in. The search
+   * is asked of every node and its answer is the majority's (a refund target is where money goes):
+   * RPC_BUSY without one.
    */
-  async #fromDeposit(intent: Intent, settlement: Settlement, to: Address | undefined): Promise<Target> {
-    return this.#fromDepositAddress(await this.deps.depositAddresses.of(intent), settlement, to);
-  }
-
   async #fromDepositAddress(depositAddress: Address, settlement: Settlement, to: Address | undefined): Promise<Target> {
     if (!isAddressEqual(settlement.payer, depositAddress)) return toPayer(settlement, to);
-    const depositor = await depositorOf(this.deps.chain, depositAddress, settlement.position, settlement.amountUnits, { maxReads: REFUND_DEPOSITOR_MAX_READS });
+    const { chain } = this.deps;
+    const depositor = await agreeOnRead("refund_target", chain.client, (client) =>
+      depositorOf({ ...chain, client }, depositAddress, settlement.position, settlement.amountUnits, { maxReads: REFUND_DEPOSITOR_MAX_READS }),
+    );
     if (depositor.payer !== null) return { ...toPayer({ ...settlement, payer: depositor.payer }, to), fromDeposit: true };
     if (to === undefined) throw new DomainError("PAYER_UNKNOWN", { detail: depositor.reason, senders: depositor.senders });
     const sender = depositor.senders.find((s) => isAddressEqual(s.address, to));
@@ -206,27 +232,27 @@ export class Refunds {
    * whose recipient wallet holds no intent for a link's payments). It grants nothing an intent does
    * not: the refund token it locks is derived from the chain, and only the recipient's own wallet can
    * send the transfer it describes, to the payer the chain names.
-   * Checked before any chain read; returns the judgement of the original receipt.
+   * Checked before any chain read; returns the judgement of the original receipt, and where its
+   * payer is a payment address, how to find that address.
    */
-  #settlement(id: RefundIdentifier): (receipt: TransactionReceipt | null, head: bigint) => Promise<Target> {
-    const { chain } = this.deps;
+  #settlement(id: RefundIdentifier): Judge {
+    const { chain, depositAddresses } = this.deps;
     if (id.intent !== undefined) {
       const intent = readIntent(this.deps.tokens, id.intent);
       if (!intent) throw new DomainError("INVALID_INTENT");
-      return (receipt, head) => this.#fromDeposit(intent, paymentSettlement(chain, intent, receipt, head), id.to);
+      return (receipt, head) => ({ settlement: paymentSettlement(chain, intent, receipt, head), depositAddress: () => depositAddresses.of(intent) });
     }
     if (id.subscription !== undefined) {
       if (id.periodIndex === undefined) throw new DomainError("INVALID_REQUEST", { detail: "period_index: required with subscription" });
       const { terms } = this.deps.subscriptions.read(id.subscription);
       const subscriptionId = this.deps.subscriptions.subscriptionId(terms);
-      return async (receipt, head) => toPayer(chargeSettlement(chain, subscriptionId, terms, BigInt(id.periodIndex!), receipt, head), id.to);
+      return (receipt, head) => ({ settlement: chargeSettlement(chain, subscriptionId, terms, BigInt(id.periodIndex!), receipt, head) });
     }
     if (id.reference !== undefined) {
       const reference = id.reference.toLowerCase() as Hex;
-      return async (receipt, head) => {
+      return (receipt, head) => {
         const { key, ...settlement } = referenceSettlement(chain, reference, receipt, head);
-        if (key === undefined) return toPayer(settlement, id.to);
-        return this.#fromDepositAddress(await this.deps.depositAddresses.ofKey(key), settlement, id.to);
+        return key === undefined ? { settlement } : { settlement, depositAddress: () => depositAddresses.ofKey(key) };
       };
     }
     throw new DomainError("INVALID_REQUEST", { detail: "intent: send intent or subscription" });

@@ -1,7 +1,7 @@
 import type { Address, Hex, PublicClient } from "viem";
 import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import { rpc } from "../chain/rpc-errors.js";
-import { agreed, receiptClaim } from "../chain/agreement.js";
+import { agreeOnReceipt } from "../chain/agreement.js";
 import type { Finality } from "../config.js";
 import type { SettlementPrice, SettlementSender } from "../payments/deposit-settler.js";
 import { priceRelayerCall, readyRelayerCall } from "../payments/relayer-call.js";
@@ -80,9 +80,10 @@ export class ReceiverSender {
     const receipt = await readReceipt(client, t.hash);
     if (receipt) {
       // Taken as mined on a majority of the nodes' word; until then followed (its nonce is its own).
-      if (this.deps.finality && !(await agreed(client, this.deps.finality, receiptClaim(receipt)))) return false;
-      // A payment through a receiver settled: it is funded (kept, walked by the backstop) from now on.
-      if (receipt.status === "success") await store.markFunded(paidOutOf(receipt.logs, this.deps.token), this.deps.now());
+      const mined = this.deps.finality ? await agreeOnReceipt("watch_end", client, this.deps.finality, receipt) : receipt;
+      if (!mined) return false;
+      // A payment through a receiver settled, as a majority holds it: funded (kept, walked by the backstop) from now on.
+      if (mined.status === "success") await store.markFunded(paidOutOf(mined.logs, this.deps.token), this.deps.now());
       await store.markDone(t.hash, "mined");
       return true;
     }
