@@ -1,4 +1,6 @@
 import type { Address, Hex, PublicClient } from "viem";
+import { agreeOnLogs } from "../chain/agreement.js";
+import type { Finality } from "../config.js";
 import { CHARGED_EVENT } from "../chain/contracts/recurring-charges.js";
 import { logsIn, type ChainView, type FollowerConsumer } from "../chain/follower.js";
 import type { LinkRecords } from "./records.js";
@@ -9,6 +11,8 @@ import type { LinkSubscriptions } from "./ports.js";
 /** Where the first charges' `Charged` logs are. */
 export interface FirstChargesChain {
   client: PublicClient;
+  /** The finality the service states: a first charge makes its subscriber active only on a majority's `Charged` log there. */
+  finality: Finality;
   /** RecurringCharges. */
   contract: Address;
   /** Final blocks read back at the first round (after a start): a pending subscriber's window. */
@@ -49,22 +53,32 @@ export class FirstCharges implements FollowerConsumer {
     while (from <= to) {
       const end = from + this.deps.maxRangeBlocks - 1n < to ? from + this.deps.maxRangeBlocks - 1n : to;
       const logs = await logsIn(this.deps.client, view, { address: this.deps.contract, events: [CHARGED_EVENT], fromBlock: from, toBlock: end });
-      activated += await this.#activate(logs.map((l) => l.args.subscriptionId as Hex));
+      const done = await this.#activate(logs);
+      if (done === null) break; // short of a majority: this stretch is read again next round
+      activated += done;
       this.#cursor = end;
       from = end + 1n;
     }
     return { from: first, to, activated };
   }
 
-  /** The pending subscribers these subscriptions' charges settle, made active. */
-  async #activate(subscriptionIds: Hex[]): Promise<number> {
-    const pending = await this.deps.subscribers.pendingOf([...new Set(subscriptionIds.map((id) => id.toLowerCase() as Hex))]);
+  /**
+   * The pending subscribers these `Charged` logs settle, made active, each only on its log as a
+   * majority of the nodes hold it (the follower read it from one node, which may forge a charge).
+   * Null: a log not yet agreed (nothing past it is taken).
+   */
+  async #activate(logs: Awaited<ReturnType<typeof logsIn<readonly [typeof CHARGED_EVENT]>>>): Promise<number | null> {
+    const pending = await this.deps.subscribers.pendingOf([...new Set(logs.map((l) => (l.args.subscriptionId as Hex).toLowerCase() as Hex))]);
+    let activated = 0;
     for (const p of pending) {
+      const own = logs.filter((l) => (l.args.subscriptionId as Hex).toLowerCase() === p.subscriptionId.toLowerCase());
+      if (!(await agreeOnLogs("settled_event", this.deps.client, this.deps.finality, own))) return null;
       const record = await this.deps.records.find(p.linkId);
       if (!record) continue;
       const { end } = this.deps.subscriptions.termsOf(p.subscription);
       await this.deps.subscribe.activate({ linkId: p.linkId, subscriptionId: p.subscriptionId, payer: p.payer, end, record });
+      activated++;
     }
-    return pending.length;
+    return activated;
   }
 }

@@ -49,6 +49,7 @@ export function linksRoom(
     },
     firstCharges: {
       client: needs.chain.client,
+      finality: needs.chain.chain.finality,
       contract: needs.chain.deployment.contracts.RecurringCharges.address,
       backfillBlocks: blocksIn(LINK_SUBSCRIBER_PENDING_SECONDS, config.chainId),
       maxRangeBlocks: blocksIn(config.follow.logRangeSeconds, config.chainId),

@@ -32,7 +32,7 @@ const FORMED_IN: Record<VerdictKind, string[]> = {
   refunded: ["src/refunds/refunds.ts"],
   charged: ["src/recurring/charge-follow.ts"],
   already_charged: ["src/recurring/charge-answers.ts"],
-  settled_event: ["src/webhooks/watcher.ts"],
+  settled_event: ["src/webhooks/watcher.ts", "src/links/first-charges.ts"],
   x402_success: ["src/x402/facilitator.ts"],
   refund_target: ["src/refunds/refunds.ts"],
   watch_end: ["src/payments/deposit-settler.ts", "src/x402/receiver-sender.ts"],
@@ -53,6 +53,7 @@ const MARKERS: Array<[RegExp, VerdictKind[]]> = [
   [/"payment\.settled"|"subscription\.charged"|"subscription\.revoked"/, ["settled_event"]],
   [/\bdepositorOf\(/, ["refund_target"]],
   [/\.markSettled\(|\bwatches\.settle\(|\.markDone\(/, ["watch_end"]],
+  [/\bsubscribe\.activate\(/, ["settled_event"]],
   [/\.forwarderCodeHash\(|"(FORWARDER|RECEIVER)_CODE_HASH"/, ["code_hash"]],
 ];
 
