@@ -109,7 +109,11 @@ export interface LocalChain {
   mine(blocks?: number): Promise<void>;
   /** Sets the L1 fee parameters (L1Block predeploy) every later transaction's L1 data fee is priced with. */
   setL1Fees(parameters: L1FeeParameters): Promise<void>;
-  /** Moves the next block's timestamp forward by `seconds` and mines it. */
+  /**
+   * Mines the next block `seconds` after the timestamp it would have had: the pending block's (a pinned
+   * one included), at least the head's plus a second (the head's own with `sameSecondBlocks`; a
+   * Base-like node answers pending as latest).
+   */
   advanceTime(seconds: number | bigint): Promise<void>;
   snapshot(): Promise<Hex>;
   /** Reverts to a snapshot: every block after it disappears (a reorg, as the service sees it). */
@@ -315,7 +319,14 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     mine: (blocks = 1) => testClient.mine({ blocks }),
     setL1Fees: (parameters) => setL1Fees({ publicClient, testClient }, parameters),
     advanceTime: async (seconds) => {
-      await testClient.increaseTime({ seconds: Number(seconds) });
+      // Pinned, not evm_increaseTime: a timestamp pinned for the next block (a test's, or the clock
+      // helper's between tests) would win over the increase, and the block would not move at all.
+      // EDR's pending block can stand a second below a head mined ahead of the wall clock: the head
+      // bounds it.
+      const [head, pending] = await Promise.all([publicClient.getBlock(), publicClient.getBlock({ blockTag: "pending" })]);
+      const earliest = head.timestamp + (options.sameSecondBlocks ? 0n : 1n);
+      const next = pending.timestamp > earliest ? pending.timestamp : earliest;
+      await testClient.setNextBlockTimestamp({ timestamp: next + BigInt(seconds) });
       await testClient.mine({ blocks: 1 });
     },
     snapshot: () => testClient.snapshot(),

@@ -6,9 +6,10 @@ import type { Hex } from "viem";
  * clock. EDR's revert keeps a clock offset that blocks mined ahead of the wall clock build up (`mine(n)`
  * at a second a block, a Base-like node's bursts at 200 ms a block), so without this each later test's
  * next block lands further ahead, until a buyer's signature, valid for a minute from the wall clock
- * (x402's `validBefore`), has expired on the chain. Only then: a pinned timestamp overrides the next
- * `evm_increaseTime`, which tests that move the chain's clock use. Blocks that share a timestamp
- * (`sameSecondBlocks`) leave the next block at the head's second or later, never past the drift allowed.
+ * (x402's `validBefore`), has expired on the chain. Only then: a chain left alone keeps the clock its
+ * blocks gave it. A test that moves the clock (`advanceTime`) moves it from the pinned timestamp, which
+ * would win over an `evm_increaseTime`. Blocks that share a timestamp (`sameSecondBlocks`) leave the
+ * next block at the head's second or later, never past the drift allowed.
  */
 async function pinNextBlockToWallClock(chain: LocalChain): Promise<void> {
   const [head, next] = await Promise.all([chain.publicClient.getBlock(), chain.publicClient.getBlock({ blockTag: "pending" })]);
