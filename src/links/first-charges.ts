@@ -24,7 +24,7 @@ export interface FirstChargesChain {
 export interface FirstChargesDeps extends FirstChargesChain {
   records: Pick<LinkRecords, "find">;
   subscribers: Pick<LinkSubscribers, "pendingOf">;
-  subscriptions: Pick<LinkSubscriptions, "termsOf">;
+  subscriptions: Pick<LinkSubscriptions, "termsOf" | "firstChargeReported">;
   subscribe: Pick<LinkSubscribe, "activate">;
 }
 
@@ -72,9 +72,13 @@ export class FirstCharges implements FollowerConsumer {
     let activated = 0;
     for (const p of pending) {
       const own = logs.filter((l) => (l.args.subscriptionId as Hex).toLowerCase() === p.subscriptionId.toLowerCase());
-      if (!(await agreeOnLogs("settled_event", this.deps.client, this.deps.finality, own))) return null;
+      const held = await agreeOnLogs("settled_event", this.deps.client, this.deps.finality, own);
+      if (!held) return null;
       const record = await this.deps.records.find(p.linkId);
       if (!record) continue;
+      // The charge that settles it is the service's own: reported here, as the checkout's ask would
+      // have, so the merchant's first POST /v1/charges for the period answers ALREADY_CHARGED.
+      for (const log of held) await this.deps.subscriptions.firstChargeReported(p.subscription, log.args.periodIndex as bigint);
       const { end } = this.deps.subscriptions.termsOf(p.subscription);
       await this.deps.subscribe.activate({ linkId: p.linkId, subscriptionId: p.subscriptionId, payer: p.payer, end, record });
       activated++;

@@ -42,4 +42,10 @@ export interface LinkSubscriptions {
    * does: settled once that charge is final; a DomainError when it is refused.
    */
   chargeFirst(capability: string): Promise<{ settled: boolean }>;
+  /**
+   * The service's own charge of this period, seen final in a majority's `Charged` log, taken as
+   * reported (as {@link chargeFirst} takes it when its answer settles it): a later POST /v1/charges
+   * for the period answers ALREADY_CHARGED, never CHARGED for a charge the service made.
+   */
+  firstChargeReported(capability: string, period: bigint): Promise<void>;
 }

@@ -46,6 +46,10 @@ export function linksRoom(
         const { capabilities } = needs.tokens;
         return attempts.anyFor(capabilities.subscriptionId(capabilities.read(capability).terms));
       },
+      firstChargeReported: async (capability, period) => {
+        const { capabilities } = needs.tokens;
+        await attempts.markReported(capabilities.subscriptionId(capabilities.read(capability).terms), period);
+      },
     },
     firstCharges: {
       client: needs.chain.client,

@@ -160,7 +160,7 @@ describe("subscription links: a subscriber costs the merchant nothing until it p
     await subscribeThroughLink(h, link.link, real);
   });
 
-  it("a first charge final after 600 s, with no checkout and no listing: the follower makes the subscriber active and subscription.created goes out", async () => {
+  it("a first charge final after 600 s, with no checkout and no listing: the follower makes the subscriber active, subscription.created goes out, and the merchant's charge of that period answers ALREADY_CHARGED", async () => {
     const link = await createLink(h.api, { notify_url: HOOK });
     const payer = await freshKey(132, AMOUNT);
     await allowCharges(h, payer);
@@ -186,6 +186,10 @@ describe("subscription links: a subscriber costs the merchant nothing until it p
       listed.body.subscriptions.map((s: { subscription_id: Hex }) => s.subscription_id),
       [subscribed.body.subscription_id],
     );
+    // The first period was charged by the service (its own charge, reported when the follower settled it), not by this call.
+    const charged = await h.api.post("/v1/charges").send({ subscription: listed.body.subscriptions[0].subscription });
+    assert.equal(charged.status, 200, JSON.stringify(charged.body));
+    assert.include(charged.body, { status: "ALREADY_CHARGED", already_paid: true, period_index: 0 }, JSON.stringify(charged.body));
   });
 
   /** The node refuses every call to RecurringCharges (the charge's simulation): the funds checks still pass. */
