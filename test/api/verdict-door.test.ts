@@ -5,15 +5,17 @@ import { x402Client } from "@x402/fetch";
 import supertest from "supertest";
 import { encodeAbiParameters, encodeEventTopics, erc20Abi, numberToHex, pad, parseAbiParameters, toFunctionSelector, type Address, type Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
-import { RecurringChargesReader } from "../../src/chain/contracts/recurring-charges.js";
+import { CHARGED_EVENT, RecurringChargesReader } from "../../src/chain/contracts/recurring-charges.js";
 import { fiatTokenAbi, splitterAbi, x402ReceiversAbi } from "../../src/generated/contracts.js";
 import { X402ReceiversReader } from "../../src/chain/contracts/x402-receivers.js";
 import { chargedInAnswer } from "../../src/recurring/charge-answers.js";
 import { paymentKeyOf } from "../../src/payments/verify.js";
 import { DepositWatches } from "../../src/store/deposit-watches.js";
 import type { Service } from "../../src/service.js";
+import { allowCharges, visitLink } from "../helpers/link-subscribe.js";
 import { exchangeWithdrawals, payIntent, type PayBlock } from "../helpers/payments.js";
 import type { RpcProxy } from "../helpers/rpc-proxy.js";
+import { RECEIVER_HOST } from "../helpers/receiver.js";
 import { send } from "../helpers/tx.js";
 import { useService } from "../helpers/service.js";
 import { eoaSigner, X402_NETWORK } from "../helpers/x402-parties.js";
@@ -144,6 +146,86 @@ describe("one door for every verdict: three nodes, one lying", function () {
     const answer = await chargedInAnswer(chain, terms, pad("0xabc", { size: 32 }), 0n, head - 3n);
     assert.equal(answer.status, "CONFIRMING");
     assert.isFalse(answer.already_paid);
+  });
+
+  it("a Charged log forged by the node read first, for a pending link subscriber whose first charge was never sent: it stays pending and nothing is announced; with honest nodes a mined first charge makes it active", async () => {
+    await readFirst(h.nodes[0]!);
+    const recurring = h.service.deployment.contracts.RecurringCharges.address.toLowerCase();
+    const link = await api()
+      .post("/v1/links")
+      .send({ recipient: merchant().address, amount: "2.50", period: 3600, notify_url: `https://${RECEIVER_HOST}/hooks/door` });
+    assert.equal(link.status, 200, JSON.stringify(link.body));
+    const state = async (id: Hex) =>
+      (await h.database.query<{ state: string }>("SELECT state FROM link_subscriptions WHERE subscription_id = $1", [id]))[0]?.state;
+    const created = async (id: Hex) =>
+      (await h.database.query("SELECT 1 FROM webhook_deliveries WHERE event_type = 'subscription.created' AND subscription_id = $1", [id])).length;
+
+    // Every node refuses the charge's simulation: the subscriber is kept pending, its first charge never sent.
+    const unpaid = h.chain.accounts[LOCAL_ROLES.firstUser + 3]!;
+    const approval = await send(h.chain, unpaid, {
+      address: token(),
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [h.service.deployment.contracts.RecurringCharges.address, 10n ** 9n],
+    });
+    for (const node of h.nodes) node.refuse = (r) => r.method === "eth_call" && (r.params?.[0] as { to?: string } | undefined)?.to?.toLowerCase() === recurring;
+    const pending = await visitLink(h, link.body.link, unpaid, { settle: false, api: api() });
+    for (const node of h.nodes) node.refuse = null;
+    assert.oneOf(pending.subscribed.body.error, ["RPC_ERROR", "RPC_BUSY"], JSON.stringify(pending.subscribed.body));
+    const [row] = await h.database.query<{ subscription_id: Hex }>("SELECT subscription_id FROM link_subscriptions WHERE state = 'pending'");
+    const unpaidId = row!.subscription_id;
+    await h.chain.mine(5);
+    // Node 0 answers the follower's log reads with a Charged log of that subscription, in a real final
+    // block and transaction (the payer's approval) that hold no such log.
+    const forged = {
+      address: recurring,
+      topics: encodeEventTopics({ abi: [CHARGED_EVENT], eventName: "Charged", args: { subscriptionId: unpaidId, periodIndex: 0n, payer: unpaid.address } }),
+      data: encodeAbiParameters(parseAbiParameters("address, address, uint256, uint256, uint256, uint256, uint256"), [
+        merchant().address,
+        token(),
+        2_500_000n,
+        2_445_000n,
+        55_000n,
+        0n,
+        0n,
+      ]),
+      blockHash: approval.blockHash,
+      blockNumber: numberToHex(approval.blockNumber),
+      transactionHash: approval.transactionHash,
+      transactionIndex: numberToHex(approval.transactionIndex),
+      logIndex: "0x7",
+      removed: false,
+    };
+    const chargedTopic = forged.topics[0]!;
+    h.nodes[0]!.rewrite = (request, result) => {
+      const filter = request.params?.[0] as { address?: string | string[]; topics?: (Hex | Hex[] | null)[]; fromBlock?: Hex; toBlock?: Hex } | undefined;
+      if (request.method !== "eth_getLogs" || !Array.isArray(result) || !filter) return result;
+      if (![filter.address ?? []].flat().some((a) => a.toLowerCase() === recurring)) return result;
+      if (filter.topics?.[0] && ![filter.topics[0]].flat().includes(chargedTopic)) return result;
+      const within =
+        (!filter.fromBlock || BigInt(filter.fromBlock) <= approval.blockNumber) && (!filter.toBlock || BigInt(filter.toBlock) >= approval.blockNumber);
+      return within ? [...result, forged] : result;
+    };
+    await service()
+      .follower.round()
+      .catch(() => undefined);
+    assert.isAtLeast(h.nodes[0]!.count("eth_getLogs"), 1, "the follower read its logs from the lying node");
+    assert.equal(await state(unpaidId), "pending", "not made active on one node's Charged log");
+    assert.equal(await created(unpaidId), 0, "no subscription.created for a charge never made");
+
+    // Honest nodes, and a payer whose first charge is sent and mined: the follower makes it active.
+    h.nodes[0]!.rewrite = null;
+    const payer = h.chain.accounts[LOCAL_ROLES.firstUser + 4]!;
+    await allowCharges(h, payer);
+    const paying = await visitLink(h, link.body.link, payer, { settle: false, api: api() });
+    assert.equal(paying.subscribed.body.state, "PENDING", JSON.stringify(paying.subscribed.body));
+    const paidId = paying.subscribed.body.subscription_id as Hex;
+    await h.chain.mine(5);
+    await service().follower.round();
+    assert.equal(await state(paidId), "active", "active from the majority's Charged log");
+    assert.equal(await created(paidId), 1, "subscription.created goes out");
+    assert.equal(await state(unpaidId), "pending", "the forged one still waits");
+    assert.equal(await created(unpaidId), 0);
   });
 
   it("a refund target forged by the node read first (the deposit's sender turned into its own address): the majority's target", async () => {
