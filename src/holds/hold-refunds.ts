@@ -1,5 +1,6 @@
 import { encodeFunctionData, erc20Abi, getAddress, parseEventLogs, type Address, type Hex, type PublicClient } from "viem";
 import { agreeOnReceipt } from "../chain/agreement.js";
+import { isReceiptSettled } from "../chain/finality.js";
 import { readReceipt } from "../chain/transactions.js";
 import type { Finality } from "../config.js";
 import { DomainError } from "../errors.js";
@@ -71,7 +72,8 @@ export async function refundHold(deps: HoldRefundsDeps, holdToken: string, amoun
     };
   }
   const receipt = await readReceipt(deps.client, refundTxHash);
-  if (!receipt) throw new DomainError("REFUND_CONFIRMING", { txHash: refundTxHash });
+  // Final first (at or below the finality head, its block still canonical), then on a majority's word.
+  if (!receipt || !(await isReceiptSettled(deps.client, deps.finality, receipt))) throw new DomainError("REFUND_CONFIRMING", { txHash: refundTxHash });
   const agreed = await agreeOnReceipt("hold_refunded", deps.client, deps.finality, receipt);
   if (!agreed) throw new DomainError("REFUND_CONFIRMING", { txHash: refundTxHash });
   const transfers = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: agreed.logs }).filter(

@@ -1,6 +1,7 @@
 import type { Address, Hex, PublicClient } from "viem";
 import { agreeOnLogs } from "../chain/agreement.js";
 import { logsIn, type ChainView, type FollowerConsumer } from "../chain/follower.js";
+import { finalityHead } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { blockTimestampMs, logTimestampMs } from "../chain/timestamp-ms.js";
 import type { Finality } from "../config.js";
@@ -43,9 +44,15 @@ export class HoldWatcher implements FollowerConsumer {
 
   constructor(private readonly deps: HoldWatcherDeps) {}
 
-  async follow(view: ChainView): Promise<unknown> {
+  /** The follower's round: the escrow's events up to its finality head, from its logs. */
+  follow(view: ChainView): Promise<unknown> {
+    return this.tick(view);
+  }
+
+  /** One stretch of final blocks after the cursor (on the follower's view, or read from the node). */
+  async tick(view?: ChainView): Promise<{ from: bigint; to: bigint; enqueued: number } | null> {
     const { db } = this.deps;
-    const head = view.finalHead;
+    const head = view?.finalHead ?? (await finalityHead(this.deps.client, this.deps.finality));
     const [cursor] = await db.query<{ block_number: string | number }>("SELECT block_number FROM watcher_cursor WHERE name = 'holds'");
     const from = cursor ? BigInt(cursor.block_number) + 1n : head - this.deps.backfillBlocks > 0n ? head - this.deps.backfillBlocks : 0n;
     if (from > head) return null;
@@ -78,7 +85,7 @@ export class HoldWatcher implements FollowerConsumer {
     return { from, to, enqueued: events.length };
   }
 
-  async #events(view: ChainView, from: bigint, to: bigint): Promise<Array<{ watch: Watch; payload: HoldEventBody; paymentHash?: Hex }>> {
+  async #events(view: ChainView | undefined, from: bigint, to: bigint): Promise<Array<{ watch: Watch; payload: HoldEventBody; paymentHash?: Hex }>> {
     const { client, db, finality } = this.deps;
     const logs = await logsIn(client, view, { address: this.deps.escrow, events: ESCROW_EVENTS, fromBlock: from, toBlock: to });
     if (logs.length === 0) return [];
