@@ -1,5 +1,5 @@
 import { assert } from "chai";
-import { zeroAddress, type Hex } from "viem";
+import { parseTransaction, zeroAddress, type Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { DomainError } from "../../src/errors.js";
 import type { HoldOperator, HoldSent } from "../../src/holds/operator.js";
@@ -128,5 +128,37 @@ describe("the holds' operator", function () {
     await operator().follow();
     assert.isNull(await operator().inFlight(info));
     assert.equal((await stateOf(h.chain, info)).capturable, 40_000_000n);
+  });
+
+  it("a lost operator call is broadcast again, and a stuck one replaced with a higher fee, its hold freed once the replacement is mined", async () => {
+    const info = await terms();
+    await settle(await operator().authorize(info, sign(info)));
+    await h.chain.testClient.setAutomine(false);
+    let replacement: Hex | undefined;
+    try {
+      const lost = await operator().capture(info, 10_000_000n);
+      await h.chain.testClient.dropTransaction({ hash: lost.hash });
+      h.clock.advance(31);
+      await operator().follow();
+      assert.isNotNull(await h.chain.publicClient.getTransaction({ hash: lost.hash }), "broadcast again from its record");
+      h.clock.advance(61);
+      await operator().follow();
+      replacement = (await operator().inFlight(info))?.hash;
+      assert.isDefined(replacement);
+      assert.notEqual(replacement, lost.hash, "replaced: the same nonce at a higher fee");
+      const raws = await h.database.query<{ tx_hash: Hex; raw_tx: Hex; status: string }>(
+        "SELECT tx_hash, raw_tx, status FROM hold_transactions WHERE operation = 'capture'",
+      );
+      const [first, second] = [lost.hash, replacement!].map((hash) => parseTransaction(raws.find((r) => r.tx_hash === hash)!.raw_tx));
+      assert.equal(second!.nonce, first!.nonce);
+      assert.isAbove(Number(second!.maxFeePerGas), Number(first!.maxFeePerGas));
+      assert.deepEqual(raws.map((r) => r.status).sort(), ["replaced", "sent"]);
+    } finally {
+      await h.chain.testClient.setAutomine(true);
+    }
+    await h.chain.mine(4);
+    await operator().follow();
+    assert.isNull(await operator().inFlight(info), "the hold is free for its next call");
+    assert.equal((await stateOf(h.chain, info)).capturable, 40_000_000n, "captured once");
   });
 });
