@@ -1,4 +1,5 @@
 import { assert } from "chai";
+import supertest from "supertest";
 import { parseTransaction, zeroAddress, type Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { DomainError } from "../../src/errors.js";
@@ -160,5 +161,24 @@ describe("the holds' operator", function () {
     await operator().follow();
     assert.isNull(await operator().inFlight(info), "the hold is free for its next call");
     assert.equal((await stateOf(h.chain, info)).capturable, 40_000_000n, "captured once");
+  });
+
+  it("a stuck call is held at its bid when a replacement would pass the fee ceiling (RELAYER_MAX_FEE_PER_GAS), counted once", async () => {
+    const info = await terms();
+    await settle(await operator().authorize(info, sign(info)));
+    await h.chain.testClient.setAutomine(false);
+    try {
+      const stuck = await operator().capture(info, 10_000_000n);
+      const [row] = await h.database.query<{ raw_tx: Hex }>("SELECT raw_tx FROM hold_transactions WHERE tx_hash = $1", [stuck.hash]);
+      const capped = await h.another({ RELAYER_MAX_FEE_PER_GAS: String(parseTransaction(row!.raw_tx).maxFeePerGas) });
+      h.clock.advance(61);
+      await capped.holdOperator!.follow();
+      await capped.holdOperator!.follow();
+      assert.equal((await capped.holdOperator!.inFlight(info))?.hash, stuck.hash, "not replaced past the ceiling");
+      const metrics = (await supertest(capped.opsApp).get("/metrics")).text;
+      assert.equal(Number(/relayer_fee_ceiling_held_total\{kind="settlement"\} (\d+)/.exec(metrics)?.[1] ?? 0), 1, "one metric per held transaction");
+    } finally {
+      await h.chain.testClient.setAutomine(true);
+    }
   });
 });
