@@ -1,9 +1,14 @@
 import { encodeFunctionData, getAddress, toEventSelector, type Address, type Hex, type PublicClient } from "viem";
+import { blocksIn } from "../chain/block-time.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { authCaptureEscrowAbi, fiatTokenAbi } from "../generated/contracts.js";
 import type { HoldStateName } from "../wire/holds.js";
 import type { HoldEvent, HoldLog } from "./hold-log.js";
 import type { PaymentInfo } from "./payment-info.js";
+import { HOLD_AUTHORIZE_SECONDS } from "./terms.js";
+
+/** Past the authorize window, in case the chain's blocks ran slower than its block time says. */
+const AUTHORIZE_WINDOW_MARGIN_SECONDS = 3600;
 
 const AUTHORIZATION_USED = toEventSelector(
   fiatTokenAbi.find((i): i is Extract<typeof i, { type: "event" }> => i.type === "event" && i.name === "AuthorizationUsed")!,
@@ -15,12 +20,18 @@ const AUTHORIZATION_USED = toEventSelector(
  * picks which payment's events to read; every verdict stands on those events through the door (a node
  * that names another payer names a payment with no events). Null while no authorization is mined.
  */
-export async function payerOf(client: PublicClient, token: Address, holdId: Hex, fromBlock: bigint): Promise<Address | null> {
+export async function payerOf(client: PublicClient, token: Address, holdId: Hex, fromBlock: bigint, chainId: number): Promise<Address | null> {
+  // Only the authorize window can hold it (authorize_before is at most a day after the hold was made).
+  const windowEnd = fromBlock + blocksIn(HOLD_AUTHORIZE_SECONDS + AUTHORIZE_WINDOW_MARGIN_SECONDS, chainId);
+  const head = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
+  const toBlock = head < windowEnd ? head : windowEnd;
   const logs = await rpc(
     () =>
       client.request({
         method: "eth_getLogs",
-        params: [{ address: token, topics: [AUTHORIZATION_USED, null, holdId], fromBlock: `0x${fromBlock.toString(16)}`, toBlock: "latest" }],
+        params: [
+          { address: token, topics: [AUTHORIZATION_USED, null, holdId], fromBlock: `0x${fromBlock.toString(16)}`, toBlock: `0x${toBlock.toString(16)}` },
+        ],
       } as never) as Promise<Array<{ topics: Hex[] }>>,
   );
   const topic = logs[0]?.topics[1];

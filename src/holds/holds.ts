@@ -138,7 +138,7 @@ export class Holds {
     const terms = this.#open(token, false);
     const { client, finality, escrow, deployment } = this.deps;
     const holdId = this.#holdId(terms);
-    const payer = await payerOf(client, deployment.token.address, holdId, terms.fromBlock);
+    const payer = await payerOf(client, deployment.token.address, holdId, terms.fromBlock, this.deps.deployment.chainId);
     const info = payer ? this.#info(terms, payer) : null;
     const log = info
       ? await readHoldLog({ client, finality, escrow: escrow.escrow }, paymentInfoHash(info, deployment.chainId, escrow.escrow), terms.fromBlock)
@@ -164,7 +164,7 @@ export class Holds {
 
   /** The hold's terms and its payer as the final authorization names them (HOLD_NOT_AUTHORIZED before one is mined). */
   async #authorizedInfo(terms: HoldTerms): Promise<PaymentInfo> {
-    const payer = await payerOf(this.deps.client, this.deps.deployment.token.address, this.#holdId(terms), terms.fromBlock);
+    const payer = await payerOf(this.deps.client, this.deps.deployment.token.address, this.#holdId(terms), terms.fromBlock, this.deps.deployment.chainId);
     if (!payer) throw new DomainError("HOLD_NOT_AUTHORIZED");
     return this.#info(terms, payer);
   }
