@@ -34,6 +34,9 @@ import { linksRoom } from "./rooms/links.js";
 import { x402Room } from "./rooms/x402.js";
 import { refundsRoom } from "./rooms/refunds.js";
 import { httpRoom } from "./rooms/http.js";
+import { HOLD_FOLLOW_EVERY_MS, holdsRoom } from "./rooms/holds.js";
+import type { HoldsApi } from "./holds/holds-api.js";
+import type { HoldOperator } from "./holds/operator.js";
 
 export type { ServiceDeps };
 
@@ -58,6 +61,10 @@ export interface Service {
   /** Splits what reaches merchants' x402 receivers outside a settlement (started by listen). */
   receiverSplitter: ReceiverSplitter;
   refunds: Refunds;
+  /** The service as the holds' escrow operator (its recorded calls followed once listen starts); null without an escrow in the deployment. */
+  holdOperator: HoldOperator | null;
+  /** Merchants' holds (null without an escrow in the deployment). */
+  holds: HoldsApi | null;
   webhooks: Webhooks;
   database: Database;
   logger: Logger;
@@ -75,8 +82,9 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const store = await storeRoom(base);
   const tokens = tokensRoom(base, chain);
   const relayer = relayerRoom(base, chain);
-  const webhooks = webhooksRoom(base, { chain, store, tokens });
+  const webhooks = webhooksRoom(base, { chain, store, tokens, relayer });
   const receivers = receiversRoom(base, { chain, store, relayer });
+  const holds = holdsRoom(base, { chain, store, relayer, tokens, webhooks });
   const payments = paymentsRoom(base, { chain, store, tokens, relayer, webhooks, receivers });
   // The code hashes addresses are derived from, read now so the first create needs no chain call: the majority's, or no start.
   await readCodeHashes(base, { depositAddresses: payments.payments.depositAddresses, receivers: X402ReceiversReader.of(chain.chain) }).catch(
@@ -89,11 +97,12 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const links = linksRoom(base, { chain, store, tokens, webhooks, payments, recurring });
   const x402 = x402Room(base, { chain, relayer, payments, receivers });
   const refunds = refundsRoom(base, { chain, tokens, payments });
-  const http = httpRoom(base, { chain, store, webhooks, payments, recurring, links, x402, refunds });
+  const http = httpRoom(base, { chain, store, webhooks, payments, recurring, links, x402, refunds, holds: holds.holds });
   chain.follower.add(payments.depositSettler);
   // A pending link subscriber whose first charge is final becomes active from the round's Charged logs.
   chain.follower.add(links.links.firstCharges);
   if (config.webhooks.enabled) chain.follower.add(webhooks.watcher);
+  if (config.webhooks.enabled && webhooks.holdWatcher) chain.follower.add(webhooks.holdWatcher);
   return {
     ...http,
     config,
@@ -111,6 +120,8 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     x402: x402.facilitator,
     receiverSplitter: receivers.splitter,
     refunds,
+    holdOperator: holds.operator,
+    holds: holds.holds,
     webhooks,
     database: store.database,
     logger: base.logger,
@@ -120,6 +131,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
       recurring.stuckCharges.stop();
       payments.depositSettler.stop();
       receivers.splitter.stop();
+      holds.operator?.stop();
       if (store.ownsDatabase) await store.database.close();
     },
   };
@@ -144,6 +156,9 @@ export async function listen(service: Service): Promise<{ apiUrl: string; opsUrl
   );
   service.receiverSplitter.start(RECEIVER_SPLIT_EVERY_MS, (error) =>
     service.logger.warn({ loop: "x402-receivers", error: (error as Error).message.split("\n")[0] }, "x402 receiver split round failed"),
+  );
+  service.holdOperator?.start(HOLD_FOLLOW_EVERY_MS, (error) =>
+    service.logger.warn({ loop: "holds", error: (error as Error).message.split("\n")[0] }, "following the operator's calls failed"),
   );
   const url = (server: Server, host: string) => `http://${host}:${(server.address() as AddressInfo).port}`;
   return {

@@ -56,4 +56,14 @@ export const ERROR_GUIDE: Record<ErrorCode, string> = {
   PAYMENT_MISMATCH: "That transaction is not this payment (another reference, recipient, token or amount): check tx_hash.",
   PAYER_UNKNOWN:
     "No one wallet's own transfers into this payment address reached the amount: the body's senders lists each wallet with what it sent. Ask the buyer which is theirs and send the same request with to set to it (prepare and verify alike); a refund to it is at most what it sent.",
+  INVALID_HOLD_TOKEN: "The hold token is not one of this deployment's: use the `hold` capability POST /v1/holds answered.",
+  INVALID_HOLD:
+    "Fix the hold's terms: capture_before after now and before refund_before, within the limits docs/merchants.md names; the amount within the bounds.",
+  HOLD_AMOUNT_EXCEEDS_AUTHORIZED: "Capture at most what the hold still has authorized (`capturable_amount` in POST /v1/holds/state).",
+  HOLD_EXPIRED:
+    "The hold's window for this step has passed: capture before capture_before, refund before refund_before; an unauthorized hold past its deadline is created again.",
+  HOLD_ALREADY_AUTHORIZED: "The hold is authorized already: read POST /v1/holds/state; nothing was sent.",
+  HOLD_NOT_AUTHORIZED: "The buyer has not authorized the hold yet: wait for hold.authorized, then capture or void.",
+  HOLD_CLOSED: "Nothing is left authorized on this hold (captured in full, voided or reclaimed): nothing to capture or void.",
+  HOLD_BUSY: "An operator call for this hold is on its way: wait for it (POST /v1/holds/state) and ask again.",
 };
