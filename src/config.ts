@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { blocksIn } from "./chain/block-time.js";
 import { z } from "zod";
+import { nodeProblems } from "./config-nodes.js";
 import { parseAmount } from "./money.js";
 import type { SigningKey } from "./tokens/capability.js";
 
@@ -32,6 +33,7 @@ const EnvSchema = z.object({
     .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1))
     .optional(),
   RPC_QUORUM: positiveInt.optional(),
+  RPC_QUORUM_UNSAFE: bool.default(false),
   RPC_TIMEOUT_MS: positiveInt.default(10_000),
   RPC_WS_URL: z.url({ protocol: /^wss?$/ }).optional(),
   FOLLOW_INTERVAL_MS: positiveInt.default(3000),
@@ -278,6 +280,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const rpcUrls = e.RPC_URLS ?? (e.RPC_URL !== undefined ? [e.RPC_URL] : []);
   const rpcQuorum = e.RPC_QUORUM ?? Math.floor(rpcUrls.length / 2) + 1;
   if (e.RPC_QUORUM !== undefined && e.RPC_QUORUM > Math.max(rpcUrls.length, 1)) problems.push(`RPC_QUORUM: from 1 to the number of nodes (${rpcUrls.length})`);
+  problems.push(...nodeProblems(rpcUrls, rpcQuorum, e.RPC_QUORUM_UNSAFE));
   const external = rpcUrls.length > 0;
   if (external && !e.TOKEN_KEYS) problems.push("TOKEN_KEYS: required with RPC_URL or RPC_URLS (a real chain never uses the local secret)");
   if (e.CHAIN_ID === 8453 && e.TOKEN_KEYS?.includes(LOCAL_TOKEN_SECRET)) problems.push("TOKEN_KEYS: the local secret is refused in production");

@@ -27,6 +27,8 @@ import { relayerRoom } from "./rooms/relayer.js";
 import { webhooksRoom } from "./rooms/webhooks.js";
 import { receiversRoom } from "./rooms/receivers.js";
 import { paymentsRoom } from "./rooms/payments.js";
+import { readCodeHashes } from "./rooms/code-hashes.js";
+import { X402ReceiversReader } from "./chain/contracts/x402-receivers.js";
 import { recurringRoom } from "./rooms/recurring.js";
 import { linksRoom } from "./rooms/links.js";
 import { x402Room } from "./rooms/x402.js";
@@ -76,6 +78,13 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const webhooks = webhooksRoom(base, { chain, store, tokens });
   const receivers = receiversRoom(base, { chain, store, relayer });
   const payments = paymentsRoom(base, { chain, store, tokens, relayer, webhooks, receivers });
+  // The code hashes addresses are derived from, read now so the first create needs no chain call: the majority's, or no start.
+  await readCodeHashes(base, { depositAddresses: payments.payments.depositAddresses, receivers: X402ReceiversReader.of(chain.chain) }).catch(
+    async (error: unknown) => {
+      if (store.ownsDatabase) await store.database.close();
+      throw error;
+    },
+  );
   const recurring = recurringRoom(base, { chain, store, tokens, relayer, webhooks });
   const links = linksRoom(base, { chain, store, tokens, webhooks, payments, recurring });
   const x402 = x402Room(base, { chain, relayer, payments, receivers });

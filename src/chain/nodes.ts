@@ -48,6 +48,9 @@ export class ChainNode {
   asideUntil = 0;
   /** Why it was last set aside. */
   asideFor: SetAsideReason | null = null;
+  /** Its chain id was read and is the deployment's; unset at first and after it failed (a node back may be another). */
+  chainChecked = false;
+  chainChecking: Promise<void> | null = null;
   readonly client: PublicClient;
 
   constructor(
@@ -84,6 +87,8 @@ export class ChainNodes {
   readonly #now: () => number;
   readonly #chainId: number;
   readonly #events: NodeEvents;
+  /** Each node's own transport, unmeasured: what its chain id is asked through. */
+  readonly #direct = new Map<ChainNode, EIP1193RequestFn>();
 
   constructor(urls: string[], options: { chainId: number; timeoutMs: number; quorum: number; now?: () => number; events?: NodeEvents }) {
     if (urls.length === 0) throw new Error("no node: RPC_URLS or RPC_URL");
@@ -97,6 +102,7 @@ export class ChainNodes {
       const request = (async (args: { method: string; params?: unknown }) => {
         const started = performance.now();
         try {
+          if (!node.chainChecked) await this.#checkChain(node);
           const result = await inner(args as never);
           node.latencyMs = node.latencyMs === null ? performance.now() - started : node.latencyMs + SMOOTHING * (performance.now() - started - node.latencyMs);
           node.errorRate -= SMOOTHING * node.errorRate;
@@ -111,9 +117,36 @@ export class ChainNodes {
         }
       }) as EIP1193RequestFn;
       node = new ChainNode(position, request, (transport) => this.#client(transport));
+      this.#direct.set(node, inner as EIP1193RequestFn);
       return node;
     });
     this.#events = events;
+  }
+
+  /**
+   * Every node's chain id, asked at once: a node on another chain than the deployment's throws
+   * {@link WrongChainError} naming its position (the start stops). A node that cannot be asked now is
+   * asked before its first use, and again each time it comes back from a failure.
+   */
+  async checkChainIds(): Promise<void> {
+    const checks = await Promise.allSettled(this.nodes.map((node) => this.#checkChain(node)));
+    const wrong = checks.find((c): c is PromiseRejectedResult => c.status === "rejected" && c.reason instanceof WrongChainError);
+    if (wrong) throw wrong.reason;
+  }
+
+  async #checkChain(node: ChainNode): Promise<void> {
+    if (node.chainChecked) return;
+    node.chainChecking ??= (async () => {
+      try {
+        const id = Number(await (this.#direct.get(node)! as (args: { method: string }) => Promise<unknown>)({ method: "eth_chainId" }));
+        this.#events.onRequest?.(node.position, false, "eth_chainId");
+        if (id !== this.#chainId) throw new WrongChainError(node.position, id, this.#chainId);
+        node.chainChecked = true;
+      } finally {
+        node.chainChecking = null;
+      }
+    })();
+    return node.chainChecking;
   }
 
   get size(): number {
@@ -156,6 +189,8 @@ export class ChainNodes {
     const already = node.isAside(now) && node.asideFor === reason;
     node.asideUntil = now + SET_ASIDE_MS;
     node.asideFor = reason;
+    // A node that failed may come back as another (a restart, a URL pointed elsewhere): its chain id is asked again first.
+    if (reason === "failed") node.chainChecked = false;
     if (!already) this.#events.onSetAside?.(node.position, reason);
   }
 
@@ -263,6 +298,18 @@ export class ChainNodes {
           },
         );
     });
+  }
+}
+
+/** A node on another chain than the deployment's: never read, and at start, no start. */
+export class WrongChainError extends Error {
+  constructor(
+    readonly position: number,
+    readonly chainId: number,
+    readonly expected: number,
+  ) {
+    super(`RPC_URLS position ${position}: the node is on chain ${chainId}, not the deployment's ${expected} (CHAIN_ID)`);
+    this.name = "WrongChainError";
   }
 }
 

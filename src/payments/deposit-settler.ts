@@ -2,7 +2,8 @@ import { encodeFunctionData, erc20Abi, numberToHex, type Address, type Hex, type
 import { splitterAbi } from "../generated/contracts.js";
 import { PAID_EVENT, SplitterReader } from "../chain/contracts/splitter.js";
 import { finalityHead } from "../chain/finality.js";
-import { agreed } from "../chain/agreement.js";
+import { agreeOnClaim, agreeOnLogs } from "../chain/agreement.js";
+import { DomainError } from "../errors.js";
 import { logsIn, type ChainView, type FollowerConsumer } from "../chain/follower.js";
 import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import { rpc } from "../chain/rpc-errors.js";
@@ -163,9 +164,10 @@ export class DepositSettler implements FollowerConsumer {
     const { client, watches, sender } = this.deps;
     // Settled and final (by any of its hashes, or anyone's transaction): the watch is done.
     const settledIn = await splitter.settledBlock(this.#key(w), head);
-    // The watch ends (nothing more is sent for it) on a majority of the nodes' word that it settled.
+    // The watch ends (nothing more is sent for it) on what a majority of the nodes hold: the guard's
+    // settledBlock, read at the head, saying the block it says.
     const call = { ...splitter.settledBlockCall(this.#key(w)), result: numberToHex(settledIn, { size: 32 }) };
-    if (settledIn !== 0n && (await agreed(client, this.deps.finality, { blockNumber: head, calls: [call] }))) {
+    if (settledIn !== 0n && (await agreeOnClaim("watch_end", client, this.deps.finality, { blockNumber: head, calls: [call] }))) {
       await watches.markSettled(w.depositAddress);
       return true;
     }
@@ -217,8 +219,15 @@ export class DepositSettler implements FollowerConsumer {
       logsIn(client, view, { address: deployment.contracts.Splitter.address, events: [PAID_EVENT], fromBlock, toBlock }),
     );
     if (!read.ok) throw read.error;
-    const keys = [...new Set(read.logs.map((l) => l.args.paymentKey))];
-    const ended = await watches.settle(await Promise.all(keys.map((key) => this.deps.depositAddresses.ofKey(key))));
+    // A watch ends on the Paid logs a majority of the nodes hold (only those of open watches are asked):
+    // short of a majority the range is read again next round.
+    const addressOf = new Map<Hex, Address>();
+    for (const key of new Set(read.logs.map((l) => l.args.paymentKey))) addressOf.set(key, await this.deps.depositAddresses.ofKey(key));
+    const open = new Set((await watches.openAmong([...addressOf.values()], 0)).map((w) => w.depositAddress.toLowerCase()));
+    const ending = read.logs.filter((l) => open.has(addressOf.get(l.args.paymentKey)!.toLowerCase()));
+    const held = ending.length === 0 ? [] : await agreeOnLogs("watch_end", client, this.deps.finality, ending);
+    if (!held) throw new DomainError("RPC_BUSY", { detail: "payments settled short of a majority of the chain's nodes" });
+    const ended = await watches.settle(held.map((l) => addressOf.get(l.args.paymentKey)!));
     await watches.setScanned("paid", read.to);
     return { ended, caughtUp: read.to >= head };
   }

@@ -1,7 +1,7 @@
 import { SplitterReader } from "../chain/contracts/splitter.js";
 import { DomainError } from "../errors.js";
 import { finalityHead } from "../chain/finality.js";
-import { agreed } from "../chain/agreement.js";
+import { agreeOnClaim } from "../chain/agreement.js";
 import { numberToHex } from "viem";
 import { rpc } from "../chain/rpc-errors.js";
 import type { Address } from "viem";
@@ -35,23 +35,28 @@ export async function recoverPayment(chain: PaymentChain, intent: Intent, deposi
     const log = paidLogs[0];
     if (!log) continue; // the chain moved between the two reads (a reorg): read both again
     const head = await finalityHead(client, chain.finality, latest);
-    const fact = paidFact(log, { txHash: log.transactionHash, blockNumber: log.blockNumber, blockHash: log.blockHash });
     const excessOf = excess.find((e) => e.transactionHash === log.transactionHash);
-    const verdict = judgePaid(chain, intent, { ...fact, moved: excessOf?.moved }, head);
-    // Valid on this node's word only once a majority of the nodes hold the same Paid log (and excess),
-    // in the same final block, with the guard's settledBlock read there saying that block.
-    const claim = {
+    const judge = (paid: typeof log, moved: bigint | undefined) =>
+      judgePaid(chain, intent, { ...paidFact(paid, { txHash: paid.transactionHash, blockNumber: paid.blockNumber, blockHash: paid.blockHash }), moved }, head);
+    const verdict = judge(log, excessOf?.moved);
+    if (!verdict.valid) return { found: true, tx_hash: log.transactionHash, valid: false, code: verdict.code, as_of_block: asOf };
+    // Valid only on what a majority of the nodes hold: the same Paid log (and excess), in the same
+    // final block, with the guard's settledBlock read there saying that block; the verdict is
+    // formed again on the claim they agreed on.
+    const held = await agreeOnClaim("recover", client, chain.finality, {
       txHash: log.transactionHash,
       blockNumber: log.blockNumber,
       blockHash: log.blockHash,
       status: "success" as const,
       logs: excessOf ? [log, excessOf.log] : [log],
       calls: [{ ...splitter.settledBlockCall(key), result: numberToHex(settledBlock, { size: 32 }) }],
-    };
-    if (verdict.valid && !(await agreed(client, chain.finality, claim)))
-      return { found: true, tx_hash: log.transactionHash, valid: false, code: "PAYMENT_CONFIRMING", as_of_block: asOf };
-    if (verdict.valid) return { found: true, ...verdict, as_of_block: asOf };
-    return { found: true, tx_hash: log.transactionHash, valid: false, code: verdict.code, as_of_block: asOf };
+      paid: log,
+      moved: excessOf?.moved,
+    });
+    if (!held) return { found: true, tx_hash: log.transactionHash, valid: false, code: "PAYMENT_CONFIRMING", as_of_block: asOf };
+    const agreedVerdict = judge(held.paid, held.moved);
+    if (agreedVerdict.valid) return { found: true, ...agreedVerdict, as_of_block: asOf };
+    return { found: true, tx_hash: log.transactionHash, valid: false, code: agreedVerdict.code, as_of_block: asOf };
   }
   throw new DomainError("PAYMENT_RECOVERY_INCONSISTENT", { detail: `settledBlock set but no Paid log for ${intent.reference}` });
 }

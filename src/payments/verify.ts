@@ -5,7 +5,7 @@ import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { formatAmount } from "../money.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
-import { agreed, receiptClaim } from "../chain/agreement.js";
+import { agreeOnReceipt } from "../chain/agreement.js";
 import { isKnownTransaction } from "../chain/transactions.js";
 import type { Intent } from "./intent.js";
 import type { VerifyCode, VerifyPaymentResponse } from "../wire/index.js";
@@ -127,14 +127,25 @@ export async function verifyPaymentTransaction(
     const pending = await isKnownTransaction(chain.client, txHash);
     return { valid: false, code: pending ? "PAYMENT_CONFIRMING" : "PAYMENT_NOT_FOUND" };
   }
+  const verdict = judgeReceipt(chain, intent, receipt, depositAddress, head);
+  if (!("valid" in verdict) || !verdict.valid) return verdict;
+  // Goods are released on what a majority of the nodes hold, never on the one node that answered:
+  // the verdict is formed again on their receipt.
+  const held = await agreeOnReceipt("valid", chain.client, chain.finality, receipt);
+  return held ? judgeReceipt(chain, intent, held, depositAddress, head) : { valid: false, code: "PAYMENT_CONFIRMING" };
+}
+
+/** The verdict a receipt carries for `intent` (a deposit into its payment address is no payment). */
+function judgeReceipt(
+  chain: PaymentChain,
+  intent: Intent,
+  receipt: TransactionReceipt,
+  depositAddress: Address,
+  head: bigint,
+): PaymentVerdict | { deposit: true } {
   if (receipt.status !== "success") return { valid: false, code: "TRANSACTION_REVERTED" };
   const paid = intentPaidFact(chain, receipt, intent);
-  if (paid) {
-    const verdict = judgePaid(chain, intent, { ...paid, moved: excessIn(receipt, depositAddress)?.moved }, head);
-    // Goods are released on a majority of the nodes' word, never on the one node that answered.
-    if (verdict.valid && !(await agreed(chain.client, chain.finality, receiptClaim(receipt)))) return { valid: false, code: "PAYMENT_CONFIRMING" };
-    return verdict;
-  }
+  if (paid) return judgePaid(chain, intent, { ...paid, moved: excessIn(receipt, depositAddress)?.moved }, head);
   return depositsTo(chain, receipt, depositAddress) ? { deposit: true } : { valid: false, code: "PAYMENT_MISMATCH" };
 }
 

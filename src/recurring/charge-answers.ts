@@ -1,6 +1,6 @@
 import type { Hex } from "viem";
 import { finalityHead, isSettled } from "../chain/finality.js";
-import { logsAgreed } from "../chain/agreement.js";
+import { agreeOnLogs } from "../chain/agreement.js";
 import type { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
 import type { Finality } from "../config.js";
 import { formatAmount } from "../money.js";
@@ -42,7 +42,11 @@ export async function chargedInAnswer(
   paidIn: bigint,
 ): Promise<ChargeResponse> {
   const [logs, head] = await Promise.all([chain.contract.chargedLogs(id, period, paidIn), finalityHead(chain.client, chain.finality)]);
-  // Already charged on a majority of the nodes' word: the Charged log, final on each.
-  const charged = isSettled(paidIn, head) && (await logsAgreed(chain.client, chain.finality, logs.slice(0, 1)));
-  return periodAnswer(charged ? "ALREADY_CHARGED" : "CONFIRMING", terms, id, period, logs[0]?.transactionHash);
+  // Already charged on what a majority of the nodes hold: this period's Charged log, in the block the
+  // contract names, final on each. No log is no claim: a node naming a block with no log proves nothing.
+  const claimed = logs.filter((l) => l.blockNumber === paidIn).slice(0, 1);
+  const held = isSettled(paidIn, head) ? await agreeOnLogs("already_charged", chain.client, chain.finality, claimed) : null;
+  return held
+    ? periodAnswer("ALREADY_CHARGED", terms, id, period, held[0]!.transactionHash)
+    : periodAnswer("CONFIRMING", terms, id, period, logs[0]?.transactionHash);
 }

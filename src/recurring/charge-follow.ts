@@ -1,7 +1,7 @@
 import { decodeFunctionData, parseTransaction, type Address, type Hex, type PublicClient } from "viem";
 import { recurringChargesAbi } from "../generated/contracts.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
-import { agreed, receiptClaim } from "../chain/agreement.js";
+import { agreeOnReceipt } from "../chain/agreement.js";
 import type { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
 import { isKnownTransaction } from "../chain/transactions.js";
 import type { Finality } from "../config.js";
@@ -105,8 +105,10 @@ export async function followAttempt(deps: FollowDeps, terms: Terms, id: Hex, per
   if (!isSettled(receipt.blockNumber, head)) {
     return periodAnswer("CONFIRMING", terms, id, period, receipt.transactionHash);
   }
-  // The relayer takes its own transaction as mined, and the payer's period as paid, on a majority of the nodes' word.
-  if (!(await agreed(client, deps.finality, receiptClaim(receipt)))) return periodAnswer("CONFIRMING", terms, id, period, receipt.transactionHash);
+  // The relayer takes its own transaction as mined, and the payer's period as paid, on the receipt a
+  // majority of the nodes hold: it must itself be a success that charged this period.
+  const held = await agreeOnReceipt("charged", client, deps.finality, receipt);
+  if (held?.status !== "success" || !contract.chargedIn(held, id, period)) return periodAnswer("CONFIRMING", terms, id, period, receipt.transactionHash);
   // CHARGED once per period across every instance: only the caller whose compare-and-set moves the
   // attempt from 'sent' to 'reported' says CHARGED; every other answer for the period is ALREADY_CHARGED.
   const first = attempt.status === "sent" && (await attempts.markReported(id, period));

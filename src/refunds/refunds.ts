@@ -3,9 +3,9 @@ import { z } from "zod";
 import { DomainError } from "../errors.js";
 import { formatAmount, parseUnits } from "../money.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
-import { agreed, receiptClaim } from "../chain/agreement.js";
+import { agreeOnRead, agreeOnReceipt, type VerdictKind } from "../chain/agreement.js";
 import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
-import { readIntent, type Intent } from "../payments/intent.js";
+import { readIntent } from "../payments/intent.js";
 import type { SubscriptionCapabilities } from "../recurring/capabilities.js";
 import type { DepositAddresses } from "../payments/deposit-address.js";
 import { depositorOf } from "../payments/depositor.js";
@@ -48,6 +48,28 @@ const RefundPayload = z.strictObject({
   deposit: z.literal(true).optional(),
 });
 
+/** A judgement of the original receipt (its refusals thrown): the settlement, and the payment address its payer may be. */
+type Judge = (receipt: TransactionReceipt | null, head: bigint) => { settlement: Settlement; depositAddress?: () => Promise<Address> };
+
+/**
+ * The refund's one transfer in `receipt`: exactly one transfer of the payment token from the
+ * merchant to the payer, for exactly `amount`, after the original settlement's event (by block, then
+ * log index); REFUND_TRANSACTION_MISMATCH otherwise. Other transfers in the receipt (a multisig's
+ * batch) are ignored.
+ */
+function refundTransfer(receipt: TransactionReceipt, settlement: Settlement, amount: bigint): void {
+  if (receipt.status !== "success") throw new DomainError("REFUND_TRANSACTION_MISMATCH", { detail: "reverted" });
+  const toPayer = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs, strict: true }).filter(
+    (l) => isAddressEqual(l.address, settlement.token) && isAddressEqual(l.args.from, settlement.merchant) && isAddressEqual(l.args.to, settlement.payer),
+  );
+  const [transfer] = toPayer;
+  if (toPayer.length !== 1 || transfer!.args.value !== amount) throw new DomainError("REFUND_TRANSACTION_MISMATCH");
+  // A transfer at or before the original's event (an earlier payout of the same amount) is not its refund.
+  if (!isAfter({ blockNumber: receipt.blockNumber, logIndex: transfer!.logIndex }, settlement.position)) {
+    throw new DomainError("REFUND_TRANSACTION_MISMATCH", { detail: "the transfer precedes the original settlement" });
+  }
+}
+
 /**
  * Refunds: a plain token transfer from the merchant's wallet to the wallet that paid. The service
  * derives token, merchant, payer and ceiling from the chain, locks them in a short-lived token for
@@ -59,7 +81,7 @@ export class Refunds {
   async prepare(id: RefundIdentifier, amountText: string) {
     const judge = this.#settlement(id);
     const { head, receipts } = await readReceiptsAfterHead(this.deps.chain.client, this.deps.chain.finality, [id.txHash]);
-    const settlement = await judge(receipts[0]!, head);
+    const settlement = await this.#original("refund_target", judge, receipts[0]!, head);
     const amount = this.#amount(amountText, settlement);
     const expiresAt = Math.floor(this.deps.now() / 1000) + this.deps.ttlSeconds;
     const refundToken = this.deps.tokens.mint(TOKEN_KINDS.refund, {
@@ -112,31 +134,20 @@ export class Refunds {
    */
   async verify(id: RefundIdentifier, refundAmountText: string, refundTxHash: Hex) {
     const judge = this.#settlement(id);
-    const { client } = this.deps.chain;
-    const { head, receipts } = await readReceiptsAfterHead(client, this.deps.chain.finality, [id.txHash, refundTxHash]);
-    const settlement = await judge(receipts[0]!, head);
+    const { client, finality } = this.deps.chain;
+    const { head, receipts } = await readReceiptsAfterHead(client, finality, [id.txHash, refundTxHash]);
+    const settlement = await this.#original("refunded", judge, receipts[0]!, head);
     const amount = this.#amount(refundAmountText, settlement);
     const receipt = receipts[1];
     // Not mined, or not known to this node (it may have been broadcast through another): the money
     // may already have moved, so the caller polls the same hash and never sends another refund.
     if (!receipt) throw new DomainError("REFUND_CONFIRMING", { detail: "no receipt yet" });
-    if (receipt.status !== "success") throw new DomainError("REFUND_TRANSACTION_MISMATCH", { detail: "reverted" });
-    // Only the payment token's transfers from the merchant to the payer count: a batch (a multisig
-    // paying others in the same transaction) verifies by its one transfer to the payer.
-    const toPayer = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs, strict: true }).filter(
-      (l) => isAddressEqual(l.address, settlement.token) && isAddressEqual(l.args.from, settlement.merchant) && isAddressEqual(l.args.to, settlement.payer),
-    );
-    const [transfer] = toPayer;
-    if (toPayer.length !== 1 || transfer!.args.value !== amount) throw new DomainError("REFUND_TRANSACTION_MISMATCH");
-    // A transfer at or before the original's event (an earlier payout of the same amount) is not its refund.
-    if (!isAfter({ blockNumber: receipt.blockNumber, logIndex: transfer!.logIndex }, settlement.position)) {
-      throw new DomainError("REFUND_TRANSACTION_MISMATCH", { detail: "the transfer precedes the original settlement" });
-    }
+    refundTransfer(receipt, settlement, amount);
     if (!isSettled(receipt.blockNumber, head)) throw new DomainError("REFUND_CONFIRMING");
-    // REFUNDED on a majority of the nodes' word: the refund's receipt and the original's both.
-    const finality = this.deps.chain.finality;
-    const agreement = await Promise.all([agreed(client, finality, receiptClaim(receipt)), agreed(client, finality, receiptClaim(receipts[0]!))]);
-    if (agreement.includes(false)) throw new DomainError("REFUND_CONFIRMING", { detail: "short of a majority of the chain's nodes" });
+    // REFUNDED on the refund's receipt a majority of the nodes hold (the original's was above), judged again as they hold it.
+    const held = await agreeOnReceipt("refunded", client, finality, receipt);
+    if (!held) throw new DomainError("REFUND_CONFIRMING", { detail: "short of a majority of the chain's nodes" });
+    refundTransfer(held, settlement, amount);
     return {
       status: "REFUNDED" as const,
       refund_tx_hash: refundTxHash,
@@ -144,22 +155,35 @@ export class Refunds {
       original_amount: settlement.amountUnits.toString(),
       payer: settlement.payer,
       merchant: settlement.merchant,
-      block_number: receipt.blockNumber.toString(),
+      block_number: held.blockNumber.toString(),
     };
+  }
+
+  /**
+   * The original settlement, on what a majority of the nodes hold: judged first on the receipt read
+   * (its refusals, at once), then again on the majority's receipt, and its payer from a payment
+   * address found by the majority's search. PAYMENT_CONFIRMING while short of a majority.
+   */
+  async #original(kind: VerdictKind, judge: Judge, receipt: TransactionReceipt | null, head: bigint): Promise<Settlement> {
+    judge(receipt, head);
+    const held = await agreeOnReceipt(kind, this.deps.chain.client, this.deps.chain.finality, receipt!);
+    if (!held) throw new DomainError("PAYMENT_CONFIRMING", { detail: "short of a majority of the chain's nodes" });
+    const { settlement, depositAddress } = judge(held, head);
+    return depositAddress ? this.#fromDepositAddress(await depositAddress(), settlement) : settlement;
   }
 
   /**
    * A payment settled from its payment address names the address as payer: the wallet that paid is
    * the sender whose transfers made up the payment (depositor.ts), and the refund goes there; where
-   * the chain cannot say, PAYER_UNKNOWN (the merchant decides).
+   * the chain cannot say, PAYER_UNKNOWN (the merchant decides). The search is asked of every node
+   * and its answer is the majority's (a refund target is where money goes): RPC_BUSY without one.
    */
-  async #fromDeposit(intent: Intent, settlement: Settlement): Promise<Settlement> {
-    return this.#fromDepositAddress(await this.deps.depositAddresses.of(intent), settlement);
-  }
-
   async #fromDepositAddress(depositAddress: Address, settlement: Settlement): Promise<Settlement> {
     if (!isAddressEqual(settlement.payer, depositAddress)) return settlement;
-    const depositor = await depositorOf(this.deps.chain, depositAddress, settlement.position, settlement.amountUnits, { maxReads: REFUND_DEPOSITOR_MAX_READS });
+    const { chain } = this.deps;
+    const depositor = await agreeOnRead("refund_target", chain.client, (client) =>
+      depositorOf({ ...chain, client }, depositAddress, settlement.position, settlement.amountUnits, { maxReads: REFUND_DEPOSITOR_MAX_READS }),
+    );
     if (depositor.payer === null) throw new DomainError("PAYER_UNKNOWN", { detail: depositor.reason });
     return { ...settlement, payer: depositor.payer, fromDeposit: true };
   }
@@ -170,27 +194,27 @@ export class Refunds {
    * whose recipient wallet holds no intent for a link's payments). It grants nothing an intent does
    * not: the refund token it locks is derived from the chain, and only the recipient's own wallet can
    * send the transfer it describes, to the payer the chain names.
-   * Checked before any chain read; returns the judgement of the original receipt.
+   * Checked before any chain read; returns the judgement of the original receipt, and where its
+   * payer is a payment address, how to find that address.
    */
-  #settlement(id: RefundIdentifier): (receipt: TransactionReceipt | null, head: bigint) => Promise<Settlement> {
-    const { chain } = this.deps;
+  #settlement(id: RefundIdentifier): Judge {
+    const { chain, depositAddresses } = this.deps;
     if (id.intent !== undefined) {
       const intent = readIntent(this.deps.tokens, id.intent);
       if (!intent) throw new DomainError("INVALID_INTENT");
-      return (receipt, head) => this.#fromDeposit(intent, paymentSettlement(chain, intent, receipt, head));
+      return (receipt, head) => ({ settlement: paymentSettlement(chain, intent, receipt, head), depositAddress: () => depositAddresses.of(intent) });
     }
     if (id.subscription !== undefined) {
       if (id.periodIndex === undefined) throw new DomainError("INVALID_REQUEST", { detail: "period_index: required with subscription" });
       const { terms } = this.deps.subscriptions.read(id.subscription);
       const subscriptionId = this.deps.subscriptions.subscriptionId(terms);
-      return async (receipt, head) => chargeSettlement(chain, subscriptionId, terms, BigInt(id.periodIndex!), receipt, head);
+      return (receipt, head) => ({ settlement: chargeSettlement(chain, subscriptionId, terms, BigInt(id.periodIndex!), receipt, head) });
     }
     if (id.reference !== undefined) {
       const reference = id.reference.toLowerCase() as Hex;
-      return async (receipt, head) => {
+      return (receipt, head) => {
         const { key, ...settlement } = referenceSettlement(chain, reference, receipt, head);
-        if (key === undefined) return settlement;
-        return this.#fromDepositAddress(await this.deps.depositAddresses.ofKey(key), settlement);
+        return key === undefined ? { settlement } : { settlement, depositAddress: () => depositAddresses.ofKey(key) };
       };
     }
     throw new DomainError("INVALID_REQUEST", { detail: "intent: send intent or subscription" });

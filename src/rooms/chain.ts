@@ -32,6 +32,8 @@ export async function chainRoom({ config, deps, logger, metrics, now }: BaseRoom
   const deployment = deps.deployment ?? loadLiveDeployment(config.chainId);
   const nodes = chainNodes(config, { logger, metrics, now });
   const client = nodes.reader();
+  // Each node must be on the deployment's chain: one that is not stops the start, named by its position.
+  await nodes.checkChainIds();
   // Each node's head, read once at start, so a node far behind the others is never the first read.
   if (nodes.size > 1) void nodes.probeHeads();
   // The token's EIP-712 domain as recorded must be the one the token hashes, or every permit and

@@ -48,9 +48,6 @@ export function paymentsRoom(
     linkStatus: new LinkStatus(new LinkRecords(store.database), now),
     localChain: config.localChain,
   });
-  // The payment-address code hash, read once now so the first create needs no chain call (a failed
-  // read is tried again on first use).
-  payments.depositAddresses.codeHash().catch(() => {});
   const depositSettler = new DepositSettler({
     ...chain.chain,
     watches: depositWatches,

@@ -4,7 +4,7 @@ import { PAID_EVENT } from "../chain/contracts/splitter.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { finalityHead } from "../chain/finality.js";
-import { logsAgreed } from "../chain/agreement.js";
+import { agreeOnLogs } from "../chain/agreement.js";
 import { DomainError } from "../errors.js";
 import { logsIn, type ChainView, type FollowerConsumer, type Head } from "../chain/follower.js";
 import { rpc } from "../chain/rpc-errors.js";
@@ -348,15 +348,16 @@ export class Watcher implements FollowerConsumer {
       return log.eventName !== "Paid" || this.#isWatchedPayment(log.args, watch);
     });
     // A settled event is announced on a majority of the nodes' word: short of it, the pass fails and is read again.
-    if (pass === "final" && !(await logsAgreed(client, this.deps.finality, matched)))
-      throw new DomainError("RPC_BUSY", { detail: "settled events short of a majority of the chain's nodes" });
-    // The matched events' blocks (each once) and the subscriptions' state at each charge or
+    // Announced from the logs the majority agreed on, as they agreed on them.
+    const held = pass === "final" && matched.length > 0 ? await agreeOnLogs("settled_event", client, this.deps.finality, matched) : matched;
+    if (!held) throw new DomainError("RPC_BUSY", { detail: "settled events short of a majority of the chain's nodes" });
+    // The held events' blocks (each once) and the subscriptions' state at each charge or
     // revocation, all read at once: one JSON-RPC batch.
-    const blockNumbers = [...new Set(matched.map((l) => l.blockNumber))];
+    const blockNumbers = [...new Set(held.map((l) => l.blockNumber))];
     const [times, states] = await Promise.all([
       Promise.all(blockNumbers.map((n) => rpc(() => client.getBlock({ blockNumber: n })))),
       Promise.all(
-        matched.map((log) =>
+        held.map((log) =>
           log.eventName === "Paid" || pass !== "final"
             ? null
             : RecurringChargesReader.of(this.deps).subscription(log.args.subscriptionId as Hex, log.blockNumber),
@@ -366,7 +367,7 @@ export class Watcher implements FollowerConsumer {
     const timestamps = new Map(blockNumbers.map((n, i) => [n, times[i]!.timestamp]));
     const blockMs = new Map(blockNumbers.map((n, i) => [n, blockTimestampMs(times[i]!)]));
     const events: Event[] = [];
-    for (const [i, log] of matched.entries()) {
+    for (const [i, log] of held.entries()) {
       const watch = watchOf(log)!;
       const at = timestamps.get(log.blockNumber)!;
       if (at > BigInt(watch.watchUntil)) continue; // settled after watching ended: recover finds it, no announcement

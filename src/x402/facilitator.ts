@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { getAddress, isAddress, isAddressEqual, type Address, type Hex, type TransactionReceipt } from "viem";
-import { agreed, receiptClaim } from "../chain/agreement.js";
+import { agreeOnReceipt, type Agreed } from "../chain/agreement.js";
 import { X402ReceiversReader } from "../chain/contracts/x402-receivers.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { readReceipt } from "../chain/transactions.js";
@@ -266,18 +266,18 @@ export class X402Facilitator {
   }
 
   /**
-   * Whether a majority of the chain's nodes (RPC_QUORUM) hold `hash` mined in the same block with the
-   * same receipt: a success releases the resource, so it never stands on the one node that answered
-   * (a forged receipt). Inclusion, not finality, as x402 answers; asked again within the settle wait,
-   * each time on the receipt the best ranked node serves (a node that disagreed is set aside by then).
+   * The receipt of `hash` as a majority of the chain's nodes (RPC_QUORUM) hold it mined, in one block,
+   * with one status and the same logs: a success releases the resource, so it never stands on the one
+   * node that answered (a forged receipt). Inclusion, not finality, as x402 answers; asked again within
+   * the settle wait (a node that disagreed is set aside by then, and the next read is another's).
+   * What it says (reverted, say) is for the caller to judge: it is the majority's receipt, not the read.
    */
-  async #heldByMajority(hash: Hex): Promise<boolean> {
-    const held = await this.#poll(async () => {
+  async #held(hash: Hex): Promise<Agreed<TransactionReceipt> | null> {
+    return this.#poll(async () => {
       const receipt = await readReceipt(this.deps.chain.client, hash).catch(() => null);
       if (!receipt) return null;
-      return (await agreed(this.deps.chain.client, MINED, receiptClaim(receipt)).catch(() => false)) || null;
+      return agreeOnReceipt("x402_success", this.deps.chain.client, MINED, receipt).catch(() => null);
     });
-    return held === true;
   }
 
   #used(j: Judged): Promise<boolean> {
@@ -296,9 +296,11 @@ export class X402Facilitator {
     sent: { token: string | null; waited?: Hex | undefined; receipt?: TransactionReceipt | null },
   ): Promise<X402SettleResponse> {
     let transaction: Hex;
+    let ownProof = false;
     const own = sent.receipt?.status === "success" ? sent.receipt : null;
     if (own && j.target.paidByOwn(own)) {
       transaction = own.transactionHash;
+      ownProof = true;
     } else {
       // The agent may have been charged by now: a failed read is asked again before any answer.
       const settlement = await retried(() => j.target.paidBy());
@@ -311,14 +313,21 @@ export class X402Facilitator {
       if (settlement === "not by this authorization") return this.#failed(refused ?? settledAlready(j.payer));
       transaction = settlement;
     }
-    if (!(await this.#heldByMajority(transaction))) {
-      const message = `the settlement ${transaction} is not held by a majority of the chain's nodes yet: ${j.target.kind === "intent" ? "POST /v1/payments/verify" : "POST /v1/x402/verdict"} with that hash tells when it is`;
+    const ask = `${j.target.kind === "intent" ? "POST /v1/payments/verify" : "POST /v1/x402/verdict"} with that hash`;
+    const held = await this.#held(transaction);
+    if (!held) {
+      const message = `the settlement ${transaction} is not held by a majority of the chain's nodes yet: ${ask} tells when it is`;
+      return this.#failed({ reason: X402_REASONS.transactionState, message, payer: j.payer });
+    }
+    // Success only as the majority holds the settlement: the same proof, on their receipt.
+    if (!(ownProof ? held.status === "success" && j.target.paidByOwn(held) : j.target.settledIn(held))) {
+      const message = `the settlement ${transaction} is not this payment's success on a majority of the chain's nodes (reverted, or another transaction): ${ask} tells what it is`;
       return this.#failed({ reason: X402_REASONS.transactionState, message, payer: j.payer });
     }
     if (!(await this.deps.answers.claim(j.target.subject, sent.token, X402_RESERVATION_STALE_MS))) {
       return this.#failed({ reason: X402_REASONS.nonceUsed, message: "this payment was answered to another request: one success per payment", payer: j.payer });
     }
-    return { success: true, payer: j.payer, transaction, network: this.network };
+    return { success: true, payer: j.payer, transaction: held.transactionHash, network: this.network };
   }
 
   #failed(refusal: Refusal): X402SettleResponse {

@@ -57,6 +57,7 @@ export async function intentPayTo(deps: IntentPayToDeps, watch: DepositWatch, a:
     takenHash: async () => (await deps.watches.find(watch.depositAddress))?.txHash ?? undefined,
     // A copy of this very call from the mempool settles the payment first and ours reverts: not the payer's doing.
     revertedOnItsOwn: async () => (await splitter.settledBlock(key)) === 0n,
+    settledIn: (receipt: TransactionReceipt) => receipt.status === "success" && splitter.paidIn(receipt).some((p) => p.args.paymentKey === key),
     paidByOwn: (receipt: TransactionReceipt) => splitter.paidIn(receipt).some((p) => p.args.paymentKey === key) && authorizationPaidIn(receipt, payment),
     paidBy: async () => {
       const settled = await splitter.settledBlock(key);

@@ -54,6 +54,7 @@ export async function receiverPayTo(deps: ReceiverPayToDeps, record: X402Receive
     send: (maxGas) => deps.sender.send(call, maxGas),
     takenHash: async () => undefined,
     revertedOnItsOwn: async () => !(await used()),
+    settledIn: (receipt: TransactionReceipt) => receipt.status === "success" && authorizationPaidIn(receipt, payment),
     paidByOwn: (receipt: TransactionReceipt) => reader.paidIn(receipt).some((p) => ours(p.args)) && authorizationPaidIn(receipt, payment),
     paidBy: async () => {
       if (!(await used())) return "unsettled";

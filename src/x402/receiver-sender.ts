@@ -1,7 +1,7 @@
 import type { Address, Hex, PublicClient } from "viem";
 import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import { rpc } from "../chain/rpc-errors.js";
-import { agreed, receiptClaim } from "../chain/agreement.js";
+import { agreeOnReceipt } from "../chain/agreement.js";
 import type { Finality } from "../config.js";
 import type { SettlementPrice, SettlementSender } from "../payments/deposit-settler.js";
 import { priceRelayerCall, readyRelayerCall } from "../payments/relayer-call.js";
@@ -77,7 +77,7 @@ export class ReceiverSender {
     const receipt = await readReceipt(client, t.hash);
     if (receipt) {
       // Taken as mined on a majority of the nodes' word; until then followed (its nonce is its own).
-      if (this.deps.finality && !(await agreed(client, this.deps.finality, receiptClaim(receipt)))) return false;
+      if (this.deps.finality && !(await agreeOnReceipt("watch_end", client, this.deps.finality, receipt))) return false;
       await store.markDone(t.hash, "mined");
       return true;
     }

@@ -34,6 +34,8 @@ export interface PayToTarget {
   revertedOnItsOwn(): Promise<boolean>;
   /** Whether our own mined settlement is this authorization's payment, settled. */
   paidByOwn(receipt: TransactionReceipt): boolean;
+  /** Whether a receipt is a transaction {@link paidBy} may name: one that settled this payTo (its `Paid`; a receiver's: this authorization's transfer into it). */
+  settledIn(receipt: TransactionReceipt): boolean;
   /** From the chain: the transaction that answers success (the authorization paid this payTo and it was settled), or why not. */
   paidBy(): Promise<Hex | "unsettled" | "not by this authorization">;
 }

@@ -1,7 +1,7 @@
-import { isAddressEqual, type Address, type Hex } from "viem";
+import { isAddressEqual, type Address, type Hex, type TransactionReceipt } from "viem";
 import { X402ReceiversReader } from "../chain/contracts/x402-receivers.js";
 import { readReceiptsAfterHead } from "../chain/finality.js";
-import { agreed, receiptClaim } from "../chain/agreement.js";
+import { agreeOnLogs, agreeOnReceipt } from "../chain/agreement.js";
 import { isKnownTransaction } from "../chain/transactions.js";
 import { formatAmount } from "../money.js";
 import type { PaymentChain } from "../payments/verify.js";
@@ -27,36 +27,55 @@ export async function settlementVerdict(chain: PaymentChain, q: { txHash: Hex; n
   const receipt = receipts[0];
   if (!receipt) return { valid: false, code: (await isKnownTransaction(chain.client, q.txHash)) ? "PAYMENT_CONFIRMING" : "PAYMENT_NOT_FOUND" };
   if (receipt.status !== "success") return { valid: false, code: "TRANSACTION_REVERTED" };
-  // The transfer this authorization made (the log right after its AuthorizationUsed), into this receiver.
-  const made = authorizationTransfer(receipt, token, q.nonce);
-  const moved = made && isAddressEqual(made.to, receiver) ? made : null;
-  const payer = moved?.from;
-  if (!payer || !moved) return { valid: false, code: "PAYMENT_MISMATCH" };
+  const first = judge(receipt);
+  if ("code" in first) return first;
   if (receipt.blockNumber > head) return { valid: false, code: "PAYMENT_CONFIRMING" };
-  // Split in this transaction by X402Receivers for this nonce, payer, recipient and USDC (anyone may
-  // call settle with another token, and so emit a ReceiverPaid naming this nonce).
-  const splitHere = reader
-    .paidIn(receipt)
-    .some(
-      (p) =>
-        p.args.nonce.toLowerCase() === q.nonce.toLowerCase() &&
-        isAddressEqual(p.args.recipient, q.recipient) &&
-        isAddressEqual(p.args.token, token) &&
-        isAddressEqual(p.args.payer, payer),
-    );
-  if (!splitHere && (await reader.splitLogs(receiver, token, receipt.blockNumber, head)).length === 0) return { valid: false, code: "PAYMENT_CONFIRMING" };
-  // Valid on a majority of the nodes' word: the settlement's receipt, its block, final on each.
-  if (!(await agreed(chain.client, chain.finality, receiptClaim(receipt)))) return { valid: false, code: "PAYMENT_CONFIRMING" };
+  const splits = first.splitHere ? [] : (await reader.splitLogs(receiver, token, receipt.blockNumber, head)).slice(0, 1);
+  if (!first.splitHere && splits.length === 0) return { valid: false, code: "PAYMENT_CONFIRMING" };
+  // Valid on what a majority of the nodes hold: the settlement's receipt, its block, final on each
+  // (and the later split's log, when the split is not in it); the verdict is formed again on their receipt.
+  const [held, split] = await Promise.all([
+    agreeOnReceipt("valid", chain.client, chain.finality, receipt),
+    first.splitHere ? true : agreeOnLogs("valid", chain.client, chain.finality, splits),
+  ]);
+  if (!held || !split) return { valid: false, code: "PAYMENT_CONFIRMING" };
+  const agreed = judge(held);
+  if ("code" in agreed) return agreed;
+  if (agreed.splitHere !== first.splitHere) return { valid: false, code: "PAYMENT_CONFIRMING" };
   return {
     valid: true,
-    tx_hash: receipt.transactionHash.toLowerCase() as Hex,
+    tx_hash: held.transactionHash.toLowerCase() as Hex,
     nonce: q.nonce.toLowerCase() as Hex,
-    payer,
+    payer: agreed.payer,
     pay_to: receiver,
-    amount: formatAmount(moved.value),
-    amount_units: moved.value.toString(),
+    amount: formatAmount(agreed.value),
+    amount_units: agreed.value.toString(),
     chain_id: chain.deployment.chainId,
-    block_number: receipt.blockNumber.toString(),
-    block_hash: receipt.blockHash,
+    block_number: held.blockNumber.toString(),
+    block_hash: held.blockHash,
   };
+
+  /** What a receipt says of this payment: its payer, the amount, and whether it was split in it; or why it is not the payment. */
+  function judge(
+    r: TransactionReceipt,
+  ): { payer: Address; value: bigint; splitHere: boolean } | { valid: false; code: "TRANSACTION_REVERTED" | "PAYMENT_MISMATCH" } {
+    if (r.status !== "success") return { valid: false, code: "TRANSACTION_REVERTED" };
+    // The transfer this authorization made (the log right after its AuthorizationUsed), into this receiver.
+    const made = authorizationTransfer(r, token, q.nonce);
+    const moved = made && isAddressEqual(made.to, receiver) ? made : null;
+    if (!moved) return { valid: false, code: "PAYMENT_MISMATCH" };
+    const payer = moved.from;
+    // Split in this transaction by X402Receivers for this nonce, payer, recipient and USDC (anyone may
+    // call settle with another token, and so emit a ReceiverPaid naming this nonce).
+    const splitHere = reader
+      .paidIn(r)
+      .some(
+        (p) =>
+          p.args.nonce.toLowerCase() === q.nonce.toLowerCase() &&
+          isAddressEqual(p.args.recipient, q.recipient) &&
+          isAddressEqual(p.args.token, token) &&
+          isAddressEqual(p.args.payer, payer),
+      );
+    return { payer, value: moved.value, splitHere };
+  }
 }

@@ -106,6 +106,41 @@ describe("config", () => {
     assert.isTrue(loadConfig({ ...keys, RPC_URLS: "http://127.0.0.1:8545,http://127.0.0.1:8545/?n=2" }).localChain);
   });
 
+  it("stops the start on one node named twice (after scheme and host case, default port and trailing slash), by position, never printing a URL", () => {
+    const keys = { TOKEN_KEYS: `k1:${"s".repeat(32)}` };
+    for (const [list, positions] of [
+      ["https://A.Example:443/v2/key/,https://a.example/v2/key,https://b.example", "0 and 1"],
+      ["http://a.example:80,https://b.example,HTTP://a.example/", "0 and 2"],
+    ] as const) {
+      try {
+        loadConfig({ ...keys, RPC_URLS: list });
+        assert.fail(`${list}: accepted`);
+      } catch (error) {
+        assert.instanceOf(error, ConfigError);
+        assert.match((error as Error).message, new RegExp(`RPC_URLS: positions ${positions} are the same node`));
+        assert.notInclude((error as Error).message.toLowerCase(), "a.example", "a URL may carry a key: never printed");
+      }
+    }
+    // Another path (another key at one provider) or another port is another node.
+    assert.lengthOf(loadConfig({ ...keys, RPC_URLS: "https://a.example/v2/key-a,https://a.example/v2/key-b,https://a.example:8443/v2/key-a" }).rpcUrls, 3);
+  });
+
+  it("stops the start on RPC_QUORUM below a majority of the nodes, unless RPC_QUORUM_UNSAFE=1", () => {
+    const keys = { TOKEN_KEYS: `k1:${"s".repeat(32)}` };
+    const three = "https://a.example,https://b.example,https://c.example";
+    const five = `${three},https://d.example,https://e.example`;
+    assert.throws(() => loadConfig({ ...keys, RPC_URLS: three, RPC_QUORUM: "1" }), ConfigError, /RPC_QUORUM: 1 is below a majority of the 3 nodes \(2\)/);
+    assert.throws(
+      () => loadConfig({ ...keys, RPC_URLS: five, RPC_QUORUM: "2" }),
+      ConfigError,
+      /RPC_QUORUM: 2 is below a majority of the 5 nodes \(3\).*RPC_QUORUM_UNSAFE=1/,
+    );
+    assert.equal(loadConfig({ ...keys, RPC_URLS: three, RPC_QUORUM: "1", RPC_QUORUM_UNSAFE: "1" }).rpcQuorum, 1, "the operator says so");
+    assert.equal(loadConfig({ ...keys, RPC_URLS: five, RPC_QUORUM: "2", RPC_QUORUM_UNSAFE: "1" }).rpcQuorum, 2);
+    assert.equal(loadConfig({ ...keys, RPC_URLS: five, RPC_QUORUM: "3" }).rpcQuorum, 3);
+    assert.equal(loadConfig({ ...keys, RPC_URL: "https://one.example", RPC_QUORUM: "1" }).rpcQuorum, 1, "one node: its word, as configured");
+  });
+
   it("names every bad variable at once", () => {
     try {
       loadConfig({ PORT: "http", PAYMENT_MIN_AMOUNT: "1.1234567", FINALITY: "soon", TOKEN_KEYS: "short:abc", CHAIN_ID: "1" });

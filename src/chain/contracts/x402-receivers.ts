@@ -10,6 +10,7 @@ import {
   type TransactionReceipt,
 } from "viem";
 import { x402ReceiversAbi } from "../../generated/contracts.js";
+import { agreeOnRead } from "../agreement.js";
 import { rpc } from "../rpc-errors.js";
 
 export type ReceiverPaidLog = ReturnType<typeof parseEventLogs<typeof x402ReceiversAbi, true, "ReceiverPaid">>[number];
@@ -49,7 +50,10 @@ export class X402ReceiversReader {
   codeHash(): Promise<Hex> {
     let cached = X402ReceiversReader.#codeHashes.get(this.address);
     if (!cached) {
-      cached = rpc(() => this.client.readContract({ address: this.address, abi: x402ReceiversAbi, functionName: "RECEIVER_CODE_HASH" }));
+      // Every receiver address is derived from it: the answer a majority of the chain's nodes give.
+      cached = agreeOnRead("code_hash", this.client, (client) =>
+        rpc(() => client.readContract({ address: this.address, abi: x402ReceiversAbi, functionName: "RECEIVER_CODE_HASH" })),
+      ).then((hash) => hash as Hex);
       cached.catch(() => X402ReceiversReader.#codeHashes.delete(this.address));
       X402ReceiversReader.#codeHashes.set(this.address, cached);
     }

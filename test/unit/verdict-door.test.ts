@@ -1,0 +1,144 @@
+import { assert } from "chai";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createPublicClient, http, pad } from "viem";
+import { agreedFor, agreeOnClaim, agreeOnLogs, VERDICT_KINDS, type VerdictKind } from "../../src/chain/agreement.js";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/**
+ * The verdicts of DESIGN v7 ("One door for verdicts") that exist today, each a kind of the door's
+ * (holds add theirs when they come): a verdict the service forms that is not here, or is here and
+ * skips the door, fails below.
+ */
+const DESIGN_VERDICTS: Record<string, VerdictKind> = {
+  valid: "valid",
+  recover: "recover",
+  REFUNDED: "refunded",
+  CHARGED: "charged",
+  ALREADY_CHARGED: "already_charged",
+  "a settled event": "settled_event",
+  "an x402 success": "x402_success",
+  "the refund target": "refund_target",
+  "a watch's end": "watch_end",
+  "the code hashes": "code_hash",
+};
+
+/** Where each kind is formed: every file here asks the door for it (`agreeOn…("kind", …)`). */
+const FORMED_IN: Record<VerdictKind, string[]> = {
+  valid: ["src/payments/verify.ts", "src/x402/verdict.ts"],
+  recover: ["src/payments/recover.ts"],
+  refunded: ["src/refunds/refunds.ts"],
+  charged: ["src/recurring/charge-follow.ts"],
+  already_charged: ["src/recurring/charge-answers.ts"],
+  settled_event: ["src/webhooks/watcher.ts"],
+  x402_success: ["src/x402/facilitator.ts"],
+  refund_target: ["src/refunds/refunds.ts"],
+  watch_end: ["src/payments/deposit-settler.ts", "src/x402/receiver-sender.ts"],
+  code_hash: ["src/payments/deposit-address.ts", "src/chain/contracts/x402-receivers.ts"],
+};
+
+/**
+ * What forming a verdict looks like in code, and the kinds a file writing it may be formed for. A
+ * file that writes one must be in {@link FORMED_IN} for one of them (so it asks the door), or be
+ * named in {@link NOT_A_VERDICT} with the reason.
+ */
+const MARKERS: Array<[RegExp, VerdictKind[]]> = [
+  [/\bvalid: true\b/, ["valid", "recover"]],
+  [/\bsuccess: true\b/, ["x402_success"]],
+  [/"REFUNDED"/, ["refunded"]],
+  [/"CHARGED"/, ["charged"]],
+  [/"ALREADY_CHARGED"/, ["already_charged", "charged"]],
+  [/"payment\.settled"|"subscription\.charged"|"subscription\.revoked"/, ["settled_event"]],
+  [/\bdepositorOf\(/, ["refund_target"]],
+  [/\.markSettled\(|\bwatches\.settle\(|\.markDone\(/, ["watch_end"]],
+  [/\.forwarderCodeHash\(|"(FORWARDER|RECEIVER)_CODE_HASH"/, ["code_hash"]],
+];
+
+/** Files that write a marker and form no verdict: why. */
+const NOT_A_VERDICT: Record<string, string> = {
+  "src/payments/depositor.ts": "the search itself: its answer is a refund target only through the door (refunds.ts, agreeOnRead)",
+  "src/payments/payments-list.ts": "the payments list shows who paid; a refund's target is found again by refunds.ts through the door",
+  "src/chain/contracts/splitter.ts": "the raw read of FORWARDER_CODE_HASH, called only by deposit-address.ts through the door",
+  "src/store/deposit-watches.ts": "the store's write; the settler decides it through the door",
+  "src/store/x402-receivers.ts": "the store's write; the receiver sender decides it through the door",
+  "src/chain/agreement.ts": "the door",
+};
+
+/** Service source, less the wire schemas and the HTTP layer (they type and map verdicts, and document them in prose; domain code forms them). */
+function sources(): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith(".ts")) files.set(relative(root, path), readFileSync(path, "utf8"));
+    }
+  };
+  walk(join(root, "src"));
+  for (const path of [...files.keys()]) if (/^src\/(wire|http|generated)\//.test(path)) files.delete(path);
+  return files;
+}
+
+/** The code without its comments (a comment naming `valid: true` forms nothing). */
+function code(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:])\/\/.*$/gm, "$1");
+}
+
+const DOOR_CALL = /\bagreeOn(?:Receipt|Claim|Logs|Read)(?:<[^>(]*>)?\(\s*"([a-z0-9_]+)"/g;
+
+describe("one door for every verdict (DESIGN v7)", () => {
+  const files = sources();
+
+  it("the door's kinds are the design's verdicts, each once", () => {
+    assert.sameMembers([...VERDICT_KINDS], Object.values(DESIGN_VERDICTS));
+    assert.lengthOf(new Set(VERDICT_KINDS), VERDICT_KINDS.length);
+    assert.sameMembers(Object.keys(FORMED_IN), [...VERDICT_KINDS]);
+  });
+
+  it("every kind is asked of the door in each file that forms it, and every door call is registered", () => {
+    for (const [kind, paths] of Object.entries(FORMED_IN)) {
+      for (const path of paths) {
+        const asked = [...code(files.get(path) ?? "").matchAll(DOOR_CALL)].map((m) => m[1]);
+        assert.include(asked, kind, `${path} forms ${kind}: it must ask the door for it`);
+      }
+    }
+    for (const [path, text] of files) {
+      for (const [, kind] of code(text).matchAll(DOOR_CALL)) {
+        assert.include(VERDICT_KINDS as readonly string[], kind, `${path}: unknown kind ${kind}`);
+        assert.include(FORMED_IN[kind as VerdictKind], path, `${path} asks the door for ${kind}: register it in FORMED_IN`);
+      }
+    }
+  });
+
+  it("no file forms a verdict without the door: each that writes one is registered for its kind", () => {
+    const offenders: string[] = [];
+    for (const [path, text] of files) {
+      if (path in NOT_A_VERDICT) continue;
+      for (const [marker, kinds] of MARKERS) {
+        if (!marker.test(code(text))) continue;
+        if (!kinds.some((k) => FORMED_IN[k].includes(path))) offenders.push(`${path} writes ${marker} (a ${kinds.join(" or ")} verdict) and is not registered`);
+      }
+    }
+    assert.deepEqual(offenders, []);
+  });
+
+  it("only the door forms an Agreed value", () => {
+    for (const [path, text] of files) {
+      if (path === "src/chain/agreement.ts") continue;
+      assert.notMatch(code(text), /\bas\s+(unknown\s+as\s+)?Agreed\b/, `${path} casts to Agreed`);
+      assert.notMatch(code(text), /FROM_THE_DOOR/, path);
+    }
+  });
+
+  it("where a log is the proof, no log is no claim, even on one node's word", async () => {
+    // A client of one node (no quorum): the door forms its value without asking, except for no log at all.
+    const client = createPublicClient({ transport: http("http://127.0.0.1:9") });
+    const finality = { kind: "confirmations" as const, confirmations: 0 };
+    assert.isNull(await agreeOnLogs("already_charged", client, finality, []));
+    assert.isNull(await agreeOnClaim("recover", client, finality, { blockNumber: 1n, logs: [] }));
+    const held = await agreeOnClaim("watch_end", client, finality, { blockNumber: 1n, calls: [{ to: pad("0x1", { size: 20 }), data: "0x", result: "0x" }] });
+    assert.equal(agreedFor(held), "watch_end");
+  });
+});
