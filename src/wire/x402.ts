@@ -54,8 +54,20 @@ export const X402VerifyResponse = z.object({
 export type X402VerifyResponse = z.infer<typeof X402VerifyResponse>;
 
 /**
+ * The hold an `auth-capture` settle authorized when its requirements asked for one (`extra.hold`):
+ * the escrow's name for the payment, and what the merchant needs to capture or void it through
+ * /v1/holds. The resource server's scheme (client package) takes it out of the answer before the
+ * answer reaches the buyer.
+ */
+export const X402SettledHold = z.looseObject({
+  /** The escrow's `getHash` of the payment's terms. */
+  payment_hash: z.string(),
+});
+
+/**
  * POST /x402/settle's answer: `success: true` with the settlement transaction (the one whose `Paid`
- * split the payment), or `success: false` with x402's reason and an empty `transaction`.
+ * split the payment, or for `auth-capture` the escrow's charge or authorization), or `success: false`
+ * with x402's reason and an empty `transaction`.
  */
 export const X402SettleResponse = z.object({
   success: z.boolean(),
@@ -64,18 +76,27 @@ export const X402SettleResponse = z.object({
   payer: z.string().optional(),
   transaction: z.string(),
   network: z.string(),
+  /** `auth-capture`: the amount collected (micro-units). */
+  amount: z.string().optional(),
+  /** `auth-capture` with a hold: the hold (x402's settle answer carries scheme data in `extra`). */
+  extra: z.object({ hold: X402SettledHold }).optional(),
 });
 export type X402SettleResponse = z.infer<typeof X402SettleResponse>;
 
 /** One scheme and network this facilitator settles. */
 export const X402SupportedKind = z.object({
   x402Version: z.literal(2),
-  scheme: z.literal("exact"),
+  scheme: z.enum(["exact", "auth-capture"]),
   network: z.string(),
   extra: z.record(z.string(), z.unknown()).optional(),
 });
+export type X402SupportedKind = z.infer<typeof X402SupportedKind>;
 
-/** GET /x402/supported's answer: the kinds, the extensions (none) and the addresses that submit settlements. */
+/**
+ * GET /x402/supported's answer: the kinds (`exact`; `auth-capture` with its `extra`: the escrow, the
+ * operator, the fee collector and the fee bounds), the extensions (none) and the addresses that
+ * submit settlements.
+ */
 export const X402SupportedResponse = z.object({
   kinds: z.array(X402SupportedKind),
   extensions: z.array(z.string()),
