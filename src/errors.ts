@@ -77,6 +77,22 @@ export const ERROR_CODES = {
    * amount, none most of it, or its transfers were not all found): the merchant decides, not the service.
    */
   PAYER_UNKNOWN: { action: "STOP" },
+  // Holds
+  INVALID_HOLD_TOKEN: { action: "FIX_REQUEST" },
+  /** The hold's terms break the escrow's rules (expiries out of order, past, or too far), or the hold is not this service's to operate. */
+  INVALID_HOLD: { action: "FIX_REQUEST" },
+  /** A capture of more than the hold still has authorized. */
+  HOLD_AMOUNT_EXCEEDS_AUTHORIZED: { action: "FIX_REQUEST" },
+  /** The hold's window for this step has passed (authorize after its deadline, capture at or after `capture_before`, refund at or after `refund_before`). */
+  HOLD_EXPIRED: { action: "STOP" },
+  /** The hold was already authorized (a replayed or second authorization): nothing was sent. */
+  HOLD_ALREADY_AUTHORIZED: { action: "SUCCESS" },
+  /** The buyer has not authorized the hold yet: nothing to capture or void. */
+  HOLD_NOT_AUTHORIZED: { action: "WAIT", retryAfter: 5 },
+  /** Nothing is left authorized (captured in full, voided or reclaimed): nothing to capture or void. */
+  HOLD_CLOSED: { action: "STOP" },
+  /** Another operator call for this hold is on its way: ask again once it is mined. */
+  HOLD_BUSY: { action: "WAIT", retryAfter: 5 },
 } as const satisfies Record<string, CodeRule>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -34,6 +34,8 @@ import { linksRoom } from "./rooms/links.js";
 import { x402Room } from "./rooms/x402.js";
 import { refundsRoom } from "./rooms/refunds.js";
 import { httpRoom } from "./rooms/http.js";
+import { HOLD_FOLLOW_EVERY_MS, holdsRoom } from "./rooms/holds.js";
+import type { HoldOperator } from "./holds/operator.js";
 
 export type { ServiceDeps };
 
@@ -58,6 +60,8 @@ export interface Service {
   /** Splits what reaches merchants' x402 receivers outside a settlement (started by listen). */
   receiverSplitter: ReceiverSplitter;
   refunds: Refunds;
+  /** The service as the holds' escrow operator (its recorded calls followed once listen starts); null without an escrow in the deployment. */
+  holdOperator: HoldOperator | null;
   webhooks: Webhooks;
   database: Database;
   logger: Logger;
@@ -77,6 +81,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const relayer = relayerRoom(base, chain);
   const webhooks = webhooksRoom(base, { chain, store, tokens });
   const receivers = receiversRoom(base, { chain, store, relayer });
+  const holds = holdsRoom(base, { chain, store, relayer });
   const payments = paymentsRoom(base, { chain, store, tokens, relayer, webhooks, receivers });
   // The code hashes addresses are derived from, read now so the first create needs no chain call: the majority's, or no start.
   await readCodeHashes(base, { depositAddresses: payments.payments.depositAddresses, receivers: X402ReceiversReader.of(chain.chain) }).catch(
@@ -109,6 +114,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     x402: x402.facilitator,
     receiverSplitter: receivers.splitter,
     refunds,
+    holdOperator: holds.operator,
     webhooks,
     database: store.database,
     logger: base.logger,
@@ -118,6 +124,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
       recurring.stuckCharges.stop();
       payments.depositSettler.stop();
       receivers.splitter.stop();
+      holds.operator?.stop();
       if (store.ownsDatabase) await store.database.close();
     },
   };
@@ -142,6 +149,9 @@ export async function listen(service: Service): Promise<{ apiUrl: string; opsUrl
   );
   service.receiverSplitter.start(RECEIVER_SPLIT_EVERY_MS, (error) =>
     service.logger.warn({ loop: "x402-receivers", error: (error as Error).message.split("\n")[0] }, "x402 receiver split round failed"),
+  );
+  service.holdOperator?.start(HOLD_FOLLOW_EVERY_MS, (error) =>
+    service.logger.warn({ loop: "holds", error: (error as Error).message.split("\n")[0] }, "following the operator's calls failed"),
   );
   const url = (server: Server, host: string) => `http://${host}:${(server.address() as AddressInfo).port}`;
   return {

@@ -31,6 +31,16 @@ export const VERDICT_KINDS = [
   "watch_end",
   /** The creation-code hashes every payment address and receiver address is derived from. */
   "code_hash",
+  /** A hold's `authorized`: the escrow's PaymentAuthorized (the buyer's funds in escrow). */
+  "hold_authorized",
+  /** A hold's `captured`: the escrow's PaymentCaptured or PaymentCharged (funds to the merchant and the fee collector). */
+  "hold_captured",
+  /** A hold's `voided`: the escrow's PaymentVoided (what was left authorized back to the buyer). */
+  "hold_voided",
+  /** A hold's `refunded`: the merchant's refund of what was captured, back to the buyer. */
+  "hold_refunded",
+  /** A hold's `reclaimed`: the escrow's PaymentReclaimed (the buyer took back an expired authorization). */
+  "hold_reclaimed",
 ] as const;
 export type VerdictKind = (typeof VERDICT_KINDS)[number];
 

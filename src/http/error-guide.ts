@@ -56,4 +56,14 @@ export const ERROR_GUIDE: Record<ErrorCode, string> = {
   PAYMENT_MISMATCH: "That transaction is not this payment (another reference, recipient, token or amount): check tx_hash.",
   PAYER_UNKNOWN:
     "The chain cannot name the wallet that paid this payment address (several wallets each sent part of the amount, none most of it): no refund is prepared here; ask the buyer which wallet to refund and send it from yours.",
+  INVALID_HOLD_TOKEN: "The hold token is not one of this deployment's: use the `hold` capability POST /v1/holds answered.",
+  INVALID_HOLD:
+    "Fix the hold's terms: capture_before after now and before refund_before, within the limits docs/merchants.md names; the amount within the bounds.",
+  HOLD_AMOUNT_EXCEEDS_AUTHORIZED: "Capture at most what the hold still has authorized (`capturable_amount` in POST /v1/holds/state).",
+  HOLD_EXPIRED:
+    "The hold's window for this step has passed: capture before capture_before, refund before refund_before; an unauthorized hold past its deadline is created again.",
+  HOLD_ALREADY_AUTHORIZED: "The hold is authorized already: read POST /v1/holds/state; nothing was sent.",
+  HOLD_NOT_AUTHORIZED: "The buyer has not authorized the hold yet: wait for hold.authorized, then capture or void.",
+  HOLD_CLOSED: "Nothing is left authorized on this hold (captured in full, voided or reclaimed): nothing to capture or void.",
+  HOLD_BUSY: "An operator call for this hold is on its way: wait for it (POST /v1/holds/state) and ask again.",
 };

@@ -53,6 +53,14 @@ export const HTTP_STATUS = {
   PAYMENT_NOT_FOUND: 400,
   PAYMENT_MISMATCH: 400,
   PAYER_UNKNOWN: 409,
+  INVALID_HOLD_TOKEN: 400,
+  INVALID_HOLD: 400,
+  HOLD_AMOUNT_EXCEEDS_AUTHORIZED: 400,
+  HOLD_EXPIRED: 409,
+  HOLD_ALREADY_AUTHORIZED: 409,
+  HOLD_NOT_AUTHORIZED: 409,
+  HOLD_CLOSED: 409,
+  HOLD_BUSY: 409,
 } as const satisfies Record<ErrorCode, number>;
 
 export function statusOf(code: ErrorCode): number {

@@ -8,8 +8,7 @@ import { agreedFor, agreeOnClaim, agreeOnLogs, VERDICT_KINDS, type VerdictKind }
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 /**
- * The verdicts of DESIGN v7 ("One door for verdicts") that exist today, each a kind of the door's
- * (holds add theirs when they come): a verdict the service forms that is not here, or is here and
+ * The verdicts of DESIGN v7 ("One door for verdicts"), each a kind of the door's: a verdict the service forms that is not here, or is here and
  * skips the door, fails below.
  */
 const DESIGN_VERDICTS: Record<string, VerdictKind> = {
@@ -24,6 +23,11 @@ const DESIGN_VERDICTS: Record<string, VerdictKind> = {
   "the refund target": "refund_target",
   "a watch's end": "watch_end",
   "the code hashes": "code_hash",
+  "a hold's authorized": "hold_authorized",
+  "a hold's captured": "hold_captured",
+  "a hold's voided": "hold_voided",
+  "a hold's refunded": "hold_refunded",
+  "a hold's reclaimed": "hold_reclaimed",
 };
 
 /** Where each kind is formed: every file here asks the door for it (`agreeOn…("kind", …)`). */
@@ -37,8 +41,13 @@ const FORMED_IN: Record<VerdictKind, string[]> = {
   x402_success: ["src/x402/facilitator.ts"],
   x402_auth_capture_success: ["src/x402/auth-capture.ts"],
   refund_target: ["src/refunds/refunds.ts"],
-  watch_end: ["src/payments/deposit-settler.ts", "src/x402/receiver-sender.ts"],
+  watch_end: ["src/payments/deposit-settler.ts", "src/x402/receiver-sender.ts", "src/holds/operator-follow.ts", "src/holds/operator.ts"],
   code_hash: ["src/payments/deposit-address.ts", "src/chain/contracts/x402-receivers.ts"],
+  hold_authorized: ["src/holds/operator.ts", "src/holds/hold-log.ts"],
+  hold_captured: ["src/holds/operator.ts", "src/holds/hold-log.ts"],
+  hold_voided: ["src/holds/operator.ts", "src/holds/hold-log.ts"],
+  hold_refunded: ["src/holds/hold-log.ts"],
+  hold_reclaimed: ["src/holds/hold-log.ts"],
 };
 
 /**
@@ -55,6 +64,7 @@ const MARKERS: Array<[RegExp, VerdictKind[]]> = [
   [/"payment\.settled"|"subscription\.charged"|"subscription\.revoked"/, ["settled_event"]],
   [/\bdepositorOf\(/, ["refund_target"]],
   [/\.markSettled\(|\bwatches\.settle\(|\.markDone\(/, ["watch_end"]],
+  [/"hold\.(authorized|captured|voided|refunded|reclaimed)"/, ["hold_authorized", "hold_captured", "hold_voided", "hold_refunded", "hold_reclaimed"]],
   [/\.forwarderCodeHash\(|"(FORWARDER|RECEIVER)_CODE_HASH"/, ["code_hash"]],
 ];
 
@@ -65,6 +75,7 @@ const NOT_A_VERDICT: Record<string, string> = {
   "src/chain/contracts/splitter.ts": "the raw read of FORWARDER_CODE_HASH, called only by deposit-address.ts through the door",
   "src/store/deposit-watches.ts": "the store's write; the settler decides it through the door",
   "src/store/x402-receivers.ts": "the store's write; the receiver sender decides it through the door",
+  "src/store/hold-transactions.ts": "the store's write; the operator's follow round decides it through the door",
   "src/chain/agreement.ts": "the door",
 };
 

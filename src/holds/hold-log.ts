@@ -1,0 +1,124 @@
+import { type Address, type Hex, type Log, type PublicClient } from "viem";
+import { agreeOnLogs, type ClaimedLog } from "../chain/agreement.js";
+import { finalityHead } from "../chain/finality.js";
+import { rpc } from "../chain/rpc-errors.js";
+import type { Finality } from "../config.js";
+import { decodeEscrowEvent } from "./escrow-events.js";
+
+/** One step of a hold, as the escrow's event reports it. */
+export interface HoldEvent {
+  step: "authorized" | "charged" | "captured" | "voided" | "reclaimed" | "refunded";
+  /** Token units the step moved (a capture: fee included). */
+  amount: bigint;
+  /** A capture's or charge's fee, in basis points. */
+  feeBps?: number;
+  /** An authorization's or charge's payer (the buyer who signed). */
+  payer?: Address;
+  txHash: Hex;
+  blockNumber: bigint;
+  logIndex: number;
+}
+
+/** A hold's steps up to the chain's head: the final ones (a majority of the nodes hold each), and those mined above the finality head or not yet agreed. */
+export interface HoldLog {
+  final: HoldEvent[];
+  confirming: HoldEvent[];
+  /** The block the log was read up to. */
+  asOfBlock: bigint;
+}
+
+export interface HoldLogDeps {
+  client: PublicClient;
+  finality: Finality;
+  escrow: Address;
+}
+
+/**
+ * A hold's history from the escrow's own events (every one indexed by the payment's hash), read from
+ * `fromBlock` (the block the hold was made at: nothing of it can be older) to the head. A step is
+ * final only when a majority of the nodes hold its log at or below the finality head, each kind asked
+ * of the door for its verdict; one node's copy is only ever "confirming".
+ */
+export async function readHoldLog(deps: HoldLogDeps, paymentHash: Hex, fromBlock: bigint): Promise<HoldLog> {
+  const { client, finality, escrow } = deps;
+  const latest = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
+  const [logs, head] = await Promise.all([
+    rpc(
+      () =>
+        client.request({
+          method: "eth_getLogs",
+          params: [{ address: escrow, topics: [null, paymentHash], fromBlock: `0x${fromBlock.toString(16)}`, toBlock: `0x${latest.toString(16)}` }],
+        } as never) as Promise<RawLog[]>,
+    ),
+    finalityHead(client, finality, latest),
+  ]);
+  const read = logs.map(parsed).filter((l): l is Parsed => l !== null);
+  const below = read.filter((l) => l.log.blockNumber! <= head);
+  const final: HoldEvent[] = [];
+  const confirming: HoldEvent[] = read.filter((l) => l.log.blockNumber! > head).map((l) => l.event);
+  const byStep = (steps: HoldEvent["step"][]) => below.filter((l) => steps.includes(l.event.step));
+  // Each kind through the door on its own: one refused group leaves the others standing.
+  const groups: Array<[Parsed[], Promise<ClaimedLog[] | null>]> = [];
+  const ask = (group: Parsed[], agreed: (logs: ClaimedLog[]) => Promise<ClaimedLog[] | null>) => {
+    if (group.length > 0) groups.push([group, agreed(group.map((g) => g.log))]);
+  };
+  ask(byStep(["authorized"]), (l) => agreeOnLogs("hold_authorized", client, finality, l));
+  ask(byStep(["captured", "charged"]), (l) => agreeOnLogs("hold_captured", client, finality, l));
+  ask(byStep(["voided"]), (l) => agreeOnLogs("hold_voided", client, finality, l));
+  ask(byStep(["reclaimed"]), (l) => agreeOnLogs("hold_reclaimed", client, finality, l));
+  ask(byStep(["refunded"]), (l) => agreeOnLogs("hold_refunded", client, finality, l));
+  for (const [group, agreed] of groups) {
+    const held = await agreed;
+    // The verdict is the majority's logs, decoded again; a group short of a majority stays confirming.
+    if (held) final.push(...held.map((log) => parsed(log as RawLogLike)!.event));
+    else confirming.push(...group.map((g) => g.event));
+  }
+  const order = (a: HoldEvent, b: HoldEvent) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1);
+  return { final: final.sort(order), confirming: confirming.sort(order), asOfBlock: latest };
+}
+
+interface RawLog {
+  address: Hex;
+  topics: Hex[];
+  data: Hex;
+  blockNumber: Hex;
+  blockHash: Hex;
+  transactionHash: Hex;
+  logIndex: Hex;
+}
+type RawLogLike = RawLog | ClaimedLog;
+interface Parsed {
+  log: ClaimedLog;
+  event: HoldEvent;
+}
+
+function parsed(raw: RawLogLike): Parsed | null {
+  const log: ClaimedLog = {
+    address: raw.address,
+    topics: raw.topics as Log["topics"],
+    data: raw.data,
+    blockNumber: BigInt(raw.blockNumber!),
+    blockHash: raw.blockHash!,
+    transactionHash: raw.transactionHash!,
+    logIndex: Number(raw.logIndex),
+  };
+  const decoded = decodeEscrowEvent(log);
+  if (!decoded) return null;
+  const at = { txHash: log.transactionHash!, blockNumber: log.blockNumber!, logIndex: log.logIndex! };
+  switch (decoded.eventName) {
+    case "PaymentAuthorized":
+      return { log, event: { step: "authorized", amount: decoded.args.amount, payer: decoded.args.paymentInfo.payer, ...at } };
+    case "PaymentCharged":
+      return { log, event: { step: "charged", amount: decoded.args.amount, feeBps: decoded.args.feeBps, payer: decoded.args.paymentInfo.payer, ...at } };
+    case "PaymentCaptured":
+      return { log, event: { step: "captured", amount: decoded.args.amount, feeBps: decoded.args.feeBps, ...at } };
+    case "PaymentVoided":
+      return { log, event: { step: "voided", amount: decoded.args.amount, ...at } };
+    case "PaymentReclaimed":
+      return { log, event: { step: "reclaimed", amount: decoded.args.amount, ...at } };
+    case "PaymentRefunded":
+      return { log, event: { step: "refunded", amount: decoded.args.amount, ...at } };
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,218 @@
+import { encodeFunctionData, getAddress, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import { agreeOnReceipt, type Agreed } from "../chain/agreement.js";
+import { readReceipt } from "../chain/transactions.js";
+import type { Finality } from "../config.js";
+import { DomainError } from "../errors.js";
+import { authCaptureEscrowAbi } from "../generated/contracts.js";
+import type { SettlementSender } from "../payments/relayer-call.js";
+import { readyRelayerCall } from "../payments/relayer-call.js";
+import type { HoldOperation, HoldTransactionStore } from "../store/hold-transactions.js";
+import { everyRound } from "../rounds.js";
+import { decodeEscrowEvent } from "./escrow-events.js";
+import { escrowRefusal } from "./escrow-refusals.js";
+import { followHoldTransactions } from "./operator-follow.js";
+import { paymentInfoHash, type PaymentInfo } from "./payment-info.js";
+
+export interface HoldOperatorDeps {
+  client: PublicClient;
+  chainId: number;
+  /** The escrow (Commerce Payments' AuthCaptureEscrow, or the local stand-in at its address) and its EIP-3009 collector. */
+  escrow: Address;
+  collector: Address;
+  store: HoldTransactionStore;
+  /** The relayer: its account is the escrow's operator for every hold this service makes. */
+  sender: SettlementSender;
+  quoteFees: () => Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
+  now: () => number;
+  /** A transaction still unmined this long after it was sent is replaced with a higher fee, within the relayer's ceiling. */
+  replaceAfterMs: number;
+  /** The finality the service states: a hold's verdict is formed only from a receipt a majority of the nodes hold this final. */
+  finality: Finality;
+  /** The deployment's fee (`fee_bps`), which every hold signs as both bounds, and who receives it (the fee collector). */
+  feeBps: number;
+  feeReceiver: Address;
+  onError?: (hash: Hex, error: unknown) => void;
+}
+
+/** An operator call recorded and broadcast: its transaction and the hold it is for. */
+export interface HoldSent {
+  hash: Hex;
+  paymentHash: Hex;
+  operation: HoldOperation;
+}
+
+/** What the escrow did in a mined operator call, once a majority of the nodes hold it final. */
+export type HoldStep =
+  | { step: "authorized"; amount: bigint }
+  | { step: "charged"; amount: bigint; feeBps: number }
+  | { step: "captured"; amount: bigint; feeBps: number }
+  | { step: "voided"; amount: bigint };
+
+/** A transaction's outcome: not mined (or not final on a majority yet), reverted, or the escrow's step on the majority's receipt. */
+export type HoldOutcome =
+  | { state: "confirming" }
+  | { state: "reverted"; receipt: Agreed<TransactionReceipt> }
+  | { state: "done"; receipt: Agreed<TransactionReceipt>; step: HoldStep };
+
+/**
+ * The service as the escrow's operator: `authorize`, `capture`, `charge` (both in one step) and `void`,
+ * sent by the relayer under its rules: simulated first (a refusal answered in the service's words,
+ * nothing signed), priced with the L1 data fee, recorded with the relayer's next nonce before it is
+ * broadcast, one call per hold in flight, and followed (lost: sent again; stuck: replaced within the
+ * fee ceiling). The fee is always the deployment's `fee_bps` to the fee collector, and a hold whose
+ * signed terms do not name this service as operator with exactly that fee is refused before any read.
+ */
+export class HoldOperator {
+  #stop: (() => void) | null = null;
+
+  constructor(private readonly deps: HoldOperatorDeps) {}
+
+  /** Follows the recorded operator calls every `everyMs` (a store read while none is in flight, nothing of the chain). */
+  start(everyMs: number, onFailure: (error: unknown) => void): void {
+    this.#stop ??= everyRound(everyMs, () => this.follow(), onFailure);
+  }
+
+  stop(): void {
+    this.#stop?.();
+    this.#stop = null;
+  }
+
+  /** The escrow's operator for this service's holds (the relayer's account); null without a relayer key. */
+  get operator(): Address | null {
+    return this.deps.sender.address;
+  }
+
+  /** The escrow's name for a hold. */
+  hashOf(info: PaymentInfo): Hex {
+    return paymentInfoHash(info, this.deps.chainId, this.deps.escrow);
+  }
+
+  /** Authorizes the most the hold may capture, with the buyer's ERC-3009 signature to the collector. */
+  authorize(info: PaymentInfo, signature: Hex): Promise<HoldSent> {
+    return this.#send(info, { functionName: "authorize", args: [info, info.maxAmount, this.deps.collector, signature] });
+  }
+
+  /** Authorizes and captures `amount` in one step (x402 `auth-capture` without a hold), at the deployment's fee. */
+  charge(info: PaymentInfo, amount: bigint, signature: Hex): Promise<HoldSent> {
+    const { collector, feeBps, feeReceiver } = this.deps;
+    return this.#send(info, { functionName: "charge", args: [info, amount, collector, signature, feeBps, feeReceiver] });
+  }
+
+  /** Captures `amount` of what is authorized: the deployment's fee to the fee collector, the rest to the receiver. */
+  capture(info: PaymentInfo, amount: bigint): Promise<HoldSent> {
+    return this.#send(info, { functionName: "capture", args: [info, amount, this.deps.feeBps, this.deps.feeReceiver] });
+  }
+
+  /** Sends everything still authorized back to the buyer. */
+  void(info: PaymentInfo): Promise<HoldSent> {
+    return this.#send(info, { functionName: "void", args: [info] });
+  }
+
+  /** The hold's operator call on its way, if any (a second one is refused until it is mined). */
+  inFlight(info: PaymentInfo) {
+    return this.deps.store.inFlight(this.hashOf(info));
+  }
+
+  /**
+   * What a mined operator call did, on the receipt a majority of the nodes hold final (one node's copy
+   * is never the verdict): the escrow's own event in it, for this escrow.
+   */
+  async outcome(hash: Hex): Promise<HoldOutcome> {
+    const { client, finality } = this.deps;
+    const receipt = await readReceipt(client, hash);
+    if (!receipt) return { state: "confirming" };
+    const seen = this.#stepIn(receipt);
+    if (receipt.status !== "success" || !seen) {
+      const agreed = await agreeOnReceipt("watch_end", client, finality, receipt);
+      return agreed ? { state: "reverted", receipt: agreed } : { state: "confirming" };
+    }
+    let agreed: Agreed<TransactionReceipt> | null;
+    switch (seen.step) {
+      case "authorized":
+        agreed = await agreeOnReceipt("hold_authorized", client, finality, receipt);
+        break;
+      case "charged":
+      case "captured":
+        agreed = await agreeOnReceipt("hold_captured", client, finality, receipt);
+        break;
+      case "voided":
+        agreed = await agreeOnReceipt("hold_voided", client, finality, receipt);
+        break;
+    }
+    // The step is read again from the majority's own receipt, never from the copy first read.
+    const step = agreed ? this.#stepIn(agreed) : null;
+    return agreed && step ? { state: "done", receipt: agreed, step } : { state: "confirming" };
+  }
+
+  /** One round over the recorded transactions (see operator-follow.ts); how many ended. */
+  follow(limit = 100): Promise<number> {
+    return followHoldTransactions(this.deps, limit);
+  }
+
+  /** The escrow's step in a receipt: its first PaymentAuthorized, PaymentCharged, PaymentCaptured or PaymentVoided log. */
+  #stepIn(receipt: TransactionReceipt): HoldStep | null {
+    for (const log of receipt.logs) {
+      if (getAddress(log.address) !== getAddress(this.deps.escrow)) continue;
+      const event = decodeEscrowEvent(log);
+      if (!event) continue;
+      switch (event.eventName) {
+        case "PaymentAuthorized":
+          return { step: "authorized", amount: event.args.amount };
+        case "PaymentCharged":
+          return { step: "charged", amount: event.args.amount, feeBps: event.args.feeBps };
+        case "PaymentCaptured":
+          return { step: "captured", amount: event.args.amount, feeBps: event.args.feeBps };
+        case "PaymentVoided":
+          return { step: "voided", amount: event.args.amount };
+      }
+    }
+    return null;
+  }
+
+  /** Checks the hold is this service's, simulates the call, prices it, records it and broadcasts it. */
+  async #send(info: PaymentInfo, call: OperatorCall): Promise<HoldSent> {
+    const operation = call.functionName;
+    const data = encodeFunctionData({ abi: authCaptureEscrowAbi, ...call } as never);
+    const { client, escrow, store, sender, feeBps, feeReceiver } = this.deps;
+    const relayer = sender.address;
+    if (!relayer) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
+    if (getAddress(info.operator) !== relayer) throw new DomainError("INVALID_HOLD", { detail: "the hold names another operator" });
+    if (info.minFeeBps !== feeBps || info.maxFeeBps !== feeBps || getAddress(info.feeReceiver) !== getAddress(feeReceiver)) {
+      throw new DomainError("INVALID_HOLD", { detail: "the hold's signed fee is not this deployment's" });
+    }
+    const paymentHash = this.hashOf(info);
+    const busy = await store.inFlight(paymentHash);
+    if (busy) throw new DomainError("HOLD_BUSY", { txHash: busy.hash, detail: `${busy.operation} in flight` });
+    try {
+      await client.simulateContract({ address: escrow, abi: authCaptureEscrowAbi, account: relayer, ...call } as never);
+    } catch (error) {
+      throw await escrowRefusal(error, () => this.#collected(paymentHash));
+    }
+    const ready = await readyRelayerCall(this.deps, escrow, data);
+    if (!ready) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "the operator call cannot be sent now (price, balance or a refused simulation)" });
+    const { priced, pending } = ready;
+    const recorded = await store.record({ relayer, paymentHash, operation }, pending, this.deps.now(), (nonce) =>
+      sender.sign({ to: escrow, data, gas: priced.gas, maxFeePerGas: priced.fees.maxFeePerGas, maxPriorityFeePerGas: priced.fees.maxPriorityFeePerGas }, nonce),
+    );
+    if ("busy" in recorded) throw new DomainError("HOLD_BUSY", { txHash: recorded.busy.hash, detail: `${recorded.busy.operation} in flight` });
+    await sender.send(recorded).catch(() => {}); // recorded: the follow round sends it again if lost
+    return { hash: recorded.hash, paymentHash, operation };
+  }
+
+  async #collected(paymentHash: Hex): Promise<boolean> {
+    const [collected] = await this.deps.client.readContract({
+      address: this.deps.escrow,
+      abi: authCaptureEscrowAbi,
+      functionName: "paymentState",
+      args: [paymentHash],
+    });
+    return collected;
+  }
+}
+
+/** An operator call to the escrow, as its ABI names it. */
+type OperatorCall =
+  | { functionName: "authorize"; args: readonly [PaymentInfo, bigint, Address, Hex] }
+  | { functionName: "charge"; args: readonly [PaymentInfo, bigint, Address, Hex, number, Address] }
+  | { functionName: "capture"; args: readonly [PaymentInfo, bigint, number, Address] }
+  | { functionName: "void"; args: readonly [PaymentInfo] };
