@@ -1,9 +1,11 @@
+import { AuthCaptureFacilitator } from "../x402/auth-capture.js";
 import { X402_SETTLE_POLL_MS, X402_SETTLE_WAIT_MS, X402_SETTLEMENT_GAS, X402Facilitator } from "../x402/facilitator.js";
 import { ReceiverDirectory } from "../x402/receivers.js";
 import { settlementVerdict } from "../x402/verdict.js";
 import type { X402Domains } from "../http/routes/x402.js";
 import type { BaseRoom } from "./base.js";
 import type { ChainRoom } from "./chain.js";
+import type { HoldsRoom } from "./holds.js";
 import type { PaymentsRoom } from "./payments.js";
 import type { ReceiversRoom } from "./receivers.js";
 import type { RelayerRoom } from "./relayer.js";
@@ -17,8 +19,28 @@ export interface X402Room {
 
 export function x402Room(
   { config, now }: BaseRoom,
-  { chain: { chain }, relayer: { relayer }, payments, receivers }: { chain: ChainRoom; relayer: RelayerRoom; payments: PaymentsRoom; receivers: ReceiversRoom },
+  {
+    chain: { chain },
+    relayer: { relayer },
+    payments,
+    receivers,
+    holds,
+  }: { chain: ChainRoom; relayer: RelayerRoom; payments: PaymentsRoom; receivers: ReceiversRoom; holds: HoldsRoom },
 ): X402Room {
+  // auth-capture where the deployment has an escrow: the holds' operator sends its calls.
+  const authCapture = holds.operator
+    ? new AuthCaptureFacilitator(
+        {
+          chain,
+          operator: holds.operator,
+          answers: receivers.answers,
+          minUnits: config.payments.minUnits,
+          settleWaitMs: X402_SETTLE_WAIT_MS,
+          pollMs: X402_SETTLE_POLL_MS,
+        },
+        `eip155:${chain.deployment.chainId}`,
+      )
+    : undefined;
   const facilitator = new X402Facilitator({
     chain,
     watches: payments.depositWatches,
@@ -32,6 +54,7 @@ export function x402Room(
     minReceiverUnits: config.payments.minUnits,
     settleWaitMs: X402_SETTLE_WAIT_MS,
     pollMs: X402_SETTLE_POLL_MS,
+    ...(authCapture ? { authCapture } : {}),
   });
   return {
     facilitator,

@@ -59,7 +59,11 @@ export interface AuthCaptureTerms {
   hold: boolean;
 }
 
-const uint48 = z.number().int().min(0).max(2 ** 48 - 1);
+const uint48 = z
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 48 - 1);
 
 /** The requirements' `extra` for `auth-capture`, as @x402/evm's client reads it (the deadlines are absolute unix seconds). */
 const AuthCaptureExtra = z.looseObject({
@@ -90,7 +94,8 @@ export function judgeAuthCapture(request: X402FacilitatorRequest, service: AuthC
   const payer = parsed.success ? getAddress(parsed.data.authorization.from) : undefined;
   const refuse = (reason: string, message: string): Refusal => ({ reason, message, ...(payer ? { payer } : {}) });
   if (request.x402Version !== 2 || payload.x402Version !== 2) return refuse(X402_REASONS.version, "this facilitator speaks x402 version 2");
-  if (requirements.scheme !== AUTH_CAPTURE || payload.accepted.scheme !== AUTH_CAPTURE) return refuse(X402_REASONS.scheme, "this request is not of the auth-capture scheme");
+  if (requirements.scheme !== AUTH_CAPTURE || payload.accepted.scheme !== AUTH_CAPTURE)
+    return refuse(X402_REASONS.scheme, "this request is not of the auth-capture scheme");
   if (requirements.network !== network || payload.accepted.network !== network) return refuse(X402_REASONS.network, `this facilitator settles on ${network}`);
   const fields = payload.payload;
   if ("permit2Authorization" in fields || requirements.extra?.assetTransferMethod === "permit2") {
@@ -100,9 +105,13 @@ export function judgeAuthCapture(request: X402FacilitatorRequest, service: AuthC
     return refuse(AUTH_CAPTURE_REASONS.transferMethod, "the asset transfer method must be eip3009 (USDC's ERC-3009 authorization)");
   }
   if (!parsed.success) {
-    return refuse(AUTH_CAPTURE_REASONS.payloadFormat, "the payload must be an ERC-3009 authorization to the escrow's collector, its signature and the payment's salt (0x and 64 hex digits)");
+    return refuse(
+      AUTH_CAPTURE_REASONS.payloadFormat,
+      "the payload must be an ERC-3009 authorization to the escrow's collector, its signature and the payment's salt (0x and 64 hex digits)",
+    );
   }
-  if ("saltNonce" in fields) return refuse(AUTH_CAPTURE_REASONS.payloadFormat, "a salt bound to a receiver authorizer or policy (saltNonce) is not settled here");
+  if ("saltNonce" in fields)
+    return refuse(AUTH_CAPTURE_REASONS.payloadFormat, "a salt bound to a receiver authorizer or policy (saltNonce) is not settled here");
   const escrow = deployment.authCapture;
   const operator = service.operator;
   if (!escrow || !operator) return refuse(X402_REASONS.transactionState, "this deployment settles no auth-capture payments now (no escrow, or no relayer key)");
@@ -118,14 +127,20 @@ export function judgeAuthCapture(request: X402FacilitatorRequest, service: AuthC
   const extra = AuthCaptureExtra.safeParse(requirements.extra ?? {});
   if (!extra.success) {
     const field = extra.error.issues[0]?.path.map(String).join(".") || "extra";
-    return refuse(AUTH_CAPTURE_REASONS.extra, `extra.${field} is missing or not of its form (addresses, fee bounds in basis points, deadlines in unix seconds)`);
+    return refuse(
+      AUTH_CAPTURE_REASONS.extra,
+      `extra.${field} is missing or not of its form (addresses, fee bounds in basis points, deadlines in unix seconds)`,
+    );
   }
   const e = extra.data;
   if (!isAddress(e.authCaptureEscrow, { strict: false }) || !isAddressEqual(e.authCaptureEscrow, escrow.escrow)) {
     return refuse(AUTH_CAPTURE_REASONS.extra, `extra.authCaptureEscrow must be this deployment's escrow (${escrow.escrow})`);
   }
   if (!isAddress(e.captureAuthorizer, { strict: false }) || !isAddressEqual(e.captureAuthorizer, operator)) {
-    return refuse(AUTH_CAPTURE_REASONS.operatorNotAdmitted, `extra.captureAuthorizer must be this service's operator (${operator}): it sends every escrow call`);
+    return refuse(
+      AUTH_CAPTURE_REASONS.operatorNotAdmitted,
+      `extra.captureAuthorizer must be this service's operator (${operator}): it sends every escrow call`,
+    );
   }
   for (const key of ["receiverAuthorizer", "policy"] as const) {
     const value = requirements.extra?.[key];
@@ -149,10 +164,14 @@ export function judgeAuthCapture(request: X402FacilitatorRequest, service: AuthC
     return refuse(AUTH_CAPTURE_REASONS.collector, `the authorization must pay the escrow's ERC-3009 collector (${escrow.eip3009Collector})`);
   }
   if (BigInt(a.value) !== amount) return refuse(AUTH_CAPTURE_REASONS.amount, "the authorization's value is not the amount required");
-  if (BigInt(a.validAfter) !== 0n) return refuse(AUTH_CAPTURE_REASONS.payloadFormat, "the authorization's validAfter must be 0 (the collector redeems it from then)");
+  if (BigInt(a.validAfter) !== 0n)
+    return refuse(AUTH_CAPTURE_REASONS.payloadFormat, "the authorization's validAfter must be 0 (the collector redeems it from then)");
   const preApprovalExpiry = BigInt(a.validBefore);
   if (preApprovalExpiry > BigInt(e.captureDeadline) || e.captureDeadline > e.refundDeadline) {
-    return refuse(AUTH_CAPTURE_REASONS.deadlineOrdering, "the deadlines must be in order: the authorization's validBefore, then captureDeadline, then refundDeadline");
+    return refuse(
+      AUTH_CAPTURE_REASONS.deadlineOrdering,
+      "the deadlines must be in order: the authorization's validBefore, then captureDeadline, then refundDeadline",
+    );
   }
   const info: PaymentInfo = {
     operator,
@@ -169,7 +188,10 @@ export function judgeAuthCapture(request: X402FacilitatorRequest, service: AuthC
     salt: BigInt(parsed.data.salt),
   };
   if (payerAgnosticHash(info, deployment.chainId, escrow.escrow).toLowerCase() !== a.nonce.toLowerCase()) {
-    return refuse(AUTH_CAPTURE_REASONS.nonceMismatch, "the authorization's nonce is not the payment's terms' hash (payer left out): it was signed for other terms");
+    return refuse(
+      AUTH_CAPTURE_REASONS.nonceMismatch,
+      "the authorization's nonce is not the payment's terms' hash (payer left out): it was signed for other terms",
+    );
   }
   return {
     payer: payer!,

@@ -127,7 +127,11 @@ export class AuthCaptureFacilitator {
   async #answer(terms: AuthCaptureTerms, receipt: TransactionReceipt, token: string | null): Promise<X402SettleResponse> {
     const { chain } = this.deps;
     if (receipt.status !== "success") {
-      return this.#failed({ reason: AUTH_CAPTURE_REASONS.transactionReverted, message: `the escrow call ${receipt.transactionHash} reverted on chain`, payer: terms.payer });
+      return this.#failed({
+        reason: AUTH_CAPTURE_REASONS.transactionReverted,
+        message: `the escrow call ${receipt.transactionHash} reverted on chain`,
+        payer: terms.payer,
+      });
     }
     const held = await agreeOnReceipt("x402_auth_capture_success", chain.client, MINED, receipt);
     // Judged again on the majority's own receipt: one node's copy is never the verdict.
@@ -167,7 +171,9 @@ export class AuthCaptureFacilitator {
       }
       if (event.eventName === "PaymentCharged" && !terms.hold) {
         const a = event.args;
-        return a.paymentInfoHash === terms.paymentHash && a.amount === terms.info.maxAmount && a.feeBps === feeBps && isAddressEqual(a.feeReceiver, feeCollector);
+        return (
+          a.paymentInfoHash === terms.paymentHash && a.amount === terms.info.maxAmount && a.feeBps === feeBps && isAddressEqual(a.feeReceiver, feeCollector)
+        );
       }
       if (event.eventName === "PaymentAuthorized" && terms.hold) {
         return event.args.paymentInfoHash === terms.paymentHash && event.args.amount === terms.info.maxAmount;
@@ -205,9 +211,12 @@ export class AuthCaptureFacilitator {
     const { info, payer, signature } = terms;
     const refuse = (reason: string, message: string): Refusal => ({ reason, message, payer });
     const now = (await rpc(() => client.getBlock())).timestamp;
-    if (BigInt(info.preApprovalExpiry) <= now + DEADLINE_FLOOR_SECONDS) return refuse(AUTH_CAPTURE_REASONS.authorizationExpired, "the authorization has expired: its validBefore is past");
-    if (BigInt(info.authorizationExpiry) <= now + DEADLINE_FLOOR_SECONDS) return refuse(AUTH_CAPTURE_REASONS.captureDeadlineExpired, "the capture deadline is past");
-    if (signature.toLowerCase().endsWith(ERC6492_SUFFIX)) return refuse(AUTH_CAPTURE_REASONS.erc6492, "an undeployed smart account (ERC-6492) is refused: deploy the account first");
+    if (BigInt(info.preApprovalExpiry) <= now + DEADLINE_FLOOR_SECONDS)
+      return refuse(AUTH_CAPTURE_REASONS.authorizationExpired, "the authorization has expired: its validBefore is past");
+    if (BigInt(info.authorizationExpiry) <= now + DEADLINE_FLOOR_SECONDS)
+      return refuse(AUTH_CAPTURE_REASONS.captureDeadlineExpired, "the capture deadline is past");
+    if (signature.toLowerCase().endsWith(ERC6492_SUFFIX))
+      return refuse(AUTH_CAPTURE_REASONS.erc6492, "an undeployed smart account (ERC-6492) is refused: deploy the account first");
     const escrow = deployment.authCapture!;
     const nonce = payerAgnosticHash(info, deployment.chainId, escrow.escrow);
     const typed = receiveAuthorizationTypedData(tokenDomain(deployment.chainId, deployment.token.address, deployment.token.eip712), {
@@ -255,7 +264,11 @@ export class AuthCaptureFacilitator {
   }
 
   #service() {
-    return { deployment: this.deps.chain.deployment, operator: this.deps.operator.operator ? getAddress(this.deps.operator.operator) : null, minUnits: this.deps.minUnits };
+    return {
+      deployment: this.deps.chain.deployment,
+      operator: this.deps.operator.operator ? getAddress(this.deps.operator.operator) : null,
+      minUnits: this.deps.minUnits,
+    };
   }
 
   #failed(refusal: Refusal): X402SettleResponse {
