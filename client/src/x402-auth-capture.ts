@@ -65,7 +65,7 @@ export class AuthCaptureServerScheme {
   /** Written per 402 from the clock: the paid retry's are checked against it and kept (see onBeforeVerify). */
   readonly dynamicExtraFields = ["captureDeadline", "refundDeadline"];
   readonly schemeHooks: {
-    onBeforeVerify: (context: VerifyContext) => Promise<void | { abort: true; reason: string; message?: string }>;
+    onBeforeVerify: (context: VerifyContext) => Promise<undefined | { abort: true; reason: string; message?: string }>;
     onAfterSettle: (context: SettledContext) => Promise<void>;
   };
 
@@ -119,11 +119,11 @@ export class AuthCaptureServerScheme {
    * ones of its 402. Those are kept when this server could have written them (within the payment's
    * window, the same refund window), so that the facilitator rebuilds the terms the agent signed.
    */
-  #keepAcceptedDeadlines(context: VerifyContext): void | { abort: true; reason: string; message?: string } {
+  #keepAcceptedDeadlines(context: VerifyContext): undefined | { abort: true; reason: string; message?: string } {
     const accepted = context.paymentPayload.accepted?.extra ?? {};
     const extra = context.requirements.extra ?? {};
     const { captureDeadline, refundDeadline } = accepted as { captureDeadline?: unknown; refundDeadline?: unknown };
-    if (typeof captureDeadline !== "number" || typeof refundDeadline !== "number") return;
+    if (typeof captureDeadline !== "number" || typeof refundDeadline !== "number") return undefined;
     const { maxTimeoutSeconds } = context.requirements;
     const hold = extra.hold === true;
     const now = this.#nowSeconds();
@@ -134,6 +134,7 @@ export class AuthCaptureServerScheme {
       return { abort: true, reason: "invalid_auth_capture_evm_deadline_ordering", message: "the payment's deadlines are not this resource's" };
     }
     context.requirements.extra = { ...extra, captureDeadline, refundDeadline };
+    return undefined;
   }
 
   /** Takes the hold out of the settle answer (it becomes the buyer's PAYMENT-RESPONSE header) and hands it to the merchant. */

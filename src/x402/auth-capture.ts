@@ -163,19 +163,14 @@ export class AuthCaptureFacilitator {
     const { feeBps, feeCollector } = this.deps.chain.deployment.parameters;
     return receipt.logs.some((log) => {
       if (!isAddressEqual(log.address, escrow)) return false;
-      let event;
-      try {
-        event = decodeEventLog({ abi: authCaptureEscrowAbi, data: log.data, topics: log.topics });
-      } catch {
-        return false;
-      }
-      if (event.eventName === "PaymentCharged" && !terms.hold) {
+      const event = escrowEvent(log);
+      if (event?.eventName === "PaymentCharged" && !terms.hold) {
         const a = event.args;
         return (
           a.paymentInfoHash === terms.paymentHash && a.amount === terms.info.maxAmount && a.feeBps === feeBps && isAddressEqual(a.feeReceiver, feeCollector)
         );
       }
-      if (event.eventName === "PaymentAuthorized" && terms.hold) {
+      if (event?.eventName === "PaymentAuthorized" && terms.hold) {
         return event.args.paymentInfoHash === terms.paymentHash && event.args.amount === terms.info.maxAmount;
       }
       return false;
@@ -279,4 +274,13 @@ export class AuthCaptureFacilitator {
 /** The payment's one answer, in x402's answers: the escrow's name for it. */
 function subjectOf(terms: AuthCaptureTerms): string {
   return `auth-capture:${terms.paymentHash}`;
+}
+
+/** An escrow log decoded by the escrow's ABI; null for a log it does not declare. */
+function escrowEvent(log: { data: Hex; topics: [Hex, ...Hex[]] | [] }) {
+  try {
+    return decodeEventLog({ abi: authCaptureEscrowAbi, data: log.data, topics: log.topics });
+  } catch {
+    return null;
+  }
 }
