@@ -50,7 +50,15 @@ export type ErrorCode =
   | "REFUND_CONFIRMING"
   | "PAYMENT_NOT_FOUND"
   | "PAYMENT_MISMATCH"
-  | "PAYER_UNKNOWN";
+  | "PAYER_UNKNOWN"
+  | "INVALID_HOLD_TOKEN"
+  | "INVALID_HOLD"
+  | "HOLD_AMOUNT_EXCEEDS_AUTHORIZED"
+  | "HOLD_EXPIRED"
+  | "HOLD_ALREADY_AUTHORIZED"
+  | "HOLD_NOT_AUTHORIZED"
+  | "HOLD_CLOSED"
+  | "HOLD_BUSY";
 
 /** What to do next. WAIT: the transaction exists and the money may have moved; poll the same transaction and start no other. */
 export type Action = "SUCCESS" | "WAIT" | "RETRY" | "FIX_REQUEST" | "ASK_PAYER" | "STOP";
@@ -1216,6 +1224,10 @@ export type X402ResourceInfo = {
   mimeType?: string;
 };
 
+export type X402SettledHold = {
+  payment_hash: string;
+};
+
 export type X402SettlementVerdictRequest = {
   /** the transaction x402's settle answered (PAYMENT-RESPONSE's transaction) */
   tx_hash: Bytes32;
@@ -1249,11 +1261,15 @@ export type X402SettleResponse = {
   payer?: string;
   transaction: string;
   network: string;
+  amount?: string;
+  extra?: {
+    hold: X402SettledHold;
+  };
 };
 
 export type X402SupportedKind = {
   x402Version: 2;
-  scheme: "exact";
+  scheme: "exact" | "auth-capture";
   network: string;
   extra?: Record<string, unknown>;
 };
