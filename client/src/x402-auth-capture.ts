@@ -13,12 +13,13 @@
 /** x402's `PaymentRequirements`, as much of it as this scheme reads and writes. */
 export interface AuthCaptureRequirements {
   scheme: string;
-  network: string;
+  /** CAIP-2, e.g. `eip155:8453`. */
+  network: `${string}:${string}`;
   amount: string;
   asset: string;
   payTo: string;
   maxTimeoutSeconds: number;
-  extra?: Record<string, unknown>;
+  extra: Record<string, unknown>;
 }
 
 /** The hold an authorization placed, as the facilitator's settle answer carries it (see /v1/holds). */

@@ -1,4 +1,8 @@
 import { assert } from "chai";
+import { unlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { Express } from "express";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { AuthCaptureEvmScheme } from "@x402/evm/auth-capture/client";
@@ -158,6 +162,38 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
     const [merchantAfter] = await balances(merchant().address);
     assert.equal(merchantAfter - merchantBefore, REPORT_PRICE.units - fee());
     assert.deepEqual(await paymentState(hold.payment_hash as Hex), [true, 0n, REPORT_PRICE.units]);
+  });
+
+  it("the auth-capture paywall printed in docs/merchants.md, run as printed: the report is charged, the job is held", async () => {
+    const { readFileSync } = await import("node:fs");
+    const doc = readFileSync(new URL("../../docs/merchants.md", import.meta.url), "utf8");
+    const section = doc.slice(doc.indexOf("### `auth-capture`: the fee split at capture, and holds"));
+    const printed = /```ts\n([\s\S]*?)```/.exec(section)![1]!;
+    assert.isAtMost(printed.trim().split("\n").length, 26, "about 25 lines");
+    const source = printed
+      .replace('"@stablecoin-payments/client"', JSON.stringify(new URL("../../client/src/index.ts", import.meta.url).pathname))
+      .replace('"http://127.0.0.1:8787/x402"', JSON.stringify(`${service.url}/x402`))
+      .replaceAll('"0xYourWallet"', JSON.stringify(merchant().address))
+      .replace("app.listen(3000);", "export default app;");
+    const file = join(dirname(fileURLToPath(import.meta.url)), `.merchants-auth-capture-${process.pid}.ts`);
+    writeFileSync(file, source);
+    let app: Express;
+    try {
+      app = ((await import(pathToFileURL(file).href)) as { default: Express }).default;
+    } finally {
+      unlinkSync(file);
+    }
+    shop = await listenOn(app);
+    const pay = authCaptureAgentFetch(eoaSigner(agent(), h.chain.publicClient));
+    const [agentBefore, merchantBefore] = await balances(agent().address, merchant().address);
+    const report = await pay(`${shop.url}/report`);
+    assert.equal(report.status, 200, await report.clone().text());
+    const job = await pay(`${shop.url}/job`, { method: "POST" });
+    assert.equal(job.status, 200, await job.clone().text());
+    assert.deepEqual(await job.json(), { job: "started" });
+    const [agentAfter, merchantAfter] = await balances(agent().address, merchant().address);
+    assert.equal(merchantAfter - merchantBefore, REPORT_PRICE.units - fee(), "the report charged, the job only held");
+    assert.equal(agentBefore - agentAfter, REPORT_PRICE.units + 500_000n);
   });
 
   it("a replayed payment: the second settle and verify are refused, and nothing moves twice", async () => {

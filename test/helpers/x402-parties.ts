@@ -90,7 +90,7 @@ export function authCapturePaywall(
 ): { app: Express; holds: Array<{ hold: SettledHold; transaction: string }>; resourceServer: x402ResourceServer } {
   const holds: Array<{ hold: SettledHold; transaction: string }> = [];
   const scheme = new AuthCaptureServerScheme({ onHold: (hold, payment) => void holds.push({ hold, transaction: payment.transaction }) });
-  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: `${serviceUrl}/x402` })).register(X402_NETWORK, scheme as never);
+  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: `${serviceUrl}/x402` })).register(X402_NETWORK, scheme);
   const app = express();
   app.use(
     paymentMiddleware(
