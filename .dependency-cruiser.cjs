@@ -2,7 +2,7 @@
  * The service's rooms and what each may import (docs/architecture.md). `npm run lint` runs this;
  * a cycle or a forbidden import fails it.
  */
-const DOMAINS = "payments|links|recurring|refunds|webhooks|x402";
+const DOMAINS = "payments|links|recurring|refunds|webhooks|x402|holds";
 module.exports = {
   forbidden: [
     {
@@ -73,6 +73,13 @@ module.exports = {
       severity: "error",
       from: { path: "^src/x402/" },
       to: { path: "^src/(links|recurring|refunds|webhooks)/" },
+    },
+    {
+      name: "holds-know-payments-only",
+      comment: "Holds send through the relayer's rules (payments/relayer-call.ts); events reach webhooks through a port.",
+      severity: "error",
+      from: { path: "^src/holds/" },
+      to: { path: "^src/(links|recurring|refunds|webhooks|x402)/" },
     },
     {
       name: "checkout-is-browser-code",

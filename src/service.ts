@@ -35,6 +35,7 @@ import { x402Room } from "./rooms/x402.js";
 import { refundsRoom } from "./rooms/refunds.js";
 import { httpRoom } from "./rooms/http.js";
 import { HOLD_FOLLOW_EVERY_MS, holdsRoom } from "./rooms/holds.js";
+import type { HoldsApi } from "./holds/holds-api.js";
 import type { HoldOperator } from "./holds/operator.js";
 
 export type { ServiceDeps };
@@ -62,6 +63,8 @@ export interface Service {
   refunds: Refunds;
   /** The service as the holds' escrow operator (its recorded calls followed once listen starts); null without an escrow in the deployment. */
   holdOperator: HoldOperator | null;
+  /** Merchants' holds (null without an escrow in the deployment). */
+  holds: HoldsApi | null;
   webhooks: Webhooks;
   database: Database;
   logger: Logger;
@@ -79,9 +82,9 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const store = await storeRoom(base);
   const tokens = tokensRoom(base, chain);
   const relayer = relayerRoom(base, chain);
-  const webhooks = webhooksRoom(base, { chain, store, tokens });
+  const webhooks = webhooksRoom(base, { chain, store, tokens, relayer });
   const receivers = receiversRoom(base, { chain, store, relayer });
-  const holds = holdsRoom(base, { chain, store, relayer });
+  const holds = holdsRoom(base, { chain, store, relayer, tokens, webhooks });
   const payments = paymentsRoom(base, { chain, store, tokens, relayer, webhooks, receivers });
   // The code hashes addresses are derived from, read now so the first create needs no chain call: the majority's, or no start.
   await readCodeHashes(base, { depositAddresses: payments.payments.depositAddresses, receivers: X402ReceiversReader.of(chain.chain) }).catch(
@@ -94,9 +97,10 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const links = linksRoom(base, { chain, store, tokens, webhooks, payments, recurring });
   const x402 = x402Room(base, { chain, relayer, payments, receivers, holds });
   const refunds = refundsRoom(base, { chain, tokens, payments });
-  const http = httpRoom(base, { chain, store, webhooks, payments, recurring, links, x402, refunds });
+  const http = httpRoom(base, { chain, store, webhooks, payments, recurring, links, x402, refunds, holds: holds.holds });
   chain.follower.add(payments.depositSettler);
   if (config.webhooks.enabled) chain.follower.add(webhooks.watcher);
+  if (config.webhooks.enabled && webhooks.holdWatcher) chain.follower.add(webhooks.holdWatcher);
   return {
     ...http,
     config,
@@ -115,6 +119,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
     receiverSplitter: receivers.splitter,
     refunds,
     holdOperator: holds.operator,
+    holds: holds.holds,
     webhooks,
     database: store.database,
     logger: base.logger,

@@ -1,4 +1,4 @@
-import { type Address, type Hex, type Log, type PublicClient } from "viem";
+import type { Address, Hex, Log, PublicClient } from "viem";
 import { agreeOnLogs, type ClaimedLog } from "../chain/agreement.js";
 import { finalityHead } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";

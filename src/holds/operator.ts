@@ -1,5 +1,6 @@
 import { encodeFunctionData, getAddress, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
 import { agreeOnReceipt, type Agreed } from "../chain/agreement.js";
+import { isReceiptSettled } from "../chain/finality.js";
 import { readReceipt } from "../chain/transactions.js";
 import type { Finality } from "../config.js";
 import { DomainError } from "../errors.js";
@@ -120,7 +121,8 @@ export class HoldOperator {
   async outcome(hash: Hex): Promise<HoldOutcome> {
     const { client, finality } = this.deps;
     const receipt = await readReceipt(client, hash);
-    if (!receipt) return { state: "confirming" };
+    // Final first (at or below the finality head, its block still canonical), then on a majority's word.
+    if (!receipt || !(await isReceiptSettled(client, finality, receipt))) return { state: "confirming" };
     const seen = this.#stepIn(receipt);
     if (receipt.status !== "success" || !seen) {
       const agreed = await agreeOnReceipt("watch_end", client, finality, receipt);

@@ -1,3 +1,4 @@
+import { authCaptureEscrowAbi } from "../generated/contracts.js";
 import { erc20Abi, toEventSelector, type PublicClient } from "viem";
 import { blocksIn } from "../chain/block-time.js";
 import { CHARGED_EVENT, REVOKED_EVENT } from "../chain/contracts/recurring-charges.js";
@@ -27,6 +28,11 @@ const REREAD_SECONDS = 15;
 /** How long the logs of our own contracts stay in memory behind the head (`safe` lags minutes on Base). */
 const KEEP_CONTRACT_LOGS_SECONDS = 900;
 
+/** The escrow's events the hold watcher reads. */
+const HOLD_EVENT_TOPICS = authCaptureEscrowAbi
+  .filter((i) => i.type === "event" && ["PaymentAuthorized", "PaymentCharged", "PaymentCaptured", "PaymentVoided", "PaymentReclaimed"].includes(i.name))
+  .map((e) => toEventSelector(e as never));
+
 export async function chainRoom({ config, deps, logger, metrics, now }: BaseRoom): Promise<ChainRoom> {
   if (!config.rpcUrl) throw new Error("no RPC_URL: start the embedded chain first (npm start does)");
   const deployment = deps.deployment ?? loadLiveDeployment(config.chainId);
@@ -44,14 +50,19 @@ export async function chainRoom({ config, deps, logger, metrics, now }: BaseRoom
     if (error instanceof TokenDomainMismatchError) throw error;
     logger.warn({ error: firstLine(error) }, "could not check the token's EIP-712 domain against the chain");
   }
-  const contracts = [deployment.contracts.Splitter.address, deployment.contracts.RecurringCharges.address];
+  // The holds' escrow is followed like our contracts (its events feed the hold watcher), where the deployment names one.
+  const escrow = deployment.authCapture?.escrow;
+  const contracts = [deployment.contracts.Splitter.address, deployment.contracts.RecurringCharges.address, ...(escrow ? [escrow] : [])];
   // The follower reads through the best ranked node; its WebSocket (RPC_WS_URL) is one node's feed
   // of heads and logs, a hint that starts a round, never a verdict.
   const follower = new ChainFollower({
     client,
     filter: {
       address: [deployment.token.address, ...contracts],
-      topics: [erc20Abi.find((i) => i.type === "event" && i.name === "Transfer")!, PAID_EVENT, CHARGED_EVENT, REVOKED_EVENT].map((e) => toEventSelector(e)),
+      topics: [
+        ...[erc20Abi.find((i) => i.type === "event" && i.name === "Transfer")!, PAID_EVENT, CHARGED_EVENT, REVOKED_EVENT].map((e) => toEventSelector(e)),
+        ...(escrow ? HOLD_EVENT_TOPICS : []),
+      ],
     },
     finality: config.finality,
     maxRangeBlocks: blocksIn(config.follow.logRangeSeconds, config.chainId),

@@ -1,24 +1,39 @@
+import { REFUND_TOKEN_TTL_SECONDS } from "../capabilities.js";
+import { deployBlockOf } from "../deployments.js";
+import { listHolds } from "../holds/hold-list.js";
+import { refundHold } from "../holds/hold-refunds.js";
+import { Holds } from "../holds/holds.js";
 import { HoldOperator } from "../holds/operator.js";
 import { HoldTransactionStore } from "../store/hold-transactions.js";
+import type { Webhooks } from "../webhooks/webhooks.js";
+import type { HoldsApi } from "../holds/holds-api.js";
 import { type BaseRoom, firstLine } from "./base.js";
 import type { ChainRoom } from "./chain.js";
 import type { RelayerRoom } from "./relayer.js";
 import type { StoreRoom } from "./store.js";
+import type { TokensRoom } from "./tokens.js";
 
 /** How often the operator's recorded calls are followed (mined, lost, stuck). */
 export const HOLD_FOLLOW_EVERY_MS = 2_000;
 
-/** Holds: the service as the operator of Commerce Payments' escrow; null where the deployment names no escrow. */
+/** Holds: the service as the operator of Commerce Payments' escrow, and merchants' holds; null where the deployment names no escrow. */
 export interface HoldsRoom {
   operator: HoldOperator | null;
+  holds: HoldsApi | null;
 }
 
 export function holdsRoom(
-  { config, now, logger }: BaseRoom,
-  { chain: { client, deployment }, store: { database }, relayer: { relayer, quoteFees } }: { chain: ChainRoom; store: StoreRoom; relayer: RelayerRoom },
+  { config, now, logger, randomBytes }: BaseRoom,
+  {
+    chain: { client, deployment },
+    store: { database },
+    relayer: { relayer, quoteFees },
+    tokens: { tokens },
+    webhooks,
+  }: { chain: ChainRoom; store: StoreRoom; relayer: RelayerRoom; tokens: TokensRoom; webhooks: Webhooks },
 ): HoldsRoom {
   const escrow = deployment.authCapture;
-  if (!escrow) return { operator: null };
+  if (!escrow) return { operator: null, holds: null };
   const operator = new HoldOperator({
     client,
     chainId: deployment.chainId,
@@ -34,5 +49,57 @@ export function holdsRoom(
     feeReceiver: deployment.parameters.feeCollector,
     onError: (hash, error) => logger.warn({ loop: "holds", tx_hash: hash, error: firstLine(error) }, "following an operator call failed"),
   });
-  return { operator };
+  const holds = new Holds({
+    client,
+    finality: config.finality,
+    deployment,
+    escrow,
+    operator,
+    tokens,
+    now,
+    randomBytes,
+    limits: config.payments,
+    checkoutUrl: config.checkoutUrl,
+    webhooks,
+  });
+  return {
+    operator,
+    holds: {
+      holds,
+      refund: (token, amountUnits, refundTxHash) =>
+        refundHold(
+          {
+            holds,
+            client,
+            finality: config.finality,
+            chainId: deployment.chainId,
+            token: deployment.token.address,
+            escrow: escrow.escrow,
+            tokens,
+            now,
+            ttlSeconds: REFUND_TOKEN_TTL_SECONDS,
+            events: { refunded: (holdId, refund) => webhooks.holdRefunded(holdId, refund) },
+          },
+          token,
+          amountUnits,
+          refundTxHash,
+        ),
+      list: (recipient) =>
+        listHolds(
+          {
+            client,
+            chainId: deployment.chainId,
+            escrow: escrow.escrow,
+            operator: () => {
+              const address = relayer.address;
+              if (!address) throw new Error("no relayer key");
+              return address;
+            },
+            deployBlock: deployBlockOf(deployment),
+            now,
+          },
+          recipient,
+        ),
+    },
+  };
 }

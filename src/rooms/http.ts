@@ -16,6 +16,7 @@ import type { PaymentsRoom } from "./payments.js";
 import type { RecurringRoom } from "./recurring.js";
 import type { StoreRoom } from "./store.js";
 import type { X402Room } from "./x402.js";
+import type { HoldsApi } from "../holds/holds-api.js";
 
 /** The API (integration endpoints, x402 endpoints, the checkout) and the operational app (/metrics, /ready). */
 export interface HttpRoom {
@@ -34,6 +35,7 @@ export function httpRoom(
     links: LinksRoom;
     x402: X402Room;
     refunds: Refunds;
+    holds: HoldsApi | null;
   },
 ): HttpRoom {
   const { chain, store, webhooks, recurring } = needs;
@@ -56,6 +58,11 @@ export function httpRoom(
         limit: rateLimit(store.windowLimiter("payments-list", config.rateLimits.recoverPerMinute), "payments-list"),
       },
       subscriberStates: needs.links.subscriberStates,
+      holds: {
+        api: needs.holds,
+        authorizeLimit: rateLimit(store.windowLimiter("hold-authorize", config.rateLimits.recoverPerMinute), "hold-authorize"),
+        listLimit: rateLimit(store.windowLimiter("holds-list", config.rateLimits.recoverPerMinute), "holds-list"),
+      },
     }),
     capabilities: () => describeCapabilities(config, chain.deployment),
     webhookKeys: () => webhooks.keys(),

@@ -21,6 +21,10 @@ export const TOKEN_KINDS = {
   cancel: "ct",
   refund: "rt",
   approve: "at",
+  /** A hold's merchant capability: capture, void, refund, state, events. */
+  hold: "ho",
+  /** A hold's buyer capability, in the checkout's link: resolve, authorize, state, reclaim; never capture or void. */
+  holdCheckout: "hc",
 } as const;
 export type TokenKind = (typeof TOKEN_KINDS)[keyof typeof TOKEN_KINDS];
 

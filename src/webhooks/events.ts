@@ -17,6 +17,8 @@ export interface EventLogDeps {
   signer: WebhookSigner;
   /** The subscription id a subscription capability names (INVALID_SUBSCRIPTION if it names none); recurring implements it. */
   subscriptionIdOf: (token: string) => Hex;
+  /** The hold id a merchant's hold capability names (INVALID_HOLD_TOKEN otherwise); holds implement it, absent without an escrow. */
+  holdIdOf?: (token: string) => Hex;
   /** Milliseconds since the epoch. */
   now: () => number;
 }
@@ -28,7 +30,8 @@ export interface EventLogDeps {
  * for its first attempt), so an endpoint that was down past the last retry reads back what it
  * missed, with the same ids, and no holder of a capability gets fresh timestamps for old events.
  * The capability is the only key: an intent reads its payment's events, a link's manage token
- * those of every payment through the link, a subscription capability its subscription's.
+ * those of every payment through the link, a subscription capability its subscription's, a hold's
+ * merchant capability its hold's.
  */
 export class EventLog {
   readonly #deliveries: Deliveries;
@@ -87,6 +90,11 @@ export class EventLog {
       const linkId = this.#links.readManage(request.manage_token);
       if (!linkId) throw new DomainError("INVALID_LINK_TOKEN");
       return { column: "link_id", value: linkId };
+    }
+    if ("hold" in request) {
+      // A hold's events are filed under its id in the reference column (a hash like a payment's reference; the two never meet).
+      if (!this.deps.holdIdOf) throw new DomainError("INVALID_HOLD_TOKEN");
+      return { column: "reference", value: this.deps.holdIdOf(request.hold) };
     }
     return { column: "subscription_id", value: this.deps.subscriptionIdOf(request.subscription) };
   }

@@ -1,6 +1,6 @@
 import type { Database } from "../store/database.js";
 
-export type WatchKind = "payment" | "subscription" | "link";
+export type WatchKind = "payment" | "subscription" | "link" | "hold";
 
 export interface Watch {
   kind: WatchKind;

@@ -19,6 +19,7 @@ import { WebhookSigner } from "./signing.js";
 import { EventLog } from "./events.js";
 import type { WebhookKeysResponse } from "../wire/index.js";
 import { everyRound } from "../rounds.js";
+import { enqueueHoldRefunded, HoldWatcher } from "./hold-watcher.js";
 
 /** Rows deleted per statement when pruning (bounded, so a prune never holds locks for long). */
 export const PRUNE_BATCH = 1000;
@@ -39,6 +40,8 @@ export interface WebhooksDeps {
   logger: Logger;
   /** The subscription id a subscription capability names (INVALID_SUBSCRIPTION otherwise), for POST /v1/events. */
   subscriptionIdOf: (token: string) => Hex;
+  /** The hold id a merchant's hold capability names (INVALID_HOLD_TOKEN otherwise), for POST /v1/events; absent without an escrow. */
+  holdIdOf?: (token: string) => Hex;
   /** The watcher's first read-back and its longest read, in blocks (WATCHER_BACKFILL_SECONDS, LOG_RANGE_SECONDS). */
   watcherBlocks?: { backfill: bigint; maxRange: bigint };
   /** Test seams: DNS, the receiver's CA and port. */
@@ -60,13 +63,35 @@ export class Webhooks {
   readonly signer: WebhookSigner;
   /** POST /v1/events. */
   readonly events: EventLog;
+  /** The holds' events (null without an escrow in the deployment): a consumer of the follower's rounds. */
+  readonly holdWatcher: HoldWatcher | null;
   readonly #watches: Watches;
   #stops: Array<() => void> = [];
 
   constructor(private readonly deps: WebhooksDeps) {
     this.#watches = new Watches(deps.db);
     this.signer = new WebhookSigner(deps.settings.signingKeys, deps.settings.keyOverlapSeconds);
-    this.events = new EventLog({ db: deps.db, tokens: deps.tokens, signer: this.signer, subscriptionIdOf: deps.subscriptionIdOf, now: deps.now });
+    this.events = new EventLog({
+      db: deps.db,
+      tokens: deps.tokens,
+      signer: this.signer,
+      subscriptionIdOf: deps.subscriptionIdOf,
+      ...(deps.holdIdOf ? { holdIdOf: deps.holdIdOf } : {}),
+      now: deps.now,
+    });
+    const escrow = deps.deployment.authCapture;
+    this.holdWatcher = escrow
+      ? new HoldWatcher({
+          db: deps.db,
+          client: deps.client,
+          finality: deps.finality,
+          chainId: deps.deployment.chainId,
+          escrow: escrow.escrow,
+          now: deps.now,
+          backfillBlocks: deps.watcherBlocks?.backfill ?? 1000n,
+          maxRange: deps.watcherBlocks?.maxRange ?? 2000n,
+        })
+      : null;
     this.watcher = new Watcher({
       client: deps.client,
       deployment: deps.deployment,
@@ -165,6 +190,16 @@ export class Webhooks {
       },
       this.#caps,
     );
+  }
+
+  /** Watches a hold made with a notify_url until its refund_before (its events: hold.*); false past the caps. */
+  async watchHold(holdId: Hex, notifyUrl: string, caller: string, watchUntil: number): Promise<boolean> {
+    return this.#watches.add({ kind: "hold", key: holdId, notifyUrl, caller, linkId: null, data: {}, watchUntil }, this.#caps);
+  }
+
+  /** Announces a verified refund of a watched hold (hold.refunded), once per transaction. */
+  holdRefunded(holdId: Hex, refund: { txHash: Hex; amountUnits: bigint; blockNumber: bigint; payer: Address }): Promise<void> {
+    return enqueueHoldRefunded(this.deps.db, this.deps.now, holdId, { ...refund, createdAt: this.#nowSeconds() });
   }
 
   /** Keeps a link's notify_url until the link expires (it covers every payment through the link). */

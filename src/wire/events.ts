@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Address, Hash, LinkId, Token, UnixMilliseconds } from "./primitives.js";
+import { Address, AmountUnits, Hash, LinkId, Token, UnixMilliseconds } from "./primitives.js";
 import { SubscriptionStateName } from "./recurring.js";
 
 /**
@@ -81,6 +81,23 @@ export const SubscriptionChargeReorgedEvent = z.strictObject({
   data: z.strictObject({ ...chargeHint, ...timestampMs, block_hash: Hash.describe("the block that included it and left the chain") }),
 });
 
+const holdData = {
+  hold_id: Hash.describe("the hold's id (POST /v1/holds answered it)"),
+  tx_hash: Hash,
+  amount_units: AmountUnits.describe("what the step moved (a capture: fee included)"),
+  ...timestampMs,
+};
+export const HoldAuthorizedEvent = z.strictObject({ ...envelope("hold.authorized"), data: z.strictObject({ ...holdData, payer: Address }) });
+export const HoldCapturedEvent = z.strictObject({
+  ...envelope("hold.captured"),
+  data: z.strictObject({ ...holdData, fee_units: AmountUnits.describe("to the fee collector; amount_units less it reached the recipient") }),
+});
+export const HoldVoidedEvent = z.strictObject({ ...envelope("hold.voided"), data: z.strictObject(holdData) });
+export const HoldReclaimedEvent = z.strictObject({ ...envelope("hold.reclaimed"), data: z.strictObject(holdData) });
+export const HoldRefundedEvent = z.strictObject({ ...envelope("hold.refunded"), data: z.strictObject({ ...holdData, payer: Address }) });
+
+const HOLD_HINT = "A hint only: read POST /v1/holds/state (the hold's steps, final) before shipping or refunding.";
+
 /** Every event type, with its schema and what a receiver must do with it. */
 export const WEBHOOK_EVENTS = {
   "payment.settled": {
@@ -129,6 +146,31 @@ export const WEBHOOK_EVENTS = {
     summary: "The payer revoked a watched subscription (settled)",
     description: "A hint only: read /v1/subscriptions/state and end access from its state.",
   },
+  "hold.authorized": {
+    schema: HoldAuthorizedEvent,
+    summary: "The buyer authorized a watched hold: its amount is in escrow (final)",
+    description: `Sent once the escrow's PaymentAuthorized is final on a majority of the nodes. ${HOLD_HINT}`,
+  },
+  "hold.captured": {
+    schema: HoldCapturedEvent,
+    summary: "A capture of a watched hold reached the recipient (final), one event per capture",
+    description: `amount_units less fee_units reached the recipient, fee_units the fee collector. ${HOLD_HINT}`,
+  },
+  "hold.voided": {
+    schema: HoldVoidedEvent,
+    summary: "A watched hold was voided: what was left authorized went back to the buyer (final)",
+    description: HOLD_HINT,
+  },
+  "hold.reclaimed": {
+    schema: HoldReclaimedEvent,
+    summary: "The buyer reclaimed a watched hold after capture_before (final)",
+    description: HOLD_HINT,
+  },
+  "hold.refunded": {
+    schema: HoldRefundedEvent,
+    summary: "A merchant's refund of a watched hold was verified (POST /v1/holds/refund with refund_tx_hash, final)",
+    description: `Sent once per refund transaction, when it is verified. ${HOLD_HINT}`,
+  },
 } as const;
 
 export type PaymentSettledEvent = z.infer<typeof PaymentSettledEvent>;
@@ -139,6 +181,12 @@ export type SubscriptionChargeReorgedEvent = z.infer<typeof SubscriptionChargeRe
 export type SubscriptionChargedEvent = z.infer<typeof SubscriptionChargedEvent>;
 export type SubscriptionRevokedEvent = z.infer<typeof SubscriptionRevokedEvent>;
 export type SubscriptionCreatedEvent = z.infer<typeof SubscriptionCreatedEvent>;
+export type HoldEventBody =
+  | z.infer<typeof HoldAuthorizedEvent>
+  | z.infer<typeof HoldCapturedEvent>
+  | z.infer<typeof HoldVoidedEvent>
+  | z.infer<typeof HoldReclaimedEvent>
+  | z.infer<typeof HoldRefundedEvent>;
 /** Any webhook body. */
 export type WebhookEvent =
   | PaymentSettledEvent
@@ -148,7 +196,8 @@ export type WebhookEvent =
   | SubscriptionChargeIncludedEvent
   | SubscriptionChargeReorgedEvent
   | SubscriptionChargedEvent
-  | SubscriptionRevokedEvent;
+  | SubscriptionRevokedEvent
+  | HoldEventBody;
 
 /** One public key deliveries are signed with (GET /v1/webhooks/keys). */
 export const WebhookKey = z.strictObject({
@@ -188,6 +237,7 @@ export const EventsRequest = z.union([
   z.strictObject({ intent: Token, after: EventsCursor.optional() }),
   z.strictObject({ manage_token: Token, after: EventsCursor.optional() }),
   z.strictObject({ subscription: Token, after: EventsCursor.optional() }),
+  z.strictObject({ hold: Token.describe("the merchant's hold capability (ho)"), after: EventsCursor.optional() }),
 ]);
 export type EventsRequest = z.infer<typeof EventsRequest>;
 
@@ -202,6 +252,11 @@ export const StoredEvent = z.strictObject({
     "subscription.charge_reorged",
     "subscription.charged",
     "subscription.revoked",
+    "hold.authorized",
+    "hold.captured",
+    "hold.voided",
+    "hold.reclaimed",
+    "hold.refunded",
   ]),
   data: z.record(z.string(), z.unknown()).describe("the body's data"),
   body: z.string().describe("the exact body delivered (or to be delivered)"),

@@ -15,3 +15,4 @@ export * from "./x402.js";
 export * from "./x402-receivers.js";
 export * from "./payments-list.js";
 export * from "./link-subscribers.js";
+export * from "./holds.js";

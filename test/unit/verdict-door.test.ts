@@ -43,11 +43,11 @@ const FORMED_IN: Record<VerdictKind, string[]> = {
   refund_target: ["src/refunds/refunds.ts"],
   watch_end: ["src/payments/deposit-settler.ts", "src/x402/receiver-sender.ts", "src/holds/operator-follow.ts", "src/holds/operator.ts"],
   code_hash: ["src/payments/deposit-address.ts", "src/chain/contracts/x402-receivers.ts"],
-  hold_authorized: ["src/holds/operator.ts", "src/holds/hold-log.ts"],
-  hold_captured: ["src/holds/operator.ts", "src/holds/hold-log.ts"],
-  hold_voided: ["src/holds/operator.ts", "src/holds/hold-log.ts"],
-  hold_refunded: ["src/holds/hold-log.ts"],
-  hold_reclaimed: ["src/holds/hold-log.ts"],
+  hold_authorized: ["src/holds/operator.ts", "src/holds/hold-log.ts", "src/webhooks/hold-watcher.ts"],
+  hold_captured: ["src/holds/operator.ts", "src/holds/hold-log.ts", "src/webhooks/hold-watcher.ts"],
+  hold_voided: ["src/holds/operator.ts", "src/holds/hold-log.ts", "src/webhooks/hold-watcher.ts"],
+  hold_refunded: ["src/holds/hold-log.ts", "src/holds/hold-refunds.ts"],
+  hold_reclaimed: ["src/holds/hold-log.ts", "src/webhooks/hold-watcher.ts"],
 };
 
 /**
@@ -58,7 +58,7 @@ const FORMED_IN: Record<VerdictKind, string[]> = {
 const MARKERS: Array<[RegExp, VerdictKind[]]> = [
   [/\bvalid: true\b/, ["valid", "recover"]],
   [/\bsuccess: true\b/, ["x402_success", "x402_auth_capture_success"]],
-  [/"REFUNDED"/, ["refunded"]],
+  [/"REFUNDED"/, ["refunded", "hold_refunded"]],
   [/"CHARGED"/, ["charged"]],
   [/"ALREADY_CHARGED"/, ["already_charged", "charged"]],
   [/"payment\.settled"|"subscription\.charged"|"subscription\.revoked"/, ["settled_event"]],

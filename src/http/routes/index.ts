@@ -18,6 +18,8 @@ import type { PaymentsList } from "../../payments/payments-list.js";
 import { paymentsListRoutes } from "./payments-list.js";
 import type { SubscriberStates } from "../../links/subscriber-states.js";
 import { linkSubscriberRoutes } from "./link-subscribers.js";
+import type { HoldsApi } from "../../holds/holds-api.js";
+import { holdRoutes } from "./holds.js";
 
 export interface Domains {
   payments: Payments;
@@ -35,6 +37,8 @@ export interface Domains {
   paymentsList: { list: Pick<PaymentsList, "list">; limit: RequestHandler };
   /** POST /v1/links/subscribers: subscribers' states for a browser holding the manage token. */
   subscriberStates: Pick<SubscriberStates, "list">;
+  /** Holds (null without an escrow in the deployment), with the authorize and list limits per IP. */
+  holds: { api: HoldsApi | null; authorizeLimit: RequestHandler; listLimit: RequestHandler };
 }
 
 /** Every integration endpoint but /v1/capabilities (served by the app itself). */
@@ -48,6 +52,7 @@ export function integrationRoutes(d: Domains): PostRoute[] {
     ...refundRoutes(d.refunds),
     ...x402Routes(d.x402),
     ...eventRoutes(d.events, d.eventsLimit),
+    ...holdRoutes(d.holds.api, { authorize: d.holds.authorizeLimit, list: d.holds.listLimit }),
   ];
 }
 
@@ -68,5 +73,6 @@ export function describedRoutes(): PostRoute[] {
     eventsLimit: ((_req, _res, next) => next()) as RequestHandler,
     paymentsList: { list: unavailable, limit: ((_req, _res, next) => next()) as RequestHandler },
     subscriberStates: unavailable,
+    holds: { api: unavailable, authorizeLimit: ((_req, _res, next) => next()) as RequestHandler, listLimit: ((_req, _res, next) => next()) as RequestHandler },
   } as never);
 }

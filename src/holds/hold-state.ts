@@ -1,0 +1,89 @@
+import { encodeFunctionData, getAddress, toEventSelector, type Address, type Hex, type PublicClient } from "viem";
+import { rpc } from "../chain/rpc-errors.js";
+import { authCaptureEscrowAbi, fiatTokenAbi } from "../generated/contracts.js";
+import type { HoldStateName } from "../wire/holds.js";
+import type { HoldEvent, HoldLog } from "./hold-log.js";
+import type { PaymentInfo } from "./payment-info.js";
+
+const AUTHORIZATION_USED = toEventSelector(
+  fiatTokenAbi.find((i): i is Extract<typeof i, { type: "event" }> => i.type === "event" && i.name === "AuthorizationUsed")!,
+);
+
+/**
+ * The buyer who authorized a hold, from the token's own `AuthorizationUsed(authorizer, nonce)`: the
+ * hold's id is the nonce its buyer signed, so the chain names the payer and nothing is stored. It only
+ * picks which payment's events to read; every verdict stands on those events through the door (a node
+ * that names another payer names a payment with no events). Null while no authorization is mined.
+ */
+export async function payerOf(client: PublicClient, token: Address, holdId: Hex, fromBlock: bigint): Promise<Address | null> {
+  const logs = await rpc(
+    () =>
+      client.request({
+        method: "eth_getLogs",
+        params: [{ address: token, topics: [AUTHORIZATION_USED, null, holdId], fromBlock: `0x${fromBlock.toString(16)}`, toBlock: "latest" }],
+      } as never) as Promise<Array<{ topics: Hex[] }>>,
+  );
+  const topic = logs[0]?.topics[1];
+  return topic ? getAddress(`0x${topic.slice(26)}`) : null;
+}
+
+/** A hold's amounts and state, from its final steps alone (a step still confirming changes nothing yet). */
+export interface HoldFigures {
+  state: HoldStateName;
+  authorized: bigint;
+  captured: bigint;
+  fee: bigint;
+  capturable: bigint;
+  voided: bigint;
+  reclaimed: bigint;
+  refunded: bigint;
+}
+
+/** The fee a capture of `amount` at `feeBps` pays, as the escrow rounds it (down). */
+export const feeOf = (amount: bigint, feeBps: number) => (amount * BigInt(feeBps)) / 10_000n;
+
+/** Sums a hold's final steps and names its state at `nowSeconds` against its deadlines. */
+export function holdFigures(final: readonly HoldEvent[], deadlines: { authorizeBefore: number; captureBefore: number }, nowSeconds: number): HoldFigures {
+  const sum = (steps: HoldEvent["step"][]) => final.filter((e) => steps.includes(e.step)).reduce((t, e) => t + e.amount, 0n);
+  const authorized = sum(["authorized", "charged"]);
+  const captured = sum(["captured", "charged"]);
+  const fee = final.filter((e) => e.step === "captured" || e.step === "charged").reduce((t, e) => t + feeOf(e.amount, e.feeBps ?? 0), 0n);
+  const voided = sum(["voided"]);
+  const reclaimed = sum(["reclaimed"]);
+  const capturable = authorized - captured - voided - reclaimed;
+  const state: HoldStateName =
+    authorized === 0n
+      ? nowSeconds < deadlines.authorizeBefore
+        ? "AWAITING_AUTHORIZATION"
+        : "AUTHORIZATION_EXPIRED"
+      : capturable > 0n
+        ? nowSeconds < deadlines.captureBefore
+          ? "AUTHORIZED"
+          : "EXPIRED"
+        : reclaimed > 0n
+          ? "RECLAIMED"
+          : voided > 0n
+            ? "VOIDED"
+            : "CAPTURED";
+  return { state, authorized, captured, fee, capturable, voided, reclaimed, refunded: sum(["refunded"]) };
+}
+
+/** The buyer's own reclaim, prepared for its wallet once the hold is EXPIRED with funds left: the escrow's `reclaim(paymentInfo)`, sent from the payer. */
+export function reclaimCall(escrow: Address, info: PaymentInfo) {
+  return { from: info.payer, to: escrow, data: encodeFunctionData({ abi: authCaptureEscrowAbi, functionName: "reclaim", args: [info] }) };
+}
+
+/** A step as the wire shows it. */
+export function stepOnWire(e: HoldEvent, final: boolean) {
+  const step = e.step === "charged" ? "captured" : e.step;
+  return {
+    step,
+    amount_units: e.amount.toString(),
+    ...(e.feeBps !== undefined ? { fee_units: feeOf(e.amount, e.feeBps).toString() } : {}),
+    tx_hash: e.txHash,
+    block_number: e.blockNumber.toString(),
+    final,
+  } as const;
+}
+
+export type { HoldLog };

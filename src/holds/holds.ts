@@ -1,0 +1,242 @@
+import { getAddress, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
+import { checksumAddress } from "../chain/keccak.js";
+import type { Finality } from "../config.js";
+import type { LiveDeployment } from "../deployments.js";
+import { DomainError } from "../errors.js";
+import { formatAmount } from "../money.js";
+import { checkRecipient } from "../rules/recipient.js";
+import type { CapabilityTokens } from "../tokens/capability.js";
+import type { CreateHoldResponse, HoldSentResponse, HoldStateResponse, ResolveHoldResponse } from "../wire/holds.js";
+import { readHoldLog } from "./hold-log.js";
+import { holdFigures, payerOf, reclaimCall, stepOnWire } from "./hold-state.js";
+import type { HoldOperator } from "./operator.js";
+import { holdAuthorizationTypedData, payerAgnosticHash, paymentInfoHash, type PaymentInfo } from "./payment-info.js";
+import { holdDeadlines, holdSalt, mintHold, paymentInfoOf, readHold, type HoldTerms } from "./terms.js";
+
+export interface HoldsDeps {
+  client: PublicClient;
+  finality: Finality;
+  deployment: LiveDeployment;
+  /** The escrow and its EIP-3009 collector (deployments/<chain>.json's `authCapture`). */
+  escrow: { escrow: Address; eip3009Collector: Address };
+  operator: HoldOperator;
+  tokens: CapabilityTokens;
+  /** Milliseconds since the epoch. */
+  now: () => number;
+  randomBytes: (size: number) => Uint8Array;
+  /** The amounts a hold may hold (the payments' bounds). */
+  limits: { minUnits: bigint; maxUnits: bigint };
+  checkoutUrl: string | null;
+  /** Webhooks: notify_url rules and the watch registrar (false past the caps). */
+  webhooks: {
+    validate(notifyUrl: string): void;
+    watchHold(holdId: Hex, notifyUrl: string, caller: string, watchUntil: number): Promise<boolean>;
+  };
+}
+
+/**
+ * Holds for merchants, without accounts: each hold's terms live in its two capabilities (the
+ * merchant's `ho`, the buyer's `hc`), its state on chain (the escrow's events, the token's record of
+ * the buyer's authorization). The service stores nothing of a hold but its operator calls in flight
+ * (and a watch, for a hold made with notify_url).
+ */
+export class Holds {
+  constructor(private readonly deps: HoldsDeps) {}
+
+  /** POST /v1/holds. One read of the head (cached by the client a few seconds), so a stranger repeating it costs no chain work that grows. */
+  async create(input: { recipient: Address; amountUnits: bigint; captureBefore: number; refundBefore: number; notifyUrl?: string; caller: string }) {
+    const { deployment, limits } = this.deps;
+    const recipient = checkRecipient(deployment, input.recipient);
+    const refused = [this.deps.escrow.escrow, this.deps.escrow.eip3009Collector, this.#operator()];
+    if (refused.some((a) => a.toLowerCase() === recipient.toLowerCase())) {
+      throw new DomainError("INVALID_REQUEST", { detail: "recipient: the escrow, its collector or the operator" });
+    }
+    if (input.amountUnits < limits.minUnits || input.amountUnits > limits.maxUnits) throw new DomainError("AMOUNT_OUT_OF_BOUNDS");
+    const nowSeconds = this.#nowSeconds();
+    const { authorizeBefore } = holdDeadlines(nowSeconds, input.captureBefore, input.refundBefore);
+    if (input.notifyUrl !== undefined) this.deps.webhooks.validate(input.notifyUrl);
+    const fromBlock = await this.deps.client.getBlockNumber();
+    const terms: HoldTerms = {
+      recipient,
+      amountUnits: input.amountUnits,
+      authorizeBefore,
+      captureBefore: input.captureBefore,
+      refundBefore: input.refundBefore,
+      salt: holdSalt(this.deps.randomBytes),
+      fromBlock,
+    };
+    const { hold, checkout } = mintHold(this.deps.tokens, terms);
+    const holdId = this.#holdId(terms);
+    const watched = input.notifyUrl === undefined ? false : await this.deps.webhooks.watchHold(holdId, input.notifyUrl, input.caller, terms.refundBefore);
+    const answer: CreateHoldResponse = {
+      hold,
+      checkout_token: checkout,
+      checkout_url: this.deps.checkoutUrl ? `${this.deps.checkoutUrl.replace(/\/$/, "")}/#/hold/${checkout}` : null,
+      ...this.#terms(terms),
+      ...(watched ? { notify_url: input.notifyUrl! } : {}),
+    };
+    return answer;
+  }
+
+  /** POST /v1/holds/resolve: what `payer` signs to authorize the hold. Reads nothing but the token: no store, no chain. */
+  resolve(token: string, payer: Address): ResolveHoldResponse {
+    const terms = this.#open(token, false);
+    this.#beforeAuthorizeDeadline(terms);
+    const info = this.#info(terms, checksumAddress(payer));
+    const typed = holdAuthorizationTypedData(info, info.payer, this.#chain());
+    return {
+      ...this.#terms(terms),
+      collector: this.deps.escrow.eip3009Collector,
+      payment_info: infoOnWire(info),
+      typed_data: {
+        domain: typed.domain,
+        types: { EIP712Domain: [...typed.types.EIP712Domain], ReceiveWithAuthorization: [...typed.types.ReceiveWithAuthorization] },
+        primaryType: typed.primaryType,
+        message: {
+          from: typed.message.from,
+          to: typed.message.to,
+          value: typed.message.value.toString(),
+          validAfter: typed.message.validAfter.toString(),
+          validBefore: typed.message.validBefore.toString(),
+          nonce: typed.message.nonce,
+        },
+      },
+    };
+  }
+
+  /**
+   * POST /v1/holds/authorize: the buyer's signature, sent as the escrow's `authorize`. Garbage costs a
+   * simulation (refused: nothing signed, nothing stored); a replay of a good one is refused by the
+   * escrow's own record (HOLD_ALREADY_AUTHORIZED) or, while the first is in flight, HOLD_BUSY.
+   */
+  async authorize(token: string, payer: Address, signature: Hex): Promise<HoldSentResponse> {
+    const terms = this.#open(token, false);
+    this.#beforeAuthorizeDeadline(terms);
+    const info = this.#info(terms, checksumAddress(payer));
+    return this.#sent(await this.deps.operator.authorize(info, signature), terms);
+  }
+
+  /** POST /v1/holds/capture: `amount` of what is authorized (partial, repeatable), the deployment's fee to the fee collector. */
+  async capture(token: string, amountUnits: bigint): Promise<HoldSentResponse> {
+    const terms = this.#open(token, true);
+    if (amountUnits <= 0n) throw new DomainError("INVALID_REQUEST", { detail: "amount: at least 1 unit" });
+    if (amountUnits > terms.amountUnits) throw new DomainError("HOLD_AMOUNT_EXCEEDS_AUTHORIZED", { detail: "more than the hold's amount" });
+    if (this.#nowSeconds() >= terms.captureBefore) throw new DomainError("HOLD_EXPIRED", { detail: "capture_before passed" });
+    const info = await this.#authorizedInfo(terms);
+    return this.#sent(await this.deps.operator.capture(info, amountUnits), terms);
+  }
+
+  /** POST /v1/holds/void: everything still authorized back to the buyer. */
+  async void(token: string): Promise<HoldSentResponse> {
+    const terms = this.#open(token, true);
+    const info = await this.#authorizedInfo(terms);
+    return this.#sent(await this.deps.operator.void(info), terms);
+  }
+
+  /** POST /v1/holds/state: the hold as the chain holds it (final steps through the door), its call in flight, and the buyer's reclaim once it is due. */
+  async state(token: string): Promise<HoldStateResponse> {
+    const terms = this.#open(token, false);
+    const { client, finality, escrow, deployment } = this.deps;
+    const holdId = this.#holdId(terms);
+    const payer = await payerOf(client, deployment.token.address, holdId, terms.fromBlock);
+    const info = payer ? this.#info(terms, payer) : null;
+    const log = info
+      ? await readHoldLog({ client, finality, escrow: escrow.escrow }, paymentInfoHash(info, deployment.chainId, escrow.escrow), terms.fromBlock)
+      : { final: [], confirming: [], asOfBlock: await client.getBlockNumber() };
+    const figures = holdFigures(log.final, terms, this.#nowSeconds());
+    const inFlight = info ? await this.deps.operator.inFlight(info) : null;
+    return {
+      ...this.#terms(terms),
+      state: figures.state,
+      payer,
+      authorized_units: figures.authorized.toString(),
+      captured_units: figures.captured.toString(),
+      fee_units: figures.fee.toString(),
+      capturable_units: figures.capturable.toString(),
+      voided_units: figures.voided.toString(),
+      reclaimed_units: figures.reclaimed.toString(),
+      steps: [...log.final.map((e) => stepOnWire(e, true)), ...log.confirming.map((e) => stepOnWire(e, false))],
+      in_flight: inFlight ? { operation: inFlight.operation, tx_hash: inFlight.hash } : null,
+      reclaim: info && figures.state === "EXPIRED" ? reclaimCall(escrow.escrow, info) : null,
+      as_of_block: log.asOfBlock.toString(),
+    };
+  }
+
+  /** The hold's terms and its payer as the final authorization names them (HOLD_NOT_AUTHORIZED before one is mined). */
+  async #authorizedInfo(terms: HoldTerms): Promise<PaymentInfo> {
+    const payer = await payerOf(this.deps.client, this.deps.deployment.token.address, this.#holdId(terms), terms.fromBlock);
+    if (!payer) throw new DomainError("HOLD_NOT_AUTHORIZED");
+    return this.#info(terms, payer);
+  }
+
+  /** Reads a capability, merchant's only where `merchantOnly`. */
+  #open(token: string, merchantOnly: boolean): HoldTerms {
+    return readHold(this.deps.tokens, token, merchantOnly);
+  }
+
+  /** The hold's terms with its service's parts (operator, token, fee) and the opened capability's: shared with the refunds and the list. */
+  terms(token: string, merchantOnly: boolean): { terms: HoldTerms; holdId: Hex; info: (payer: Address) => PaymentInfo } {
+    const terms = this.#open(token, merchantOnly);
+    return { terms, holdId: this.#holdId(terms), info: (payer) => this.#info(terms, payer) };
+  }
+
+  #beforeAuthorizeDeadline(terms: HoldTerms): void {
+    if (this.#nowSeconds() >= terms.authorizeBefore) throw new DomainError("HOLD_EXPIRED", { detail: "authorize_before passed" });
+  }
+
+  #info(terms: HoldTerms, payer: Address): PaymentInfo {
+    const { deployment } = this.deps;
+    return paymentInfoOf(terms, payer, {
+      operator: this.#operator(),
+      token: deployment.token.address,
+      feeBps: deployment.parameters.feeBps,
+      feeReceiver: deployment.parameters.feeCollector,
+    });
+  }
+
+  #holdId(terms: HoldTerms): Hex {
+    return payerAgnosticHash(this.#info(terms, zeroAddress), this.deps.deployment.chainId, this.deps.escrow.escrow);
+  }
+
+  #operator(): Address {
+    const operator = this.deps.operator.operator;
+    if (!operator) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key: no operator for holds" });
+    return operator;
+  }
+
+  #chain() {
+    const { deployment, escrow } = this.deps;
+    return { chainId: deployment.chainId, escrow: escrow.escrow, collector: escrow.eip3009Collector, tokenEip712: deployment.token.eip712 };
+  }
+
+  #sent(sent: { hash: Hex; operation: string }, terms: HoldTerms): HoldSentResponse {
+    return { hold_id: this.#holdId(terms), operation: sent.operation as HoldSentResponse["operation"], tx_hash: sent.hash, status: "SENT" };
+  }
+
+  #terms(terms: HoldTerms) {
+    const { deployment } = this.deps;
+    return {
+      hold_id: this.#holdId(terms),
+      chain_id: deployment.chainId,
+      token: deployment.token.address,
+      recipient: getAddress(terms.recipient),
+      amount: formatAmount(terms.amountUnits),
+      amount_units: terms.amountUnits.toString(),
+      authorize_before: terms.authorizeBefore,
+      capture_before: terms.captureBefore,
+      refund_before: terms.refundBefore,
+      fee_bps: deployment.parameters.feeBps,
+      escrow: this.deps.escrow.escrow,
+      operator: this.#operator(),
+    };
+  }
+
+  #nowSeconds(): number {
+    return Math.floor(this.deps.now() / 1000);
+  }
+}
+
+/** A PaymentInfo as the wire carries it (numbers that may pass 2^53 as decimal strings). */
+export function infoOnWire(info: PaymentInfo) {
+  return { ...info, maxAmount: info.maxAmount.toString(), salt: info.salt.toString() };
+}
