@@ -22,11 +22,17 @@ export interface AuthCaptureRequirements {
   extra: Record<string, unknown>;
 }
 
-/** The hold an authorization placed, as the facilitator's settle answer carries it (see /v1/holds). */
+/** The hold an authorization placed, as the facilitator's settle answer carries it: capture or void it through /v1/holds. */
 export interface SettledHold {
-  /** The escrow's name for the payment. */
+  /** The escrow's name for the payment (its `getHash`). */
   payment_hash: string;
-  [field: string]: unknown;
+  /** The hold's id in /v1/holds and its events. */
+  hold_id: string;
+  /** Kind `ho`: the merchant's capability for /v1/holds/capture, /void, /refund and /state. Keep it secret. */
+  hold: string;
+  /** Unix seconds: capture strictly before it. */
+  capture_before: number;
+  refund_before: number;
 }
 
 export interface AuthCaptureServerOptions {

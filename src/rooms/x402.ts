@@ -1,4 +1,5 @@
 import { AuthCaptureFacilitator } from "../x402/auth-capture.js";
+import { x402Hold } from "../x402/auth-capture-hold.js";
 import { X402_SETTLE_POLL_MS, X402_SETTLE_WAIT_MS, X402_SETTLEMENT_GAS, X402Facilitator } from "../x402/facilitator.js";
 import { ReceiverDirectory } from "../x402/receivers.js";
 import { settlementVerdict } from "../x402/verdict.js";
@@ -9,6 +10,7 @@ import type { HoldsRoom } from "./holds.js";
 import type { PaymentsRoom } from "./payments.js";
 import type { ReceiversRoom } from "./receivers.js";
 import type { RelayerRoom } from "./relayer.js";
+import type { TokensRoom } from "./tokens.js";
 
 /** The x402 facilitator (verify and settle, to a payment address or a merchant's receiver) and the merchant's x402 endpoints. */
 export interface X402Room {
@@ -25,7 +27,8 @@ export function x402Room(
     payments,
     receivers,
     holds,
-  }: { chain: ChainRoom; relayer: RelayerRoom; payments: PaymentsRoom; receivers: ReceiversRoom; holds: HoldsRoom },
+    tokens,
+  }: { chain: ChainRoom; relayer: RelayerRoom; payments: PaymentsRoom; receivers: ReceiversRoom; holds: HoldsRoom; tokens: TokensRoom },
 ): X402Room {
   // auth-capture where the deployment has an escrow: the holds' operator sends its calls.
   const authCapture = holds.operator
@@ -35,6 +38,7 @@ export function x402Room(
           operator: holds.operator,
           answers: receivers.answers,
           minUnits: config.payments.minUnits,
+          holdAnswer: x402Hold(tokens.tokens, chain.deployment),
           settleWaitMs: X402_SETTLE_WAIT_MS,
           pollMs: X402_SETTLE_POLL_MS,
         },

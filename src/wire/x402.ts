@@ -59,10 +59,18 @@ export type X402VerifyResponse = z.infer<typeof X402VerifyResponse>;
  * /v1/holds. The resource server's scheme (client package) takes it out of the answer before the
  * answer reaches the buyer.
  */
-export const X402SettledHold = z.looseObject({
-  /** The escrow's `getHash` of the payment's terms. */
+export const X402SettledHold = z.object({
+  /** The escrow's `getHash` of the payment's terms (its events name it). */
   payment_hash: z.string(),
+  /** The hold's id in /v1/holds and its events: the payer-agnostic hash the agent signed as its nonce. */
+  hold_id: z.string(),
+  /** Kind `ho`: the merchant's capability for /v1/holds/capture, /void, /refund and /state; keep it secret. */
+  hold: z.string(),
+  /** Unix seconds: capture strictly before it; past it the agent may reclaim what is left. */
+  capture_before: z.number().int(),
+  refund_before: z.number().int(),
 });
+export type X402SettledHold = z.infer<typeof X402SettledHold>;
 
 /**
  * POST /x402/settle's answer: `success: true` with the settlement transaction (the one whose `Paid`

@@ -10,7 +10,7 @@ import { authCaptureEscrowAbi, fiatTokenAbi } from "../generated/contracts.js";
 import { payerAgnosticHash, type PaymentInfo } from "../holds/payment-info.js";
 import type { PaymentChain } from "../payments/verify.js";
 import type { X402Answers } from "../store/x402-answers.js";
-import type { X402FacilitatorRequest, X402SettleResponse, X402SupportedKind, X402VerifyResponse } from "../wire/index.js";
+import type { X402FacilitatorRequest, X402SettledHold, X402SettleResponse, X402SupportedKind, X402VerifyResponse } from "../wire/index.js";
 import { AUTH_CAPTURE, authCaptureExtra, judgeAuthCapture, type AuthCaptureTerms } from "./auth-capture-terms.js";
 import { X402_RESERVATION_STALE_MS } from "./payload.js";
 import { poll } from "./poll.js";
@@ -28,9 +28,6 @@ export interface AuthCaptureOperator {
   charge(info: PaymentInfo, amount: bigint, signature: Hex): Promise<{ hash: Hex }>;
 }
 
-/** What a settled hold's answer carries to the resource server: the hold, as the holds API names it (with its `ho` capability). */
-export type HoldAnswer = Record<string, unknown>;
-
 export interface AuthCaptureDeps {
   chain: PaymentChain;
   operator: AuthCaptureOperator;
@@ -38,8 +35,8 @@ export interface AuthCaptureDeps {
   answers: Pick<X402Answers, "reserve" | "claim" | "release">;
   /** The smallest amount a payment may be (PAYMENT_MIN_AMOUNT). */
   minUnits: bigint;
-  /** The hold a settled authorization is, for the merchant (its capability); absent: the answer names the payment's hash only. */
-  holdAnswer?: (terms: AuthCaptureTerms, transaction: Hex) => Promise<HoldAnswer>;
+  /** The hold a settled authorization is, for the merchant: its `ho` capability (auth-capture-hold.ts), given the authorization's block. */
+  holdAnswer: (terms: AuthCaptureTerms, authorizedIn: bigint) => X402SettledHold;
   settleWaitMs: number;
   pollMs: number;
 }
@@ -142,14 +139,13 @@ export class AuthCaptureFacilitator {
     if (!(await this.deps.answers.claim(subjectOf(terms), token, X402_RESERVATION_STALE_MS))) {
       return this.#failed({ reason: AUTH_CAPTURE_REASONS.alreadyCollected, message: "this payment is answered to another request", payer: terms.payer });
     }
-    const hold = terms.hold && this.deps.holdAnswer ? await this.deps.holdAnswer(terms, held.transactionHash) : null;
     return {
       success: true,
       payer: terms.payer,
       transaction: held.transactionHash,
       network: this.network,
       amount: terms.info.maxAmount.toString(),
-      ...(terms.hold ? { extra: { hold: { payment_hash: terms.paymentHash, ...hold } } } : {}),
+      ...(terms.hold ? { extra: { hold: this.deps.holdAnswer(terms, held.blockNumber) } } : {}),
     };
   }
 

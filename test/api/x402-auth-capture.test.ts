@@ -10,7 +10,7 @@ import { x402Client } from "@x402/fetch";
 import { getAddress, type Address, type Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { authCaptureEscrowAbi } from "../../src/generated/contracts.js";
-import type { PaymentInfo } from "../../src/holds/payment-info.js";
+import { payerAgnosticHash, type PaymentInfo } from "../../src/holds/payment-info.js";
 import { useService } from "../helpers/service.js";
 import { balanceOf } from "../helpers/tx.js";
 import { authCaptureAgentFetch, authCapturePaywall, eoaSigner, listenOn, REPORT_PRICE, X402_NETWORK } from "../helpers/x402-parties.js";
@@ -150,15 +150,18 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
     assert.equal(merchantHeld, merchantBefore, "nothing captured yet");
     assert.deepEqual(await paymentState(hold.payment_hash as Hex), [true, REPORT_PRICE.units, 0n]);
 
-    // The merchant captures later (through the holds' operator: the /v1/holds endpoints come with the holds API).
-    const accepted = sent[0]!.accepted as PaymentRequirements;
-    const info = termsOf(accepted, sent[0]!);
-    // The operator's authorize is followed to its finality before another call on the hold is sent.
+    // The merchant captures later through /v1/holds, with the hold's `ho` capability the settle handed it.
+    assert.match(hold.hold, /^ho\./);
+    const info = termsOf(sent[0]!.accepted as PaymentRequirements, sent[0]!);
+    assert.equal(hold.hold_id, payerAgnosticHash(info, h.service.deployment.chainId, escrow()));
     await h.chain.mine(3);
     await h.service.holdOperator!.follow();
-    const captured = await h.service.holdOperator!.capture(info, REPORT_PRICE.units);
-    assert.equal(captured.paymentHash, hold.payment_hash);
-    await h.chain.publicClient.waitForTransactionReceipt({ hash: captured.hash });
+    const state = await h.api.post("/v1/holds/state").send({ hold: hold.hold });
+    assert.equal(state.status, 200, JSON.stringify(state.body));
+    const captured = await h.api.post("/v1/holds/capture").send({ hold: hold.hold, amount: REPORT_PRICE.amount });
+    assert.equal(captured.status, 200, JSON.stringify(captured.body));
+    assert.include(captured.body, { hold_id: hold.hold_id, operation: "capture" });
+    await h.chain.publicClient.waitForTransactionReceipt({ hash: captured.body.tx_hash });
     const [merchantAfter] = await balances(merchant().address);
     assert.equal(merchantAfter - merchantBefore, REPORT_PRICE.units - fee());
     assert.deepEqual(await paymentState(hold.payment_hash as Hex), [true, 0n, REPORT_PRICE.units]);
