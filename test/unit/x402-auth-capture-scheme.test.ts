@@ -83,7 +83,11 @@ describe("AuthCaptureServerScheme", () => {
   it("takes the hold out of the settle answer and hands it to onHold", async () => {
     const holds: unknown[] = [];
     const s = new AuthCaptureServerScheme({ onHold: (hold) => void holds.push(hold) });
-    const result = { success: true, transaction: "0xabc", extra: { hold: { payment_hash: "0x01", hold_id: "0x02", hold: "ho.secret", capture_before: 1, refund_before: 1 } } };
+    const result = {
+      success: true,
+      transaction: "0xabc",
+      extra: { hold: { payment_hash: "0x01", hold_id: "0x02", hold: "ho.secret", capture_before: 1, refund_before: 1 } },
+    };
     await s.schemeHooks.onAfterSettle({ requirements: base(), result });
     assert.notProperty(result, "extra");
     assert.deepEqual(holds, [{ payment_hash: "0x01", hold_id: "0x02", hold: "ho.secret", capture_before: 1, refund_before: 1 }]);
