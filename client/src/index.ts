@@ -128,6 +128,15 @@ export class PaymentServiceClient {
   prepareRefund = (b: RequestOf<"prepareRefund">, o?: RequestOptions) => this.#call<"prepareRefund">("POST", "/v1/refunds/prepare", b, o);
   resolveRefund = (b: RequestOf<"resolveRefund">, o?: RequestOptions) => this.#call<"resolveRefund">("POST", "/v1/refunds/resolve", b, o);
   verifyRefund = (b: RequestOf<"verifyRefund">, o?: RequestOptions) => this.#call<"verifyRefund">("POST", "/v1/refunds/verify", b, o);
+  // Holds
+  createHold = (b: RequestOf<"createHold">, o?: RequestOptions) => this.#call<"createHold">("POST", "/v1/holds", b, o);
+  resolveHold = (b: RequestOf<"resolveHold">, o?: RequestOptions) => this.#call<"resolveHold">("POST", "/v1/holds/resolve", b, o);
+  authorizeHold = (b: RequestOf<"authorizeHold">, o?: RequestOptions) => this.#call<"authorizeHold">("POST", "/v1/holds/authorize", b, o);
+  captureHold = (b: RequestOf<"captureHold">, o?: RequestOptions) => this.#call<"captureHold">("POST", "/v1/holds/capture", b, o);
+  voidHold = (b: RequestOf<"voidHold">, o?: RequestOptions) => this.#call<"voidHold">("POST", "/v1/holds/void", b, o);
+  refundHold = (b: RequestOf<"refundHold">, o?: RequestOptions) => this.#call<"refundHold">("POST", "/v1/holds/refund", b, o);
+  holdState = (b: RequestOf<"holdState">, o?: RequestOptions) => this.#call<"holdState">("POST", "/v1/holds/state", b, o);
+  listHolds = (b: RequestOf<"listHolds">, o?: RequestOptions) => this.#call<"listHolds">("POST", "/v1/holds/list", b, o);
   // x402
   x402Receiver = (b: RequestOf<"x402Receiver">, o?: RequestOptions) => this.#call<"x402Receiver">("POST", "/v1/x402/receivers", b, o);
   verifyX402Settlement = (b: RequestOf<"verifyX402Settlement">, o?: RequestOptions) =>

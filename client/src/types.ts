@@ -126,6 +126,20 @@ export type ApproveTokenRequest = {
   approve_token: Token;
 };
 
+/** An error answer of authorizeHold: branch on error and action. */
+export type AuthorizeHoldError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "HOLD_EXPIRED" | "HOLD_ALREADY_AUTHORIZED" | "INVALID_SIGNATURE" | "INSUFFICIENT_BALANCE" | "ACCOUNT_BLOCKED" | "TOKEN_PAUSED" | "HOLD_BUSY" | "RELAYER_UNAVAILABLE" | "RELAYER_ERROR" | "RPC_ERROR" | "RPC_BUSY";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
+export type AuthorizeHoldRequest = {
+  hold: Token;
+  payer: Address;
+  signature: `0x${string}`;
+};
+
 /** decimal string */
 export type BlockNumber = string;
 
@@ -211,6 +225,20 @@ export type CapabilitiesResponse = {
 /** Token: kind.key.payload.signature */
 export type CapabilityToken = string;
 
+/** An error answer of captureHold: branch on error and action. */
+export type CaptureHoldError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "HOLD_AMOUNT_EXCEEDS_AUTHORIZED" | "HOLD_EXPIRED" | "HOLD_NOT_AUTHORIZED" | "HOLD_CLOSED" | "HOLD_BUSY" | "RELAYER_UNAVAILABLE" | "RELAYER_ERROR" | "RPC_ERROR" | "RPC_BUSY";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
+export type CaptureHoldRequest = {
+  hold: Token;
+  /** at most what is still authorized; repeatable */
+  amount: AmountInput;
+};
+
 /** An error answer of charge: branch on error and action. */
 export type ChargeError = {
   error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_SUBSCRIPTION" | "PERMISSION_REVOKED" | "INVALID_SIGNATURE" | "INSUFFICIENT_BALANCE" | "INSUFFICIENT_ALLOWANCE" | "TRANSACTION_REVERTED" | "NOT_DUE" | "SUBSCRIPTION_EXPIRED" | "GAS_TOO_HIGH" | "PAYMENT_ALREADY_PROCESSED" | "CONCURRENCY_LIMIT" | "GAS_QUOTE_UNAVAILABLE" | "RELAYER_ERROR" | "RELAYER_UNAVAILABLE" | "ACCOUNT_BLOCKED" | "TOKEN_PAUSED" | "RPC_ERROR" | "RPC_BUSY";
@@ -271,6 +299,51 @@ export type CloseLinkRequest = {
 export type CloseLinkResponse = {
   link_id: `0x${string}`;
   closed: true;
+};
+
+/** An error answer of createHold: branch on error and action. */
+export type CreateHoldError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "AMOUNT_OUT_OF_BOUNDS" | "INVALID_HOLD" | "RELAYER_UNAVAILABLE" | "RPC_ERROR";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
+export type CreateHoldRequest = {
+  recipient: Address;
+  /** the most that may be captured: what the buyer authorizes */
+  amount: AmountInput;
+  /** captures only strictly before it; from it on the buyer may reclaim what is left */
+  capture_before: UnixSeconds;
+  /** refunds only strictly before it; at or after capture_before */
+  refund_before: UnixSeconds;
+  notify_url?: string;
+};
+
+export type CreateHoldResponse = {
+  /** kind ho: the merchant's capability (capture, void, refund, state, events); keep it secret */
+  hold: CapabilityToken;
+  /** kind hc: the buyer's (resolve, authorize, state, reclaim), never capture or void; in checkout_url */
+  checkout_token: CapabilityToken;
+  /** the hosted checkout's page for the buyer; null where CHECKOUT_URL is not set */
+  checkout_url: string | null;
+  /** the hold's name at the escrow: its PaymentInfo hash (covers the chain and the escrow) */
+  hold_id: Hash;
+  chain_id: number;
+  token: Address;
+  recipient: Address;
+  amount: Amount;
+  amount_units: AmountUnits;
+  /** the buyer authorizes strictly before it (the escrow's preApprovalExpiry) */
+  authorize_before: UnixSeconds;
+  capture_before: UnixSeconds;
+  refund_before: UnixSeconds;
+  /** the deployment's fee on every capture, signed by the buyer as both bounds */
+  fee_bps: number;
+  escrow: Address;
+  /** this service's relayer: the only account that may authorize, capture and void */
+  operator: Address;
+  notify_url?: string;
 };
 
 /** An error answer of createLink: branch on error and action. */
@@ -396,6 +469,11 @@ export type EventsRequest = {
   subscription: Token;
   /** the `next` of the previous page: answers the events after it */
   after?: string;
+} | {
+  /** the merchant's hold capability (ho) */
+  hold: Token;
+  /** the `next` of the previous page: answers the events after it */
+  after?: string;
 };
 
 export type EventsResponse = {
@@ -431,6 +509,169 @@ export type Hash = `0x${string}`;
 
 export type HealthResponse = {
   ok: true;
+};
+
+export type HoldAuthorizedEvent = {
+  /** stable across retries: the svc-event-id header */
+  id: string;
+  type: "hold.authorized";
+  /** unix seconds: the block's timestamp (the settled block's for a final event, the including block's for a hint) */
+  created_at: number;
+  data: {
+    /** the hold's id (POST /v1/holds answered it) */
+    hold_id: Hash;
+    tx_hash: Hash;
+    /** what the step moved (a capture: fee included) */
+    amount_units: AmountUnits;
+    /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
+    timestamp_ms?: UnixMilliseconds;
+    payer: Address;
+  };
+};
+
+export type HoldCapturedEvent = {
+  /** stable across retries: the svc-event-id header */
+  id: string;
+  type: "hold.captured";
+  /** unix seconds: the block's timestamp (the settled block's for a final event, the including block's for a hint) */
+  created_at: number;
+  data: {
+    /** the hold's id (POST /v1/holds answered it) */
+    hold_id: Hash;
+    tx_hash: Hash;
+    /** what the step moved (a capture: fee included) */
+    amount_units: AmountUnits;
+    /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
+    timestamp_ms?: UnixMilliseconds;
+    /** to the fee collector; amount_units less it reached the recipient */
+    fee_units: AmountUnits;
+  };
+};
+
+export type HoldReclaimedEvent = {
+  /** stable across retries: the svc-event-id header */
+  id: string;
+  type: "hold.reclaimed";
+  /** unix seconds: the block's timestamp (the settled block's for a final event, the including block's for a hint) */
+  created_at: number;
+  data: {
+    /** the hold's id (POST /v1/holds answered it) */
+    hold_id: Hash;
+    tx_hash: Hash;
+    /** what the step moved (a capture: fee included) */
+    amount_units: AmountUnits;
+    /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
+    timestamp_ms?: UnixMilliseconds;
+  };
+};
+
+export type HoldRefundedEvent = {
+  /** stable across retries: the svc-event-id header */
+  id: string;
+  type: "hold.refunded";
+  /** unix seconds: the block's timestamp (the settled block's for a final event, the including block's for a hint) */
+  created_at: number;
+  data: {
+    /** the hold's id (POST /v1/holds answered it) */
+    hold_id: Hash;
+    tx_hash: Hash;
+    /** what the step moved (a capture: fee included) */
+    amount_units: AmountUnits;
+    /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
+    timestamp_ms?: UnixMilliseconds;
+    payer: Address;
+  };
+};
+
+export type HoldRequest = {
+  hold: Token;
+};
+
+export type HoldSentResponse = {
+  /** the hold's name at the escrow: its PaymentInfo hash (covers the chain and the escrow) */
+  hold_id: Hash;
+  operation: "authorize" | "capture" | "void";
+  /** the call's transaction as first sent (a stuck one is replaced by another with the same nonce) */
+  tx_hash: Hash;
+  status: "SENT";
+};
+
+/** An error answer of holdState: branch on error and action. */
+export type HoldStateError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "RPC_ERROR" | "RPC_BUSY";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
+export type HoldStateName = "AWAITING_AUTHORIZATION" | "AUTHORIZATION_EXPIRED" | "AUTHORIZED" | "EXPIRED" | "CAPTURED" | "VOIDED" | "RECLAIMED";
+
+export type HoldStateResponse = {
+  /** the hold's name at the escrow: its PaymentInfo hash (covers the chain and the escrow) */
+  hold_id: Hash;
+  chain_id: number;
+  token: Address;
+  recipient: Address;
+  amount: Amount;
+  amount_units: AmountUnits;
+  /** the buyer authorizes strictly before it (the escrow's preApprovalExpiry) */
+  authorize_before: UnixSeconds;
+  capture_before: UnixSeconds;
+  refund_before: UnixSeconds;
+  /** the deployment's fee on every capture, signed by the buyer as both bounds */
+  fee_bps: number;
+  escrow: Address;
+  /** this service's relayer: the only account that may authorize, capture and void */
+  operator: Address;
+  /** from the final steps only */
+  state: HoldStateName;
+  payer: Address | null;
+  authorized_units: AmountUnits;
+  captured_units: AmountUnits;
+  fee_units: AmountUnits;
+  capturable_units: AmountUnits;
+  voided_units: AmountUnits;
+  reclaimed_units: AmountUnits;
+  steps: Array<HoldStep>;
+  in_flight: {
+    operation: "authorize" | "capture" | "charge" | "void";
+    tx_hash: Hash;
+  } | null;
+  /** once the hold is EXPIRED with funds left: the buyer's own transaction to the escrow's reclaim */
+  reclaim: {
+    from: Address;
+    to: Address;
+    data: `0x${string}`;
+  } | null;
+  as_of_block: BlockNumber;
+};
+
+export type HoldStep = {
+  step: "authorized" | "captured" | "voided" | "reclaimed" | "refunded";
+  amount_units: AmountUnits;
+  /** a capture's fee, to the fee collector */
+  fee_units?: AmountUnits;
+  tx_hash: Hash;
+  block_number: BlockNumber;
+  /** false: mined, not final on a majority of the nodes yet */
+  final: boolean;
+};
+
+export type HoldVoidedEvent = {
+  /** stable across retries: the svc-event-id header */
+  id: string;
+  type: "hold.voided";
+  /** unix seconds: the block's timestamp (the settled block's for a final event, the including block's for a hint) */
+  created_at: number;
+  data: {
+    /** the hold's id (POST /v1/holds answered it) */
+    hold_id: Hash;
+    tx_hash: Hash;
+    /** what the step moved (a capture: fee included) */
+    amount_units: AmountUnits;
+    /** unix milliseconds: the block's time as Base serves it since Denim (several blocks share one created_at second); absent where the node does not serve it */
+    timestamp_ms?: UnixMilliseconds;
+  };
 };
 
 export type IntentRequest = {
@@ -543,10 +784,40 @@ export type ListedPayment = {
 
 /** An error answer of listEvents: branch on error and action. */
 export type ListEventsError = {
-  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_INTENT" | "INVALID_LINK_TOKEN" | "INVALID_SUBSCRIPTION";
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_INTENT" | "INVALID_LINK_TOKEN" | "INVALID_SUBSCRIPTION" | "INVALID_HOLD_TOKEN";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
+};
+
+/** An error answer of listHolds: branch on error and action. */
+export type ListHoldsError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD" | "RPC_ERROR";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
+export type ListHoldsRequest = {
+  recipient: Address;
+};
+
+export type ListHoldsResponse = {
+  holds: Array<{
+    /** the hold's name at the escrow: its PaymentInfo hash (covers the chain and the escrow) */
+    hold_id: Hash;
+    payer: Address;
+    amount_units: AmountUnits;
+    state: HoldStateName;
+    captured_units: AmountUnits;
+    capturable_units: AmountUnits;
+    capture_before: UnixSeconds;
+    authorized_tx_hash: Hash;
+    block_number: BlockNumber;
+  }>;
+  /** the oldest block read: holds authorized before it are not listed */
+  from_block: BlockNumber;
+  as_of_block: BlockNumber;
 };
 
 /** An error answer of listPayments: branch on error and action. */
@@ -599,6 +870,21 @@ export type PaymentIncludedEvent = {
     /** the block that included the transaction (not yet final) */
     block_hash: Hash;
   };
+};
+
+export type PaymentInfoWire = {
+  operator: Address;
+  payer: Address;
+  receiver: Address;
+  token: Address;
+  maxAmount: AmountUnits;
+  preApprovalExpiry: UnixSeconds;
+  authorizationExpiry: UnixSeconds;
+  refundExpiry: UnixSeconds;
+  minFeeBps: number;
+  maxFeeBps: number;
+  feeReceiver: Address;
+  salt: string;
 };
 
 export type PaymentReorgedEvent = {
@@ -709,6 +995,48 @@ export type RecoverPaymentResponse = {
   as_of_block: BlockNumber;
 };
 
+/** An error answer of refundHold: branch on error and action. */
+export type RefundHoldError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "HOLD_NOT_AUTHORIZED" | "HOLD_EXPIRED" | "REFUND_AMOUNT_INVALID" | "REFUND_CONFIRMING" | "REFUND_TRANSACTION_MISMATCH" | "RPC_ERROR" | "RPC_BUSY";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
+export type RefundHoldRequest = {
+  hold: Token;
+  /** at most what was captured and not yet refunded through here */
+  amount: AmountInput;
+  /** the merchant's refund transaction: with it, the refund is verified instead of prepared */
+  refund_tx_hash?: Bytes32;
+};
+
+export type RefundHoldResponse = {
+  status: "PREPARED";
+  /** the hold's name at the escrow: its PaymentInfo hash (covers the chain and the escrow) */
+  hold_id: Hash;
+  /** the existing refund page's token: {checkout_url}#/refund/<refund_token> */
+  refund_token: CapabilityToken;
+  merchant: Address;
+  payer: Address;
+  token: Address;
+  refund_amount: Amount;
+  refund_amount_units: AmountUnits;
+  /** the token transfer the merchant's wallet sends (from the recipient) */
+  call: {
+    to: Address;
+    data: `0x${string}`;
+  };
+  expires_at: UnixSeconds;
+} | {
+  status: "REFUNDED";
+  /** the hold's name at the escrow: its PaymentInfo hash (covers the chain and the escrow) */
+  hold_id: Hash;
+  refund_tx_hash: Hash;
+  refund_amount_units: AmountUnits;
+  block_number: BlockNumber;
+};
+
 export type RefundTokenRequest = {
   refund_token: Token;
 };
@@ -731,6 +1059,64 @@ export type RemoveLinkSubscriberResponse = {
   subscription_id: Hash;
   /** false when the link had no such subscriber (already removed, or dropped while pending) */
   removed: boolean;
+};
+
+/** An error answer of resolveHold: branch on error and action. */
+export type ResolveHoldError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "HOLD_EXPIRED" | "RELAYER_UNAVAILABLE";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
+export type ResolveHoldRequest = {
+  hold: Token;
+  /** the buyer's wallet: the `from` of what it signs */
+  payer: Address;
+};
+
+export type ResolveHoldResponse = {
+  /** the hold's name at the escrow: its PaymentInfo hash (covers the chain and the escrow) */
+  hold_id: Hash;
+  chain_id: number;
+  token: Address;
+  recipient: Address;
+  amount: Amount;
+  amount_units: AmountUnits;
+  /** the buyer authorizes strictly before it (the escrow's preApprovalExpiry) */
+  authorize_before: UnixSeconds;
+  capture_before: UnixSeconds;
+  refund_before: UnixSeconds;
+  /** the deployment's fee on every capture, signed by the buyer as both bounds */
+  fee_bps: number;
+  escrow: Address;
+  /** this service's relayer: the only account that may authorize, capture and void */
+  operator: Address;
+  /** the escrow's EIP-3009 token collector: the `to` the buyer signs */
+  collector: Address;
+  payment_info: PaymentInfoWire;
+  /** USDC's ERC-3009 ReceiveWithAuthorization the buyer signs as it is (eth_signTypedData_v4; EIP712Domain in types), its nonce the payer-agnostic PaymentInfo hash */
+  typed_data: {
+    domain: {
+      name: string;
+      version: string;
+      chainId: number;
+      verifyingContract: Address;
+    };
+    types: Record<string, Array<{
+      name: string;
+      type: string;
+    }>>;
+    primaryType: "ReceiveWithAuthorization";
+    message: {
+      from: Address;
+      to: Address;
+      value: AmountUnits;
+      validAfter: string;
+      validBefore: string;
+      nonce: Bytes32;
+    };
+  };
 };
 
 /** An error answer of resolvePayment: branch on error and action. */
@@ -889,7 +1275,7 @@ export type SignedEventHeaders = {
 
 export type StoredEvent = {
   id: string;
-  type: "payment.settled" | "payment.included" | "payment.reorged" | "subscription.created" | "subscription.charge_included" | "subscription.charge_reorged" | "subscription.charged" | "subscription.revoked";
+  type: "payment.settled" | "payment.included" | "payment.reorged" | "subscription.created" | "subscription.charge_included" | "subscription.charge_reorged" | "subscription.charged" | "subscription.revoked" | "hold.authorized" | "hold.captured" | "hold.voided" | "hold.reclaimed" | "hold.refunded";
   /** the body's data */
   data: Record<string, unknown>;
   /** the exact body delivered (or to be delivered) */
@@ -1138,6 +1524,14 @@ export type VerifyX402SettlementError = {
   retry_after?: number;
 };
 
+/** An error answer of voidHold: branch on error and action. */
+export type VoidHoldError = {
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "HOLD_NOT_AUTHORIZED" | "HOLD_CLOSED" | "HOLD_BUSY" | "RELAYER_UNAVAILABLE" | "RELAYER_ERROR" | "RPC_ERROR" | "RPC_BUSY";
+  action?: Action;
+  /** seconds; on every retryable error, with the Retry-After header */
+  retry_after?: number;
+};
+
 export type WebhookKey = {
   kid: string;
   alg: "ed25519";
@@ -1226,6 +1620,10 @@ export type X402ResourceInfo = {
 
 export type X402SettledHold = {
   payment_hash: string;
+  hold_id: string;
+  hold: string;
+  capture_before: number;
+  refund_before: number;
 };
 
 export type X402SettlementVerdictRequest = {
@@ -1361,6 +1759,22 @@ export interface Operations {
   verifyX402Settlement: { method: "POST"; path: "/v1/x402/verify-settlement"; request: X402SettlementVerdictRequest; response: X402SettlementVerdictResponse; error: VerifyX402SettlementError["error"] };
   /** Read back a capability's webhook events, delivered or not, oldest first (limited; for recovery, not for polling) */
   listEvents: { method: "POST"; path: "/v1/events"; request: EventsRequest; response: EventsResponse; error: ListEventsError["error"] };
+  /** Create a hold: the most that may be captured, the capture and refund deadlines */
+  createHold: { method: "POST"; path: "/v1/holds"; request: CreateHoldRequest; response: CreateHoldResponse; error: CreateHoldError["error"] };
+  /** What the buyer signs to authorize a hold (reads the token only) */
+  resolveHold: { method: "POST"; path: "/v1/holds/resolve"; request: ResolveHoldRequest; response: ResolveHoldResponse; error: ResolveHoldError["error"] };
+  /** The buyer's signed authorization: the service sends the escrow's authorize (limited per IP) */
+  authorizeHold: { method: "POST"; path: "/v1/holds/authorize"; request: AuthorizeHoldRequest; response: HoldSentResponse; error: AuthorizeHoldError["error"] };
+  /** Capture part or all of what is still authorized (repeatable), the fee to the fee collector */
+  captureHold: { method: "POST"; path: "/v1/holds/capture"; request: CaptureHoldRequest; response: HoldSentResponse; error: CaptureHoldError["error"] };
+  /** Send everything still authorized back to the buyer */
+  voidHold: { method: "POST"; path: "/v1/holds/void"; request: HoldRequest; response: HoldSentResponse; error: VoidHoldError["error"] };
+  /** Prepare a refund of what was captured, sent from the merchant's wallet; with refund_tx_hash, verify it */
+  refundHold: { method: "POST"; path: "/v1/holds/refund"; request: RefundHoldRequest; response: RefundHoldResponse; error: RefundHoldError["error"] };
+  /** A hold as the chain holds it: its final steps, amounts, the call in flight, the buyer's reclaim once due */
+  holdState: { method: "POST"; path: "/v1/holds/state"; request: HoldRequest; response: HoldStateResponse; error: HoldStateError["error"] };
+  /** Extension: a recipient's holds from the escrow's events, for the merchant page (limited per IP) */
+  listHolds: { method: "POST"; path: "/v1/holds/list"; request: ListHoldsRequest; response: ListHoldsResponse; error: ListHoldsError["error"] };
 }
 
 /** Every webhook event, by type. */
@@ -1373,4 +1787,9 @@ export interface WebhookEvents {
   "subscription.charge_reorged": SubscriptionChargeReorgedEvent;
   "subscription.charged": SubscriptionChargedEvent;
   "subscription.revoked": SubscriptionRevokedEvent;
+  "hold.authorized": HoldAuthorizedEvent;
+  "hold.captured": HoldCapturedEvent;
+  "hold.voided": HoldVoidedEvent;
+  "hold.reclaimed": HoldReclaimedEvent;
+  "hold.refunded": HoldRefundedEvent;
 }

@@ -4,6 +4,7 @@ import { payFlow } from "./flows/pay.js";
 import { refundFlow } from "./flows/refund.js";
 import { subscribeFlow } from "./flows/subscribe.js";
 import { merchantFlow } from "./flows/merchant.js";
+import { holdFlow } from "./flows/hold.js";
 import { leaveRoute, networkBanner, pageContext, setContext } from "./page.js";
 import { el, render } from "./ui.js";
 
@@ -48,13 +49,15 @@ async function route(): Promise<void> {
       return cancelFlow(token!, symbol);
     case "refund":
       return refundFlow(token!, symbol);
+    case "hold":
+      return holdFlow(token!, symbol);
     default: {
       document.title = "Checkout";
       const { chainId } = pageContext();
       render(
         ...(chainId !== null ? [networkBanner(chainId)] : []),
         el("h1", {}, "Checkout"),
-        el("p", { class: "muted" }, "Open this page from a payment, subscription, approval, cancellation or refund link."),
+        el("p", { class: "muted" }, "Open this page from a payment, subscription, approval, cancellation, refund or hold link."),
         el("p", {}, el("a", { href: "#/merchant", id: "merchant-link" }, "Merchants: the payments to your wallet")),
       );
     }

@@ -21,6 +21,11 @@ export function explain(error: string | undefined, action: string | undefined, r
     TOKEN_PAUSED: "Transfers of this token are paused for now. Nothing was sent.",
     INSUFFICIENT_BALANCE: "Your wallet does not hold the first charge. You are not subscribed: add funds, then subscribe again.",
     INSUFFICIENT_ALLOWANCE: "The subscription contract may not take the first charge yet. You are not subscribed: allow it, then subscribe again.",
+    INVALID_HOLD_TOKEN: "This hold link is not valid.",
+    HOLD_EXPIRED: "This hold can no longer be authorized: its time has passed. Ask the merchant for a new one.",
+    HOLD_ALREADY_AUTHORIZED: "This hold is already authorized. Nothing more to sign.",
+    HOLD_BUSY: "Your authorization is on its way. This page updates once it is final.",
+    INVALID_SIGNATURE: "The wallet's signature does not match this hold. Nothing was sent; try again.",
   };
   const text = known[error ?? ""] ?? `The service answered ${error ?? "an error"}.`;
   return action === "RETRY" ? `${text} Try again${retryAfter ? ` in ${retryAfter} s` : ""}.` : text;

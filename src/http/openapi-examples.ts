@@ -19,6 +19,8 @@ const TOKEN_FIELDS: Record<string, string> = {
   cancel_token: TOKEN_KINDS.cancel,
   refund_token: TOKEN_KINDS.refund,
   approve_token: TOKEN_KINDS.approve,
+  hold: TOKEN_KINDS.hold,
+  checkout_token: TOKEN_KINDS.holdCheckout,
 };
 const INTEGERS: Record<string, number> = {
   period: 2_592_000,

@@ -5,7 +5,7 @@
  */
 export interface OperationDoc {
   operationId: string;
-  tag: "Service" | "Payments" | "Links" | "Subscriptions" | "Charges" | "Refunds" | "Events" | "x402";
+  tag: "Service" | "Payments" | "Links" | "Subscriptions" | "Charges" | "Refunds" | "Holds" | "Events" | "x402";
   description: string;
 }
 
@@ -63,11 +63,58 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description:
       "The ed25519 public keys webhook deliveries are signed with (Standard Webhooks' v1a scheme: webhook-signature is v1a,<base64 signature> over webhook-id.webhook-timestamp.body). No secret: anyone may read them. During a rotation's overlap both the old and the new key are listed; cache them for at most a few minutes.",
   },
+  "POST /v1/holds": {
+    operationId: "createHold",
+    tag: "Holds",
+    description:
+      "Creates a hold: recipient, amount (the most that may be captured), capture_before and refund_before (unix seconds; capture_before at least 300 s and at most 30 days from now, refund_before from capture_before to a year from now). The buyer authorizes before authorize_before (a day from now, never past capture_before). Answers two capabilities: hold (ho, yours: capture, void, refund, state, events; keep it server-side) and checkout_token (hc, the buyer's, in checkout_url: resolve, authorize, state, reclaim; never capture or void). Nothing is stored but a watch for notify_url.",
+  },
+  "POST /v1/holds/resolve": {
+    operationId: "resolveHold",
+    tag: "Holds",
+    description:
+      "What payer signs to authorize the hold: USDC's ERC-3009 ReceiveWithAuthorization of amount to the escrow's collector, valid before authorize_before, its nonce the hold_id (the payer-agnostic PaymentInfo hash); typed_data is handed to eth_signTypedData_v4 as it is. Reads the token only.",
+  },
+  "POST /v1/holds/authorize": {
+    operationId: "authorizeHold",
+    tag: "Holds",
+    description:
+      "Takes the buyer's signature and sends the escrow's authorize as its operator (simulated first: a refusal sends nothing). SENT with the transaction; hold.authorized and POST /v1/holds/state say when it is final. A replay is HOLD_ALREADY_AUTHORIZED (HOLD_BUSY while the first is in flight). Limited per IP.",
+  },
+  "POST /v1/holds/capture": {
+    operationId: "captureHold",
+    tag: "Holds",
+    description:
+      "Captures amount of what is still authorized, before capture_before: the deployment's fee_bps of it to the fee collector, the rest to the recipient. Partial and repeated; one operator call per hold at a time (HOLD_BUSY). Ship on hold.captured or a final step in POST /v1/holds/state, never on SENT.",
+  },
+  "POST /v1/holds/void": {
+    operationId: "voidHold",
+    tag: "Holds",
+    description: "Sends everything still authorized back to the buyer (any time). What was captured stays captured.",
+  },
+  "POST /v1/holds/refund": {
+    operationId: "refundHold",
+    tag: "Holds",
+    description:
+      "A refund of what was captured is the existing refund, sent from your wallet (the service holds no funds and uses no operator refund collector): without refund_tx_hash it is prepared (the token transfer to the buyer, and a refund_token for the checkout's #/refund page), before refund_before, at most what was captured; with refund_tx_hash it is verified on chain (REFUNDED, final) and announced as hold.refunded.",
+  },
+  "POST /v1/holds/state": {
+    operationId: "holdState",
+    tag: "Holds",
+    description:
+      "The hold as the chain holds it, with either capability: its state and amounts from its final steps (each through a majority of the nodes), the steps still confirming, the operator call in flight, and, once EXPIRED with funds left, reclaim: the buyer's own transaction to the escrow.",
+  },
+  "POST /v1/holds/list": {
+    operationId: "listHolds",
+    tag: "Holds",
+    description:
+      "Extension. A recipient's holds made through this service (the escrow's authorizations of the last 31 days naming this operator and that receiver), newest first, with their states: for the checkout's #/merchant page, without accounts. A listing, not a verdict. Public and limited per IP.",
+  },
   "POST /v1/events": {
     operationId: "listEvents",
     tag: "Events",
     description:
-      "Reads back the webhook events of a capability you hold (a payment's intent, a link's manage_token, a subscription capability), delivered or not, oldest first, 100 a page, kept WEBHOOK_RETENTION_SECONDS (30 days by default): each with the exact body delivered and headers signed now, verified like a delivery. Pass next as after for what came since. Same ids as the deliveries, so fulfil once per id. A hint like any event: verify decides. Limited per IP like recover: for catching up after an outage, not for polling.",
+      "Reads back the webhook events of a capability you hold (a payment's intent, a link's manage_token, a subscription capability, a hold's ho capability), delivered or not, oldest first, 100 a page, kept WEBHOOK_RETENTION_SECONDS (30 days by default): each with the exact body delivered and headers signed now, verified like a delivery. Pass next as after for what came since. Same ids as the deliveries, so fulfil once per id. A hint like any event: verify decides. Limited per IP like recover: for catching up after an outage, not for polling.",
   },
   "GET /v1/capabilities": { operationId: "capabilitiesGet", tag: "Service", description: "The same answer as POST /v1/capabilities, for tools that only GET." },
   "POST /v1/payments": {
@@ -234,6 +281,11 @@ export const TAGS: Array<{ name: OperationDoc["tag"]; description: string }> = [
   { name: "Subscriptions", description: "Recurring terms the payer signs once; sessions for the checkout." },
   { name: "Charges", description: "Charging a subscription's period through the relayer." },
   { name: "Refunds", description: "Refunds: plain transfers from the merchant's wallet, verified on chain." },
+  {
+    name: "Holds",
+    description:
+      "Holds: the buyer's money set aside in Commerce Payments' AuthCaptureEscrow, captured in parts, voided, refunded; this service is the escrow's operator and takes the deployment's fee on each capture, never holding funds.",
+  },
   { name: "Events", description: "Webhook signing keys, and reading back a capability's events after an outage." },
   {
     name: "x402",

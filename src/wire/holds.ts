@@ -17,7 +17,8 @@ import {
 /** Holds (DESIGN v7): authorize now, capture later, through Commerce Payments' escrow with this service as its operator. */
 
 const HoldId = Hash.describe("the hold's name at the escrow: its PaymentInfo hash (covers the chain and the escrow)");
-const Hex = z.string().regex(/^0x([0-9a-fA-F]{2})*$/);
+const Hex = z.string().regex(/^0x([0-9a-fA-F]{2}){1,10000}$/);
+const Decimal = z.string().regex(/^[0-9]+$/);
 
 export const CreateHoldRequest = z.strictObject({
   recipient: Address,
@@ -72,7 +73,7 @@ export const PaymentInfoWire = z.strictObject({
   minFeeBps: z.number().int(),
   maxFeeBps: z.number().int(),
   feeReceiver: Address,
-  salt: z.string().regex(/^[0-9]{1,78}$/),
+  salt: Decimal,
 });
 
 export const ResolveHoldResponse = z.strictObject({
@@ -84,7 +85,7 @@ export const ResolveHoldResponse = z.strictObject({
       domain: z.strictObject({ name: z.string(), version: z.string(), chainId: ChainId, verifyingContract: Address }),
       types: z.record(z.string(), z.array(z.strictObject({ name: z.string(), type: z.string() }))),
       primaryType: z.literal("ReceiveWithAuthorization"),
-      message: z.strictObject({ from: Address, to: Address, value: AmountUnits, validAfter: z.string(), validBefore: z.string(), nonce: Bytes32 }),
+      message: z.strictObject({ from: Address, to: Address, value: AmountUnits, validAfter: Decimal, validBefore: Decimal, nonce: Bytes32 }),
     })
     .describe(
       "USDC's ERC-3009 ReceiveWithAuthorization the buyer signs as it is (eth_signTypedData_v4; EIP712Domain in types), its nonce the payer-agnostic PaymentInfo hash",
@@ -92,7 +93,7 @@ export const ResolveHoldResponse = z.strictObject({
 });
 export type ResolveHoldResponse = z.infer<typeof ResolveHoldResponse>;
 
-export const AuthorizeHoldRequest = z.strictObject({ hold: Token, payer: Address, signature: Hex.max(20_000) });
+export const AuthorizeHoldRequest = z.strictObject({ hold: Token, payer: Address, signature: Hex });
 export type AuthorizeHoldRequest = z.infer<typeof AuthorizeHoldRequest>;
 
 export const CaptureHoldRequest = z.strictObject({ hold: Token, amount: AmountInput.describe("at most what is still authorized; repeatable") });

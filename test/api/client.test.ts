@@ -9,6 +9,7 @@ import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { listen } from "../../src/service.js";
 import { useService } from "../helpers/service.js";
 import { payIntent, type PayBlock } from "../helpers/payments.js";
+import { signWithMetaMask } from "../helpers/signers.js";
 
 describe("typed client (client/, the @stablecoin-payments/client package)", () => {
   const h = useService({ PORT: "0", OPS_PORT: "0" });
@@ -22,6 +23,32 @@ describe("typed client (client/, the @stablecoin-payments/client package)", () =
     client = new PaymentServiceClient({ baseUrl: running.apiUrl });
   });
   afterEach(() => close());
+
+  it("covers every hold call: create, resolve, authorize, state, capture, void, refund and list, with ApiError in the service's words", async () => {
+    const buyer = h.chain.accounts[LOCAL_ROLES.firstUser]!;
+    const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+    const now = Math.floor(h.clock.now() / 1000);
+    const hold = await client.createHold({ recipient: merchant.address, amount: "5.00", capture_before: now + 3600, refund_before: now + 7200 });
+    const resolved = await client.resolveHold({ hold: hold.checkout_token, payer: buyer.address });
+    const signature = signWithMetaMask(buyer, resolved.typed_data as never);
+    /** Mines the call and what finality needs, then waits for the operator's follow round to let the hold's next call go. */
+    const settled = async (sent: { tx_hash: string }) => {
+      await h.chain.publicClient.waitForTransactionReceipt({ hash: sent.tx_hash as `0x${string}` });
+      await h.chain.mine(3);
+      await h.service.holdOperator!.follow();
+      return client.holdState({ hold: hold.hold });
+    };
+    assert.equal((await settled(await client.authorizeHold({ hold: hold.checkout_token, payer: buyer.address, signature }))).state, "AUTHORIZED");
+    const above = await client.captureHold({ hold: hold.hold, amount: "5.01" }).catch((e: unknown) => e);
+    assert.instanceOf(above, ApiError);
+    assert.deepInclude(above as ApiError, { status: 400, error: "HOLD_AMOUNT_EXCEEDS_AUTHORIZED", action: "FIX_REQUEST" });
+    assert.equal((await settled(await client.captureHold({ hold: hold.hold, amount: "2.00" }))).captured_units, "2000000");
+    assert.equal((await settled(await client.voidHold({ hold: hold.hold }))).state, "VOIDED");
+    const refund = await client.refundHold({ hold: hold.hold, amount: "1.00" });
+    assert.equal(refund.status, "PREPARED");
+    const listed = await client.listHolds({ recipient: merchant.address });
+    assert.equal(listed.holds[0]?.hold_id, hold.hold_id);
+  });
 
   it("creates, verifies and fulfils a payment once, end to end", async () => {
     const merchant = h.chain.accounts[LOCAL_ROLES.firstUser + 1]!.address;

@@ -68,8 +68,8 @@ describe("OpenAPI document", () => {
     assert.deepEqual(served, documented);
     assert.equal(
       documented.filter((r) => r.startsWith("POST /v1/")).length,
-      30,
-      "21 integration endpoints, POST /v1/links/subscribe, /v1/links/subscriptions (DESIGN.md v4), /v1/links/subscribers, /v1/links/subscribers/remove and /v1/links/view-token (DESIGN.md v6), POST /v1/x402/receivers (DESIGN.md v3) and /v1/x402/verify-settlement, POST /v1/events (DESIGN.md v4), POST /v1/payments/list (DESIGN.md v5)",
+      38,
+      "21 integration endpoints, the 8 of holds (DESIGN.md v7), POST /v1/links/subscribe, /v1/links/subscriptions (DESIGN.md v4), /v1/links/subscribers, /v1/links/subscribers/remove and /v1/links/view-token (DESIGN.md v6), POST /v1/x402/receivers (DESIGN.md v3) and /v1/x402/verify-settlement, POST /v1/events (DESIGN.md v4), POST /v1/payments/list (DESIGN.md v5)",
     );
   });
 

@@ -152,7 +152,7 @@ export const SCREEN_SIZES = [
 ] as const;
 
 /** A capability token (intent, link, setup, subscription, cancel, approve, refund, manage): prefix.key.payload.mac. */
-const CAPABILITY_IN_URL = /(^|[^A-Za-z0-9_-])(pi|lk|lm|st|sc|ct|at|rt)\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/;
+const CAPABILITY_IN_URL = /(^|[^A-Za-z0-9_-])(pi|lk|lm|st|sc|ct|at|rt|ho|hc)\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/;
 
 /** The service served on a port of its own for one test, and its page. */
 export interface CheckoutSession {

@@ -8,6 +8,7 @@ import { networkBanner, pageContext, routeLeft, setTitle } from "../page.js";
 import { button, copyButton, details, el, render, statusLine } from "../ui.js";
 import { explain } from "../words.js";
 import { subscribersSection } from "./merchant-subscribers.js";
+import { holdsSection } from "./merchant-holds.js";
 
 type Listed = ResponseOf<"listPayments">["payments"][number];
 
@@ -93,6 +94,7 @@ class MerchantPage {
       this.#more,
       this.#status.node,
       subscribersSection(this.recipient, this.symbol, this.viewToken),
+      holdsSection(this.recipient, this.symbol),
     );
     void this.#load(AUTO_PAGES);
   }
