@@ -213,6 +213,16 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
     assert.deepEqual(await balances(agent().address), [agentBefore]);
   });
 
+  it("the same payment settled twice at once: one success, one escrow call", async () => {
+    const r = await requirements();
+    const body = { x402Version: 2, paymentPayload: await agentPayload(r), paymentRequirements: r };
+    const [agentBefore] = await balances(agent().address);
+    const answers = await Promise.all([facilitator("settle", body), facilitator("settle", body)]);
+    assert.deepEqual(answers.map((a) => a.body.success).sort(), [false, true], JSON.stringify(answers.map((a) => a.body)));
+    const [agentAfter] = await balances(agent().address);
+    assert.equal(agentBefore - agentAfter, REPORT_PRICE.units);
+  });
+
   it("an authorization for another escrow or another operator is refused, before anything is sent", async () => {
     // Commerce Payments' v1.0 escrow, which @x402/evm's client signs for too.
     const otherEscrow = await requirements({ authCaptureEscrow: "0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff" });
