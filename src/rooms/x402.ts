@@ -1,4 +1,4 @@
-import { AuthCaptureFacilitator } from "../x402/auth-capture.js";
+import { AUTH_CAPTURE_GAS, AuthCaptureFacilitator } from "../x402/auth-capture.js";
 import { x402Hold } from "../x402/auth-capture-hold.js";
 import { X402_SETTLE_POLL_MS, X402_SETTLE_WAIT_MS, X402_SETTLEMENT_GAS, X402Facilitator } from "../x402/facilitator.js";
 import { ReceiverDirectory } from "../x402/receivers.js";
@@ -38,6 +38,7 @@ export function x402Room(
           operator: holds.operator,
           answers: receivers.answers,
           minUnits: config.payments.minUnits,
+          maxGas: AUTH_CAPTURE_GAS + config.recurring.signatureGasCap,
           holdAnswer: x402Hold(tokens.tokens, chain.deployment),
           settleWaitMs: X402_SETTLE_WAIT_MS,
           pollMs: X402_SETTLE_POLL_MS,

@@ -35,11 +35,20 @@ export interface AuthCaptureDeps {
   answers: Pick<X402Answers, "reserve" | "claim" | "release">;
   /** The smallest amount a payment may be (PAYMENT_MIN_AMOUNT). */
   minUnits: bigint;
+  /** The most gas an escrow call may use (the payer's own ERC-1271 code runs in it): more is refused, not paid. */
+  maxGas: bigint;
   /** The hold a settled authorization is, for the merchant: its `ho` capability (auth-capture-hold.ts), given the authorization's block. */
   holdAnswer: (terms: AuthCaptureTerms, authorizedIn: bigint) => X402SettledHold;
   settleWaitMs: number;
   pollMs: number;
 }
+
+/**
+ * The gas of an auth-capture escrow call with no payer code (a `charge` 170,731 and an `authorize`
+ * 145,881 measured on the stand-in, docs/gas.md) rounded up: a call's ceiling is this plus the
+ * configured cap on a contract payer's signature check.
+ */
+export const AUTH_CAPTURE_GAS = 250_000n;
 
 /** Mined: at or below each node's latest block (an x402 success is given at inclusion, as for `exact`). */
 const MINED: Finality = { kind: "confirmations", confirmations: 0 };
@@ -244,6 +253,15 @@ export class AuthCaptureFacilitator {
       : { functionName: "charge" as const, args: [terms.info, terms.info.maxAmount, escrow.eip3009Collector, terms.signature, feeBps, feeCollector] as const };
     try {
       await client.simulateContract({ address: escrow.escrow, abi: authCaptureEscrowAbi, account, ...call } as never);
+      // A contract payer's signature check runs inside the call, at the relayer's cost: past the ceiling it is refused here.
+      const gas = await client.estimateContractGas({ address: escrow.escrow, abi: authCaptureEscrowAbi, account, ...call } as never);
+      if (gas > this.deps.maxGas) {
+        return {
+          reason: X402_REASONS.transactionState,
+          message: `the escrow call would use more than ${this.deps.maxGas} gas (the payer's signature check)`,
+          payer: terms.payer,
+        };
+      }
       return null;
     } catch (error) {
       // A revert is the escrow's refusal, named by its decoded error; anything else is the node's failure, never a verdict.

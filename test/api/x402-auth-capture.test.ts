@@ -7,12 +7,13 @@ import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { AuthCaptureEvmScheme } from "@x402/evm/auth-capture/client";
 import { x402Client } from "@x402/fetch";
-import { getAddress, type Address, type Hex } from "viem";
+import { erc20Abi, getAddress, hashTypedData, type Address, type Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
-import { authCaptureEscrowAbi } from "../../src/generated/contracts.js";
+import { authCaptureEscrowAbi, testSmartAccountAbi } from "../../src/generated/contracts.js";
+import { deployTestContract } from "../helpers/deploy.js";
 import { payerAgnosticHash, type PaymentInfo } from "../../src/holds/payment-info.js";
 import { useService } from "../helpers/service.js";
-import { balanceOf } from "../helpers/tx.js";
+import { balanceOf, send } from "../helpers/tx.js";
 import { authCaptureAgentFetch, authCapturePaywall, eoaSigner, listenOn, REPORT_PRICE, X402_NETWORK } from "../helpers/x402-parties.js";
 
 /**
@@ -221,6 +222,32 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
     assert.deepEqual(answers.map((a) => a.body.success).sort(), [false, true], JSON.stringify(answers.map((a) => a.body)));
     const [agentAfter] = await balances(agent().address);
     assert.equal(agentBefore - agentAfter, REPORT_PRICE.units);
+  });
+
+  it("a contract payer (ERC-1271) pays; one whose signature check burns gas is refused past the ceiling, and nothing is sent", async () => {
+    const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 5]!;
+    const account = await deployTestContract(h.chain, owner, testSmartAccountAbi, "TestSmartAccount", "TestSmartAccount.sol", [owner.address]);
+    await send(h.chain, agent(), { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [account, 1_000_000n] });
+    const signer = { address: account, signTypedData: (typed: Parameters<typeof hashTypedData>[0]) => owner.sign({ hash: hashTypedData(typed) }) };
+    const payloadOf = async (r: PaymentRequirements) =>
+      new x402Client()
+        .register(X402_NETWORK, new AuthCaptureEvmScheme(signer as never))
+        .createPaymentPayload({ x402Version: 2, resource: { url: "http://merchant.test/report" }, accepts: [r] } as never);
+    const paid = await requirements();
+    const settled = await facilitator("settle", { x402Version: 2, paymentPayload: await payloadOf(paid), paymentRequirements: paid });
+    assert.include(settled.body, { success: true }, JSON.stringify(settled.body));
+
+    await send(h.chain, owner, { address: account, abi: testSmartAccountAbi, functionName: "setValidationGasBurn", args: [5_000n] });
+    const r = await requirements();
+    const body = { x402Version: 2, paymentPayload: await payloadOf(r), paymentRequirements: r };
+    const relayer = h.service.holdOperator!.operator!;
+    const nonceBefore = await h.chain.publicClient.getTransactionCount({ address: relayer });
+    const verified = await facilitator("verify", body);
+    assert.include(verified.body, { isValid: false, invalidReason: "invalid_transaction_state" });
+    assert.include(verified.body.invalidMessage, "gas");
+    const refused = await facilitator("settle", body);
+    assert.include(refused.body, { success: false, errorReason: "invalid_transaction_state" });
+    assert.equal(await h.chain.publicClient.getTransactionCount({ address: relayer }), nonceBefore, "the relayer sent nothing");
   });
 
   it("an authorization for another escrow or another operator is refused, before anything is sent", async () => {
