@@ -117,7 +117,10 @@ console.log(`Chain RPC      ${redactUrl(config.rpcUrl!)}   chain id ${deployment
 // Several nodes (RPC_URLS): each printed masked, by its position (the name logs and /metrics give it).
 if (config.rpcUrls.length > 1) {
   for (const [i, url] of config.rpcUrls.entries()) console.log(`  node ${i}       ${redactUrl(url)}`);
-  console.log(`Quorum         ${config.rpcQuorum} of ${config.rpcUrls.length} nodes agree before a verdict (RPC_QUORUM)`);
+  const belowMajority = config.rpcQuorum < Math.floor(config.rpcUrls.length / 2) + 1;
+  console.log(
+    `Quorum         ${config.rpcQuorum} of ${config.rpcUrls.length} nodes agree before a verdict (RPC_QUORUM)${belowMajority ? ": below a majority, RPC_QUORUM_UNSAFE" : ""}`,
+  );
 }
 if (chainMode) console.log(`Chain blocks   ${chainMode}`);
 console.log(`Splitter       ${deployment.contracts.Splitter.address}`);

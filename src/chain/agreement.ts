@@ -170,23 +170,34 @@ export async function agreeOnRead<T>(kind: VerdictKind, client: PublicClient, re
   // A plain value (a hash) cannot carry the mark: it is typed as agreed, formed here all the same.
   const sealed = (value: T) => (value !== null && typeof value === "object" ? seal(value, kind) : value) as Agreed<T>;
   if (!nodes || nodes.quorum <= 1) return sealed(await read(client));
-  const answers = await Promise.all(
-    nodes.nodes.map((node) =>
-      read(node.client).then(
-        (value) => ({ node, value, key: stableKey(value) }),
-        () => null,
-      ),
+  type Answer = { node: ChainNode; value: T; key: string } | null;
+  const answers: Answer[] = [];
+  const all = nodes.nodes.map((node) =>
+    read(node.client).then(
+      (value): Answer => ({ node, value, key: stableKey(value) }),
+      (): Answer => null,
     ),
   );
-  const counts = new Map<string, number>();
-  for (const a of answers) if (a) counts.set(a.key, (counts.get(a.key) ?? 0) + 1);
-  const majority = [...counts].find(([, count]) => count >= nodes.quorum)?.[0];
+  // Decided as soon as a quorum gives one answer (a slow node is not waited for); the nodes against
+  // that answer are set aside once every node has answered.
+  const majority = await new Promise<string | undefined>((resolve) => {
+    const counts = new Map<string, number>();
+    for (const pending of all)
+      void pending.then((a) => {
+        answers.push(a);
+        if (a) counts.set(a.key, (counts.get(a.key) ?? 0) + 1);
+        const held = [...counts].find(([, count]) => count >= nodes.quorum)?.[0];
+        if (held !== undefined || answers.length === all.length) resolve(held);
+      });
+  });
+  void Promise.all(all).then((every) => {
+    if (majority !== undefined) for (const a of every) if (a && a.key !== majority) nodes.setAside(a.node, "disagreed");
+  });
   if (majority === undefined) {
     const answered = answers.filter((a) => a !== null).length;
     if (answered >= nodes.quorum) throw new NoMajorityError(`${answered} of the chain's nodes answered, no ${nodes.quorum} of them alike`);
     throw new DomainError("RPC_BUSY", { detail: "no majority of the chain's nodes answered" });
   }
-  for (const a of answers) if (a && a.key !== majority) nodes.setAside(a.node, "disagreed");
   return sealed(answers.find((a) => a?.key === majority)!.value);
 }
 

@@ -111,7 +111,11 @@ export class ChainNodes {
           return result;
         } catch (error) {
           const failed = isNodeFailure(error);
-          if (failed) node.errorRate += SMOOTHING * (1 - node.errorRate);
+          if (failed) {
+            node.errorRate += SMOOTHING * (1 - node.errorRate);
+            // A node that failed may come back as another (a restart, a URL pointed elsewhere): its chain id is asked again first.
+            node.chainChecked = false;
+          }
           events.onRequest?.(position, failed, args.method);
           throw error;
         }
@@ -189,8 +193,6 @@ export class ChainNodes {
     const already = node.isAside(now) && node.asideFor === reason;
     node.asideUntil = now + SET_ASIDE_MS;
     node.asideFor = reason;
-    // A node that failed may come back as another (a restart, a URL pointed elsewhere): its chain id is asked again first.
-    if (reason === "failed") node.chainChecked = false;
     if (!already) this.#events.onSetAside?.(node.position, reason);
   }
 

@@ -129,8 +129,9 @@ export class Refunds {
    * original merchant to the original payer, for exactly `refund_amount`, after the original
    * settlement's event (by block, then log index). Other transfers in the receipt (a multisig's
    * batch) are ignored. By event, not by sender, so a multisig or smart account executing for the
-   * merchant verifies. Three JSON-RPC calls in two round trips: the finality head, then both
-   * receipts in one batch.
+   * merchant verifies. The finality head, then both receipts in one batch; then each receipt put to
+   * the nodes (the door: one batch per node each), and for a payment address's payment the
+   * depositor search on each node.
    */
   async verify(id: RefundIdentifier, refundAmountText: string, refundTxHash: Hex) {
     const judge = this.#settlement(id);

@@ -6,7 +6,8 @@ import supertest from "supertest";
 import { encodeAbiParameters, encodeEventTopics, erc20Abi, numberToHex, pad, parseAbiParameters, toFunctionSelector, type Address, type Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { RecurringChargesReader } from "../../src/chain/contracts/recurring-charges.js";
-import { fiatTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
+import { fiatTokenAbi, splitterAbi, x402ReceiversAbi } from "../../src/generated/contracts.js";
+import { X402ReceiversReader } from "../../src/chain/contracts/x402-receivers.js";
 import { chargedInAnswer } from "../../src/recurring/charge-answers.js";
 import { paymentKeyOf } from "../../src/payments/verify.js";
 import { DepositWatches } from "../../src/store/deposit-watches.js";
@@ -206,15 +207,20 @@ describe("one door for every verdict: three nodes, one lying", function () {
     assert.equal((await watches.find(b.pay.deposit_address))?.status, "open", "not ended on one node's Paid");
   });
 
-  it("a code hash from one lying node: the service starts on the majority's, and payment addresses are the contract's own", async () => {
-    const selector = toFunctionSelector("FORWARDER_CODE_HASH()");
+  it("code hashes from one lying node: the service starts on the majority's, and payment and receiver addresses are the contracts' own", async () => {
+    const selectors = [toFunctionSelector("FORWARDER_CODE_HASH()"), toFunctionSelector("RECEIVER_CODE_HASH()")];
     const honest = await h.chain.publicClient.readContract({ address: splitter(), abi: splitterAbi, functionName: "FORWARDER_CODE_HASH" });
-    h.nodes[0]!.rewrite = (request, result) =>
-      request.method === "eth_call" && (request.params?.[0] as { data?: Hex })?.data?.startsWith(selector) ? pad("0xbad", { size: 32 }) : result;
+    const receivers = h.service.deployment.contracts.X402Receivers.address;
+    const honestReceiver = await h.chain.publicClient.readContract({ address: receivers, abi: x402ReceiversAbi, functionName: "RECEIVER_CODE_HASH" });
+    h.nodes[0]!.rewrite = (request, result) => {
+      const data = (request.params?.[0] as { data?: Hex } | undefined)?.data ?? "0x";
+      return request.method === "eth_call" && selectors.some((s) => data.startsWith(s)) ? pad("0xbad", { size: 32 }) : result;
+    };
     // The liar is the node a single read would go to.
     for (const node of h.nodes) node.latencyMs = node === h.nodes[0] ? 0 : 20;
     const started = await h.another();
     assert.equal(await started.payments.depositAddresses.codeHash(), honest);
+    assert.equal(await X402ReceiversReader.of({ client: started.client, deployment: started.deployment }).codeHash(), honestReceiver);
     const created = await supertest(started.app).post("/v1/payments").send({ recipient: merchant().address, amount: "1" });
     const onChain = await h.chain.publicClient.readContract({
       address: splitter(),
@@ -248,5 +254,22 @@ describe("one door for every verdict: three nodes, one lying", function () {
     });
     assert.instanceOf(refused, Error);
     assert.equal((refused as Error).message, "RPC_URLS position 1: the node is on chain 1, not the deployment's 84532 (CHAIN_ID)");
+  });
+
+  it("a node that comes back on another chain after failing is asked its chain id first, and never read: payments verify on the other two", async () => {
+    const a = await create("3");
+    const paid = await payIntent(h.chain, buyer(), a.pay);
+    await h.chain.mine(2);
+    const verify = () => api().post("/v1/payments/verify").send({ intent: a.intent, tx_hash: paid.transactionHash });
+    h.nodes[1]!.down = true;
+    assert.include((await verify()).body, { valid: true }, "node 1 down");
+    // Back, but now another chain's node behind the same URL.
+    h.nodes[1]!.down = false;
+    h.clock.advance(61);
+    h.nodes[1]!.reset();
+    h.nodes[1]!.rewrite = (request, result) => (request.method === "eth_chainId" ? "0x1" : result);
+    assert.include((await verify()).body, { valid: true, tx_hash: paid.transactionHash });
+    assert.isAtLeast(h.nodes[1]!.count("eth_chainId"), 1, "asked its chain id on its return");
+    assert.deepEqual([...h.nodes[1]!.calls.keys()], ["eth_chainId"], "and nothing else");
   });
 });

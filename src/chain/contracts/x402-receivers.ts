@@ -35,7 +35,8 @@ export function receiverAddress(receivers: Address, codeHash: Hex, recipient: Ad
 
 /** Reads of X402Receivers (the x402 receivers' factory and settler), for the facilitator and the verdict. */
 export class X402ReceiversReader {
-  static #codeHashes = new Map<string, Promise<Hex>>();
+  /** Per client (one service's nodes) and contract: a service started on other nodes reads it again. */
+  static #codeHashes = new WeakMap<PublicClient, Map<string, Promise<Hex>>>();
 
   static of(chain: X402ReceiversChain): X402ReceiversReader {
     return new X402ReceiversReader(chain.client, chain.deployment.contracts.X402Receivers.address);
@@ -46,16 +47,18 @@ export class X402ReceiversReader {
     readonly address: Address,
   ) {}
 
-  /** The receiver's creation-code hash, read once per contract (it never changes); a failed read is asked again next time. */
+  /** The receiver's creation-code hash, read once per contract and nodes (it never changes); a failed read is asked again next time. */
   codeHash(): Promise<Hex> {
-    let cached = X402ReceiversReader.#codeHashes.get(this.address);
+    const byAddress = X402ReceiversReader.#codeHashes.get(this.client) ?? new Map<string, Promise<Hex>>();
+    X402ReceiversReader.#codeHashes.set(this.client, byAddress);
+    let cached = byAddress.get(this.address);
     if (!cached) {
       // Every receiver address is derived from it: the answer a majority of the chain's nodes give.
       cached = agreeOnRead("code_hash", this.client, (client) =>
         rpc(() => client.readContract({ address: this.address, abi: x402ReceiversAbi, functionName: "RECEIVER_CODE_HASH" })),
       ).then((hash) => hash as Hex);
-      cached.catch(() => X402ReceiversReader.#codeHashes.delete(this.address));
-      X402ReceiversReader.#codeHashes.set(this.address, cached);
+      cached.catch(() => byAddress.delete(this.address));
+      byAddress.set(this.address, cached);
     }
     return cached;
   }
