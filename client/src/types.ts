@@ -1631,6 +1631,14 @@ export type X402ResourceInfo = {
   mimeType?: string;
 };
 
+export type X402SettledHold = {
+  payment_hash: string;
+  hold_id: string;
+  hold: string;
+  capture_before: number;
+  refund_before: number;
+};
+
 export type X402SettlementVerdictRequest = {
   /** the transaction x402's settle answered (PAYMENT-RESPONSE's transaction) */
   tx_hash: Bytes32;
@@ -1664,11 +1672,15 @@ export type X402SettleResponse = {
   payer?: string;
   transaction: string;
   network: string;
+  amount?: string;
+  extra?: {
+    hold: X402SettledHold;
+  };
 };
 
 export type X402SupportedKind = {
   x402Version: 2;
-  scheme: "exact";
+  scheme: "exact" | "auth-capture";
   network: string;
   extra?: Record<string, unknown>;
 };

@@ -23,6 +23,8 @@ export const VERDICT_KINDS = [
   "settled_event",
   /** An x402 settle's `success: true`. */
   "x402_success",
+  /** An x402 `auth-capture` settle's `success: true`: the escrow's charge, or its authorization of a hold. */
+  "x402_auth_capture_success",
   /** Where a refund goes: the payer of a payment settled from its payment address. */
   "refund_target",
   /** A watch's end: a payment address's watch, a receiver settlement's outbox entry. */

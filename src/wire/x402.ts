@@ -54,8 +54,28 @@ export const X402VerifyResponse = z.object({
 export type X402VerifyResponse = z.infer<typeof X402VerifyResponse>;
 
 /**
+ * The hold an `auth-capture` settle authorized when its requirements asked for one (`extra.hold`):
+ * the escrow's name for the payment, and what the merchant needs to capture or void it through
+ * /v1/holds. The resource server's scheme (client package) takes it out of the answer before the
+ * answer reaches the buyer.
+ */
+export const X402SettledHold = z.object({
+  /** The escrow's `getHash` of the payment's terms (its events name it). */
+  payment_hash: z.string(),
+  /** The hold's id in /v1/holds and its events: the payer-agnostic hash the agent signed as its nonce. */
+  hold_id: z.string(),
+  /** Kind `ho`: the merchant's capability for /v1/holds/capture, /void, /refund and /state; keep it secret. */
+  hold: z.string(),
+  /** Unix seconds: capture strictly before it; past it the agent may reclaim what is left. */
+  capture_before: z.number().int(),
+  refund_before: z.number().int(),
+});
+export type X402SettledHold = z.infer<typeof X402SettledHold>;
+
+/**
  * POST /x402/settle's answer: `success: true` with the settlement transaction (the one whose `Paid`
- * split the payment), or `success: false` with x402's reason and an empty `transaction`.
+ * split the payment, or for `auth-capture` the escrow's charge or authorization), or `success: false`
+ * with x402's reason and an empty `transaction`.
  */
 export const X402SettleResponse = z.object({
   success: z.boolean(),
@@ -64,18 +84,27 @@ export const X402SettleResponse = z.object({
   payer: z.string().optional(),
   transaction: z.string(),
   network: z.string(),
+  /** `auth-capture`: the amount collected (micro-units). */
+  amount: z.string().optional(),
+  /** `auth-capture` with a hold: the hold (x402's settle answer carries scheme data in `extra`). */
+  extra: z.object({ hold: X402SettledHold }).optional(),
 });
 export type X402SettleResponse = z.infer<typeof X402SettleResponse>;
 
 /** One scheme and network this facilitator settles. */
 export const X402SupportedKind = z.object({
   x402Version: z.literal(2),
-  scheme: z.literal("exact"),
+  scheme: z.enum(["exact", "auth-capture"]),
   network: z.string(),
   extra: z.record(z.string(), z.unknown()).optional(),
 });
+export type X402SupportedKind = z.infer<typeof X402SupportedKind>;
 
-/** GET /x402/supported's answer: the kinds, the extensions (none) and the addresses that submit settlements. */
+/**
+ * GET /x402/supported's answer: the kinds (`exact`; `auth-capture` with its `extra`: the escrow, the
+ * operator, the fee collector and the fee bounds), the extensions (none) and the addresses that
+ * submit settlements.
+ */
 export const X402SupportedResponse = z.object({
   kinds: z.array(X402SupportedKind),
   extensions: z.array(z.string()),

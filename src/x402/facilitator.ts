@@ -11,6 +11,8 @@ import type { DepositWatch } from "../store/deposit-watches.js";
 import type { X402Answers } from "../store/x402-answers.js";
 import type { X402ReceiverRecord } from "../store/x402-receivers.js";
 import type { X402FacilitatorRequest, X402SettleResponse, X402SupportedResponse, X402VerifyResponse } from "../wire/index.js";
+import type { AuthCaptureFacilitator } from "./auth-capture.js";
+import { AUTH_CAPTURE } from "./auth-capture-terms.js";
 import { ExactVerifier } from "./exact.js";
 import { intentPayTo } from "./intent-payto.js";
 import { Eip3009Payload, X402_RESERVATION_STALE_MS, X402_REVERTED_PAYER_REFUSAL_MS } from "./payload.js";
@@ -52,6 +54,8 @@ export interface X402FacilitatorDeps {
   settleWaitMs: number;
   /** How often the receipt is asked for meanwhile. */
   pollMs: number;
+  /** The `auth-capture` scheme (auth-capture.ts), where the deployment has an escrow. */
+  authCapture?: AuthCaptureFacilitator;
 }
 
 /** A request that passed this facilitator's own checks: its authorization and what its `payTo` is. */
@@ -78,8 +82,9 @@ export class X402Facilitator {
   /** GET /x402/supported: `exact` on this chain, no extensions, the relayer as the signer. */
   supported(): X402SupportedResponse {
     const submitter = this.deps.submitter();
+    const authCapture = this.deps.authCapture?.kind();
     return {
-      kinds: [{ x402Version: 2, scheme: "exact", network: this.network }],
+      kinds: [{ x402Version: 2, scheme: "exact", network: this.network }, ...(authCapture ? [authCapture] : [])],
       extensions: [],
       signers: { "eip155:*": submitter ? [submitter] : [] },
     };
@@ -87,6 +92,8 @@ export class X402Facilitator {
 
   /** POST /x402/verify: whether settling this payment now would pay the payTo. */
   async verify(request: X402FacilitatorRequest): Promise<X402VerifyResponse> {
+    const authCapture = this.#authCapture(request);
+    if (authCapture) return authCapture.verify(request);
     const judged = await this.#judge(request);
     if ("reason" in judged) return verifyRefusal(judged);
     // x402's own refusal first (a replay of a settled payment is `invalid_exact_evm_nonce_already_used`);
@@ -111,6 +118,8 @@ export class X402Facilitator {
    * authorization first changes nothing: the funds reached the payTo and were split.
    */
   async settle(request: X402FacilitatorRequest): Promise<X402SettleResponse> {
+    const authCapture = this.#authCapture(request);
+    if (authCapture) return authCapture.settle(request);
     const judged = await this.#judge(request);
     if ("reason" in judged) return this.#failed(judged);
     const { target } = judged;
@@ -176,6 +185,11 @@ export class X402Facilitator {
     } finally {
       if (contractPayer) await this.deps.answers.releasePayer(j.payer).catch(() => {});
     }
+  }
+
+  /** The `auth-capture` half, for a request of that scheme (its own file: its payload, checks and escrow calls are its own). */
+  #authCapture(request: X402FacilitatorRequest): AuthCaptureFacilitator | null {
+    return request.paymentRequirements.scheme === AUTH_CAPTURE ? (this.deps.authCapture ?? null) : null;
   }
 
   #hasCode(address: Address): Promise<boolean> {

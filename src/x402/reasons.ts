@@ -47,3 +47,28 @@ export const EXACT_REFUSALS: Record<string, string> = {
 export function exactRefusalMessage(reason: string): string {
   return EXACT_REFUSALS[reason] ?? `refused by x402's exact verify (${reason})`;
 }
+
+/**
+ * The reasons of the `auth-capture` scheme this facilitator answers with (x402-foundation/x402,
+ * specs/schemes/auth-capture/scheme_auth_capture_evm.md, "Error Codes"), each with its message in
+ * this service's words where it refuses.
+ */
+export const AUTH_CAPTURE_REASONS = {
+  payloadFormat: "invalid_auth_capture_evm_payload_format",
+  transferMethod: "invalid_auth_capture_evm_unsupported_asset_transfer_method",
+  extra: "invalid_auth_capture_evm_extra",
+  operatorNotAdmitted: "invalid_auth_capture_evm_operator_not_admitted",
+  collector: "invalid_auth_capture_evm_token_collector_mismatch",
+  amount: "invalid_auth_capture_evm_amount_mismatch",
+  nonceMismatch: "invalid_auth_capture_evm_nonce_mismatch",
+  deadlineOrdering: "invalid_auth_capture_evm_deadline_ordering",
+  authorizationExpired: "invalid_auth_capture_evm_authorization_expired",
+  captureDeadlineExpired: "invalid_auth_capture_evm_capture_deadline_expired",
+  signature: "invalid_auth_capture_evm_signature",
+  erc6492: "invalid_auth_capture_evm_erc6492_factory_not_allowed",
+  insufficientBalance: "invalid_auth_capture_evm_insufficient_balance",
+  /** The authorization is used, or the escrow has collected this payment: a replay. */
+  alreadyCollected: "invalid_auth_capture_evm_payment_already_collected",
+  simulationFailed: "invalid_auth_capture_evm_simulation_failed",
+  transactionReverted: "invalid_auth_capture_evm_transaction_reverted",
+} as const;

@@ -64,11 +64,11 @@ describe("x402 facilitator endpoints (/x402/supported, /x402/verify, /x402/settl
     paymentRequirements: requirements,
   });
 
-  it("GET /x402/supported: exact on eip155:84532, x402 version 2, no extensions, the relayer as signer", async () => {
+  it("GET /x402/supported: exact and auth-capture on eip155:84532, x402 version 2, no extensions, the relayer as signer", async () => {
     const res = await h.api.get("/x402/supported");
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, {
-      kinds: [{ x402Version: 2, scheme: "exact", network: X402_NETWORK }],
+      kinds: [{ x402Version: 2, scheme: "exact", network: X402_NETWORK }, h.service.x402.supported().kinds[1]],
       extensions: [],
       signers: { "eip155:*": [h.chain.accounts[LOCAL_ROLES.relayer]!.address] },
     });

@@ -33,7 +33,7 @@ export async function measureHoldGas(chain: LocalChain, figures: Record<string, 
     feeReceiver: chain.deployment.parameters.feeCollector,
     salt,
   });
-  const authorize = async (info: PaymentInfo) => {
+  const signed = async (info: PaymentInfo) => {
     const nonce: Hex = await chain.publicClient.readContract({
       address: escrow,
       abi: authCaptureEscrowAbi,
@@ -51,13 +51,23 @@ export async function measureHoldGas(chain: LocalChain, figures: Record<string, 
         nonce,
       }),
     );
-    return send(chain, operator, {
+    return signature;
+  };
+  const authorize = async (info: PaymentInfo) =>
+    send(chain, operator, {
       address: escrow,
       abi: authCaptureEscrowAbi,
       functionName: "authorize",
-      args: [info, info.maxAmount, eip3009Collector, signature],
+      args: [info, info.maxAmount, eip3009Collector, await signed(info)],
     });
-  };
+  // x402 auth-capture without a hold: authorize and capture the whole amount in one call, the fee split in it.
+  const charge = async (info: PaymentInfo) =>
+    send(chain, operator, {
+      address: escrow,
+      abi: authCaptureEscrowAbi,
+      functionName: "charge",
+      args: [info, info.maxAmount, eip3009Collector, await signed(info), 200, info.feeReceiver],
+    });
   const capture = (info: PaymentInfo, amount: bigint) =>
     send(chain, operator, { address: escrow, abi: authCaptureEscrowAbi, functionName: "capture", args: [info, amount, 200, info.feeReceiver] });
 
@@ -71,4 +81,5 @@ export async function measureHoldGas(chain: LocalChain, figures: Record<string, 
   figures["hold: void (stand-in escrow)"] = Number(
     (await send(chain, operator, { address: escrow, abi: authCaptureEscrowAbi, functionName: "void", args: [hold] })).gasUsed,
   );
+  figures["x402 auth-capture charge (stand-in escrow)"] = Number((await charge(terms(3n))).gasUsed);
 }

@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { HTTPFacilitatorClient } from "@x402/core/server";
+import { AuthCaptureEvmScheme } from "@x402/evm/auth-capture/client";
 import { ExactEvmScheme as ExactEvmClientScheme } from "@x402/evm/exact/client";
 import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
 import { toClientEvmSigner, type ClientEvmSigner } from "@x402/evm";
@@ -9,7 +10,7 @@ import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import express, { type Express } from "express";
 import type { Address, PublicClient } from "viem";
 import type { HDAccount } from "viem/accounts";
-import { PaymentServiceClient, x402PaymentAddresses, type X402PaymentAddresses } from "../../client/src/index.js";
+import { AuthCaptureServerScheme, PaymentServiceClient, x402PaymentAddresses, type SettledHold, type X402PaymentAddresses } from "../../client/src/index.js";
 
 /** The x402 network of the local chain (Base Sepolia's). */
 export const X402_NETWORK = "eip155:84532";
@@ -75,4 +76,46 @@ export function agentFetch(signer: ClientEvmSigner, sent: Array<Headers> = []): 
 /** An EOA agent: a local account as x402's ClientEvmSigner. */
 export function eoaSigner(account: HDAccount, publicClient: PublicClient): ClientEvmSigner {
   return toClientEvmSigner(account, publicClient);
+}
+
+/**
+ * A merchant's `auth-capture` paywall as docs/merchants.md writes it: @x402/express's middleware,
+ * x402's HTTP facilitator client pointed at `{serviceUrl}/x402`, and the client package's
+ * `AuthCaptureServerScheme`. With `hold`, the route asks for a hold and `holds` receives each one.
+ */
+export function authCapturePaywall(
+  serviceUrl: string,
+  recipient: Address,
+  options: { hold?: boolean } = {},
+): { app: Express; holds: Array<{ hold: SettledHold; transaction: string }>; resourceServer: x402ResourceServer } {
+  const holds: Array<{ hold: SettledHold; transaction: string }> = [];
+  const scheme = new AuthCaptureServerScheme({ onHold: (hold, payment) => void holds.push({ hold, transaction: payment.transaction }) });
+  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: `${serviceUrl}/x402` })).register(X402_NETWORK, scheme);
+  const app = express();
+  app.use(
+    paymentMiddleware(
+      {
+        "GET /report": {
+          accepts: {
+            scheme: "auth-capture",
+            network: X402_NETWORK,
+            price: REPORT_PRICE.x402,
+            payTo: recipient,
+            ...(options.hold ? { extra: { hold: true } } : {}),
+          },
+          description: "Today's report",
+        },
+      },
+      resourceServer,
+    ),
+  );
+  app.get("/report", (_req, res) => {
+    res.json({ report: "paid content" });
+  });
+  return { app, holds, resourceServer };
+}
+
+/** An agent paying `auth-capture` with x402: @x402/fetch around fetch, @x402/evm's `AuthCaptureEvmScheme` signing with `signer`. */
+export function authCaptureAgentFetch(signer: ClientEvmSigner): typeof fetch {
+  return wrapFetchWithPayment(fetch, new x402Client().register(X402_NETWORK, new AuthCaptureEvmScheme(signer)));
 }

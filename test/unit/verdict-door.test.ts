@@ -19,6 +19,7 @@ const DESIGN_VERDICTS: Record<string, VerdictKind> = {
   ALREADY_CHARGED: "already_charged",
   "a settled event": "settled_event",
   "an x402 success": "x402_success",
+  "an x402 auth-capture success": "x402_auth_capture_success",
   "the refund target": "refund_target",
   "a watch's end": "watch_end",
   "the code hashes": "code_hash",
@@ -38,6 +39,7 @@ const FORMED_IN: Record<VerdictKind, string[]> = {
   already_charged: ["src/recurring/charge-answers.ts"],
   settled_event: ["src/webhooks/watcher.ts", "src/links/first-charges.ts"],
   x402_success: ["src/x402/facilitator.ts"],
+  x402_auth_capture_success: ["src/x402/auth-capture.ts"],
   refund_target: ["src/refunds/refunds.ts"],
   watch_end: ["src/payments/deposit-settler.ts", "src/x402/receiver-sender.ts", "src/holds/operator-follow.ts", "src/holds/operator.ts"],
   code_hash: ["src/payments/deposit-address.ts", "src/chain/contracts/x402-receivers.ts"],
@@ -55,7 +57,7 @@ const FORMED_IN: Record<VerdictKind, string[]> = {
  */
 const MARKERS: Array<[RegExp, VerdictKind[]]> = [
   [/\bvalid: true\b/, ["valid", "recover"]],
-  [/\bsuccess: true\b/, ["x402_success"]],
+  [/\bsuccess: true\b/, ["x402_success", "x402_auth_capture_success"]],
   [/"REFUNDED"/, ["refunded", "hold_refunded"]],
   [/"CHARGED"/, ["charged"]],
   [/"ALREADY_CHARGED"/, ["already_charged", "charged"]],

@@ -1,0 +1,37 @@
+import { toHex, type Hex } from "viem";
+import { payerAgnosticHash } from "../holds/payment-info.js";
+import { mintHold } from "../holds/terms.js";
+import type { LiveDeployment } from "../deployments.js";
+import type { CapabilityTokens } from "../tokens/capability.js";
+import type { X402SettledHold } from "../wire/index.js";
+import type { AuthCaptureTerms } from "./auth-capture-terms.js";
+
+/**
+ * The hold an `auth-capture` settle authorized, as the holds API knows it: the merchant's `ho`
+ * capability minted for the terms the agent signed (its recipient, amount, deadlines and salt; the
+ * block of the authorization, from which its events are read), so /v1/holds/capture, /void, /refund
+ * and /state take it like any hold's. Nothing is stored: the capability carries the terms. The
+ * buyer's `hc` is not handed out: the agent paid through x402, and a reclaim past the capture
+ * deadline is its own transaction.
+ */
+export function x402Hold(tokens: CapabilityTokens, deployment: LiveDeployment) {
+  return (terms: AuthCaptureTerms, authorizedIn: bigint): X402SettledHold => {
+    const { info } = terms;
+    const { hold } = mintHold(tokens, {
+      recipient: info.receiver,
+      amountUnits: info.maxAmount,
+      authorizeBefore: info.preApprovalExpiry,
+      captureBefore: info.authorizationExpiry,
+      refundBefore: info.refundExpiry,
+      salt: toHex(info.salt, { size: 32 }),
+      fromBlock: authorizedIn,
+    });
+    return {
+      payment_hash: terms.paymentHash,
+      hold_id: payerAgnosticHash(info, deployment.chainId, deployment.authCapture!.escrow) as Hex,
+      hold,
+      capture_before: info.authorizationExpiry,
+      refund_before: info.refundExpiry,
+    };
+  };
+}

@@ -1,0 +1,300 @@
+import { randomUUID } from "node:crypto";
+import { BaseError, ContractFunctionRevertedError, decodeEventLog, getAddress, isAddressEqual, type Address, type Hex, type TransactionReceipt } from "viem";
+import { agreeOnReceipt } from "../chain/agreement.js";
+import { rpc, toRpcError } from "../chain/rpc-errors.js";
+import { receiveAuthorizationTypedData, tokenDomain } from "../chain/token-authorizations.js";
+import { readReceipt } from "../chain/transactions.js";
+import type { Finality } from "../config.js";
+import { DomainError } from "../errors.js";
+import { authCaptureEscrowAbi, fiatTokenAbi } from "../generated/contracts.js";
+import { payerAgnosticHash, type PaymentInfo } from "../holds/payment-info.js";
+import type { PaymentChain } from "../payments/verify.js";
+import type { X402Answers } from "../store/x402-answers.js";
+import type { X402FacilitatorRequest, X402SettledHold, X402SettleResponse, X402SupportedKind, X402VerifyResponse } from "../wire/index.js";
+import { AUTH_CAPTURE, authCaptureExtra, judgeAuthCapture, type AuthCaptureTerms } from "./auth-capture-terms.js";
+import { X402_RESERVATION_STALE_MS } from "./payload.js";
+import { poll } from "./poll.js";
+import { AUTHORIZATION_LOOKBACK, authorizationUsed } from "./proof.js";
+import { AUTH_CAPTURE_REASONS, X402_REASONS } from "./reasons.js";
+import { settleRefusal, verifyRefusal, type Refusal } from "./refusals.js";
+
+/** The escrow calls the facilitator has sent: the holds' operator (src/holds/operator.ts), under the relayer's rules. */
+export interface AuthCaptureOperator {
+  /** The escrow's operator (the relayer's account); null without a relayer key. */
+  readonly operator: Address | null;
+  /** Authorizes the payment's whole amount (a hold). Throws a DomainError when the escrow would refuse it or it cannot be sent. */
+  authorize(info: PaymentInfo, signature: Hex): Promise<{ hash: Hex }>;
+  /** Authorizes and captures `amount` in one step, the deployment's fee to the fee collector. */
+  charge(info: PaymentInfo, amount: bigint, signature: Hex): Promise<{ hash: Hex }>;
+}
+
+export interface AuthCaptureDeps {
+  chain: PaymentChain;
+  operator: AuthCaptureOperator;
+  /** One success per payment, across instances (store/x402-answers.ts). */
+  answers: Pick<X402Answers, "reserve" | "claim" | "release">;
+  /** The smallest amount a payment may be (PAYMENT_MIN_AMOUNT). */
+  minUnits: bigint;
+  /** The most gas an escrow call may use (the payer's own ERC-1271 code runs in it): more is refused, not paid. */
+  maxGas: bigint;
+  /** The hold a settled authorization is, for the merchant: its `ho` capability (auth-capture-hold.ts), given the authorization's block. */
+  holdAnswer: (terms: AuthCaptureTerms, authorizedIn: bigint) => X402SettledHold;
+  settleWaitMs: number;
+  pollMs: number;
+}
+
+/**
+ * The gas of an auth-capture escrow call with no payer code (a `charge` 170,731 and an `authorize`
+ * 145,881 measured on the stand-in, docs/gas.md) rounded up: a call's ceiling is this plus the
+ * configured cap on a contract payer's signature check.
+ */
+export const AUTH_CAPTURE_GAS = 250_000n;
+
+/** Mined: at or below each node's latest block (an x402 success is given at inclusion, as for `exact`). */
+const MINED: Finality = { kind: "confirmations", confirmations: 0 };
+/** The least time left on an authorization or a capture deadline for a payment to be settled (x402's floor). */
+const DEADLINE_FLOOR_SECONDS = 6n;
+/** ERC-6492's magic suffix: a signature of an account not deployed yet. */
+const ERC6492_SUFFIX = "6492649264926492649264926492649264926492649264926492649264926492";
+
+/**
+ * x402's `auth-capture` scheme on this deployment's escrow, the service its operator: verify checks
+ * the payment against its requirements and the chain; settle sends the escrow's `charge` (authorize
+ * and capture in one step, the deployment's fee to the fee collector), or its `authorize` alone when
+ * the requirements ask for a hold, through the holds' operator, and answers success only from the
+ * receipt a majority of the nodes hold, once per payment.
+ */
+export class AuthCaptureFacilitator {
+  constructor(
+    private readonly deps: AuthCaptureDeps,
+    readonly network: string,
+  ) {}
+
+  /** The kind `/x402/supported` lists; null while the deployment has no escrow or the service no relayer key. */
+  kind(): X402SupportedKind | null {
+    const extra = authCaptureExtra(this.#service());
+    return extra ? { x402Version: 2, scheme: AUTH_CAPTURE, network: this.network, extra } : null;
+  }
+
+  async verify(request: X402FacilitatorRequest): Promise<X402VerifyResponse> {
+    const terms = judgeAuthCapture(request, this.#service(), this.network);
+    if ("reason" in terms) return verifyRefusal(terms);
+    const refused = await this.#chainRefusal(terms);
+    return refused ? verifyRefusal(refused) : { isValid: true, payer: terms.payer };
+  }
+
+  /**
+   * Verifies again, reserves the payment's one answer, sends the escrow call and waits for it to be
+   * mined, then answers from the receipt the nodes agree on. A payment the escrow collected already
+   * (this service's call, answered to nobody: a crash, a wait that ran out) is answered from the chain
+   * to the first request that asks; every later one is refused.
+   */
+  async settle(request: X402FacilitatorRequest): Promise<X402SettleResponse> {
+    const terms = judgeAuthCapture(request, this.#service(), this.network);
+    if ("reason" in terms) return this.#failed(terms);
+    const refused = await this.#chainRefusal(terms);
+    if (refused?.reason === AUTH_CAPTURE_REASONS.alreadyCollected) return this.#answerCollected(terms, refused);
+    if (refused) return this.#failed(refused);
+    const token = randomUUID();
+    const subject = subjectOf(terms);
+    if (!(await this.deps.answers.reserve(subject, token, X402_RESERVATION_STALE_MS))) {
+      return this.#failed({ reason: AUTH_CAPTURE_REASONS.alreadyCollected, message: "this payment is answered to another request", payer: terms.payer });
+    }
+    let outcome: X402SettleResponse;
+    try {
+      outcome = await this.#send(terms, token);
+    } catch (error) {
+      await this.deps.answers.release(subject, token).catch(() => {}); // what was sent stays recorded and followed by the operator
+      throw error;
+    }
+    if (!outcome.success) await this.deps.answers.release(subject, token);
+    return outcome;
+  }
+
+  async #send(terms: AuthCaptureTerms, token: string): Promise<X402SettleResponse> {
+    const { operator } = this.deps;
+    let sent: { hash: Hex };
+    try {
+      sent = terms.hold ? await operator.authorize(terms.info, terms.signature) : await operator.charge(terms.info, terms.info.maxAmount, terms.signature);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      const message = `the escrow call cannot be sent now (${error.code}${error.detail ? `: ${error.detail}` : ""})`;
+      return this.#failed({ reason: X402_REASONS.transactionState, message, payer: terms.payer });
+    }
+    const receipt = await poll(() => readReceipt(this.deps.chain.client, sent.hash), this.deps.settleWaitMs, this.deps.pollMs);
+    if (!receipt) {
+      const message = `the escrow call ${sent.hash} is not mined yet: it is followed; ask again with the same payment`;
+      return this.#failed({ reason: X402_REASONS.transactionState, message, payer: terms.payer });
+    }
+    return this.#answer(terms, receipt, token);
+  }
+
+  /** The answer from a mined escrow call: success only on the receipt a majority of the nodes hold, naming this payment's collection, and only once. */
+  async #answer(terms: AuthCaptureTerms, receipt: TransactionReceipt, token: string | null): Promise<X402SettleResponse> {
+    const { chain } = this.deps;
+    if (receipt.status !== "success") {
+      return this.#failed({
+        reason: AUTH_CAPTURE_REASONS.transactionReverted,
+        message: `the escrow call ${receipt.transactionHash} reverted on chain`,
+        payer: terms.payer,
+      });
+    }
+    const held = await agreeOnReceipt("x402_auth_capture_success", chain.client, MINED, receipt);
+    // Judged again on the majority's own receipt: one node's copy is never the verdict.
+    if (!held || !this.#collectedIn(held, terms)) {
+      const message = "the escrow call is not held mined, collecting this payment, by a majority of the chain's nodes: ask again";
+      return this.#failed({ reason: X402_REASONS.transactionState, message, payer: terms.payer });
+    }
+    if (!(await this.deps.answers.claim(subjectOf(terms), token, X402_RESERVATION_STALE_MS))) {
+      return this.#failed({ reason: AUTH_CAPTURE_REASONS.alreadyCollected, message: "this payment is answered to another request", payer: terms.payer });
+    }
+    return {
+      success: true,
+      payer: terms.payer,
+      transaction: held.transactionHash,
+      network: this.network,
+      amount: terms.info.maxAmount.toString(),
+      ...(terms.hold ? { extra: { hold: this.deps.holdAnswer(terms, held.blockNumber) } } : {}),
+    };
+  }
+
+  /**
+   * Whether the receipt holds the escrow's collection of this payment: `PaymentCharged` at the
+   * deployment's fee to the fee collector, or `PaymentAuthorized` for a hold, for this payment's hash
+   * and its whole amount.
+   */
+  #collectedIn(receipt: TransactionReceipt, terms: AuthCaptureTerms): boolean {
+    const escrow = this.deps.chain.deployment.authCapture!.escrow;
+    const { feeBps, feeCollector } = this.deps.chain.deployment.parameters;
+    return receipt.logs.some((log) => {
+      if (!isAddressEqual(log.address, escrow)) return false;
+      const event = escrowEvent(log);
+      if (event?.eventName === "PaymentCharged" && !terms.hold) {
+        const a = event.args;
+        return (
+          a.paymentInfoHash === terms.paymentHash && a.amount === terms.info.maxAmount && a.feeBps === feeBps && isAddressEqual(a.feeReceiver, feeCollector)
+        );
+      }
+      if (event?.eventName === "PaymentAuthorized" && terms.hold) {
+        return event.args.paymentInfoHash === terms.paymentHash && event.args.amount === terms.info.maxAmount;
+      }
+      return false;
+    });
+  }
+
+  /** A payment the escrow has collected: the chain answers, to the first request asking when none holds the answer. */
+  async #answerCollected(terms: AuthCaptureTerms, refused: Refusal): Promise<X402SettleResponse> {
+    const { client, deployment } = this.deps.chain;
+    const escrow = deployment.authCapture!.escrow;
+    const head = await rpc(() => client.getBlockNumber());
+    const fromBlock = head > AUTHORIZATION_LOOKBACK ? head - AUTHORIZATION_LOOKBACK : 0n;
+    const logs = await rpc(() =>
+      client.getContractEvents({
+        address: escrow,
+        abi: authCaptureEscrowAbi,
+        eventName: terms.hold ? "PaymentAuthorized" : "PaymentCharged",
+        args: { paymentInfoHash: terms.paymentHash },
+        fromBlock,
+      }),
+    );
+    const receipt = logs[0] ? await readReceipt(client, logs[0].transactionHash) : null;
+    return receipt ? this.#answer(terms, receipt, null) : this.#failed(refused);
+  }
+
+  /**
+   * The chain's checks: time left on the authorization and the capture deadline, the signature
+   * (ERC-1271 included; an undeployed account's ERC-6492 refused), the authorization and the payment
+   * unused, the payer's balance, then the escrow call itself, simulated from the operator.
+   */
+  async #chainRefusal(terms: AuthCaptureTerms): Promise<Refusal | null> {
+    const { client, deployment } = this.deps.chain;
+    const { info, payer, signature } = terms;
+    const refuse = (reason: string, message: string): Refusal => ({ reason, message, payer });
+    const now = (await rpc(() => client.getBlock())).timestamp;
+    if (BigInt(info.preApprovalExpiry) <= now + DEADLINE_FLOOR_SECONDS)
+      return refuse(AUTH_CAPTURE_REASONS.authorizationExpired, "the authorization has expired: its validBefore is past");
+    if (BigInt(info.authorizationExpiry) <= now + DEADLINE_FLOOR_SECONDS)
+      return refuse(AUTH_CAPTURE_REASONS.captureDeadlineExpired, "the capture deadline is past");
+    if (signature.toLowerCase().endsWith(ERC6492_SUFFIX))
+      return refuse(AUTH_CAPTURE_REASONS.erc6492, "an undeployed smart account (ERC-6492) is refused: deploy the account first");
+    const escrow = deployment.authCapture!;
+    const nonce = payerAgnosticHash(info, deployment.chainId, escrow.escrow);
+    const typed = receiveAuthorizationTypedData(tokenDomain(deployment.chainId, deployment.token.address, deployment.token.eip712), {
+      from: payer,
+      to: escrow.eip3009Collector,
+      value: info.maxAmount,
+      validAfter: 0n,
+      validBefore: BigInt(info.preApprovalExpiry),
+      nonce,
+    });
+    const signed = await rpc(() => client.verifyTypedData({ ...(typed as object), address: payer, signature } as never)).catch((error: unknown) => {
+      if (error instanceof DomainError) throw error;
+      return false;
+    });
+    if (!signed) return refuse(AUTH_CAPTURE_REASONS.signature, "the signature is not the payer's over this authorization");
+    const [used, state, balance] = await Promise.all([
+      authorizationUsed(client, deployment.token.address, payer, nonce),
+      rpc(() => client.readContract({ address: escrow.escrow, abi: authCaptureEscrowAbi, functionName: "paymentState", args: [terms.paymentHash] })),
+      rpc(() => client.readContract({ address: deployment.token.address, abi: fiatTokenAbi, functionName: "balanceOf", args: [payer] })),
+    ]);
+    if (used || state[0]) return refuse(AUTH_CAPTURE_REASONS.alreadyCollected, "this payment is collected already: its authorization is used");
+    if (balance < info.maxAmount) return refuse(AUTH_CAPTURE_REASONS.insufficientBalance, "the payer holds less USDC than the amount");
+    return this.#simulate(terms);
+  }
+
+  /** The escrow call this settle would send, simulated as the operator sends it. */
+  async #simulate(terms: AuthCaptureTerms): Promise<Refusal | null> {
+    const { client, deployment } = this.deps.chain;
+    const escrow = deployment.authCapture!;
+    const account = this.deps.operator.operator!;
+    const { feeBps, feeCollector } = deployment.parameters;
+    const call = terms.hold
+      ? { functionName: "authorize" as const, args: [terms.info, terms.info.maxAmount, escrow.eip3009Collector, terms.signature] as const }
+      : { functionName: "charge" as const, args: [terms.info, terms.info.maxAmount, escrow.eip3009Collector, terms.signature, feeBps, feeCollector] as const };
+    try {
+      await client.simulateContract({ address: escrow.escrow, abi: authCaptureEscrowAbi, account, ...call } as never);
+      // A contract payer's signature check runs inside the call, at the relayer's cost: past the ceiling it is refused here.
+      const gas = await client.estimateContractGas({ address: escrow.escrow, abi: authCaptureEscrowAbi, account, ...call } as never);
+      if (gas > this.deps.maxGas) {
+        return {
+          reason: X402_REASONS.transactionState,
+          message: `the escrow call would use more than ${this.deps.maxGas} gas (the payer's signature check)`,
+          payer: terms.payer,
+        };
+      }
+      return null;
+    } catch (error) {
+      // A revert is the escrow's refusal, named by its decoded error; anything else is the node's failure, never a verdict.
+      const reverted = error instanceof BaseError ? error.walk((e) => e instanceof ContractFunctionRevertedError) : null;
+      if (!(reverted instanceof ContractFunctionRevertedError)) throw toRpcError(error);
+      const named = reverted.data?.errorName;
+      return { reason: AUTH_CAPTURE_REASONS.simulationFailed, message: `the escrow refuses this payment now${named ? ` (${named})` : ""}`, payer: terms.payer };
+    }
+  }
+
+  #service() {
+    return {
+      deployment: this.deps.chain.deployment,
+      operator: this.deps.operator.operator ? getAddress(this.deps.operator.operator) : null,
+      minUnits: this.deps.minUnits,
+    };
+  }
+
+  #failed(refusal: Refusal): X402SettleResponse {
+    return settleRefusal(this.network, refusal);
+  }
+}
+
+/** The payment's one answer, in x402's answers: the escrow's name for it. */
+function subjectOf(terms: AuthCaptureTerms): string {
+  return `auth-capture:${terms.paymentHash}`;
+}
+
+/** An escrow log decoded by the escrow's ABI; null for a log it does not declare. */
+function escrowEvent(log: { data: Hex; topics: [Hex, ...Hex[]] | [] }) {
+  try {
+    return decodeEventLog({ abi: authCaptureEscrowAbi, data: log.data, topics: log.topics });
+  } catch {
+    return null;
+  }
+}

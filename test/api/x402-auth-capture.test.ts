@@ -1,0 +1,295 @@
+import { assert } from "chai";
+import { unlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { Express } from "express";
+import { decodePaymentResponseHeader } from "@x402/core/http";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { AuthCaptureEvmScheme } from "@x402/evm/auth-capture/client";
+import { x402Client } from "@x402/fetch";
+import { erc20Abi, getAddress, hashTypedData, type Address, type Hex } from "viem";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { authCaptureEscrowAbi, testSmartAccountAbi } from "../../src/generated/contracts.js";
+import { deployTestContract } from "../helpers/deploy.js";
+import { payerAgnosticHash, type PaymentInfo } from "../../src/holds/payment-info.js";
+import { useService } from "../helpers/service.js";
+import { balanceOf, send } from "../helpers/tx.js";
+import { authCaptureAgentFetch, authCapturePaywall, eoaSigner, listenOn, REPORT_PRICE, X402_NETWORK } from "../helpers/x402-parties.js";
+
+/**
+ * x402's `auth-capture` end to end, with the unmodified npm packages: the merchant's paywall is
+ * @x402/express with the client package's server scheme and x402's HTTP facilitator client pointed at
+ * this service's facilitator; the agent is @x402/fetch with @x402/evm's `AuthCaptureEvmScheme`; the
+ * escrow is the local stand-in at Commerce Payments' address.
+ */
+describe("x402 auth-capture: this service as the facilitator and the escrow's operator", function () {
+  this.timeout(120_000);
+  const h = useService();
+  const agent = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
+  const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+  const stranger = () => h.chain.accounts[LOCAL_ROLES.firstUser + 2]!;
+  const usdc = () => h.service.deployment.token.address;
+  const escrow = () => h.service.deployment.authCapture!.escrow;
+  const feeCollector = () => h.service.deployment.parameters.feeCollector;
+  const feeBps = () => h.service.deployment.parameters.feeBps;
+  const fee = () => (REPORT_PRICE.units * BigInt(feeBps())) / 10_000n;
+
+  let service: { url: string; close(): Promise<void> };
+  let shop: { url: string; close(): Promise<void> } | null = null;
+  beforeEach(async () => {
+    service = await listenOn(h.service.app);
+  });
+  afterEach(async () => {
+    await shop?.close();
+    shop = null;
+    await service.close();
+  });
+
+  const balances = (...accounts: Address[]) => Promise.all(accounts.map((a) => balanceOf(h.chain, usdc(), a)));
+  const facilitator = (path: "verify" | "settle", body: unknown) => h.api.post(`/x402/${path}`).send(body as object);
+
+  /** Requirements for 0.01 to the merchant on the facilitator's terms (what the paywall writes), with `extra` changed. */
+  async function requirements(extra: Record<string, unknown> = {}): Promise<PaymentRequirements> {
+    const kind = h.service.x402.supported().kinds.find((k) => k.scheme === "auth-capture")!;
+    const now = Math.floor(Date.now() / 1000);
+    return {
+      scheme: "auth-capture",
+      network: X402_NETWORK,
+      amount: REPORT_PRICE.units.toString(),
+      asset: usdc(),
+      payTo: merchant().address,
+      maxTimeoutSeconds: 300,
+      extra: { ...kind.extra, captureDeadline: now + 900, refundDeadline: now + 900, ...extra },
+    };
+  }
+  /** What @x402/evm's auth-capture client signs for those requirements. */
+  function agentPayload(r: PaymentRequirements): Promise<PaymentPayload> {
+    const client = new x402Client().register(X402_NETWORK, new AuthCaptureEvmScheme(eoaSigner(agent(), h.chain.publicClient)));
+    return client.createPaymentPayload({ x402Version: 2, resource: { url: "http://merchant.test/report" }, accepts: [r] } as never);
+  }
+  /** The payment's terms as the escrow reads them, rebuilt from what the agent signed. */
+  function termsOf(r: PaymentRequirements, p: PaymentPayload): PaymentInfo {
+    const extra = r.extra as Record<string, number | string>;
+    const payload = p.payload as { authorization: { from: Address; validBefore: string }; salt: Hex };
+    return {
+      operator: getAddress(String(extra.captureAuthorizer)),
+      payer: getAddress(payload.authorization.from),
+      receiver: getAddress(r.payTo),
+      token: usdc(),
+      maxAmount: BigInt(r.amount),
+      preApprovalExpiry: Number(payload.authorization.validBefore),
+      authorizationExpiry: Number(extra.captureDeadline),
+      refundExpiry: Number(extra.refundDeadline),
+      minFeeBps: Number(extra.minFeeBps),
+      maxFeeBps: Number(extra.maxFeeBps),
+      feeReceiver: getAddress(String(extra.feeRecipient)),
+      salt: BigInt(payload.salt),
+    };
+  }
+  const paymentState = (hash: Hex) =>
+    h.chain.publicClient.readContract({ address: escrow(), abi: authCaptureEscrowAbi, functionName: "paymentState", args: [hash] });
+
+  it("/x402/supported lists auth-capture with the deployment's escrow, the relayer as operator, the fee collector and the fee as both bounds", () => {
+    const kind = h.service.x402.supported().kinds.find((k) => k.scheme === "auth-capture");
+    assert.deepEqual(kind, {
+      x402Version: 2,
+      scheme: "auth-capture",
+      network: X402_NETWORK,
+      extra: {
+        authCaptureEscrow: h.service.deployment.authCapture!.escrow,
+        captureAuthorizer: h.service.holdOperator!.operator!,
+        feeRecipient: feeCollector(),
+        minFeeBps: feeBps(),
+        maxFeeBps: feeBps(),
+        asset: usdc(),
+        name: h.service.deployment.token.eip712.name,
+        version: h.service.deployment.token.eip712.version,
+      },
+    });
+  });
+
+  it("the agent gets the report; one escrow charge pays the recipient and the fee collector; the answer is the escrow's transaction", async () => {
+    const paywall = authCapturePaywall(service.url, merchant().address);
+    shop = await listenOn(paywall.app);
+    const [agentBefore, merchantBefore, feesBefore] = await balances(agent().address, merchant().address, feeCollector());
+    const res = await authCaptureAgentFetch(eoaSigner(agent(), h.chain.publicClient))(`${shop.url}/report`);
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.deepEqual(await res.json(), { report: "paid content" });
+    const settlement = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE")!);
+    assert.include(settlement, { success: true, network: X402_NETWORK });
+    assert.equal(getAddress(settlement.payer!), agent().address);
+    const receipt = await h.chain.publicClient.getTransactionReceipt({ hash: settlement.transaction as Hex });
+    assert.equal(receipt.status, "success");
+    assert.equal(getAddress(receipt.to!), escrow(), "sent to the escrow");
+    assert.equal(getAddress(receipt.from), h.service.holdOperator!.operator, "by the operator the requirements name");
+    const [agentAfter, merchantAfter, feesAfter] = await balances(agent().address, merchant().address, feeCollector());
+    assert.equal(agentBefore - agentAfter, REPORT_PRICE.units);
+    assert.equal(merchantAfter - merchantBefore, REPORT_PRICE.units - fee());
+    assert.equal(feesAfter - feesBefore, fee());
+    assert.isEmpty(paywall.holds);
+  });
+
+  it("with a hold: the report is served on the authorization, the buyer's answer carries no hold, and the merchant captures later", async () => {
+    const paywall = authCapturePaywall(service.url, merchant().address, { hold: true });
+    shop = await listenOn(paywall.app);
+    const [agentBefore, merchantBefore] = await balances(agent().address, merchant().address);
+    const sent: PaymentPayload[] = [];
+    const client = new x402Client().register(X402_NETWORK, new AuthCaptureEvmScheme(eoaSigner(agent(), h.chain.publicClient)));
+    client.onAfterPaymentCreation(async ({ paymentPayload }) => void sent.push(paymentPayload));
+    const { wrapFetchWithPayment } = await import("@x402/fetch");
+    const res = await wrapFetchWithPayment(fetch, client)(`${shop.url}/report`);
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.deepEqual(await res.json(), { report: "paid content" });
+    const settlement = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE")!);
+    assert.isTrue(settlement.success);
+    assert.notProperty(settlement.extra ?? {}, "hold", "the hold is the merchant's, never in the buyer's header");
+    assert.lengthOf(paywall.holds, 1);
+    const { hold, transaction } = paywall.holds[0]!;
+    assert.equal(transaction, settlement.transaction);
+    const [agentHeld, merchantHeld] = await balances(agent().address, merchant().address);
+    assert.equal(agentBefore - agentHeld, REPORT_PRICE.units, "the buyer's funds are in escrow");
+    assert.equal(merchantHeld, merchantBefore, "nothing captured yet");
+    assert.deepEqual(await paymentState(hold.payment_hash as Hex), [true, REPORT_PRICE.units, 0n]);
+
+    // The merchant captures later through /v1/holds, with the hold's `ho` capability the settle handed it.
+    assert.match(hold.hold, /^ho\./);
+    const info = termsOf(sent[0]!.accepted as PaymentRequirements, sent[0]!);
+    assert.equal(hold.hold_id, payerAgnosticHash(info, h.service.deployment.chainId, escrow()));
+    await h.chain.mine(3);
+    await h.service.holdOperator!.follow();
+    const state = await h.api.post("/v1/holds/state").send({ hold: hold.hold });
+    assert.equal(state.status, 200, JSON.stringify(state.body));
+    const captured = await h.api.post("/v1/holds/capture").send({ hold: hold.hold, amount: REPORT_PRICE.amount });
+    assert.equal(captured.status, 200, JSON.stringify(captured.body));
+    assert.include(captured.body, { hold_id: hold.hold_id, operation: "capture" });
+    await h.chain.publicClient.waitForTransactionReceipt({ hash: captured.body.tx_hash });
+    const [merchantAfter] = await balances(merchant().address);
+    assert.equal(merchantAfter - merchantBefore, REPORT_PRICE.units - fee());
+    assert.deepEqual(await paymentState(hold.payment_hash as Hex), [true, 0n, REPORT_PRICE.units]);
+  });
+
+  it("the auth-capture paywall printed in docs/merchants.md, run as printed: the report is charged, the job is held", async () => {
+    const { readFileSync } = await import("node:fs");
+    const doc = readFileSync(new URL("../../docs/merchants.md", import.meta.url), "utf8");
+    const section = doc.slice(doc.indexOf("### `auth-capture`: the fee split at capture, and holds"));
+    const printed = /```ts\n([\s\S]*?)```/.exec(section)![1]!;
+    assert.isAtMost(printed.trim().split("\n").length, 26, "about 25 lines");
+    const source = printed
+      .replace('"@stablecoin-payments/client"', JSON.stringify(new URL("../../client/src/index.ts", import.meta.url).pathname))
+      .replace('"http://127.0.0.1:8787/x402"', JSON.stringify(`${service.url}/x402`))
+      .replaceAll('"0xYourWallet"', JSON.stringify(merchant().address))
+      .replace("app.listen(3000);", "export default app;");
+    const file = join(dirname(fileURLToPath(import.meta.url)), `.merchants-auth-capture-${process.pid}.ts`);
+    writeFileSync(file, source);
+    let app: Express;
+    try {
+      app = ((await import(pathToFileURL(file).href)) as { default: Express }).default;
+    } finally {
+      unlinkSync(file);
+    }
+    shop = await listenOn(app);
+    const pay = authCaptureAgentFetch(eoaSigner(agent(), h.chain.publicClient));
+    const [agentBefore, merchantBefore] = await balances(agent().address, merchant().address);
+    const report = await pay(`${shop.url}/report`);
+    assert.equal(report.status, 200, await report.clone().text());
+    const job = await pay(`${shop.url}/job`, { method: "POST" });
+    assert.equal(job.status, 200, await job.clone().text());
+    assert.deepEqual(await job.json(), { job: "started" });
+    const [agentAfter, merchantAfter] = await balances(agent().address, merchant().address);
+    assert.equal(merchantAfter - merchantBefore, REPORT_PRICE.units - fee(), "the report charged, the job only held");
+    assert.equal(agentBefore - agentAfter, REPORT_PRICE.units + 500_000n);
+  });
+
+  it("a replayed payment: the second settle and verify are refused, and nothing moves twice", async () => {
+    const r = await requirements();
+    const payload = await agentPayload(r);
+    const body = { x402Version: 2, paymentPayload: payload, paymentRequirements: r };
+    const first = await facilitator("settle", body);
+    assert.include(first.body, { success: true }, JSON.stringify(first.body));
+    const [agentBefore] = await balances(agent().address);
+    const again = await facilitator("settle", body);
+    assert.include(again.body, { success: false, errorReason: "invalid_auth_capture_evm_payment_already_collected" }, JSON.stringify(again.body));
+    const verified = await facilitator("verify", body);
+    assert.include(verified.body, { isValid: false, invalidReason: "invalid_auth_capture_evm_payment_already_collected" });
+    assert.deepEqual(await balances(agent().address), [agentBefore]);
+  });
+
+  it("the same payment settled twice at once: one success, one escrow call", async () => {
+    const r = await requirements();
+    const body = { x402Version: 2, paymentPayload: await agentPayload(r), paymentRequirements: r };
+    const [agentBefore] = await balances(agent().address);
+    const answers = await Promise.all([facilitator("settle", body), facilitator("settle", body)]);
+    assert.deepEqual(answers.map((a) => a.body.success).sort(), [false, true], JSON.stringify(answers.map((a) => a.body)));
+    const [agentAfter] = await balances(agent().address);
+    assert.equal(agentBefore - agentAfter, REPORT_PRICE.units);
+  });
+
+  it("a contract payer (ERC-1271) pays; one whose signature check burns gas is refused past the ceiling, and nothing is sent", async () => {
+    const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 5]!;
+    const account = await deployTestContract(h.chain, owner, testSmartAccountAbi, "TestSmartAccount", "TestSmartAccount.sol", [owner.address]);
+    await send(h.chain, agent(), { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [account, 1_000_000n] });
+    const signer = { address: account, signTypedData: (typed: Parameters<typeof hashTypedData>[0]) => owner.sign({ hash: hashTypedData(typed) }) };
+    const payloadOf = async (r: PaymentRequirements) =>
+      new x402Client()
+        .register(X402_NETWORK, new AuthCaptureEvmScheme(signer as never))
+        .createPaymentPayload({ x402Version: 2, resource: { url: "http://merchant.test/report" }, accepts: [r] } as never);
+    const paid = await requirements();
+    const settled = await facilitator("settle", { x402Version: 2, paymentPayload: await payloadOf(paid), paymentRequirements: paid });
+    assert.include(settled.body, { success: true }, JSON.stringify(settled.body));
+
+    await send(h.chain, owner, { address: account, abi: testSmartAccountAbi, functionName: "setValidationGasBurn", args: [5_000n] });
+    const r = await requirements();
+    const body = { x402Version: 2, paymentPayload: await payloadOf(r), paymentRequirements: r };
+    const relayer = h.service.holdOperator!.operator!;
+    const nonceBefore = await h.chain.publicClient.getTransactionCount({ address: relayer });
+    const verified = await facilitator("verify", body);
+    assert.include(verified.body, { isValid: false, invalidReason: "invalid_transaction_state" });
+    assert.include(verified.body.invalidMessage, "gas");
+    const refused = await facilitator("settle", body);
+    assert.include(refused.body, { success: false, errorReason: "invalid_transaction_state" });
+    assert.equal(await h.chain.publicClient.getTransactionCount({ address: relayer }), nonceBefore, "the relayer sent nothing");
+  });
+
+  it("an authorization for another escrow or another operator is refused, before anything is sent", async () => {
+    // Commerce Payments' v1.0 escrow, which @x402/evm's client signs for too.
+    const otherEscrow = await requirements({ authCaptureEscrow: "0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff" });
+    const otherOperator = await requirements({ captureAuthorizer: stranger().address });
+    for (const [r, reason] of [
+      [otherEscrow, "invalid_auth_capture_evm_extra"],
+      [otherOperator, "invalid_auth_capture_evm_operator_not_admitted"],
+    ] as const) {
+      const body = { x402Version: 2, paymentPayload: await agentPayload(r), paymentRequirements: r };
+      assert.include((await facilitator("verify", body)).body, { isValid: false, invalidReason: reason });
+      assert.include((await facilitator("settle", body)).body, { success: false, errorReason: reason });
+    }
+  });
+
+  it("fee bounds other than the service's are refused: a lower fee, a range, another fee collector", async () => {
+    for (const extra of [{ minFeeBps: 100, maxFeeBps: 100 }, { minFeeBps: 0, maxFeeBps: feeBps() }, { feeRecipient: stranger().address }]) {
+      const r = await requirements(extra);
+      const body = { x402Version: 2, paymentPayload: await agentPayload(r), paymentRequirements: r };
+      const verified = await facilitator("verify", body);
+      assert.include(verified.body, { isValid: false, invalidReason: "invalid_auth_capture_evm_extra" }, JSON.stringify(extra));
+      assert.include((await facilitator("settle", body)).body, { success: false, errorReason: "invalid_auth_capture_evm_extra" });
+    }
+  });
+
+  it("a Permit2 payload is refused in this service's words", async () => {
+    const r = await requirements({ assetTransferMethod: "permit2" });
+    const payload = await agentPayload(r);
+    assert.property(payload.payload, "permit2Authorization");
+    const body = { x402Version: 2, paymentPayload: payload, paymentRequirements: r };
+    const verified = await facilitator("verify", body);
+    assert.include(verified.body, { isValid: false, invalidReason: "invalid_auth_capture_evm_payload_format" });
+    assert.match(verified.body.invalidMessage, /^a Permit2 payload: this facilitator settles auth-capture with USDC's ERC-3009 authorization only/);
+    const settled = await facilitator("settle", body);
+    assert.include(settled.body, { success: false, errorReason: "invalid_auth_capture_evm_payload_format" });
+  });
+
+  it("a payload whose terms are not the requirements' (another payTo than signed) is refused by its nonce", async () => {
+    const r = await requirements();
+    const payload = await agentPayload(r);
+    const body = { x402Version: 2, paymentPayload: payload, paymentRequirements: { ...r, payTo: stranger().address } };
+    assert.include((await facilitator("verify", body)).body, { isValid: false, invalidReason: "invalid_auth_capture_evm_nonce_mismatch" });
+  });
+});
