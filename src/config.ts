@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
-import { blocksIn } from "./chain/block-time.js";
+import { blocksIn } from "./block-time.js";
 import { z } from "zod";
 import { parseAmount } from "./money.js";
 import type { SigningKey } from "./tokens/capability.js";
@@ -197,7 +197,7 @@ export interface Config {
   /**
    * How the chain is followed (chain/follower.ts): the node's WebSocket (`newHeads`, `logs`) when
    * `wsUrl` is set, else by polling; a round every `intervalMs`. Windows are durations, turned into
-   * blocks with the chain's block time (chain/block-time.ts).
+   * blocks with the chain's block time (block-time.ts).
    */
   follow: { wsUrl: string | null; intervalMs: number; logRangeSeconds: number; transferRangeSeconds: number; backfillSeconds: number };
   finality: Finality;

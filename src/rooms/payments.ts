@@ -1,4 +1,4 @@
-import { blocksIn } from "../chain/block-time.js";
+import { blocksIn } from "../block-time.js";
 import { ConcurrencyGate } from "../limits/rate-limiter.js";
 import { FairGate } from "../limits/fair-gate.js";
 import { LinkStatus } from "../links/link-status.js";
