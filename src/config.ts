@@ -70,7 +70,6 @@ const EnvSchema = z.object({
   WEBHOOKS_PORT_OVERRIDE: port.optional(),
   WEBHOOK_WATCH_CAP_PER_CALLER: positiveInt.default(1000),
   WEBHOOK_WATCH_CAP_TOTAL: positiveInt.default(100_000),
-  WATCHER_INTERVAL_MS: positiveInt.default(2000),
   DELIVERY_INTERVAL_MS: positiveInt.default(1000),
   WEBHOOK_DELIVERY_CONCURRENCY: positiveInt.default(64),
   WEBHOOK_TARGET_CONCURRENCY: positiveInt.default(8),
@@ -129,7 +128,6 @@ export interface WebhookSettings {
   timeoutMs: number;
   capPerCaller: number;
   capTotal: number;
-  watcherIntervalMs: number;
   deliveryIntervalMs: number;
   /** Delivery attempts in flight at once per instance, and per target (a notify_url's host). */
   deliveryConcurrency: number;
@@ -343,7 +341,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       capPerCaller: e.WEBHOOK_WATCH_CAP_PER_CALLER,
       capTotal: e.WEBHOOK_WATCH_CAP_TOTAL,
-      watcherIntervalMs: e.WATCHER_INTERVAL_MS,
       deliveryIntervalMs: e.DELIVERY_INTERVAL_MS,
       deliveryConcurrency: e.WEBHOOK_DELIVERY_CONCURRENCY,
       targetConcurrency: e.WEBHOOK_TARGET_CONCURRENCY,

@@ -22,7 +22,7 @@ const LIST_PAGES_WAITING_PER_CALLER = 8;
 export interface PaymentsRoom {
   payments: Payments;
   depositWatches: DepositWatches;
-  /** Settles payments paid to their payment address (started by listen). */
+  /** Settles payments paid to their payment address (in each round of the chain follower). */
   depositSettler: DepositSettler;
   /** The payments to a recipient, read from the chain a bounded page at a time. */
   paymentsList: PaymentsList;
