@@ -246,10 +246,11 @@ describe("the chain follower on a node's WebSocket", function () {
         ])
       )[0]?.tx_hash;
     const deadline = Date.now() + 30_000;
-    let settlement: Hex | undefined;
-    while (!(settlement = await sent())) {
+    let settlement = await sent();
+    while (!settlement) {
       assert.isBelow(Date.now(), deadline, "the settlement sent by the round the pushed log started");
       await new Promise((resolve) => setTimeout(resolve, 20));
+      settlement = await sent();
     }
     // Settled: the settlement mined, and final, the payment verifies valid with it.
     await node.mine(3);
