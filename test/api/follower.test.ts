@@ -252,8 +252,15 @@ describe("the chain follower on a node's WebSocket", function () {
       await new Promise((resolve) => setTimeout(resolve, 20));
       settlement = await sent();
     }
-    // Settled: the settlement mined, and final, the payment verifies valid with it.
-    await node.mine(3);
+    // Settled: the settlement mined (recorded before it is broadcast, so blocks until its receipt), then
+    // final, the payment verifies valid with it.
+    const receipt = () => h.chain.publicClient.getTransactionReceipt({ hash: settlement }).catch(() => null);
+    const settling = Date.now() + 30_000;
+    while (!(await receipt())) {
+      assert.isBelow(Date.now(), settling, "the settlement mined");
+      await node.mine();
+    }
+    await node.mine(2);
     const verdict = await supertest(service.app).post("/v1/payments/verify").send({ intent: created.body.intent, tx_hash: settlement });
     assert.include(verdict.body, { valid: true, tx_hash: settlement }, JSON.stringify(verdict.body));
   });
