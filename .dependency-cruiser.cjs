@@ -1,17 +1,93 @@
 /**
- * The service's rooms and what each may import (docs/architecture.md). `npm run lint` runs this;
- * a cycle or a forbidden import fails it.
+ * The rooms of src/, dev/ and scripts/, their floors, and what each may import (docs/architecture.md,
+ * "The floors"). `npm run lint` runs this over src, dev and scripts; a cycle, an import up the
+ * floors or across one, or a forbidden import fails it.
  */
 const DOMAINS = "payments|links|recurring|refunds|webhooks|x402|holds";
+
+/**
+ * The floors, lowest first: a file imports its own room or a room on a lower floor, never one on
+ * its own floor or above. So no two rooms can import each other, directly or around a circle.
+ */
+const FLOORS = [
+  [
+    "^src/wire/",
+    "^src/generated/",
+    "^src/errors\\.ts$",
+    "^src/random\\.ts$",
+    "^src/rounds\\.ts$",
+    "^src/logger\\.ts$",
+    "^src/deployments\\.ts$",
+    "^src/block-time\\.ts$",
+    "^client/",
+  ],
+  ["^src/money\\.ts$", "^src/tokens/"],
+  ["^src/config\\.ts$"],
+  ["^src/chain/", "^src/store/"],
+  ["^src/limits/", "^src/rules/"],
+  ["^src/payments/"],
+  ["^src/recurring/", "^src/holds/"],
+  ["^src/links/"],
+  ["^src/refunds/", "^src/x402/", "^src/webhooks/", "^src/capabilities\\.ts$"],
+  ["^src/http/", "^src/checkout/"],
+  ["^src/rooms/"],
+  ["^src/service\\.ts$"],
+  ["^dev/deploy/", "^dev/checkout/"],
+  ["^dev/localchain/"],
+  ["^test/"],
+  ["^scripts/lib/"],
+  ["^scripts/(?!lib/)"],
+];
+const ON_A_FLOOR = FLOORS.flat();
+
+const floorRules = FLOORS.flatMap((rooms, floor) => {
+  const above = FLOORS.slice(floor + 1).flat();
+  const upward =
+    above.length === 0
+      ? []
+      : [
+          {
+            name: "no-import-up-the-floors",
+            comment: `Floor ${floor} (${rooms.join(" ")}) imports only its own rooms and lower floors.`,
+            severity: "error",
+            from: { path: rooms },
+            to: { path: above },
+          },
+        ];
+  const across = rooms.map((room) => ({
+    name: "no-import-across-a-floor",
+    comment: `Rooms on one floor never import each other: ${room} imports none of ${rooms.filter((other) => other !== room).join(" ")}.`,
+    severity: "error",
+    from: { path: room },
+    to: { path: rooms.filter((other) => other !== room) },
+  }));
+  return [...upward, ...across.filter((rule) => rule.to.path.length > 0)];
+});
+
 module.exports = {
   forbidden: [
     {
       name: "no-cycles",
-      comment: "No import cycle anywhere in the service (between files or folders).",
+      comment: "No import cycle anywhere in src/, dev/ or scripts/ (between files; the floors rule out cycles between rooms).",
       severity: "error",
-      from: { path: "^src" },
+      from: { path: "^(src|dev|scripts)/" },
       to: { circular: true },
     },
+    {
+      name: "every-room-on-a-floor",
+      comment: "Every file of src/, dev/, scripts/ and test/ that imports or is imported belongs to a room on a floor (FLOORS above).",
+      severity: "error",
+      from: { path: "^(src|dev|scripts|test|client)/", pathNot: ON_A_FLOOR },
+      to: {},
+    },
+    {
+      name: "every-room-on-a-floor",
+      comment: "Every file of src/, dev/, scripts/ and test/ that imports or is imported belongs to a room on a floor (FLOORS above).",
+      severity: "error",
+      from: {},
+      to: { path: "^(src|dev|scripts|test|client)/", pathNot: ON_A_FLOOR },
+    },
+    ...floorRules,
     {
       name: "no-dev-tooling-in-service",
       comment: "Service code never imports Hardhat, the dev/ harness, tests or scripts (devDependencies and tooling).",

@@ -49,7 +49,7 @@ import { Receiver, RECEIVER_HOST } from "../test/helpers/receiver.js";
 import { walletTypedData, type ResolvedTerms } from "../test/helpers/recurring.js";
 import { approve, send } from "../test/helpers/tx.js";
 import { buildCheckout } from "../dev/checkout/build.js";
-import { BACKSTOP_PER_SWEEP, DEPOSIT_CHECK_EVERY_MS } from "../src/payments/deposit-settler.js";
+import { BACKSTOP_PER_SWEEP } from "../src/payments/deposit-settler.js";
 import { DepositWatches } from "../src/store/deposit-watches.js";
 
 await buildCheckout(); // the service serves the checkout bundle
@@ -702,13 +702,13 @@ if (runs("detection")) {
       methods = byMethod(proxy.calls);
     }
     // Detection latency: a plain transfer mined -> the settlement sent (recorded and broadcast) and mined,
-    // with the settler running a round every DEPOSIT_CHECK_EVERY_MS as npm start does.
+    // with the settler running a round every FOLLOW_INTERVAL_MS as npm start's follower does.
     let running = true;
     const rounds = (async () => {
       while (running) {
         const started = performance.now();
         await settler.tick();
-        await new Promise((r) => setTimeout(r, Math.max(0, DEPOSIT_CHECK_EVERY_MS - (performance.now() - started))));
+        await new Promise((r) => setTimeout(r, Math.max(0, service.config.follow.intervalMs - (performance.now() - started))));
       }
     })();
     const sent: number[] = [];
@@ -754,7 +754,7 @@ if (runs("detection")) {
       "|---:|---:|---|---:|---:|---:|",
       ...rows,
       "",
-      `Rounds run every ${DEPOSIT_CHECK_EVERY_MS / 1000} s, so a transfer waits ${DEPOSIT_CHECK_EVERY_MS / 2000} s on average for the next round; an arrival adds one balance read, then the settlement's own calls. The backstop's ${BACKSTOP_PER_SWEEP} balance reads a minute are not in these rounds.`,
+      `Rounds run every ${service.config.follow.intervalMs / 1000} s, so a transfer waits ${service.config.follow.intervalMs / 2000} s on average for the next round; an arrival adds one balance read, then the settlement's own calls. The backstop's ${BACKSTOP_PER_SWEEP} balance reads a minute are not in these rounds.`,
     ].join("\n"),
   );
 }

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
-import { blocksIn } from "./chain/block-time.js";
+import { blocksIn } from "./block-time.js";
 import { z } from "zod";
 import { nodeProblems } from "./config-nodes.js";
 import { parseAmount } from "./money.js";
@@ -72,7 +72,6 @@ const EnvSchema = z.object({
   WEBHOOKS_PORT_OVERRIDE: port.optional(),
   WEBHOOK_WATCH_CAP_PER_CALLER: positiveInt.default(1000),
   WEBHOOK_WATCH_CAP_TOTAL: positiveInt.default(100_000),
-  WATCHER_INTERVAL_MS: positiveInt.default(2000),
   DELIVERY_INTERVAL_MS: positiveInt.default(1000),
   WEBHOOK_DELIVERY_CONCURRENCY: positiveInt.default(64),
   WEBHOOK_TARGET_CONCURRENCY: positiveInt.default(8),
@@ -131,7 +130,6 @@ export interface WebhookSettings {
   timeoutMs: number;
   capPerCaller: number;
   capTotal: number;
-  watcherIntervalMs: number;
   deliveryIntervalMs: number;
   /** Delivery attempts in flight at once per instance, and per target (a notify_url's host). */
   deliveryConcurrency: number;
@@ -199,7 +197,7 @@ export interface Config {
   /**
    * How the chain is followed (chain/follower.ts): the node's WebSocket (`newHeads`, `logs`) when
    * `wsUrl` is set, else by polling; a round every `intervalMs`. Windows are durations, turned into
-   * blocks with the chain's block time (chain/block-time.ts).
+   * blocks with the chain's block time (block-time.ts).
    */
   follow: { wsUrl: string | null; intervalMs: number; logRangeSeconds: number; transferRangeSeconds: number; backfillSeconds: number };
   finality: Finality;
@@ -346,7 +344,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       capPerCaller: e.WEBHOOK_WATCH_CAP_PER_CALLER,
       capTotal: e.WEBHOOK_WATCH_CAP_TOTAL,
-      watcherIntervalMs: e.WATCHER_INTERVAL_MS,
       deliveryIntervalMs: e.DELIVERY_INTERVAL_MS,
       deliveryConcurrency: e.WEBHOOK_DELIVERY_CONCURRENCY,
       targetConcurrency: e.WEBHOOK_TARGET_CONCURRENCY,

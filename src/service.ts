@@ -129,7 +129,6 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
       await chain.follower.stop();
       webhooks.stop();
       recurring.stuckCharges.stop();
-      payments.depositSettler.stop();
       receivers.splitter.stop();
       holds.operator?.stop();
       if (store.ownsDatabase) await store.database.close();
@@ -147,7 +146,7 @@ export async function listen(service: Service): Promise<{ apiUrl: string; opsUrl
     });
   const api = await start(service.app, service.config.host, service.config.port);
   const ops = await start(service.opsApp, "127.0.0.1", service.config.opsPort);
-  service.webhooks.start({ followed: true });
+  service.webhooks.start();
   service.stuckCharges.start(service.config.relayer.replaceAfterSeconds, service.config.relayer.sweepIntervalMs, (error) =>
     service.logger.warn({ loop: "relayer", error: (error as Error).message.split("\n")[0] }, "stuck-transaction sweep failed"),
   );

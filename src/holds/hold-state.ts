@@ -1,5 +1,5 @@
 import { encodeFunctionData, getAddress, toEventSelector, type Address, type Hex, type PublicClient } from "viem";
-import { blocksIn } from "../chain/block-time.js";
+import { blocksIn } from "../block-time.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { authCaptureEscrowAbi, fiatTokenAbi } from "../generated/contracts.js";
 import type { HoldStateName } from "../wire/holds.js";

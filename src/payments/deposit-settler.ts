@@ -12,7 +12,6 @@ import type { LiveDeployment } from "../deployments.js";
 import type { DepositWatch, DepositWatches } from "../store/deposit-watches.js";
 import { paymentKeyOf } from "./verify.js";
 import type { DepositAddresses } from "./deposit-address.js";
-import { everyRound } from "../rounds.js";
 import { priceRelayerCall, readyRelayerCall, type SettlementPrice, type SettlementSender } from "./relayer-call.js";
 
 export type { SettlementPrice, SettlementSender } from "./relayer-call.js";
@@ -47,8 +46,6 @@ export interface DepositSettlerDeps {
   ranges?: { transferBlocks: bigint; paidBlocks: bigint };
 }
 
-/** How often a round runs (new blocks' logs read, sent settlements followed). */
-export const DEPOSIT_CHECK_EVERY_MS = 2_000;
 /** How long a deposit that cannot be settled now (a token refusal, no gas money) waits before the next try. */
 export const DEPOSIT_RETRY_AFTER_MS = 60_000;
 /** A sent settlement the node does not know after this long is broadcast again. */
@@ -91,7 +88,6 @@ const TRANSFER_EVENT = erc20Abi.find((i) => i.type === "event" && i.name === "Tr
  */
 export class DepositSettler implements FollowerConsumer {
   readonly name = "deposits";
-  #stop: (() => void) | null = null;
   /** The first backstop sweep comes a full period after start; then where it stands in address order. */
   #sweepAt: number;
   #sweptTo: Address | null = null;
@@ -99,16 +95,6 @@ export class DepositSettler implements FollowerConsumer {
 
   constructor(private readonly deps: DepositSettlerDeps) {
     this.#sweepAt = deps.now() + BACKSTOP_EVERY_MS;
-  }
-
-  /** Runs {@link tick} every `everyMs` until stopped (npm start); tests call it directly. */
-  start(everyMs: number, onFailure: (error: unknown) => void): void {
-    this.#stop ??= everyRound(everyMs, () => this.tick(), onFailure);
-  }
-
-  stop(): void {
-    this.#stop?.();
-    this.#stop = null;
   }
 
   /** The follower's round (chain/follower.ts): {@link tick} on its view. */

@@ -1,4 +1,5 @@
 import type { Hex } from "viem";
+import { DomainError } from "../errors.js";
 import { finalityHead, isSettled } from "../chain/finality.js";
 import { agreeOnLogs } from "../chain/agreement.js";
 import type { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
@@ -7,6 +8,9 @@ import { formatAmount } from "../money.js";
 import type { ChargeResponse, ChargeStatus } from "../wire/index.js";
 import type { PublicClient } from "viem";
 import type { Terms } from "./terms.js";
+
+/** What a charge's answers read: the chain, its finality rule, and RecurringCharges. */
+export type ChargeChain = { client: PublicClient; finality: Finality; contract: RecurringChargesReader };
 
 /**
  * A charge's answer for one period: its status, what the caller should do, the period's bounds and,
@@ -34,13 +38,7 @@ export function periodAnswer(status: ChargeStatus, terms: Terms, id: Hex, period
  * call did not follow: ALREADY_CHARGED only once that block is at or below the finality head,
  * CONFIRMING (WAIT, with the transaction's hash) before. Never a success ahead of the chain.
  */
-export async function chargedInAnswer(
-  chain: { client: PublicClient; finality: Finality; contract: RecurringChargesReader },
-  terms: Terms,
-  id: Hex,
-  period: bigint,
-  paidIn: bigint,
-): Promise<ChargeResponse> {
+export async function chargedInAnswer(chain: ChargeChain, terms: Terms, id: Hex, period: bigint, paidIn: bigint): Promise<ChargeResponse> {
   const [logs, head] = await Promise.all([chain.contract.chargedLogs(id, period, paidIn), finalityHead(chain.client, chain.finality)]);
   // Already charged on what a majority of the nodes hold: this period's Charged log, in the block the
   // contract names, final on each. No log is no claim: a node naming a block with no log proves nothing.
@@ -49,4 +47,59 @@ export async function chargedInAnswer(
   return held
     ? periodAnswer("ALREADY_CHARGED", terms, id, period, held[0]!.transactionHash)
     : periodAnswer("CONFIRMING", terms, id, period, logs[0]?.transactionHash);
+}
+
+/** When period `period` of `terms` stops being chargeable: its end, or the subscription's end if sooner. */
+export function periodCloses(terms: Terms, period: bigint): bigint {
+  const periodEnd = terms.start + (period + 1n) * terms.period;
+  return terms.end !== 0n && terms.end < periodEnd ? terms.end : periodEnd;
+}
+
+/**
+ * How close to a period's close the service still sends its charge: 60 s (300 of Base's 200 ms blocks, room for a
+ * full pool's queue and a replacement), or a quarter of a shorter period.
+ */
+export function sendMargin(terms: Terms): bigint {
+  const quarter = terms.period / 4n;
+  return quarter < 60n ? quarter : 60n;
+}
+
+/**
+ * The contract charges only the period named (PeriodMismatch otherwise): a charge that could be
+ * mined after its period ends is not sent. Ask again when the next period starts.
+ */
+export function refuseNearClose(terms: Terms, period: bigint, now: bigint): void {
+  const closes = periodCloses(terms, period);
+  if (closes - now <= sendMargin(terms)) throw new DomainError("NOT_DUE", { retryAfter: Number(closes - now) + 1 });
+}
+
+/** This period was charged (the simulation reverted `PeriodAlreadyCharged`): the block it was charged in, then its answer. */
+export async function alreadyChargedAnswer(chain: ChargeChain, terms: Terms, id: Hex, period: bigint): Promise<ChargeResponse> {
+  const paid = await chain.contract.chargedBlock(id, period);
+  if (paid === 0n) throw new DomainError("RPC_ERROR", { detail: "the chain moved under the charge (reorg in progress)" });
+  return chargedInAnswer(chain, terms, id, period, paid);
+}
+
+/**
+ * Without a relayer key nothing can be sent or simulated (the contract takes charges from its
+ * relayers only): the subscription's state still answers first (revoked, ended, this period
+ * charged), then the period's close, then RELAYER_UNAVAILABLE.
+ */
+export async function answerWithoutRelayer(
+  chain: ChargeChain,
+  terms: Terms,
+  id: Hex,
+  period: bigint,
+  block: { number: bigint; timestamp: bigint },
+): Promise<ChargeResponse> {
+  const now = block.timestamp;
+  const { revoked, paidCount, lastPeriod } = await chain.contract.subscription(id, block.number);
+  if (revoked) throw new DomainError("PERMISSION_REVOKED");
+  if (terms.end !== 0n && now >= terms.end) throw new DomainError("SUBSCRIPTION_EXPIRED");
+  if (paidCount > 0 && lastPeriod === period) {
+    const paidIn = await chain.contract.chargedBlock(id, period, block.number);
+    if (paidIn !== 0n) return chargedInAnswer(chain, terms, id, period, paidIn);
+  }
+  refuseNearClose(terms, period, now);
+  throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
 }

@@ -5,16 +5,17 @@ import type { LiveDeployment } from "../deployments.js";
 import { DomainError } from "../errors.js";
 import type { ConcurrencyGate } from "../limits/rate-limiter.js";
 import { rpc } from "../chain/rpc-errors.js";
-import { readTokenState, refuseTransfer, type TokenState } from "../chain/token-refusals.js";
+import { refuseTransfer } from "../chain/token-refusals.js";
 import type { ChargeAttempts } from "../store/charge-attempts.js";
 import type { RefusedChargePayers } from "../store/refused-charge-payers.js";
 import { chargeRefusal } from "./charge-errors.js";
 import { checkPayerFunds } from "./payer-funds.js";
-import { quoteFees, reimbursementFor, transactionCostUnits, type FeeQuote, type GasPricing } from "./gas-quote.js";
-import { l1FeeWithMargin, quoteL1Fee, quoteL1FeeAt, readL1FeePrices, type L1FeePrices } from "../chain/l1-fee.js";
+import { reimbursementFor, transactionCostUnits, type FeeQuote, type GasPricing } from "./gas-quote.js";
+import { l1FeeWithMargin } from "../chain/l1-fee.js";
 import { POOL_WINDOW, type Relayer } from "./relayer.js";
 import type { SubscriptionCapabilities } from "./capabilities.js";
-import { chargedInAnswer } from "./charge-answers.js";
+import { alreadyChargedAnswer, answerWithoutRelayer, refuseNearClose } from "./charge-answers.js";
+import { ChargeViews, settledValue } from "./charge-view.js";
 import { followAttempt } from "./charge-follow.js";
 import { ChargeBatcher } from "./charge-batcher.js";
 import { ChargeTrials } from "./charge-trials.js";
@@ -49,46 +50,6 @@ export interface ChargesDeps {
 /** How long a payer's charges are refused after one passed its simulation and failed on chain (as x402's reverted payers). */
 export const CHARGE_FAILED_PAYER_REFUSAL_MS = 60 * 60_000;
 
-/**
- * The latest block, the fee quote, the relayer's balance, its pending nonce, and what the token says
- * of the accounts every charge shares (fee collector, contract) and of `paused`, each read or failed.
- */
-type ChainView = [
-  PromiseSettledResult<{ number: bigint; timestamp: bigint; gasLimit: bigint }>,
-  PromiseSettledResult<FeeQuote>,
-  PromiseSettledResult<bigint>,
-  PromiseSettledResult<number>,
-  PromiseSettledResult<TokenState>,
-];
-
-/** A settled read's value, or its error thrown. */
-function settledValue<T>(result: PromiseSettledResult<T>): T {
-  if (result.status === "rejected") throw result.reason;
-  return result.value;
-}
-
-/**
- * Recurring charges. One transaction per (subscription, period), recorded in the store before it is
- * broadcast: a repeated or restarted call follows the recorded transaction (charge-follow.ts:
- * CONFIRMING while unsettled, CHARGED once settled, ALREADY_CHARGED after) and never sends a second
- * one. Every refusal is answered from a read or a simulation before anything is sent. Replacing stuck
- * transactions is stuck-charges.ts's job; finding a lost charge, charge-recovery.ts's.
- */
-/** When period `period` of `terms` stops being chargeable: its end, or the subscription's end if sooner. */
-export function periodCloses(terms: Terms, period: bigint): bigint {
-  const periodEnd = terms.start + (period + 1n) * terms.period;
-  return terms.end !== 0n && terms.end < periodEnd ? terms.end : periodEnd;
-}
-
-/**
- * How close to a period's close the service still sends its charge: 60 s (30 Base blocks, room for a
- * full pool's queue and a replacement), or a quarter of a shorter period.
- */
-export function sendMargin(terms: Terms): bigint {
-  const quarter = terms.period / 4n;
-  return quarter < 60n ? quarter : 60n;
-}
-
 /** A renewal's gas: the dearest renewal measured on real USDC (snapshots/gas.json). */
 const RENEWAL_GAS = measuredChargeGas(undefined, RENEWAL_GAS_FIGURE);
 /** A refusal for the payer's funds (allowance or balance), which a smaller reimbursement might clear. */
@@ -108,6 +69,13 @@ const TRIAL_MAX_ITEMS = 100;
 /** Charge records per storage slot (RecurringCharges packs six): period 6k opens a slot. */
 const RECORDS_PER_SLOT = 6n;
 
+/**
+ * Recurring charges. One transaction per (subscription, period), recorded in the store before it is
+ * broadcast: a repeated or restarted call follows the recorded transaction (charge-follow.ts:
+ * CONFIRMING while unsettled, CHARGED once settled, ALREADY_CHARGED after) and never sends a second
+ * one. Every refusal is answered from a read or a simulation before anything is sent. Replacing stuck
+ * transactions is stuck-charges.ts's job; finding a lost charge, charge-recovery.ts's.
+ */
 export class Charges {
   readonly #busy = new Set<Hex>();
 
@@ -115,10 +83,19 @@ export class Charges {
 
   readonly #batcher: ChargeBatcher;
 
+  readonly #views: ChargeViews;
+
   #trialsOf: { relayer: Address; trials: ChargeTrials } | null = null;
 
   constructor(private readonly deps: ChargesDeps) {
     this.#reader = RecurringChargesReader.of(deps);
+    this.#views = new ChargeViews({
+      client: deps.client,
+      deployment: deps.deployment,
+      pricing: deps.pricing,
+      relayer: deps.relayer,
+      contract: this.#reader.address,
+    });
     this.#batcher = new ChargeBatcher({
       contract: this.#reader.address,
       attempts: deps.attempts,
@@ -127,7 +104,7 @@ export class Charges {
       ...deps.batch,
       perBlock: POOL_WINDOW,
       pricing: deps.pricing,
-      quoteL1Fee: (data) => this.#batchL1Fee(data),
+      quoteL1Fee: (data) => this.#views.batchL1Fee(data),
     });
   }
 
@@ -186,7 +163,7 @@ export class Charges {
   async #charge({ terms, signature }: SignedSubscription, id: Hex): Promise<ChargeResult> {
     const { client, attempts, relayer } = this.deps;
     const relayerAddress = relayer.address;
-    const { read, l1Fee: quoteL1FeeOf } = this.#chainView();
+    const { read, l1Fee: quoteL1FeeOf } = this.#views.current();
     const [blockRead, feesRead, balanceRead, pendingRead, sharedTokenRead] = await read;
     const block = settledValue(blockRead);
     const now = block.timestamp;
@@ -199,7 +176,7 @@ export class Charges {
       if (followed) return followed;
     }
 
-    if (!relayerAddress) return this.#refuseWithoutRelayer(terms, id, period, block);
+    if (!relayerAddress) return answerWithoutRelayer(this.#chain, terms, id, period, block);
 
     // One more round trip: the L1 data fee of the charge (priced with the largest reimbursement the
     // terms allow in its calldata; one quote per calldata length for the charges sharing the view),
@@ -244,15 +221,15 @@ export class Charges {
       // The subscription's own state answers first, as it always has: revoked, ended, or this period
       // charged already (by another instance, or a charge this store no longer follows).
       if (refusal?.code === "PERMISSION_REVOKED" || refusal?.code === "SUBSCRIPTION_EXPIRED") throw refusal;
-      if (!refusal) return this.#alreadyCharged(terms, id, period);
-      this.#refuseNearClose(terms, period, now);
+      if (!refusal) return alreadyChargedAnswer(this.#chain, terms, id, period);
+      refuseNearClose(terms, period, now);
       refuseTransfer(settledValue(sharedTokenRead));
       // A relayer that cannot pay the L1 fee: EDR's OP mode takes it from the sender even in a
       // simulation and refuses without a revert. It could not send anyway.
       if (refusal.code === "RPC_ERROR" && l1Fee !== null) relayer.ensureAvailable(0n, 0n, settledValue(balanceRead), l1Fee);
       throw refusal;
     }
-    this.#refuseNearClose(terms, period, now);
+    refuseNearClose(terms, period, now);
     // A payer whose charge passed its simulation and failed on chain lately: its simulation passing
     // again proves nothing, so nothing is sent until the refusal ends.
     const refusedUntil = settledValue(refusedRead);
@@ -285,7 +262,7 @@ export class Charges {
         if (refusal?.code === "RPC_ERROR") relayer.ensureAvailable(0n, 0n, settledValue(balanceRead), l1Fee);
         if (refusal) throw refusal;
         // PeriodAlreadyCharged: charged since the simulation (another instance, another relayer).
-        return this.#alreadyCharged(terms, id, period);
+        return alreadyChargedAnswer(this.#chain, terms, id, period);
       }
       gas = (estimate.value * 12n) / 10n;
       const payerCode = settledValue(code);
@@ -320,106 +297,6 @@ export class Charges {
       pending: Number(settledValue(pendingRead)),
       blockGasLimit: block.gasLimit,
     });
-  }
-
-  /** This period was charged (the simulation reverted `PeriodAlreadyCharged`): the block it was charged in, then its answer. */
-  async #alreadyCharged(terms: Terms, id: Hex, period: bigint): Promise<ChargeResult> {
-    const paid = await this.#reader.chargedBlock(id, period);
-    if (paid === 0n) throw new DomainError("RPC_ERROR", { detail: "the chain moved under the charge (reorg in progress)" });
-    return chargedInAnswer(this.#chain, terms, id, period, paid);
-  }
-
-  /**
-   * The contract charges only the period named (PeriodMismatch otherwise): a charge that could be
-   * mined after its period ends is not sent. Ask again when the next period starts.
-   */
-  #refuseNearClose(terms: Terms, period: bigint, now: bigint): void {
-    const closes = periodCloses(terms, period);
-    if (closes - now <= sendMargin(terms)) throw new DomainError("NOT_DUE", { retryAfter: Number(closes - now) + 1 });
-  }
-
-  /**
-   * Without a relayer key nothing can be sent or simulated (the contract takes charges from its
-   * relayers only): the subscription's state still answers first (revoked, ended, this period
-   * charged), then the period's close, then RELAYER_UNAVAILABLE.
-   */
-  async #refuseWithoutRelayer(terms: Terms, id: Hex, period: bigint, block: { number: bigint; timestamp: bigint }): Promise<ChargeResult> {
-    const now = block.timestamp;
-    const { revoked, paidCount, lastPeriod } = await this.#reader.subscription(id, block.number);
-    if (revoked) throw new DomainError("PERMISSION_REVOKED");
-    if (terms.end !== 0n && now >= terms.end) throw new DomainError("SUBSCRIPTION_EXPIRED");
-    if (paidCount > 0 && lastPeriod === period) {
-      const paidIn = await this.#reader.chargedBlock(id, period, block.number);
-      if (paidIn !== 0n) return chargedInAnswer(this.#chain, terms, id, period, paidIn);
-    }
-    this.#refuseNearClose(terms, period, now);
-    throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
-  }
-
-  #view: { read: Promise<ChainView>; l1Fee: (data: Hex) => Promise<bigint> } | null = null;
-
-  /** The GasPriceOracle's prices as the latest chain view read them (null: no Fjord oracle, quote through it). */
-  #l1Prices: Promise<L1FeePrices | null> | null = null;
-
-  /**
-   * The latest block, the fee quote, the relayer's balance, its pending nonce and the L1 fee's
-   * prices: one round trip, shared by every charge that starts while it is in flight (a month-start
-   * burst reads them once, not once per subscription). Never reused once answered. With it, the L1
-   * data fee of a charge, computed here from those prices as the GasPriceOracle computes it
-   * (chain/l1-fee.ts: the oracle compresses the calldata in the EVM, a node's dearest work in a
-   * wave; without a Fjord oracle, quoted by it), once per calldata length for the charges sharing the
-   * view (charges of one length differ only in their values, which compress alike: the 1.2× margin
-   * covers the difference).
-   */
-  #chainView(): { read: Promise<ChainView>; l1Fee: (data: Hex) => Promise<bigint> } {
-    if (!this.#view) {
-      const quotes = new Map<number, Promise<bigint>>();
-      const prices = readL1FeePrices(this.deps.client);
-      prices.catch(() => {}); // a failed read is answered by each charge's l1Fee (GAS_QUOTE_UNAVAILABLE)
-      const view = {
-        read: this.#readChainView(),
-        l1Fee: (data: Hex) => {
-          const length = (data.length - 2) / 2;
-          let quote = quotes.get(length);
-          if (!quote) {
-            quote = prices.then((known) =>
-              known ? quoteL1FeeAt(known, this.#chainId, { to: this.#contract, data }) : quoteL1Fee(this.deps.client, { to: this.#contract, data }),
-            );
-            quotes.set(length, quote);
-          }
-          return quote;
-        },
-      };
-      this.#view = view;
-      this.#l1Prices = prices;
-      void view.read.finally(() => {
-        if (this.#view === view) this.#view = null;
-      });
-    }
-    return this.#view;
-  }
-
-  get #chainId(): number {
-    return this.deps.client.chain!.id;
-  }
-
-  /** A batch's L1 data fee: computed from the latest view's prices, or quoted by the oracle without them. */
-  async #batchL1Fee(data: Hex): Promise<bigint> {
-    const known = await (this.#l1Prices ?? Promise.resolve(null)).catch(() => null);
-    if (known) return quoteL1FeeAt(known, this.#chainId, { to: this.#contract, data });
-    return quoteL1Fee(this.deps.client, { to: this.#contract, data });
-  }
-
-  #readChainView(): Promise<ChainView> {
-    const { client, relayer } = this.deps;
-    const relayerAddress = relayer.address;
-    return Promise.allSettled([
-      rpc(() => client.getBlock({ blockTag: "latest" })),
-      quoteFees(client, this.deps.pricing),
-      relayerAddress ? rpc(() => client.getBalance({ address: relayerAddress })) : Promise.resolve(0n),
-      relayerAddress ? rpc(() => client.getTransactionCount({ address: relayerAddress, blockTag: "pending" })) : Promise.resolve(0),
-      readTokenState(client, this.deps.deployment.token.address, [this.deps.deployment.parameters.feeCollector, this.#contract]),
-    ]) as Promise<ChainView>;
   }
 
   async #checkFunds(terms: Terms, required: bigint): Promise<void> {

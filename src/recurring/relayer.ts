@@ -52,7 +52,7 @@ export const POOL_WINDOW = 16;
 const HELD_REMEMBERED = 10_000;
 /** How long the outbox waits (for room in the window, or after a refusal it retries) without the chain moving before it gives up. */
 const STALL_MS = 30_000;
-/** The pause between broadcast rounds while something waits (a 2 s block frees the window in steps). */
+/** The pause between broadcast rounds while something waits (each 200 ms block frees the window in steps). */
 const RETRY_EVERY_MS = 50;
 
 interface Outgoing {

@@ -1,6 +1,6 @@
 import { authCaptureEscrowAbi } from "../generated/contracts.js";
 import { erc20Abi, toEventSelector, type PublicClient } from "viem";
-import { blocksIn } from "../chain/block-time.js";
+import { blocksIn } from "../block-time.js";
 import { CHARGED_EVENT, REVOKED_EVENT } from "../chain/contracts/recurring-charges.js";
 import { PAID_EVENT } from "../chain/contracts/splitter.js";
 import { ChainFollower } from "../chain/follower.js";

@@ -6,7 +6,7 @@ import { rpc } from "../chain/rpc-errors.js";
 import { Links } from "../links/links.js";
 import { LINK_SUBSCRIBER_PENDING_SECONDS } from "../links/subscribe.js";
 import { ChargeAttempts } from "../store/charge-attempts.js";
-import { blocksIn } from "../chain/block-time.js";
+import { blocksIn } from "../block-time.js";
 import { SubscriberStates } from "../links/subscriber-states.js";
 import type { Webhooks } from "../webhooks/webhooks.js";
 import type { BaseRoom } from "./base.js";

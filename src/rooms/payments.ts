@@ -1,4 +1,4 @@
-import { blocksIn } from "../chain/block-time.js";
+import { blocksIn } from "../block-time.js";
 import { ConcurrencyGate } from "../limits/rate-limiter.js";
 import { FairGate } from "../limits/fair-gate.js";
 import { LinkStatus } from "../links/link-status.js";
@@ -22,7 +22,7 @@ const LIST_PAGES_WAITING_PER_CALLER = 8;
 export interface PaymentsRoom {
   payments: Payments;
   depositWatches: DepositWatches;
-  /** Settles payments paid to their payment address (started by listen). */
+  /** Settles payments paid to their payment address (in each round of the chain follower). */
   depositSettler: DepositSettler;
   /** The payments to a recipient, read from the chain a bounded page at a time. */
   paymentsList: PaymentsList;

@@ -1,4 +1,4 @@
-import { blocksIn } from "../chain/block-time.js";
+import { blocksIn } from "../block-time.js";
 import { configuredTransport } from "../webhooks/target.js";
 import { Webhooks } from "../webhooks/webhooks.js";
 import type { BaseRoom } from "./base.js";

@@ -11,7 +11,7 @@ import { payerAgnosticHash, type PaymentInfo } from "../holds/payment-info.js";
 import type { Database } from "../store/database.js";
 import type { HoldEventBody } from "../wire/events.js";
 import { Deliveries } from "./deliveries.js";
-import { eventIdOf } from "./watcher.js";
+import { eventIdOf } from "./watched-events.js";
 import type { Watch } from "./watches.js";
 
 type EscrowEvent = Extract<(typeof authCaptureEscrowAbi)[number], { type: "event" }>;

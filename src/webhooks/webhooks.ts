@@ -279,17 +279,16 @@ export class Webhooks {
   }
 
   /**
-   * Runs the delivery worker and the pruning on timers, and the watcher on its own timer unless
-   * `followed` (npm start: the chain follower drives it); tests call them directly.
+   * Runs the delivery worker and the pruning on timers (the chain follower's rounds drive the
+   * watcher); tests call them directly.
    */
-  start(options: { followed?: boolean } = {}): void {
+  start(): void {
     const loop = (name: string, every: number, run: () => Promise<unknown>) => {
       this.#stops.push(
         everyRound(every, run, (error) => this.deps.logger.warn({ loop: name, error: (error as Error).message.split("\n")[0] }, "webhook loop failed")),
       );
     };
     if (!this.deps.settings.enabled) return;
-    if (!options.followed) loop("watcher", this.deps.settings.watcherIntervalMs, () => this.watcher.tick());
     loop("prune", this.deps.settings.pruneIntervalMs, () => this.prune());
     this.delivery.start(this.deps.settings.deliveryIntervalMs, (error) =>
       this.deps.logger.warn({ loop: "delivery", error: (error as Error).message.split("\n")[0] }, "webhook loop failed"),

@@ -3,7 +3,7 @@ import { z } from "zod";
 
 /** How long settle waits for its settlement to be mined (x402's HTTPFacilitatorClient gives up after 90 s). */
 export const X402_SETTLE_WAIT_MS = 60_000;
-/** How often settle asks for the settlement's receipt meanwhile (Base mines every 2 s). */
+/** How often settle asks for the settlement's receipt meanwhile (Base mines a block every 200 ms). */
 export const X402_SETTLE_POLL_MS = 250;
 /**
  * The gas of an x402 settlement with no payer code (174,660 measured to a payment address, 116,310 to

@@ -71,33 +71,34 @@ describe("the local chain after Denim (a block every 200 ms)", function () {
       gas: 100_000n,
     });
 
-  it("mines 20–30 blocks in 5 s with no transaction, several sharing one whole-second timestamp, each with timestampMs", async () => {
+  it("mines a block every 200 ms of its clock with no transaction: never two closer (at most 26 in 5 s), most one tick apart, several sharing one whole-second timestamp, each with timestampMs", async () => {
     await start();
     const first = await client.getBlockNumber();
-    // Enough blocks to cover 5 s of the node's clock, however loaded the machine is.
+    // 26 blocks: 5 s of Base's, read once the node has mined them (the deadline only stops a stalled clock).
+    const count = 26n;
     const deadline = Date.now() + 60_000;
-    let blocks: RpcBlock[] = [];
-    for (;;) {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      const head = await client.getBlockNumber();
-      blocks = [];
-      for (let n = first + 1n; n <= head; n++) blocks.push(await block(n));
-      const ms = blocks.map((b) => Number(BigInt(b.timestampMs!)));
-      if (ms.length > 0 && ms.at(-1)! - ms[0]! >= 5_000) break;
-      assert.isBelow(Date.now(), deadline, "5 s of blocks within a minute");
+    while ((await client.getBlockNumber()) < first + count) {
+      assert.isBelow(Date.now(), deadline, "the block clock mines");
+      await new Promise((resolve) => setTimeout(resolve, 200));
     }
+    const blocks: RpcBlock[] = [];
+    for (let n = first + 1n; n <= first + count; n++) blocks.push(await block(n));
     const ms = blocks.map((b) => Number(BigInt(b.timestampMs!)));
     for (const [i, b] of blocks.entries()) {
       assert.lengthOf(b.transactions, 0, "no transaction");
       assert.equal(BigInt(b.timestamp), BigInt(Math.floor(ms[i]! / 1000)), "timestamp is timestampMs' whole second");
-      if (i > 0) assert.isAbove(ms[i]!, ms[i - 1]!, "timestampMs grows block by block");
     }
+    // On the node's clock: a block is never closer than 200 ms to the one before; a tick the machine
+    // was too busy to keep is skipped, never made up with blocks closer together.
+    const gaps = ms.slice(1).map((m, i) => m - ms[i]!);
+    for (const gap of gaps) assert.isAtLeast(gap, 200, `gaps ${gaps.join(", ")} ms`);
     const inFive = ms.filter((m) => m < ms[0]! + 5_000).length;
-    assert.isAtLeast(inFive, 20, `${inFive} blocks in 5 s`);
-    assert.isAtMost(inFive, 30, `${inFive} blocks in 5 s`);
+    assert.isAtMost(inFive, 26, `${inFive} blocks in 5 s`);
+    const median = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)]!;
+    assert.isBelow(median, 400, `most blocks one 200 ms tick after the one before: gaps ${gaps.join(", ")} ms`);
     const perSecond = new Map<string, number>();
     for (const b of blocks) perSecond.set(b.timestamp, (perSecond.get(b.timestamp) ?? 0) + 1);
-    assert.isAtLeast(Math.max(...perSecond.values()), 3, "several blocks share a timestamp");
+    assert.isAtLeast(Math.max(...perSecond.values()), 2, "several blocks share a timestamp");
     assert.isBelow(perSecond.size, blocks.length, "fewer distinct timestamps than blocks");
     assert.equal(BigInt(blocks[0]!.gasLimit), DENIM_BLOCK_GAS_LIMIT, "Denim's gas limit per block");
   });
@@ -175,21 +176,28 @@ describe("the local chain after Denim (a block every 200 ms)", function () {
     assert.equal(await client.getTransactionCount({ address: from.address }), nonce + 17);
   });
 
-  it("answers eth_sendRawTransactionSync with the receipt once mined, within a block or two on the node's clock", async () => {
-    await start();
+  it("answers eth_sendRawTransactionSync with the receipt once mined: not before, and with the first block mined after the pool took it; with no block within its timeout, error 4 (EIP-7966)", async () => {
+    // Blocks by hand: the node's clock is the blocks it mines.
+    await start({ paused: true });
     const from = payer();
-    const raw = await signedTransfer(from, 3n, await client.getTransactionCount({ address: from.address }));
-    const started = performance.now();
-    const receipt = await rpc<{ status: Hex; blockNumber: Hex; blockTimestampMs: Hex }>("eth_sendRawTransactionSync", [raw]);
-    const elapsed = performance.now() - started;
+    const nonce = await client.getTransactionCount({ address: from.address });
+    let answered = false;
+    const answer = rpc<{ status: Hex; blockNumber: Hex; blockTimestampMs: Hex }>("eth_sendRawTransactionSync", [await signedTransfer(from, 3n, nonce)]).finally(
+      () => (answered = true),
+    );
+    // The pool took it once the sender's pending nonce counts it (a round trip per look).
+    const deadline = Date.now() + 30_000;
+    while ((await client.getTransactionCount({ address: from.address, blockTag: "pending" })) === nonce)
+      assert.isBelow(Date.now(), deadline, "the pool takes the transaction");
+    assert.isFalse(answered, "no answer before a block");
+    const mined = await node!.mine();
+    const receipt = await answer;
     assert.equal(receipt.status, "0x1");
-    assert.isString(receipt.blockTimestampMs);
-    assert.isBelow(elapsed, 2_000, `answered in ${elapsed.toFixed(0)} ms`);
+    assert.equal(BigInt(receipt.blockNumber), mined, "the block mined after the pool took it");
+    assert.equal(receipt.blockTimestampMs, (await block(mined)).timestampMs);
 
-    // Paused: no block, so the timeout elapses; error 4 with the hash (EIP-7966).
-    node!.pause();
-    const raw2 = await signedTransfer(from, 3n, await client.getTransactionCount({ address: from.address }));
-    const error = await rpc("eth_sendRawTransactionSync", [raw2, 300]).then(
+    // No block: the timeout elapses; error 4 with the hash (EIP-7966).
+    const error = await rpc("eth_sendRawTransactionSync", [await signedTransfer(from, 3n, nonce + 1), 300]).then(
       () => null,
       (e: { code?: number; cause?: { code?: number } }) => e,
     );
@@ -217,9 +225,9 @@ describe("the local chain after Denim (a block every 200 ms)", function () {
     };
     const of = (id: string) => messages.filter((m) => m.subscription === id).map((m) => m.result);
     const until = async (done: () => boolean) => {
-      const deadline = Date.now() + 5_000;
+      const deadline = Date.now() + 30_000;
       while (!done()) {
-        assert.isBelow(Date.now(), deadline, "delivered within 5 s");
+        assert.isBelow(Date.now(), deadline, "delivered");
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     };
@@ -263,7 +271,7 @@ describe("the local chain after Denim (a block every 200 ms)", function () {
     }
   });
 
-  it("test hooks: a paused clock holds transactions in the pool, drop() removes one for good, mine(n) mines n blocks 200 ms apart", async () => {
+  it("test hooks: a paused clock holds transactions in the pool, drop() removes one for good, mine(n) mines n blocks at least 200 ms apart on the node's clock", async () => {
     await start({ paused: true });
     const head = await client.getBlockNumber();
     const from = payer();
@@ -277,10 +285,9 @@ describe("the local chain after Denim (a block every 200 ms)", function () {
     assert.isNull(await rpc("eth_getTransactionReceipt", [hash]), "dropped: never mined");
     assert.equal(await client.getTransactionCount({ address: from.address, blockTag: "pending" }), nonce, "its nonce is free");
     const ms = await Promise.all([1n, 2n, 3n, 4n, 5n].map(async (i) => Number(BigInt((await block(head + i)).timestampMs!))));
-    assert.deepEqual(
-      ms.slice(1).map((m, i) => m - ms[i]!),
-      [200, 200, 200, 200],
-    );
+    // 200 ms apart, or more where the machine took longer than that to mine a block: never closer.
+    const gaps = ms.slice(1).map((m, i) => m - ms[i]!);
+    for (const gap of gaps) assert.isAtLeast(gap, 200, `gaps ${gaps.join(", ")} ms`);
     node!.resume();
     const deadline = Date.now() + 10_000;
     while ((await client.getBlockNumber()) <= last) {
@@ -346,10 +353,23 @@ describe("npm run chain (BLOCK_INTERVAL_MS)", function () {
   it("mines a block every 200 ms with no transaction by default, with timestampMs", async () => {
     const client = await chainProcess({});
     const first = await client.getBlockNumber();
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    assert.isAtLeast(Number((await client.getBlockNumber()) - first), 3, "blocks with no transaction");
-    const head = (await client.request({ method: "eth_getBlockByNumber", params: ["latest", false] } as never)) as RpcBlock;
-    assert.equal(BigInt(head.timestamp), BigInt(Math.floor(Number(BigInt(head.timestampMs!)) / 1000)));
+    // Three blocks with no transaction (the deadline only stops a stalled clock), 200 ms or more apart on its clock.
+    const deadline = Date.now() + 30_000;
+    while ((await client.getBlockNumber()) < first + 3n) {
+      assert.isBelow(Date.now(), deadline, "blocks with no transaction");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const blocks = await Promise.all(
+      [1n, 2n, 3n].map(
+        (i) => client.request({ method: "eth_getBlockByNumber", params: [`0x${(first + i).toString(16)}`, false] } as never) as Promise<RpcBlock>,
+      ),
+    );
+    const ms = blocks.map((b) => Number(BigInt(b.timestampMs!)));
+    for (const [i, b] of blocks.entries()) {
+      assert.lengthOf(b.transactions, 0);
+      assert.equal(BigInt(b.timestamp), BigInt(Math.floor(ms[i]! / 1000)));
+      if (i > 0) assert.isAtLeast(ms[i]! - ms[i - 1]!, 200);
+    }
   });
 
   it("BLOCK_INTERVAL_MS=0 mines a block per transaction and none without", async () => {

@@ -518,7 +518,7 @@ describe("inclusion hints on a Base-like node (200 ms blocks, 50 ms round trips)
 
   it("payment.included arrives before payment.settled, both signed with the published key", async () => {
     node = await startBaseNode(h.chain);
-    service = await createService(configFor(node.url, { WEBHOOKS_ALLOW_LOOPBACK: "true", WATCHER_INTERVAL_MS: "200", DELIVERY_INTERVAL_MS: "100" }), {
+    service = await createService(configFor(node.url, { WEBHOOKS_ALLOW_LOOPBACK: "true", FOLLOW_INTERVAL_MS: "100", DELIVERY_INTERVAL_MS: "100" }), {
       logger: createLogger("silent"),
       database: h.database,
       now: h.clock.now,
@@ -532,11 +532,14 @@ describe("inclusion hints on a Base-like node (200 ms blocks, 50 ms round trips)
       notify_included: true,
     });
     assert.equal(created.body.notify_included, true);
+    // As listen runs them: the follower's rounds drive the watcher, the delivery worker sends.
     service.webhooks.start();
+    const failures: string[] = [];
+    await service.follower.start(service.config.follow.intervalMs, (where, error) => failures.push(`${where}: ${(error as Error).message}`));
     const receipt = await payIntent(h.chain, h.chain.accounts[LOCAL_ROLES.firstUser]!, created.body.pay);
     const deadline = Date.now() + 60_000;
     while (!receiver.received.some((r) => r.body.type === "payment.settled")) {
-      assert.isBelow(Date.now(), deadline, "settled within a minute");
+      assert.isBelow(Date.now(), deadline, `settled within a minute; rounds failed: ${failures.join("; ")}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     assert.deepEqual(

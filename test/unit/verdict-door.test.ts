@@ -37,7 +37,7 @@ const FORMED_IN: Record<VerdictKind, string[]> = {
   refunded: ["src/refunds/refunds.ts"],
   charged: ["src/recurring/charge-follow.ts"],
   already_charged: ["src/recurring/charge-answers.ts"],
-  settled_event: ["src/webhooks/watcher.ts", "src/links/first-charges.ts"],
+  settled_event: ["src/webhooks/watched-events.ts", "src/links/first-charges.ts"],
   x402_success: ["src/x402/facilitator.ts"],
   x402_auth_capture_success: ["src/x402/auth-capture.ts"],
   refund_target: ["src/refunds/refunds.ts"],

@@ -1,0 +1,108 @@
+import type { Address, Hex, PublicClient } from "viem";
+import type { LiveDeployment } from "../deployments.js";
+import { rpc } from "../chain/rpc-errors.js";
+import { readTokenState, type TokenState } from "../chain/token-refusals.js";
+import { quoteL1Fee, quoteL1FeeAt, readL1FeePrices, type L1FeePrices } from "../chain/l1-fee.js";
+import { quoteFees, type FeeQuote, type GasPricing } from "./gas-quote.js";
+import type { Relayer } from "./relayer.js";
+
+/**
+ * The latest block, the fee quote, the relayer's balance, its pending nonce, and what the token says
+ * of the accounts every charge shares (fee collector, contract) and of `paused`, each read or failed.
+ */
+export type ChainView = [
+  PromiseSettledResult<{ number: bigint; timestamp: bigint; gasLimit: bigint }>,
+  PromiseSettledResult<FeeQuote>,
+  PromiseSettledResult<bigint>,
+  PromiseSettledResult<number>,
+  PromiseSettledResult<TokenState>,
+];
+
+/** A settled read's value, or its error thrown. */
+export function settledValue<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === "rejected") throw result.reason;
+  return result.value;
+}
+
+export interface ChargeViewsDeps {
+  client: PublicClient;
+  deployment: LiveDeployment;
+  pricing: GasPricing;
+  relayer: Relayer;
+  /** RecurringCharges' address: the charges' calldata goes there. */
+  contract: Address;
+}
+
+/**
+ * The chain as the charges starting together see it (charges.ts): one view read at a time, shared by
+ * every charge that starts while it is in flight, and the L1 data fee of a charge or of a batch.
+ */
+export class ChargeViews {
+  constructor(private readonly deps: ChargeViewsDeps) {}
+
+  #view: { read: Promise<ChainView>; l1Fee: (data: Hex) => Promise<bigint> } | null = null;
+
+  /** The GasPriceOracle's prices as the latest chain view read them (null: no Fjord oracle, quote through it). */
+  #l1Prices: Promise<L1FeePrices | null> | null = null;
+
+  /**
+   * The latest block, the fee quote, the relayer's balance, its pending nonce and the L1 fee's
+   * prices: one round trip, shared by every charge that starts while it is in flight (a month-start
+   * burst reads them once, not once per subscription). Never reused once answered. With it, the L1
+   * data fee of a charge, computed here from those prices as the GasPriceOracle computes it
+   * (chain/l1-fee.ts: the oracle compresses the calldata in the EVM, a node's dearest work in a
+   * wave; without a Fjord oracle, quoted by it), once per calldata length for the charges sharing the
+   * view (charges of one length differ only in their values, which compress alike: the 1.2× margin
+   * covers the difference).
+   */
+  current(): { read: Promise<ChainView>; l1Fee: (data: Hex) => Promise<bigint> } {
+    if (!this.#view) {
+      const quotes = new Map<number, Promise<bigint>>();
+      const prices = readL1FeePrices(this.deps.client);
+      prices.catch(() => {}); // a failed read is answered by each charge's l1Fee (GAS_QUOTE_UNAVAILABLE)
+      const view = {
+        read: this.#readChainView(),
+        l1Fee: (data: Hex) => {
+          const length = (data.length - 2) / 2;
+          let quote = quotes.get(length);
+          if (!quote) {
+            quote = prices.then((known) =>
+              known ? quoteL1FeeAt(known, this.#chainId, { to: this.deps.contract, data }) : quoteL1Fee(this.deps.client, { to: this.deps.contract, data }),
+            );
+            quotes.set(length, quote);
+          }
+          return quote;
+        },
+      };
+      this.#view = view;
+      this.#l1Prices = prices;
+      void view.read.finally(() => {
+        if (this.#view === view) this.#view = null;
+      });
+    }
+    return this.#view;
+  }
+
+  get #chainId(): number {
+    return this.deps.client.chain!.id;
+  }
+
+  /** A batch's L1 data fee: computed from the latest view's prices, or quoted by the oracle without them. */
+  async batchL1Fee(data: Hex): Promise<bigint> {
+    const known = await (this.#l1Prices ?? Promise.resolve(null)).catch(() => null);
+    if (known) return quoteL1FeeAt(known, this.#chainId, { to: this.deps.contract, data });
+    return quoteL1Fee(this.deps.client, { to: this.deps.contract, data });
+  }
+
+  #readChainView(): Promise<ChainView> {
+    const { client, relayer } = this.deps;
+    const relayerAddress = relayer.address;
+    return Promise.allSettled([
+      rpc(() => client.getBlock({ blockTag: "latest" })),
+      quoteFees(client, this.deps.pricing),
+      relayerAddress ? rpc(() => client.getBalance({ address: relayerAddress })) : Promise.resolve(0n),
+      relayerAddress ? rpc(() => client.getTransactionCount({ address: relayerAddress, blockTag: "pending" })) : Promise.resolve(0),
+      readTokenState(client, this.deps.deployment.token.address, [this.deps.deployment.parameters.feeCollector, this.deps.contract]),
+    ]) as Promise<ChainView>;
+  }
+}
