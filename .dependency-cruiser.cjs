@@ -19,6 +19,7 @@ const FLOORS = [
     "^src/logger\\.ts$",
     "^src/deployments\\.ts$",
     "^src/block-time\\.ts$",
+    "^src/config-nodes\\.ts$",
     "^client/",
   ],
   ["^src/money\\.ts$", "^src/tokens/"],
