@@ -71,6 +71,7 @@ const MARKERS: Array<[RegExp, VerdictKind[]]> = [
 
 /** Files that write a marker and form no verdict: why. */
 const NOT_A_VERDICT: Record<string, string> = {
+  "src/webhooks/watcher.ts": "writes the events watched-events.ts formed through the door to the queue, and ends a revoked subscription's watch on them",
   "src/payments/depositor.ts": "the search itself: its answer is a refund target only through the door (refunds.ts, agreeOnRead)",
   "src/payments/payments-list.ts": "the payments list shows who paid; a refund's target is found again by refunds.ts through the door",
   "src/chain/contracts/splitter.ts": "the raw read of FORWARDER_CODE_HASH, called only by deposit-address.ts through the door",
