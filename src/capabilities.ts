@@ -34,6 +34,9 @@ export function describeCapabilities(config: Config, deployment: LiveDeployment)
       splitter: deployment.contracts.Splitter.address,
       recurring_charges: deployment.contracts.RecurringCharges.address,
       x402_receivers: deployment.contracts.X402Receivers.address,
+      ...(deployment.authCapture
+        ? { auth_capture_escrow: deployment.authCapture.escrow, auth_capture_collector: deployment.authCapture.eip3009Collector }
+        : {}),
     },
     token: { address: deployment.token.address, symbol: deployment.token.symbol, decimals: deployment.token.decimals },
     fee_bps: deployment.parameters.feeBps,

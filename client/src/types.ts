@@ -170,6 +170,10 @@ export type CapabilitiesResponse = {
     recurring_charges: Address;
     /** X402Receivers: the factory and settler of merchants' x402 receivers (receiverOf, settle, split) */
     x402_receivers: Address;
+    /** Commerce Payments' AuthCaptureEscrow that holds (POST /v1/holds) and x402 auth-capture run on, the service its operator; on the local chain the project's stand-in at the canonical address. Absent where the deployment names none */
+    auth_capture_escrow?: Address;
+    /** The escrow's EIP-3009 token collector: the `to` a buyer's ReceiveWithAuthorization names. Absent with the escrow */
+    auth_capture_collector?: Address;
   };
   token: {
     address: Address;

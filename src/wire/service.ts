@@ -17,6 +17,12 @@ export const CapabilitiesResponse = z.strictObject({
     splitter: Address,
     recurring_charges: Address,
     x402_receivers: Address.describe("X402Receivers: the factory and settler of merchants' x402 receivers (receiverOf, settle, split)"),
+    auth_capture_escrow: Address.describe(
+      "Commerce Payments' AuthCaptureEscrow that holds (POST /v1/holds) and x402 auth-capture run on, the service its operator; on the local chain the project's stand-in at the canonical address. Absent where the deployment names none",
+    ).optional(),
+    auth_capture_collector: Address.describe(
+      "The escrow's EIP-3009 token collector: the `to` a buyer's ReceiveWithAuthorization names. Absent with the escrow",
+    ).optional(),
   }),
   token: z.strictObject({ address: Address, symbol: z.string(), decimals: z.number().int() }),
   fee_bps: z.number().int(),

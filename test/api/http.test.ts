@@ -55,6 +55,9 @@ describe("HTTP rules", () => {
         splitter: deployment.contracts.Splitter.address,
         recurring_charges: deployment.contracts.RecurringCharges.address,
         x402_receivers: deployment.contracts.X402Receivers.address,
+        // Commerce Payments' canonical v1.1 escrow and collector (the stand-in sits there locally).
+        auth_capture_escrow: "0xf96815976523E00e65Be8f34cA5e64b4f41EB19c",
+        auth_capture_collector: "0x8612dfdc421f80336cd14E8EF9cb1E765dB5ab88",
       },
       token: { address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", symbol: "USDC", decimals: 6 },
       fee_bps: 200,
