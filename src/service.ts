@@ -82,6 +82,9 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   const refunds = refundsRoom(base, { chain, tokens, payments });
   const http = httpRoom(base, { chain, store, webhooks, payments, recurring, links, x402, refunds });
   chain.follower.add(payments.depositSettler);
+  // The token transfers that are ours: to an open payment address, or to a merchant's x402 receiver.
+  chain.follower.watchRecipients(async () => [...(await payments.depositWatches.openAddresses(base.now())), ...(await receivers.store.addresses())]);
+  payments.depositWatches.onAdded = () => chain.follower.recipientsChanged();
   if (config.webhooks.enabled) chain.follower.add(webhooks.watcher);
   return {
     ...http,
