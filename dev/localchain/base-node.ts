@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import { getAddress, parseTransaction, recoverTransactionAddress, type Address, type Hex, type TransactionSerialized } from "viem";
 import { BlockTimes } from "./block-times.js";
-import { BASE_TIME_ADDRESS, BASE_TIME_RUNTIME, DENIM_BLOCK_GAS_LIMIT, DENIM_BLOCK_MS, nextBaseFee } from "./denim.js";
+import { BASE_TIME_ADDRESS, BASE_TIME_RUNTIME, DENIM_BLOCK_GAS_LIMIT, DENIM_BLOCK_MS, nextBaseFee, TRANSACTION_GAS_CAP } from "./denim.js";
 import type { LocalChain } from "./harness.js";
 import { serveJsonRpc, type RequestProvider } from "./rpc-server.js";
 import { ReadWriteGate } from "./rw-gate.js";
@@ -278,6 +278,9 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
 
   async function admit(raw: Hex): Promise<Hex> {
     const tx = parseTransaction(raw);
+    // EIP-7825: refused before the pool, as geth's and reth's pools refuse it (the nonce stays free).
+    if ((tx.gas ?? 0n) > TRANSACTION_GAS_CAP)
+      throw Object.assign(new Error(`transaction gas limit too high (cap: ${TRANSACTION_GAS_CAP}, tx: ${tx.gas})`), { code: -32000 });
     const sender = await recoverTransactionAddress({ serializedTransaction: raw as TransactionSerialized });
     const entry = await entryOf(sender);
     const nonce = tx.nonce ?? 0;

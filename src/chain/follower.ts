@@ -74,6 +74,8 @@ export class ChainFollower {
   readonly #logs = new Map<bigint, Log[]>();
   #readTo = -1n;
   #readHash: Hex | null = null;
+  /** The first block whose token transfers are kept (what the last round read, and two overlaps behind its head). */
+  #shortFrom = -1n;
   /** The first block of the unbroken stretch read up to `#readTo`. */
   #readFrom = -1n;
   readonly #headers = new Map<bigint, Head>();
@@ -87,8 +89,10 @@ export class ChainFollower {
   #recipients: (() => Promise<Address[]>) | null = null;
   #pushedKey = "";
   #recipientsAt = -Infinity;
-  /** Whether a round stopped short of the head (catching up, or the node's head behind): the next follows at once. */
+  /** Whether a round stopped short of the head while catching up: the next follows at once. */
   #behind = false;
+  /** Whether the last chunk read stopped at the node's head, short of the range asked. */
+  #notYet = false;
 
   constructor(private readonly deps: FollowerDeps) {}
 
@@ -306,15 +310,18 @@ export class ChainFollower {
     const first = this.#readTo < 0n || head.number < this.#readTo;
     let from = first ? head.number - overlapBlocks + 1n : this.#readTo - overlapBlocks + 1n;
     if (from < 0n) from = 0n;
+    const roundFrom = from;
     let readTo = from - 1n;
     for (let chunks = 0; readTo < head.number; chunks++) {
       if (chunks === CHUNKS_PER_ROUND) {
         this.#behind = true;
         break;
       }
+      this.#notYet = false;
       const to = await this.#readChunk(from, head.number);
-      if (to < from) break; // not yet on the node: what was read stands, the rest next round
-      readTo = to;
+      if (to >= from) readTo = to;
+      // Not yet on the node: what was read stands, the rest next round (not at once: the node must move first).
+      if (this.#notYet) break;
       from = to + 1n;
     }
     if (first && readTo < head.number - overlapBlocks + 1n) throw new NotYetError(null);
@@ -326,7 +333,10 @@ export class ChainFollower {
     this.#readHash = reached.number === head.number ? head.hash : null;
     const longFrom = reached.number - this.deps.keepLong.blocks + 1n;
     if (this.#readFrom < longFrom) this.#readFrom = longFrom;
-    const shortFrom = reached.number - KEEP_SHORT_OVERLAPS * overlapBlocks + 1n;
+    // The token's transfers: what this round read, and two overlaps behind the head.
+    const behind = reached.number - KEEP_SHORT_OVERLAPS * overlapBlocks + 1n;
+    const shortFrom = roundFrom < behind ? roundFrom : behind;
+    this.#shortFrom = shortFrom;
     const long = new Set(this.deps.keepLong.address.map((a) => a.toLowerCase()));
     for (const [n, logs] of this.#logs) {
       if (n < this.#readFrom || n > reached.number) this.#logs.delete(n);
@@ -381,6 +391,7 @@ export class ChainFollower {
       } catch (error) {
         if (isNotYet(error)) {
           // Past the node's head: read up to the head the nodes answer now (one request), the rest next round.
+          this.#notYet = true;
           if (asked) return from - 1n;
           asked = true;
           const reached = await rpc(() => this.deps.client.getBlockNumber({ cacheTime: 0 }));
@@ -409,8 +420,7 @@ export class ChainFollower {
     if (finalHead === null) return null;
     const readTo = this.#readTo;
     const longFrom = this.#readFrom;
-    const short = head.number - KEEP_SHORT_OVERLAPS * this.deps.overlapBlocks + 1n;
-    const shortFrom = short > longFrom ? short : longFrom;
+    const shortFrom = this.#shortFrom > longFrom ? this.#shortFrom : longFrom;
     const long = new Set(this.deps.keepLong.address.map((a) => a.toLowerCase()));
     const logs = this.#logs;
     const headers = this.#headers;
