@@ -70,16 +70,14 @@ describe("several nodes, the one read first lying about the head and the logs", 
       assert.equal(res.status, 200, JSON.stringify(res.body));
       const { intent, pay } = res.body as { intent: string; pay: Required<PayBlock> };
       const buyer = h.chain.accounts[LOCAL_ROLES.firstUser]!;
-      const hash = await h.chain
-        .wallet(buyer)
-        .writeContract({
-          account: buyer,
-          chain: h.chain.chain,
-          address: pay.token,
-          abi: erc20Abi,
-          functionName: "transfer",
-          args: [pay.deposit_address, BigInt(pay.amount_units)],
-        });
+      const hash = await h.chain.wallet(buyer).writeContract({
+        account: buyer,
+        chain: h.chain.chain,
+        address: pay.token,
+        abi: erc20Abi,
+        functionName: "transfer",
+        args: [pay.deposit_address, BigInt(pay.amount_units)],
+      });
       await h.chain.publicClient.waitForTransactionReceipt({ hash });
       h.clock.advance(3);
       await s.follower.round(); // the round that reads the transfer's block sends the settlement
