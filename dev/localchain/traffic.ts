@@ -1,7 +1,7 @@
 import { encodeFunctionData, erc20Abi, parseEther, parseGwei, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { LOCAL_ACCOUNT_COUNT, type LocalChain } from "./harness.js";
-import { NODE_ACCOUNT_SLOTS } from "./base-node.js";
+import { NODE_ACCOUNT_SLOTS } from "./node-pool.js";
 
 /** The local account that funds the strangers (the last funded one: no test or demo role uses it). */
 const FUNDER_INDEX = LOCAL_ACCOUNT_COUNT - 1;
