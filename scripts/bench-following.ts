@@ -190,22 +190,30 @@ export async function benchFollowing(): Promise<string> {
   for (const tps of TPS) {
     const chainPort = await freePort();
     console.log(`following: npm run chain with LOCAL_TRAFFIC_TPS=${tps}…`);
-    const chainProcess = await run(
-      "scripts/chain.ts",
-      { CHAIN_PORT: String(chainPort), LOCAL_TRAFFIC_TPS: String(tps) },
-      tps > 0 ? /strangers' traffic/ : /^USDC/m,
-    );
+    let chainProcess: ChildProcess;
+    try {
+      chainProcess = await run(
+        "scripts/chain.ts",
+        { CHAIN_PORT: String(chainPort), LOCAL_TRAFFIC_TPS: String(tps) },
+        tps > 0 ? /strangers' traffic/ : /^USDC/m,
+      );
+    } catch (error) {
+      console.error(`  the chain did not start with ${tps} transfers a second: ${String(error).slice(0, 800)}`);
+      continue;
+    }
     const chainUrl = `http://127.0.0.1:${chainPort}`;
     try {
       for (const finality of FINALITIES) {
         console.log(`  ${tps} a second, FINALITY=${finality}, one node…`);
         rows.push(await measure(chainUrl, [chainUrl], tps, finality, "one node", TRANSFERS));
+        console.log(`    ${JSON.stringify(rows.at(-1))}`);
       }
       if (tps === 20) {
         const proxies = [await new RpcProxy(chainUrl).start(), await new RpcProxy(chainUrl).start()];
         try {
           console.log(`  ${tps} a second, three nodes…`);
           rows.push(await measure(chainUrl, [chainUrl, ...proxies.map((p) => p.url)], tps, "1s", "three nodes", TRANSFERS));
+          console.log(`    ${JSON.stringify(rows.at(-1))}`);
           proxies[0]!.rewrite = (request, result) => {
             if (request.method === "eth_blockNumber" && typeof result === "string") return numberToHex(BigInt(result) + LIAR_AHEAD);
             if (request.method === "eth_getBlockByNumber" && request.params?.[0] === "latest" && result)
@@ -215,6 +223,7 @@ export async function benchFollowing(): Promise<string> {
           };
           console.log(`  ${tps} a second, three nodes, the first lying…`);
           rows.push(await measure(chainUrl, [proxies[0]!.url, chainUrl, proxies[1]!.url], tps, "1s", "three nodes, the first lies", 2, 30_000));
+          console.log(`    ${JSON.stringify(rows.at(-1))}`);
         } finally {
           for (const p of proxies) await p.close();
         }

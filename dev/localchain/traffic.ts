@@ -32,7 +32,7 @@ export async function startTraffic(chain: LocalChain, tps: number) {
   if (count > 10_000) throw new Error(`LOCAL_TRAFFIC_TPS=${tps} is more than this local chain plays`);
   const senders = Array.from({ length: count }, () => ({ account: privateKeyToAccount(generatePrivateKey()) as PrivateKeyAccount, nonce: 0 }));
   let funded: Hex | null = null;
-  for (const s of senders) {
+  for (const [i, s] of senders.entries()) {
     await chain.testClient.setBalance({ address: s.account.address, value: SENDER_ETH });
     funded = await wallet.writeContract({
       account: funder,
@@ -42,6 +42,8 @@ export async function startTraffic(chain: LocalChain, tps: number) {
       functionName: "transfer",
       args: [s.account.address, SENDER_UNITS],
     });
+    // The funder too holds at most NODE_ACCOUNT_SLOTS pending: mined before the next run of them.
+    if ((i + 1) % (NODE_ACCOUNT_SLOTS - 1) === 0) await chain.publicClient.waitForTransactionReceipt({ hash: funded });
   }
   if (funded) await chain.publicClient.waitForTransactionReceipt({ hash: funded });
   let turn = 0;

@@ -34,6 +34,8 @@ export function webSocketFeed(url: string, timeoutMs: number, counters: FeedCoun
   let opened = false;
   let keepAlive: NodeJS.Timeout | null = null;
   let reconnecting: NodeJS.Timeout | null = null;
+  /** Which socket the subscriptions belong to: an old socket's closing is no drop of the new one. */
+  let generation = 0;
 
   function open() {
     return webSocket(url, { keepAlive: false, reconnect: false, retryCount: 0, timeout: timeoutMs })({});
@@ -49,6 +51,7 @@ export function webSocketFeed(url: string, timeoutMs: number, counters: FeedCoun
     if (!opened) return;
     heads = null;
     logs = [];
+    generation++;
     await transport
       .value!.getRpcClient()
       .then((c) => c.close())
@@ -58,13 +61,16 @@ export function webSocketFeed(url: string, timeoutMs: number, counters: FeedCoun
   }
   async function subscribeOne(params: unknown[], kind: "newHeads" | "logs", onData: (result: unknown) => void): Promise<Subscription> {
     counters.onRequest("eth_subscribe");
+    const of = generation;
     return transport.value!.subscribe({
       params: params as never,
       onData: (data: { result?: unknown }) => {
         counters.onNotification(kind);
         if (data.result) onData(data.result);
       },
-      onError: dropped,
+      onError: () => {
+        if (of === generation) dropped();
+      },
     });
   }
   async function subscribeLogs(): Promise<void> {
@@ -93,7 +99,6 @@ export function webSocketFeed(url: string, timeoutMs: number, counters: FeedCoun
       filters = initial;
       onHead = head;
       onLog = log;
-      await subscribeAll();
       keepAlive = setInterval(() => {
         counters.onRequest("net_version");
         void transport
@@ -101,6 +106,12 @@ export function webSocketFeed(url: string, timeoutMs: number, counters: FeedCoun
           .then((c) => c.requestAsync({ body: { method: "net_version" }, timeout: timeoutMs }))
           .catch(dropped);
       }, keepAliveMs).unref();
+      try {
+        await subscribeAll();
+      } catch (error) {
+        dropped(); // opened again shortly; meanwhile the follower reads the head itself
+        throw error;
+      }
     },
     async resubscribe(next) {
       filters = next;

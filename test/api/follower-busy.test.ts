@@ -159,6 +159,35 @@ describe("the chain follower among strangers' USDC transfers", function () {
     });
   }
 
+  it("the WebSocket dropped (the node restarted): the feed opens it again itself and makes every subscription again, each counted", async () => {
+    node = await startBaseNode(h.chain, { latencyMs: 0, paused: true });
+    const port = Number(new URL(node.url).port);
+    const counted: string[] = [];
+    const heads: bigint[] = [];
+    const feed = webSocketFeed(node.wsUrl, 1_000, { onRequest: (m) => counted.push(m), onNotification: () => {} });
+    const filters = [{ address: [token()], topics: [null] }];
+    await feed.subscribe(filters, (head) => heads.push(head.number), () => {});
+    try {
+      await node.mine();
+      while (heads.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      await node.close();
+      node = await startBaseNode(h.chain, { latencyMs: 0, paused: true, port });
+      const before = heads.length;
+      // Mined until a pushed head arrives on the socket opened again (each block is an event, not a timer).
+      while (heads.length === before) {
+        await node.mine();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await feed.close();
+    }
+    assert.deepEqual(
+      counted.filter((m) => m === "eth_subscribe"),
+      ["eth_subscribe", "eth_subscribe", "eth_subscribe", "eth_subscribe"],
+      "newHeads and logs, then both again",
+    );
+  });
+
   it("the WebSocket's keep-alive is a counted request, and the `safe` block read with FINALITY=safe too", async () => {
     node = await startBaseNode(h.chain, { latencyMs: 0, paused: true });
     const counted: string[] = [];
