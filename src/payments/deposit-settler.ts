@@ -238,7 +238,8 @@ export class DepositSettler implements FollowerConsumer {
     const now = this.deps.now();
     const last = await watches.scanned("transfers");
     const next = last === null || last >= latest ? latest + 1n : last + 1n;
-    const overlap = blocksIn(TRANSFER_OVERLAP_SECONDS, deployment.chainId);
+    // The overlap once a round: a catch-up's later chunks go on from where the one before ended.
+    const overlap = first ? blocksIn(TRANSFER_OVERLAP_SECONDS, deployment.chainId) : 0n;
     const from = next - overlap > 0n ? next - overlap : 0n;
     const range = this.deps.ranges?.transferBlocks ?? MAX_TRANSFER_RANGE;
     const wanted = latest - from + 1n > range ? from + range - 1n : latest;

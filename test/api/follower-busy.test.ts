@@ -166,7 +166,11 @@ describe("the chain follower among strangers' USDC transfers", function () {
     const heads: bigint[] = [];
     const feed = webSocketFeed(node.wsUrl, 1_000, { onRequest: (m) => counted.push(m), onNotification: () => {} });
     const filters = [{ address: [token()], topics: [null] }];
-    await feed.subscribe(filters, (head) => heads.push(head.number), () => {});
+    await feed.subscribe(
+      filters,
+      (head) => heads.push(head.number),
+      () => {},
+    );
     try {
       await node.mine();
       while (heads.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
