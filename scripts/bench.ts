@@ -12,45 +12,40 @@
 //   5. a merchant's renewal job over BENCH_RENEWALS subscriptions through the same 50 ms proxy: first
 //      charges, then (one period later) the renewals, BENCH_IN_FLIGHT requests outstanding, 429s
 //      retried after Retry-After; each subscription checked charged exactly once per period.
-// `--write` puts the tables into docs/benchmarks.md. BENCH_SECONDS (5) sets each HTTP load's
-// length, BENCH_HTTP_ROUNDS (5) the bare/create rounds, BENCH_SUBSCRIPTIONS (200) the subscriptions charged at once, BENCH_DELIVERIES (2000) per
-// round of BENCH_DELIVERY_ROUNDS (5),
-// BENCH_RENEWALS (10000), BENCH_IN_FLIGHT (512);
-//   6. payment-address detection with 0, 100,000 and 1,000,000 open payment addresses seeded in the
-//      store (BENCH_DETECTION_OPEN): the deposit settler's JSON-RPC calls per block, and the time from
-//      a plain transfer mined to its settlement sent and mined, with the settler's rounds running.
-// BENCH_ONLY=http,rpc,month,deliveries,charges,renewals,detection runs only those (and --write is refused).
-// `--base` runs scripts/bench-base.ts instead: renewals on a node that plays Base (2 s blocks, 16
-// unmined per sender, 50 ms round trips, the L1 data fee)).
+//   6. what following the chain costs on a busy Base (scripts/bench-following.ts): `npm run chain` with
+//      0, 20 and 100 strangers' USDC transfers a second (LOCAL_TRAFFIC_TPS) and the service in a
+//      process of its own, at FINALITY=safe and 1s: JSON-RPC requests and WebSocket notifications a
+//      minute, transfer → recipient at p50 and p95, the service's CPU and resident memory.
+// `--write` puts the tables into docs/benchmarks.md. BENCH_SECONDS (5) sets each HTTP load's length,
+// BENCH_HTTP_ROUNDS (5) the bare/create rounds, BENCH_SUBSCRIPTIONS (200) the subscriptions charged
+// at once, BENCH_DELIVERIES (2000) per round of BENCH_DELIVERY_ROUNDS (5), BENCH_RENEWALS (10000),
+// BENCH_IN_FLIGHT (512); BENCH_FOLLOW_* the following section's (scripts/bench-following.ts).
+// BENCH_ONLY=http,rpc,month,deliveries,charges,renewals,following runs only those (and --write is refused).
+// `--base` runs scripts/bench-base.ts instead: renewals on a node that plays Base (200 ms blocks, 16
+// unmined per sender, 50 ms round trips, the L1 data fee).
 // `--nodes` runs scripts/bench-nodes.ts: verify through one node and through three (RPC_URLS), 50 ms each.
 // `--denim` runs scripts/bench-denim.ts: npm start's chain (a block every 200 ms), blocks in 5 s idle
 // and broadcast → receipt served.
 import autocannon from "autocannon";
 import express from "express";
 import { readFileSync, writeFileSync } from "node:fs";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { encodeFunctionData, erc20Abi, parseEventLogs, type Hex } from "viem";
-import { recurringChargesAbi } from "../src/generated/contracts.js";
+import { erc20Abi } from "viem";
 import { startLocalChain, LOCAL_ROLES } from "../dev/localchain/harness.js";
 import { createService } from "../src/service.js";
-import { createLogger } from "../src/logger.js";
 import { Deliveries } from "../src/webhooks/deliveries.js";
 import { postToTarget } from "../src/webhooks/target.js";
 import { configFor } from "../test/helpers/service.js";
-import { LIST_DEPOSITOR_MAX_READS, LIST_MAX_READS, PaymentsList } from "../src/payments/payments-list.js";
-import { FairGate } from "../src/limits/fair-gate.js";
-import { loadLiveDeployment } from "../src/deployments.js";
-import type { PublicClient } from "viem";
+import { LIST_DEPOSITOR_MAX_READS, LIST_MAX_READS } from "../src/payments/payments-list.js";
 import { DEFAULT_PAYMENTS_PER_PAGE } from "../src/wire/index.js";
 import { RpcProxy } from "../test/helpers/rpc-proxy.js";
 import { payIntent } from "../test/helpers/payments.js";
 import { Receiver, RECEIVER_HOST } from "../test/helpers/receiver.js";
-import { walletTypedData, type ResolvedTerms } from "../test/helpers/recurring.js";
-import { approve, send } from "../test/helpers/tx.js";
+import { send } from "../test/helpers/tx.js";
 import { buildCheckout } from "../dev/checkout/build.js";
-import { BACKSTOP_PER_SWEEP } from "../src/payments/deposit-settler.js";
-import { DepositWatches } from "../src/store/deposit-watches.js";
+import { benchCharges } from "./bench-charges.js";
+import { byMethod, postJson, quiet, ratio, serve, unlimited } from "./bench-common.js";
+import { benchFollowing } from "./bench-following.js";
+import { benchMonth } from "./bench-list.js";
 
 await buildCheckout(); // the service serves the checkout bundle
 
@@ -63,19 +58,10 @@ const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 2000);
 const DELIVERY_ROUNDS = Number(process.env.BENCH_DELIVERY_ROUNDS ?? 5);
 const RENEWALS = Number(process.env.BENCH_RENEWALS ?? 10_000);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 512);
-const RPC_LATENCY_MS = 50;
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",")) : null;
 const runs = (name: string) => !ONLY || ONLY.has(name);
 if (ONLY && process.argv.includes("--write")) throw new Error("--write needs every scenario (unset BENCH_ONLY)");
 const WATCHES = 100_000;
-const DETECTION_OPEN = (process.env.BENCH_DETECTION_OPEN ?? "0,100000,1000000").split(",").map(Number);
-const DETECTION_TRANSFERS = 5;
-
-function serve(app: express.Express): Promise<{ url: string; server: Server }> {
-  return new Promise((resolve) => {
-    const server = app.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }));
-  });
-}
 
 async function load(url: string, body: unknown, seconds = DURATION) {
   const result = await autocannon({
@@ -90,15 +76,6 @@ async function load(url: string, body: unknown, seconds = DURATION) {
   if (non2xx > 0) throw new Error(`${url}: ${non2xx} failed requests`);
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 }
-
-const postJson = (base: string, path: string, body: unknown) =>
-  fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then(async (r) => ({
-    status: r.status,
-    body: (await r.json()) as Record<string, unknown>,
-  }));
-const ratio = (a: number, b: number) => (a / b).toFixed(2);
-const byMethod = (calls: Map<string, number>) => [...calls].map(([m, n]) => `${m} ${n}`).join(", ");
-const seconds = (ms: number) => (ms / 1000).toFixed(2);
 
 if (process.argv.includes("--base")) {
   await import("./bench-base.js");
@@ -116,15 +93,6 @@ if (process.argv.includes("--denim")) {
 console.log("starting the local chain…");
 const chain = await startLocalChain({ port: 0 });
 const proxy = await new RpcProxy(chain.rpcUrl!).start();
-const quiet = { logger: createLogger("silent") };
-const unlimited = {
-  RPC_TIMEOUT_MS: "30000",
-  RATE_LIMIT_PER_MINUTE: "1000000000",
-  RECOVER_LIMIT_PER_MINUTE: "1000000",
-  RECOVER_INTENT_LIMIT_PER_MINUTE: "1000000",
-  WEBHOOK_WATCH_CAP_PER_CALLER: "100000000",
-  WEBHOOK_WATCH_CAP_TOTAL: "100000000",
-};
 const receiver = await new Receiver().start();
 const webhookTransport = { resolve: async () => [{ address: "127.0.0.1", family: 4 }], ca: receiver.ca, port: receiver.port };
 const service = await createService(configFor(proxy.url, { ...unlimited, WEBHOOKS_ALLOW_LOOPBACK: "true" }), { ...quiet, webhookTransport });
@@ -274,95 +242,7 @@ if (runs("rpc")) {
   );
 }
 
-// A merchant's month of payments through POST /v1/payments/list's domain, on a counting fake node
-// 13,000,000 blocks long (a month of Base at 0.2 s): the eth_getLogs ranges asked (refused ones
-// included) to walk every page from the latest block to the deployment's, without a range cap and
-// behind a 10,000-block cap. A count of reads, not a time.
-if (runs("month")) {
-  const MONTH_BLOCKS = 13_000_000n;
-  /** Payments in the month: a pay settlement every 13,000 blocks (about 43 minutes). */
-  const MONTH_PAYMENTS = 1_000n;
-  const every = MONTH_BLOCKS / MONTH_PAYMENTS;
-  const deployment = { ...loadLiveDeployment(84532), deployBlock: 0 };
-  const paidAt = (block: bigint) => ({
-    args: {
-      paymentKey: `0x${block.toString(16).padStart(64, "0")}`,
-      paymentReference: `0x${block.toString(16).padStart(64, "0")}`,
-      recipient: "0x0000000000000000000000000000000000000002",
-      payer: "0x0000000000000000000000000000000000000003",
-      token: deployment.token.address,
-      amount: 1_000_000n,
-      fee: 20_000n,
-    },
-    blockNumber: block,
-    logIndex: 2,
-    transactionHash: `0x${block.toString(16).padStart(64, "0")}`,
-    blockTimestamp: 1_796_000_000n + block / 5n,
-  });
-  const monthRows: string[] = [];
-  for (const cap of [null, 10_000n]) {
-    let ranges = 0;
-    let refused = 0;
-    let other = 0;
-    const fakeNode = {
-      getBlock: async (args: { blockNumber?: bigint }) => {
-        other++;
-        return { number: args.blockNumber ?? MONTH_BLOCKS, timestamp: 1_796_000_000n + (args.blockNumber ?? MONTH_BLOCKS) / 5n, hash: "0x" };
-      },
-      getTransaction: async (args: { hash: string }) => {
-        other++;
-        return { hash: args.hash, input: "0x" };
-      },
-      getLogs: async (args: { fromBlock: bigint; toBlock: bigint; event: { name: string } }) => {
-        if (cap !== null && args.toBlock - args.fromBlock + 1n > cap) {
-          refused++;
-          throw new Error("query exceeds max block range");
-        }
-        ranges++;
-        if (args.event.name !== "Paid") return [];
-        const logs = [];
-        for (let b = ((args.fromBlock + every - 1n) / every) * every; b <= args.toBlock; b += every) if (b > 0n) logs.push(paidAt(b));
-        return logs;
-      },
-    } as unknown as PublicClient;
-    const list = new PaymentsList({
-      client: fakeNode,
-      deployment,
-      finality: { kind: "confirmations", confirmations: 0 },
-      depositAddresses: { ofKey: async () => "0x0000000000000000000000000000000000000001" },
-      gate: new FairGate(1, 1),
-    });
-    let pages = 0;
-    let listed = 0;
-    let before: bigint | undefined;
-    do {
-      const page = await list.list({
-        recipient: "0x0000000000000000000000000000000000000002",
-        limit: 100,
-        ...(before !== undefined ? { beforeBlock: before } : {}),
-      });
-      pages++;
-      listed += page.payments.length;
-      before = page.next_before_block === null ? undefined : BigInt(page.next_before_block);
-    } while (before !== undefined);
-    // Four eth_getLogs a range (Paid, DepositForwarded, ReceiverPaid, ReceiverSplit): a read is one batch of them.
-    const reads = (ranges + refused) / 4;
-    if (listed !== Number(MONTH_PAYMENTS)) throw new Error(`the month's pages listed ${listed} payments of ${MONTH_PAYMENTS}`);
-    monthRows.push(`| ${cap === null ? "none" : cap.toLocaleString("en")} | ${pages} | ${reads} | ${(reads / pages).toFixed(1)} | ${refused / 4} | ${other} |`);
-    console.log(
-      `payments list, a month (13,000,000 blocks, ${MONTH_PAYMENTS} payments), range cap ${cap ?? "none"}: ${pages} pages, ${reads} reads (${refused / 4} refused), ${other} other calls`,
-    );
-  }
-  sections.push(
-    [
-      `A month of one merchant's payments (${MONTH_PAYMENTS.toLocaleString("en")} pay settlements over 13,000,000 blocks, a month of Base at 0.2 s), every page of \`POST /v1/payments/list\` at limit 100 on a counting fake node; a read is one batch of four \`eth_getLogs\`, other calls are blocks and transactions:`,
-      "",
-      "| Range cap (blocks) | Pages | Reads | Reads a page | Refused reads | Other calls |",
-      "|---:|---:|---:|---:|---:|---:|",
-      ...monthRows,
-    ].join("\n"),
-  );
-}
+await benchMonth(runs, sections);
 
 // 3. Webhook deliveries to a fast receiver: rounds of the queue then the same POSTs straight, one
 // after the other, so each ratio compares runs taken under the same load; the median round is reported.
@@ -414,350 +294,10 @@ if (runs("deliveries")) {
   );
 }
 
-// 4 and 5 share these: a service whose node is behind a proxy that adds RPC_LATENCY_MS per round trip
-// once `latencyMs` is set (setup runs without it), subscriptions signed locally, the baseline, gas.
-async function chargingService() {
-  const slow = await new RpcProxy(chain.rpcUrl!).start();
-  const charging = await createService(configFor(slow.url, { ...unlimited, WEBHOOKS_ENABLED: "false" }), quiet);
-  const chargeApi = await serve(charging.app);
-  const close = async () => {
-    chargeApi.server.closeAllConnections();
-    chargeApi.server.close();
-    await charging.close();
-    await slow.close();
-  };
-  return { slow, charging, chargeApi, close };
-}
+await benchCharges({ chain, merchant, runs, sections, subscriptions: SUBSCRIPTIONS, renewals: RENEWALS, inFlight: IN_FLIGHT });
 
-/** Creates, resolves, signs locally (the payer's wallet) and finalizes `count` subscriptions, `atOnce` at a time. */
-async function subscribeMany(base: string, payer: (typeof chain.accounts)[number], count: number, period: number, atOnce: number) {
-  const subscriptions: Array<{ token: string; id: Hex }> = new Array(count);
-  let next = 0;
-  let done = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(atOnce, count) }, async () => {
-      while (next < count) {
-        const i = next++;
-        const created = await postJson(base, "/v1/subscriptions", { recipient: merchant.address, amount: "1", period });
-        const resolved = await postJson(base, "/v1/subscriptions/resolve", { setup_token: created.body.setup_token });
-        const signature = await payer.signTypedData(walletTypedData(resolved.body as unknown as ResolvedTerms, payer.address) as never);
-        const finalized = await postJson(base, "/v1/subscriptions/finalize", { setup_token: created.body.setup_token, payer: payer.address, signature });
-        if (finalized.status !== 200) throw new Error(JSON.stringify(finalized.body));
-        subscriptions[i] = { token: finalized.body.subscription as string, id: finalized.body.subscription_id as Hex };
-        if (++done % 1000 === 0) console.log(`  ${done}/${count} subscriptions set up`);
-      }
-    }),
-  );
-  return subscriptions;
-}
-
-/** Baseline: plain token transfers signed locally and sent back to back through `slow`, one round trip each. */
-async function plainTransfers(charging: Awaited<ReturnType<typeof chargingService>>, count: number) {
-  const sender = chain.accounts[LOCAL_ROLES.firstUser + 4]!;
-  let nonce = await chain.publicClient.getTransactionCount({ address: sender.address, blockTag: "pending" });
-  const fees = await chain.publicClient.estimateFeesPerGas();
-  charging.slow.latencyMs = RPC_LATENCY_MS;
-  const start = performance.now();
-  for (let i = 0; i < count; i++) {
-    const raw = await sender.signTransaction({
-      chainId: chain.chain.id,
-      type: "eip1559",
-      nonce: nonce++,
-      to: chain.deployment.token.address,
-      gas: 100_000n,
-      data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [merchant.address, 1n] }),
-      maxFeePerGas: fees.maxFeePerGas * 2n,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    });
-    await charging.charging.client.sendRawTransaction({ serializedTransaction: raw });
-  }
-  charging.slow.latencyMs = 0;
-  return { count, perSecond: count / ((performance.now() - start) / 1000) };
-}
-
-/** Gas per charge over the transactions `hashes` (read straight from the chain, 100 receipts at a time). */
-async function gasOf(hashes: Set<Hex>) {
-  let gas = 0n;
-  let charged = 0;
-  const all = [...hashes];
-  for (let i = 0; i < all.length; i += 100) {
-    const receipts = await Promise.all(all.slice(i, i + 100).map((hash) => chain.publicClient.getTransactionReceipt({ hash })));
-    for (const receipt of receipts) {
-      gas += receipt.gasUsed;
-      charged += parseEventLogs({ abi: recurringChargesAbi, eventName: "Charged", logs: receipt.logs }).length;
-    }
-  }
-  return { perCharge: charged ? Number(gas) / charged : 0, transactions: hashes.size };
-}
-
-const countOf = (counts: Map<string, number>) => [...counts].map(([s, n]) => `${s} ${n}`).join(", ") || "none";
-const bump = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
-
-// 4. Recurring charges through a remote-like node (50 ms per round trip).
-if (runs("charges")) {
-  console.log(`charging ${SUBSCRIPTIONS} subscriptions with ${RPC_LATENCY_MS} ms per JSON-RPC round trip…`);
-  const charging = await chargingService();
-  const { slow, chargeApi } = charging;
-  const payer = chain.accounts[LOCAL_ROLES.firstUser + 3]!;
-  const period = 3600;
-  const subscriptions = (await subscribeMany(chargeApi.url, payer, SUBSCRIPTIONS, period, 1)).map((s) => s.token);
-  await approve(chain, payer, chain.deployment.token.address, chain.deployment.contracts.RecurringCharges.address, 10n ** 15n);
-  const baseline = await plainTransfers(charging, Math.min(SUBSCRIPTIONS, 100));
-  const transfers = baseline.count;
-  const transfersPerSecond = baseline.perSecond;
-
-  const chargeAll = async () => {
-    slow.reset();
-    slow.latencyMs = RPC_LATENCY_MS;
-    const start = performance.now();
-    const answers = await Promise.all(subscriptions.map((subscription) => postJson(chargeApi.url, "/v1/charges", { subscription })));
-    const elapsed = performance.now() - start;
-    const statuses = new Map<string, number>();
-    for (const a of answers) bump(statuses, String(a.body.status ?? a.body.error));
-    const hashes = new Set(answers.map((a) => a.body.tx_hash as Hex | undefined).filter((h): h is Hex => !!h));
-    return {
-      elapsed,
-      perSecond: SUBSCRIPTIONS / (elapsed / 1000),
-      statuses: countOf(statuses),
-      hashes,
-      calls: slow.count(),
-      requests: slow.requests,
-    };
-  };
-  const first = await chargeAll();
-  slow.latencyMs = 0;
-  await chain.mine(3);
-  const firstGas = await gasOf(first.hashes);
-  await chain.advanceTime(period);
-  const renewal = await chargeAll();
-  slow.latencyMs = 0;
-  await chain.mine(3);
-  const renewalGas = await gasOf(renewal.hashes);
-  sections.push(
-    [
-      `| ${SUBSCRIPTIONS} subscriptions at once, ${RPC_LATENCY_MS} ms per round trip | Per second | vs plain transfers back to back | Wall time | Answers | Transactions | Gas per charge | JSON-RPC calls (round trips) per charge |`,
-      "|---|---:|---:|---:|---|---:|---:|---:|",
-      `| plain transfers back to back (baseline) | ${transfersPerSecond.toFixed(1)} | 1.00× | ${seconds((transfers / transfersPerSecond) * 1000)} s for ${transfers} | | ${transfers} | | 1 (1) |`,
-      `| first charges | ${first.perSecond.toFixed(1)} | ${ratio(first.perSecond, transfersPerSecond)}× | ${seconds(first.elapsed)} s | ${first.statuses} | ${firstGas.transactions} | ${firstGas.perCharge.toFixed(0)} | ${(first.calls / SUBSCRIPTIONS).toFixed(1)} (${(first.requests / SUBSCRIPTIONS).toFixed(1)}) |`,
-      `| renewals (next period) | ${renewal.perSecond.toFixed(1)} | ${ratio(renewal.perSecond, transfersPerSecond)}× | ${seconds(renewal.elapsed)} s | ${renewal.statuses} | ${renewalGas.transactions} | ${renewalGas.perCharge.toFixed(0)} | ${(renewal.calls / SUBSCRIPTIONS).toFixed(1)} (${(renewal.requests / SUBSCRIPTIONS).toFixed(1)}) |`,
-    ].join("\n"),
-  );
-  await charging.close();
-}
-
-// 5. A merchant's renewal job: RENEWALS subscriptions renewed through POST /v1/charges with 50 ms per
-// round trip, at most IN_FLIGHT requests outstanding; 429s retried after their Retry-After.
-if (runs("renewals")) {
-  console.log(`renewals: setting up ${RENEWALS} subscriptions (not measured)…`);
-  const charging = await chargingService();
-  const { slow, chargeApi } = charging;
-  const payer = chain.accounts[LOCAL_ROLES.firstUser + 5]!;
-  // Monthly: the local chain's clock moves at least 1 s per block (one block per transaction), so
-  // 10,000 charges move it ~3 hours; a shorter period would be crossed while the job runs.
-  const period = 30 * 86_400;
-  const setupStart = performance.now();
-  const subscriptions = await subscribeMany(chargeApi.url, payer, RENEWALS, period, 16);
-  await approve(chain, payer, chain.deployment.token.address, chain.deployment.contracts.RecurringCharges.address, 10n ** 15n);
-  console.log(`  set up in ${seconds(performance.now() - setupStart)} s`);
-  const baseline = await plainTransfers(charging, 100);
-
-  /** Sends every subscription's charge, IN_FLIGHT at a time, until each is answered CHARGED or CONFIRMING (or refused without Retry-After). */
-  const job = async (label: string) => {
-    slow.reset();
-    slow.latencyMs = RPC_LATENCY_MS;
-    const fromBlock = await chain.publicClient.getBlockNumber({ cacheTime: 0 });
-    const statuses = new Map<string, number>();
-    const retriedErrors = new Map<string, number>();
-    const hashes = new Set<Hex>();
-    const periods = new Map<Hex, number>();
-    let next = 0;
-    let answered = 0;
-    let retried429 = 0;
-    const start = performance.now();
-    let reported = start;
-    await Promise.all(
-      Array.from({ length: Math.min(IN_FLIGHT, subscriptions.length) }, async () => {
-        while (next < subscriptions.length) {
-          const { token, id } = subscriptions[next++]!;
-          for (let attempt = 1; ; attempt++) {
-            const response = await fetch(`${chargeApi.url}/v1/charges`, {
-              method: "POST",
-              headers: { "content-type": "application/json" },
-              body: JSON.stringify({ subscription: token }),
-            });
-            const body = (await response.json()) as Record<string, unknown>;
-            const retryAfter = response.headers.get("retry-after");
-            if (response.status === 200 || retryAfter === null || attempt === 20) {
-              bump(statuses, String(body.status ?? body.error));
-              if (typeof body.tx_hash === "string") hashes.add(body.tx_hash as Hex);
-              if (typeof body.period_index === "number") periods.set(id, body.period_index);
-              break;
-            }
-            if (body.error === "CONCURRENCY_LIMIT") retried429++;
-            else bump(retriedErrors, String(body.error));
-            await new Promise((r) => setTimeout(r, Number(retryAfter) * 1000));
-          }
-          answered++;
-          if (performance.now() - reported >= 10_000) {
-            reported = performance.now();
-            console.log(
-              `  ${label}: ${answered}/${subscriptions.length} answered in ${seconds(reported - start)} s, ${retried429} 429s retried, ${countOf(statuses)}`,
-            );
-          }
-        }
-      }),
-    );
-    const elapsed = performance.now() - start;
-    slow.latencyMs = 0;
-    return {
-      fromBlock,
-      elapsed,
-      perSecond: subscriptions.length / (elapsed / 1000),
-      statuses,
-      retried429,
-      retriedErrors,
-      hashes,
-      periods,
-      calls: slow.count(),
-      requests: slow.requests,
-    };
-  };
-
-  console.log(`  first charges: ${RENEWALS}, ${IN_FLIGHT} in flight, ${RPC_LATENCY_MS} ms per round trip…`);
-  const first = await job("first charges");
-  await chain.mine(3);
-  const firstGas = await gasOf(first.hashes);
-  await chain.advanceTime(period);
-  console.log(`  renewals: ${RENEWALS}, ${IN_FLIGHT} in flight, ${RPC_LATENCY_MS} ms per round trip…`);
-  const renewal = await job("renewals");
-  await chain.mine(3);
-  const renewalGas = await gasOf(renewal.hashes);
-
-  // Each subscription charged exactly once for each period: the Charged events since the first charge.
-  const charged = new Map<string, number>();
-  const ours = new Set(subscriptions.map((s) => s.id));
-  const events = await chain.publicClient.getContractEvents({
-    address: chain.deployment.contracts.RecurringCharges.address,
-    abi: recurringChargesAbi,
-    eventName: "Charged",
-    fromBlock: first.fromBlock,
-    toBlock: "latest",
-  });
-  for (const event of events) if (ours.has(event.args.subscriptionId!)) bump(charged, `${event.args.subscriptionId}:${event.args.periodIndex}`);
-  const twice = [...charged.values()].filter((n) => n > 1).length;
-  const onceIn = (r: typeof first) => subscriptions.filter(({ id }) => r.periods.has(id) && charged.get(`${id}:${r.periods.get(id)}`) === 1).length;
-  const renewalPeriods = new Set(renewal.periods.values());
-  const firstOnce = onceIn(first);
-  const renewedOnce = onceIn(renewal);
-  const ok = (r: typeof first) => [...r.statuses.keys()].every((s) => s === "CHARGED" || s === "CONFIRMING");
-  if (twice > 0 || firstOnce !== RENEWALS || renewedOnce !== RENEWALS || !ok(first) || !ok(renewal)) {
-    console.error(`renewals: ${twice} (subscription, period) pairs charged twice; ${firstOnce} and ${renewedOnce} of ${RENEWALS} charged once`);
-    process.exitCode = 1;
-  }
-  const row = (name: string, r: typeof first, gas: Awaited<ReturnType<typeof gasOf>>) =>
-    `| ${name} | ${r.perSecond.toFixed(1)} | ${ratio(r.perSecond, baseline.perSecond)}× | ${(r.elapsed / 60_000).toFixed(2)} min | ${countOf(r.statuses)} | ${r.retried429}${r.retriedErrors.size ? `; others ${countOf(r.retriedErrors)}` : ""} | ${gas.transactions} | ${gas.perCharge.toFixed(0)} | ${(r.calls / RENEWALS).toFixed(1)} (${(r.requests / RENEWALS).toFixed(2)}) |`;
-  sections.push(
-    [
-      `| ${RENEWALS.toLocaleString("en")} subscriptions, ${IN_FLIGHT} requests in flight, ${RPC_LATENCY_MS} ms per round trip | Per second | vs plain transfers back to back | Wall time | Answers | 429s retried | Transactions | Gas per charge | JSON-RPC calls (round trips) per charge |`,
-      "|---|---:|---:|---:|---|---:|---:|---:|---:|",
-      `| plain transfers back to back (baseline) | ${baseline.perSecond.toFixed(1)} | 1.00× | ${seconds((baseline.count / baseline.perSecond) * 1000)} s for ${baseline.count} | | | ${baseline.count} | | 1 (1) |`,
-      row(`first charges (period ${[...new Set(first.periods.values())].join(", ")})`, first, firstGas),
-      row(`renewals (period ${[...renewalPeriods].join(", ")})`, renewal, renewalGas),
-      "",
-      `Charged events counted per subscription and period: ${renewedOnce.toLocaleString("en")} of ${RENEWALS.toLocaleString("en")} renewed exactly once (${firstOnce.toLocaleString("en")} first charges once), ${twice} charged twice.`,
-    ].join("\n"),
-  );
-  await charging.close();
-}
-
-// 6. Payment-address detection with 0, 100,000 and 1,000,000 open payment addresses seeded in the store.
-if (runs("detection")) {
-  const settler = service.depositSettler;
-  const watches = new DepositWatches(service.database);
-  const rows: string[] = [];
-  let seeded = 0;
-  let base: number | null = null;
-  let baseCalls: number | null = null;
-  await settler.tick(); // the log cursors exist from here
-  for (const open of DETECTION_OPEN) {
-    if (open > seeded) {
-      console.log(`seeding ${open.toLocaleString("en")} open payment addresses…`);
-      // Unfunded open watches, as after a flood of anonymous intents: rows only, as a create writes them.
-      await service.database.query(
-        `INSERT INTO deposit_watches (deposit_address, recipient, amount_units, reference, watch_until)
-         SELECT '0x' || lpad(to_hex(g), 40, '0'), $1, 1000000, '0x' || lpad(to_hex(g), 64, '0'), 4102444800
-         FROM generate_series($2::int, $3::int) g`,
-        [merchant.address, seeded + 1, open],
-      );
-      seeded = open;
-    }
-    // The settler's JSON-RPC calls for one new block with no arrival (the steady state), counted at the proxy.
-    const perBlock: number[] = [];
-    let methods = "";
-    for (let i = 0; i < 3; i++) {
-      await chain.mine(1);
-      proxy.reset();
-      await settler.tick();
-      perBlock.push(proxy.count());
-      methods = byMethod(proxy.calls);
-    }
-    // Detection latency: a plain transfer mined -> the settlement sent (recorded and broadcast) and mined,
-    // with the settler running a round every FOLLOW_INTERVAL_MS as npm start's follower does.
-    let running = true;
-    const rounds = (async () => {
-      while (running) {
-        const started = performance.now();
-        await settler.tick();
-        await new Promise((r) => setTimeout(r, Math.max(0, service.config.follow.intervalMs - (performance.now() - started))));
-      }
-    })();
-    const sent: number[] = [];
-    const mined: number[] = [];
-    for (let i = 0; i < DETECTION_TRANSFERS; i++) {
-      const created = (await postJson(api.url, "/v1/payments", { recipient: merchant.address, amount: "1" })).body as {
-        pay: { deposit_address: import("viem").Address };
-      };
-      const address = created.pay.deposit_address;
-      await send(chain, buyer, { address: chain.deployment.token.address, abi: erc20Abi, functionName: "transfer", args: [address, 1_000_000n] });
-      const t0 = performance.now();
-      let w = await watches.find(address);
-      while (w?.status === "open") {
-        await new Promise((r) => setTimeout(r, 10));
-        w = await watches.find(address);
-      }
-      sent.push(performance.now() - t0);
-      while ((await chain.publicClient.getTransactionReceipt({ hash: w!.txHash! }).catch(() => null)) === null) await new Promise((r) => setTimeout(r, 10));
-      mined.push(performance.now() - t0);
-      // The next transfer lands at another point of the round's cycle.
-      await new Promise((r) => setTimeout(r, 300 + i * 350));
-    }
-    running = false;
-    await rounds;
-    // The settlements final, so the next count has nothing of ours to follow.
-    await chain.mine(2);
-    await settler.tick();
-    console.log(`  open ${open}: sent after ${sent.map((x) => x.toFixed(0)).join(", ")} ms`);
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    base ??= mean(mined);
-    // The median round: the backstop's once-a-minute sweep may fall in one of the three.
-    const calls = perBlock.sort((a, b) => a - b)[1]!;
-    baseCalls ??= calls;
-    if (calls !== baseCalls) {
-      console.error("the settler's calls per block grew with the open payment addresses");
-      process.exitCode = 1;
-    }
-    rows.push(`| ${open.toLocaleString("en")} | ${calls} | ${methods} | ${seconds(mean(sent))} s | ${seconds(mean(mined))} s | ${ratio(mean(mined), base)}× |`);
-  }
-  sections.push(
-    [
-      `| Open payment addresses | Settler JSON-RPC calls per block (no arrival) | By method | Transfer mined → settlement sent (mean of ${DETECTION_TRANSFERS}) | → settlement mined | vs none open |`,
-      "|---:|---:|---|---:|---:|---:|",
-      ...rows,
-      "",
-      `Rounds run every ${service.config.follow.intervalMs / 1000} s, so a transfer waits ${service.config.follow.intervalMs / 2000} s on average for the next round; an arrival adds one balance read, then the settlement's own calls. The backstop's ${BACKSTOP_PER_SWEEP} balance reads a minute are not in these rounds.`,
-    ].join("\n"),
-  );
-}
+// 6. What following the chain costs on a busy Base: scripts/bench-following.ts (its own chain and service processes).
+if (runs("following")) sections.push(await benchFollowing());
 
 const tables = sections.join("\n\n");
 console.log("");

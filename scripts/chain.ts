@@ -6,6 +6,7 @@
 import { startBaseNode } from "../dev/localchain/base-node.js";
 import { DENIM_BLOCK_MS } from "../dev/localchain/denim.js";
 import { startLocalChain } from "../dev/localchain/harness.js";
+import { startTraffic } from "../dev/localchain/traffic.js";
 
 const port = Number(process.env.CHAIN_PORT ?? 8545);
 const host = process.env.CHAIN_HOST ?? "127.0.0.1";
@@ -16,6 +17,12 @@ if (rawInterval !== undefined && rawInterval !== "" && !/^[0-9]+$/.test(rawInter
   process.exit(1);
 }
 const blockMs = rawInterval ? Number(rawInterval) : DENIM_BLOCK_MS;
+const rawTraffic = process.env.LOCAL_TRAFFIC_TPS;
+if (rawTraffic !== undefined && rawTraffic !== "" && !/^[0-9]+$/.test(rawTraffic)) {
+  console.error(`LOCAL_TRAFFIC_TPS=${rawTraffic} is not a number of transfers a second (a whole number, 0 or more)`);
+  process.exit(1);
+}
+const trafficTps = rawTraffic ? Number(rawTraffic) : 0;
 
 let url: string;
 const local = blockMs === 0 ? await startLocalChain({ port, host, withoutContracts }) : await startLocalChain({ withoutContracts, sameSecondBlocks: true });
@@ -39,4 +46,8 @@ if (local.authCapture) {
   console.log(
     `AuthCaptureEscrow ${escrow}, ERC3009PaymentCollector ${eip3009Collector} (${standIn ? "the project's stand-in, not Commerce Payments' code" : "the canonical contracts"})`,
   );
+}
+if (trafficTps > 0) {
+  await startTraffic(local, trafficTps);
+  console.log(`strangers' traffic: ${trafficTps} USDC transfers a second among fresh addresses (LOCAL_TRAFFIC_TPS)`);
 }

@@ -3,13 +3,20 @@
 // nodes of one local chain (RPC_URLS) and one of them can be stopped. Prints the RPC_URLS to use.
 // The chain is CHAIN_RPC_URL, else http://127.0.0.1:$CHAIN_PORT (8545); the proxies listen on
 // NODES_PORT (CHAIN_PORT + 1) and the ports after it.
+// `npm run nodes -- 2 --liar` makes the first proxy a node that lies: it claims a head 5,000 blocks
+// ahead (LIAR_AHEAD_BLOCKS), answers every eth_getLogs with no logs, and forges every receipt's
+// status and logs (a reverted transaction reported successful, its logs dropped).
+import { numberToHex, type Hex } from "viem";
 import { RpcProxy } from "../test/helpers/rpc-proxy.js";
 
-const count = Number(process.argv[2] ?? 2);
+const args = process.argv.slice(2);
+const liar = args.includes("--liar");
+const count = Number(args.find((a) => !a.startsWith("--")) ?? 2);
 if (!Number.isInteger(count) || count < 1 || count > 9) {
-  console.error("usage: npm run nodes -- <how many proxies, 1 to 9>");
+  console.error("usage: npm run nodes -- <how many proxies, 1 to 9> [--liar]");
   process.exit(1);
 }
+const ahead = BigInt(process.env.LIAR_AHEAD_BLOCKS ?? 5_000);
 const chainUrl = process.env.CHAIN_RPC_URL ?? `http://127.0.0.1:${process.env.CHAIN_PORT ?? "8545"}`;
 const firstPort = Number(process.env.NODES_PORT ?? Number(new URL(chainUrl).port || 8545) + 1);
 const proxies: RpcProxy[] = [];
@@ -22,10 +29,21 @@ for (let i = 0; i < count; i++) {
     process.exit(1);
   }
 }
-console.log(`${count} plain node(s) in front of ${chainUrl}:`);
-for (const p of proxies) console.log(`  ${p.url}`);
+if (liar) {
+  proxies[0]!.rewrite = (request, result) => {
+    if (request.method === "eth_blockNumber" && typeof result === "string") return numberToHex(BigInt(result) + ahead);
+    if (request.method === "eth_getBlockByNumber" && request.params?.[0] === "latest" && result)
+      return { ...(result as object), number: numberToHex(BigInt((result as { number: Hex }).number) + ahead) };
+    if (request.method === "eth_getLogs") return [];
+    if (request.method === "eth_getTransactionReceipt" && result) return { ...(result as object), status: "0x1", logs: [] };
+    return result;
+  };
+}
+console.log(`${count} node(s) in front of ${chainUrl}:`);
+for (const [i, p] of proxies.entries()) console.log(`  ${p.url}${liar && i === 0 ? `  (lies: a head ${ahead} blocks ahead, no logs, forged receipts)` : ""}`);
 console.log("");
-console.log(`RPC_URLS=${[chainUrl, ...proxies.map((p) => p.url)].join(",")}`);
+const urls = liar ? [...proxies.map((p) => p.url), chainUrl] : [chainUrl, ...proxies.map((p) => p.url)];
+console.log(`RPC_URLS=${urls.join(",")}`);
 const stop = async () => {
   for (const p of proxies) await p.close();
   process.exit(0);

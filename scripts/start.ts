@@ -24,6 +24,8 @@ try {
 }
 // The embedded chain's block clock, checked before anything starts.
 const blockMs = milliseconds("BLOCK_INTERVAL_MS", DENIM_BLOCK_MS);
+/** Strangers' USDC transfers a second on the embedded chain (LOCAL_TRAFFIC_TPS, 0 by default). */
+const trafficTps = milliseconds("LOCAL_TRAFFIC_TPS", 0, "transfers a second");
 
 // A taken port ends the start before anything is touched (the store under .data belongs to whoever
 // holds the ports: a second `npm start` in the same checkout must not empty it under the first).
@@ -68,6 +70,11 @@ if (harness) {
       chain = await startLocalChain({ sameSecondBlocks: true });
       node = await startBaseNode(chain, { latencyMs: 0, host: "127.0.0.1", port: chainPort, blockMs });
       chainMode = `a block every ${blockMs} ms, with or without transactions (Base after Denim; WebSocket ${node.wsUrl})`;
+      if (trafficTps > 0) {
+        const { startTraffic } = await import("../dev/localchain/traffic.js");
+        await startTraffic(chain, trafficTps);
+        chainMode += `; strangers send ${trafficTps} USDC transfers a second (LOCAL_TRAFFIC_TPS)`;
+      }
     }
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
@@ -173,11 +180,11 @@ async function closeChain() {
 }
 
 /** A duration in ms from the environment: a whole number, 0 or more; one clear line and exit 1 otherwise. */
-function milliseconds(name: string, fallback: number): number {
+function milliseconds(name: string, fallback: number, unit = "milliseconds"): number {
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
   if (!/^[0-9]+$/.test(raw)) {
-    console.error(`${name}=${raw} is not a number of milliseconds (a whole number, 0 or more)`);
+    console.error(`${name}=${raw} is not a number of ${unit} (a whole number, 0 or more)`);
     process.exit(1);
   }
   return Number(raw);

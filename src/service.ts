@@ -101,6 +101,9 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   chain.follower.add(payments.depositSettler);
   // A pending link subscriber whose first charge is final becomes active from the round's Charged logs.
   chain.follower.add(links.links.firstCharges);
+  // The token transfers that are ours: to an open payment address, or to a merchant's x402 receiver.
+  chain.follower.watchRecipients(async () => [...(await payments.depositWatches.openAddresses(base.now())), ...(await receivers.store.addresses())]);
+  payments.depositWatches.onAdded = () => chain.follower.recipientsChanged();
   if (config.webhooks.enabled) chain.follower.add(webhooks.watcher);
   if (config.webhooks.enabled && webhooks.holdWatcher) chain.follower.add(webhooks.holdWatcher);
   return {

@@ -1,111 +1,22 @@
 import { EventEmitter } from "node:events";
-import { getAddress, parseTransaction, recoverTransactionAddress, type Address, type Hex, type TransactionSerialized } from "viem";
+import { getAddress, type Hex } from "viem";
 import { BlockTimes } from "./block-times.js";
 import { BASE_TIME_ADDRESS, BASE_TIME_RUNTIME, DENIM_BLOCK_GAS_LIMIT, DENIM_BLOCK_MS, nextBaseFee } from "./denim.js";
 import type { LocalChain } from "./harness.js";
 import { serveJsonRpc, type RequestProvider } from "./rpc-server.js";
 import { ReadWriteGate } from "./rw-gate.js";
 import { serveWebSocket } from "./ws-server.js";
+import { NODE_ACCOUNT_SLOTS, SenderPool } from "./node-pool.js";
+import { timedOneAtATime } from "./node-trace.js";
+import { sendSync } from "./send-sync.js";
+import type { BaseNode, BaseNodeOptions, BaseNodeStats, MinedHeader, NodeEvents, RpcLog } from "./base-node-types.js";
+
+export type { BaseNode, BaseNodeOptions, BaseNodeStats, MinedHeader, NodeEvents, RpcLog } from "./base-node-types.js";
+export { NODE_ACCOUNT_SLOTS } from "./node-pool.js";
+export { SYNC_DEFAULT_TIMEOUT_MS, SYNC_MAX_TIMEOUT_MS, SYNC_TIMEOUT_CODE } from "./send-sync.js";
 
 /** What a round trip to a remote node costs. */
 export const REMOTE_NODE_LATENCY_MS = 50;
-/** The per-sender slots of geth's and reth's default transaction pool: the 17th is refused. */
-export const NODE_ACCOUNT_SLOTS = 16;
-/** EIP-7966's error for a transaction accepted into the pool but not processed within the timeout. */
-export const SYNC_TIMEOUT_CODE = 4;
-/** How long eth_sendRawTransactionSync waits when the caller names no timeout, and at most. */
-export const SYNC_DEFAULT_TIMEOUT_MS = 6_000;
-export const SYNC_MAX_TIMEOUT_MS = 60_000;
-
-export interface BaseNodeOptions {
-  latencyMs?: number;
-  /** A block every so many ms (default 200, Denim's); 0: no block clock, blocks only by `mine()`. */
-  blockMs?: number;
-  /** Start with the block clock paused (`resume()` starts it): a test mines with `mine()`. */
-  paused?: boolean;
-  /** Gas limit per block (default Denim's, DENIM_BLOCK_GAS_LIMIT). */
-  blockGasLimit?: bigint;
-  accountSlots?: number;
-  /** Every block's base fee, wei: an L2 whose base fee holds still (default: EIP-1559 with Denim's denominator). */
-  baseFeePerGas?: bigint;
-  /** Keep a snapshot before each of the latest so many blocks, so `reorg(depth)` can retract them (default 0: no reorg). */
-  reorgDepth?: number;
-  host?: string;
-  port?: number;
-}
-
-export interface BaseNodeStats {
-  /** eth_sendRawTransaction accepted into the pool. */
-  accepted: number;
-  /** eth_sendRawTransaction refused because the sender's slots were taken. */
-  refusedFull: number;
-  /** Blocks mined (by the node's clock or `mine()`). */
-  blocks: number;
-  /**
-   * With BASE_NODE_TRACE set: per method, the chain's calls (the service's, the block clock's and the
-   * pool's own) and the time the chain spent on them, each timed alone (the calls then run one at a time).
-   */
-  methods: Record<string, { calls: number; ms: number }>;
-}
-
-/** A mined block's header as `newHeads` carries it (with `timestampMs`). */
-export interface MinedHeader {
-  number: Hex;
-  hash: Hex;
-  timestamp: Hex;
-  timestampMs: Hex;
-  [field: string]: unknown;
-}
-
-/** A log as eth_getLogs answers it. */
-export interface RpcLog {
-  address: Hex;
-  topics: Hex[];
-  blockHash: Hex;
-  blockNumber: Hex;
-  transactionHash: Hex;
-  removed?: boolean;
-  [field: string]: unknown;
-}
-
-/** What the node tells its WebSocket endpoint: each mined block, and the logs a reorg retracted. */
-export interface NodeEvents {
-  onBlock(listener: (header: MinedHeader) => void): () => void;
-  onRetracted(listener: (logs: RpcLog[]) => void): () => void;
-}
-
-export interface BaseNode {
-  /** The node's JSON-RPC endpoint. */
-  url: string;
-  /** The same endpoint over WebSocket: JSON-RPC, and eth_subscribe `newHeads` and `logs`. */
-  wsUrl: string;
-  readonly stats: BaseNodeStats;
-  /**
-   * Pins the base fee of the next block and of every block the node mines after it (null: EIP-1559
-   * with Denim's denominator again). eth_feeHistory quotes the pinned fee as the next block's.
-   */
-  setBaseFee(wei: bigint | null): Promise<void>;
-  /** Mines `blocks` blocks now (default 1), each 200 ms after the one before; resolves with the last one's number. */
-  mine(blocks?: number): Promise<bigint>;
-  /** Stops the block clock: transactions wait in the pool until `mine()` or `resume()`. */
-  pause(): void;
-  /** Starts the block clock again. */
-  resume(): void;
-  /** Removes a transaction from the pool (and frees its sender's slot): it is never mined. */
-  drop(hash: Hex): Promise<void>;
-  /**
-   * Retracts the latest `depth` blocks (at most `reorgDepth`): their logs are sent again with
-   * `removed: true` to `logs` subscribers, and the chain continues from the block before them. Their
-   * transactions go back to the pool (as on a node after a reorg) and are mined again in the next
-   * block unless a test `drop`s them first. Resolves with the new head.
-   */
-  reorg(depth: number): Promise<bigint>;
-  /** Stops the clock and the endpoint (the chain itself stays, automining again: its owner closes it). */
-  close(): Promise<void>;
-}
-
-/** The pool's answer to a sender past its slots: geth's `ErrAccountLimitExceeded`. */
-const ACCOUNT_LIMIT_ERROR = { code: -32000, message: "account limit exceeded" };
 
 /** Methods that move the chain or its clock: answered between blocks, never during one. */
 const CHAIN_MOVERS = new Set([
@@ -179,8 +90,7 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
   await upstream.request({ method: "evm_setBlockGasLimit", params: [hex(options.blockGasLimit ?? DENIM_BLOCK_GAS_LIMIT)] });
   await upstream.request({ method: "hardhat_setCode", params: [BASE_TIME_ADDRESS, BASE_TIME_RUNTIME] });
 
-  /** Per sender: the nonces of its transactions in the pool (unmined), and its next nonce as of the last block. */
-  const pool = new Map<Address, { nonces: Set<number>; mined: number }>();
+  const pool = new SenderPool(upstream, gate, slots, stats);
 
   const headBlock = async () => (await upstream.request({ method: "eth_getBlockByNumber", params: ["latest", false] })) as HeadBlock;
 
@@ -244,7 +154,7 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
     times.record(Number(BigInt(head.number)), ms);
     stats.blocks++;
     await pinNextBaseFee(head);
-    if (head.transactions.length > 0) await pruneMined();
+    if (head.transactions.length > 0) await pool.pruneMined();
     const { transactions: _transactions, ...header } = times.block(head);
     events.emit("block", header);
     return header as MinedHeader;
@@ -256,73 +166,11 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
     return last ? BigInt(last.number) : BigInt((await headBlock()).number);
   }
 
-  /** After a block: each sender's mined nonce, and the pool without what the block took. */
-  async function pruneMined() {
-    for (const [sender, entry] of pool) {
-      if (entry.nonces.size === 0) continue;
-      entry.mined = Number(await upstream.request({ method: "eth_getTransactionCount", params: [sender, "latest"] }));
-      for (const n of entry.nonces) if (n < entry.mined) entry.nonces.delete(n);
-    }
-  }
-
-  /** A sender's pool entry, its mined nonce read once (afterwards kept by `pruneMined` after each block). */
-  async function entryOf(sender: Address) {
-    let entry = pool.get(sender);
-    if (!entry) {
-      const mined = Number(await upstream.request({ method: "eth_getTransactionCount", params: [sender, "latest"] }));
-      entry = pool.get(sender) ?? { nonces: new Set<number>(), mined };
-      pool.set(sender, entry);
-    }
-    return entry;
-  }
-
-  async function admit(raw: Hex): Promise<Hex> {
-    const tx = parseTransaction(raw);
-    const sender = await recoverTransactionAddress({ serializedTransaction: raw as TransactionSerialized });
-    const entry = await entryOf(sender);
-    const nonce = tx.nonce ?? 0;
-    // The slot is counted and taken at once (no await between), as a node's pool does under its lock.
-    // A replacement takes the slot it replaces; a nonce already mined is the node's to refuse.
-    const fresh = nonce >= entry.mined && !entry.nonces.has(nonce);
-    if (fresh && entry.nonces.size >= slots) {
-      stats.refusedFull++;
-      throw Object.assign(new Error(ACCOUNT_LIMIT_ERROR.message), { code: ACCOUNT_LIMIT_ERROR.code });
-    }
-    if (fresh) entry.nonces.add(nonce);
-    try {
-      const hash = (await gate.read(() => upstream.request({ method: "eth_sendRawTransaction", params: [raw] }))) as Hex;
-      stats.accepted++;
-      return hash;
-    } catch (error) {
-      if (fresh) entry.nonces.delete(nonce); // refused by the node itself: the slot is free again
-      throw error;
-    }
-  }
-
-  /**
-   * A sender's pending nonce as a node's pool answers it: its latest nonce and the unbroken run of its
-   * transactions in the pool above it. The local chain would build a pending block from its whole
-   * pool to answer it.
-   */
-  async function pendingNonce(sender: Address): Promise<Hex> {
-    let next = Number(await upstream.request({ method: "eth_getTransactionCount", params: [sender, "latest"] }));
-    const entry = pool.get(sender);
-    if (entry) while (entry.nonces.has(next)) next++;
-    return hex(BigInt(next));
-  }
-
-  /** The pool as the chain holds it (after a revert brought transactions back into it). */
-  async function rebuildPool(): Promise<void> {
-    pool.clear();
-    const pending = (await upstream.request({ method: "eth_pendingTransactions", params: [] })) as { from: Hex; nonce: Hex }[];
-    for (const tx of pending) (await entryOf(getAddress(tx.from))).nonces.add(Number(BigInt(tx.nonce)));
-  }
-
   async function drop(hash: Hex): Promise<void> {
     await gate.write(async () => {
       const tx = (await upstream.request({ method: "eth_getTransactionByHash", params: [hash] })) as { from: Hex; nonce: Hex; blockNumber: Hex | null } | null;
       await upstream.request({ method: "hardhat_dropTransaction", params: [hash] });
-      if (tx && tx.blockNumber === null) pool.get(getAddress(tx.from))?.nonces.delete(Number(BigInt(tx.nonce)));
+      if (tx && tx.blockNumber === null) pool.forget(getAddress(tx.from), Number(BigInt(tx.nonce)));
     });
   }
 
@@ -339,7 +187,7 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
       const removed = (times.stamp("eth_getLogs", retracted) as RpcLog[]).map((log) => ({ ...log, removed: true }));
       await upstream.request({ method: "evm_revert", params: [target.id] });
       checkpoints = checkpoints.slice(0, checkpoints.length - depth);
-      await rebuildPool();
+      await pool.rebuild();
       const now = await resync();
       if (removed.length > 0) events.emit("retracted", removed);
       return BigInt(now.number);
@@ -402,43 +250,15 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
     };
   }
 
-  /** eth_sendRawTransactionSync (EIP-7966): the receipt once mined, or error 4 with the hash after the timeout. */
-  async function sendSync(params: unknown[]): Promise<unknown> {
-    const hash = await admit(params[0] as Hex);
-    const asked = params[1] === undefined || params[1] === null ? SYNC_DEFAULT_TIMEOUT_MS : Number(params[1]);
-    const timeoutMs = Number.isFinite(asked) && asked > 0 ? Math.min(asked, SYNC_MAX_TIMEOUT_MS) : SYNC_DEFAULT_TIMEOUT_MS;
-    const find = () => gate.read(() => upstream.request({ method: "eth_getTransactionReceipt", params: [hash] }));
-    const receipt = await new Promise<unknown>((resolve, reject) => {
-      const timer = setTimeout(() => finish(null), timeoutMs);
-      const off = nodeEvents.onBlock(() => void find().then((r) => r && finish(r), fail));
-      const finish = (r: unknown) => {
-        clearTimeout(timer);
-        off();
-        resolve(r);
-      };
-      const fail = (error: unknown) => {
-        clearTimeout(timer);
-        off();
-        reject(error);
-      };
-      void find().then((r) => r && finish(r), fail);
-    });
-    if (receipt) return receipt;
-    throw Object.assign(new Error(`the transaction was added to the pool but not processed within ${timeoutMs} ms`), {
-      code: SYNC_TIMEOUT_CODE,
-      data: hash,
-    });
-  }
-
   async function answer(args: { method: string; params?: unknown[] | object }): Promise<unknown> {
     const params = Array.isArray(args.params) ? args.params : [];
     switch (args.method) {
       case "eth_sendRawTransaction":
-        return admit(params[0] as Hex);
+        return pool.admit(params[0] as Hex);
       case "eth_sendRawTransactionSync":
-        return sendSync(params);
+        return sendSync(params, pool, (hash) => gate.read(() => upstream.request({ method: "eth_getTransactionReceipt", params: [hash] })), nodeEvents);
       case "eth_getTransactionCount":
-        if (params[1] === "pending") return pendingNonce(getAddress(params[0] as string));
+        if (params[1] === "pending") return pool.pendingNonce(getAddress(params[0] as string));
         break;
       case "eth_feeHistory":
         return feeHistoryOnce({ ...args, params: params.map(latestForPending) });
@@ -468,7 +288,7 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
         return gate.write(async () => {
           const result = await upstream.request(args);
           checkpoints = [];
-          await rebuildPool();
+          await pool.rebuild();
           // The clock goes back with the chain: the wall clock, or the head if the head is ahead of it.
           offsetMs = 0;
           pinnedSeconds = null;
@@ -573,26 +393,4 @@ function latestForPending(param: unknown): unknown {
 function hex(n: bigint, bytes?: number): Hex {
   const digits = n.toString(16);
   return `0x${bytes === undefined ? digits : digits.padStart(bytes * 2, "0")}`;
-}
-
-/** `provider` with its calls run one at a time and timed per method (the in-process chain's own time, no queueing). */
-function timedOneAtATime(provider: RequestProvider, methods: BaseNodeStats["methods"]): RequestProvider {
-  let last: Promise<unknown> = Promise.resolve();
-  return {
-    request(args) {
-      const run = last.then(async () => {
-        const method = methods[args.method] ?? { calls: 0, ms: 0 };
-        methods[args.method] = method;
-        method.calls++;
-        const start = performance.now();
-        try {
-          return await provider.request(args);
-        } finally {
-          method.ms += performance.now() - start;
-        }
-      });
-      last = run.catch(() => {});
-      return run;
-    },
-  };
 }

@@ -13,6 +13,9 @@ export const DENIM_BLOCK_MS = 200;
  * through base/contract-deployments' `increase-gas-limit` tasks in 2025–2026).
  */
 export const BASE_GAS_PER_2S_BLOCK_BEFORE_DENIM = 400_000_000n;
+/** EIP-7825 (Fusaka, on Base since its Fusaka upgrade): no transaction may set a gas limit above 2^24. */
+export const TRANSACTION_GAS_CAP = 16_777_216n;
+
 /** Denim divided the gas limit per block by ten: the same gas per second in blocks ten times as frequent. */
 export const DENIM_BLOCK_GAS_LIMIT = BASE_GAS_PER_2S_BLOCK_BEFORE_DENIM / 10n;
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import { WebSocket, WebSocketServer } from "ws";
-import type { NodeEvents, RpcLog } from "./base-node.js";
+import type { NodeEvents, RpcLog } from "./base-node-types.js";
 import { handle, jsonRpcText, type JsonRpcRequest, type RequestProvider } from "./rpc-server.js";
 
 const MAX_MESSAGE_BYTES = 1024 * 1024;

@@ -1,42 +1,11 @@
-import { formatLog, parseEventLogs, type AbiEvent, type Address, type Hex, type Log, type PublicClient, type RpcLog } from "viem";
+import { formatLog, type Address, type Hex, type Log, type PublicClient, type RpcLog } from "viem";
+import type { ChainView, FollowerConsumer, Head, HeadFeed, LogFilter } from "./follower-types.js";
+import { nodesOf } from "./nodes.js";
+import { isNotYet, NotYetError } from "./not-yet.js";
 import { rpc } from "./rpc-errors.js";
 
-/** A block as the follower knows it: what a header (`newHeads`, `eth_getBlockByNumber`) says. */
-export interface Head {
-  number: bigint;
-  hash: Hex;
-  /** Unix seconds (several of Base's 200 ms blocks share one). */
-  timestamp: bigint;
-}
-
-/**
- * What the follower hands its consumers each round: the head, the finality head, the headers it has
- * seen lately, and the logs of the blocks it read (its filter's: our contracts' and the token's
- * events). A consumer reads a range through {@link logsIn}: from memory when the round covers it,
- * from the node otherwise (its own catch-up).
- */
-export interface ChainView {
-  head: Head;
-  /** The highest block whose transactions count as settled (chain/finality.ts). */
-  finalHead: bigint;
-  /** A header the follower saw at that height lately (a reorg replaces it), if any. */
-  headerAt(number: bigint): Head | undefined;
-  /** The raw logs of `[from, to]` for `address`, or null when this round did not read all of that range. */
-  logs(address: Address, from: bigint, to: bigint): Log[] | null;
-}
-
-/** A consumer of the follower's rounds: the deposit settler, the webhook watcher, … Each keeps its own cursor. */
-export interface FollowerConsumer {
-  name: string;
-  follow(view: ChainView): Promise<unknown>;
-}
-
-/** Where new heads (and, pushed, new logs) come from: a WebSocket subscription, or nothing (the follower polls). */
-export interface HeadFeed {
-  /** Calls `onHead` with each new header and `onLogs` with each pushed log of the filter; resolves once subscribed. */
-  subscribe(filter: { address: Address[]; topics: Hex[] }, onHead: (head: Head) => void, onLog: (log: RpcLog) => void): Promise<void>;
-  close(): Promise<void>;
-}
+export type { ChainView, FollowerConsumer, Head, HeadFeed, LogFilter } from "./follower-types.js";
+export { logsIn } from "./logs-in.js";
 
 export interface FollowerDeps {
   client: PublicClient;
@@ -60,6 +29,12 @@ export interface FollowerDeps {
   /** Milliseconds since the epoch. */
   now: () => number;
   feed?: HeadFeed | null;
+  /**
+   * What the feed is asked to push, given the addresses whose incoming transfers are ours (open
+   * payment addresses, x402 receivers): our contracts' events and the token's transfers to those
+   * only, so strangers' transfers push nothing and start no round. Without it, {@link filter}.
+   */
+  pushFilters?: (recipients: Address[]) => LogFilter[];
 }
 
 /** The `safe` block moves with L1 batches (minutes): read it at most this often. */
@@ -68,6 +43,23 @@ export const SAFE_READ_EVERY_MS = 12_000;
 export const PUSHED_HEAD_STALE_MS = 10_000;
 /** With a WebSocket feed, a pushed log starts a round this soon (later pushes within it join that round). */
 export const PUSHED_ROUND_DELAY_MS = 100;
+/**
+ * The recipients whose transfers are pushed are looked up at most this often, and the `logs`
+ * subscriptions re-made only when they changed: a payment address opened meanwhile is found by the
+ * rounds' reads (every FOLLOW_INTERVAL_MS) until its transfers are pushed too.
+ */
+export const RECIPIENTS_REFRESH_MS = 10_000;
+/**
+ * Chunks of `maxRangeBlocks` one round reads before handing its consumers what it read: a round
+ * catching up after downtime holds one chunk's logs at a time, never the whole gap's; the next
+ * round follows at once.
+ */
+export const CHUNKS_PER_ROUND = 1;
+/**
+ * The token's transfers are kept this many overlaps behind the head: a consumer that reads its own
+ * overlap back from where the last round left it (the deposit settler) still reads from memory.
+ */
+const KEEP_SHORT_OVERLAPS = 2n;
 
 /**
  * Follows the chain's head once per instance and hands every consumer the new blocks' logs, read
@@ -82,6 +74,8 @@ export class ChainFollower {
   readonly #logs = new Map<bigint, Log[]>();
   #readTo = -1n;
   #readHash: Hex | null = null;
+  /** The first block whose token transfers are kept (what the last round read, and two overlaps behind its head). */
+  #shortFrom = -1n;
   /** The first block of the unbroken stretch read up to `#readTo`. */
   #readFrom = -1n;
   readonly #headers = new Map<bigint, Head>();
@@ -92,6 +86,13 @@ export class ChainFollower {
   #busy: Promise<void> | null = null;
   #again = false;
   #stopped = true;
+  #recipients: (() => Promise<Address[]>) | null = null;
+  #pushedKey = "";
+  #recipientsAt = -Infinity;
+  /** Whether a round stopped short of the head while catching up: the next follows at once. */
+  #behind = false;
+  /** Whether the last chunk read stopped at the node's head, short of the range asked. */
+  #notYet = false;
 
   constructor(private readonly deps: FollowerDeps) {}
 
@@ -121,14 +122,78 @@ export class ChainFollower {
     this.#timer = setTimeout(tick, 0).unref();
   }
 
+  /**
+   * Where the recipients of the token transfers that are ours come from (open payment addresses,
+   * x402 receivers): with a feed, only their transfers are pushed.
+   */
+  watchRecipients(recipients: () => Promise<Address[]>): this {
+    this.#recipients = recipients;
+    return this;
+  }
+
   /** Subscribes to the feed (when there is one): from now on heads are pushed, and a pushed log of ours starts a round. */
   async connect(): Promise<void> {
     this.#stopped = false;
-    await this.deps.feed?.subscribe(
-      this.deps.filter,
+    if (!this.deps.feed) return;
+    const filters = await this.#pushFilters();
+    await this.deps.feed.subscribe(
+      filters,
       (head) => this.#onHead(head),
       (log) => this.#onLog(log),
     );
+    this.#pushedKey = JSON.stringify(filters);
+  }
+
+  /** The filters the feed pushes: our contracts' events and the transfers to our recipients (all of {@link FollowerDeps.filter} without `pushFilters`). */
+  async #pushFilters(): Promise<LogFilter[]> {
+    const { pushFilters, filter } = this.deps;
+    this.#recipientsAt = this.deps.now();
+    if (!pushFilters) return [{ address: filter.address, topics: [filter.topics] }];
+    const recipients = this.#recipients ? await this.#recipients() : [];
+    return pushFilters([...new Set(recipients.map((r) => r.toLowerCase() as Address))].sort());
+  }
+
+  /**
+   * Our recipients changed here (a payment address opened): the `logs` subscriptions are re-made at
+   * once (one at a time; changes meanwhile join the next). Other instances' changes, and watches
+   * that ended, are seen by the rounds' lookup every {@link RECIPIENTS_REFRESH_MS}.
+   */
+  recipientsChanged(): Promise<void> {
+    if (this.#stopped || !this.deps.feed || !this.deps.pushFilters || !this.#pushedKey) return Promise.resolve();
+    if (this.#resubscribing) {
+      this.#changedAgain = true;
+      return this.#resubscribing;
+    }
+    this.#resubscribing = (async () => {
+      try {
+        do {
+          this.#changedAgain = false;
+          await this.#resubscribe();
+        } while (this.#changedAgain && !this.#stopped);
+      } catch (error) {
+        this.#onFailure("follower", error);
+      } finally {
+        this.#resubscribing = null;
+      }
+    })();
+    return this.#resubscribing;
+  }
+
+  #resubscribing: Promise<void> | null = null;
+  #changedAgain = false;
+
+  async #resubscribe(): Promise<void> {
+    const filters = await this.#pushFilters();
+    const key = JSON.stringify(filters);
+    if (key === this.#pushedKey) return;
+    await this.deps.feed!.resubscribe(filters);
+    this.#pushedKey = key;
+  }
+
+  /** Looks our recipients up again (at most every {@link RECIPIENTS_REFRESH_MS}) and re-makes the `logs` subscriptions if they changed. */
+  async #refreshPushed(): Promise<void> {
+    if (this.deps.now() - this.#recipientsAt < RECIPIENTS_REFRESH_MS) return;
+    await this.recipientsChanged();
   }
 
   async stop(): Promise<void> {
@@ -181,7 +246,7 @@ export class ChainFollower {
         do {
           this.#again = false;
           await this.#round();
-        } while (this.#again && !this.#stopped);
+        } while ((this.#again || this.#behind) && !this.#stopped);
       } finally {
         this.#busy = null;
       }
@@ -191,9 +256,10 @@ export class ChainFollower {
 
   async #round(): Promise<void> {
     let head: Head;
+    this.#behind = false;
     try {
-      head = await this.#head();
-      await this.#read(head);
+      await this.#refreshPushed().catch((error: unknown) => this.#onFailure("follower", error));
+      head = await this.#read(await this.#head());
     } catch (error) {
       this.#onFailure("follower", error);
       return;
@@ -209,10 +275,15 @@ export class ChainFollower {
     }
   }
 
-  /** The head: the last one pushed (no request) while the feed is live, else read. */
+  /**
+   * The head: the last one pushed (no request) while the feed is live and no further ahead than a
+   * quorum of the nodes has reached, else read (through the nodes, which set aside a head far ahead
+   * of or behind the others').
+   */
   async #head(): Promise<Head> {
     const pushed = this.#pushedHead;
-    if (pushed && this.deps.now() - this.#pushedAt <= PUSHED_HEAD_STALE_MS) return pushed;
+    const ceiling = nodesOf(this.deps.client)?.headCeiling() ?? null;
+    if (pushed && this.deps.now() - this.#pushedAt <= PUSHED_HEAD_STALE_MS && (ceiling === null || pushed.number <= ceiling)) return pushed;
     const block = await rpc(() => this.deps.client.getBlock({ blockTag: "latest" }));
     const head = { number: block.number, hash: block.hash, timestamp: block.timestamp };
     this.#remember(head);
@@ -227,39 +298,77 @@ export class ChainFollower {
 
   /**
    * Reads the logs of the blocks from the overlap behind the last read up to the head (nothing when
-   * the head has not moved), in chunks of at most `maxRangeBlocks`, a refused chunk halved.
+   * the head has not moved), in chunks of at most `maxRangeBlocks`, a refused chunk halved, at most
+   * {@link CHUNKS_PER_ROUND} chunks a round. Returns the head the round's view stands on: the head,
+   * or the last block read when the round stopped short (catching up, or a range past the node's
+   * head: "not yet", read again next round).
    */
-  async #read(head: Head): Promise<void> {
+  async #read(head: Head): Promise<Head> {
     // Nothing new: the same head (a reorg at the same height has another hash, and is read again).
-    if (head.number === this.#readTo && head.hash === this.#readHash) return;
+    if (head.number === this.#readTo && head.hash === this.#readHash) return head;
     const { overlapBlocks } = this.deps;
-    let from = this.#readTo < 0n || head.number < this.#readTo ? head.number - overlapBlocks + 1n : this.#readTo - overlapBlocks + 1n;
+    const first = this.#readTo < 0n || head.number < this.#readTo;
+    let from = first ? head.number - overlapBlocks + 1n : this.#readTo - overlapBlocks + 1n;
     if (from < 0n) from = 0n;
-    while (from <= head.number) {
+    const roundFrom = from;
+    let readTo = from - 1n;
+    for (let chunks = 0; readTo < head.number; chunks++) {
+      if (chunks === CHUNKS_PER_ROUND) {
+        this.#behind = true;
+        break;
+      }
+      this.#notYet = false;
       const to = await this.#readChunk(from, head.number);
+      if (to >= from) readTo = to;
+      // Not yet on the node: what was read stands, the rest next round (not at once: the node must move first).
+      if (this.#notYet) break;
       from = to + 1n;
     }
-    const first = this.#readTo < 0n || head.number < this.#readTo;
-    this.#readTo = head.number;
-    this.#readHash = head.hash;
-    if (first) this.#readFrom = head.number - overlapBlocks + 1n < 0n ? 0n : head.number - overlapBlocks + 1n;
-    const longFrom = head.number - this.deps.keepLong.blocks + 1n;
+    if (first && readTo < head.number - overlapBlocks + 1n) throw new NotYetError(null);
+    // Stopped short of what an earlier round read (a range not yet on the node): that round's stands.
+    if (!first && readTo <= this.#readTo) return this.#standing(this.#readTo, head);
+    const reached = readTo >= head.number ? head : this.#standing(readTo, head);
+    if (first) this.#readFrom = reached.number - overlapBlocks + 1n < 0n ? 0n : reached.number - overlapBlocks + 1n;
+    this.#readTo = reached.number;
+    this.#readHash = reached.number === head.number ? head.hash : null;
+    const longFrom = reached.number - this.deps.keepLong.blocks + 1n;
     if (this.#readFrom < longFrom) this.#readFrom = longFrom;
-    const shortFrom = head.number - overlapBlocks + 1n;
+    // The token's transfers: what this round read, and two overlaps behind the head.
+    const behind = reached.number - KEEP_SHORT_OVERLAPS * overlapBlocks + 1n;
+    const shortFrom = roundFrom < behind ? roundFrom : behind;
+    this.#shortFrom = shortFrom;
     const long = new Set(this.deps.keepLong.address.map((a) => a.toLowerCase()));
     for (const [n, logs] of this.#logs) {
-      if (n < this.#readFrom) this.#logs.delete(n);
+      if (n < this.#readFrom || n > reached.number) this.#logs.delete(n);
       else if (n < shortFrom)
         this.#logs.set(
           n,
           logs.filter((l) => long.has(l.address.toLowerCase())),
         );
     }
+    return reached;
   }
 
-  /** Reads `[from, min(to, from + maxRange - 1)]`, halving a refused range; returns where it ended. */
+  /** The head a round stopped at, short of the chain's: its header when seen, else its number alone. */
+  #standing(number: bigint, head: Head): Head {
+    if (number === head.number) return head;
+    return this.#headers.get(number) ?? { number, hash: "0x" as Hex, timestamp: 0n };
+  }
+
+  /** How many logs the follower holds in memory now (the catch-up's bound is one chunk's, with the overlap). */
+  get logsHeld(): number {
+    let held = 0;
+    for (const logs of this.#logs.values()) held += logs.length;
+    return held;
+  }
+
+  /**
+   * Reads `[from, min(to, from + maxRange - 1)]`, halving a refused range; returns where it ended,
+   * `from - 1` when the range is past the node's head (not yet: nothing halved, nothing lost).
+   */
   async #readChunk(from: bigint, to: bigint): Promise<bigint> {
     let end = to - from + 1n > this.deps.maxRangeBlocks ? from + this.deps.maxRangeBlocks - 1n : to;
+    let asked = false;
     for (;;) {
       try {
         const logs = (await rpc(() =>
@@ -280,6 +389,16 @@ export class ChainFollower {
         }
         return end;
       } catch (error) {
+        if (isNotYet(error)) {
+          // Past the node's head: read up to the head the nodes answer now (one request), the rest next round.
+          this.#notYet = true;
+          if (asked) return from - 1n;
+          asked = true;
+          const reached = await rpc(() => this.deps.client.getBlockNumber({ cacheTime: 0 }));
+          if (reached < from) return from - 1n;
+          if (reached < end) end = reached;
+          continue;
+        }
         if (end === from) throw error;
         end = from + (end - from) / 2n;
       }
@@ -301,7 +420,7 @@ export class ChainFollower {
     if (finalHead === null) return null;
     const readTo = this.#readTo;
     const longFrom = this.#readFrom;
-    const shortFrom = head.number - this.deps.overlapBlocks + 1n > longFrom ? head.number - this.deps.overlapBlocks + 1n : longFrom;
+    const shortFrom = this.#shortFrom > longFrom ? this.#shortFrom : longFrom;
     const long = new Set(this.deps.keepLong.address.map((a) => a.toLowerCase()));
     const logs = this.#logs;
     const headers = this.#headers;
@@ -318,27 +437,4 @@ export class ChainFollower {
       },
     };
   }
-}
-
-/**
- * The logs of `event` (or `events`) emitted by `address` in `[fromBlock, toBlock]`, decoded as
- * `client.getLogs` decodes them: from the follower's round when it read that range, else one read
- * from the node (a consumer catching up behind the round).
- */
-export async function logsIn<const E extends readonly AbiEvent[]>(
-  client: PublicClient,
-  view: ChainView | null | undefined,
-  query: { address: Address | Address[]; events: E; fromBlock: bigint; toBlock: bigint },
-) {
-  const addresses = Array.isArray(query.address) ? query.address : [query.address];
-  const kept = view ? addresses.map((a) => view.logs(a, query.fromBlock, query.toBlock)) : [null];
-  if (kept.every((k) => k !== null)) {
-    const raw = (kept as Log[][])
-      .flat()
-      .sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex! - b.logIndex! : a.blockNumber! < b.blockNumber! ? -1 : 1));
-    return parseEventLogs({ abi: query.events, logs: raw, strict: true }) as unknown as Awaited<
-      ReturnType<typeof client.getLogs<undefined, E, true, bigint, bigint>>
-    >;
-  }
-  return rpc(() => client.getLogs({ address: query.address, events: query.events, fromBlock: query.fromBlock, toBlock: query.toBlock, strict: true }));
 }

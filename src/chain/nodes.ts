@@ -9,11 +9,16 @@ import {
   type PublicClient,
   type Transport,
 } from "viem";
+import { blockTimeMs } from "../block-time.js";
 import { chainFor, createNodeTransport } from "./client.js";
+import { isNotYet } from "./not-yet.js";
 
 /** How long a node that failed, lagged or disagreed with the majority is left out of reads. */
 export const SET_ASIDE_MS = 60_000;
-/** How far behind the highest head seen a node may answer before it counts as lagging (about 6 s of 200 ms blocks). */
+/**
+ * How far from the head a quorum of nodes has reached a node may answer before it counts as
+ * lagging, or as ahead (about 6 s of 200 ms blocks).
+ */
 export const LAG_BLOCKS = 30n;
 /** How often, at most, the other nodes' heads are read to tell a lagging reader (one `eth_blockNumber` each). */
 const HEAD_PROBE_MS = 30_000;
@@ -26,7 +31,7 @@ const SEND_METHODS = new Set(["eth_sendRawTransaction", "eth_sendRawTransactionS
 /** What a node answers for a transaction it already holds: taken, as far as a broadcast is concerned. */
 const ALREADY_KNOWN = /already known|known transaction|already imported|already exists/i;
 
-export type SetAsideReason = "failed" | "lagging" | "disagreed";
+export type SetAsideReason = "failed" | "lagging" | "ahead" | "disagreed";
 
 /** What the operator sees of the nodes: by position in RPC_URLS, never by URL. */
 export interface NodeEvents {
@@ -42,8 +47,10 @@ export class ChainNode {
   latencyMs: number | null = null;
   /** Smoothed share of failed requests, 0 to 1. */
   errorRate = 0;
-  /** The highest block number it has answered. */
+  /** The head it last answered (`eth_blockNumber`, the `latest` block; a numbered block only raises it). */
   head = 0n;
+  /** When it answered {@link head} (epoch ms). */
+  headAt = 0;
   /** Until when it is left out of reads (epoch ms). */
   asideUntil = 0;
   /** Why it was last set aside. */
@@ -106,7 +113,7 @@ export class ChainNodes {
           const result = await inner(args as never);
           node.latencyMs = node.latencyMs === null ? performance.now() - started : node.latencyMs + SMOOTHING * (performance.now() - started - node.latencyMs);
           node.errorRate -= SMOOTHING * node.errorRate;
-          this.#noteHead(node, args.method, result);
+          this.#noteHead(node, args, result);
           events.onRequest?.(position, false, args.method);
           return result;
         } catch (error) {
@@ -201,13 +208,47 @@ export class ChainNodes {
     return this.nodes[this.#current]!;
   }
 
-  /** The highest head any node has answered. */
-  get highestHead(): bigint {
-    return this.nodes.reduce((max, n) => (n.head > max ? n.head : max), 0n);
+  /**
+   * The head a quorum of the nodes has reached, as they last answered it: the quorum-th highest of
+   * their heads, so no node alone (a liar claiming thousands of blocks ahead) moves it; null with
+   * one node, or before a quorum of them has answered a head.
+   */
+  quorumHead(): bigint | null {
+    return this.#quorumOf((n) => n.head);
+  }
+
+  /**
+   * The highest head a node may answer and still be taken for the chain's: the quorum's head, each
+   * node's last answer carried forward at twice the chain's block rate since it was given (a head
+   * read lately is ahead of the others' older answers), plus {@link LAG_BLOCKS}. Null when no quorum
+   * of heads is known. Asks the nodes their heads when the last asking is older than {@link HEAD_PROBE_MS}.
+   */
+  headCeiling(): bigint | null {
+    this.#probeHeads();
+    const now = this.#now();
+    const blockMs = blockTimeMs(this.#chainId);
+    const reached = this.#quorumOf((n) => n.head + (2n * BigInt(Math.max(0, now - n.headAt))) / BigInt(blockMs));
+    return reached === null ? null : reached + LAG_BLOCKS;
   }
 
   isLagging(node: ChainNode): boolean {
-    return node.head + LAG_BLOCKS < this.highestHead;
+    const reached = this.quorumHead();
+    return reached !== null && node.head > 0n && node.head + LAG_BLOCKS < reached;
+  }
+
+  /** Whether `node`'s head is further ahead than a quorum of the nodes has reached (a liar, or a fork of its own). */
+  isAhead(node: ChainNode): boolean {
+    const ceiling = this.headCeiling();
+    return ceiling !== null && node.head > ceiling;
+  }
+
+  #quorumOf(headOf: (node: ChainNode) => bigint): bigint | null {
+    if (this.nodes.length === 1) return null;
+    const heads = this.nodes
+      .filter((n) => n.head > 0n)
+      .map(headOf)
+      .sort((a, b) => (a > b ? -1 : a < b ? 1 : 0));
+    return heads.length >= this.quorum ? heads[this.quorum - 1]! : null;
   }
 
   #client(transport: Transport): PublicClient {
@@ -215,28 +256,41 @@ export class ChainNodes {
     return createPublicClient({ chain: chainFor(this.#chainId, "http://nodes.invalid"), transport, cacheTime: 0 }) as PublicClient;
   }
 
-  #noteHead(node: ChainNode, method: string, result: unknown): void {
+  /** A node's head is what it last said it is (so a claim far ahead is forgotten once it answers true); a numbered block only raises it. */
+  #noteHead(node: ChainNode, args: { method: string; params?: unknown }, result: unknown): void {
+    const latest = args.method === "eth_blockNumber" || (args.method === "eth_getBlockByNumber" && (args.params as unknown[] | undefined)?.[0] === "latest");
     let head: bigint | null = null;
-    if (method === "eth_blockNumber" && typeof result === "string") head = BigInt(result);
-    else if (method === "eth_getBlockByNumber" && result && typeof (result as { number?: unknown }).number === "string")
+    if (args.method === "eth_blockNumber" && typeof result === "string") head = BigInt(result);
+    else if (args.method === "eth_getBlockByNumber" && result && typeof (result as { number?: unknown }).number === "string")
       head = BigInt((result as { number: string }).number);
-    if (head !== null && head > node.head) node.head = head;
+    if (head === null || (!latest && head <= node.head)) return;
+    node.head = head;
+    node.headAt = this.#now();
   }
 
   async #read(args: { method: string; params?: unknown }): Promise<unknown> {
+    if (args.method === "eth_getLogs" && this.nodes.length > 1) return this.#readLogs(args);
     const order = this.ranked();
+    const headRead = args.method === "eth_blockNumber" || (args.method === "eth_getBlockByNumber" && (args.params as unknown[] | undefined)?.[0] === "latest");
     let firstError: unknown = null;
     let behind: { node: ChainNode; result: unknown } | null = null;
     for (const node of order) {
       try {
         const result = await node.request(args as never);
         this.#current = node.position;
-        if (args.method === "eth_blockNumber") {
-          this.#probeHeads(node);
+        if (headRead && this.nodes.length > 1) {
+          // The others' heads, before this one is judged against them (at start, and now and then).
+          if (this.quorumHead() === null) await this.probeHeads(node);
+          else this.#probeHeads(node);
+          // A head far above what a quorum reached is a node that lies or strays: the next node answers.
+          if (this.isAhead(node)) {
+            this.setAside(node, "ahead");
+            continue;
+          }
           // A head far below another node's is a node behind, never a reorg: the next node answers.
-          if (this.isLagging(node) && this.nodes.length > 1) {
+          if (this.isLagging(node)) {
             this.setAside(node, "lagging");
-            if (!behind || BigInt(result as string) > BigInt(behind.result as string)) behind = { node, result };
+            if (!behind || node.head > behind.node.head) behind = { node, result };
             continue;
           }
         }
@@ -252,18 +306,55 @@ export class ChainNodes {
   }
 
   /**
-   * Now and then, while a node answers the head, the others are asked theirs (one `eth_blockNumber`
-   * each), so a node that fell behind is known as such before it is taken for the chain.
+   * A log read asked of two nodes at once (the best ranked two that answer), their logs merged: a
+   * node that withholds logs, or answers a range past its head with what it has, hides nothing
+   * another node holds. A range past both nodes' heads is the first's refusal ("not yet").
    */
-  #probeHeads(serving: ChainNode): void {
+  async #readLogs(args: { method: string; params?: unknown }): Promise<unknown> {
+    const order = this.ranked();
+    const answers: unknown[][] = [];
+    let firstError: unknown = null;
+    let next = 0;
+    const ask = async (): Promise<void> => {
+      while (next < order.length && answers.length < 2) {
+        const node = order[next++]!;
+        try {
+          answers.push((await node.request(args as never)) as unknown[]);
+          return;
+        } catch (error) {
+          if (!isNodeFailure(error) && !isNotYet(error)) throw error;
+          firstError ??= error;
+          if (isNodeFailure(error)) this.setAside(node, "failed");
+        }
+      }
+    };
+    await Promise.all([ask(), ask()]);
+    if (answers.length === 0) throw firstError;
+    this.#current = order[0]!.position;
+    return mergeLogs(answers);
+  }
+
+  /**
+   * Now and then, while a node answers, the others are asked theirs (one `eth_blockNumber` each),
+   * so a node that fell behind, or claims a head no quorum reached, is known before it is taken for the chain.
+   */
+  #probeHeads(serving?: ChainNode): void {
     if (this.nodes.length === 1 || this.#now() - this.#probedAt < HEAD_PROBE_MS) return;
     void this.probeHeads(serving);
   }
 
-  /** Asks every node (but `serving`, which just answered) its head: one `eth_blockNumber` each, failures ignored. */
+  /**
+   * Asks every node (but `serving`, which just answered) its head: one `eth_blockNumber` each,
+   * failures ignored; then a node far ahead of what a quorum reached, or far behind it, is set aside.
+   */
   async probeHeads(serving?: ChainNode): Promise<void> {
     this.#probedAt = this.#now();
     await Promise.all(this.nodes.filter((n) => n !== serving).map((n) => n.request({ method: "eth_blockNumber" } as never).catch(() => undefined)));
+    for (const node of this.nodes) {
+      if (node.head === 0n) continue;
+      if (this.isAhead(node)) this.setAside(node, "ahead");
+      else if (this.isLagging(node)) this.setAside(node, "lagging");
+    }
   }
 
   /**
@@ -336,6 +427,19 @@ export function isNodeFailure(error: unknown): boolean {
     if (/revert/i.test(error.details ?? "")) return false;
   }
   return true;
+}
+
+/**
+ * Two nodes' answers to one log read, as one: every log either holds, once, in chain order. Two
+ * different logs at one place both stay: the consumers' verdicts (chain/agreement.ts) tell the forged one.
+ */
+function mergeLogs(answers: unknown[][]): unknown[] {
+  if (answers.length === 1) return answers[0]!;
+  type Raw = { blockNumber: string; blockHash: string; logIndex: string; address: string; topics: string[]; data: string };
+  const seen = new Map<string, Raw>();
+  for (const answer of answers)
+    for (const log of answer as Raw[]) seen.set(`${log.blockHash}:${log.logIndex}:${log.address}:${log.topics.join(",")}:${log.data}`.toLowerCase(), log);
+  return [...seen.values()].sort((a, b) => Number(BigInt(a.blockNumber) - BigInt(b.blockNumber)) || Number(BigInt(a.logIndex) - BigInt(b.logIndex)));
 }
 
 function isAlreadyKnown(error: unknown): boolean {

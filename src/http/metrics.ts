@@ -27,7 +27,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** Every JSON-RPC request to the node, by method (each of a batch; WebSocket requests too, never a pushed notification). */
+  /** Every JSON-RPC request to a node, by method (each of a batch; WebSocket requests too, the keep-alive included; never a pushed notification). */
   readonly rpcRequests = new Counter({
     name: "rpc_requests_total",
     help: "JSON-RPC requests to the chain's node, by method (each request of a batch counts; subscription notifications are not requests)",
@@ -43,6 +43,27 @@ export class Metrics {
       if (!child) {
         child = this.rpcRequests.labels({ method });
         children.set(method, child);
+      }
+      child.inc();
+    };
+  })();
+
+  /** Each WebSocket notification a node pushed, by subscription kind: providers bill them as they bill requests. */
+  readonly rpcNotifications = new Counter({
+    name: "rpc_notifications_total",
+    help: "WebSocket notifications the chain's node pushed, by subscription (newHeads, logs)",
+    labelNames: ["subscription"],
+    registers: [this.registry],
+  });
+
+  /** Counts one pushed notification of `subscription`. */
+  readonly countNotification = (() => {
+    const children = new Map<string, { inc(): void }>();
+    return (subscription: string) => {
+      let child = children.get(subscription);
+      if (!child) {
+        child = this.rpcNotifications.labels({ subscription });
+        children.set(subscription, child);
       }
       child.inc();
     };

@@ -12,6 +12,7 @@ import type { LiveDeployment } from "../deployments.js";
 import type { DepositWatch, DepositWatches } from "../store/deposit-watches.js";
 import { paymentKeyOf } from "./verify.js";
 import type { DepositAddresses } from "./deposit-address.js";
+import { blocksIn } from "../block-time.js";
 import { priceRelayerCall, readyRelayerCall, type SettlementPrice, type SettlementSender } from "./relayer-call.js";
 
 export type { SettlementPrice, SettlementSender } from "./relayer-call.js";
@@ -52,8 +53,12 @@ export const DEPOSIT_RETRY_AFTER_MS = 60_000;
 export const DEPOSIT_RESEND_AFTER_MS = 30_000;
 /** Watches followed, and retries looked at, per round (their reads in one JSON-RPC batch). */
 const PER_TICK = 200;
-/** Blocks behind the last one read that each round reads again, so a transfer a short reorg moved to another block is still seen. */
-export const TRANSFER_OVERLAP_BLOCKS = 8n;
+/**
+ * How far behind the last block read each round reads again, so a transfer a short reorg moved to
+ * another block is still seen, and one a node left out of a range past its head is seen once
+ * another read has it: the follower's re-read overlap (rooms/chain.ts), as a duration.
+ */
+export const TRANSFER_OVERLAP_SECONDS = 15;
 /**
  * Most blocks one log read covers by default (20 s and 100 s of Base's 200 ms blocks): the token's
  * transfers are many on a busy chain and a node caps the logs one call returns; `Paid` logs are few.
@@ -76,7 +81,7 @@ const TRANSFER_EVENT = erc20Abi.find((i) => i.type === "event" && i.name === "Tr
  * ends the watch; a reverted one, or one whose nonce another transaction used, opens it again; one
  * the node lost is sent again; a stuck one is replaced, within the relayer's fee ceiling), then
  * finds what arrived: the token's `Transfer` logs of the new blocks (one `eth_getLogs`, from a block
- * kept in the store, the last {@link TRANSFER_OVERLAP_BLOCKS} read again), their recipients looked up
+ * kept in the store, the last {@link TRANSFER_OVERLAP_SECONDS} read again), their recipients looked up
  * among the open watches (one indexed query), and the balance of each watched recipient read (one
  * read per arrival, at the latest block): whole, `settleDeposit` is sent; short, it waits for the
  * next transfer. A log a reorg removed settles nothing: the balance it announced is not there. The
@@ -228,7 +233,9 @@ export class DepositSettler implements FollowerConsumer {
     const now = this.deps.now();
     const last = await watches.scanned("transfers");
     const next = last === null || last >= latest ? latest + 1n : last + 1n;
-    const from = next - TRANSFER_OVERLAP_BLOCKS > 0n ? next - TRANSFER_OVERLAP_BLOCKS : 0n;
+    // The overlap once a round: a catch-up's later chunks go on from where the one before ended.
+    const overlap = first ? blocksIn(TRANSFER_OVERLAP_SECONDS, deployment.chainId) : 0n;
+    const from = next - overlap > 0n ? next - overlap : 0n;
     const range = this.deps.ranges?.transferBlocks ?? MAX_TRANSFER_RANGE;
     const wanted = latest - from + 1n > range ? from + range - 1n : latest;
     const read = await inHalves(from, next, wanted, (fromBlock, toBlock) =>

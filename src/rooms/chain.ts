@@ -1,5 +1,5 @@
 import { authCaptureEscrowAbi } from "../generated/contracts.js";
-import { erc20Abi, toEventSelector, type PublicClient } from "viem";
+import { erc20Abi, pad, toEventSelector, type Address, type PublicClient } from "viem";
 import { blocksIn } from "../block-time.js";
 import { CHARGED_EVENT, REVOKED_EVENT } from "../chain/contracts/recurring-charges.js";
 import { PAID_EVENT } from "../chain/contracts/splitter.js";
@@ -23,8 +23,14 @@ export interface ChainRoom {
   follower: ChainFollower;
 }
 
-/** Blocks each follower round reads again behind the last one read (a short reorg), as a duration. */
-const REREAD_SECONDS = 15;
+/**
+ * Blocks each follower round reads again behind the last one read, as a duration: a short reorg, a
+ * node that answered a range up to a head it had not reached with what it had (the next round's
+ * read, or the other node asked, has the rest). The deposit settler's overlap is the same.
+ */
+export const REREAD_SECONDS = 15;
+/** Recipients in one pushed `logs` filter (providers cap a filter's alternatives; more are split across subscriptions). */
+const RECIPIENTS_PER_FILTER = 1_000;
 /** How long the logs of our own contracts stay in memory behind the head (`safe` lags minutes on Base). */
 const KEEP_CONTRACT_LOGS_SECONDS = 900;
 
@@ -53,25 +59,38 @@ export async function chainRoom({ config, deps, logger, metrics, now }: BaseRoom
   // The holds' escrow is followed like our contracts (its events feed the hold watcher), where the deployment names one.
   const escrow = deployment.authCapture?.escrow;
   const contracts = [deployment.contracts.Splitter.address, deployment.contracts.RecurringCharges.address, ...(escrow ? [escrow] : [])];
+  const transfer = toEventSelector(erc20Abi.find((i) => i.type === "event" && i.name === "Transfer")!);
+  const contractEvents = [...[PAID_EVENT, CHARGED_EVENT, REVOKED_EVENT].map((e) => toEventSelector(e)), ...(escrow ? HOLD_EVENT_TOPICS : [])];
   // The follower reads through the best ranked node; its WebSocket (RPC_WS_URL) is one node's feed
   // of heads and logs, a hint that starts a round, never a verdict.
   const follower = new ChainFollower({
     client,
     filter: {
       address: [deployment.token.address, ...contracts],
-      topics: [
-        ...[erc20Abi.find((i) => i.type === "event" && i.name === "Transfer")!, PAID_EVENT, CHARGED_EVENT, REVOKED_EVENT].map((e) => toEventSelector(e)),
-        ...(escrow ? HOLD_EVENT_TOPICS : []),
-      ],
+      topics: [transfer, ...contractEvents],
     },
+    // Pushed: our contracts' events, and the token's transfers to our recipients only (strangers'
+    // transfers are no notification and start no round; the rounds' one eth_getLogs still reads them all).
+    pushFilters: (recipients: Address[]) => [
+      { address: contracts, topics: [contractEvents] },
+      ...chunks(recipients, RECIPIENTS_PER_FILTER).map((to) => ({ address: [deployment.token.address], topics: [[transfer], null, to.map((r) => pad(r))] })),
+    ],
     finality: config.finality,
     maxRangeBlocks: blocksIn(config.follow.logRangeSeconds, config.chainId),
     overlapBlocks: blocksIn(REREAD_SECONDS, config.chainId),
     keepLong: { address: contracts, blocks: blocksIn(KEEP_CONTRACT_LOGS_SECONDS, config.chainId) },
     now,
-    feed: config.follow.wsUrl ? webSocketFeed(config.follow.wsUrl, config.rpcTimeoutMs, metrics.countRpc) : null,
+    feed: config.follow.wsUrl
+      ? webSocketFeed(config.follow.wsUrl, config.rpcTimeoutMs, { onRequest: metrics.countRpc, onNotification: metrics.countNotification })
+      : null,
   });
   return { rpcUrl: config.rpcUrl, nodes, deployment, client, chain: { client, deployment, finality: config.finality }, follower };
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }
 
 /** The configured nodes (RPC_URLS, or RPC_URL alone), each known by its position only in logs and metrics. */

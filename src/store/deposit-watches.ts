@@ -124,6 +124,9 @@ export class DepositWatches {
     });
   }
 
+  /** Told after new watches are stored (the chain follower then asks its node to push their transfers too). */
+  onAdded: (() => void) | null = null;
+
   #pending: Array<{ literals: string; resolve: () => void; reject: (e: unknown) => void }> = [];
   #scheduled = false;
   #inFlight = 0;
@@ -137,6 +140,7 @@ export class DepositWatches {
         `INSERT INTO deposit_watches (deposit_address, recipient, amount_units, reference, watch_until) VALUES ${group.map((p) => p.literals).join(", ")} ON CONFLICT (deposit_address) DO NOTHING`,
       );
       for (const p of group) p.resolve();
+      this.onAdded?.();
     } catch (error) {
       for (const p of group) p.reject(error);
     } finally {
@@ -161,6 +165,14 @@ export class DepositWatches {
       [nowMs, Math.floor(nowMs / 1000), limit],
     );
     return rows.map(fromRow);
+  }
+
+  /** Every open, unexpired payment address (what the chain follower asks its node to push transfers to). */
+  async openAddresses(nowMs: number): Promise<Address[]> {
+    const rows = await this.db.query<{ deposit_address: string }>("SELECT deposit_address FROM deposit_watches WHERE status = 'open' AND watch_until >= $1", [
+      Math.floor(nowMs / 1000),
+    ]);
+    return rows.map((r) => r.deposit_address as Address);
   }
 
   /** The open, unexpired watches of these addresses (the recipients of a block range's transfers): one primary-key lookup. */

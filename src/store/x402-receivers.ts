@@ -111,6 +111,12 @@ export class X402ReceiverStore {
     return rows.map((r) => ({ receiver: getAddress(r.receiver), recipient: getAddress(r.recipient), token: getAddress(r.token) }));
   }
 
+  /** Every receiver's address, funded or not (what the chain follower asks its node to push transfers to). */
+  async addresses(): Promise<Address[]> {
+    const rows = await this.db.query<{ receiver: string }>("SELECT receiver FROM x402_receivers");
+    return rows.map((r) => r.receiver as Address);
+  }
+
   /** The receivers among `addresses` (the recipients of a round's token transfers): one indexed query. */
   async among(addresses: Address[]): Promise<X402ReceiverRecord[]> {
     if (addresses.length === 0) return [];

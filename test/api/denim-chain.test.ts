@@ -176,6 +176,32 @@ describe("the local chain after Denim (a block every 200 ms)", function () {
     assert.equal(await client.getTransactionCount({ address: from.address }), nonce + 17);
   });
 
+  it("refuses a transaction whose gas limit is over 16,777,216 (EIP-7825), before its pool; its nonce stays free", async () => {
+    await start({ paused: true });
+    const from = payer();
+    const nonce = await client.getTransactionCount({ address: from.address });
+    const fees = await client.estimateFeesPerGas();
+    const sign = (gas: bigint) =>
+      from.signTransaction({
+        chainId: local.chain.chain.id,
+        type: "eip1559",
+        nonce,
+        to: usdc(),
+        gas,
+        data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [merchant(), 1n] }),
+        maxFeePerGas: fees.maxFeePerGas * 2n,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      });
+    const refused = await client.sendRawTransaction({ serializedTransaction: await sign(16_777_217n) }).then(
+      () => null,
+      (error: Error) => error,
+    );
+    assert.match(String(refused), /transaction gas limit too high/);
+    await client.sendRawTransaction({ serializedTransaction: await sign(16_777_216n) });
+    await node!.mine();
+    assert.equal(await client.getTransactionCount({ address: from.address }), nonce + 1, "at the cap: taken, with the same nonce");
+  });
+
   it("answers eth_sendRawTransactionSync with the receipt once mined: not before, and with the first block mined after the pool took it; with no block within its timeout, error 4 (EIP-7966)", async () => {
     // Blocks by hand: the node's clock is the blocks it mines.
     await start({ paused: true });

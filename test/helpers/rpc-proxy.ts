@@ -49,6 +49,11 @@ export class RpcProxy {
    * (or a load balancer's other node) answers.
    */
   lagBlocks = 0;
+  /**
+   * While lagging ({@link lagBlocks}), how it answers an `eth_getLogs` whose range ends past its head:
+   * "partial", with the logs of the blocks it has (as many nodes do); "refuse", with an error.
+   */
+  lagLogs: "partial" | "refuse" = "partial";
   /** When true, every connection is dropped at once (a node that is down). */
   down = false;
   /**
@@ -97,7 +102,7 @@ export class RpcProxy {
         }
         if (this.down) return void req.socket.destroy();
         if (this.rewrite && this.mode === "pass") return void this.#rewritten(JSON.parse(body.toString("utf8")), res);
-        if (this.lagBlocks > 0 && methods.some((m) => m === "eth_blockNumber" || m === "eth_getBlockByNumber"))
+        if (this.lagBlocks > 0 && methods.some((m) => m === "eth_blockNumber" || m === "eth_getBlockByNumber" || m === "eth_getLogs"))
           return void this.#lagging(JSON.parse(body.toString("utf8")), res);
         const faulty = this.mode !== "pass" && (!this.faultMethods || methods.some((m) => this.faultMethods!.has(m)));
         if (!faulty) {
@@ -155,6 +160,7 @@ export class RpcProxy {
     this.refuse = null;
     this.refusal = { ...RANGE_REFUSAL };
     this.lagBlocks = 0;
+    this.lagLogs = "partial";
     this.rewrite = null;
     this.down = false;
   }
@@ -228,10 +234,18 @@ export class RpcProxy {
       if (r.method === "eth_blockNumber") answered.set(JSON.stringify(r.id), { jsonrpc: "2.0", id: r.id, result: hex });
       else if (at === "latest" || at === "pending") forward.push({ ...r, params: [hex, ...(r.params ?? []).slice(1)] });
       else if (at?.startsWith("0x") && BigInt(at) > visible) answered.set(JSON.stringify(r.id), { jsonrpc: "2.0", id: r.id, result: null });
+      else if (r.method === "eth_getLogs" && this.lagLogs === "refuse" && BigInt((r.params?.[0] as { toBlock?: string })?.toBlock ?? "0x0") > visible)
+        answered.set(JSON.stringify(r.id), { jsonrpc: "2.0", id: r.id, error: { code: -32000, message: "block range extends beyond current head block" } });
       else forward.push(r);
     }
     const forwarded = forward.length ? await post(forward) : [];
-    for (const r of forwarded) answered.set(JSON.stringify(r.id), r);
+    for (const r of forwarded) {
+      // A range past its head: the logs of the blocks it has.
+      const asked = batch.find((b) => JSON.stringify(b.id) === JSON.stringify(r.id));
+      if (asked?.method === "eth_getLogs" && Array.isArray(r.result))
+        r.result = (r.result as { blockNumber: string }[]).filter((l) => BigInt(l.blockNumber) <= visible);
+      answered.set(JSON.stringify(r.id), r);
+    }
     const merged = batch.map((r) => answered.get(JSON.stringify(r.id)));
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(parsed) ? merged : merged[0]));
   }

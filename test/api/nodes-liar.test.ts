@@ -1,0 +1,96 @@
+import { assert } from "chai";
+import supertest from "supertest";
+import { erc20Abi, numberToHex, type Hex } from "viem";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { nodesOf } from "../../src/chain/nodes.js";
+import { SET_ASIDE_MS } from "../../src/chain/nodes.js";
+import { useService } from "../helpers/service.js";
+import type { PayBlock } from "../helpers/payments.js";
+import type { RpcProxy } from "../helpers/rpc-proxy.js";
+import type { Service } from "../../src/service.js";
+
+/** What a lying node claims: its head this far ahead of the chain. */
+const AHEAD = 5_000n;
+
+/**
+ * Three nodes in front of one chain, the one read first lying: a head far ahead, no logs. The
+ * follower reads the head a quorum reached and logs two nodes hold, so the liar blinds nothing.
+ */
+describe("several nodes, the one read first lying about the head and the logs", function () {
+  this.timeout(120_000);
+  const h = useService({}, { nodes: 3 });
+  const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+  let built: Service | null = null;
+  afterEach(() => {
+    built = null;
+    for (const node of h.nodes) node.latencyMs = 0;
+  });
+  /** A service whose reads go first to `liar` (the others answer 20 ms slower). */
+  async function readFirst(liar: RpcProxy) {
+    for (const node of h.nodes) node.latencyMs = node === liar ? 0 : 20;
+    built = await h.another();
+    return built;
+  }
+  function claimAhead(node: RpcProxy, withhold: boolean, ahead = AHEAD) {
+    node.rewrite = (request, result) => {
+      if (request.method === "eth_blockNumber" && typeof result === "string") return numberToHex(BigInt(result) + ahead);
+      if (request.method === "eth_getBlockByNumber" && request.params?.[0] === "latest" && result)
+        return { ...(result as object), number: numberToHex(BigInt((result as { number: Hex }).number) + ahead) };
+      if (request.method === "eth_getLogs" && withhold) return [];
+      return result;
+    };
+  }
+
+  it("a head claimed 5,000 blocks ahead is set aside as one far behind is: the head read is the quorum's, and the node's estimate recovers once it answers true", async () => {
+    await h.chain.mine(5);
+    const liar = h.nodes[0]!;
+    claimAhead(liar, false);
+    const s = await readFirst(liar);
+    const nodes = nodesOf(s.client)!;
+    const real = await h.chain.publicClient.getBlockNumber({ cacheTime: 0 });
+    const head = await s.client.getBlockNumber({ cacheTime: 0 });
+    assert.isTrue(head <= real + 1n, `the head a quorum reached (${real}), not the liar's: ${head}`);
+    assert.equal(nodes.nodes[0]!.asideFor, "ahead");
+    assert.equal(nodes.quorumHead(), real);
+    // The node answers true again: once its time aside is over, its head is what it says now.
+    liar.rewrite = null;
+    h.clock.advance(SET_ASIDE_MS / 1000 + 1);
+    await nodes.probeHeads();
+    assert.isFalse(nodes.isAhead(nodes.nodes[0]!));
+    assert.equal(nodes.nodes[0]!.head, await h.chain.publicClient.getBlockNumber({ cacheTime: 0 }));
+  });
+
+  for (const ahead of [AHEAD, 0n])
+    it(`${ahead > 0n ? "claiming 5,000 blocks ahead and " : "its head true, "}answering every eth_getLogs with no logs: a plain transfer to a payment address is settled by the next round and verifies valid: true; 30 s later a second one too`, async () => {
+      const liar = h.nodes[0]!;
+      claimAhead(liar, true, ahead);
+      const s = await readFirst(liar);
+      await s.follower.round();
+      for (let payment = 0; payment < 2; payment++) {
+        const res = await supertest(s.app).post("/v1/payments").send({ recipient: merchant().address, amount: "2" });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        const { intent, pay } = res.body as { intent: string; pay: Required<PayBlock> };
+        const buyer = h.chain.accounts[LOCAL_ROLES.firstUser]!;
+        const hash = await h.chain.wallet(buyer).writeContract({
+          account: buyer,
+          chain: h.chain.chain,
+          address: pay.token,
+          abi: erc20Abi,
+          functionName: "transfer",
+          args: [pay.deposit_address, BigInt(pay.amount_units)],
+        });
+        await h.chain.publicClient.waitForTransactionReceipt({ hash });
+        h.clock.advance(3);
+        await s.follower.round(); // the round that reads the transfer's block sends the settlement
+        const [watch] = await s.database.query<{ tx_hash: Hex | null }>("SELECT tx_hash FROM deposit_watches WHERE deposit_address = $1", [
+          pay.deposit_address.toLowerCase(),
+        ]);
+        assert.isNotNull(watch?.tx_hash ?? null, `payment ${payment}: the settlement sent in the first round after the transfer`);
+        await h.chain.publicClient.waitForTransactionReceipt({ hash: watch!.tx_hash! });
+        await h.chain.mine(3);
+        const verdict = await supertest(s.app).post("/v1/payments/verify").send({ intent, tx_hash: watch!.tx_hash });
+        assert.include(verdict.body, { valid: true }, JSON.stringify(verdict.body));
+        h.clock.advance(30);
+      }
+    });
+});
