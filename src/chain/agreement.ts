@@ -1,7 +1,8 @@
 import { formatTransactionReceipt, numberToHex, type Address, type Hex, type Log, type PublicClient, type TransactionReceipt } from "viem";
 import type { Finality } from "../config.js";
 import { DomainError } from "../errors.js";
-import { isNodeFailure, nodesOf, type ChainNode, type ChainNodes } from "./nodes.js";
+import { isNodeFailure, type ChainNode } from "./node.js";
+import { nodesOf, type ChainNodes } from "./nodes.js";
 
 /**
  * Every kind of verdict that releases goods or money, or that the service derives where money goes

@@ -1,6 +1,7 @@
 import { formatLog, type Address, type Hex, type Log, type PublicClient, type RpcLog } from "viem";
 import type { ChainView, FollowerConsumer, Head, HeadFeed, LogFilter } from "./follower-types.js";
 import { nodesOf } from "./nodes.js";
+import { PushedFilters } from "./pushed-filters.js";
 import { isNotYet, NotYetError } from "./not-yet.js";
 import { rpc } from "./rpc-errors.js";
 
@@ -44,12 +45,6 @@ export const PUSHED_HEAD_STALE_MS = 10_000;
 /** With a WebSocket feed, a pushed log starts a round this soon (later pushes within it join that round). */
 export const PUSHED_ROUND_DELAY_MS = 100;
 /**
- * The recipients whose transfers are pushed are looked up at most this often, and the `logs`
- * subscriptions re-made only when they changed: a payment address opened meanwhile is found by the
- * rounds' reads (every FOLLOW_INTERVAL_MS) until its transfers are pushed too.
- */
-export const RECIPIENTS_REFRESH_MS = 10_000;
-/**
  * Chunks of `maxRangeBlocks` one round reads before handing its consumers what it read: a round
  * catching up after downtime holds one chunk's logs at a time, never the whole gap's; the next
  * round follows at once.
@@ -86,15 +81,20 @@ export class ChainFollower {
   #busy: Promise<void> | null = null;
   #again = false;
   #stopped = true;
-  #recipients: (() => Promise<Address[]>) | null = null;
-  #pushedKey = "";
-  #recipientsAt = -Infinity;
   /** Whether a round stopped short of the head while catching up: the next follows at once. */
   #behind = false;
   /** Whether the last chunk read stopped at the node's head, short of the range asked. */
   #notYet = false;
 
-  constructor(private readonly deps: FollowerDeps) {}
+  readonly #pushed: PushedFilters;
+
+  constructor(private readonly deps: FollowerDeps) {
+    this.#pushed = new PushedFilters(
+      deps,
+      () => this.#stopped,
+      (where, error) => this.#onFailure(where, error),
+    );
+  }
 
   /** Adds a consumer: told each round, in the order added. */
   add(consumer: FollowerConsumer): this {
@@ -127,7 +127,7 @@ export class ChainFollower {
    * x402 receivers): with a feed, only their transfers are pushed.
    */
   watchRecipients(recipients: () => Promise<Address[]>): this {
-    this.#recipients = recipients;
+    this.#pushed.from(recipients);
     return this;
   }
 
@@ -135,65 +135,21 @@ export class ChainFollower {
   async connect(): Promise<void> {
     this.#stopped = false;
     if (!this.deps.feed) return;
-    const filters = await this.#pushFilters();
+    const filters = await this.#pushed.current();
     await this.deps.feed.subscribe(
       filters,
       (head) => this.#onHead(head),
       (log) => this.#onLog(log),
     );
-    this.#pushedKey = JSON.stringify(filters);
-  }
-
-  /** The filters the feed pushes: our contracts' events and the transfers to our recipients (all of {@link FollowerDeps.filter} without `pushFilters`). */
-  async #pushFilters(): Promise<LogFilter[]> {
-    const { pushFilters, filter } = this.deps;
-    this.#recipientsAt = this.deps.now();
-    if (!pushFilters) return [{ address: filter.address, topics: [filter.topics] }];
-    const recipients = this.#recipients ? await this.#recipients() : [];
-    return pushFilters([...new Set(recipients.map((r) => r.toLowerCase() as Address))].sort());
+    this.#pushed.subscribed(filters);
   }
 
   /**
    * Our recipients changed here (a payment address opened): the `logs` subscriptions are re-made at
-   * once (one at a time; changes meanwhile join the next). Other instances' changes, and watches
-   * that ended, are seen by the rounds' lookup every {@link RECIPIENTS_REFRESH_MS}.
+   * once (pushed-filters.ts).
    */
   recipientsChanged(): Promise<void> {
-    if (this.#stopped || !this.deps.feed || !this.deps.pushFilters || !this.#pushedKey) return Promise.resolve();
-    if (this.#resubscribing) {
-      this.#changedAgain = true;
-      return this.#resubscribing;
-    }
-    this.#resubscribing = (async () => {
-      try {
-        do {
-          this.#changedAgain = false;
-          await this.#resubscribe();
-        } while (this.#changedAgain && !this.#stopped);
-      } catch (error) {
-        this.#onFailure("follower", error);
-      } finally {
-        this.#resubscribing = null;
-      }
-    })();
-    return this.#resubscribing;
-  }
-
-  #resubscribing: Promise<void> | null = null;
-  #changedAgain = false;
-
-  async #resubscribe(): Promise<void> {
-    const filters = await this.#pushFilters();
-    const key = JSON.stringify(filters);
-    if (key === this.#pushedKey) return;
-    await this.deps.feed!.resubscribe(filters);
-    this.#pushedKey = key;
-  }
-
-  /** Looks our recipients up again (at most every {@link RECIPIENTS_REFRESH_MS}) and re-makes the `logs` subscriptions if they changed. */
-  async #refreshPushed(): Promise<void> {
-    if (this.deps.now() - this.#recipientsAt < RECIPIENTS_REFRESH_MS) return;
-    await this.recipientsChanged();
+    return this.#pushed.changed();
   }
 
   async stop(): Promise<void> {
@@ -258,7 +214,7 @@ export class ChainFollower {
     let head: Head;
     this.#behind = false;
     try {
-      await this.#refreshPushed().catch((error: unknown) => this.#onFailure("follower", error));
+      await this.#pushed.refresh().catch((error: unknown) => this.#onFailure("follower", error));
       head = await this.#read(await this.#head());
     } catch (error) {
       this.#onFailure("follower", error);
