@@ -66,7 +66,7 @@ export function holdRoutes(api: HoldsApi | null, limits: { authorize: RequestHan
       path: "/v1/holds/capture",
       summary: "Capture part or all of what is still authorized (repeatable), the fee to the fee collector",
       response: R.HoldSentResponse,
-      errors: [...tokenErrors, "HOLD_AMOUNT_EXCEEDS_AUTHORIZED", "HOLD_EXPIRED", "HOLD_NOT_AUTHORIZED", "HOLD_CLOSED", ...sendErrors],
+      errors: [...tokenErrors, "AMOUNT_OUT_OF_BOUNDS", "HOLD_AMOUNT_EXCEEDS_AUTHORIZED", "HOLD_EXPIRED", "HOLD_NOT_AUTHORIZED", "HOLD_CLOSED", ...sendErrors],
       schema: R.CaptureHoldRequest,
       handle: (body) => holds().holds.capture(body.hold, amount(body.amount)),
     }),

@@ -1,0 +1,79 @@
+import { assert } from "chai";
+import { parseSignature, type Hex } from "viem";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { tokenDomain, transferAuthorizationTypedData } from "../../src/chain/token-authorizations.js";
+import { fiatTokenAbi } from "../../src/generated/contracts.js";
+import { useService } from "../helpers/service.js";
+import { signWithMetaMask } from "../helpers/signers.js";
+
+/** Holds against strangers and merchants who would make the service pay for nothing (DESIGN v7, "Holds"). */
+describe("holds: attacks", function () {
+  this.timeout(120_000);
+  const h = useService();
+  const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
+  const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+  const stranger = () => h.chain.accounts[LOCAL_ROLES.firstUser + 2]!;
+  const nowSeconds = () => Math.floor(h.clock.now() / 1000);
+
+  async function post(path: string, body: object, status = 200) {
+    const res = await h.api.post(path).send(body);
+    assert.equal(res.status, status, `${path}: ${JSON.stringify(res.body)}`);
+    return res.body;
+  }
+  const create = () =>
+    post("/v1/holds", { recipient: merchant().address, amount: "50.00", capture_before: nowSeconds() + 3600, refund_before: nowSeconds() + 86_400 });
+  async function authorize(checkoutToken: string) {
+    const resolved = await post("/v1/holds/resolve", { hold: checkoutToken, payer: buyer().address });
+    return post("/v1/holds/authorize", { hold: checkoutToken, payer: buyer().address, signature: signWithMetaMask(buyer(), resolved.typed_data) });
+  }
+  async function settle(sent: { tx_hash: Hex }) {
+    await h.chain.publicClient.waitForTransactionReceipt({ hash: sent.tx_hash });
+    await h.chain.mine(3);
+    await h.service.holdOperator!.follow();
+  }
+
+  it("a stranger who uses the hold's id as its own ERC-3009 nonce first changes nothing: the buyer's authorization names the payer", async () => {
+    const created = await create();
+    // Anyone may submit a TransferWithAuthorization of 0 from its own account: USDC then records
+    // AuthorizationUsed(stranger, hold_id), the same event the buyer's authorization leaves.
+    const { deployment } = h.service;
+    const typed = transferAuthorizationTypedData(tokenDomain(deployment.chainId, deployment.token.address, deployment.token.eip712), {
+      from: stranger().address,
+      to: stranger().address,
+      value: 0n,
+      validAfter: 0n,
+      validBefore: BigInt(nowSeconds() + 3600),
+      nonce: created.hold_id as Hex,
+    });
+    const signature = await stranger().signTypedData(typed as never);
+    const { v, r, s } = parseSignature(signature);
+    const planted = await h.chain.wallet(stranger()).writeContract({
+      address: deployment.token.address,
+      abi: fiatTokenAbi,
+      functionName: "transferWithAuthorization",
+      args: [stranger().address, stranger().address, 0n, 0n, typed.message.validBefore, created.hold_id, Number(v), r, s],
+      chain: null,
+      account: stranger(),
+    } as never);
+    await h.chain.publicClient.waitForTransactionReceipt({ hash: planted });
+    await settle(await authorize(created.checkout_token));
+    const held = await post("/v1/holds/state", { hold: created.hold });
+    assert.equal(held.payer, buyer().address, "the payer is the one whose authorization the escrow holds");
+    assert.equal(held.state, "AUTHORIZED");
+    await settle(await post("/v1/holds/capture", { hold: created.hold, amount: "10.00" }));
+    assert.equal((await post("/v1/holds/state", { hold: created.hold })).captured_units, "10000000");
+  });
+
+  it("a capture below the smallest payment is refused with nothing sent, unless it is what is left", async () => {
+    const created = await create();
+    await settle(await authorize(created.checkout_token));
+    const operator = h.service.holdOperator!.operator!;
+    const nonce = await h.chain.publicClient.getTransactionCount({ address: operator });
+    const dust = await post("/v1/holds/capture", { hold: created.hold, amount: "0.000001" }, 400);
+    assert.equal(dust.error, "AMOUNT_OUT_OF_BOUNDS");
+    assert.equal(await h.chain.publicClient.getTransactionCount({ address: operator }), nonce, "no transaction sent");
+    await settle(await post("/v1/holds/capture", { hold: created.hold, amount: "49.999999" }));
+    await settle(await post("/v1/holds/capture", { hold: created.hold, amount: "0.000001" }));
+    assert.equal((await post("/v1/holds/state", { hold: created.hold })).state, "CAPTURED");
+  });
+});
