@@ -25,6 +25,8 @@ const CANDIDATES_PER_READ = 50;
 export interface HoldOpening {
   escrow: Address;
   hashOf: (payer: Address) => Hex;
+  /** Ask the escrow even of a lone authorizer (before a new authorization: a stranger's lone use of the id must not refuse the buyer). */
+  confirmLone?: boolean;
 }
 
 /**
@@ -53,7 +55,7 @@ export async function payerOf(
   const logs = await read(token, [AUTHORIZATION_USED, null, holdId]);
   const candidates = [...new Set(logs.map((l) => l.topics[1]).filter((t): t is Hex => t !== undefined))].map((t) => getAddress(`0x${t.slice(26)}`));
   // One account only: its authorization is the buyer's, or nobody's payment is open yet (no events either way).
-  if (candidates.length <= 1) return candidates[0] ?? null;
+  if (candidates.length === 0 || (candidates.length === 1 && !opening.confirmLone)) return candidates[0] ?? null;
   for (let i = 0; i < candidates.length; i += CANDIDATES_PER_READ) {
     const chunk = candidates.slice(i, i + CANDIDATES_PER_READ);
     const hashes = chunk.map((payer) => opening.hashOf(payer).toLowerCase());

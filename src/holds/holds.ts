@@ -115,6 +115,11 @@ export class Holds {
     const terms = this.#open(token, false);
     this.#beforeAuthorizeDeadline(terms);
     const info = this.#info(terms, checksumAddress(payer));
+    // Each payer's authorization is another payment to the escrow: a second buyer's would lock its funds where no capture reaches them.
+    // (This payer's call still in flight is HOLD_BUSY, from the operator.)
+    if (!(await this.deps.operator.inFlight(info)) && (await this.#payer(terms, true))) {
+      throw new DomainError("HOLD_ALREADY_AUTHORIZED", { detail: "a payer authorized this hold" });
+    }
     return this.#sent(await this.deps.operator.authorize(info, signature), terms);
   }
 
@@ -175,11 +180,12 @@ export class Holds {
   }
 
   /** The buyer whose authorization of the hold the escrow holds (see payerOf); null before one is mined. */
-  #payer(terms: HoldTerms): Promise<Address | null> {
+  #payer(terms: HoldTerms, confirmLone = false): Promise<Address | null> {
     const { client, deployment, escrow } = this.deps;
     return payerOf(client, deployment.token.address, this.#holdId(terms), terms.fromBlock, deployment.chainId, {
       escrow: escrow.escrow,
       hashOf: (payer) => paymentInfoHash(this.#info(terms, payer), deployment.chainId, escrow.escrow),
+      confirmLone,
     });
   }
 

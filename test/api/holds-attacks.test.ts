@@ -22,9 +22,9 @@ describe("holds: attacks", function () {
   }
   const create = () =>
     post("/v1/holds", { recipient: merchant().address, amount: "50.00", capture_before: nowSeconds() + 3600, refund_before: nowSeconds() + 86_400 });
-  async function authorize(checkoutToken: string) {
-    const resolved = await post("/v1/holds/resolve", { hold: checkoutToken, payer: buyer().address });
-    return post("/v1/holds/authorize", { hold: checkoutToken, payer: buyer().address, signature: signWithMetaMask(buyer(), resolved.typed_data) });
+  async function authorize(checkoutToken: string, payer = buyer(), status = 200) {
+    const resolved = await post("/v1/holds/resolve", { hold: checkoutToken, payer: payer.address });
+    return post("/v1/holds/authorize", { hold: checkoutToken, payer: payer.address, signature: signWithMetaMask(payer, resolved.typed_data) }, status);
   }
   async function settle(sent: { tx_hash: Hex }) {
     await h.chain.publicClient.waitForTransactionReceipt({ hash: sent.tx_hash });
@@ -75,5 +75,14 @@ describe("holds: attacks", function () {
     await settle(await post("/v1/holds/capture", { hold: created.hold, amount: "49.999999" }));
     await settle(await post("/v1/holds/capture", { hold: created.hold, amount: "0.000001" }));
     assert.equal((await post("/v1/holds/state", { hold: created.hold })).state, "CAPTURED");
+  });
+
+  it("a hold one buyer authorized is not authorized again by another: nothing sent, no second payment locked in escrow", async () => {
+    const created = await create();
+    await settle(await authorize(created.checkout_token));
+    const operator = h.service.holdOperator!.operator!;
+    const nonce = await h.chain.publicClient.getTransactionCount({ address: operator });
+    assert.equal((await authorize(created.checkout_token, stranger(), 409)).error, "HOLD_ALREADY_AUTHORIZED");
+    assert.equal(await h.chain.publicClient.getTransactionCount({ address: operator }), nonce, "no transaction sent");
   });
 });
