@@ -8,6 +8,7 @@ import { authCaptureEscrowAbi } from "../generated/contracts.js";
 import type { SettlementSender } from "../payments/relayer-call.js";
 import { readyRelayerCall } from "../payments/relayer-call.js";
 import type { HoldOperation, HoldTransactionStore } from "../store/hold-transactions.js";
+import type { RevertedPayers } from "./operator-follow.js";
 import { everyRound } from "../rounds.js";
 import { decodeEscrowEvent } from "./escrow-events.js";
 import { escrowRefusal } from "./escrow-refusals.js";
@@ -32,6 +33,8 @@ export interface HoldOperatorDeps {
   /** The deployment's fee (`fee_bps`), which every hold signs as both bounds, and who receives it (the fee collector). */
   feeBps: number;
   feeReceiver: Address;
+  /** Payers refused for a while after one of their authorizations reverted on chain (x402's table: one rule for every escrow call a payer's signature opens). */
+  payers?: RevertedPayers;
   onError?: (hash: Hex, error: unknown) => void;
 }
 
@@ -89,14 +92,23 @@ export class HoldOperator {
   }
 
   /** Authorizes the most the hold may capture, with the buyer's ERC-3009 signature to the collector. */
-  authorize(info: PaymentInfo, signature: Hex): Promise<HoldSent> {
+  async authorize(info: PaymentInfo, signature: Hex): Promise<HoldSent> {
+    await this.#payerAdmitted(info.payer);
     return this.#send(info, { functionName: "authorize", args: [info, info.maxAmount, this.deps.collector, signature] });
   }
 
   /** Authorizes and captures `amount` in one step (x402 `auth-capture` without a hold), at the deployment's fee. */
-  charge(info: PaymentInfo, amount: bigint, signature: Hex): Promise<HoldSent> {
+  async charge(info: PaymentInfo, amount: bigint, signature: Hex): Promise<HoldSent> {
     const { collector, feeBps, feeReceiver } = this.deps;
+    await this.#payerAdmitted(info.payer);
     return this.#send(info, { functionName: "charge", args: [info, amount, collector, signature, feeBps, feeReceiver] });
+  }
+
+  /** A payer one of whose authorizations passed its simulation and reverted on chain lately is refused: the relayer paid for one. */
+  async #payerAdmitted(payer: Address): Promise<void> {
+    if (await this.deps.payers?.isPayerRefused(payer, this.deps.now())) {
+      throw new DomainError("TRANSACTION_REVERTED", { detail: "an authorization of this payer's reverted on chain lately: none of theirs is sent for now" });
+    }
   }
 
   /** Captures `amount` of what is authorized: the deployment's fee to the fee collector, the rest to the receiver. */

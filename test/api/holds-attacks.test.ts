@@ -1,7 +1,7 @@
 import { assert } from "chai";
-import { parseSignature, type Hex } from "viem";
+import { parseGwei, parseSignature, type Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
-import { tokenDomain, transferAuthorizationTypedData } from "../../src/chain/token-authorizations.js";
+import { EIP712_DOMAIN_TYPE, tokenDomain, transferAuthorizationTypedData } from "../../src/chain/token-authorizations.js";
 import { fiatTokenAbi } from "../../src/generated/contracts.js";
 import { useService } from "../helpers/service.js";
 import { signWithMetaMask } from "../helpers/signers.js";
@@ -9,7 +9,8 @@ import { signWithMetaMask } from "../helpers/signers.js";
 /** Holds against strangers and merchants who would make the service pay for nothing (DESIGN v7, "Holds"). */
 describe("holds: attacks", function () {
   this.timeout(120_000);
-  const h = useService();
+  // Blocks ordered by tip: a buyer's own transaction can be mined before the escrow call it races.
+  const h = useService({}, { chain: { mempoolOrder: "priority" } });
   const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
   const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
   const stranger = () => h.chain.accounts[LOCAL_ROLES.firstUser + 2]!;
@@ -84,5 +85,51 @@ describe("holds: attacks", function () {
     const nonce = await h.chain.publicClient.getTransactionCount({ address: operator });
     assert.equal((await authorize(created.checkout_token, stranger(), 409)).error, "HOLD_ALREADY_AUTHORIZED");
     assert.equal(await h.chain.publicClient.getTransactionCount({ address: operator }), nonce, "no transaction sent");
+  });
+
+  it("a buyer whose authorization reverted on chain (cancelled under the call) is refused for a while: the relayer pays once", async () => {
+    const { publicClient, testClient } = h.chain;
+    const { deployment } = h.service;
+    const created = await create();
+    const resolved = await post("/v1/holds/resolve", { hold: created.checkout_token, payer: buyer().address });
+    const signature = signWithMetaMask(buyer(), resolved.typed_data);
+    await testClient.setAutomine(false);
+    const sent = await post("/v1/holds/authorize", { hold: created.checkout_token, payer: buyer().address, signature });
+    // The buyer cancels its ERC-3009 authorization with a higher tip: mined first, the escrow's authorize reverts.
+    const nonce = resolved.typed_data.message.nonce as Hex;
+    const cancel = await buyer().signTypedData({
+      domain: tokenDomain(deployment.chainId, deployment.token.address, deployment.token.eip712),
+      types: {
+        EIP712Domain: EIP712_DOMAIN_TYPE,
+        CancelAuthorization: [
+          { name: "authorizer", type: "address" },
+          { name: "nonce", type: "bytes32" },
+        ],
+      },
+      primaryType: "CancelAuthorization",
+      message: { authorizer: buyer().address, nonce },
+    } as never);
+    const { v, r, s } = parseSignature(cancel);
+    await h.chain.wallet(stranger()).writeContract({
+      address: deployment.token.address,
+      abi: fiatTokenAbi,
+      functionName: "cancelAuthorization",
+      args: [buyer().address, nonce, Number(v), r, s],
+      gas: 200_000n,
+      maxPriorityFeePerGas: parseGwei("100"),
+      maxFeePerGas: parseGwei("200"),
+      chain: null,
+      account: stranger(),
+    } as never);
+    await testClient.mine({ blocks: 1 });
+    await testClient.setAutomine(true);
+    assert.equal((await publicClient.waitForTransactionReceipt({ hash: sent.tx_hash })).status, "reverted");
+    await settle(sent);
+
+    const operator = h.service.holdOperator!.operator!;
+    const before = await publicClient.getTransactionCount({ address: operator });
+    const next = await create();
+    assert.equal((await authorize(next.checkout_token, buyer(), 400)).error, "TRANSACTION_REVERTED");
+    assert.equal(await publicClient.getTransactionCount({ address: operator }), before, "no transaction sent");
   });
 });

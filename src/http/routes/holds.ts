@@ -53,6 +53,7 @@ export function holdRoutes(api: HoldsApi | null, limits: { authorize: RequestHan
         "HOLD_EXPIRED",
         "HOLD_ALREADY_AUTHORIZED",
         "INVALID_SIGNATURE",
+        "TRANSACTION_REVERTED",
         "INSUFFICIENT_BALANCE",
         "ACCOUNT_BLOCKED",
         "TOKEN_PAUSED",
