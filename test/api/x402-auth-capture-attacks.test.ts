@@ -20,7 +20,7 @@ describe("x402 auth-capture: attacks", function () {
   const usdc = () => h.service.deployment.token.address;
   const facilitator = (path: "verify" | "settle", body: unknown) => h.api.post(`/x402/${path}`).send(body as object);
 
-  function requirements(): PaymentRequirements {
+  function requirements(payTo: string = merchant().address): PaymentRequirements {
     const kind = h.service.x402.supported().kinds.find((k) => k.scheme === "auth-capture")!;
     const now = Math.floor(Date.now() / 1000);
     return {
@@ -28,13 +28,13 @@ describe("x402 auth-capture: attacks", function () {
       network: X402_NETWORK,
       amount: REPORT_PRICE.units.toString(),
       asset: usdc(),
-      payTo: merchant().address,
+      payTo,
       maxTimeoutSeconds: 300,
       extra: { ...kind.extra, captureDeadline: now + 900, refundDeadline: now + 900 },
     };
   }
-  async function paid() {
-    const r = requirements();
+  async function paid(payTo?: string) {
+    const r = requirements(payTo);
     const client = new x402Client().register(X402_NETWORK, new AuthCaptureEvmScheme(eoaSigner(agent(), h.chain.publicClient)));
     const p: PaymentPayload = await client.createPaymentPayload({ x402Version: 2, resource: { url: "http://merchant.test/report" }, accepts: [r] } as never);
     return { x402Version: 2, paymentPayload: p, paymentRequirements: r };
@@ -88,5 +88,19 @@ describe("x402 auth-capture: attacks", function () {
     const refused = await facilitator("settle", again);
     assert.include(refused.body, { success: false, errorReason: "invalid_transaction_state" }, JSON.stringify(refused.body));
     assert.equal(await publicClient.getTransactionCount({ address: relayer }), before, "the relayer sent nothing more for this payer");
+  });
+
+  it("a payTo that could never spend what it receives, or would make the service hold funds, is refused before anything is sent", async () => {
+    const { deployment } = h.service;
+    const relayer = h.service.holdOperator!.operator!;
+    const before = await h.chain.publicClient.getTransactionCount({ address: relayer });
+    for (const payTo of [deployment.authCapture!.escrow, deployment.authCapture!.eip3009Collector, relayer, usdc(), deployment.contracts.Splitter.address]) {
+      const body = await paid(payTo);
+      const verified = await facilitator("verify", body);
+      assert.include(verified.body, { isValid: false, invalidReason: "invalid_payment_requirements" }, `${payTo}: ${JSON.stringify(verified.body)}`);
+      const settled = await facilitator("settle", body);
+      assert.include(settled.body, { success: false, errorReason: "invalid_payment_requirements" }, payTo);
+    }
+    assert.equal(await h.chain.publicClient.getTransactionCount({ address: relayer }), before, "the relayer sent nothing");
   });
 });
