@@ -8,6 +8,7 @@ import type { Finality } from "../config.js";
 import { DomainError } from "../errors.js";
 import { authCaptureEscrowAbi, fiatTokenAbi } from "../generated/contracts.js";
 import { payerAgnosticHash, type PaymentInfo } from "../holds/payment-info.js";
+import { HOLD_MAX_CAPTURE_SECONDS, HOLD_MAX_REFUND_SECONDS } from "../holds/terms.js";
 import type { PaymentChain } from "../payments/verify.js";
 import type { X402Answers } from "../store/x402-answers.js";
 import type { X402FacilitatorRequest, X402SettledHold, X402SettleResponse, X402SupportedKind, X402VerifyResponse } from "../wire/index.js";
@@ -247,6 +248,11 @@ export class AuthCaptureFacilitator {
       return refuse(AUTH_CAPTURE_REASONS.authorizationExpired, "the authorization has expired: its validBefore is past");
     if (BigInt(info.authorizationExpiry) <= now + DEADLINE_FLOOR_SECONDS)
       return refuse(AUTH_CAPTURE_REASONS.captureDeadlineExpired, "the capture deadline is past");
+    // A hold's own limits: the agent's funds sit in escrow until the capture deadline, and the merchant's ho lists it only that long.
+    if (BigInt(info.authorizationExpiry) > now + BigInt(HOLD_MAX_CAPTURE_SECONDS) || BigInt(info.refundExpiry) > now + BigInt(HOLD_MAX_REFUND_SECONDS)) {
+      const message = `captureDeadline at most ${HOLD_MAX_CAPTURE_SECONDS} s and refundDeadline at most ${HOLD_MAX_REFUND_SECONDS} s from now (a hold's limits)`;
+      return refuse(AUTH_CAPTURE_REASONS.extra, message);
+    }
     if (signature.toLowerCase().endsWith(ERC6492_SUFFIX))
       return refuse(AUTH_CAPTURE_REASONS.erc6492, "an undeployed smart account (ERC-6492) is refused: deploy the account first");
     const escrow = deployment.authCapture!;

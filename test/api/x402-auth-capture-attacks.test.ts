@@ -20,7 +20,7 @@ describe("x402 auth-capture: attacks", function () {
   const usdc = () => h.service.deployment.token.address;
   const facilitator = (path: "verify" | "settle", body: unknown) => h.api.post(`/x402/${path}`).send(body as object);
 
-  function requirements(payTo: string = merchant().address): PaymentRequirements {
+  function requirements(payTo: string = merchant().address, extra: Record<string, unknown> = {}): PaymentRequirements {
     const kind = h.service.x402.supported().kinds.find((k) => k.scheme === "auth-capture")!;
     const now = Math.floor(Date.now() / 1000);
     return {
@@ -30,11 +30,11 @@ describe("x402 auth-capture: attacks", function () {
       asset: usdc(),
       payTo,
       maxTimeoutSeconds: 300,
-      extra: { ...kind.extra, captureDeadline: now + 900, refundDeadline: now + 900 },
+      extra: { ...kind.extra, captureDeadline: now + 900, refundDeadline: now + 900, ...extra },
     };
   }
-  async function paid(payTo?: string) {
-    const r = requirements(payTo);
+  async function paid(payTo?: string, extra: Record<string, unknown> = {}) {
+    const r = requirements(payTo, extra);
     const client = new x402Client().register(X402_NETWORK, new AuthCaptureEvmScheme(eoaSigner(agent(), h.chain.publicClient)));
     const p: PaymentPayload = await client.createPaymentPayload({ x402Version: 2, resource: { url: "http://merchant.test/report" }, accepts: [r] } as never);
     return { x402Version: 2, paymentPayload: p, paymentRequirements: r };
@@ -102,5 +102,19 @@ describe("x402 auth-capture: attacks", function () {
       assert.include(settled.body, { success: false, errorReason: "invalid_payment_requirements" }, payTo);
     }
     assert.equal(await h.chain.publicClient.getTransactionCount({ address: relayer }), before, "the relayer sent nothing");
+  });
+
+  it("a capture or refund deadline past a hold's limits is refused: the agent's funds are not held in escrow for years", async () => {
+    const latest = await h.chain.publicClient.getBlock();
+    const now = Number(latest.timestamp);
+    for (const deadlines of [
+      { captureDeadline: now + 31 * 86_400, refundDeadline: now + 31 * 86_400 },
+      { captureDeadline: now + 900, refundDeadline: now + 366 * 86_400 },
+    ]) {
+      const body = await paid(merchant().address, { ...deadlines, hold: true });
+      const verified = await facilitator("verify", body);
+      assert.include(verified.body, { isValid: false, invalidReason: "invalid_auth_capture_evm_extra" }, JSON.stringify(deadlines));
+      assert.include((await facilitator("settle", body)).body, { success: false, errorReason: "invalid_auth_capture_evm_extra" });
+    }
   });
 });
