@@ -13,7 +13,7 @@ import { everyRound } from "../rounds.js";
 import { decodeEscrowEvent } from "./escrow-events.js";
 import { escrowRefusal } from "./escrow-refusals.js";
 import { followHoldTransactions } from "./operator-follow.js";
-import { paymentInfoHash, type PaymentInfo } from "./payment-info.js";
+import { payerAgnosticHash, paymentInfoHash, type PaymentInfo } from "./payment-info.js";
 
 export interface HoldOperatorDeps {
   client: PublicClient;
@@ -121,9 +121,22 @@ export class HoldOperator {
     return this.#send(info, { functionName: "void", args: [info] });
   }
 
-  /** The hold's operator call on its way, if any (a second one is refused until it is mined). */
-  inFlight(info: PaymentInfo) {
-    return this.deps.store.inFlight(this.hashOf(info));
+  /** The hold's operator call on its way, if any (a second one is refused until it is mined): this payment's, or any payer's authorization of its terms. */
+  async inFlight(info: PaymentInfo) {
+    return (await this.deps.store.inFlight(this.hashOf(info))) ?? (await this.deps.store.inFlight(this.#termsHash(info)));
+  }
+
+  /**
+   * Where a call is recorded (one in flight per key): an authorization (or charge) under the terms'
+   * payer-agnostic hash, so two payers authorizing the same hold at once cannot both be sent (each
+   * would lock its funds in a payment of its own); every later call under the payment's hash.
+   */
+  #recordKey(info: PaymentInfo, operation: HoldOperation): Hex {
+    return operation === "authorize" || operation === "charge" ? this.#termsHash(info) : this.hashOf(info);
+  }
+
+  #termsHash(info: PaymentInfo): Hex {
+    return payerAgnosticHash(info, this.deps.chainId, this.deps.escrow);
   }
 
   /**
@@ -195,7 +208,7 @@ export class HoldOperator {
       throw new DomainError("INVALID_HOLD", { detail: "the hold's signed fee is not this deployment's" });
     }
     const paymentHash = this.hashOf(info);
-    const busy = await store.inFlight(paymentHash);
+    const busy = await this.inFlight(info);
     if (busy) throw new DomainError("HOLD_BUSY", { txHash: busy.hash, detail: `${busy.operation} in flight` });
     try {
       await client.simulateContract({ address: escrow, abi: authCaptureEscrowAbi, account: relayer, ...call } as never);
@@ -205,7 +218,7 @@ export class HoldOperator {
     const ready = await readyRelayerCall(this.deps, escrow, data);
     if (!ready) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "the operator call cannot be sent now (price, balance or a refused simulation)" });
     const { priced, pending } = ready;
-    const recorded = await store.record({ relayer, paymentHash, operation }, pending, this.deps.now(), (nonce) =>
+    const recorded = await store.record({ relayer, paymentHash: this.#recordKey(info, operation), operation }, pending, this.deps.now(), (nonce) =>
       sender.sign({ to: escrow, data, gas: priced.gas, maxFeePerGas: priced.fees.maxFeePerGas, maxPriorityFeePerGas: priced.fees.maxPriorityFeePerGas }, nonce),
     );
     if ("busy" in recorded) throw new DomainError("HOLD_BUSY", { txHash: recorded.busy.hash, detail: `${recorded.busy.operation} in flight` });

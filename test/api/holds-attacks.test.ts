@@ -132,4 +132,20 @@ describe("holds: attacks", function () {
     assert.equal((await authorize(next.checkout_token, buyer(), 400)).error, "TRANSACTION_REVERTED");
     assert.equal(await publicClient.getTransactionCount({ address: operator }), before, "no transaction sent");
   });
+
+  it("two buyers authorizing one hold at once: one authorization is sent, the other is HOLD_BUSY", async () => {
+    const { publicClient, testClient } = h.chain;
+    const created = await create();
+    const operator = h.service.holdOperator!.operator!;
+    const before = await publicClient.getTransactionCount({ address: operator });
+    await testClient.setAutomine(false);
+    try {
+      await authorize(created.checkout_token, buyer());
+      assert.equal((await authorize(created.checkout_token, stranger(), 409)).error, "HOLD_BUSY");
+      assert.equal(await publicClient.getTransactionCount({ address: operator, blockTag: "pending" }), before + 1, "one authorization sent");
+    } finally {
+      await testClient.setAutomine(true);
+      await testClient.mine({ blocks: 1 });
+    }
+  });
 });
