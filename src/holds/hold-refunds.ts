@@ -39,7 +39,10 @@ export async function refundHold(deps: HoldRefundsDeps, holdToken: string, amoun
   const { terms, holdId, info } = deps.holds.terms(holdToken, true);
   const nowSeconds = Math.floor(deps.now() / 1000);
   if (amountUnits <= 0n) throw new DomainError("REFUND_AMOUNT_INVALID");
-  const payer = await payerOf(deps.client, deps.token, holdId, terms.fromBlock, deps.chainId);
+  const payer = await payerOf(deps.client, deps.token, holdId, terms.fromBlock, deps.chainId, {
+    escrow: deps.escrow,
+    hashOf: (candidate) => paymentInfoHash(info(candidate), deps.chainId, deps.escrow),
+  });
   if (!payer) throw new DomainError("HOLD_NOT_AUTHORIZED");
   const paid = info(payer);
   const log = await readHoldLog(deps, paymentInfoHash(paid, deps.chainId, deps.escrow), terms.fromBlock);

@@ -14,28 +14,56 @@ const AUTHORIZATION_USED = toEventSelector(
   fiatTokenAbi.find((i): i is Extract<typeof i, { type: "event" }> => i.type === "event" && i.name === "AuthorizationUsed")!,
 );
 
+/** The escrow's events that open a payment (an authorization, or a charge: both in the buyer's one transaction). */
+const OPENED = ["PaymentAuthorized", "PaymentCharged"].map((name) =>
+  toEventSelector(authCaptureEscrowAbi.find((i): i is Extract<typeof i, { type: "event" }> => i.type === "event" && i.name === name)!),
+);
+/** How many payers' payment hashes one escrow read asks about (an OR of topics). */
+const CANDIDATES_PER_READ = 50;
+
+/** Which escrow a hold's payer must have opened a payment on, and that payment's hash for a given payer. */
+export interface HoldOpening {
+  escrow: Address;
+  hashOf: (payer: Address) => Hex;
+  /** Ask the escrow even of a lone authorizer (before a new authorization: a stranger's lone use of the id must not refuse the buyer). */
+  confirmLone?: boolean;
+}
+
 /**
  * The buyer who authorized a hold, from the token's own `AuthorizationUsed(authorizer, nonce)`: the
  * hold's id is the nonce its buyer signed, so the chain names the payer and nothing is stored. It only
  * picks which payment's events to read; every verdict stands on those events through the door (a node
  * that names another payer names a payment with no events). Null while no authorization is mined.
+ * Anyone may use the hold's id as the nonce of its own `TransferWithAuthorization` (of 0, to itself),
+ * so where several accounts used it, the payer is the first whose payment the escrow opened.
  */
-export async function payerOf(client: PublicClient, token: Address, holdId: Hex, fromBlock: bigint, chainId: number): Promise<Address | null> {
+export async function payerOf(
+  client: PublicClient,
+  token: Address,
+  holdId: Hex,
+  fromBlock: bigint,
+  chainId: number,
+  opening: HoldOpening,
+): Promise<Address | null> {
   // Only the authorize window can hold it (authorize_before is at most a day after the hold was made).
   const windowEnd = fromBlock + blocksIn(HOLD_AUTHORIZE_SECONDS + AUTHORIZE_WINDOW_MARGIN_SECONDS, chainId);
   const head = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
   const toBlock = head < windowEnd ? head : windowEnd;
-  const logs = await rpc(
-    () =>
-      client.request({
-        method: "eth_getLogs",
-        params: [
-          { address: token, topics: [AUTHORIZATION_USED, null, holdId], fromBlock: `0x${fromBlock.toString(16)}`, toBlock: `0x${toBlock.toString(16)}` },
-        ],
-      } as never) as Promise<Array<{ topics: Hex[] }>>,
-  );
-  const topic = logs[0]?.topics[1];
-  return topic ? getAddress(`0x${topic.slice(26)}`) : null;
+  const range = { fromBlock: `0x${fromBlock.toString(16)}`, toBlock: `0x${toBlock.toString(16)}` };
+  const read = (address: Address, topics: unknown[]) =>
+    rpc(() => client.request({ method: "eth_getLogs", params: [{ address, topics, ...range }] } as never) as Promise<Array<{ topics: Hex[] }>>);
+  const logs = await read(token, [AUTHORIZATION_USED, null, holdId]);
+  const candidates = [...new Set(logs.map((l) => l.topics[1]).filter((t): t is Hex => t !== undefined))].map((t) => getAddress(`0x${t.slice(26)}`));
+  // One account only: its authorization is the buyer's, or nobody's payment is open yet (no events either way).
+  if (candidates.length === 0 || (candidates.length === 1 && !opening.confirmLone)) return candidates[0] ?? null;
+  for (let i = 0; i < candidates.length; i += CANDIDATES_PER_READ) {
+    const chunk = candidates.slice(i, i + CANDIDATES_PER_READ);
+    const hashes = chunk.map((payer) => opening.hashOf(payer).toLowerCase());
+    const opened = new Set((await read(opening.escrow, [OPENED, hashes])).map((l) => l.topics[1]?.toLowerCase()));
+    const payer = chunk.find((_, j) => opened.has(hashes[j]));
+    if (payer) return payer;
+  }
+  return null;
 }
 
 /** A hold's amounts and state, from its final steps alone (a step still confirming changes nothing yet). */

@@ -1,8 +1,10 @@
 import { getAddress, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import { checksumAddress } from "../chain/keccak.js";
+import { rpc } from "../chain/rpc-errors.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { DomainError } from "../errors.js";
+import { authCaptureEscrowAbi } from "../generated/contracts.js";
 import { formatAmount } from "../money.js";
 import { checkRecipient } from "../rules/recipient.js";
 import type { CapabilityTokens } from "../tokens/capability.js";
@@ -113,6 +115,11 @@ export class Holds {
     const terms = this.#open(token, false);
     this.#beforeAuthorizeDeadline(terms);
     const info = this.#info(terms, checksumAddress(payer));
+    // Each payer's authorization is another payment to the escrow: a second buyer's would lock its funds where no capture reaches them.
+    // (This payer's call still in flight is HOLD_BUSY, from the operator.)
+    if (!(await this.deps.operator.inFlight(info)) && (await this.#payer(terms, true))) {
+      throw new DomainError("HOLD_ALREADY_AUTHORIZED", { detail: "a payer authorized this hold" });
+    }
     return this.#sent(await this.deps.operator.authorize(info, signature), terms);
   }
 
@@ -123,6 +130,10 @@ export class Holds {
     if (amountUnits > terms.amountUnits) throw new DomainError("HOLD_AMOUNT_EXCEEDS_AUTHORIZED", { detail: "more than the hold's amount" });
     if (this.#nowSeconds() >= terms.captureBefore) throw new DomainError("HOLD_EXPIRED", { detail: "capture_before passed" });
     const info = await this.#authorizedInfo(terms);
+    // Each capture is a transaction the relayer pays for: below the smallest payment only what is left.
+    if (amountUnits < this.deps.limits.minUnits && amountUnits !== (await this.#capturable(info))) {
+      throw new DomainError("AMOUNT_OUT_OF_BOUNDS", { detail: "a capture below the smallest payment must take all that is left" });
+    }
     return this.#sent(await this.deps.operator.capture(info, amountUnits), terms);
   }
 
@@ -137,8 +148,7 @@ export class Holds {
   async state(token: string): Promise<HoldStateResponse> {
     const terms = this.#open(token, false);
     const { client, finality, escrow, deployment } = this.deps;
-    const holdId = this.#holdId(terms);
-    const payer = await payerOf(client, deployment.token.address, holdId, terms.fromBlock, this.deps.deployment.chainId);
+    const payer = await this.#payer(terms);
     const info = payer ? this.#info(terms, payer) : null;
     const log = info
       ? await readHoldLog({ client, finality, escrow: escrow.escrow }, paymentInfoHash(info, deployment.chainId, escrow.escrow), terms.fromBlock)
@@ -164,9 +174,29 @@ export class Holds {
 
   /** The hold's terms and its payer as the final authorization names them (HOLD_NOT_AUTHORIZED before one is mined). */
   async #authorizedInfo(terms: HoldTerms): Promise<PaymentInfo> {
-    const payer = await payerOf(this.deps.client, this.deps.deployment.token.address, this.#holdId(terms), terms.fromBlock, this.deps.deployment.chainId);
+    const payer = await this.#payer(terms);
     if (!payer) throw new DomainError("HOLD_NOT_AUTHORIZED");
     return this.#info(terms, payer);
+  }
+
+  /** The buyer whose authorization of the hold the escrow holds (see payerOf); null before one is mined. */
+  #payer(terms: HoldTerms, confirmLone = false): Promise<Address | null> {
+    const { client, deployment, escrow } = this.deps;
+    return payerOf(client, deployment.token.address, this.#holdId(terms), terms.fromBlock, deployment.chainId, {
+      escrow: escrow.escrow,
+      hashOf: (payer) => paymentInfoHash(this.#info(terms, payer), deployment.chainId, escrow.escrow),
+      confirmLone,
+    });
+  }
+
+  /** What the escrow still holds capturable for the payment (its own ledger; a refusal, never a verdict, stands on it). */
+  async #capturable(info: PaymentInfo): Promise<bigint> {
+    const { client, deployment, escrow } = this.deps;
+    const hash = paymentInfoHash(info, deployment.chainId, escrow.escrow);
+    const [, capturable] = await rpc(() =>
+      client.readContract({ address: escrow.escrow, abi: authCaptureEscrowAbi, functionName: "paymentState", args: [hash] }),
+    );
+    return capturable;
   }
 
   /** Reads a capability, merchant's only where `merchantOnly`. */

@@ -1,10 +1,14 @@
-import type { Hex, PublicClient } from "viem";
+import { decodeFunctionData, parseTransaction, type Address, type Hex, type PublicClient } from "viem";
+import { authCaptureEscrowAbi } from "../generated/contracts.js";
 import { agreeOnReceipt } from "../chain/agreement.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import type { Finality } from "../config.js";
 import type { SettlementSender } from "../payments/relayer-call.js";
 import type { HoldTransaction, HoldTransactionStore } from "../store/hold-transactions.js";
+
+/** How long a payer whose authorization reverted on chain is refused: the hour x402's settlements refuse one for (X402_REVERTED_PAYER_REFUSAL_MS). */
+export const REVERTED_PAYER_REFUSAL_MS = 60 * 60_000;
 
 /** A sent operator call the node does not know after this long is broadcast again. */
 export const HOLD_RESEND_AFTER_MS = 30_000;
@@ -17,7 +21,14 @@ export interface HoldFollowDeps {
   now: () => number;
   replaceAfterMs: number;
   finality: Finality;
+  payers?: RevertedPayers;
   onError?: (hash: Hex, error: unknown) => void;
+}
+
+/** Where payers whose escrow call reverted on chain are refused for a while (store/x402-answers.ts). */
+export interface RevertedPayers {
+  refusePayer(payer: Address, untilMs: number): Promise<void>;
+  isPayerRefused(payer: Address, nowMs: number): Promise<boolean>;
 }
 
 /**
@@ -43,7 +54,14 @@ async function followOne(deps: HoldFollowDeps, t: HoldTransaction): Promise<bool
   const { client, sender, store } = deps;
   const receipt = await readReceipt(client, t.hash);
   if (receipt) {
-    if (!(await agreeOnReceipt("watch_end", client, deps.finality, receipt))) return false;
+    const agreed = await agreeOnReceipt("watch_end", client, deps.finality, receipt);
+    if (!agreed) return false;
+    // An authorization (or charge) that passed its simulation and reverted: only its payer could make it
+    // (a cancelled authorization, funds moved, two-faced ERC-1271 code), so the payer is refused a while.
+    if (agreed.status !== "success" && (t.operation === "authorize" || t.operation === "charge") && deps.payers) {
+      const payer = payerIn(t.raw);
+      if (payer) await deps.payers.refusePayer(payer, deps.now() + REVERTED_PAYER_REFUSAL_MS);
+    }
     await store.markDone(t.hash, "mined");
     return true;
   }
@@ -61,4 +79,16 @@ async function followOne(deps: HoldFollowDeps, t: HoldTransaction): Promise<bool
     if (next && (await store.replace(t.hash, next, deps.now()))) await sender.broadcast(next.raw).catch(() => {});
   }
   return false;
+}
+
+/** The payer an authorize or charge transaction names (its PaymentInfo's), from its signed bytes. */
+function payerIn(raw: Hex): Address | null {
+  try {
+    const { data } = parseTransaction(raw);
+    if (!data) return null;
+    const call = decodeFunctionData({ abi: authCaptureEscrowAbi, data });
+    return call.functionName === "authorize" || call.functionName === "charge" ? call.args[0].payer : null;
+  } catch {
+    return null;
+  }
 }

@@ -8,11 +8,12 @@ import { authCaptureEscrowAbi } from "../generated/contracts.js";
 import type { SettlementSender } from "../payments/relayer-call.js";
 import { readyRelayerCall } from "../payments/relayer-call.js";
 import type { HoldOperation, HoldTransactionStore } from "../store/hold-transactions.js";
+import type { RevertedPayers } from "./operator-follow.js";
 import { everyRound } from "../rounds.js";
 import { decodeEscrowEvent } from "./escrow-events.js";
 import { escrowRefusal } from "./escrow-refusals.js";
 import { followHoldTransactions } from "./operator-follow.js";
-import { paymentInfoHash, type PaymentInfo } from "./payment-info.js";
+import { payerAgnosticHash, paymentInfoHash, type PaymentInfo } from "./payment-info.js";
 
 export interface HoldOperatorDeps {
   client: PublicClient;
@@ -32,6 +33,8 @@ export interface HoldOperatorDeps {
   /** The deployment's fee (`fee_bps`), which every hold signs as both bounds, and who receives it (the fee collector). */
   feeBps: number;
   feeReceiver: Address;
+  /** Payers refused for a while after one of their authorizations reverted on chain (x402's table: one rule for every escrow call a payer's signature opens). */
+  payers?: RevertedPayers;
   onError?: (hash: Hex, error: unknown) => void;
 }
 
@@ -89,14 +92,23 @@ export class HoldOperator {
   }
 
   /** Authorizes the most the hold may capture, with the buyer's ERC-3009 signature to the collector. */
-  authorize(info: PaymentInfo, signature: Hex): Promise<HoldSent> {
+  async authorize(info: PaymentInfo, signature: Hex): Promise<HoldSent> {
+    await this.#payerAdmitted(info.payer);
     return this.#send(info, { functionName: "authorize", args: [info, info.maxAmount, this.deps.collector, signature] });
   }
 
   /** Authorizes and captures `amount` in one step (x402 `auth-capture` without a hold), at the deployment's fee. */
-  charge(info: PaymentInfo, amount: bigint, signature: Hex): Promise<HoldSent> {
+  async charge(info: PaymentInfo, amount: bigint, signature: Hex): Promise<HoldSent> {
     const { collector, feeBps, feeReceiver } = this.deps;
+    await this.#payerAdmitted(info.payer);
     return this.#send(info, { functionName: "charge", args: [info, amount, collector, signature, feeBps, feeReceiver] });
+  }
+
+  /** A payer one of whose authorizations passed its simulation and reverted on chain lately is refused: the relayer paid for one. */
+  async #payerAdmitted(payer: Address): Promise<void> {
+    if (await this.deps.payers?.isPayerRefused(payer, this.deps.now())) {
+      throw new DomainError("TRANSACTION_REVERTED", { detail: "an authorization of this payer's reverted on chain lately: none of theirs is sent for now" });
+    }
   }
 
   /** Captures `amount` of what is authorized: the deployment's fee to the fee collector, the rest to the receiver. */
@@ -109,9 +121,22 @@ export class HoldOperator {
     return this.#send(info, { functionName: "void", args: [info] });
   }
 
-  /** The hold's operator call on its way, if any (a second one is refused until it is mined). */
-  inFlight(info: PaymentInfo) {
-    return this.deps.store.inFlight(this.hashOf(info));
+  /** The hold's operator call on its way, if any (a second one is refused until it is mined): this payment's, or any payer's authorization of its terms. */
+  async inFlight(info: PaymentInfo) {
+    return (await this.deps.store.inFlight(this.hashOf(info))) ?? (await this.deps.store.inFlight(this.#termsHash(info)));
+  }
+
+  /**
+   * Where a call is recorded (one in flight per key): an authorization (or charge) under the terms'
+   * payer-agnostic hash, so two payers authorizing the same hold at once cannot both be sent (each
+   * would lock its funds in a payment of its own); every later call under the payment's hash.
+   */
+  #recordKey(info: PaymentInfo, operation: HoldOperation): Hex {
+    return operation === "authorize" || operation === "charge" ? this.#termsHash(info) : this.hashOf(info);
+  }
+
+  #termsHash(info: PaymentInfo): Hex {
+    return payerAgnosticHash(info, this.deps.chainId, this.deps.escrow);
   }
 
   /**
@@ -183,7 +208,7 @@ export class HoldOperator {
       throw new DomainError("INVALID_HOLD", { detail: "the hold's signed fee is not this deployment's" });
     }
     const paymentHash = this.hashOf(info);
-    const busy = await store.inFlight(paymentHash);
+    const busy = await this.inFlight(info);
     if (busy) throw new DomainError("HOLD_BUSY", { txHash: busy.hash, detail: `${busy.operation} in flight` });
     try {
       await client.simulateContract({ address: escrow, abi: authCaptureEscrowAbi, account: relayer, ...call } as never);
@@ -193,7 +218,7 @@ export class HoldOperator {
     const ready = await readyRelayerCall(this.deps, escrow, data);
     if (!ready) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "the operator call cannot be sent now (price, balance or a refused simulation)" });
     const { priced, pending } = ready;
-    const recorded = await store.record({ relayer, paymentHash, operation }, pending, this.deps.now(), (nonce) =>
+    const recorded = await store.record({ relayer, paymentHash: this.#recordKey(info, operation), operation }, pending, this.deps.now(), (nonce) =>
       sender.sign({ to: escrow, data, gas: priced.gas, maxFeePerGas: priced.fees.maxFeePerGas, maxPriorityFeePerGas: priced.fees.maxPriorityFeePerGas }, nonce),
     );
     if ("busy" in recorded) throw new DomainError("HOLD_BUSY", { txHash: recorded.busy.hash, detail: `${recorded.busy.operation} in flight` });

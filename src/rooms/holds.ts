@@ -12,6 +12,7 @@ import type { ChainRoom } from "./chain.js";
 import type { RelayerRoom } from "./relayer.js";
 import type { StoreRoom } from "./store.js";
 import type { TokensRoom } from "./tokens.js";
+import { X402Answers } from "../store/x402-answers.js";
 
 /** How often the operator's recorded calls are followed (mined, lost, stuck). */
 export const HOLD_FOLLOW_EVERY_MS = 2_000;
@@ -47,6 +48,7 @@ export function holdsRoom(
     finality: config.finality,
     feeBps: deployment.parameters.feeBps,
     feeReceiver: deployment.parameters.feeCollector,
+    payers: new X402Answers(database),
     onError: (hash, error) => logger.warn({ loop: "holds", tx_hash: hash, error: firstLine(error) }, "following an operator call failed"),
   });
   const holds = new Holds({

@@ -8,6 +8,7 @@ export type HoldOperation = "authorize" | "capture" | "charge" | "void";
 
 /** A relayer transaction to the escrow, recorded before it is broadcast. */
 export interface HoldTransaction extends X402Transaction {
+  /** The key a hold has one call in flight under: the payment's hash, or for an authorize or charge the terms' payer-agnostic hash (HoldOperator). */
   paymentHash: Hex;
   operation: HoldOperation;
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { payerAgnosticHash, paymentInfoHash, type PaymentInfo } from "../holds/payment-info.js";
 import type { LiveDeployment } from "../deployments.js";
 import type { X402FacilitatorRequest } from "../wire/index.js";
+import { checkRecipient } from "../rules/recipient.js";
 import { Eip3009Payload } from "./payload.js";
 import { AUTH_CAPTURE_REASONS, X402_REASONS } from "./reasons.js";
 import type { Refusal } from "./refusals.js";
@@ -121,6 +122,15 @@ export function judgeAuthCapture(request: X402FacilitatorRequest, service: AuthC
   if (!isAddress(requirements.payTo, { strict: false }) || isAddressEqual(requirements.payTo, zeroAddress) || !/^[0-9]{1,36}$/.test(requirements.amount)) {
     return refuse(X402_REASONS.requirements, "payTo must be the merchant's address and amount an integer of micro-units");
   }
+  // Funds captured to the escrow, its collector, the token or one of our contracts are locked for good;
+  // to the operator they would be the service's to hold: the same rule as a hold's recipient.
+  const payTo = getAddress(requirements.payTo);
+  if (!spendable(deployment, payTo) || [escrow.escrow, escrow.eip3009Collector, operator].some((a) => isAddressEqual(a, payTo))) {
+    return refuse(
+      X402_REASONS.requirements,
+      "payTo must be the merchant's own address: not the token, the escrow, its collector, the operator or one of the service's contracts",
+    );
+  }
   const amount = BigInt(requirements.amount);
   if (amount < service.minUnits) return refuse(X402_REASONS.requirements, `amount must be at least ${service.minUnits} micro-units`);
   if (amount >= 2n ** 120n) return refuse(X402_REASONS.requirements, "amount is past what the escrow holds (uint120)");
@@ -204,3 +214,13 @@ export function judgeAuthCapture(request: X402FacilitatorRequest, service: AuthC
 
 /** A Permit2 payload, in this service's words: the local chain has no Permit2, so no deployment of this service takes one. */
 export const PERMIT2_REFUSAL = "a Permit2 payload: this facilitator settles auth-capture with USDC's ERC-3009 authorization only (assetTransferMethod eip3009)";
+
+/** Whether `address` could spend what it receives (checkRecipient's rule, as a yes or no). */
+function spendable(deployment: LiveDeployment, address: Address): boolean {
+  try {
+    checkRecipient(deployment, address);
+    return true;
+  } catch {
+    return false;
+  }
+}

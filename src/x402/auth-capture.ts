@@ -8,15 +8,16 @@ import type { Finality } from "../config.js";
 import { DomainError } from "../errors.js";
 import { authCaptureEscrowAbi, fiatTokenAbi } from "../generated/contracts.js";
 import { payerAgnosticHash, type PaymentInfo } from "../holds/payment-info.js";
+import { HOLD_MAX_CAPTURE_SECONDS, HOLD_MAX_REFUND_SECONDS } from "../holds/terms.js";
 import type { PaymentChain } from "../payments/verify.js";
 import type { X402Answers } from "../store/x402-answers.js";
 import type { X402FacilitatorRequest, X402SettledHold, X402SettleResponse, X402SupportedKind, X402VerifyResponse } from "../wire/index.js";
 import { AUTH_CAPTURE, authCaptureExtra, judgeAuthCapture, type AuthCaptureTerms } from "./auth-capture-terms.js";
-import { X402_RESERVATION_STALE_MS } from "./payload.js";
+import { X402_RESERVATION_STALE_MS, X402_REVERTED_PAYER_REFUSAL_MS } from "./payload.js";
 import { poll } from "./poll.js";
 import { AUTHORIZATION_LOOKBACK, authorizationUsed } from "./proof.js";
 import { AUTH_CAPTURE_REASONS, X402_REASONS } from "./reasons.js";
-import { settleRefusal, verifyRefusal, type Refusal } from "./refusals.js";
+import { payerRefused, settleRefusal, verifyRefusal, type Refusal } from "./refusals.js";
 
 /** The escrow calls the facilitator has sent: the holds' operator (src/holds/operator.ts), under the relayer's rules. */
 export interface AuthCaptureOperator {
@@ -32,7 +33,7 @@ export interface AuthCaptureDeps {
   chain: PaymentChain;
   operator: AuthCaptureOperator;
   /** One success per payment, across instances (store/x402-answers.ts). */
-  answers: Pick<X402Answers, "reserve" | "claim" | "release">;
+  answers: Pick<X402Answers, "reserve" | "claim" | "release" | "holdPayer" | "releasePayer" | "refusePayer" | "isPayerRefused">;
   /** The smallest amount a payment may be (PAYMENT_MIN_AMOUNT). */
   minUnits: bigint;
   /** The most gas an escrow call may use (the payer's own ERC-1271 code runs in it): more is refused, not paid. */
@@ -79,6 +80,7 @@ export class AuthCaptureFacilitator {
   async verify(request: X402FacilitatorRequest): Promise<X402VerifyResponse> {
     const terms = judgeAuthCapture(request, this.#service(), this.network);
     if ("reason" in terms) return verifyRefusal(terms);
+    if (await this.deps.answers.isPayerRefused(terms.payer, Date.now())) return verifyRefusal(payerRefused(terms.payer));
     const refused = await this.#chainRefusal(terms);
     return refused ? verifyRefusal(refused) : { isValid: true, payer: terms.payer };
   }
@@ -95,6 +97,7 @@ export class AuthCaptureFacilitator {
     const refused = await this.#chainRefusal(terms);
     if (refused?.reason === AUTH_CAPTURE_REASONS.alreadyCollected) return this.#answerCollected(terms, refused);
     if (refused) return this.#failed(refused);
+    if (await this.deps.answers.isPayerRefused(terms.payer, Date.now())) return this.#failed(payerRefused(terms.payer));
     const token = randomUUID();
     const subject = subjectOf(terms);
     if (!(await this.deps.answers.reserve(subject, token, X402_RESERVATION_STALE_MS))) {
@@ -111,7 +114,34 @@ export class AuthCaptureFacilitator {
     return outcome;
   }
 
+  /**
+   * A contract payer's code runs inside the escrow call (its signature check): one of its calls at a
+   * time, so one that passes the simulation and reverts on chain costs the relayer one call, not one
+   * per concurrent request, before the payer is refused.
+   */
   async #send(terms: AuthCaptureTerms, token: string): Promise<X402SettleResponse> {
+    const { answers, chain } = this.deps;
+    const code = await rpc(() => chain.client.getCode({ address: terms.payer }));
+    const contractPayer = code !== undefined && code !== "0x";
+    if (
+      contractPayer &&
+      !(await poll(async () => (await answers.holdPayer(terms.payer, X402_RESERVATION_STALE_MS)) || null, this.deps.settleWaitMs, this.deps.pollMs))
+    ) {
+      return this.#failed({
+        reason: X402_REASONS.transactionState,
+        message: "another settlement of this payer's is on its way: try again",
+        payer: terms.payer,
+      });
+    }
+    try {
+      if (contractPayer && (await answers.isPayerRefused(terms.payer, Date.now()))) return this.#failed(payerRefused(terms.payer));
+      return await this.#sendHeld(terms, token);
+    } finally {
+      if (contractPayer) await answers.releasePayer(terms.payer).catch(() => {});
+    }
+  }
+
+  async #sendHeld(terms: AuthCaptureTerms, token: string): Promise<X402SettleResponse> {
     const { operator } = this.deps;
     let sent: { hash: Hex };
     try {
@@ -126,6 +156,9 @@ export class AuthCaptureFacilitator {
       const message = `the escrow call ${sent.hash} is not mined yet: it is followed; ask again with the same payment`;
       return this.#failed({ reason: X402_REASONS.transactionState, message, payer: terms.payer });
     }
+    // Valid in simulation, refused on chain: only the payer could (nobody else may use the authorization,
+    // and the payment's one answer is reserved), so the relayer pays for one such call of this payer's.
+    if (receipt.status !== "success") await this.deps.answers.refusePayer(terms.payer, Date.now() + X402_REVERTED_PAYER_REFUSAL_MS);
     return this.#answer(terms, receipt, token);
   }
 
@@ -215,6 +248,11 @@ export class AuthCaptureFacilitator {
       return refuse(AUTH_CAPTURE_REASONS.authorizationExpired, "the authorization has expired: its validBefore is past");
     if (BigInt(info.authorizationExpiry) <= now + DEADLINE_FLOOR_SECONDS)
       return refuse(AUTH_CAPTURE_REASONS.captureDeadlineExpired, "the capture deadline is past");
+    // A hold's own limits: the agent's funds sit in escrow until the capture deadline, and the merchant's ho lists it only that long.
+    if (BigInt(info.authorizationExpiry) > now + BigInt(HOLD_MAX_CAPTURE_SECONDS) || BigInt(info.refundExpiry) > now + BigInt(HOLD_MAX_REFUND_SECONDS)) {
+      const message = `captureDeadline at most ${HOLD_MAX_CAPTURE_SECONDS} s and refundDeadline at most ${HOLD_MAX_REFUND_SECONDS} s from now (a hold's limits)`;
+      return refuse(AUTH_CAPTURE_REASONS.extra, message);
+    }
     if (signature.toLowerCase().endsWith(ERC6492_SUFFIX))
       return refuse(AUTH_CAPTURE_REASONS.erc6492, "an undeployed smart account (ERC-6492) is refused: deploy the account first");
     const escrow = deployment.authCapture!;

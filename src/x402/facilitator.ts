@@ -22,7 +22,7 @@ import { X402_REASONS } from "./reasons.js";
 import { receiverPayTo } from "./receiver-payto.js";
 import type { ReceiverSender } from "./receiver-sender.js";
 import type { ReceiverSplitter } from "./receiver-splitter.js";
-import { exactRefusal, payloadRefusalMessage, settleRefusal, verifyRefusal, type Refusal } from "./refusals.js";
+import { exactRefusal, payerRefused, payloadRefusalMessage, settleRefusal, verifyRefusal, type Refusal } from "./refusals.js";
 import type { Authorized, PayToTarget } from "./target.js";
 
 export { X402_RESERVATION_STALE_MS, X402_REVERTED_PAYER_REFUSAL_MS, X402_SETTLE_POLL_MS, X402_SETTLE_WAIT_MS, X402_SETTLEMENT_GAS } from "./payload.js";
@@ -351,10 +351,6 @@ export class X402Facilitator {
 
 /** Mined: at or below each node's latest block (an x402 success is given at inclusion). */
 const MINED: Finality = { kind: "confirmations", confirmations: 0 };
-
-function payerRefused(payer: Address): Refusal {
-  return { reason: X402_REASONS.transactionState, message: "a settlement of this payer's reverted on chain lately: none of theirs is sent for now", payer };
-}
 
 function settledAlready(payer: Address): Refusal {
   return { reason: X402_REASONS.requirements, message: "the payment of this payTo is settled already: ask the resource server for a new one", payer };

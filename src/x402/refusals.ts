@@ -48,3 +48,8 @@ export function payloadRefusalMessage(payload: unknown, issue: { path: PropertyK
   const field = issue?.path.map(String).join(".") || "payload";
   return `the EIP-3009 authorization is incomplete or malformed: ${field} is missing or not of its form (addresses 0x and 40 hex digits, value, validAfter and validBefore integers, nonce 0x and 64 hex digits, signature hex bytes)`;
 }
+
+/** A payer one of whose settlements (either scheme) reverted on chain lately: none of theirs is sent for now (X402_REVERTED_PAYER_REFUSAL_MS). */
+export function payerRefused(payer: string): Refusal {
+  return { reason: X402_REASONS.transactionState, message: "a settlement of this payer's reverted on chain lately: none of theirs is sent for now", payer };
+}
