@@ -4,22 +4,9 @@ import { authCaptureEscrowAbi } from "../../src/generated/contracts.js";
 import { receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
 import { LOCAL_ROLES, type LocalChain } from "../../dev/localchain/harness.js";
 import { signWithViem } from "./signers.js";
+import type { PaymentInfo } from "../../src/holds/payment-info.js";
 
-/** A Commerce Payments `PaymentInfo`, typed as viem reads and writes it. */
-export interface PaymentInfo {
-  operator: Address;
-  payer: Address;
-  receiver: Address;
-  token: Address;
-  maxAmount: bigint;
-  preApprovalExpiry: number;
-  authorizationExpiry: number;
-  refundExpiry: number;
-  minFeeBps: number;
-  maxFeeBps: number;
-  feeReceiver: Address;
-  salt: bigint;
-}
+export type { PaymentInfo };
 
 /** The accounts of a hold on the local chain: the escrow and collector at their canonical addresses. */
 export function holdParties(chain: LocalChain) {
