@@ -68,6 +68,8 @@ export class RpcProxy {
 
   /** Listens on 127.0.0.1, on `port` (any free one by default). */
   async start(port = 0): Promise<this> {
+    // A request whose upstream fails mid-way (the chain closed under it at a test's end) drops its
+    // connection, as a node that went away does: never an unhandled rejection in the test process.
     this.#server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
@@ -94,19 +96,23 @@ export class RpcProxy {
             | { id: unknown; method: string; params?: unknown[] }[];
           const refuse = this.refuse;
           const error = (r: { id: unknown }) => ({ jsonrpc: "2.0", id: r.id, error: this.refusal });
-          if (Array.isArray(parsed) && parsed.some((r) => refuse(r))) return void this.#partial(parsed, error, res, (r) => refuse(r));
+          if (Array.isArray(parsed) && parsed.some((r) => refuse(r)))
+            return void this.#partial(parsed, error, res, (r) => refuse(r)).catch(() => res.destroy());
           if (!Array.isArray(parsed) && refuse(parsed)) {
             res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(error(parsed)));
             return;
           }
         }
         if (this.down) return void req.socket.destroy();
-        if (this.rewrite && this.mode === "pass") return void this.#rewritten(JSON.parse(body.toString("utf8")), res);
+        if (this.rewrite && this.mode === "pass") return void this.#rewritten(JSON.parse(body.toString("utf8")), res).catch(() => res.destroy());
         if (this.lagBlocks > 0 && methods.some((m) => m === "eth_blockNumber" || m === "eth_getBlockByNumber" || m === "eth_getLogs"))
-          return void this.#lagging(JSON.parse(body.toString("utf8")), res);
+          return void this.#lagging(JSON.parse(body.toString("utf8")), res).catch(() => res.destroy());
         const faulty = this.mode !== "pass" && (!this.faultMethods || methods.some((m) => this.faultMethods!.has(m)));
         if (!faulty) {
-          if (this.gate) return void this.gate(methods).then(() => this.#forward(body, res));
+          if (this.gate)
+            return void this.gate(methods)
+              .then(() => this.#forward(body, res))
+              .catch(() => res.destroy());
           return this.#forward(body, res);
         }
         switch (this.mode) {
@@ -114,7 +120,7 @@ export class RpcProxy {
             const parsed = JSON.parse(body.toString("utf8"));
             const answer = (r: { id: unknown }) => ({ jsonrpc: "2.0", id: r.id, error: { code: -32603, message: "internal error" } });
             // In a batch with `faultMethods`, only those elements fail; the others are answered by the node.
-            if (Array.isArray(parsed) && this.faultMethods) return void this.#partial(parsed, answer, res);
+            if (Array.isArray(parsed) && this.faultMethods) return void this.#partial(parsed, answer, res).catch(() => res.destroy());
             res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)));
             return;
           }
