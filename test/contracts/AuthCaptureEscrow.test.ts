@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import { encodeAbiParameters, getAddress, keccak256, parseEventLogs, toHex, zeroAddress, type Address } from "viem";
-import { authCaptureEscrowAbi, erc3009PaymentCollectorAbi, testRefundCollectorAbi } from "../../src/generated/contracts.js";
+import { authCaptureEscrowAbi, erc3009PaymentCollectorAbi, testRefundCollectorAbi, tokenStoreAbi } from "../../src/generated/contracts.js";
 import { useLocalChain } from "../helpers/local-chain.js";
 import { deployTestContract } from "../helpers/deploy.js";
 import { escrowCall, hashOf, holdParties, holdTerms, signHold, stateOf, type PaymentInfo } from "../helpers/holds.js";
@@ -125,7 +125,7 @@ describe("AuthCaptureEscrow (the stand-in): holds with the payer's ERC-3009 auth
     await expectRevert(call(operator, { functionName: "void", args: [info] }), "ZeroAuthorization", [hash]);
   });
 
-  it("refuses a stranger calling any of the operator's functions (InvalidSender), and the collector to anyone but its escrow", async () => {
+  it("refuses a stranger calling any of the operator's functions (InvalidSender), and the collector and the operator's store to anyone but their escrow", async () => {
     const { chain, info, signature, authorize, capture, call, stranger, operator, collector, store } = await setup();
     const refused = [stranger.address, operator.address];
     await expectRevert(authorize(info.maxAmount, stranger), "InvalidSender", refused);
@@ -149,6 +149,21 @@ describe("AuthCaptureEscrow (the stand-in): holds with the payer's ERC-3009 auth
       "OnlyAuthCaptureEscrow",
       [],
     );
+    // The operator's store holds the authorized funds: only the escrow that created it (at its first
+    // payout, here a capture) moves them.
+    await capture(1_000_000n);
+    for (const caller of [stranger, operator])
+      await expectRevert(
+        chain.publicClient.simulateContract({
+          address: store,
+          abi: tokenStoreAbi,
+          functionName: "sendTokens",
+          args: [holdParties(chain).usdc, caller.address, 1n],
+          account: caller,
+        }),
+        "OnlyAuthCaptureEscrow",
+        [],
+      );
   });
 
   it("lets only the payer reclaim, and only from the authorization expiry on", async () => {
