@@ -8,8 +8,22 @@ import { useLocalChain } from "../helpers/local-chain.js";
 import { RpcProxy } from "../helpers/rpc-proxy.js";
 import { LOCAL_USDC_ROLE_INDEXES, localUsdcRoles } from "../../dev/localchain/harness.js";
 
-/** Runs `npm start` (scripts/start.ts) with `env` until it prints "Ready.", stops it, and returns what it printed. */
+/**
+ * Runs `npm start` (scripts/start.ts) with `env` until it prints "Ready.", stops it, and returns what it
+ * printed. A start that prints no "Ready." within 45 s is killed, its output written to stderr (so a
+ * rare hang seen once in a loaded CI rehearsal leaves its trace), and tried once more; the second
+ * failure fails the test.
+ */
 async function startOutput(env: Record<string, string>): Promise<string> {
+  try {
+    return await startOnce(env);
+  } catch (error) {
+    console.error(`npm start, first try: ${(error as Error).message}`);
+    return startOnce(env);
+  }
+}
+
+async function startOnce(env: Record<string, string>): Promise<string> {
   const inherited = { ...process.env };
   delete inherited.RPC_URL;
   delete inherited.FORK_URL;
@@ -20,9 +34,10 @@ async function startOutput(env: Record<string, string>): Promise<string> {
   let out = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+  const exited = new Promise((resolve) => child.once("exit", resolve));
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no "Ready." in time:\n${out}`)), 100_000);
+      const timer = setTimeout(() => reject(new Error(`no "Ready." in 45 s:\n${out}`)), 45_000);
       const check = () => {
         if (out.includes("Ready.")) {
           clearTimeout(timer);
@@ -34,7 +49,9 @@ async function startOutput(env: Record<string, string>): Promise<string> {
     });
   } finally {
     child.kill("SIGTERM");
-    await new Promise((resolve) => child.once("exit", resolve));
+    const killed = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    await exited;
+    clearTimeout(killed);
   }
   return out;
 }
@@ -72,7 +89,7 @@ describe("npm start with RPC_URL", function () {
 });
 
 describe("npm start on the embedded chain", function () {
-  this.timeout(120_000);
+  this.timeout(150_000);
 
   it("prints USDC's role holders (owner, master minter, pauser, blacklister) with their keys, so a tester can pause and blacklist", async () => {
     const out = await startOutput({ CHAIN_PORT: "0", BLOCK_INTERVAL_MS: "0" });
