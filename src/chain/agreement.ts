@@ -1,8 +1,9 @@
 import { formatTransactionReceipt, numberToHex, type Address, type Hex, type Log, type PublicClient, type TransactionReceipt } from "viem";
 import type { Finality } from "../config.js";
 import { DomainError } from "../errors.js";
-import { isNodeFailure, type ChainNode } from "./node.js";
-import { nodesOf, type ChainNodes } from "./nodes.js";
+import { ask, callsAt, canonicalLog, finalHead, receiptVote, tally, type RawLog, type RawReceipt, type Vote } from "./agreement-tally.js";
+import type { ChainNode } from "./node.js";
+import { nodesOf } from "./nodes.js";
 
 /**
  * Every kind of verdict that releases goods or money, or that the service derives where money goes
@@ -47,9 +48,9 @@ export type VerdictKind = (typeof VERDICT_KINDS)[number];
 
 declare const FROM_THE_DOOR: unique symbol;
 /**
- * What a majority of the chain's nodes (RPC_QUORUM) hold, as they hold it: only this module forms
- * one (no other `as Agreed` anywhere, test/unit/verdict-door.test.ts), and a verdict that releases
- * goods or money is built from it, never from the one node's copy it was first read from.
+ * What a majority of the chain's nodes (RPC_QUORUM) hold, built by this module alone (no other
+ * `as Agreed` anywhere, test/unit/verdict-door.test.ts) from the fields they gave alike: every field
+ * of `T` is one the door compared across the agreeing nodes, and no node's own object passes through.
  */
 export type Agreed<T> = T & { readonly [FROM_THE_DOOR]: VerdictKind };
 
@@ -62,11 +63,14 @@ export function agreedFor(value: unknown): VerdictKind | undefined {
   return value !== null && typeof value === "object" ? (value as { [DOOR_KIND]?: VerdictKind })[DOOR_KIND] : undefined;
 }
 
+/** The fields of a log a claim compares (each log in its transaction and block, at its position). */
+type LogCore = Pick<Log, "address" | "topics" | "data" | "logIndex">;
+
 /**
  * What a verdict that releases goods or money was computed on: a mined transaction (its status, the
  * logs the verdict read, its block) and the contract reads (`eth_call`) that gated it.
  */
-interface Claim {
+interface Claim<L extends LogCore = LogCore> {
   /** The transaction, when the verdict stands on one (a contract read alone names none). */
   txHash?: Hex;
   blockNumber: bigint;
@@ -75,8 +79,8 @@ interface Claim {
   status?: "success" | "reverted";
   /** The whole receipt stands: its sender, its target and every log, none left out (a node may hide a log as well as forge one). */
   whole?: { from: Address; to: Address | null };
-  /** The receipt's logs the verdict stands on, each at its position in the block. */
-  logs?: ReadonlyArray<Pick<Log, "address" | "topics" | "data" | "logIndex">>;
+  /** The receipt's logs the verdict stands on, each at its position in the block, in the claim's transaction and block. */
+  logs?: readonly L[];
   /** Contract reads the verdict stands on, each read at the claim's block, with the answer it had. */
   calls?: ReadonlyArray<{ to: Address; data: Hex; result: Hex }>;
 }
@@ -86,51 +90,55 @@ export type { Claim };
 export type ClaimedLog = Pick<Log, "address" | "topics" | "data" | "logIndex" | "transactionHash" | "blockNumber" | "blockHash">;
 
 /**
- * The door for a receipt: the receipt a majority of the nodes hold final (at or below each one's
- * finality head, in the same canonical block, the same status, sender, target and every log), as
- * they hold it; null while short of a majority (still in progress). `calls`: contract reads at the
- * receipt's block the verdict also stands on. Throws RPC_BUSY when too few nodes answer for a
- * majority to be possible.
+ * The door for a receipt: the receipt of `receipt`'s transaction as a majority of the nodes hold it
+ * final (in a block each holds under that hash, every field alike), built from what they said; null
+ * while short of a majority, or when a majority holds no such transaction. The receipt handed in
+ * names the transaction and where to look; its other fields are not used: a verdict is formed again
+ * on the answer. Throws RPC_BUSY when too few nodes answer for a majority to be possible.
  */
 export async function agreeOnReceipt(
   kind: VerdictKind,
   client: PublicClient,
   finality: Finality,
   receipt: TransactionReceipt,
-  calls?: Claim["calls"],
 ): Promise<Agreed<TransactionReceipt> | null> {
-  const claim: Claim = {
-    txHash: receipt.transactionHash,
-    blockNumber: receipt.blockNumber,
-    blockHash: receipt.blockHash,
-    status: receipt.status,
-    whole: { from: receipt.from, to: receipt.to },
-    logs: receipt.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: l.logIndex })),
-    ...(calls ? { calls } : {}),
-  };
   const nodes = nodesOf(client);
   if (!nodes || nodes.quorum <= 1) return seal({ ...receipt }, kind);
-  const held = await new Tally(nodes, claim).run(finality);
-  // The majority's own receipt, formatted as a node's answer is.
-  return held?.receipt ? seal(formatTransactionReceipt(held.receipt as never) as TransactionReceipt, kind) : null;
+  const held = await tally(nodes, (node) => receiptVote(node, finality, receipt.transactionHash, receipt.blockNumber));
+  return held?.value ? seal(formatTransactionReceipt(held.value as never) as TransactionReceipt, kind) : null;
 }
 
 /**
  * The door for logs and contract reads: the claim, when a majority of the nodes hold each of its logs
- * in its transaction and block and answer each read the same at that block; null while short of a
- * majority. A claim that names logs must name at least one.
+ * (address, topics, data, position, transaction, block) and answer each read the same at its block;
+ * null while short of a majority. What is returned is made of the claim's compared fields only
+ * (a log's decoded `eventName` and `args` stay: they are its topics and data, read by our own ABI).
+ * A claim that names logs must name at least one.
  */
-export async function agreeOnClaim<C extends Claim>(kind: VerdictKind, client: PublicClient, finality: Finality, claim: C): Promise<Agreed<C> | null> {
+export async function agreeOnClaim<L extends LogCore>(
+  kind: VerdictKind,
+  client: PublicClient,
+  finality: Finality,
+  claim: Claim<L>,
+): Promise<Agreed<Claim<L>> | null> {
   if (claim.logs !== undefined && claim.logs.length === 0) return null;
+  const agreed = agreedClaim(claim);
   const nodes = nodesOf(client);
-  if (!nodes || nodes.quorum <= 1) return seal({ ...claim }, kind);
-  return (await new Tally(nodes, claim).run(finality)) ? seal({ ...claim }, kind) : null;
+  if (!nodes || nodes.quorum <= 1) return seal(agreed, kind);
+  const own = claimKey(claim, {
+    blockHash: claim.blockHash ?? null,
+    receipt: claim.txHash === undefined ? null : claimAsReceipt(claim),
+    calls: (claim.calls ?? []).map((c) => c.result.toLowerCase()),
+  });
+  const held = await tally(nodes, (node) => claimVote(node, finality, claim));
+  return held?.key === own ? seal(agreed, kind) : null;
 }
 
 /**
- * The door for logs alone (grouped by transaction, each group a claim in its final block): `logs`
- * when a majority of the nodes hold every one; null while short of it, and null for no log at all
- * (where a log is the proof, no log is no claim).
+ * The door for logs alone, each on its own: the logs a majority of the nodes hold, each in its
+ * transaction and block final there. A log a majority holds otherwise (none there, or another) is
+ * left out, and the agreed logs around it stand; null while any log is short of a majority either
+ * way (read again later), and null for no log at all (where a log is the proof, no log is no claim).
  */
 export async function agreeOnLogs<L extends ClaimedLog>(
   kind: VerdictKind,
@@ -139,17 +147,24 @@ export async function agreeOnLogs<L extends ClaimedLog>(
   logs: readonly L[],
 ): Promise<Agreed<L[]> | null> {
   if (logs.length === 0) return null;
+  const nodes = nodesOf(client);
+  if (!nodes || nodes.quorum <= 1) return seal([...logs], kind);
   const byTransaction = new Map<Hex, L[]>();
   for (const log of logs) byTransaction.set(log.transactionHash!, [...(byTransaction.get(log.transactionHash!) ?? []), log]);
-  const claims = [...byTransaction].map(([txHash, own]) => ({
-    txHash,
-    blockNumber: own[0]!.blockNumber!,
-    blockHash: own[0]!.blockHash!,
-    status: "success" as const,
-    logs: own,
-  }));
-  const held = await Promise.all(claims.map((claim) => agreeOnClaim(kind, client, finality, claim)));
-  return held.every((h) => h !== null) ? seal([...logs], kind) : null;
+  const held = await Promise.all(
+    [...byTransaction].map(async ([txHash, own]) => {
+      const majority = await tally(nodes, (node) => receiptVote(node, finality, txHash, own[0]!.blockNumber!));
+      if (!majority) return null;
+      // What a majority holds for the transaction decides each log: held alike, or left out.
+      const receipt = majority.value;
+      return own.flatMap((log) => {
+        const same = receipt?.status === "0x1" ? receipt.logs.find((l) => sameLog(l, log)) : undefined;
+        return same ? [agreedLog(log, same)] : [];
+      });
+    }),
+  );
+  if (held.some((h) => h === null)) return null;
+  return seal(held.flat() as L[], kind);
 }
 
 /** Enough nodes answered a read, and no majority of them alike: some node lies, or they are on different chains. */
@@ -162,172 +177,140 @@ export class NoMajorityError extends DomainError {
 
 /**
  * The door for a read that is no transaction (a code hash, a search over logs): `read` asked of every
- * node on its own, and the answer a majority of them give alike. Throws RPC_BUSY when too few
- * answered, {@link NoMajorityError} (RPC_BUSY too) when they answered and no majority alike; a node
- * answering otherwise than the majority is set aside. The read's blocks should be final (a node behind them answers otherwise).
+ * node on its own, and the answer a majority of them give alike (every field of it, as JSON).
+ * Throws RPC_BUSY when too few answered, {@link NoMajorityError} (RPC_BUSY too) when they answered
+ * and no majority alike; a node answering otherwise than the majority is set aside. The read's
+ * blocks should be final (a node behind them answers otherwise).
  */
 export async function agreeOnRead<T>(kind: VerdictKind, client: PublicClient, read: (client: PublicClient) => Promise<T>): Promise<Agreed<T>> {
   const nodes = nodesOf(client);
   // A plain value (a hash) cannot carry the mark: it is typed as agreed, formed here all the same.
   const sealed = (value: T) => (value !== null && typeof value === "object" ? seal(value, kind) : value) as Agreed<T>;
   if (!nodes || nodes.quorum <= 1) return sealed(await read(client));
-  type Answer = { node: ChainNode; value: T; key: string } | null;
-  const answers: Answer[] = [];
-  const all = nodes.nodes.map((node) =>
-    read(node.client).then(
-      (value): Answer => ({ node, value, key: stableKey(value) }),
-      (): Answer => null,
-    ),
-  );
-  // Decided as soon as a quorum gives one answer (a slow node is not waited for); the nodes against
-  // that answer are set aside once every node has answered.
-  const majority = await new Promise<string | undefined>((resolve) => {
-    const counts = new Map<string, number>();
-    for (const pending of all)
-      void pending.then((a) => {
-        answers.push(a);
-        if (a) counts.set(a.key, (counts.get(a.key) ?? 0) + 1);
-        const held = [...counts].find(([, count]) => count >= nodes.quorum)?.[0];
-        if (held !== undefined || answers.length === all.length) resolve(held);
-      });
-  });
-  void Promise.all(all).then((every) => {
-    if (majority !== undefined) for (const a of every) if (a && a.key !== majority) nodes.setAside(a.node, "disagreed");
-  });
-  if (majority === undefined) {
-    const answered = answers.filter((a) => a !== null).length;
-    if (answered >= nodes.quorum) throw new NoMajorityError(`${answered} of the chain's nodes answered, no ${nodes.quorum} of them alike`);
-    throw new DomainError("RPC_BUSY", { detail: "no majority of the chain's nodes answered" });
-  }
-  return sealed(answers.find((a) => a?.key === majority)!.value);
+  const held = await tally(nodes, (node) => read(node.client).then((value): Vote<T> => ({ behind: false, key: stableKey(value), value })));
+  if (!held) throw new NoMajorityError(`the chain's nodes answered, no ${nodes.quorum} of them alike`);
+  // A copy of the answer, so no node's object passes on: every field of it was compared.
+  return sealed(structuredClone(held.value));
 }
 
 function stableKey(value: unknown): string {
   return JSON.stringify(value, (_, v: unknown) => (typeof v === "bigint" ? `${v}n` : typeof v === "string" ? v.toLowerCase() : v));
 }
 
-/** A node's view of the claim: not there yet, or the key of what it holds final at the claim's height (and its receipt, as it answered it). */
-type View = { behind: true } | { behind: false; key: string; receipt: RawReceipt | null };
-
-/** Every node asked the claim at once; what a quorum of them hold alike decides. */
-class Tally {
-  readonly #claimKey: string;
-  readonly #views = new Map<ChainNode, View | "failed">();
-
-  constructor(
-    private readonly nodes: ChainNodes,
-    private readonly claim: Claim,
-  ) {
-    this.#claimKey = keyOf(claim, {
-      blockHash: claim.blockHash ?? null,
-      receipt:
-        claim.txHash === undefined
-          ? null
-          : {
-              status: claim.status === "reverted" ? "0x0" : "0x1",
-              blockHash: claim.blockHash ?? "0x",
-              from: claim.whole?.from ?? "0x",
-              to: claim.whole?.to ?? null,
-              logs: (claim.logs ?? []).map((l) => ({ ...l, logIndex: numberToHex(l.logIndex ?? 0) })),
-            },
-      calls: (claim.calls ?? []).map((c) => c.result),
-    });
-  }
-
-  /** What a majority holds, when it is the claim (its receipt as one of them answered it); null while short of a majority, or when the majority holds otherwise. */
-  run(finality: Finality): Promise<{ receipt: RawReceipt | null } | null> {
-    const { nodes } = this;
-    const serving = nodes.serving;
-    return new Promise((resolve, reject) => {
-      let decided = false;
-      const decide = (outcome: { receipt: RawReceipt | null } | null | DomainError) => {
-        if (decided) return;
-        decided = true;
-        if (outcome instanceof DomainError) reject(outcome);
-        else resolve(outcome);
-      };
-      const agreeing = () => [...this.#views.values()].filter((v): v is View & { behind: false } => v !== "failed" && !v.behind && v.key === this.#claimKey);
-      for (const node of nodes.nodes)
-        void this.#view(node, finality)
-          .catch(() => "failed" as const)
-          .then((view) => {
-            this.#views.set(node, view);
-            const views = [...this.#views.values()];
-            const failed = views.filter((v) => v === "failed").length;
-            const held = agreeing();
-            if (held.length >= nodes.quorum) decide({ receipt: held[0]!.receipt });
-            else if (nodes.size - failed < nodes.quorum) decide(new DomainError("RPC_BUSY", { detail: "no majority of the chain's nodes answered" }));
-            if (views.length < nodes.size) return;
-            // Every node answered or failed: the nodes against a majority are set aside, whatever was decided.
-            const majority = this.#majority();
-            for (const [n, v] of this.#views) if (majority !== null && v !== "failed" && !v.behind && v.key !== majority) nodes.setAside(n, "disagreed");
-            // The claim itself against a majority: the node it was read from answered otherwise than it holds (a forged log read, say).
-            if (majority !== null && majority !== this.#claimKey) nodes.setAside(serving, "disagreed");
-            decide(majority === this.#claimKey ? { receipt: agreeing()[0]!.receipt } : null);
-          });
-    });
-  }
-
-  /** The key that a quorum of nodes hold final, if any. */
-  #majority(): string | null {
-    const counts = new Map<string, number>();
-    for (const v of this.#views.values()) if (v !== "failed" && !v.behind) counts.set(v.key, (counts.get(v.key) ?? 0) + 1);
-    for (const [key, count] of counts) if (count >= this.nodes.quorum) return key;
-    return null;
-  }
-
-  async #view(node: ChainNode, finality: Finality): Promise<View> {
-    const { claim } = this;
-    const ask = (method: string, params: unknown[]) => node.client.request({ method, params } as never) as Promise<unknown>;
-    const at = numberToHex(claim.blockNumber);
-    const headRead =
-      finality.kind === "safe"
-        ? (ask("eth_getBlockByNumber", ["safe", false]) as Promise<{ number: Hex } | null>).then((b) => (b ? BigInt(b.number) : -1n))
-        : (ask("eth_blockNumber", []) as Promise<Hex>).then((n) => BigInt(n) - BigInt(finality.confirmations));
-    const [head, receipt, block, ...calls] = await Promise.all([
-      headRead,
-      claim.txHash === undefined ? null : (ask("eth_getTransactionReceipt", [claim.txHash]) as Promise<RawReceipt | null>),
-      ask("eth_getBlockByNumber", [at, false]) as Promise<{ hash: Hex } | null>,
-      ...(claim.calls ?? []).map((c) =>
-        (ask("eth_call", [{ to: c.to, data: c.data }, at]) as Promise<Hex>).catch((error: unknown) => {
-          if (isNodeFailure(error)) throw error;
-          return "reverted";
-        }),
-      ),
-    ]);
-    if (head < claim.blockNumber || !block) return { behind: true };
-    return { behind: false, key: keyOf(claim, { blockHash: block.hash, receipt, calls: calls as string[] }), receipt };
-  }
+/** A claimed log and a node's, alike in every field the claim names. */
+function sameLog(held: RawLog, log: ClaimedLog): boolean {
+  return (
+    JSON.stringify(logCore(held)) ===
+    JSON.stringify(logCore(canonicalLog({ ...log, logIndex: numberToHex(log.logIndex ?? 0), blockNumber: numberToHex(log.blockNumber ?? 0n) })))
+  );
 }
 
-interface RawReceipt {
-  status: Hex;
-  blockHash: Hex;
-  from: Hex;
-  to: Hex | null;
-  logs: Array<{ address: Hex; topics: Hex[]; data: Hex; logIndex: Hex }>;
+function logCore(l: RawLog): unknown[] {
+  return [numberToHex(BigInt(l.logIndex ?? 0)), l.address, l.topics, l.data, l.transactionHash, numberToHex(BigInt(l.blockNumber ?? 0)), l.blockHash];
+}
+
+/** A log made of what a majority said, keeping the claim's decoding of its topics and data (alike, so decoded alike). */
+function agreedLog<L extends ClaimedLog>(log: L, held: RawLog): L {
+  const { eventName, args } = log as { eventName?: unknown; args?: unknown };
+  return {
+    address: held.address as Address,
+    topics: held.topics as Log["topics"],
+    data: held.data as Hex,
+    logIndex: Number(BigInt(held.logIndex)),
+    transactionHash: held.transactionHash as Hex,
+    transactionIndex: Number(BigInt(held.transactionIndex)),
+    blockNumber: BigInt(held.blockNumber),
+    blockHash: held.blockHash as Hex,
+    removed: held.removed,
+    ...(eventName === undefined ? {} : { eventName, args }),
+  } as unknown as L;
+}
+
+/** The claim, of its compared fields only. */
+function agreedClaim<L extends LogCore>(claim: Claim<L>): Claim<L> {
+  const { txHash, blockNumber, blockHash, status, whole, logs, calls } = claim;
+  return {
+    blockNumber,
+    ...(txHash === undefined ? {} : { txHash }),
+    ...(blockHash === undefined ? {} : { blockHash }),
+    ...(status === undefined ? {} : { status }),
+    ...(whole === undefined ? {} : { whole: { from: whole.from, to: whole.to } }),
+    ...(logs === undefined ? {} : { logs: logs.map((l) => pickLog(l, claim)) }),
+    ...(calls === undefined ? {} : { calls: calls.map((c) => ({ to: c.to, data: c.data, result: c.result })) }),
+  };
+}
+
+function pickLog<L extends LogCore>(log: L, claim: Claim<L>): L {
+  const { eventName, args } = log as { eventName?: unknown; args?: unknown };
+  const { address, topics, data, logIndex } = log;
+  return {
+    address,
+    topics,
+    data,
+    logIndex,
+    transactionHash: claim.txHash,
+    blockNumber: claim.blockNumber,
+    ...(claim.blockHash === undefined ? {} : { blockHash: claim.blockHash }),
+    ...(eventName === undefined ? {} : { eventName, args }),
+  } as unknown as L;
+}
+
+/** The claim, written as the receipt it says its transaction has (the fields it names; the rest is null). */
+function claimAsReceipt(claim: Claim): RawReceipt {
+  return {
+    transactionHash: claim.txHash!.toLowerCase(),
+    blockNumber: numberToHex(claim.blockNumber),
+    blockHash: claim.blockHash?.toLowerCase() ?? null,
+    status: claim.status === "reverted" ? "0x0" : "0x1",
+    from: claim.whole?.from.toLowerCase() ?? null,
+    to: claim.whole?.to?.toLowerCase() ?? null,
+    logs: (claim.logs ?? []).map((l) =>
+      canonicalLog({
+        ...l,
+        transactionHash: claim.txHash,
+        blockNumber: numberToHex(claim.blockNumber),
+        blockHash: claim.blockHash,
+        logIndex: numberToHex(l.logIndex ?? 0),
+      }),
+    ),
+  } as RawReceipt;
+}
+
+/** A node's view of a claim: its final head, its receipt of the claim's transaction, the block hash at the claim's height, the reads there. */
+async function claimVote(node: ChainNode, finality: Finality, claim: Claim): Promise<Vote<null>> {
+  const [receipt, head, block, calls] = await Promise.all([
+    claim.txHash === undefined ? null : receiptVote(node, finality, claim.txHash, claim.blockNumber),
+    finalHead(node, finality),
+    ask<{ hash: Hex } | null>(node, "eth_getBlockByNumber", [numberToHex(claim.blockNumber), false]),
+    callsAt(node, claim.calls ?? [], claim.blockNumber),
+  ]);
+  if (head < claim.blockNumber || !block || receipt?.behind) return { behind: true };
+  const key = claimKey(claim, { blockHash: block.hash.toLowerCase(), receipt: receipt?.value ?? null, calls });
+  return { behind: false, key: receipt?.key.startsWith("off") ? `off ${key}` : key, value: null };
 }
 
 /**
- * What a node holds at the claim's height, reduced to what the claim stands on: its block's hash,
- * the receipt's status, block and the claim's logs (every log, its sender and target, for a whole
- * receipt), the reads.
+ * What a node holds, reduced to what the claim stands on: the block's hash (when the claim names
+ * one), the receipt's transaction, block, status, sender and target (for a whole receipt), the logs
+ * the claim names (every log, for a whole receipt), each in every field; the reads.
  */
-function keyOf(claim: Claim, held: { blockHash: Hex | null; receipt: RawReceipt | null; calls: string[] }): string {
-  const wanted = new Set((claim.logs ?? []).map((l) => numberToHex(l.logIndex ?? 0)));
+function claimKey(claim: Claim, held: { blockHash: string | null; receipt: RawReceipt | null; calls: string[] }): string {
+  const wanted = new Set((claim.logs ?? []).map((l) => l.logIndex ?? 0));
   const { receipt } = held;
   return JSON.stringify([
     claim.blockHash === undefined ? null : held.blockHash?.toLowerCase(),
     receipt === null
       ? null
       : [
-          BigInt(receipt.status).toString(),
-          receipt.blockHash.toLowerCase(),
-          claim.whole ? [receipt.from.toLowerCase(), receipt.to?.toLowerCase() ?? null] : null,
+          receipt.transactionHash,
+          numberToHex(BigInt(receipt.blockNumber ?? 0)),
+          BigInt(receipt.status ?? 0).toString(),
+          claim.blockHash === undefined ? null : receipt.blockHash,
+          claim.whole ? [receipt.from, receipt.to] : null,
           receipt.logs
-            .filter((l) => claim.whole || wanted.has(numberToHex(BigInt(l.logIndex))))
-            .map((l) => [numberToHex(BigInt(l.logIndex)), l.address.toLowerCase(), l.topics.map((t) => t.toLowerCase()), l.data.toLowerCase()]),
+            .filter((l) => claim.whole || wanted.has(Number(BigInt(l.logIndex))))
+            .map((l) => logCore({ ...l, blockHash: claim.blockHash === undefined ? "" : l.blockHash })),
         ],
-    held.calls.map((c) => c.toLowerCase()),
+    held.calls,
   ]);
 }

@@ -74,6 +74,8 @@ export class FirstCharges implements FollowerConsumer {
       const own = logs.filter((l) => (l.args.subscriptionId as Hex).toLowerCase() === p.subscriptionId.toLowerCase());
       const held = await agreeOnLogs("settled_event", this.deps.client, this.deps.finality, own);
       if (!held) return null;
+      // Its logs were another node's invention: no charge of it is held, and nothing is activated.
+      if (held.length === 0) continue;
       const record = await this.deps.records.find(p.linkId);
       if (!record) continue;
       // The charge that settles it is the service's own: reported here, as the checkout's ask would

@@ -50,11 +50,11 @@ export async function recoverPayment(chain: PaymentChain, intent: Intent, deposi
       status: "success" as const,
       logs: excessOf ? [log, excessOf.log] : [log],
       calls: [{ ...splitter.settledBlockCall(key), result: numberToHex(settledBlock, { size: 32 }) }],
-      paid: log,
-      moved: excessOf?.moved,
     });
     if (!held) return { found: true, tx_hash: log.transactionHash, valid: false, code: "PAYMENT_CONFIRMING", as_of_block: asOf };
-    const agreedVerdict = judge(held.paid, held.moved);
+    // Formed again on the logs as the majority holds them (the excess log, when there is one, second).
+    const [paid, moved] = held.logs as [typeof log, { args: { moved: bigint } }?];
+    const agreedVerdict = judge(paid, moved?.args.moved);
     if (agreedVerdict.valid) return { found: true, ...agreedVerdict, as_of_block: asOf };
     return { found: true, tx_hash: log.transactionHash, valid: false, code: agreedVerdict.code, as_of_block: asOf };
   }

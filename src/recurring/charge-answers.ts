@@ -44,7 +44,7 @@ export async function chargedInAnswer(chain: ChargeChain, terms: Terms, id: Hex,
   // contract names, final on each. No log is no claim: a node naming a block with no log proves nothing.
   const claimed = logs.filter((l) => l.blockNumber === paidIn).slice(0, 1);
   const held = isSettled(paidIn, head) ? await agreeOnLogs("already_charged", chain.client, chain.finality, claimed) : null;
-  return held
+  return held?.[0]
     ? periodAnswer("ALREADY_CHARGED", terms, id, period, held[0]!.transactionHash)
     : periodAnswer("CONFIRMING", terms, id, period, logs[0]?.transactionHash);
 }

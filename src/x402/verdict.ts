@@ -38,7 +38,7 @@ export async function settlementVerdict(chain: PaymentChain, q: { txHash: Hex; n
     agreeOnReceipt("valid", chain.client, chain.finality, receipt),
     first.splitHere ? true : agreeOnLogs("valid", chain.client, chain.finality, splits),
   ]);
-  if (!held || !split) return { valid: false, code: "PAYMENT_CONFIRMING" };
+  if (!held || !split || (split !== true && split.length === 0)) return { valid: false, code: "PAYMENT_CONFIRMING" };
   const agreed = judge(held);
   if ("code" in agreed) return agreed;
   if (agreed.splitHere !== first.splitHere) return { valid: false, code: "PAYMENT_CONFIRMING" };

@@ -1,0 +1,67 @@
+import { assert } from "chai";
+import supertest from "supertest";
+import { numberToHex, type Hex } from "viem";
+import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { nodesOf } from "../../src/chain/nodes.js";
+import type { Service } from "../../src/service.js";
+import { payIntent, type PayBlock } from "../helpers/payments.js";
+import { useService } from "../helpers/service.js";
+
+/**
+ * Issue 59: the door has no seams. Three nodes in front of one chain, one lying about what the old
+ * door never compared; every answer is built from what a majority said.
+ */
+describe("the door hands back what a majority said, never one node's copy", function () {
+  this.timeout(90_000);
+  const h = useService({}, { nodes: 3 });
+  const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
+  const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
+  let built: Service | null = null;
+  afterEach(() => {
+    built = null;
+    for (const node of h.nodes) {
+      node.latencyMs = 0;
+      node.rewrite = null;
+    }
+  });
+
+  it("a fast node shifting a receipt's transaction hash, block and gas in the door's cross-check: payments verify names the true transaction and block, and the liar is the one set aside", async () => {
+    const created = await supertest(h.service.app).post("/v1/payments").send({ recipient: merchant().address, amount: "2" });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const { intent, pay } = created.body as { intent: string; pay: PayBlock };
+    const paid = await payIntent(h.chain, buyer(), pay);
+    await h.chain.mine(3);
+    // Node 2 answers first; the first read of the receipt it answers truly (the claim), every later
+    // one (the door asking each node) with another transaction's hash, the next block and more gas.
+    for (const node of h.nodes) node.latencyMs = node === h.nodes[2] ? 0 : 30;
+    const forgedHash = `0x${"ab".repeat(32)}` as Hex;
+    const lies: string[] = [];
+    let asked = 0;
+    h.nodes[2]!.rewrite = (request, result) => {
+      if (request.method !== "eth_getTransactionReceipt" || !result || String(request.params?.[0]).toLowerCase() !== paid.transactionHash.toLowerCase())
+        return result;
+      if (asked++ === 0) return result;
+      const r = result as { blockNumber: Hex; gasUsed: Hex };
+      lies.push("receipt shifted");
+      return { ...r, transactionHash: forgedHash, blockNumber: numberToHex(BigInt(r.blockNumber) + 1n), gasUsed: numberToHex(BigInt(r.gasUsed) + 1n) };
+    };
+    built = await h.another();
+    const verified = await supertest(built.app).post("/v1/payments/verify").send({ intent, tx_hash: paid.transactionHash });
+    assert.isAtLeast(lies.length, 1, "the liar was asked by the door and lied");
+    assert.equal(verified.status, 200, JSON.stringify(verified.body));
+    assert.include(verified.body, { valid: true, tx_hash: paid.transactionHash.toLowerCase(), block_number: paid.blockNumber.toString() });
+    const nodes = nodesOf(built.client)!;
+    await waitFor(() => nodes.nodes[2]!.asideFor === "disagreed", "node 2 set aside as disagreeing");
+    assert.isNull(nodes.nodes[0]!.asideFor, "node 0 answered truly");
+    assert.isNull(nodes.nodes[1]!.asideFor, "node 1 answered truly");
+  });
+});
+
+/** Polls `done` (a set-aside decided once every node has answered) until it holds, at most 5 s. */
+async function waitFor(done: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out after 5 s waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
