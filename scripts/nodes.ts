@@ -1,6 +1,8 @@
 // `npm run nodes -- 2`: plain JSON-RPC proxies in front of a running chain (`npm run chain` or
 // `npm start`'s), each a "node" of its own on its own port, so the API can run through several
 // nodes of one local chain (RPC_URLS) and one of them can be stopped. Prints the RPC_URLS to use.
+// Each listens on its own loopback address (127.0.0.2, 127.0.0.3, …): the service counts the URLs
+// of one host once in a majority.
 // The chain is CHAIN_RPC_URL, else http://127.0.0.1:$CHAIN_PORT (8545); the proxies listen on
 // NODES_PORT (CHAIN_PORT + 1) and the ports after it.
 // `npm run nodes -- 2 --liar` makes the first proxy a node that lies: it claims a head 5,000 blocks
@@ -22,7 +24,8 @@ const firstPort = Number(process.env.NODES_PORT ?? Number(new URL(chainUrl).port
 const proxies: RpcProxy[] = [];
 for (let i = 0; i < count; i++) {
   try {
-    proxies.push(await new RpcProxy(chainUrl).start(firstPort + i));
+    // Each node on its own loopback address: URLs of one host count once in a majority.
+    proxies.push(await new RpcProxy(chainUrl).start(firstPort + i, `127.0.0.${2 + i}`));
   } catch (error) {
     console.error(`port ${firstPort + i}: ${(error as Error).message} (set NODES_PORT)`);
     for (const p of proxies) await p.close();

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { blocksIn } from "./block-time.js";
 import { z } from "zod";
-import { nodeProblems } from "./config-nodes.js";
+import { independentNodes, nodeProblems } from "./config-nodes.js";
 import { parseAmount } from "./money.js";
 import type { SigningKey } from "./tokens/capability.js";
 
@@ -187,6 +187,8 @@ export interface Config {
   rpcUrls: string[];
   /** How many nodes must agree before a verdict releases goods or money (RPC_QUORUM, default ⌊n/2⌋+1). */
   rpcQuorum: number;
+  /** RPC_QUORUM_UNSAFE: each URL counts as a node of its own, even several of one host. */
+  rpcQuorumUnsafe: boolean;
   /**
    * A development chain: the embedded one, or a test-network RPC on this host (127.0.0.1,
    * localhost, ::1). Never on Base. The checkout shows no explorer link for it, and a return_url
@@ -257,7 +259,9 @@ export class ConfigError extends Error {
 
 function isLoopbackUrl(value: string): boolean {
   try {
-    return ["127.0.0.1", "localhost", "[::1]"].includes(new URL(value).hostname);
+    // All of 127.0.0.0/8 is this machine (the tests' nodes each have an address of their own there).
+    const host = new URL(value).hostname;
+    return ["localhost", "[::1]"].includes(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
   } catch {
     return false;
   }
@@ -276,7 +280,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push("PAYMENT_MIN_AMOUNT: must be above 0 and at most PAYMENT_MAX_AMOUNT");
   }
   const rpcUrls = e.RPC_URLS ?? (e.RPC_URL !== undefined ? [e.RPC_URL] : []);
-  const rpcQuorum = e.RPC_QUORUM ?? Math.floor(rpcUrls.length / 2) + 1;
+  // A majority of the independent nodes: URLs of one host count once (RPC_QUORUM_UNSAFE: each URL).
+  const rpcQuorum = e.RPC_QUORUM ?? Math.floor(independentNodes(rpcUrls, e.RPC_QUORUM_UNSAFE) / 2) + 1;
   if (e.RPC_QUORUM !== undefined && e.RPC_QUORUM > Math.max(rpcUrls.length, 1)) problems.push(`RPC_QUORUM: from 1 to the number of nodes (${rpcUrls.length})`);
   problems.push(...nodeProblems(rpcUrls, rpcQuorum, e.RPC_QUORUM_UNSAFE));
   const external = rpcUrls.length > 0;
@@ -313,6 +318,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rpcUrl: rpcUrls[0] ?? null,
     rpcUrls,
     rpcQuorum,
+    rpcQuorumUnsafe: e.RPC_QUORUM_UNSAFE,
     localChain: e.CHAIN_ID !== 8453 && (!external || rpcUrls.every(isLoopbackUrl)),
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     follow: {

@@ -29,26 +29,27 @@ export function tally<V>(nodes: ChainNodes, vote: (node: ChainNode) => Promise<V
       if (outcome instanceof DomainError) reject(outcome);
       else resolve(outcome);
     };
+    // Voices are hosts, not URLs: the nodes of one host count once (ChainNode.independentAs).
     const majority = (): { key: string; value: V } | null => {
-      const counts = new Map<string, { count: number; value: V }>();
-      for (const v of votes.values()) {
+      const counts = new Map<string, { hosts: Set<string>; value: V }>();
+      for (const [node, v] of votes) {
         if (v === "failed" || v.behind) continue;
-        const seen = counts.get(v.key) ?? { count: 0, value: v.value };
-        seen.count++;
+        const seen = counts.get(v.key) ?? { hosts: new Set<string>(), value: v.value };
+        seen.hosts.add(node.independentAs);
         counts.set(v.key, seen);
       }
-      for (const [key, { count, value }] of counts) if (count >= nodes.quorum) return { key, value };
+      for (const [key, { hosts, value }] of counts) if (hosts.size >= nodes.quorum) return { key, value };
       return null;
     };
+    const hostsLeft = () => new Set(nodes.nodes.filter((n) => votes.get(n) !== "failed").map((n) => n.independentAs)).size;
     for (const node of nodes.nodes)
       void vote(node)
         .catch(() => "failed" as const)
         .then((v) => {
           votes.set(node, v);
           const held = majority();
-          const failed = [...votes.values()].filter((x) => x === "failed").length;
           if (held) decide(held);
-          else if (nodes.size - failed < nodes.quorum) decide(new DomainError("RPC_BUSY", { detail: "no majority of the chain's nodes answered" }));
+          else if (hostsLeft() < nodes.quorum) decide(new DomainError("RPC_BUSY", { detail: "no majority of the chain's nodes answered" }));
           if (votes.size < nodes.size) return;
           if (held) for (const [n, x] of votes) if (x !== "failed" && !x.behind && x.key !== held.key) nodes.setAside(n, "disagreed");
           decide(held);

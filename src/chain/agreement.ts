@@ -159,6 +159,7 @@ export async function agreeOnLogs<L extends ClaimedLog>(
       const receipt = majority.value;
       return own.flatMap((log) => {
         const same = receipt?.status === "0x1" ? receipt.logs.find((l) => sameLog(l, log)) : undefined;
+        if (!same) nodes.blameLog(log);
         return same ? [agreedLog(log, same)] : [];
       });
     }),

@@ -232,14 +232,15 @@ export class ChainFollower {
   }
 
   /**
-   * The head: the last one pushed (no request) while the feed is live and no further ahead than a
-   * quorum of the nodes has reached, else read (through the nodes, which set aside a head far ahead
-   * of or behind the others').
+   * The head: the last one pushed (no request) while the feed is live and neither far ahead of nor
+   * far behind what a quorum of the nodes has reached (a node pushing an old head again and again
+   * would freeze the rounds), else read (through the nodes, which set aside a head far ahead of or
+   * behind the others').
    */
   async #head(): Promise<Head> {
     const pushed = this.#pushedHead;
-    const ceiling = nodesOf(this.deps.client)?.headCeiling() ?? null;
-    if (pushed && this.deps.now() - this.#pushedAt <= PUSHED_HEAD_STALE_MS && (ceiling === null || pushed.number <= ceiling)) return pushed;
+    const fresh = pushed && this.deps.now() - this.#pushedAt <= PUSHED_HEAD_STALE_MS;
+    if (fresh && (nodesOf(this.deps.client)?.withinQuorumHead(pushed.number) ?? true)) return pushed;
     const block = await rpc(() => this.deps.client.getBlock({ blockTag: "latest" }));
     const head = { number: block.number, hash: block.hash, timestamp: block.timestamp };
     this.#remember(head);

@@ -33,6 +33,10 @@ export class ChainNode {
   /** Its chain id was read and is the deployment's; unset at first and after it failed (a node back may be another). */
   chainChecked = false;
   chainChecking: Promise<void> | null = null;
+  /** The most blocks one `eth_getLogs` of its has been shown to take (a refusal halves it); null until it refuses one. */
+  logSpanCap: bigint | null = null;
+  /** Whose word it is, for a majority: its host (URLs of one host count once), or its own position under RPC_QUORUM_UNSAFE. */
+  independentAs = "";
   readonly client: PublicClient;
 
   constructor(
@@ -92,9 +96,14 @@ export function mergeLogs(answers: unknown[][]): unknown[] {
   if (answers.length === 1) return answers[0]!;
   type Raw = { blockNumber: string; blockHash: string; logIndex: string; address: string; topics: string[]; data: string };
   const seen = new Map<string, Raw>();
-  for (const answer of answers)
-    for (const log of answer as Raw[]) seen.set(`${log.blockHash}:${log.logIndex}:${log.address}:${log.topics.join(",")}:${log.data}`.toLowerCase(), log);
+  for (const answer of answers) for (const log of answer as Raw[]) seen.set(logKey(log), log);
   return [...seen.values()].sort((a, b) => Number(BigInt(a.blockNumber) - BigInt(b.blockNumber)) || Number(BigInt(a.logIndex) - BigInt(b.logIndex)));
+}
+
+/** A log's identity across nodes' answers: its place, its source and its contents. */
+export function logKey(log: { blockHash?: unknown; logIndex?: unknown; address: string; topics: readonly string[]; data: string }): string {
+  const index = typeof log.logIndex === "string" || typeof log.logIndex === "number" || typeof log.logIndex === "bigint" ? BigInt(log.logIndex).toString() : "";
+  return `${String(log.blockHash)}:${index}:${log.address}:${log.topics.join(",")}:${log.data}`.toLowerCase();
 }
 
 /** What a node answers for a transaction it already holds: taken, as far as a broadcast is concerned. */

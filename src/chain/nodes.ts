@@ -1,6 +1,8 @@
 import { createPublicClient, createTransport, keccak256, type EIP1193RequestFn, type Hex, type PublicClient, type Transport } from "viem";
 import { blockTimeMs } from "../block-time.js";
+import { hostOf } from "../config-nodes.js";
 import { chainFor, createNodeTransport } from "./client.js";
+import { nodeLogs, OddLogs } from "./log-ranges.js";
 import { isNotYet } from "./not-yet.js";
 import { ChainNode, WrongChainError, isAlreadyKnown, isNodeFailure, mergeLogs, type NodeEvents, type SetAsideReason } from "./node.js";
 
@@ -37,8 +39,16 @@ export class ChainNodes {
   readonly #events: NodeEvents;
   /** Each node's own transport, unmeasured: what its chain id is asked through. */
   readonly #direct = new Map<ChainNode, EIP1193RequestFn>();
+  readonly #oddLogs = new OddLogs();
 
-  constructor(urls: string[], options: { chainId: number; timeoutMs: number; quorum: number; now?: () => number; events?: NodeEvents }) {
+  /**
+   * `eachUrlCounts`: every URL is a voice of its own in a majority (RPC_QUORUM_UNSAFE); otherwise the
+   * URLs of one host count once, as one provider's word.
+   */
+  constructor(
+    urls: string[],
+    options: { chainId: number; timeoutMs: number; quorum: number; eachUrlCounts?: boolean; now?: () => number; events?: NodeEvents },
+  ) {
     if (urls.length === 0) throw new Error("no node: RPC_URLS or RPC_URL");
     this.#now = options.now ?? Date.now;
     this.#chainId = options.chainId;
@@ -69,6 +79,7 @@ export class ChainNodes {
         }
       }) as EIP1193RequestFn;
       node = new ChainNode(position, request, (transport) => this.#client(transport));
+      node.independentAs = options.eachUrlCounts ? `#${position}` : hostOf(url);
       this.#direct.set(node, inner as EIP1193RequestFn);
       return node;
     });
@@ -135,8 +146,13 @@ export class ChainNodes {
     return [...healthy, ...aside];
   }
 
-  /** Leaves a node out of reads for {@link SET_ASIDE_MS}; reported once while it stays aside for the same reason. */
+  /**
+   * Leaves a node out of reads for {@link SET_ASIDE_MS}; reported once while it stays aside for the
+   * same reason. A wrong answer (against a majority, or a head no quorum reached) counts in its
+   * standing as a failure does, so a liar does not rank first again when its time aside is over.
+   */
   setAside(node: ChainNode, reason: SetAsideReason): void {
+    if (reason === "disagreed" || reason === "ahead") this.noteWrong(node);
     const now = this.#now();
     const already = node.isAside(now) && node.asideFor === reason;
     node.asideUntil = now + SET_ASIDE_MS;
@@ -144,9 +160,9 @@ export class ChainNodes {
     if (!already) this.#events.onSetAside?.(node.position, reason);
   }
 
-  /** The node reads went to last: the one whose answers a verdict's claim was read from. */
-  get serving(): ChainNode {
-    return this.nodes[this.#current]!;
+  /** Counts an answer of `node`'s that was wrong, or an error of its that another node did not give, in its standing. */
+  noteWrong(node: ChainNode): void {
+    node.errorRate += SMOOTHING * (1 - node.errorRate);
   }
 
   /**
@@ -172,6 +188,17 @@ export class ChainNodes {
     return reached === null ? null : reached + LAG_BLOCKS;
   }
 
+  /**
+   * Whether a head (a pushed one, say) may be taken for the chain's: neither above
+   * {@link headCeiling} nor more than {@link LAG_BLOCKS} below what a quorum reached (checked
+   * both ways; true while no quorum of heads is known).
+   */
+  withinQuorumHead(head: bigint): boolean {
+    const ceiling = this.headCeiling();
+    const reached = this.quorumHead();
+    return (ceiling === null || head <= ceiling) && (reached === null || head >= reached - LAG_BLOCKS);
+  }
+
   isLagging(node: ChainNode): boolean {
     const reached = this.quorumHead();
     return reached !== null && node.head > 0n && node.head + LAG_BLOCKS < reached;
@@ -185,10 +212,13 @@ export class ChainNodes {
 
   #quorumOf(headOf: (node: ChainNode) => bigint): bigint | null {
     if (this.nodes.length === 1) return null;
-    const heads = this.nodes
-      .filter((n) => n.head > 0n)
-      .map(headOf)
-      .sort((a, b) => (a > b ? -1 : a < b ? 1 : 0));
+    // One head per independent host (its highest): a host under two URLs does not make a quorum alone.
+    const byHost = new Map<string, bigint>();
+    for (const n of this.nodes.filter((x) => x.head > 0n)) {
+      const head = headOf(n);
+      if ((byHost.get(n.independentAs) ?? -1n) < head) byHost.set(n.independentAs, head);
+    }
+    const heads = [...byHost.values()].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0));
     return heads.length >= this.quorum ? heads[this.quorum - 1]! : null;
   }
 
@@ -218,6 +248,11 @@ export class ChainNodes {
     for (const node of order) {
       try {
         const result = await node.request(args as never);
+        // A receipt of another transaction than the one asked: a wrong answer, and the next node answers.
+        if (args.method === "eth_getTransactionReceipt" && this.nodes.length > 1 && !isReceiptOf(result, args.params)) {
+          this.setAside(node, "disagreed");
+          continue;
+        }
         this.#current = node.position;
         if (headRead && this.nodes.length > 1) {
           // The others' heads, before this one is judged against them (at start, and now and then).
@@ -243,36 +278,50 @@ export class ChainNodes {
       }
     }
     if (behind) return behind.result;
-    throw firstError;
+    throw firstError ?? new Error("no node answered the read as asked (each answered another transaction's receipt)");
   }
 
   /**
    * A log read asked of two nodes at once (the best ranked two that answer), their logs merged: a
    * node that withholds logs, or answers a range past its head with what it has, hides nothing
-   * another node holds. A range past both nodes' heads is the first's refusal ("not yet").
+   * another node holds. Each node's range is split within the cap it has shown (log-ranges.ts); a
+   * node that errs, whatever the error, is replaced by the next for this read, and its error counts
+   * in its standing. Only when no node answers is the read refused: "not yet" when one said so.
    */
   async #readLogs(args: { method: string; params?: unknown }): Promise<unknown> {
     const order = this.ranked();
     const answers: unknown[][] = [];
-    let firstError: unknown = null;
+    const answered: ChainNode[] = [];
+    const errors: unknown[] = [];
     let next = 0;
     const ask = async (): Promise<void> => {
       while (next < order.length && answers.length < 2) {
         const node = order[next++]!;
         try {
-          answers.push((await node.request(args as never)) as unknown[]);
+          answers.push(await nodeLogs(node, args));
+          answered.push(node);
           return;
         } catch (error) {
-          if (!isNodeFailure(error) && !isNotYet(error)) throw error;
-          firstError ??= error;
+          errors.push(error);
           if (isNodeFailure(error)) this.setAside(node, "failed");
+          else if (!isNotYet(error)) this.noteWrong(node);
         }
       }
     };
     await Promise.all([ask(), ask()]);
-    if (answers.length === 0) throw firstError;
+    if (answers.length === 0) throw errors.find(isNotYet) ?? errors[0];
     this.#current = order[0]!.position;
+    if (answers.length === 2) this.#oddLogs.note(answers, answered);
     return mergeLogs(answers);
+  }
+
+  /**
+   * A log a majority holds otherwise: the node that alone answered it in a log read is set aside
+   * (not the one that merely answered with it, nor the last one read).
+   */
+  blameLog(log: Parameters<OddLogs["take"]>[0]): void {
+    const source = this.#oddLogs.take(log);
+    if (source) this.setAside(source, "disagreed");
   }
 
   /**
@@ -333,6 +382,13 @@ export class ChainNodes {
         );
     });
   }
+}
+
+/** Whether a receipt answered (or none) is of the transaction asked. */
+function isReceiptOf(result: unknown, params: unknown): boolean {
+  const asked = (params as unknown[] | undefined)?.[0];
+  const hash = (result as { transactionHash?: unknown } | null)?.transactionHash;
+  return result === null || typeof asked !== "string" || (typeof hash === "string" && hash.toLowerCase() === asked.toLowerCase());
 }
 
 /** The set of nodes a client reads through, when it was built by {@link ChainNodes.reader}; null for a plain client. */

@@ -8,6 +8,7 @@ import { ChainNodes } from "../chain/nodes.js";
 import { webSocketFeed } from "../chain/ws-feed.js";
 import { checkTokenDomain, TokenDomainMismatchError } from "../chain/token-domain.js";
 import type { Config, Finality } from "../config.js";
+import { sharedHosts } from "../config-nodes.js";
 import { loadLiveDeployment, type LiveDeployment } from "../deployments.js";
 import { type BaseRoom, firstLine } from "./base.js";
 
@@ -96,10 +97,19 @@ function chunks<T>(items: T[], size: number): T[][] {
 /** The configured nodes (RPC_URLS, or RPC_URL alone), each known by its position only in logs and metrics. */
 function chainNodes(config: Config, { logger, metrics, now }: Pick<BaseRoom, "logger" | "metrics" | "now">): ChainNodes {
   const urls = config.rpcUrls.length > 0 && config.rpcUrls[0] === config.rpcUrl ? config.rpcUrls : [config.rpcUrl!];
+  // The start says how URLs of one host count, by positions only (a URL may carry a key).
+  for (const pair of sharedHosts(urls))
+    logger.warn(
+      { nodes: pair },
+      config.rpcQuorumUnsafe
+        ? `RPC_URLS positions ${pair} share one host and count as two nodes in a majority (RPC_QUORUM_UNSAFE)`
+        : `RPC_URLS positions ${pair} share one host and count once in a majority`,
+    );
   return new ChainNodes(urls, {
     chainId: config.chainId,
     timeoutMs: config.rpcTimeoutMs,
     quorum: urls.length === config.rpcUrls.length ? config.rpcQuorum : 1,
+    eachUrlCounts: config.rpcQuorumUnsafe,
     now,
     events: {
       onRequest: (position, failed, method) => {

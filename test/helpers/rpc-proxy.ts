@@ -66,8 +66,11 @@ export class RpcProxy {
 
   constructor(private readonly upstream: string) {}
 
-  /** Listens on 127.0.0.1, on `port` (any free one by default). */
-  async start(port = 0): Promise<this> {
+  /**
+   * Listens on `host` (127.0.0.1 by default; each node of a set on its own loopback address, so the
+   * service counts them as independent hosts), on `port` (any free one by default).
+   */
+  async start(port = 0, host = "127.0.0.1"): Promise<this> {
     // A request whose upstream fails mid-way (the chain closed under it at a test's end) drops its
     // connection, as a node that went away does: never an unhandled rejection in the test process.
     this.#server = createServer((req, res) => {
@@ -144,8 +147,8 @@ export class RpcProxy {
         }
       });
     });
-    await new Promise<void>((resolve, reject) => this.#server!.once("error", reject).listen(port, "127.0.0.1", resolve));
-    this.url = `http://127.0.0.1:${(this.#server!.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve, reject) => this.#server!.once("error", reject).listen(port, host, resolve));
+    this.url = `http://${host}:${(this.#server!.address() as AddressInfo).port}`;
     return this;
   }
 

@@ -85,7 +85,10 @@ export function useService(env: Record<string, string> = {}, options: ServiceHar
 
   before(async function () {
     this.timeout(60_000);
-    nodes = await Promise.all(Array.from({ length: options.nodes ?? 1 }, () => new RpcProxy(local.chain.rpcUrl!).start()));
+    // Each node on its own loopback address (127.0.0.2, 127.0.0.3, …): one host counts once in a majority.
+    nodes = await Promise.all(
+      Array.from({ length: options.nodes ?? 1 }, (_, i) => new RpcProxy(local.chain.rpcUrl!).start(0, (options.nodes ?? 1) > 1 ? loopback(i) : "127.0.0.1")),
+    );
     proxy = nodes[0]!;
     // One store per suite (PGlite starts in seconds), emptied before every test.
     if (options.store === "postgres") {
@@ -153,3 +156,8 @@ export function configFor(rpcUrl: string, env: Record<string, string> = {}): Con
 }
 
 export type { Hex };
+
+/** The `i`-th node's own loopback address: Linux routes all of 127.0.0.0/8 to this machine. */
+export function loopback(i: number): string {
+  return `127.0.0.${2 + i}`;
+}

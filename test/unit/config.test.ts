@@ -121,8 +121,21 @@ describe("config", () => {
         assert.notInclude((error as Error).message.toLowerCase(), "a.example", "a URL may carry a key: never printed");
       }
     }
-    // Another path (another key at one provider) or another port is another node.
+    // Another path (another key at one provider) or another port is another URL, of one host all the same.
     assert.lengthOf(loadConfig({ ...keys, RPC_URLS: "https://a.example/v2/key-a,https://a.example/v2/key-b,https://a.example:8443/v2/key-a" }).rpcUrls, 3);
+  });
+
+  it("counts URLs of one host once in a majority (any port, path or key), unless RPC_QUORUM_UNSAFE=1", () => {
+    const keys = { TOKEN_KEYS: `k1:${"s".repeat(32)}` };
+    const twoHosts = "https://a.example/v2/key-a,https://a.example:8443/v2/key-b,https://b.example";
+    assert.equal(loadConfig({ ...keys, RPC_URLS: twoHosts }).rpcQuorum, 2, "a majority of 2 hosts: both");
+    assert.equal(loadConfig({ ...keys, RPC_URLS: twoHosts, RPC_QUORUM_UNSAFE: "1" }).rpcQuorum, 2, "a majority of 3 URLs");
+    assert.throws(() => loadConfig({ ...keys, RPC_URLS: twoHosts, RPC_QUORUM: "3" }), ConfigError, /RPC_QUORUM: 3 is more than the 2 independent hosts/);
+    assert.equal(loadConfig({ ...keys, RPC_URLS: twoHosts, RPC_QUORUM: "3", RPC_QUORUM_UNSAFE: "1" }).rpcQuorum, 3);
+    const fourOnThree = "https://a.example/1,https://a.example/2,https://b.example,https://c.example";
+    assert.equal(loadConfig({ ...keys, RPC_URLS: fourOnThree }).rpcQuorum, 2, "a majority of 3 hosts");
+    assert.throws(() => loadConfig({ ...keys, RPC_URLS: fourOnThree, RPC_QUORUM: "1" }), ConfigError, /RPC_QUORUM: 1 is below a majority of the 3 nodes \(2\)/);
+    assert.isTrue(loadConfig({ ...keys, RPC_URLS: "http://127.0.0.2:8545,http://127.0.0.3:8545" }).localChain, "all of 127.0.0.0/8 is this machine");
   });
 
   it("stops the start on RPC_QUORUM below a majority of the nodes, unless RPC_QUORUM_UNSAFE=1", () => {
