@@ -23,7 +23,8 @@ const LATENCY_MS = 50;
 
 console.log("starting the local chain…");
 const chain = await startLocalChain({ port: 0 });
-const nodes = await Promise.all([0, 1, 2].map(() => new RpcProxy(chain.rpcUrl!).start()));
+// Each on its own loopback address: URLs of one host count once in a majority.
+const nodes = await Promise.all([0, 1, 2].map((i) => new RpcProxy(chain.rpcUrl!).start(0, `127.0.0.${2 + i}`)));
 for (const node of nodes) node.latencyMs = LATENCY_MS;
 const quiet = { logger: createLogger("silent") };
 const unlimited = { RATE_LIMIT_PER_MINUTE: "1000000000", RPC_TIMEOUT_MS: "30000" };
