@@ -1,5 +1,6 @@
 import { zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import { l1FeeWithMargin, quoteL1Fee } from "../chain/l1-fee.js";
+import { agreedEstimate, agreedPendingNonce } from "../chain/relayer-reads.js";
 
 /** The relayer, as far as settling needs it (recurring/relayer.ts implements it). */
 export interface SettlementSender {
@@ -32,11 +33,11 @@ export interface RelayerCallDeps {
 /**
  * `data` to `to` simulated as the relayer would send it, with the fees it would pay (a payer's code
  * may look at them), and priced: its gas limit (the estimate plus 20%) and those fees; null when the
- * simulation does not pass (it reverts, or the node could not run it).
+ * simulation does not pass on a majority of the nodes at one block (it reverts, or they could not run it).
  */
 export async function priceRelayerCall(deps: RelayerCallDeps, to: Address, data: Hex): Promise<SettlementPrice | null> {
   const fees = await deps.quoteFees();
-  const gas = await deps.client.estimateGas({ account: deps.sender.address ?? zeroAddress, to, data, ...fees }).catch(() => null);
+  const gas = await agreedEstimate(deps.client, { account: deps.sender.address ?? zeroAddress, to, data, ...fees }).catch(() => null);
   return gas === null ? null : { gas: (gas * 12n) / 10n, fees };
 }
 
@@ -59,7 +60,8 @@ export async function readyRelayerCall(
     const [priced, balance, pending, l1Fee] = await Promise.all([
       priceRelayerCall(deps, to, data),
       deps.client.getBalance({ address: relayer }),
-      deps.client.getTransactionCount({ address: relayer, blockTag: "pending" }),
+      // A floor under the relayer's own records of its nonces (store/relayer-nonces.ts), as a majority holds it.
+      agreedPendingNonce(deps.client, relayer),
       quoteL1Fee(deps.client, { to, data }).then(l1FeeWithMargin),
     ]);
     if (!priced || (maxGas !== undefined && priced.gas > maxGas)) return null;

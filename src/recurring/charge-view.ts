@@ -4,6 +4,7 @@ import { rpc } from "../chain/rpc-errors.js";
 import { readTokenState, type TokenState } from "../chain/token-refusals.js";
 import { quoteL1Fee, quoteL1FeeAt, readL1FeePrices, type L1FeePrices } from "../chain/l1-fee.js";
 import { quoteFees, type FeeQuote, type GasPricing } from "./gas-quote.js";
+import { agreedPendingNonce } from "../chain/relayer-reads.js";
 import type { Relayer } from "./relayer.js";
 
 /**
@@ -101,7 +102,8 @@ export class ChargeViews {
       rpc(() => client.getBlock({ blockTag: "latest" })),
       quoteFees(client, this.deps.pricing),
       relayerAddress ? rpc(() => client.getBalance({ address: relayerAddress })) : Promise.resolve(0n),
-      relayerAddress ? rpc(() => client.getTransactionCount({ address: relayerAddress, blockTag: "pending" })) : Promise.resolve(0),
+      // The chain's pending nonce as a majority holds it: a floor under the relayer's own records.
+      relayerAddress ? rpc(() => agreedPendingNonce(client, relayerAddress)) : Promise.resolve(0),
       readTokenState(client, this.deps.deployment.token.address, [this.deps.deployment.parameters.feeCollector, this.deps.contract]),
     ]) as Promise<ChainView>;
   }

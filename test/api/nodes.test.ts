@@ -283,18 +283,20 @@ describe("several nodes: a majority behind every verdict (RPC_URLS)", function (
     assert.equal(busy.status, 503, JSON.stringify(busy.body));
     assert.deepEqual(busy.body, { error: "RPC_BUSY", action: "RETRY", retry_after: 5 });
     assert.equal(busy.headers["retry-after"], "5");
-    // A deposit while the majority is down: seen and settled on the one node left, but its watch is not
-    // ended on one node's word.
+    // A deposit while the majority is down: seen on the one node left, but no settlement is sent on
+    // its word (its simulation, gas and nonce), and no watch ended.
     await withdraw(c.pay.deposit_address, 7_000_000n);
     const settler = h.service.depositSettler;
     h.clock.advance(3);
-    assert.equal((await settler.tick()).sent, 1);
-    await h.chain.mine(2);
-    assert.equal((await settler.tick()).settled, 0, "not ended while no majority answers");
+    assert.equal((await settler.tick()).sent, 0, "not sent while no majority answers");
     h.nodes[1]!.down = false;
     h.nodes[2]!.down = false;
     assert.include((await verify(a.intent, paid.transactionHash)).body, { valid: true });
-    assert.equal((await settler.tick()).settled, 1, "back: the watch ends");
+    h.clock.advance(3);
+    assert.equal((await settler.tick()).sent, 1, "back: sent");
+    await h.chain.mine(3);
+    h.clock.advance(3);
+    assert.equal((await settler.tick()).settled, 1, "and the watch ends");
     assert.include((await recover(c.intent)).body, { found: true, valid: true });
   });
 

@@ -1,0 +1,84 @@
+import type { Address, Hex, PublicClient } from "viem";
+import { isNodeFailure, type ChainNode } from "./node.js";
+import { nodesOf, type ChainNodes } from "./nodes.js";
+
+/*
+ * The relayer's reads that decide a send, each asked of every node and taken as a majority of
+ * independent hosts gives it: whether a call passes and its gas (at one pinned block), and the
+ * chain's pending nonce. One node alone can make the relayer pay for a revert, or park a call behind
+ * a nonce gap; here it can do neither.
+ */
+
+/** Each node's answer (undefined: the node failed, and has no say). */
+async function askEach<T>(nodes: ChainNodes, read: (node: ChainNode) => Promise<T>): Promise<Array<{ node: ChainNode; answer: T }>> {
+  const answers = await Promise.all(
+    nodes.nodes.map((node) =>
+      read(node).then(
+        (answer) => ({ node, answer }),
+        () => null,
+      ),
+    ),
+  );
+  return answers.filter((a) => a !== null);
+}
+
+/** The quorum-th highest of the hosts' values (each host's highest): no host alone moves it either way. */
+function quorumth(nodes: ChainNodes, answers: Array<{ node: ChainNode; value: bigint }>): bigint | null {
+  const byHost = new Map<string, bigint>();
+  for (const { node, value } of answers) if ((byHost.get(node.independentAs) ?? -1n) < value) byHost.set(node.independentAs, value);
+  const values = [...byHost.values()].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0));
+  return values.length >= nodes.quorum ? values[nodes.quorum - 1]! : null;
+}
+
+/**
+ * The chain's pending nonce for `address` as a majority of hosts holds it at least (the quorum-th
+ * highest): a node claiming more (a gap) or less is outvoted. One node: its answer.
+ */
+export async function agreedPendingNonce(client: PublicClient, address: Address): Promise<number> {
+  const nodes = nodesOf(client);
+  if (!nodes || nodes.quorum <= 1) return client.getTransactionCount({ address, blockTag: "pending" });
+  const answers = await askEach(nodes, (node) => node.client.getTransactionCount({ address, blockTag: "pending" }));
+  const held = quorumth(
+    nodes,
+    answers.map(({ node, answer }) => ({ node, value: BigInt(answer) })),
+  );
+  if (held === null) throw new Error("no majority of the chain's nodes answered the relayer's pending nonce");
+  return Number(held);
+}
+
+/** A call as the relayer would send it. */
+export interface RelayerEstimate {
+  account: Address;
+  to: Address;
+  data: Hex;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
+
+/**
+ * The call's gas, simulated on every node at one block (the head the reader answers): null unless
+ * a majority of hosts say it passes there; then the quorum-th highest of their estimates (a node
+ * answering too little gas, which would make it revert, is outvoted, as is one answering too much).
+ * A node that says otherwise than the majority (passes or reverts) is set aside. One node: its estimate.
+ */
+export async function agreedEstimate(client: PublicClient, call: RelayerEstimate): Promise<bigint | null> {
+  const nodes = nodesOf(client);
+  if (!nodes || nodes.quorum <= 1) return client.estimateGas(call).catch(() => null);
+  const blockNumber = await client.getBlockNumber({ cacheTime: 0 });
+  const answers = await askEach(nodes, (node) =>
+    node.client.estimateGas({ ...call, blockNumber }).catch((error: unknown) => {
+      if (isNodeFailure(error)) throw error;
+      return "reverts" as const;
+    }),
+  );
+  const passing = answers.filter((a): a is { node: ChainNode; answer: bigint } => a.answer !== "reverts");
+  const gas = quorumth(
+    nodes,
+    passing.map(({ node, answer }) => ({ node, value: answer })),
+  );
+  const reverting = new Set(answers.filter((a) => a.answer === "reverts").map((a) => a.node.independentAs));
+  const majorityReverts = reverting.size >= nodes.quorum;
+  for (const { node, answer } of answers)
+    if ((gas !== null && answer === "reverts") || (majorityReverts && answer !== "reverts")) nodes.setAside(node, "disagreed");
+  return gas;
+}
