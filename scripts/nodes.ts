@@ -8,14 +8,19 @@
 // `npm run nodes -- 2 --liar` makes the first proxy a node that lies: it claims a head 5,000 blocks
 // ahead (LIAR_AHEAD_BLOCKS), answers every eth_getLogs with no logs, and forges every receipt's
 // status and logs (a reverted transaction reported successful, its logs dropped).
+// `npm run nodes -- 3 --chaos SEED` makes the first proxy a chaos node: per request, a lie picked by
+// SEED from test/helpers/chaos.ts's catalogue (no SEED: a random one); the seed is printed, to replay.
 import { numberToHex, type Hex } from "viem";
+import { CHAOS_LIES, makeChaotic, type Chaos } from "../test/helpers/chaos.js";
 import { RpcProxy } from "../test/helpers/rpc-proxy.js";
 
 const args = process.argv.slice(2);
 const liar = args.includes("--liar");
-const count = Number(args.find((a) => !a.startsWith("--")) ?? 2);
-if (!Number.isInteger(count) || count < 1 || count > 9) {
-  console.error("usage: npm run nodes -- <how many proxies, 1 to 9> [--liar]");
+const chaosAt = args.indexOf("--chaos");
+const chaosSeed = chaosAt < 0 ? null : /^\d+$/.test(args[chaosAt + 1] ?? "") ? Number(args[chaosAt + 1]) : Math.floor(Math.random() * 2 ** 31);
+const count = Number(args.find((a, i) => !a.startsWith("--") && i !== chaosAt + 1) ?? 2);
+if (!Number.isInteger(count) || count < 1 || count > 9 || (liar && chaosSeed !== null)) {
+  console.error("usage: npm run nodes -- <how many proxies, 1 to 9> [--liar | --chaos [SEED]]");
   process.exit(1);
 }
 const ahead = BigInt(process.env.LIAR_AHEAD_BLOCKS ?? 5_000);
@@ -42,12 +47,17 @@ if (liar) {
     return result;
   };
 }
+let chaos: Chaos | null = null;
+if (chaosSeed !== null) chaos = makeChaotic(proxies[0]!, chaosSeed);
+const lies = liar ? `  (lies: a head ${ahead} blocks ahead, no logs, forged receipts)` : chaos ? `  (chaos, seed ${chaos.seed}: ${CHAOS_LIES.join(", ")})` : "";
 console.log(`${count} node(s) in front of ${chainUrl}:`);
-for (const [i, p] of proxies.entries()) console.log(`  ${p.url}${liar && i === 0 ? `  (lies: a head ${ahead} blocks ahead, no logs, forged receipts)` : ""}`);
+for (const [i, p] of proxies.entries()) console.log(`  ${p.url}${i === 0 ? lies : ""}`);
+if (chaos) console.log(`chaos seed ${chaos.seed} (replay: npm run nodes -- ${count} --chaos ${chaos.seed})`);
 console.log("");
-const urls = liar ? [...proxies.map((p) => p.url), chainUrl] : [chainUrl, ...proxies.map((p) => p.url)];
+const urls = liar || chaos ? [...proxies.map((p) => p.url), chainUrl] : [chainUrl, ...proxies.map((p) => p.url)];
 console.log(`RPC_URLS=${urls.join(",")}`);
 const stop = async () => {
+  if (chaos) console.log(`chaos seed ${chaos.seed} told: ${JSON.stringify(Object.fromEntries(chaos.told))}`);
   for (const p of proxies) await p.close();
   process.exit(0);
 };

@@ -3,6 +3,14 @@ import type { AddressInfo } from "node:net";
 
 const RANGE_REFUSAL = { code: -32005, message: "query returned more than 10000 results" };
 
+/** A fault for one request (a chaos node picks one per request): a JSON-RPC error, HTTP 429, no answer, a dropped connection, or a slow answer. */
+export type RequestFault =
+  | { kind: "rpc-error"; code: number; message: string }
+  | { kind: "http-429" }
+  | { kind: "hang" }
+  | { kind: "drop" }
+  | { kind: "slow"; ms: number };
+
 /** How the proxy answers: pass through, or one kind of fault. */
 export type ProxyMode =
   | "pass"
@@ -61,6 +69,8 @@ export class RpcProxy {
    * what it returns is answered instead (a forged receipt, log, `eth_call` answer or block hash).
    */
   rewrite: ((request: { method: string; params?: unknown[] }, result: unknown) => unknown) | null = null;
+  /** When set, asked once per HTTP request (its methods): the fault it returns answers that request (a chaos node). */
+  fault: ((methods: string[]) => RequestFault | null) | null = null;
   #server: Server | null = null;
   url = "";
 
@@ -107,6 +117,22 @@ export class RpcProxy {
           }
         }
         if (this.down) return void req.socket.destroy();
+        const fault = this.fault?.(methods) ?? null;
+        if (fault?.kind === "drop") return void req.socket.destroy();
+        if (fault?.kind === "hang") return;
+        if (fault?.kind === "http-429") return void res.writeHead(429, { "content-type": "text/plain", "retry-after": "1" }).end("slow down");
+        if (fault?.kind === "rpc-error") {
+          const parsed = JSON.parse(body.toString("utf8")) as { id: unknown } | { id: unknown }[];
+          const answer = (r: { id: unknown }) => ({ jsonrpc: "2.0", id: r.id, error: { code: fault.code, message: fault.message } });
+          return void res
+            .writeHead(200, { "content-type": "application/json" })
+            .end(JSON.stringify(Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)));
+        }
+        if (fault?.kind === "slow") {
+          const parsed = JSON.parse(body.toString("utf8"));
+          const answer = () => (this.rewrite ? this.#rewritten(parsed, res).catch(() => res.destroy()) : this.#forward(body, res));
+          return void setTimeout(answer, fault.ms);
+        }
         if (this.rewrite && this.mode === "pass") return void this.#rewritten(JSON.parse(body.toString("utf8")), res).catch(() => res.destroy());
         if (this.lagBlocks > 0 && methods.some((m) => m === "eth_blockNumber" || m === "eth_getBlockByNumber" || m === "eth_getLogs"))
           return void this.#lagging(JSON.parse(body.toString("utf8")), res).catch(() => res.destroy());
