@@ -20,10 +20,12 @@
 // BENCH_HTTP_ROUNDS (5) the bare/create rounds, BENCH_SUBSCRIPTIONS (200) the subscriptions charged
 // at once, BENCH_DELIVERIES (2000) per round of BENCH_DELIVERY_ROUNDS (5), BENCH_RENEWALS (10000),
 // BENCH_IN_FLIGHT (512); BENCH_FOLLOW_* the following section's (scripts/bench-following.ts).
-// BENCH_ONLY=http,rpc,month,deliveries,charges,renewals,following runs only those (and --write is refused).
+// BENCH_ONLY=http,rpc,month,deliveries,charges,renewals,following,chaos runs only those (and --write is refused).
 // `--base` runs scripts/bench-base.ts instead: renewals on a node that plays Base (200 ms blocks, 16
 // unmined per sender, 50 ms round trips, the L1 data fee).
 // `--nodes` runs scripts/bench-nodes.ts: verify through one node and through three (RPC_URLS), 50 ms each.
+// `--chaos` runs only scripts/bench-chaos.ts (also the last section of a full run): the chaos property
+// test over BENCH_CHAOS_RUNS seeds (60), with the catalogue's coverage and settlement p95 against the honest run's.
 // `--denim` runs scripts/bench-denim.ts: npm start's chain (a block every 200 ms), blocks in 5 s idle
 // and broadcast → receipt served.
 import autocannon from "autocannon";
@@ -42,6 +44,7 @@ import { payIntent } from "../test/helpers/payments.js";
 import { Receiver, RECEIVER_HOST } from "../test/helpers/receiver.js";
 import { send } from "../test/helpers/tx.js";
 import { buildCheckout } from "../dev/checkout/build.js";
+import { benchChaos } from "./bench-chaos.js";
 import { benchCharges } from "./bench-charges.js";
 import { byMethod, postJson, quiet, ratio, serve, unlimited } from "./bench-common.js";
 import { benchFollowing } from "./bench-following.js";
@@ -83,6 +86,10 @@ if (process.argv.includes("--base")) {
 }
 if (process.argv.includes("--nodes")) {
   await import("./bench-nodes.js");
+  process.exit();
+}
+if (process.argv.includes("--chaos")) {
+  console.log((await import("./bench-chaos.js")).benchChaos());
   process.exit();
 }
 if (process.argv.includes("--denim")) {
@@ -298,11 +305,14 @@ await benchCharges({ chain, merchant, runs, sections, subscriptions: SUBSCRIPTIO
 
 // 6. What following the chain costs on a busy Base: scripts/bench-following.ts (its own chain and service processes).
 if (runs("following")) sections.push(await benchFollowing());
+// 7. Three nodes, one chaotic (scripts/bench-chaos.ts): printed, not written into docs/benchmarks.md.
+const chaos = runs("chaos") ? benchChaos() : null;
 
 const tables = sections.join("\n\n");
 console.log("");
 console.log(tables);
 console.log("");
+if (chaos) console.log(`${chaos}\n`);
 if (process.argv.includes("--write")) {
   const doc = new URL("../docs/benchmarks.md", import.meta.url);
   writeFileSync(doc, readFileSync(doc, "utf8").replace(/<!-- bench:begin -->[\s\S]*<!-- bench:end -->/, `<!-- bench:begin -->\n${tables}\n<!-- bench:end -->`));

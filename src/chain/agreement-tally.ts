@@ -148,3 +148,8 @@ export function callsAt(node: ChainNode, calls: ReadonlyArray<{ to: Hex; data: H
     ),
   );
 }
+
+/** A value's key for comparing answers: every field, as JSON (bigints marked, strings lower-cased). */
+export function stableKey(value: unknown): string {
+  return JSON.stringify(value, (_, v: unknown) => (typeof v === "bigint" ? `${v}n` : typeof v === "string" ? v.toLowerCase() : v)) ?? "undefined";
+}

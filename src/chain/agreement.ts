@@ -1,7 +1,7 @@
 import { formatTransactionReceipt, numberToHex, type Address, type Hex, type Log, type PublicClient, type TransactionReceipt } from "viem";
 import type { Finality } from "../config.js";
 import { DomainError } from "../errors.js";
-import { ask, callsAt, canonicalLog, finalHead, receiptVote, tally, type RawLog, type RawReceipt, type Vote } from "./agreement-tally.js";
+import { ask, callsAt, canonicalLog, finalHead, receiptVote, stableKey, tally, type RawLog, type RawReceipt, type Vote } from "./agreement-tally.js";
 import type { ChainNode } from "./node.js";
 import { nodesOf } from "./nodes.js";
 
@@ -192,10 +192,6 @@ export async function agreeOnRead<T>(kind: VerdictKind, client: PublicClient, re
   if (!held) throw new NoMajorityError(`the chain's nodes answered, no ${nodes.quorum} of them alike`);
   // A copy of the answer, so no node's object passes on: every field of it was compared.
   return sealed(structuredClone(held.value));
-}
-
-function stableKey(value: unknown): string {
-  return JSON.stringify(value, (_, v: unknown) => (typeof v === "bigint" ? `${v}n` : typeof v === "string" ? v.toLowerCase() : v));
 }
 
 /** A claimed log and a node's, alike in every field the claim names. */

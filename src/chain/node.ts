@@ -89,6 +89,17 @@ export function isNodeFailure(error: unknown): boolean {
 }
 
 /**
+ * Whether a node's error is the request's own answer, which every node would give: a revert (code 3,
+ * or "revert" in its text), invalid params or an unknown method. Any other error of a read is the node's.
+ */
+export function isRequestAnswer(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false;
+  const code = (error.walk((e) => typeof (e as { code?: unknown }).code === "number") as { code?: number } | null)?.code;
+  if (code === 3 || code === -32602 || code === -32601) return true;
+  return error.walk((e) => /revert/i.test(`${(e as BaseError).details ?? ""} ${(e as Error).message}`)) !== null;
+}
+
+/**
  * Two nodes' answers to one log read, as one: every log either holds, once, in chain order. Two
  * different logs at one place both stay: the consumers' verdicts (chain/agreement.ts) tell the forged one.
  */
@@ -112,4 +123,11 @@ const ALREADY_KNOWN = /already known|known transaction|already imported|already 
 /** A broadcast the node already holds: taken. */
 export function isAlreadyKnown(error: unknown): boolean {
   return error instanceof Error && ALREADY_KNOWN.test(`${(error as BaseError).details ?? ""} ${error.message}`);
+}
+
+/** Whether a receipt answered (or none) is of the transaction asked. */
+export function isReceiptOf(result: unknown, params: unknown): boolean {
+  const asked = (params as unknown[] | undefined)?.[0];
+  const hash = (result as { transactionHash?: unknown } | null)?.transactionHash;
+  return result === null || typeof asked !== "string" || (typeof hash === "string" && hash.toLowerCase() === asked.toLowerCase());
 }

@@ -1,10 +1,11 @@
-import { createPublicClient, createTransport, keccak256, type EIP1193RequestFn, type Hex, type PublicClient, type Transport } from "viem";
+import { createPublicClient, createTransport, type EIP1193RequestFn, type PublicClient, type Transport } from "viem";
 import { blockTimeMs } from "../block-time.js";
 import { hostOf } from "../config-nodes.js";
 import { chainFor, createNodeTransport } from "./client.js";
+import { broadcast } from "./broadcast.js";
 import { nodeLogs, OddLogs } from "./log-ranges.js";
 import { isNotYet } from "./not-yet.js";
-import { ChainNode, WrongChainError, isAlreadyKnown, isNodeFailure, mergeLogs, type NodeEvents, type SetAsideReason } from "./node.js";
+import { ChainNode, WrongChainError, isNodeFailure, isReceiptOf, isRequestAnswer, mergeLogs, type NodeEvents, type SetAsideReason } from "./node.js";
 
 /** How long a node that failed, lagged or disagreed with the majority is left out of reads. */
 export const SET_ASIDE_MS = 60_000;
@@ -124,7 +125,7 @@ export class ChainNodes {
   reader(): PublicClient {
     if (this.#reader) return this.#reader;
     const request = ((args: { method: string; params?: unknown }) =>
-      SEND_METHODS.has(args.method) ? this.#broadcast(args) : this.#read(args)) as EIP1193RequestFn;
+      SEND_METHODS.has(args.method) ? broadcast(this.ranked(), args) : this.#read(args)) as EIP1193RequestFn;
     const transport: Transport = () => createTransport({ key: "nodes", name: "chain nodes", type: "nodes", retryCount: 0, request });
     this.#reader = this.#client(transport).extend(() => ({ chainNodes: this })) as unknown as PublicClient;
     return this.#reader;
@@ -272,9 +273,13 @@ export class ChainNodes {
         }
         return result;
       } catch (error) {
-        if (!isNodeFailure(error)) throw error;
+        // The request's own answer (a revert, invalid input) is every node's; any other error is
+        // this node's, and the next one answers (it counts in its standing).
+        if (!isNodeFailure(error) && (isRequestAnswer(error) || this.nodes.length === 1)) throw error;
         firstError ??= error;
-        if (this.nodes.length > 1) this.setAside(node, "failed");
+        if (this.nodes.length === 1) continue;
+        if (isNodeFailure(error)) this.setAside(node, "failed");
+        else this.noteWrong(node);
       }
     }
     if (behind) return behind.result;
@@ -346,49 +351,6 @@ export class ChainNodes {
       else if (this.isLagging(node)) this.setAside(node, "lagging");
     }
   }
-
-  /**
-   * A raw transaction to every node at once: the first node that takes it answers. A node that
-   * already has it (another node's peers passed it on) or whose nonce is used is no failure. Only
-   * when no node took it is the best ranked node's refusal the answer, as one node's would be.
-   */
-  #broadcast(args: { method: string; params?: unknown }): Promise<unknown> {
-    const raw = (args.params as [Hex])[0];
-    const [first, ...others] = this.ranked();
-    if (args.method !== "eth_sendRawTransaction") {
-      // eth_sendRawTransactionSync waits for the receipt on one node; the others are only handed the transaction.
-      for (const node of others) void node.request({ method: "eth_sendRawTransaction", params: [raw] } as never).catch(() => undefined);
-      return first!.request(args as never);
-    }
-    const order = [first!, ...others];
-    return new Promise((resolve, reject) => {
-      const refusals = new Map<ChainNode, unknown>();
-      let done = false;
-      for (const node of order)
-        node.request({ method: "eth_sendRawTransaction", params: [raw] } as never).then(
-          (result) => {
-            if (done) return;
-            done = true;
-            resolve(result);
-          },
-          (error) => {
-            refusals.set(node, error);
-            if (done || refusals.size < order.length) return;
-            done = true;
-            // A node holding it already took it (from us before, or from a peer); otherwise the best ranked node's refusal.
-            if ([...refusals.values()].some(isAlreadyKnown)) resolve(keccak256(raw));
-            else reject(refusals.get(order[0]!));
-          },
-        );
-    });
-  }
-}
-
-/** Whether a receipt answered (or none) is of the transaction asked. */
-function isReceiptOf(result: unknown, params: unknown): boolean {
-  const asked = (params as unknown[] | undefined)?.[0];
-  const hash = (result as { transactionHash?: unknown } | null)?.transactionHash;
-  return result === null || typeof asked !== "string" || (typeof hash === "string" && hash.toLowerCase() === asked.toLowerCase());
 }
 
 /** The set of nodes a client reads through, when it was built by {@link ChainNodes.reader}; null for a plain client. */

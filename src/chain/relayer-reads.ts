@@ -1,5 +1,5 @@
-import type { Address, Hex, PublicClient } from "viem";
-import { isNodeFailure, type ChainNode } from "./node.js";
+import { BaseError, ExecutionRevertedError, type Address, type Hex, type PublicClient } from "viem";
+import type { ChainNode } from "./node.js";
 import { nodesOf, type ChainNodes } from "./nodes.js";
 
 /*
@@ -64,10 +64,17 @@ export interface RelayerEstimate {
 export async function agreedEstimate(client: PublicClient, call: RelayerEstimate): Promise<bigint | null> {
   const nodes = nodesOf(client);
   if (!nodes || nodes.quorum <= 1) return client.estimateGas(call).catch(() => null);
-  const blockNumber = await client.getBlockNumber({ cacheTime: 0 });
+  // Pinned where a majority of hosts has reached (a head far ahead or behind moves nothing).
+  const heads = await askEach(nodes, (node) => node.client.getBlockNumber({ cacheTime: 0 }));
+  const blockNumber = quorumth(
+    nodes,
+    heads.map(({ node, answer }) => ({ node, value: answer })),
+  );
+  if (blockNumber === null) throw new Error("no majority of the chain's nodes answered a head to simulate at");
   const answers = await askEach(nodes, (node) =>
     node.client.estimateGas({ ...call, blockNumber }).catch((error: unknown) => {
-      if (isNodeFailure(error)) throw error;
+      // Only a revert is an answer; any other error is the node's, and it has no say.
+      if (!isRevert(error)) throw error;
       return "reverts" as const;
     }),
   );
@@ -81,4 +88,10 @@ export async function agreedEstimate(client: PublicClient, call: RelayerEstimate
   for (const { node, answer } of answers)
     if ((gas !== null && answer === "reverts") || (majorityReverts && answer !== "reverts")) nodes.setAside(node, "disagreed");
   return gas;
+}
+
+/** Whether a simulation's error is the call's revert (the node ran it), rather than the node's own failure. */
+function isRevert(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false;
+  return error.walk((e) => e instanceof ExecutionRevertedError || (e as { code?: unknown }).code === 3) !== null;
 }

@@ -127,10 +127,8 @@ export async function verifyPaymentTransaction(
     const pending = await isKnownTransaction(chain.client, txHash);
     return { valid: false, code: pending ? "PAYMENT_CONFIRMING" : "PAYMENT_NOT_FOUND" };
   }
-  const verdict = judgeReceipt(chain, intent, receipt, depositAddress, head);
-  if (!("valid" in verdict) || !verdict.valid) return verdict;
-  // Goods are released on what a majority of the nodes hold, never on the one node that answered:
-  // the verdict is formed again on their receipt.
+  // Every verdict, a refusal as well as goods released, on what a majority of the nodes hold, never
+  // on the one node that answered (a receipt it forged reverted would refuse a paid payment).
   const held = await agreeOnReceipt("valid", chain.client, chain.finality, receipt);
   return held ? judgeReceipt(chain, intent, held, depositAddress, head) : { valid: false, code: "PAYMENT_CONFIRMING" };
 }

@@ -174,12 +174,12 @@ export class Refunds {
     // Not mined, or not known to this node (it may have been broadcast through another): the money
     // may already have moved, so the caller polls the same hash and never sends another refund.
     if (!receipt) throw new DomainError("REFUND_CONFIRMING", { detail: "no receipt yet" });
-    refundTransfer(receipt, settlement, amount);
-    if (!isSettled(receipt.blockNumber, head)) throw new DomainError("REFUND_CONFIRMING");
-    // REFUNDED on the refund's receipt a majority of the nodes hold (the original's was above), judged again as they hold it.
+    // Judged only on the refund's receipt a majority of the nodes hold (the original's was above), a
+    // refusal as well as REFUNDED: one node's forged receipt decides neither.
     const held = await agreeOnReceipt("refunded", client, finality, receipt);
     if (!held) throw new DomainError("REFUND_CONFIRMING", { detail: "short of a majority of the chain's nodes" });
     refundTransfer(held, settlement, amount);
+    if (!isSettled(held.blockNumber, head)) throw new DomainError("REFUND_CONFIRMING");
     return {
       status: "REFUNDED" as const,
       refund_tx_hash: refundTxHash,
@@ -192,12 +192,13 @@ export class Refunds {
   }
 
   /**
-   * The original settlement, on what a majority of the nodes hold: judged first on the receipt read
-   * (its refusals, at once), then again on the majority's receipt, and its payer from a payment
+   * The original settlement, on what a majority of the nodes hold: judged on the majority's receipt
+   * (a refusal too: one node's forged receipt refuses nothing), and its payer from a payment
    * address found by the majority's search. PAYMENT_CONFIRMING while short of a majority.
    */
   async #original(kind: VerdictKind, judge: Judge, receipt: TransactionReceipt | null, head: bigint, to: Address | undefined): Promise<Target> {
-    judge(receipt, head);
+    // No receipt on the node read: judged as none (not found, or still on its way).
+    if (!receipt) judge(receipt, head);
     const held = await agreeOnReceipt(kind, this.deps.chain.client, this.deps.chain.finality, receipt!);
     if (!held) throw new DomainError("PAYMENT_CONFIRMING", { detail: "short of a majority of the chain's nodes" });
     const { settlement, depositAddress } = judge(held, head);

@@ -1,5 +1,6 @@
 import type { FacilitatorEvmSigner } from "@x402/evm";
 import type { Address, PublicClient } from "viem";
+import { majorityRead } from "../chain/majority-read.js";
 
 /**
  * The chain as @x402/evm's `exact` facilitator reads it: its verify (signature, ERC-1271 and
@@ -15,9 +16,10 @@ export function readOnlyEvmSigner(client: PublicClient, submitter: () => Address
       const address = submitter();
       return address ? [address] : [];
     },
-    readContract: (args) => client.readContract(args as Parameters<PublicClient["readContract"]>[0]),
-    verifyTypedData: (args) => client.verifyTypedData(args as Parameters<PublicClient["verifyTypedData"]>[0]),
-    getCode: (args) => client.getCode(args),
+    // Each read decides a refusal (a simulated transfer, a signature, the asset's code): a majority's, never one node's.
+    readContract: (args) => majorityRead(client, (c) => c.readContract(args as Parameters<PublicClient["readContract"]>[0])),
+    verifyTypedData: (args) => majorityRead(client, (c) => c.verifyTypedData(args as Parameters<PublicClient["verifyTypedData"]>[0])),
+    getCode: (args) => majorityRead(client, (c) => c.getCode(args)),
     writeContract: refuse("writeContract"),
     sendTransaction: refuse("sendTransaction"),
     waitForTransactionReceipt: refuse("waitForTransactionReceipt"),

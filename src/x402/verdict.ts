@@ -26,22 +26,16 @@ export async function settlementVerdict(chain: PaymentChain, q: { txHash: Hex; n
   const { head, receipts } = await readReceiptsAfterHead(chain.client, chain.finality, [q.txHash]);
   const receipt = receipts[0];
   if (!receipt) return { valid: false, code: (await isKnownTransaction(chain.client, q.txHash)) ? "PAYMENT_CONFIRMING" : "PAYMENT_NOT_FOUND" };
-  if (receipt.status !== "success") return { valid: false, code: "TRANSACTION_REVERTED" };
-  const first = judge(receipt);
-  if ("code" in first) return first;
-  if (receipt.blockNumber > head) return { valid: false, code: "PAYMENT_CONFIRMING" };
-  const splits = first.splitHere ? [] : (await reader.splitLogs(receiver, token, receipt.blockNumber, head)).slice(0, 1);
-  if (!first.splitHere && splits.length === 0) return { valid: false, code: "PAYMENT_CONFIRMING" };
-  // Valid on what a majority of the nodes hold: the settlement's receipt, its block, final on each
-  // (and the later split's log, when the split is not in it); the verdict is formed again on their receipt.
-  const [held, split] = await Promise.all([
-    agreeOnReceipt("valid", chain.client, chain.finality, receipt),
-    first.splitHere ? true : agreeOnLogs("valid", chain.client, chain.finality, splits),
-  ]);
-  if (!held || !split || (split !== true && split.length === 0)) return { valid: false, code: "PAYMENT_CONFIRMING" };
+  // Every verdict, a refusal as well as a valid one, on what a majority of the nodes hold: the
+  // settlement's receipt, its block, final on each (and the later split's log, when the split is not in it).
+  const held = await agreeOnReceipt("valid", chain.client, chain.finality, receipt);
+  if (!held || held.blockNumber > head) return { valid: false, code: "PAYMENT_CONFIRMING" };
+  if (held.status !== "success") return { valid: false, code: "TRANSACTION_REVERTED" };
   const agreed = judge(held);
   if ("code" in agreed) return agreed;
-  if (agreed.splitHere !== first.splitHere) return { valid: false, code: "PAYMENT_CONFIRMING" };
+  const splits = agreed.splitHere ? [] : (await reader.splitLogs(receiver, token, held.blockNumber, head)).slice(0, 1);
+  const split = agreed.splitHere || (await agreeOnLogs("valid", chain.client, chain.finality, splits));
+  if (!split || (split !== true && split.length === 0)) return { valid: false, code: "PAYMENT_CONFIRMING" };
   return {
     valid: true,
     tx_hash: held.transactionHash.toLowerCase() as Hex,

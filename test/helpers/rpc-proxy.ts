@@ -197,6 +197,7 @@ export class RpcProxy {
     this.lagBlocks = 0;
     this.lagLogs = "partial";
     this.rewrite = null;
+    this.fault = null;
     this.down = false;
   }
 
