@@ -79,7 +79,10 @@ describe("npm start with RPC_URL", function () {
   it("with RPC_URLS, prints every node masked, by its position, and the quorum", async () => {
     const keys = ["NodeZeroKey0123456789abcdefABCDEF", "node-one-secret-91c2", "NodeTwoKey0123456789abcdefABCDEF"];
     const urls = [`${proxy.url}/v2/${keys[0]}`, `${proxy.url}/?apikey=${keys[1]}`, `http://user:${keys[2]}@${new URL(proxy.url).host}/`];
-    const out = await startOutput({ RPC_URLS: urls.join(","), TOKEN_KEYS: `k1:${"b".repeat(40)}`, FINALITY: "2", LOG_LEVEL: "info" });
+    // Three URLs of one host count once, unless RPC_QUORUM_UNSAFE=1 (the start says which share a host).
+    const env = { RPC_URLS: urls.join(","), TOKEN_KEYS: `k1:${"b".repeat(40)}`, FINALITY: "2", LOG_LEVEL: "info", RPC_QUORUM_UNSAFE: "1" };
+    const out = await startOutput(env);
+    assert.match(out, /RPC_URLS positions 0 and 1 share one host and count as two nodes in a majority \(RPC_QUORUM_UNSAFE\)/);
     assert.match(out, /node 0 +http:\/\/127\.0\.0\.1:\d+\/v2\/\*\*\*/);
     assert.match(out, /node 1 +http:\/\/127\.0\.0\.1:\d+\/\?apikey=\*\*\*/);
     assert.match(out, /node 2 +http:\/\/\*\*\*:\*\*\*@127\.0\.0\.1:\d+\//);
