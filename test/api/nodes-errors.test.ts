@@ -1,11 +1,11 @@
 import { assert } from "chai";
 import supertest from "supertest";
-import { erc20Abi, type Hex } from "viem";
+import type { Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { nodesOf } from "../../src/chain/nodes.js";
 import type { Service } from "../../src/service.js";
-import type { PayBlock } from "../helpers/payments.js";
 import type { RpcProxy } from "../helpers/rpc-proxy.js";
+import { depositSettlement } from "../helpers/deposits.js";
 import { useService } from "../helpers/service.js";
 
 /**
@@ -31,30 +31,11 @@ describe("a node's errors stop no log read the others serve", function () {
     return built;
   }
 
-  /** A plain transfer to a new payment's address; true once the follower's round sent its settlement and the settlement verifies. */
+  /** A deposit's settlement sent by the follower's rounds after it, mined, and verified valid. */
   async function depositSettles(s: Service): Promise<void> {
-    const res = await supertest(s.app).post("/v1/payments").send({ recipient: merchant().address, amount: "2" });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    const { intent, pay } = res.body as { intent: string; pay: Required<PayBlock> };
-    const buyer = h.chain.accounts[LOCAL_ROLES.firstUser]!;
-    const hash = await h.chain.wallet(buyer).writeContract({
-      account: buyer,
-      chain: h.chain.chain,
-      address: pay.token,
-      abi: erc20Abi,
-      functionName: "transfer",
-      args: [pay.deposit_address, BigInt(pay.amount_units)],
-    });
-    await h.chain.publicClient.waitForTransactionReceipt({ hash });
-    h.clock.advance(3);
-    await s.follower.round();
-    const [watch] = await s.database.query<{ tx_hash: Hex | null }>("SELECT tx_hash FROM deposit_watches WHERE deposit_address = $1", [
-      pay.deposit_address.toLowerCase(),
-    ]);
-    assert.isNotNull(watch?.tx_hash ?? null, "the settlement sent in the first round after the transfer");
-    await h.chain.publicClient.waitForTransactionReceipt({ hash: watch!.tx_hash! });
+    const { intent, settlement } = await depositSettlement(h, s, merchant().address);
     await h.chain.mine(3);
-    const verdict = await supertest(s.app).post("/v1/payments/verify").send({ intent, tx_hash: watch!.tx_hash });
+    const verdict = await supertest(s.app).post("/v1/payments/verify").send({ intent, tx_hash: settlement });
     assert.include(verdict.body, { valid: true }, JSON.stringify(verdict.body));
   }
 

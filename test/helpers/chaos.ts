@@ -1,5 +1,6 @@
 import { numberToHex, type Hex } from "viem";
 import type { RequestFault, RpcProxy } from "./rpc-proxy.js";
+import { seededRandom } from "./tx.js";
 
 /**
  * Every lie a chaos node tells (issue 59): forged or shifted receipt fields; invented, dropped,
@@ -29,18 +30,6 @@ export type ChaosLie = (typeof CHAOS_LIES)[number];
 /** How far a lying head is from the chain's. */
 const HEAD_LIE_BLOCKS = 5_000n;
 
-/** A seeded generator (mulberry32): one seed, one sequence of lies, so a failure can be replayed. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /** What a chaos node has told so far: each lie and how often. */
 export interface Chaos {
   readonly seed: number;
@@ -54,7 +43,7 @@ export interface Chaos {
  */
 export function makeChaotic(proxy: RpcProxy, seed: number, options: { rate?: number; hangs?: boolean } = {}): Chaos {
   const rate = options.rate ?? 0.3;
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const told = new Map<ChaosLie, number>();
   const tell = (lie: ChaosLie) => told.set(lie, (told.get(lie) ?? 0) + 1);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
