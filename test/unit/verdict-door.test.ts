@@ -57,10 +57,10 @@ const FORMED_IN: Record<VerdictKind, string[]> = {
  */
 const MARKERS: Array<[RegExp, VerdictKind[]]> = [
   [/\bvalid: true\b/, ["valid", "recover"]],
-  [/\bsuccess: true\b/, ["x402_success", "x402_auth_capture_success"]],
+  [/\bsuccess: true\b|[{,]\s*success\s*[,}]/, ["x402_success", "x402_auth_capture_success"]],
   [/"REFUNDED"/, ["refunded", "hold_refunded"]],
-  [/"CHARGED"/, ["charged"]],
-  [/"ALREADY_CHARGED"/, ["already_charged", "charged"]],
+  [/"CHARGED"|\.enum\.CHARGED\b/, ["charged"]],
+  [/"ALREADY_CHARGED"|\.enum\.ALREADY_CHARGED\b/, ["already_charged", "charged"]],
   [/"payment\.settled"|"subscription\.charged"|"subscription\.revoked"/, ["settled_event"]],
   [/\bdepositorOf\(/, ["refund_target"]],
   [/\.markSettled\(|\bwatches\.settle\(|\.markDone\(/, ["watch_end"]],
@@ -79,6 +79,8 @@ const NOT_A_VERDICT: Record<string, string> = {
   "src/store/x402-receivers.ts": "the store's write; the receiver sender decides it through the door",
   "src/store/hold-transactions.ts": "the store's write; the operator's follow round decides it through the door",
   "src/chain/agreement.ts": "the door",
+  "src/http/openapi.ts": "the API's description: its prose names `valid: true` for integrators, and forms nothing",
+  "src/http/operations.ts": "the operations' descriptions: prose naming `valid: true`, forming nothing",
 };
 
 /** Service source, less the wire schemas and the HTTP layer (they type and map verdicts, and document them in prose; domain code forms them). */
@@ -92,7 +94,8 @@ function sources(): Map<string, string> {
     }
   };
   walk(join(root, "src"));
-  for (const path of [...files.keys()]) if (/^src\/(wire|http|generated)\//.test(path)) files.delete(path);
+  // The HTTP layer is read too (a handler must not form a verdict either); wire schemas and generated code only type them.
+  for (const path of [...files.keys()]) if (/^src\/(wire|generated)\//.test(path)) files.delete(path);
   return files;
 }
 
