@@ -5,7 +5,7 @@ import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { formatAmount } from "../money.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
-import { agreeOnReceipt } from "../chain/agreement.js";
+import { agreeOnReceipt, type Agreed } from "../chain/agreement.js";
 import { isKnownTransaction } from "../chain/transactions.js";
 import type { Intent } from "./intent.js";
 import type { VerifyCode, VerifyPaymentResponse } from "../wire/index.js";
@@ -137,7 +137,7 @@ export async function verifyPaymentTransaction(
 function judgeReceipt(
   chain: PaymentChain,
   intent: Intent,
-  receipt: TransactionReceipt,
+  receipt: Agreed<TransactionReceipt>,
   depositAddress: Address,
   head: bigint,
 ): PaymentVerdict | { deposit: true } {

@@ -4,7 +4,7 @@ import { DomainError } from "../errors.js";
 import type { FairGate } from "../limits/fair-gate.js";
 import { formatAmount, parseUnits } from "../money.js";
 import { isSettled, readReceiptsAfterHead } from "../chain/finality.js";
-import { agreeOnRead, agreeOnReceipt, type VerdictKind } from "../chain/agreement.js";
+import { agreeOnRead, agreeOnReceipt, type Agreed, type VerdictKind } from "../chain/agreement.js";
 import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
 import { readIntent } from "../payments/intent.js";
 import type { SubscriptionCapabilities } from "../recurring/capabilities.js";
@@ -64,7 +64,7 @@ const RefundPayload = z.strictObject({
 type Target = Settlement & { ceilingUnits?: bigint };
 
 /** A judgement of the original receipt (its refusals thrown): the settlement, and the payment address its payer may be. */
-type Judge = (receipt: TransactionReceipt | null, head: bigint) => { settlement: Settlement; depositAddress?: () => Promise<Address> };
+type Judge = (receipt: Agreed<TransactionReceipt> | null, head: bigint) => { settlement: Settlement; depositAddress?: () => Promise<Address> };
 
 /**
  * The refund's one transfer in `receipt`: exactly one transfer of the payment token from the
@@ -72,7 +72,7 @@ type Judge = (receipt: TransactionReceipt | null, head: bigint) => { settlement:
  * log index); REFUND_TRANSACTION_MISMATCH otherwise. Other transfers in the receipt (a multisig's
  * batch) are ignored.
  */
-function refundTransfer(receipt: TransactionReceipt, settlement: Settlement, amount: bigint): void {
+function refundTransfer(receipt: Agreed<TransactionReceipt>, settlement: Settlement, amount: bigint): void {
   if (receipt.status !== "success") throw new DomainError("REFUND_TRANSACTION_MISMATCH", { detail: "reverted" });
   const toPayer = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs, strict: true }).filter(
     (l) => isAddressEqual(l.address, settlement.token) && isAddressEqual(l.args.from, settlement.merchant) && isAddressEqual(l.args.to, settlement.payer),

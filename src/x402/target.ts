@@ -1,4 +1,5 @@
 import type { Address, Hex, TransactionReceipt } from "viem";
+import type { Agreed } from "../chain/agreement.js";
 import type { SettlementPrice } from "../payments/deposit-settler.js";
 import type { Eip3009Authorization } from "./payload.js";
 
@@ -35,7 +36,7 @@ export interface PayToTarget {
   /** Whether our own mined settlement is this authorization's payment, settled. */
   paidByOwn(receipt: TransactionReceipt): boolean;
   /** Whether a receipt is a transaction {@link paidBy} may name: one that settled this payTo (its `Paid`; a receiver's: this authorization's transfer into it). */
-  settledIn(receipt: TransactionReceipt): boolean;
+  settledIn(receipt: Agreed<TransactionReceipt>): boolean;
   /** From the chain: the transaction that answers success (the authorization paid this payTo and it was settled), or why not. */
   paidBy(): Promise<Hex | "unsettled" | "not by this authorization">;
 }

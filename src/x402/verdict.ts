@@ -1,7 +1,7 @@
 import { isAddressEqual, type Address, type Hex, type TransactionReceipt } from "viem";
 import { X402ReceiversReader } from "../chain/contracts/x402-receivers.js";
 import { readReceiptsAfterHead } from "../chain/finality.js";
-import { agreeOnLogs, agreeOnReceipt } from "../chain/agreement.js";
+import { agreeOnLogs, agreeOnReceipt, type Agreed } from "../chain/agreement.js";
 import { isKnownTransaction } from "../chain/transactions.js";
 import { formatAmount } from "../money.js";
 import type { PaymentChain } from "../payments/verify.js";
@@ -51,7 +51,7 @@ export async function settlementVerdict(chain: PaymentChain, q: { txHash: Hex; n
 
   /** What a receipt says of this payment: its payer, the amount, and whether it was split in it; or why it is not the payment. */
   function judge(
-    r: TransactionReceipt,
+    r: Agreed<TransactionReceipt>,
   ): { payer: Address; value: bigint; splitHere: boolean } | { valid: false; code: "TRANSACTION_REVERTED" | "PAYMENT_MISMATCH" } {
     if (r.status !== "success") return { valid: false, code: "TRANSACTION_REVERTED" };
     // The transfer this authorization made (the log right after its AuthorizationUsed), into this receiver.
