@@ -131,6 +131,8 @@ export async function agreeOnClaim<L extends LogCore>(
     calls: (claim.calls ?? []).map((c) => c.result.toLowerCase()),
   });
   const held = await tally(nodes, (node) => claimVote(node, finality, claim));
+  // A majority holds otherwise: a node that alone answered one of the claim's logs in a log read told it.
+  if (held && held.key !== own) for (const log of claim.logs ?? []) if ("blockHash" in log) nodes.blameLog(log as unknown as ClaimedLog);
   return held?.key === own ? seal(agreed, kind) : null;
 }
 

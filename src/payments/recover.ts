@@ -38,11 +38,9 @@ export async function recoverPayment(chain: PaymentChain, intent: Intent, deposi
     const excessOf = excess.find((e) => e.transactionHash === log.transactionHash);
     const judge = (paid: typeof log, moved: bigint | undefined) =>
       judgePaid(chain, intent, { ...paidFact(paid, { txHash: paid.transactionHash, blockNumber: paid.blockNumber, blockHash: paid.blockHash }), moved }, head);
-    const verdict = judge(log, excessOf?.moved);
-    if (!verdict.valid) return { found: true, tx_hash: log.transactionHash, valid: false, code: verdict.code, as_of_block: asOf };
-    // Valid only on what a majority of the nodes hold: the same Paid log (and excess), in the same
-    // final block, with the guard's settledBlock read there saying that block; the verdict is
-    // formed again on the claim they agreed on.
+    // Every verdict, a refusal as well as valid, only on what a majority of the nodes hold: the same
+    // Paid log (and excess), in the same final block, with the guard's settledBlock read there saying
+    // that block; the verdict is formed on the claim they agreed on (one node's altered log refuses nothing).
     const held = await agreeOnClaim("recover", client, chain.finality, {
       txHash: log.transactionHash,
       blockNumber: log.blockNumber,
@@ -56,7 +54,7 @@ export async function recoverPayment(chain: PaymentChain, intent: Intent, deposi
     const [paid, moved] = held.logs as [typeof log, { args: { moved: bigint } }?];
     const agreedVerdict = judge(paid, moved?.args.moved);
     if (agreedVerdict.valid) return { found: true, ...agreedVerdict, as_of_block: asOf };
-    return { found: true, tx_hash: log.transactionHash, valid: false, code: agreedVerdict.code, as_of_block: asOf };
+    return { found: true, tx_hash: paid.transactionHash, valid: false, code: agreedVerdict.code, as_of_block: asOf };
   }
   throw new DomainError("PAYMENT_RECOVERY_INCONSISTENT", { detail: `settledBlock set but no Paid log for ${intent.reference}` });
 }

@@ -55,6 +55,35 @@ describe("the door hands back what a majority said, never one node's copy", func
     assert.isNull(nodes.nodes[0]!.asideFor, "node 0 answered truly");
     assert.isNull(nodes.nodes[1]!.asideFor, "node 1 answered truly");
   });
+  it("the node read first altering a settled payment's Paid log in every log read (another amount): recover never refuses on its word, and recovers the payment valid", async () => {
+    const created = await supertest(h.service.app).post("/v1/payments").send({ recipient: merchant().address, amount: "2" });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const { intent, pay } = created.body as { intent: string; pay: PayBlock };
+    const paid = await payIntent(h.chain, buyer(), pay);
+    await h.chain.mine(3);
+    const splitter = h.service.deployment.contracts.Splitter.address.toLowerCase();
+    let lies = 0;
+    h.nodes[0]!.rewrite = (request, result) => {
+      if (request.method !== "eth_getLogs" || !Array.isArray(result)) return result;
+      return (result as Array<{ address: string; data: Hex }>).map((l) => {
+        if (l.address.toLowerCase() !== splitter) return l;
+        lies++;
+        // The Paid log's amount (its data's third word) one unit more.
+        const words = l.data.slice(2).match(/.{64}/g)!;
+        words[2] = (BigInt(`0x${words[2]}`) + 1n).toString(16).padStart(64, "0");
+        return { ...l, data: `0x${words.join("")}` };
+      });
+    };
+    for (const node of h.nodes) node.latencyMs = node === h.nodes[0] ? 0 : 30;
+    built = await h.another();
+    const recover = () => supertest(built!.app).post("/v1/payments/recover").send({ intent });
+    const first = await recover();
+    assert.isAtLeast(lies, 1, "the liar was read, and altered the Paid log");
+    assert.notInclude(first.body, { code: "PAYMENT_MISMATCH" }, JSON.stringify(first.body));
+    // The liar, that alone answered the altered log, is set aside: the next ask reads the others.
+    const again = await recover();
+    assert.include(again.body, { found: true, valid: true, tx_hash: paid.transactionHash }, JSON.stringify(again.body));
+  });
 });
 
 /** Polls `done` (a set-aside decided once every node has answered) until it holds, at most 5 s. */
