@@ -1,6 +1,7 @@
 import type { Address, Hex, PublicClient } from "viem";
 import { recurringChargesAbi } from "../generated/contracts.js";
 import { TRANSACTION_GAS_CAP } from "./batch-size.js";
+import { majorityRead } from "../chain/majority-read.js";
 import type { Terms } from "./terms.js";
 
 /** A charge as the trial runs it: as `chargeBatch` takes it, with the largest reimbursement its terms allow. */
@@ -173,14 +174,19 @@ export class ChargeTrials {
   /** How many of `charges` a `chargeBatch` from the relayer charges at the latest block; null when the call failed. */
   async #charged(charges: TrialCharge[]): Promise<number | null> {
     try {
-      const { result } = await this.deps.client.simulateContract({
-        address: this.deps.contract,
-        abi: recurringChargesAbi,
-        functionName: "chargeBatch",
-        args: [charges],
-        account: this.deps.relayer,
-        gas: TRANSACTION_GAS_CAP,
-      });
+      // What a batch would charge decides what is sent: a majority's answer, never one node's.
+      const result = await majorityRead(this.deps.client, (c) =>
+        c
+          .simulateContract({
+            address: this.deps.contract,
+            abi: recurringChargesAbi,
+            functionName: "chargeBatch",
+            args: [charges],
+            account: this.deps.relayer,
+            gas: TRANSACTION_GAS_CAP,
+          })
+          .then((r) => r.result),
+      );
       return Number(result);
     } catch {
       return null;

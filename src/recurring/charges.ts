@@ -23,6 +23,7 @@ import { measuredChargeGas, RENEWAL_GAS_FIGURE } from "./charge-gas.js";
 import { CONTRACT_SIGNATURE_GAS_CAP, RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
 import type { Terms } from "./terms.js";
 import type { SignedSubscription } from "./tokens.js";
+import { majorityRead } from "../chain/majority-read.js";
 import type { ChargeResponse, ChargeStatus } from "../wire/index.js";
 
 export type { ChargeStatus };
@@ -194,8 +195,9 @@ export class Charges {
       ({ address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement, period] }) as const;
     const simulate = async (reimbursement: bigint): Promise<Simulated> => {
       const call = chargeCall(reimbursement);
-      const [read] = await Promise.allSettled([client.simulateContract({ ...call, account: relayerAddress })]);
-      return { call, read: read.status === "fulfilled" ? { status: "fulfilled", value: read.value.result[1] } : read };
+      // The simulation decides a send or a refusal: a majority's answer, never one node's (majority-read.ts).
+      const [read] = await Promise.allSettled([majorityRead(client, (c) => c.simulateContract({ ...call, account: relayerAddress }).then((r) => r.result))]);
+      return { call, read: read.status === "fulfilled" ? { status: "fulfilled", value: read.value[1] } : read };
     };
     const tried = async (): Promise<Simulated> => {
       const passed = await this.#trials(relayerAddress).trial({ terms, signature, gasReimbursement: cap, expectedPeriod: period }, id);

@@ -1,8 +1,10 @@
 import { assert } from "chai";
+import supertest from "supertest";
 import { numberToHex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import type { Service } from "../../src/service.js";
 import { depositSettlement } from "../helpers/deposits.js";
+import { approveThroughSession, subscribe } from "../helpers/recurring.js";
 import { useService } from "../helpers/service.js";
 
 /**
@@ -12,6 +14,7 @@ import { useService } from "../helpers/service.js";
 describe("the relayer's reads that decide a send stand on a majority", function () {
   this.timeout(90_000);
   const h = useService({}, { nodes: 3 });
+  const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
   const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
   let built: Service | null = null;
   afterEach(() => {
@@ -52,5 +55,27 @@ describe("the relayer's reads that decide a send stand on a majority", function 
     assert.isAtLeast(lies, 1, "the liar was asked the estimate, and lied");
     assert.equal(receipt.status, "success", "enough gas: the majority's estimate");
     assert.isAbove(Number(receipt.gasUsed), 25_200, "the call needs more than the liar's 21,000 (+20%)");
+  });
+  it("the node read first answering every simulation of the recurring contract with a revert: the charge is simulated on the majority, sent, and charged", async () => {
+    const s = await subscribe(h, buyer(), { recipient: merchant().address, amount: "10", period: 3600 });
+    await approveThroughSession(h, buyer(), s.subscription);
+    const recurring = h.service.deployment.contracts.RecurringCharges.address.toLowerCase();
+    const liar = h.nodes[0]!;
+    let reverted = 0;
+    liar.refusal = { code: 3, message: "execution reverted" };
+    liar.refuse = (request) => {
+      const call = request.params?.[0] as { to?: string } | undefined;
+      const refused = request.method === "eth_call" && call?.to?.toLowerCase() === recurring;
+      if (refused) reverted++;
+      return refused;
+    };
+    for (const node of h.nodes) node.latencyMs = node === liar ? 0 : 20;
+    built = await h.another();
+    const first = await supertest(built.app).post("/v1/charges").send({ subscription: s.subscription });
+    assert.isAtLeast(reverted, 1, "the liar was asked to simulate the charge, and answered a revert");
+    assert.include(first.body, { status: "CONFIRMING", period_index: 0 }, JSON.stringify(first.body));
+    await h.chain.mine(3);
+    const charged = await supertest(built.app).post("/v1/charges").send({ subscription: s.subscription });
+    assert.include(charged.body, { status: "CHARGED", period_index: 0 }, JSON.stringify(charged.body));
   });
 });
