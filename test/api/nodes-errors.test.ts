@@ -17,13 +17,7 @@ describe("a node's errors stop no log read the others serve", function () {
   const h = useService({}, { nodes: 3 });
   const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
   let built: Service | null = null;
-  afterEach(() => {
-    built = null;
-    for (const node of h.nodes) {
-      node.latencyMs = 0;
-      node.refuse = null;
-    }
-  });
+  // Each test sets every node's latency it needs; the harness clears each node's lies before every test.
   /** A service whose reads go first to `first` (the others answer 20 ms slower). */
   async function readFirst(first: RpcProxy) {
     for (const node of h.nodes) node.latencyMs = node === first ? 0 : 20;

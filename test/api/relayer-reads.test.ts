@@ -17,13 +17,7 @@ describe("the relayer's reads that decide a send stand on a majority", function 
   const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
   const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
   let built: Service | null = null;
-  afterEach(() => {
-    built = null;
-    for (const node of h.nodes) {
-      node.latencyMs = 0;
-      node.rewrite = null;
-    }
-  });
+  // Each test sets every node's latency it needs; the harness clears each node's lies before every test.
 
   it("the node read first answering a pending nonce 5 ahead: the settlement takes the majority's nonce and is mined", async () => {
     const liar = h.nodes[0]!;
