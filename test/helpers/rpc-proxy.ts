@@ -32,6 +32,8 @@ export class RpcProxy {
   requests = 0;
   /** Each `eth_call` and `eth_estimateGas` since the last reset: the contract called and the call's selector. */
   readonly contractCalls: { method: string; to: string; selector: string }[] = [];
+  /** Each `eth_getLogs` range asked since the last reset (block numbers; a tag such as "latest" is left out). */
+  readonly logReads: { fromBlock: bigint; toBlock: bigint }[] = [];
   /** Added to every forwarded round trip (a remote node), in milliseconds. */
   latencyMs = 0;
   /** When set, every request waits for it before being forwarded (a slow node, to order a race). */
@@ -61,6 +63,11 @@ export class RpcProxy {
    * what it returns is answered instead (a forged receipt, log, `eth_call` answer or block hash).
    */
   rewrite: ((request: { method: string; params?: unknown[] }, result: unknown) => unknown) | null = null;
+  /**
+   * The answers {@link rewrite} changed since the last reset, by method: what a liar test asserts was
+   * served before it asserts the outcome, so it cannot pass without meeting the lie.
+   */
+  readonly lies = new Map<string, number>();
   #server: Server | null = null;
   url = "";
 
@@ -81,6 +88,9 @@ export class RpcProxy {
           const requests: { method: string; params?: [{ to?: string; data?: string; input?: string }] }[] = Array.isArray(parsed) ? parsed : [parsed];
           methods = requests.map((r) => r.method);
           for (const r of requests) {
+            const range = r.params?.[0] as { fromBlock?: string; toBlock?: string } | undefined;
+            if (r.method === "eth_getLogs" && range?.fromBlock?.startsWith("0x") && range.toBlock?.startsWith("0x"))
+              this.logReads.push({ fromBlock: BigInt(range.fromBlock), toBlock: BigInt(range.toBlock) });
             if (r.method !== "eth_call" && r.method !== "eth_estimateGas") continue;
             const call = r.params?.[0] ?? {};
             this.contractCalls.push({ method: r.method, to: (call.to ?? "").toLowerCase(), selector: (call.data ?? call.input ?? "").slice(0, 10) });
@@ -149,6 +159,13 @@ export class RpcProxy {
     return this;
   }
 
+  /** Answers {@link rewrite} changed (lies served), in total or of the given methods, since the last reset. */
+  lied(...methods: string[]): number {
+    let total = 0;
+    for (const [m, n] of this.lies) if (methods.length === 0 || methods.includes(m)) total += n;
+    return total;
+  }
+
   /** Total calls, or calls of the given methods, since the last reset. */
   count(...methods: string[]): number {
     let total = 0;
@@ -158,7 +175,9 @@ export class RpcProxy {
 
   reset(): void {
     this.calls.clear();
+    this.lies.clear();
     this.contractCalls.length = 0;
+    this.logReads.length = 0;
     this.requests = 0;
     this.mode = "pass";
     this.faultMethods = null;
@@ -214,7 +233,10 @@ export class RpcProxy {
     const byId = new Map(answers.map((a) => [JSON.stringify(a.id), a]));
     const merged = batch.map((r) => {
       const answer = byId.get(JSON.stringify(r.id))!;
-      return answer.error !== undefined ? answer : { ...answer, result: this.rewrite!(r, answer.result) };
+      if (answer.error !== undefined) return answer;
+      const result = this.rewrite!(r, answer.result);
+      if (JSON.stringify(result) !== JSON.stringify(answer.result)) this.lies.set(r.method, (this.lies.get(r.method) ?? 0) + 1);
+      return { ...answer, result };
     });
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(parsed) ? merged : merged[0]));
   }
