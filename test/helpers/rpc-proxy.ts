@@ -32,8 +32,12 @@ export class RpcProxy {
   requests = 0;
   /** Each `eth_call` and `eth_estimateGas` since the last reset: the contract called and the call's selector. */
   readonly contractCalls: { method: string; to: string; selector: string }[] = [];
-  /** Each `eth_getLogs` range asked since the last reset (block numbers; a tag such as "latest" is left out). */
-  readonly logReads: { fromBlock: bigint; toBlock: bigint }[] = [];
+  /**
+   * Each `eth_getLogs` range asked since the last reset, in order (block numbers; a tag such as
+   * "latest" is left out): the addresses it named, and, while lagging ({@link lagBlocks}), the
+   * head the node played when it answered.
+   */
+  readonly logReads: { fromBlock: bigint; toBlock: bigint; address: string[]; nodeHead?: bigint }[] = [];
   /** Added to every forwarded round trip (a remote node), in milliseconds. */
   latencyMs = 0;
   /** When set, every request waits for it before being forwarded (a slow node, to order a race). */
@@ -88,9 +92,13 @@ export class RpcProxy {
           const requests: { method: string; params?: [{ to?: string; data?: string; input?: string }] }[] = Array.isArray(parsed) ? parsed : [parsed];
           methods = requests.map((r) => r.method);
           for (const r of requests) {
-            const range = r.params?.[0] as { fromBlock?: string; toBlock?: string } | undefined;
+            const range = r.params?.[0] as { fromBlock?: string; toBlock?: string; address?: string | string[] } | undefined;
             if (r.method === "eth_getLogs" && range?.fromBlock?.startsWith("0x") && range.toBlock?.startsWith("0x"))
-              this.logReads.push({ fromBlock: BigInt(range.fromBlock), toBlock: BigInt(range.toBlock) });
+              this.logReads.push({
+                fromBlock: BigInt(range.fromBlock),
+                toBlock: BigInt(range.toBlock),
+                address: [range.address ?? []].flat().map((a) => a.toLowerCase()),
+              });
             if (r.method !== "eth_call" && r.method !== "eth_estimateGas") continue;
             const call = r.params?.[0] ?? {};
             this.contractCalls.push({ method: r.method, to: (call.to ?? "").toLowerCase(), selector: (call.data ?? call.input ?? "").slice(0, 10) });
@@ -255,6 +263,12 @@ export class RpcProxy {
     const visible = BigInt(tip!.result as string) - BigInt(this.lagBlocks);
     const hex = `0x${visible.toString(16)}`;
     const batch = Array.isArray(parsed) ? parsed : [parsed];
+    for (const r of batch) {
+      const range = r.params?.[0] as { fromBlock?: string; toBlock?: string } | undefined;
+      if (r.method !== "eth_getLogs" || !range?.fromBlock?.startsWith("0x") || !range.toBlock?.startsWith("0x")) continue;
+      const read = this.logReads.findLast((l) => l.nodeHead === undefined && l.fromBlock === BigInt(range.fromBlock!) && l.toBlock === BigInt(range.toBlock!));
+      if (read) read.nodeHead = visible;
+    }
     const answered = new Map<string, unknown>();
     const forward: typeof batch = [];
     for (const r of batch) {
