@@ -59,7 +59,7 @@ export function escrowRefusal(error: unknown, collected: () => Promise<boolean>)
     case "InvalidExpiries":
     case "FeeBpsOverflow":
     case "InvalidFeeBpsRange":
-    case "FeeBpsOutOfRange":
+    case "FeeAmountOutOfRange":
     case "ZeroFeeReceiver":
     case "InvalidFeeReceiver":
     case "InvalidCollectorForOperation":

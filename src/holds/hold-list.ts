@@ -95,9 +95,9 @@ function stepOf(l: RawLog): HoldEvent[] {
     case "PaymentAuthorized":
       return [{ step: "authorized", amount: event.args.amount, ...at }];
     case "PaymentCharged":
-      return [{ step: "charged", amount: event.args.amount, feeBps: event.args.feeBps, ...at }];
+      return [{ step: "charged", amount: event.args.amount, feeAmount: event.args.feeAmount, ...at }];
     case "PaymentCaptured":
-      return [{ step: "captured", amount: event.args.amount, feeBps: event.args.feeBps, ...at }];
+      return [{ step: "captured", amount: event.args.amount, feeAmount: event.args.feeAmount, ...at }];
     case "PaymentVoided":
       return [{ step: "voided", amount: event.args.amount, ...at }];
     case "PaymentReclaimed":

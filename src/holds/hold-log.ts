@@ -10,8 +10,8 @@ export interface HoldEvent {
   step: "authorized" | "charged" | "captured" | "voided" | "reclaimed" | "refunded";
   /** Token units the step moved (a capture: fee included). */
   amount: bigint;
-  /** A capture's or charge's fee, in basis points. */
-  feeBps?: number;
+  /** A capture's or charge's fee, in token units (part of `amount`), as the escrow moved it. */
+  feeAmount?: bigint;
   /** An authorization's or charge's payer (the buyer who signed). */
   payer?: Address;
   txHash: Hex;
@@ -109,9 +109,9 @@ function parsed(raw: RawLogLike): Parsed | null {
     case "PaymentAuthorized":
       return { log, event: { step: "authorized", amount: decoded.args.amount, payer: decoded.args.paymentInfo.payer, ...at } };
     case "PaymentCharged":
-      return { log, event: { step: "charged", amount: decoded.args.amount, feeBps: decoded.args.feeBps, payer: decoded.args.paymentInfo.payer, ...at } };
+      return { log, event: { step: "charged", amount: decoded.args.amount, feeAmount: decoded.args.feeAmount, payer: decoded.args.paymentInfo.payer, ...at } };
     case "PaymentCaptured":
-      return { log, event: { step: "captured", amount: decoded.args.amount, feeBps: decoded.args.feeBps, ...at } };
+      return { log, event: { step: "captured", amount: decoded.args.amount, feeAmount: decoded.args.feeAmount, ...at } };
     case "PaymentVoided":
       return { log, event: { step: "voided", amount: decoded.args.amount, ...at } };
     case "PaymentReclaimed":

@@ -78,15 +78,12 @@ export interface HoldFigures {
   refunded: bigint;
 }
 
-/** The fee a capture of `amount` at `feeBps` pays, as the escrow rounds it (down). */
-export const feeOf = (amount: bigint, feeBps: number) => (amount * BigInt(feeBps)) / 10_000n;
-
 /** Sums a hold's final steps and names its state at `nowSeconds` against its deadlines. */
 export function holdFigures(final: readonly HoldEvent[], deadlines: { authorizeBefore: number; captureBefore: number }, nowSeconds: number): HoldFigures {
   const sum = (steps: HoldEvent["step"][]) => final.filter((e) => steps.includes(e.step)).reduce((t, e) => t + e.amount, 0n);
   const authorized = sum(["authorized", "charged"]);
   const captured = sum(["captured", "charged"]);
-  const fee = final.filter((e) => e.step === "captured" || e.step === "charged").reduce((t, e) => t + feeOf(e.amount, e.feeBps ?? 0), 0n);
+  const fee = final.filter((e) => e.step === "captured" || e.step === "charged").reduce((t, e) => t + (e.feeAmount ?? 0n), 0n);
   const voided = sum(["voided"]);
   const reclaimed = sum(["reclaimed"]);
   const capturable = authorized - captured - voided - reclaimed;
@@ -118,7 +115,7 @@ export function stepOnWire(e: HoldEvent, final: boolean) {
   return {
     step,
     amount_units: e.amount.toString(),
-    ...(e.feeBps !== undefined ? { fee_units: feeOf(e.amount, e.feeBps).toString() } : {}),
+    ...(e.feeAmount !== undefined ? { fee_units: e.feeAmount.toString() } : {}),
     tx_hash: e.txHash,
     block_number: e.blockNumber.toString(),
     final,

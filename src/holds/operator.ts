@@ -13,6 +13,7 @@ import { everyRound } from "../rounds.js";
 import { decodeEscrowEvent } from "./escrow-events.js";
 import { escrowRefusal } from "./escrow-refusals.js";
 import { followHoldTransactions } from "./operator-follow.js";
+import { feeAmountOf } from "./fee.js";
 import { payerAgnosticHash, paymentInfoHash, type PaymentInfo } from "./payment-info.js";
 
 export interface HoldOperatorDeps {
@@ -48,8 +49,8 @@ export interface HoldSent {
 /** What the escrow did in a mined operator call, once a majority of the nodes hold it final. */
 export type HoldStep =
   | { step: "authorized"; amount: bigint }
-  | { step: "charged"; amount: bigint; feeBps: number }
-  | { step: "captured"; amount: bigint; feeBps: number }
+  | { step: "charged"; amount: bigint; feeAmount: bigint }
+  | { step: "captured"; amount: bigint; feeAmount: bigint }
   | { step: "voided"; amount: bigint };
 
 /** A transaction's outcome: not mined (or not final on a majority yet), reverted, or the escrow's step on the majority's receipt. */
@@ -101,7 +102,7 @@ export class HoldOperator {
   async charge(info: PaymentInfo, amount: bigint, signature: Hex): Promise<HoldSent> {
     const { collector, feeBps, feeReceiver } = this.deps;
     await this.#payerAdmitted(info.payer);
-    return this.#send(info, { functionName: "charge", args: [info, amount, collector, signature, feeBps, feeReceiver] });
+    return this.#send(info, { functionName: "charge", args: [info, amount, collector, signature, feeAmountOf(amount, feeBps), feeReceiver] });
   }
 
   /** A payer one of whose authorizations passed its simulation and reverted on chain lately is refused: the relayer paid for one. */
@@ -111,9 +112,10 @@ export class HoldOperator {
     }
   }
 
-  /** Captures `amount` of what is authorized: the deployment's fee to the fee collector, the rest to the receiver. */
+  /** Captures `amount` of what is authorized: the deployment's fee of it to the fee collector, the rest to the receiver. */
   capture(info: PaymentInfo, amount: bigint): Promise<HoldSent> {
-    return this.#send(info, { functionName: "capture", args: [info, amount, this.deps.feeBps, this.deps.feeReceiver] });
+    const { feeBps, feeReceiver } = this.deps;
+    return this.#send(info, { functionName: "capture", args: [info, amount, feeAmountOf(amount, feeBps), feeReceiver] });
   }
 
   /** Sends everything still authorized back to the buyer. */
@@ -186,9 +188,9 @@ export class HoldOperator {
         case "PaymentAuthorized":
           return { step: "authorized", amount: event.args.amount };
         case "PaymentCharged":
-          return { step: "charged", amount: event.args.amount, feeBps: event.args.feeBps };
+          return { step: "charged", amount: event.args.amount, feeAmount: event.args.feeAmount };
         case "PaymentCaptured":
-          return { step: "captured", amount: event.args.amount, feeBps: event.args.feeBps };
+          return { step: "captured", amount: event.args.amount, feeAmount: event.args.feeAmount };
         case "PaymentVoided":
           return { step: "voided", amount: event.args.amount };
       }
@@ -240,6 +242,6 @@ export class HoldOperator {
 /** An operator call to the escrow, as its ABI names it. */
 type OperatorCall =
   | { functionName: "authorize"; args: readonly [PaymentInfo, bigint, Address, Hex] }
-  | { functionName: "charge"; args: readonly [PaymentInfo, bigint, Address, Hex, number, Address] }
-  | { functionName: "capture"; args: readonly [PaymentInfo, bigint, number, Address] }
+  | { functionName: "charge"; args: readonly [PaymentInfo, bigint, Address, Hex, bigint, Address] }
+  | { functionName: "capture"; args: readonly [PaymentInfo, bigint, bigint, Address] }
   | { functionName: "void"; args: readonly [PaymentInfo] };

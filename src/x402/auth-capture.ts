@@ -7,6 +7,7 @@ import { readReceipt } from "../chain/transactions.js";
 import type { Finality } from "../config.js";
 import { DomainError } from "../errors.js";
 import { authCaptureEscrowAbi, fiatTokenAbi } from "../generated/contracts.js";
+import { feeAmountOf } from "../holds/fee.js";
 import { payerAgnosticHash, type PaymentInfo } from "../holds/payment-info.js";
 import { HOLD_MAX_CAPTURE_SECONDS, HOLD_MAX_REFUND_SECONDS } from "../holds/terms.js";
 import type { PaymentChain } from "../payments/verify.js";
@@ -192,8 +193,8 @@ export class AuthCaptureFacilitator {
   }
 
   /**
-   * Whether the receipt holds the escrow's collection of this payment: `PaymentCharged` at the
-   * deployment's fee to the fee collector, or `PaymentAuthorized` for a hold, for this payment's hash
+   * Whether the receipt holds the escrow's collection of this payment: `PaymentCharged` with the
+   * deployment's fee amount to the fee collector, or `PaymentAuthorized` for a hold, for this payment's hash
    * and its whole amount.
    */
   #collectedIn(receipt: TransactionReceipt, terms: AuthCaptureTerms): boolean {
@@ -205,7 +206,10 @@ export class AuthCaptureFacilitator {
       if (event?.eventName === "PaymentCharged" && !terms.hold) {
         const a = event.args;
         return (
-          a.paymentInfoHash === terms.paymentHash && a.amount === terms.info.maxAmount && a.feeBps === feeBps && isAddressEqual(a.feeReceiver, feeCollector)
+          a.paymentInfoHash === terms.paymentHash &&
+          a.amount === terms.info.maxAmount &&
+          a.feeAmount === feeAmountOf(a.amount, feeBps) &&
+          isAddressEqual(a.feeReceiver, feeCollector)
         );
       }
       if (event?.eventName === "PaymentAuthorized" && terms.hold) {
@@ -288,7 +292,10 @@ export class AuthCaptureFacilitator {
     const { feeBps, feeCollector } = deployment.parameters;
     const call = terms.hold
       ? { functionName: "authorize" as const, args: [terms.info, terms.info.maxAmount, escrow.eip3009Collector, terms.signature] as const }
-      : { functionName: "charge" as const, args: [terms.info, terms.info.maxAmount, escrow.eip3009Collector, terms.signature, feeBps, feeCollector] as const };
+      : {
+          functionName: "charge" as const,
+          args: [terms.info, terms.info.maxAmount, escrow.eip3009Collector, terms.signature, feeAmountOf(terms.info.maxAmount, feeBps), feeCollector] as const,
+        };
     try {
       await client.simulateContract({ address: escrow.escrow, abi: authCaptureEscrowAbi, account, ...call } as never);
       // A contract payer's signature check runs inside the call, at the relayer's cost: past the ceiling it is refused here.

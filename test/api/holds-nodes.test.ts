@@ -66,8 +66,8 @@ describe("holds: three nodes, one lying", function () {
       address: escrow,
       topics: encodeEventTopics({ abi: authCaptureEscrowAbi, eventName: "PaymentCaptured", args: { paymentInfoHash: paymentHash as Hex } }),
       data: encodeAbiParameters(
-        [{ type: "uint256" }, { type: "uint16" }, { type: "address" }],
-        [50_000_000n, h.service.deployment.parameters.feeBps, h.service.deployment.parameters.feeCollector],
+        [{ type: "uint256" }, { type: "uint256" }, { type: "address" }],
+        [50_000_000n, (50_000_000n * BigInt(h.service.deployment.parameters.feeBps)) / 10_000n, h.service.deployment.parameters.feeCollector],
       ),
       blockHash: other.blockHash,
       blockNumber: numberToHex(other.blockNumber),

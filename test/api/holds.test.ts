@@ -126,6 +126,36 @@ describe("holds", function () {
     });
   });
 
+  it("a hold of 10.00: captures of 4.00 and 3.000049 call v1.1's capture (0x3efa46e1) naming floor(part × fee_bps / 10⁴) as the fee amount, and move exactly that", async () => {
+    const feeCollector = h.service.deployment.parameters.feeCollector;
+    const feeBps = BigInt(h.service.deployment.parameters.feeBps);
+    const created = await create({ amount: "10.00", notify_url: HOOK });
+    await settle((await authorize(created.checkout_token)).sent);
+    for (const [amount, units] of [
+      ["4.00", 4_000_000n],
+      ["3.000049", 3_000_049n],
+    ] as const) {
+      const before = await Promise.all([merchant().address, feeCollector].map((a) => balanceOf(h.chain, token(), a)));
+      const sent = await post("/v1/holds/capture", { hold: created.hold, amount });
+      const tx = await h.chain.publicClient.getTransaction({ hash: sent.tx_hash });
+      assert.equal(tx.input.slice(0, 10), "0x3efa46e1", "Commerce Payments v1.1's capture(PaymentInfo,uint256,uint256,address)");
+      await settle(sent);
+      const after = await Promise.all([merchant().address, feeCollector].map((a) => balanceOf(h.chain, token(), a)));
+      const fee = (units * feeBps) / 10_000n;
+      assert.equal(after[1]! - before[1]!, fee, `${amount}: the fee collector gets floor(part × fee_bps / 10⁴)`);
+      assert.equal(after[0]! - before[0]!, units - fee, `${amount}: the merchant the rest`);
+    }
+    await settle(await post("/v1/holds/void", { hold: created.hold }));
+    const closed = await state(created.hold);
+    const fee = (4_000_000n * feeBps) / 10_000n + (3_000_049n * feeBps) / 10_000n;
+    assert.deepInclude(closed, { state: "VOIDED", captured_units: "7000049", fee_units: fee.toString(), voided_units: "2999951" });
+    const read = await events(created.hold);
+    assert.deepEqual(
+      read.filter((e) => e.type === "hold.captured").map((e) => e.data.fee_units),
+      [(4_000_000n * feeBps) / 10_000n, (3_000_049n * feeBps) / 10_000n].map(String),
+    );
+  });
+
   it("refuses in its words: a capture above what is authorized, a replayed authorization, a capture after void, the buyer's token capturing", async () => {
     const created = await create();
     assert.equal((await post("/v1/holds/capture", { hold: created.hold, amount: "1.00" }, 409)).error, "HOLD_NOT_AUTHORIZED");

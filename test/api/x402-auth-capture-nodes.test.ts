@@ -84,7 +84,7 @@ describe("x402 auth-capture: three nodes, one forging", function () {
       paymentInfo: info,
       amount: info.maxAmount,
       tokenCollector: escrow.eip3009Collector,
-      feeBps: info.minFeeBps,
+      feeAmount: (info.maxAmount * BigInt(info.minFeeBps)) / 10_000n,
       feeReceiver: info.feeReceiver,
     };
     const data = encodeAbiParameters(

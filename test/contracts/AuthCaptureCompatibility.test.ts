@@ -90,7 +90,7 @@ describe("AuthCaptureEscrow (the stand-in) accepts what @x402/evm's auth-capture
       const before = await balanceOf(chain, p.usdc, p.payer.address);
       await escrowCall(chain, p.operator, { functionName: "authorize", args: [info, 40_000_000n, p.collector, paid.signature] });
       assert.equal(await balanceOf(chain, p.usdc, p.payer.address), before - 40_000_000n);
-      await escrowCall(chain, p.operator, { functionName: "capture", args: [info, 30_000_000n, 200, p.feeReceiver] });
+      await escrowCall(chain, p.operator, { functionName: "capture", args: [info, 30_000_000n, 600_000n, p.feeReceiver] });
       assert.deepEqual(await stateOf(chain, info), { collected: true, capturable: 10_000_000n, refundable: 30_000_000n });
     });
   }
@@ -106,8 +106,8 @@ describe("AuthCaptureEscrow (the stand-in) accepts what @x402/evm's auth-capture
     const balances = () => Promise.all([p.payer.address, p.receiver.address, p.feeReceiver].map((a) => balanceOf(chain, p.usdc, a)));
     const before = await balances();
     await escrowCall(chain, p.operator, { functionName: "authorize", args: [info, info.maxAmount, p.collector, paid.signature] });
-    await escrowCall(chain, p.operator, { functionName: "capture", args: [info, 30_000_000n, 200, p.feeReceiver] });
-    await escrowCall(chain, p.operator, { functionName: "capture", args: [info, 15_000_000n, 200, p.feeReceiver] });
+    await escrowCall(chain, p.operator, { functionName: "capture", args: [info, 30_000_000n, 600_000n, p.feeReceiver] });
+    await escrowCall(chain, p.operator, { functionName: "capture", args: [info, 15_000_000n, 300_000n, p.feeReceiver] });
     await escrowCall(chain, p.operator, { functionName: "void", args: [info] });
     const after = await balances();
     assert.deepEqual(

@@ -66,10 +66,15 @@ export async function measureHoldGas(chain: LocalChain, figures: Record<string, 
       address: escrow,
       abi: authCaptureEscrowAbi,
       functionName: "charge",
-      args: [info, info.maxAmount, eip3009Collector, await signed(info), 200, info.feeReceiver],
+      args: [info, info.maxAmount, eip3009Collector, await signed(info), (info.maxAmount * 200n) / 10_000n, info.feeReceiver],
     });
   const capture = (info: PaymentInfo, amount: bigint) =>
-    send(chain, operator, { address: escrow, abi: authCaptureEscrowAbi, functionName: "capture", args: [info, amount, 200, info.feeReceiver] });
+    send(chain, operator, {
+      address: escrow,
+      abi: authCaptureEscrowAbi,
+      functionName: "capture",
+      args: [info, amount, (amount * 200n) / 10_000n, info.feeReceiver],
+    });
 
   const warmUp = terms(1n);
   await authorize(warmUp);
