@@ -126,6 +126,14 @@ export type ApproveTokenRequest = {
   approve_token: Token;
 };
 
+export type AuthCaptureDeployment = {
+  /** The Commerce Payments release whose interface the escrow speaks */
+  version: "v1.1";
+  escrow: Address;
+  /** The escrow's EIP-3009 token collector: the `to` a buyer's ReceiveWithAuthorization names */
+  eip3009_collector: Address;
+};
+
 /** An error answer of authorizeHold: branch on error and action. */
 export type AuthorizeHoldError = {
   error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "HOLD_EXPIRED" | "HOLD_ALREADY_AUTHORIZED" | "INVALID_SIGNATURE" | "TRANSACTION_REVERTED" | "INSUFFICIENT_BALANCE" | "ACCOUNT_BLOCKED" | "TOKEN_PAUSED" | "HOLD_BUSY" | "RELAYER_UNAVAILABLE" | "RELAYER_ERROR" | "RPC_ERROR" | "RPC_BUSY";
@@ -175,6 +183,8 @@ export type CapabilitiesResponse = {
     /** The escrow's EIP-3009 token collector: the `to` a buyer's ReceiveWithAuthorization names. Absent with the escrow */
     auth_capture_collector?: Address;
   };
+  /** Every Commerce Payments escrow set the service calls: the first is the holds' (contracts.auth_capture_escrow), and an x402 auth-capture payment may name any of them. Absent where the deployment names none */
+  auth_capture_deployments?: Array<AuthCaptureDeployment>;
   token: {
     address: Address;
     symbol: string;

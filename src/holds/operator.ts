@@ -1,8 +1,9 @@
-import { encodeFunctionData, getAddress, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import { encodeFunctionData, getAddress, isAddressEqual, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
 import { agreeOnReceipt, type Agreed } from "../chain/agreement.js";
 import { isReceiptSettled } from "../chain/finality.js";
 import { readReceipt } from "../chain/transactions.js";
 import type { Finality } from "../config.js";
+import type { EscrowSet } from "../deployments.js";
 import { DomainError } from "../errors.js";
 import { authCaptureEscrowAbi } from "../generated/contracts.js";
 import type { SettlementSender } from "../payments/relayer-call.js";
@@ -19,9 +20,11 @@ import { payerAgnosticHash, paymentInfoHash, type PaymentInfo } from "./payment-
 export interface HoldOperatorDeps {
   client: PublicClient;
   chainId: number;
-  /** The escrow (Commerce Payments' AuthCaptureEscrow, or the local stand-in at its address) and its EIP-3009 collector. */
-  escrow: Address;
-  collector: Address;
+  /**
+   * The escrow sets the operator calls (Commerce Payments' AuthCaptureEscrow, or the local stand-in at
+   * its address, and its EIP-3009 collector): the first is the holds'; x402 charges may name any.
+   */
+  sets: readonly EscrowSet[];
   store: HoldTransactionStore;
   /** The relayer: its account is the escrow's operator for every hold this service makes. */
   sender: SettlementSender;
@@ -87,22 +90,31 @@ export class HoldOperator {
     return this.deps.sender.address;
   }
 
-  /** The escrow's name for a hold. */
-  hashOf(info: PaymentInfo): Hex {
-    return paymentInfoHash(info, this.deps.chainId, this.deps.escrow);
+  /** The holds' escrow set: the first listed. */
+  get #holds(): EscrowSet {
+    return this.deps.sets[0]!;
   }
 
-  /** Authorizes the most the hold may capture, with the buyer's ERC-3009 signature to the collector. */
+  /** The escrow's name for a hold (at the holds' escrow unless another set is named). */
+  hashOf(info: PaymentInfo, set: EscrowSet = this.#holds): Hex {
+    return paymentInfoHash(info, this.deps.chainId, set.escrow);
+  }
+
+  /** Authorizes the most the hold may capture, with the buyer's ERC-3009 signature to the holds' collector. */
   async authorize(info: PaymentInfo, signature: Hex): Promise<HoldSent> {
     await this.#payerAdmitted(info.payer);
-    return this.#send(info, { functionName: "authorize", args: [info, info.maxAmount, this.deps.collector, signature] });
+    const set = this.#holds;
+    return this.#send(info, { functionName: "authorize", args: [info, info.maxAmount, set.eip3009Collector, signature] }, set);
   }
 
-  /** Authorizes and captures `amount` in one step (x402 `auth-capture` without a hold), at the deployment's fee. */
-  async charge(info: PaymentInfo, amount: bigint, signature: Hex): Promise<HoldSent> {
-    const { collector, feeBps, feeReceiver } = this.deps;
+  /** Authorizes and captures `amount` in one step (x402 `auth-capture` without a hold) at `set`'s escrow, at the deployment's fee. */
+  async charge(info: PaymentInfo, amount: bigint, signature: Hex, set: EscrowSet = this.#holds): Promise<HoldSent> {
+    const { feeBps, feeReceiver } = this.deps;
+    if (!this.deps.sets.some((s) => isAddressEqual(s.escrow, set.escrow) && isAddressEqual(s.eip3009Collector, set.eip3009Collector)))
+      throw new DomainError("INVALID_HOLD", { detail: "an escrow this deployment does not list" });
     await this.#payerAdmitted(info.payer);
-    return this.#send(info, { functionName: "charge", args: [info, amount, collector, signature, feeAmountOf(amount, feeBps), feeReceiver] });
+    const args = [info, amount, set.eip3009Collector, signature, feeAmountOf(amount, feeBps), feeReceiver] as const;
+    return this.#send(info, { functionName: "charge", args }, set);
   }
 
   /** A payer one of whose authorizations passed its simulation and reverted on chain lately is refused: the relayer paid for one. */
@@ -115,17 +127,17 @@ export class HoldOperator {
   /** Captures `amount` of what is authorized: the deployment's fee of it to the fee collector, the rest to the receiver. */
   capture(info: PaymentInfo, amount: bigint): Promise<HoldSent> {
     const { feeBps, feeReceiver } = this.deps;
-    return this.#send(info, { functionName: "capture", args: [info, amount, feeAmountOf(amount, feeBps), feeReceiver] });
+    return this.#send(info, { functionName: "capture", args: [info, amount, feeAmountOf(amount, feeBps), feeReceiver] }, this.#holds);
   }
 
   /** Sends everything still authorized back to the buyer. */
   void(info: PaymentInfo): Promise<HoldSent> {
-    return this.#send(info, { functionName: "void", args: [info] });
+    return this.#send(info, { functionName: "void", args: [info] }, this.#holds);
   }
 
   /** The hold's operator call on its way, if any (a second one is refused until it is mined): this payment's, or any payer's authorization of its terms. */
-  async inFlight(info: PaymentInfo) {
-    return (await this.deps.store.inFlight(this.hashOf(info))) ?? (await this.deps.store.inFlight(this.#termsHash(info)));
+  async inFlight(info: PaymentInfo, set: EscrowSet = this.#holds) {
+    return (await this.deps.store.inFlight(this.hashOf(info, set))) ?? (await this.deps.store.inFlight(this.#termsHash(info, set)));
   }
 
   /**
@@ -133,12 +145,12 @@ export class HoldOperator {
    * payer-agnostic hash, so two payers authorizing the same hold at once cannot both be sent (each
    * would lock its funds in a payment of its own); every later call under the payment's hash.
    */
-  #recordKey(info: PaymentInfo, operation: HoldOperation): Hex {
-    return operation === "authorize" || operation === "charge" ? this.#termsHash(info) : this.hashOf(info);
+  #recordKey(info: PaymentInfo, operation: HoldOperation, set: EscrowSet): Hex {
+    return operation === "authorize" || operation === "charge" ? this.#termsHash(info, set) : this.hashOf(info, set);
   }
 
-  #termsHash(info: PaymentInfo): Hex {
-    return payerAgnosticHash(info, this.deps.chainId, this.deps.escrow);
+  #termsHash(info: PaymentInfo, set: EscrowSet): Hex {
+    return payerAgnosticHash(info, this.deps.chainId, set.escrow);
   }
 
   /**
@@ -178,10 +190,10 @@ export class HoldOperator {
     return followHoldTransactions(this.deps, limit);
   }
 
-  /** The escrow's step in a receipt: its first PaymentAuthorized, PaymentCharged, PaymentCaptured or PaymentVoided log. */
+  /** The escrow's step in a receipt: its first PaymentAuthorized, PaymentCharged, PaymentCaptured or PaymentVoided log, from a listed escrow. */
   #stepIn(receipt: TransactionReceipt): HoldStep | null {
     for (const log of receipt.logs) {
-      if (getAddress(log.address) !== getAddress(this.deps.escrow)) continue;
+      if (!this.deps.sets.some((s) => isAddressEqual(s.escrow, log.address))) continue;
       const event = decodeEscrowEvent(log);
       if (!event) continue;
       switch (event.eventName) {
@@ -199,28 +211,29 @@ export class HoldOperator {
   }
 
   /** Checks the hold is this service's, simulates the call, prices it, records it and broadcasts it. */
-  async #send(info: PaymentInfo, call: OperatorCall): Promise<HoldSent> {
+  async #send(info: PaymentInfo, call: OperatorCall, set: EscrowSet): Promise<HoldSent> {
     const operation = call.functionName;
     const data = encodeFunctionData({ abi: authCaptureEscrowAbi, ...call } as never);
-    const { client, escrow, store, sender, feeBps, feeReceiver } = this.deps;
+    const { client, store, sender, feeBps, feeReceiver } = this.deps;
+    const { escrow } = set;
     const relayer = sender.address;
     if (!relayer) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
     if (getAddress(info.operator) !== relayer) throw new DomainError("INVALID_HOLD", { detail: "the hold names another operator" });
     if (info.minFeeBps !== feeBps || info.maxFeeBps !== feeBps || getAddress(info.feeReceiver) !== getAddress(feeReceiver)) {
       throw new DomainError("INVALID_HOLD", { detail: "the hold's signed fee is not this deployment's" });
     }
-    const paymentHash = this.hashOf(info);
-    const busy = await this.inFlight(info);
+    const paymentHash = this.hashOf(info, set);
+    const busy = await this.inFlight(info, set);
     if (busy) throw new DomainError("HOLD_BUSY", { txHash: busy.hash, detail: `${busy.operation} in flight` });
     try {
       await client.simulateContract({ address: escrow, abi: authCaptureEscrowAbi, account: relayer, ...call } as never);
     } catch (error) {
-      throw await escrowRefusal(error, () => this.#collected(paymentHash));
+      throw await escrowRefusal(error, () => this.#collected(paymentHash, escrow));
     }
     const ready = await readyRelayerCall(this.deps, escrow, data);
     if (!ready) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "the operator call cannot be sent now (price, balance or a refused simulation)" });
     const { priced, pending } = ready;
-    const recorded = await store.record({ relayer, paymentHash: this.#recordKey(info, operation), operation }, pending, this.deps.now(), (nonce) =>
+    const recorded = await store.record({ relayer, paymentHash: this.#recordKey(info, operation, set), operation }, pending, this.deps.now(), (nonce) =>
       sender.sign({ to: escrow, data, gas: priced.gas, maxFeePerGas: priced.fees.maxFeePerGas, maxPriorityFeePerGas: priced.fees.maxPriorityFeePerGas }, nonce),
     );
     if ("busy" in recorded) throw new DomainError("HOLD_BUSY", { txHash: recorded.busy.hash, detail: `${recorded.busy.operation} in flight` });
@@ -228,9 +241,9 @@ export class HoldOperator {
     return { hash: recorded.hash, paymentHash, operation };
   }
 
-  async #collected(paymentHash: Hex): Promise<boolean> {
+  async #collected(paymentHash: Hex, escrow: Address): Promise<boolean> {
     const [collected] = await this.deps.client.readContract({
-      address: this.deps.escrow,
+      address: escrow,
       abi: authCaptureEscrowAbi,
       functionName: "paymentState",
       args: [paymentHash],

@@ -1,5 +1,5 @@
 import { REFUND_TOKEN_TTL_SECONDS } from "../capabilities.js";
-import { deployBlockOf } from "../deployments.js";
+import { deployBlockOf, holdsEscrowSet } from "../deployments.js";
 import { listHolds } from "../holds/hold-list.js";
 import { refundHold } from "../holds/hold-refunds.js";
 import { Holds } from "../holds/holds.js";
@@ -33,13 +33,12 @@ export function holdsRoom(
     webhooks,
   }: { chain: ChainRoom; store: StoreRoom; relayer: RelayerRoom; tokens: TokensRoom; webhooks: Webhooks },
 ): HoldsRoom {
-  const escrow = deployment.authCapture;
+  const escrow = holdsEscrowSet(deployment);
   if (!escrow) return { operator: null, holds: null };
   const operator = new HoldOperator({
     client,
     chainId: deployment.chainId,
-    escrow: escrow.escrow,
-    collector: escrow.eip3009Collector,
+    sets: deployment.authCapture!,
     store: new HoldTransactionStore(database),
     sender: relayer,
     quoteFees,

@@ -48,7 +48,7 @@ describe("holds: three nodes, one lying", function () {
     await h.service.holdOperator!.follow();
     // The honest round: the authorization announced, and the payment it names kept with the watch.
     await h.service.webhooks.holdWatcher!.tick();
-    const escrow = h.service.deployment.authCapture!.escrow;
+    const escrow = h.service.deployment.authCapture![0]!.escrow;
     const paymentHash = receipt.logs.find((l) => l.address.toLowerCase() === escrow.toLowerCase())!.topics[1]!;
     // A later transaction of someone else's: the lie sits in its place.
     const other = await h.chain.publicClient.waitForTransactionReceipt({

@@ -191,7 +191,7 @@ describe("holds", function () {
       const body = { recipient: merchant().address, amount: "50.00", refund_before: now + 86_400, ...terms };
       assert.equal((await post("/v1/holds", body, 400)).error, "INVALID_HOLD", JSON.stringify(terms));
     }
-    const escrow = h.service.deployment.authCapture!.escrow;
+    const escrow = h.service.deployment.authCapture![0]!.escrow;
     assert.equal((await create({ recipient: escrow }).catch((e: Error) => e.message)).includes("400"), true, "the escrow is no recipient");
   });
 
@@ -207,7 +207,7 @@ describe("holds", function () {
     assert.equal(await h.chain.publicClient.getTransactionCount({ address: h.service.holdOperator!.operator! }), nonce, "nothing was sent");
     const expired = await state(created.checkout_token);
     assert.equal(expired.state, "EXPIRED");
-    assert.deepInclude(expired.reclaim, { from: buyer().address, to: h.service.deployment.authCapture!.escrow });
+    assert.deepInclude(expired.reclaim, { from: buyer().address, to: h.service.deployment.authCapture![0]!.escrow });
     const hash = await h.chain.wallet(buyer()).sendTransaction({ to: expired.reclaim.to, data: expired.reclaim.data, account: buyer(), chain: h.chain.chain });
     await h.chain.publicClient.waitForTransactionReceipt({ hash });
     await h.chain.mine(3);

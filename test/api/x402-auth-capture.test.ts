@@ -30,7 +30,7 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
   const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
   const stranger = () => h.chain.accounts[LOCAL_ROLES.firstUser + 2]!;
   const usdc = () => h.service.deployment.token.address;
-  const escrow = () => h.service.deployment.authCapture!.escrow;
+  const escrow = () => h.service.deployment.authCapture![0]!.escrow;
   const feeCollector = () => h.service.deployment.parameters.feeCollector;
   const feeBps = () => h.service.deployment.parameters.feeBps;
   const fee = () => (REPORT_PRICE.units * BigInt(feeBps())) / 10_000n;
@@ -97,7 +97,7 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
       scheme: "auth-capture",
       network: X402_NETWORK,
       extra: {
-        authCaptureEscrow: h.service.deployment.authCapture!.escrow,
+        authCaptureEscrow: h.service.deployment.authCapture![0]!.escrow,
         captureAuthorizer: h.service.holdOperator!.operator!,
         feeRecipient: feeCollector(),
         minFeeBps: feeBps(),
