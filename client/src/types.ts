@@ -58,7 +58,8 @@ export type ErrorCode =
   | "HOLD_ALREADY_AUTHORIZED"
   | "HOLD_NOT_AUTHORIZED"
   | "HOLD_CLOSED"
-  | "HOLD_BUSY";
+  | "HOLD_BUSY"
+  | "ESCROW_REFUSED";
 
 /** What to do next. WAIT: the transaction exists and the money may have moved; poll the same transaction and start no other. */
 export type Action = "SUCCESS" | "WAIT" | "RETRY" | "FIX_REQUEST" | "ASK_PAYER" | "STOP";
@@ -136,7 +137,7 @@ export type AuthCaptureDeployment = {
 
 /** An error answer of authorizeHold: branch on error and action. */
 export type AuthorizeHoldError = {
-  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "HOLD_EXPIRED" | "HOLD_ALREADY_AUTHORIZED" | "INVALID_SIGNATURE" | "TRANSACTION_REVERTED" | "INSUFFICIENT_BALANCE" | "ACCOUNT_BLOCKED" | "TOKEN_PAUSED" | "HOLD_BUSY" | "RELAYER_UNAVAILABLE" | "RELAYER_ERROR" | "RPC_ERROR" | "RPC_BUSY";
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "HOLD_EXPIRED" | "HOLD_ALREADY_AUTHORIZED" | "INVALID_SIGNATURE" | "TRANSACTION_REVERTED" | "INSUFFICIENT_BALANCE" | "ACCOUNT_BLOCKED" | "TOKEN_PAUSED" | "HOLD_BUSY" | "ESCROW_REFUSED" | "RELAYER_UNAVAILABLE" | "RELAYER_ERROR" | "RPC_ERROR" | "RPC_BUSY";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
@@ -241,7 +242,7 @@ export type CapabilityToken = string;
 
 /** An error answer of captureHold: branch on error and action. */
 export type CaptureHoldError = {
-  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "AMOUNT_OUT_OF_BOUNDS" | "HOLD_AMOUNT_EXCEEDS_AUTHORIZED" | "HOLD_EXPIRED" | "HOLD_NOT_AUTHORIZED" | "HOLD_CLOSED" | "HOLD_BUSY" | "RELAYER_UNAVAILABLE" | "RELAYER_ERROR" | "RPC_ERROR" | "RPC_BUSY";
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "AMOUNT_OUT_OF_BOUNDS" | "HOLD_AMOUNT_EXCEEDS_AUTHORIZED" | "HOLD_EXPIRED" | "HOLD_NOT_AUTHORIZED" | "HOLD_CLOSED" | "HOLD_BUSY" | "ESCROW_REFUSED" | "RELAYER_UNAVAILABLE" | "RELAYER_ERROR" | "RPC_ERROR" | "RPC_BUSY";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
@@ -1553,7 +1554,7 @@ export type VerifyX402SettlementError = {
 
 /** An error answer of voidHold: branch on error and action. */
 export type VoidHoldError = {
-  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "HOLD_NOT_AUTHORIZED" | "HOLD_CLOSED" | "HOLD_BUSY" | "RELAYER_UNAVAILABLE" | "RELAYER_ERROR" | "RPC_ERROR" | "RPC_BUSY";
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "HOLD_NOT_AUTHORIZED" | "HOLD_CLOSED" | "HOLD_BUSY" | "ESCROW_REFUSED" | "RELAYER_UNAVAILABLE" | "RELAYER_ERROR" | "RPC_ERROR" | "RPC_BUSY";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;

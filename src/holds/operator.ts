@@ -12,7 +12,7 @@ import type { HoldOperation, HoldTransactionStore } from "../store/hold-transact
 import type { RevertedPayers } from "./operator-follow.js";
 import { everyRound } from "../rounds.js";
 import { decodeEscrowEvent } from "./escrow-events.js";
-import { escrowRefusal } from "./escrow-refusals.js";
+import { agreedEscrowRefusal } from "./escrow-refusals.js";
 import { followHoldTransactions } from "./operator-follow.js";
 import { feeAmountOf } from "./fee.js";
 import { payerAgnosticHash, paymentInfoHash, type PaymentInfo } from "./payment-info.js";
@@ -225,10 +225,11 @@ export class HoldOperator {
     const paymentHash = this.hashOf(info, set);
     const busy = await this.inFlight(info, set);
     if (busy) throw new DomainError("HOLD_BUSY", { txHash: busy.hash, detail: `${busy.operation} in flight` });
+    const simulate = (node: PublicClient) => node.simulateContract({ address: escrow, abi: authCaptureEscrowAbi, account: relayer, ...call } as never);
     try {
-      await client.simulateContract({ address: escrow, abi: authCaptureEscrowAbi, account: relayer, ...call } as never);
+      await simulate(client);
     } catch (error) {
-      throw await escrowRefusal(error, () => this.#collected(paymentHash, escrow));
+      throw await agreedEscrowRefusal(client, error, simulate, () => this.#collected(paymentHash, escrow));
     }
     const ready = await readyRelayerCall(this.deps, escrow, data);
     if (!ready) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "the operator call cannot be sent now (price, balance or a refused simulation)" });

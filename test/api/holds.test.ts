@@ -175,6 +175,36 @@ describe("holds", function () {
     assert.equal((await post("/v1/holds/void", { hold: created.hold }, 409)).error, "HOLD_CLOSED");
   });
 
+  it("a capture the escrow refuses is 409 ESCROW_REFUSED (FIX_REQUEST), the escrow's error named in svc-error-detail, and nothing is sent or retried", async () => {
+    const created = await create();
+    await settle((await authorize(created.checkout_token)).sent);
+    const escrow = h.service.deployment.authCapture![0]!.escrow;
+    const relayer = h.service.holdOperator!.operator!;
+    const code = (await h.chain.publicClient.getCode({ address: escrow }))!;
+    // Code at the escrow that refuses every call: with FeeAmountOutOfRange(0, 0, 0) (a decoded error
+    // the service has no other answer for), then with no data at all (a function the code lacks,
+    // as v1.1 answered v1.0's capture).
+    const refusing: Array<[Hex, string]> = [
+      ["0x637c2dcc2260e01b60005260646000fd", "FeeAmountOutOfRange"],
+      ["0x60006000fd", "(revert without data)"],
+    ];
+    try {
+      for (const [bytecode, name] of refusing) {
+        await h.chain.testClient.setCode({ address: escrow, bytecode });
+        const nonce = await h.chain.publicClient.getTransactionCount({ address: relayer });
+        const res = await h.api.post("/v1/holds/capture").send({ hold: created.hold, amount: "1.00" });
+        assert.equal(res.status, 409, JSON.stringify(res.body));
+        assert.deepInclude(res.body, { error: "ESCROW_REFUSED", action: "FIX_REQUEST" });
+        assert.equal(res.headers["svc-error-detail"], name);
+        assert.isUndefined(res.headers["retry-after"], "not a retry");
+        assert.equal(await h.chain.publicClient.getTransactionCount({ address: relayer }), nonce, "nothing was sent");
+      }
+    } finally {
+      await h.chain.testClient.setCode({ address: escrow, bytecode: code });
+    }
+    assert.deepInclude(await state(created.hold), { capturable_units: "50000000", in_flight: null }, "the hold as it was, nothing recorded to send again");
+  });
+
   it("refuses a garbage authorization with nothing sent, and terms against now, each other and the escrow's rules", async () => {
     const created = await create();
     const nonce = await h.chain.publicClient.getTransactionCount({ address: h.service.holdOperator!.operator! });
