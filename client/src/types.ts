@@ -353,10 +353,10 @@ export type CreateHoldResponse = {
   authorize_before: UnixSeconds;
   capture_before: UnixSeconds;
   refund_before: UnixSeconds;
-  /** the deployment's fee on every capture, signed by the buyer as both bounds */
+  /** the hold's fee on every capture (the deployment's when it was made), signed by the buyer as both bounds */
   fee_bps: number;
   escrow: Address;
-  /** this service's relayer: the only account that may authorize, capture and void */
+  /** the relayer account the hold was made with: the only account that may authorize, capture and void it */
   operator: Address;
   notify_url?: string;
 };
@@ -633,10 +633,10 @@ export type HoldStateResponse = {
   authorize_before: UnixSeconds;
   capture_before: UnixSeconds;
   refund_before: UnixSeconds;
-  /** the deployment's fee on every capture, signed by the buyer as both bounds */
+  /** the hold's fee on every capture (the deployment's when it was made), signed by the buyer as both bounds */
   fee_bps: number;
   escrow: Address;
-  /** this service's relayer: the only account that may authorize, capture and void */
+  /** the relayer account the hold was made with: the only account that may authorize, capture and void it */
   operator: Address;
   /** from the final steps only */
   state: HoldStateName;
@@ -1111,10 +1111,10 @@ export type ResolveHoldResponse = {
   authorize_before: UnixSeconds;
   capture_before: UnixSeconds;
   refund_before: UnixSeconds;
-  /** the deployment's fee on every capture, signed by the buyer as both bounds */
+  /** the hold's fee on every capture (the deployment's when it was made), signed by the buyer as both bounds */
   fee_bps: number;
   escrow: Address;
-  /** this service's relayer: the only account that may authorize, capture and void */
+  /** the relayer account the hold was made with: the only account that may authorize, capture and void it */
   operator: Address;
   /** the escrow's EIP-3009 token collector: the `to` the buyer signs */
   collector: Address;

@@ -66,6 +66,9 @@ export class Holds {
       refundBefore: input.refundBefore,
       salt: holdSalt(this.deps.randomBytes),
       fromBlock,
+      operator: this.#operator(),
+      feeBps: deployment.parameters.feeBps,
+      feeReceiver: deployment.parameters.feeCollector,
     };
     const { hold, checkout } = mintHold(this.deps.tokens, terms);
     const holdId = this.#holdId(terms);
@@ -255,9 +258,9 @@ export class Holds {
       authorize_before: terms.authorizeBefore,
       capture_before: terms.captureBefore,
       refund_before: terms.refundBefore,
-      fee_bps: deployment.parameters.feeBps,
+      fee_bps: terms.feeBps ?? deployment.parameters.feeBps,
       escrow: this.deps.escrow.escrow,
-      operator: this.#operator(),
+      operator: terms.operator ?? this.#operator(),
     };
   }
 

@@ -1,4 +1,4 @@
-import { encodeFunctionData, getAddress, isAddressEqual, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import { encodeFunctionData, getAddress, isAddressEqual, zeroAddress, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
 import { agreeOnReceipt, type Agreed } from "../chain/agreement.js";
 import { isReceiptSettled } from "../chain/finality.js";
 import { readReceipt } from "../chain/transactions.js";
@@ -28,6 +28,11 @@ export interface HoldOperatorDeps {
   store: HoldTransactionStore;
   /** The relayer: its account is the escrow's operator for every hold this service makes. */
   sender: SettlementSender;
+  /**
+   * The relayer's retired accounts (RELAYER_RETIRED_KEYS): each is still the operator of the open
+   * holds made under it, so it sends their captures and voids, and nothing else.
+   */
+  retiredSenders?: readonly SettlementSender[];
   quoteFees: () => Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
   now: () => number;
   /** A transaction still unmined this long after it was sent is replaced with a higher fee, within the relayer's ceiling. */
@@ -124,10 +129,9 @@ export class HoldOperator {
     }
   }
 
-  /** Captures `amount` of what is authorized: the deployment's fee of it to the fee collector, the rest to the receiver. */
+  /** Captures `amount` of what is authorized: the hold's signed fee of it to its signed fee receiver, the rest to the receiver. */
   capture(info: PaymentInfo, amount: bigint): Promise<HoldSent> {
-    const { feeBps, feeReceiver } = this.deps;
-    return this.#send(info, { functionName: "capture", args: [info, amount, feeAmountOf(amount, feeBps), feeReceiver] }, this.#holds);
+    return this.#send(info, { functionName: "capture", args: [info, amount, feeAmountOf(amount, info.maxFeeBps), info.feeReceiver] }, this.#holds);
   }
 
   /** Sends everything still authorized back to the buyer. */
@@ -214,14 +218,13 @@ export class HoldOperator {
   async #send(info: PaymentInfo, call: OperatorCall, set: EscrowSet): Promise<HoldSent> {
     const operation = call.functionName;
     const data = encodeFunctionData({ abi: authCaptureEscrowAbi, ...call } as never);
-    const { client, store, sender, feeBps, feeReceiver } = this.deps;
+    const { client, store } = this.deps;
     const { escrow } = set;
-    const relayer = sender.address;
-    if (!relayer) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
-    if (getAddress(info.operator) !== relayer) throw new DomainError("INVALID_HOLD", { detail: "the hold names another operator" });
-    if (info.minFeeBps !== feeBps || info.maxFeeBps !== feeBps || getAddress(info.feeReceiver) !== getAddress(feeReceiver)) {
-      throw new DomainError("INVALID_HOLD", { detail: "the hold's signed fee is not this deployment's" });
-    }
+    if (!this.deps.sender.address) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
+    const sender = this.#senderFor(info.operator, operation);
+    if (!sender) throw new DomainError("INVALID_HOLD", { detail: "the hold names another operator" });
+    const relayer = sender.address!;
+    this.#checkFee(info, operation);
     const paymentHash = this.hashOf(info, set);
     const busy = await this.inFlight(info, set);
     if (busy) throw new DomainError("HOLD_BUSY", { txHash: busy.hash, detail: `${busy.operation} in flight` });
@@ -231,7 +234,7 @@ export class HoldOperator {
     } catch (error) {
       throw await agreedEscrowRefusal(client, error, simulate, () => this.#collected(paymentHash, escrow));
     }
-    const ready = await readyRelayerCall(this.deps, escrow, data);
+    const ready = await readyRelayerCall({ ...this.deps, sender }, escrow, data);
     if (!ready) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "the operator call cannot be sent now (price, balance or a refused simulation)" });
     const { priced, pending } = ready;
     const recorded = await store.record({ relayer, paymentHash: this.#recordKey(info, operation, set), operation }, pending, this.deps.now(), (nonce) =>
@@ -240,6 +243,30 @@ export class HoldOperator {
     if ("busy" in recorded) throw new DomainError("HOLD_BUSY", { txHash: recorded.busy.hash, detail: `${recorded.busy.operation} in flight` });
     await sender.send(recorded).catch(() => {}); // recorded: the follow round sends it again if lost
     return { hash: recorded.hash, paymentHash, operation };
+  }
+
+  /**
+   * The key that sends a call for a hold naming `operator`: this relayer's; for a capture or void, also
+   * a retired one (the open holds made before a rotation). New holds and payments are this relayer's only.
+   */
+  #senderFor(operator: Address, operation: HoldOperation): SettlementSender | null {
+    const { sender, retiredSenders = [] } = this.deps;
+    const keys = operation === "capture" || operation === "void" ? [sender, ...retiredSenders] : [sender];
+    return keys.find((s) => s.address !== null && isAddressEqual(s.address, operator)) ?? null;
+  }
+
+  /**
+   * A new payment (authorize, charge) is signed at the deployment's fee to its fee collector; a hold's
+   * later calls take the fee its buyer signed (min = max, as every hold this service makes), which a
+   * change of `fee_bps` since does not touch.
+   */
+  #checkFee(info: PaymentInfo, operation: HoldOperation): void {
+    const { feeBps, feeReceiver } = this.deps;
+    const fresh = operation === "authorize" || operation === "charge";
+    const signed = fresh
+      ? info.minFeeBps === feeBps && info.maxFeeBps === feeBps && isAddressEqual(info.feeReceiver, feeReceiver)
+      : info.minFeeBps === info.maxFeeBps && (info.maxFeeBps === 0 || !isAddressEqual(info.feeReceiver, zeroAddress));
+    if (!signed) throw new DomainError("INVALID_HOLD", { detail: "the hold's signed fee is not one this service takes" });
   }
 
   async #collected(paymentHash: Hex, escrow: Address): Promise<boolean> {

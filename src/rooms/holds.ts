@@ -28,7 +28,7 @@ export function holdsRoom(
   {
     chain: { client, deployment },
     store: { database },
-    relayer: { relayer, quoteFees },
+    relayer: { relayer, retired, quoteFees },
     tokens: { tokens },
     webhooks,
   }: { chain: ChainRoom; store: StoreRoom; relayer: RelayerRoom; tokens: TokensRoom; webhooks: Webhooks },
@@ -41,6 +41,7 @@ export function holdsRoom(
     sets: deployment.authCapture!,
     store: new HoldTransactionStore(database),
     sender: relayer,
+    retiredSenders: retired,
     quoteFees,
     now,
     replaceAfterMs: config.relayer.replaceAfterSeconds * 1000,

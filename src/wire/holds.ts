@@ -40,9 +40,9 @@ const HoldTerms = {
   authorize_before: UnixSeconds.describe("the buyer authorizes strictly before it (the escrow's preApprovalExpiry)"),
   capture_before: UnixSeconds,
   refund_before: UnixSeconds,
-  fee_bps: z.number().int().describe("the deployment's fee on every capture, signed by the buyer as both bounds"),
+  fee_bps: z.number().int().describe("the hold's fee on every capture (the deployment's when it was made), signed by the buyer as both bounds"),
   escrow: Address,
-  operator: Address.describe("this service's relayer: the only account that may authorize, capture and void"),
+  operator: Address.describe("the relayer account the hold was made with: the only account that may authorize, capture and void it"),
 };
 
 export const CreateHoldResponse = z.strictObject({

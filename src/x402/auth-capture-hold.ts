@@ -25,6 +25,9 @@ export function x402Hold(tokens: CapabilityTokens, deployment: LiveDeployment) {
       refundBefore: info.refundExpiry,
       salt: toHex(info.salt, { size: 32 }),
       fromBlock: authorizedIn,
+      operator: info.operator,
+      feeBps: info.maxFeeBps,
+      feeReceiver: info.feeReceiver,
     });
     return {
       payment_hash: terms.paymentHash,
