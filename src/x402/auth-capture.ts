@@ -47,8 +47,8 @@ export interface AuthCaptureDeps {
 }
 
 /**
- * The gas of an auth-capture escrow call with no payer code (a `charge` 170,731 and an `authorize`
- * 145,881 measured on the stand-in, docs/gas.md) rounded up: a call's ceiling is this plus the
+ * The gas of an auth-capture escrow call with no payer code (a `charge` 170,841 and an `authorize`
+ * 145,903 measured on the stand-in, docs/gas.md) rounded up: a call's ceiling is this plus the
  * configured cap on a contract payer's signature check.
  */
 export const AUTH_CAPTURE_GAS = 250_000n;
