@@ -145,6 +145,16 @@ export class HoldOperator {
   }
 
   /**
+   * The transactions recorded for a hold on the holds' escrow (its authorization under the terms'
+   * hash, later calls under the payment's; `info`'s payer may be the zero address before one is
+   * known), sent or mined, oldest first: where its steps are, without a log range read.
+   */
+  async recorded(info: PaymentInfo): Promise<Hex[]> {
+    const set = this.#holds;
+    return (await this.deps.store.calls([this.#termsHash(info, set), this.hashOf(info, set)])).map((t) => t.hash);
+  }
+
+  /**
    * Where a call is recorded (one in flight per key): an authorization (or charge) under the terms'
    * payer-agnostic hash, so two payers authorizing the same hold at once cannot both be sent (each
    * would lock its funds in a payment of its own); every later call under the payment's hash.

@@ -1,3 +1,4 @@
+import { blocksIn } from "../block-time.js";
 import { REFUND_TOKEN_TTL_SECONDS } from "../capabilities.js";
 import { deployBlockOf, holdsEscrowSet } from "../deployments.js";
 import { listHolds } from "../holds/hold-list.js";
@@ -62,6 +63,7 @@ export function holdsRoom(
     randomBytes,
     limits: config.payments,
     checkoutUrl: config.checkoutUrl,
+    logRangeBlocks: blocksIn(config.follow.logRangeSeconds, deployment.chainId),
     webhooks,
   });
   return {
