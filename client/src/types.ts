@@ -815,6 +815,8 @@ export type ListHoldsError = {
 
 export type ListHoldsRequest = {
   recipient: Address;
+  /** the previous page's next_before_block: only holds authorized in blocks below it. Omitted: from the latest block */
+  before_block?: string;
 };
 
 export type ListHoldsResponse = {
@@ -830,8 +832,10 @@ export type ListHoldsResponse = {
     authorized_tx_hash: Hash;
     block_number: BlockNumber;
   }>;
-  /** the oldest block read: holds authorized before it are not listed */
+  /** the oldest block this page read: holds authorized below it are on the next page, or older than the list reaches */
   from_block: BlockNumber;
+  /** where the next page starts (its before_block): the page read as many log ranges as one page may, or listed as many holds; null once the list reached its oldest block (31 days back) */
+  next_before_block: BlockNumber | null;
   as_of_block: BlockNumber;
 };
 

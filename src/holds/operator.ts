@@ -154,6 +154,12 @@ export class HoldOperator {
     return (await this.deps.store.calls([this.#termsHash(info, set), this.hashOf(info, set)])).map((t) => t.hash);
   }
 
+  /** Which of these payments (their hashes, lowercase) the service sent a void for: the list tells a void from a reclaim by it. */
+  async voidedAmong(paymentHashes: Hex[]): Promise<Set<string>> {
+    const calls = await this.deps.store.calls(paymentHashes);
+    return new Set(calls.filter((t) => t.operation === "void").map((t) => t.paymentHash.toLowerCase()));
+  }
+
   /**
    * Where a call is recorded (one in flight per key): an authorization (or charge) under the terms'
    * payer-agnostic hash, so two payers authorizing the same hold at once cannot both be sent (each

@@ -2,6 +2,7 @@ import { blocksIn } from "../block-time.js";
 import { REFUND_TOKEN_TTL_SECONDS } from "../capabilities.js";
 import { deployBlockOf, holdsEscrowSet } from "../deployments.js";
 import { listHolds } from "../holds/hold-list.js";
+import { RangeCap } from "../payments/log-ranges.js";
 import { refundHold } from "../holds/hold-refunds.js";
 import { Holds } from "../holds/holds.js";
 import { HoldOperator } from "../holds/operator.js";
@@ -66,6 +67,7 @@ export function holdsRoom(
     logRangeBlocks: blocksIn(config.follow.logRangeSeconds, deployment.chainId),
     webhooks,
   });
+  const listCap = new RangeCap();
   return {
     operator,
     holds: {
@@ -88,9 +90,12 @@ export function holdsRoom(
           amountUnits,
           refundTxHash,
         ),
-      list: (recipient) =>
+      list: (recipient, beforeBlock) =>
         listHolds(
           {
+            cap: listCap,
+            maxSpan: blocksIn(config.follow.logRangeSeconds, deployment.chainId),
+            voided: (hashes) => operator.voidedAmong(hashes),
             client,
             chainId: deployment.chainId,
             escrow: escrow.escrow,
@@ -102,7 +107,7 @@ export function holdsRoom(
             deployBlock: deployBlockOf(deployment),
             now,
           },
-          recipient,
+          { recipient, ...(beforeBlock !== undefined ? { beforeBlock } : {}) },
         ),
     },
   };

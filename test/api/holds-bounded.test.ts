@@ -1,6 +1,7 @@
 import { assert } from "chai";
 import type { Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { HOLD_LIST_MAX_READS } from "../../src/holds/hold-list.js";
 import { useService } from "../helpers/service.js";
 import { signWithMetaMask } from "../helpers/signers.js";
 
@@ -66,5 +67,21 @@ describe("holds: reads within a provider's range cap", function () {
     assert.deepInclude(await post("/v1/holds/state", { hold: created.hold }), { state: "VOIDED", captured_units: "4000000", voided_units: "6000000" });
     assert.deepEqual(refused, [], "no read asked the provider for a range over its cap");
     assert.equal(h.proxy.count("eth_getLogs") - logReads, 0, "no log range read at all: the receipts of the service's own calls");
+
+    // The list pages back a few ranges at a time (LOG_RANGE_SECONDS), each within the cap, down to the hold.
+    const listReads = h.proxy.count("eth_getLogs");
+    let page = await post("/v1/holds/list", { recipient: merchant().address });
+    const pages = [page];
+    while (page.holds.length === 0 && page.next_before_block !== null) {
+      page = await post("/v1/holds/list", { recipient: merchant().address, before_block: page.next_before_block });
+      pages.push(page);
+    }
+    assert.deepInclude(page.holds[0], { hold_id: created.hold_id, state: "VOIDED", captured_units: "4000000", capturable_units: "0" });
+    assert.isAbove(pages.length, 1, "100,000 blocks are more than one page's ranges");
+    for (const [i, p] of pages.slice(1).entries())
+      assert.equal(BigInt(p.as_of_block) >= BigInt(pages[i]!.next_before_block), true, "each page starts below the last");
+    assert.deepEqual(refused, [], "no list read over the cap either");
+    assert.isAtMost(h.proxy.count("eth_getLogs") - listReads, pages.length * HOLD_LIST_MAX_READS);
+    console.log(`      (the list: ${pages.length} pages, ${h.proxy.count("eth_getLogs") - listReads} log reads, each within ${CAP} blocks)`);
   });
 });

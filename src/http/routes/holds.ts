@@ -111,7 +111,7 @@ export function holdRoutes(api: HoldsApi | null, limits: { authorize: RequestHan
       errors: ["INVALID_HOLD", "RPC_ERROR"],
       schema: R.ListHoldsRequest,
       limits: [limits.list],
-      handle: (body) => holds().list(body.recipient as Address),
+      handle: (body) => holds().list(body.recipient as Address, body.before_block !== undefined ? BigInt(body.before_block) : undefined),
     }),
   ];
 }
