@@ -109,28 +109,33 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
     });
   });
 
-  it("the agent gets the report; one escrow charge pays the recipient and the fee collector; the answer is the escrow's transaction", async () => {
+  it("three agents, each with @x402/fetch and AuthCaptureEvmScheme, get the report; each settlement is one v1.1 charge (0xc449d17c) naming the exact fee amount; the answer is the escrow's transaction", async () => {
     const paywall = authCapturePaywall(service.url, merchant().address);
     shop = await listenOn(paywall.app);
-    const [agentBefore, merchantBefore, feesBefore] = await balances(agent().address, merchant().address, feeCollector());
-    const res = await authCaptureAgentFetch(eoaSigner(agent(), h.chain.publicClient))(`${shop.url}/report`);
-    assert.equal(res.status, 200, await res.clone().text());
-    assert.deepEqual(await res.json(), { report: "paid content" });
-    const settlement = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE")!);
-    assert.include(settlement, { success: true, network: X402_NETWORK });
-    assert.equal(getAddress(settlement.payer!), agent().address);
-    const receipt = await h.chain.publicClient.getTransactionReceipt({ hash: settlement.transaction as Hex });
-    assert.equal(receipt.status, "success");
-    assert.equal(getAddress(receipt.to!), escrow(), "sent to the escrow");
-    assert.equal(getAddress(receipt.from), h.service.holdOperator!.operator, "by the operator the requirements name");
-    const { input } = await h.chain.publicClient.getTransaction({ hash: receipt.transactionHash });
-    assert.equal(input.slice(0, 10), "0xc449d17c", "Commerce Payments v1.1's charge(…,uint256 feeAmount,address feeReceiver)");
-    const charged = decodeFunctionData({ abi: authCaptureEscrowAbi, data: input });
-    assert.deepEqual(charged.args.slice(4), [fee(), feeCollector()], "the fee amount named is floor(amount × fee_bps / 10⁴), to the fee collector");
-    const [agentAfter, merchantAfter, feesAfter] = await balances(agent().address, merchant().address, feeCollector());
-    assert.equal(agentBefore - agentAfter, REPORT_PRICE.units);
-    assert.equal(merchantAfter - merchantBefore, REPORT_PRICE.units - fee());
-    assert.equal(feesAfter - feesBefore, fee());
+    const agents = [agent(), stranger(), h.chain.accounts[LOCAL_ROLES.firstUser + 3]!];
+    const [merchantBefore, feesBefore] = await balances(merchant().address, feeCollector());
+    for (const payer of agents) {
+      const [payerBefore] = await balances(payer.address);
+      const res = await authCaptureAgentFetch(eoaSigner(payer, h.chain.publicClient))(`${shop.url}/report`);
+      assert.equal(res.status, 200, await res.clone().text());
+      assert.deepEqual(await res.json(), { report: "paid content" });
+      const settlement = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE")!);
+      assert.include(settlement, { success: true, network: X402_NETWORK });
+      assert.equal(getAddress(settlement.payer!), payer.address);
+      const receipt = await h.chain.publicClient.getTransactionReceipt({ hash: settlement.transaction as Hex });
+      assert.equal(receipt.status, "success");
+      assert.equal(getAddress(receipt.to!), escrow(), "sent to the escrow");
+      assert.equal(getAddress(receipt.from), h.service.holdOperator!.operator, "by the operator the requirements name");
+      const { input } = await h.chain.publicClient.getTransaction({ hash: receipt.transactionHash });
+      assert.equal(input.slice(0, 10), "0xc449d17c", "Commerce Payments v1.1's charge(…,uint256 feeAmount,address feeReceiver)");
+      const charged = decodeFunctionData({ abi: authCaptureEscrowAbi, data: input });
+      assert.deepEqual(charged.args.slice(4), [fee(), feeCollector()], "the fee amount named is floor(amount × fee_bps / 10⁴), to the fee collector");
+      const [payerAfter] = await balances(payer.address);
+      assert.equal(payerBefore! - payerAfter!, REPORT_PRICE.units);
+    }
+    const [merchantAfter, feesAfter] = await balances(merchant().address, feeCollector());
+    assert.equal(merchantAfter! - merchantBefore!, 3n * (REPORT_PRICE.units - fee()));
+    assert.equal(feesAfter! - feesBefore!, 3n * fee());
     assert.isEmpty(paywall.holds);
   });
 
