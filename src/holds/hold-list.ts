@@ -3,8 +3,8 @@ import { blocksIn } from "../block-time.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { authCaptureEscrowAbi } from "../generated/contracts.js";
 import type { HoldStateName, ListHoldsResponse } from "../wire/holds.js";
-import { RangeCap, readBackwards } from "../payments/log-ranges.js";
-import { decodeEscrowEvent } from "./escrow-events.js";
+import { type RangeCap, readBackwards } from "../payments/log-ranges.js";
+import { decodeEscrowEvent, readEscrowLogs } from "./escrow-events.js";
 import { payerAgnosticHash } from "./payment-info.js";
 import { HOLD_AUTHORIZE_SECONDS, HOLD_MAX_CAPTURE_SECONDS } from "./terms.js";
 
@@ -67,14 +67,7 @@ export async function listHolds(deps: HoldListDeps, request: { recipient: Addres
     floor,
     maxReads: HOLD_LIST_MAX_READS,
     maxSpan: deps.maxSpan,
-    read: (from, to) =>
-      rpc(
-        () =>
-          client.request({
-            method: "eth_getLogs",
-            params: [{ address: escrow, topics: [OPENED], fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}` }],
-          } as never) as Promise<RawLog[]>,
-      ),
+    read: (from, to) => readEscrowLogs<RawLog>(client, escrow, [OPENED], from, to),
     enough: (f) => ours(f).length >= HOLD_LIST_LIMIT,
   });
   const newest = ours(found).sort((a, b) =>

@@ -2,7 +2,8 @@ import { toEventSelector, type Address, type Hex, type PublicClient } from "viem
 import type { ClaimedLog } from "../chain/agreement.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { authCaptureEscrowAbi } from "../generated/contracts.js";
-import { RangeCap, readBackwards } from "../payments/log-ranges.js";
+import { type RangeCap, readBackwards } from "../payments/log-ranges.js";
+import { readEscrowLogs } from "./escrow-events.js";
 
 const RECLAIMED = toEventSelector(
   authCaptureEscrowAbi.find((i): i is Extract<typeof i, { type: "event" }> => i.type === "event" && i.name === "PaymentReclaimed")!,
@@ -39,14 +40,7 @@ export async function findReclaim(deps: ReclaimSearchDeps, paymentHash: Hex, fro
     floor: fromBlock < head ? fromBlock : head,
     maxReads: RECLAIM_MAX_READS,
     maxSpan: deps.maxSpan,
-    read: (from, to) =>
-      rpc(
-        () =>
-          client.request({
-            method: "eth_getLogs",
-            params: [{ address: escrow, topics: [RECLAIMED, paymentHash], fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}` }],
-          } as never) as Promise<ClaimedLog[]>,
-      ),
+    read: (from, to) => readEscrowLogs<ClaimedLog>(client, escrow, [RECLAIMED, paymentHash], from, to),
     enough: (f) => f.length > 0,
   });
   return found;

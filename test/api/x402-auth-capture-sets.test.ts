@@ -1,5 +1,4 @@
 import { assert } from "chai";
-import type { PaymentRequirements } from "@x402/core/types";
 import { decodeFunctionData, getAddress, toHex, type Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
@@ -9,7 +8,7 @@ import { payerAgnosticHash, paymentInfoHash, type PaymentInfo } from "../../src/
 import { useService } from "../helpers/service.js";
 import { signWithViem } from "../helpers/signers.js";
 import { balanceOf } from "../helpers/tx.js";
-import { REPORT_PRICE, X402_NETWORK } from "../helpers/x402-parties.js";
+import { authCaptureRequirements, REPORT_PRICE } from "../helpers/x402-parties.js";
 
 /**
  * x402 auth-capture on every listed escrow set (deployments/<chain>.json's `authCapture`): a payment
@@ -31,18 +30,7 @@ describe("x402 auth-capture on each listed escrow set", function () {
   async function paymentFor(set: EscrowSet, extra: Record<string, unknown>, salt = 1n) {
     const kind = h.service.x402.supported().kinds.find((k) => k.scheme === "auth-capture")!;
     const now = Number((await h.chain.publicClient.getBlock()).timestamp);
-    const requirements: PaymentRequirements = {
-      scheme: "auth-capture",
-      network: X402_NETWORK,
-      amount: REPORT_PRICE.units.toString(),
-      asset: usdc(),
-      payTo: merchant().address,
-      maxTimeoutSeconds: 300,
-      // A key set to undefined is left out, as a resource server that names no escrow leaves it out.
-      extra: Object.fromEntries(
-        Object.entries({ ...kind.extra, captureDeadline: now + 900, refundDeadline: now + 900, ...extra }).filter(([, v]) => v !== undefined),
-      ),
-    };
+    const requirements = authCaptureRequirements(kind.extra, { asset: usdc(), payTo: merchant().address, now }, extra);
     const e = requirements.extra as Record<string, number | string>;
     const info: PaymentInfo = {
       operator: getAddress(String(e.captureAuthorizer)),

@@ -15,7 +15,15 @@ import { deployTestContract } from "../helpers/deploy.js";
 import { payerAgnosticHash, type PaymentInfo } from "../../src/holds/payment-info.js";
 import { useService } from "../helpers/service.js";
 import { balanceOf, send } from "../helpers/tx.js";
-import { authCaptureAgentFetch, authCapturePaywall, eoaSigner, listenOn, REPORT_PRICE, X402_NETWORK } from "../helpers/x402-parties.js";
+import {
+  authCaptureAgentFetch,
+  authCapturePaywall,
+  authCaptureRequirements,
+  eoaSigner,
+  listenOn,
+  REPORT_PRICE,
+  X402_NETWORK,
+} from "../helpers/x402-parties.js";
 
 /**
  * x402's `auth-capture` end to end, with the unmodified npm packages: the merchant's paywall is
@@ -52,16 +60,7 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
   /** Requirements for 0.01 to the merchant on the facilitator's terms (what the paywall writes), with `extra` changed. */
   async function requirements(extra: Record<string, unknown> = {}): Promise<PaymentRequirements> {
     const kind = h.service.x402.supported().kinds.find((k) => k.scheme === "auth-capture")!;
-    const now = Math.floor(Date.now() / 1000);
-    return {
-      scheme: "auth-capture",
-      network: X402_NETWORK,
-      amount: REPORT_PRICE.units.toString(),
-      asset: usdc(),
-      payTo: merchant().address,
-      maxTimeoutSeconds: 300,
-      extra: { ...kind.extra, captureDeadline: now + 900, refundDeadline: now + 900, ...extra },
-    };
+    return authCaptureRequirements(kind.extra, { asset: usdc(), payTo: merchant().address, now: Math.floor(Date.now() / 1000) }, extra);
   }
   /** What @x402/evm's auth-capture client signs for those requirements. */
   function agentPayload(r: PaymentRequirements): Promise<PaymentPayload> {
