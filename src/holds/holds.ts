@@ -157,7 +157,7 @@ export class Holds {
   /** POST /v1/holds/state: the hold as the chain holds it (final steps through the door), its call in flight, and the buyer's reclaim once it is due. */
   async state(token: string): Promise<HoldStateResponse> {
     const terms = this.#open(token, false);
-    const { client, finality, escrow, deployment } = this.deps;
+    const { client, escrow } = this.deps;
     const payer = await this.#payer(terms);
     const info = payer ? this.#info(terms, payer) : null;
     const log = info ? await this.log(info) : { final: [], confirming: [], asOfBlock: await client.getBlockNumber() };

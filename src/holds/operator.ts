@@ -1,4 +1,4 @@
-import { encodeFunctionData, getAddress, isAddressEqual, zeroAddress, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import { encodeFunctionData, isAddressEqual, zeroAddress, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
 import { agreeOnReceipt, type Agreed } from "../chain/agreement.js";
 import { isReceiptSettled } from "../chain/finality.js";
 import { readReceipt } from "../chain/transactions.js";
