@@ -97,7 +97,13 @@ describe("x402 auth-capture: attacks", function () {
     const { deployment } = h.service;
     const relayer = h.service.holdOperator!.operator!;
     const before = await h.chain.publicClient.getTransactionCount({ address: relayer });
-    for (const payTo of [deployment.authCapture!.escrow, deployment.authCapture!.eip3009Collector, relayer, usdc(), deployment.contracts.Splitter.address]) {
+    for (const payTo of [
+      deployment.authCapture![0]!.escrow,
+      deployment.authCapture![0]!.eip3009Collector,
+      relayer,
+      usdc(),
+      deployment.contracts.Splitter.address,
+    ]) {
       const body = await paid(payTo);
       const verified = await facilitator("verify", body);
       assert.include(verified.body, { isValid: false, invalidReason: "invalid_payment_requirements" }, `${payTo}: ${JSON.stringify(verified.body)}`);

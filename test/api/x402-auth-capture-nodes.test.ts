@@ -59,7 +59,7 @@ describe("x402 auth-capture: three nodes, one forging", function () {
     const client = new x402Client().register(X402_NETWORK, new AuthCaptureEvmScheme(eoaSigner(buyer(), h.chain.publicClient)));
     const payload = await client.createPaymentPayload({ x402Version: 2, resource: { url: "http://merchant.test/report" }, accepts: [requirements] } as never);
     const { authorization, salt } = payload.payload as { authorization: { validBefore: string }; salt: Hex };
-    const escrow = built.deployment.authCapture!;
+    const escrow = built.deployment.authCapture![0]!;
     const info: PaymentInfo = {
       operator: getAddress(String(extra.captureAuthorizer)),
       payer: buyer().address,
@@ -84,7 +84,7 @@ describe("x402 auth-capture: three nodes, one forging", function () {
       paymentInfo: info,
       amount: info.maxAmount,
       tokenCollector: escrow.eip3009Collector,
-      feeBps: info.minFeeBps,
+      feeAmount: (info.maxAmount * BigInt(info.minFeeBps)) / 10_000n,
       feeReceiver: info.feeReceiver,
     };
     const data = encodeAbiParameters(
