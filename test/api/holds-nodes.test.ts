@@ -99,15 +99,37 @@ describe("holds: three nodes, one lying", function () {
       ["hold.authorized"],
       "no hold.captured on one node's word",
     );
-    // Another instance (the door set the liar aside in the first), the liar read first again.
-    const liesBefore = h.nodes[0]!.lied("eth_getLogs");
+    // Another instance (the door set the liar aside in the first), the liar read first again. The
+    // state reads the receipts of the service's own calls: the liar adds the forged capture to the
+    // authorization's receipt.
+    h.nodes[0]!.rewrite = (request, result) => {
+      const r = result as { transactionHash?: Hex; logs: unknown[] } | null;
+      if (request.method !== "eth_getTransactionReceipt" || !r || r.transactionHash !== sent.tx_hash) return result;
+      return {
+        ...r,
+        logs: [
+          ...r.logs,
+          {
+            ...forged,
+            transactionHash: r.transactionHash,
+            blockHash: receipt.blockHash,
+            blockNumber: numberToHex(receipt.blockNumber),
+            transactionIndex: numberToHex(receipt.transactionIndex),
+            logIndex: numberToHex(r.logs.length),
+          },
+        ],
+      };
+    };
     const state = await post(await serviceReadingFirst(h, h.nodes[0]!), "/v1/holds/state", { hold: created.hold });
-    assert.isAbove(h.nodes[0]!.lied("eth_getLogs"), liesBefore, "the state's read was served the forged capture");
+    assert.isAtLeast(h.nodes[0]!.lied("eth_getTransactionReceipt"), 1, "the state's read was served the forged capture in the authorization's receipt");
     assert.deepInclude(state, { state: "AUTHORIZED", captured_units: "0", capturable_units: "50000000" }, "no final step on one node's word");
     assert.deepEqual(
       state.steps.map((s: { step: string; final: boolean }) => [s.step, s.final]),
-      [["authorized", true]],
-      "the state reads the receipts of the service's own calls, never a log range: the forged capture is not among them",
+      [
+        ["authorized", true],
+        ["captured", false],
+      ],
+      "the forged capture is at most confirming",
     );
     // The honest majority, read first: the hold as it is.
     h.nodes[0]!.rewrite = null;
