@@ -20,7 +20,7 @@
 // BENCH_HTTP_ROUNDS (5) the bare/create rounds, BENCH_SUBSCRIPTIONS (200) the subscriptions charged
 // at once, BENCH_DELIVERIES (2000) per round of BENCH_DELIVERY_ROUNDS (5), BENCH_RENEWALS (10000),
 // BENCH_IN_FLIGHT (512); BENCH_FOLLOW_* the following section's (scripts/bench-following.ts).
-// BENCH_ONLY=http,rpc,month,deliveries,charges,renewals,following,chaos runs only those (and --write is refused).
+// BENCH_ONLY=http,rpc,month,holds,deliveries,charges,renewals,following,chaos runs only those (and --write is refused).
 // `--base` runs scripts/bench-base.ts instead: renewals on a node that plays Base (200 ms blocks, 16
 // unmined per sender, 50 ms round trips, the L1 data fee).
 // `--nodes` runs scripts/bench-nodes.ts: verify through one node and through three (RPC_URLS), 50 ms each.
@@ -49,6 +49,7 @@ import { benchCharges } from "./bench-charges.js";
 import { byMethod, postJson, quiet, ratio, serve, unlimited } from "./bench-common.js";
 import { benchFollowing } from "./bench-following.js";
 import { benchMonth } from "./bench-list.js";
+import { benchHolds } from "./bench-holds.js";
 
 await buildCheckout(); // the service serves the checkout bundle
 
@@ -250,6 +251,7 @@ if (runs("rpc")) {
 }
 
 await benchMonth(runs, sections);
+await benchHolds(runs, sections);
 
 // 3. Webhook deliveries to a fast receiver: rounds of the queue then the same POSTs straight, one
 // after the other, so each ratio compares runs taken under the same load; the median round is reported.

@@ -1,31 +1,44 @@
 // `npm start`: the whole service on the embedded default: the local chain that plays Base Sepolia
 // (contracts deployed, accounts funded), the API, and the operational port. With RPC_URL set, only
-// the API starts, against that chain.
-import { rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { ConfigError, loadConfig, type Config } from "../src/config.js";
-import { createService, listen } from "../src/service.js";
+// the API starts, against that chain. Each phase before "Ready." is printed to stderr and bounded
+// (scripts/lib/start-phases.ts); a stop at any phase closes what the phases before it opened.
+import { startPhases } from "./lib/start-phases.js";
+
+const phases = startPhases();
+
+import type { Config } from "../src/config.js";
+import { DENIM_BLOCK_MS } from "../dev/localchain/denim.js";
 import type { LocalChain } from "../dev/localchain/harness.js";
 import type { BaseNode } from "../dev/localchain/base-node.js";
-import { formatAmount } from "../src/money.js";
-import { maskSecrets, redactUrl } from "../src/logger.js";
-import { buildCheckout } from "../dev/checkout/build.js";
-import { DENIM_BLOCK_MS } from "../dev/localchain/denim.js";
+
+// The embedded chain's block clock, checked before anything starts.
+const blockMs = await milliseconds("BLOCK_INTERVAL_MS", DENIM_BLOCK_MS);
+/** Strangers' USDC transfers a second on the embedded chain (LOCAL_TRAFFIC_TPS, 0 by default). */
+const trafficTps = await milliseconds("LOCAL_TRAFFIC_TPS", 0, "transfers a second");
+
+const { rmSync } = await import("node:fs");
+const { createServer } = await import("node:net");
+const [{ ConfigError, loadConfig }, { createService, listen }, { formatAmount }, { maskSecrets, redactUrl }, { buildCheckout }] = await phases.run(
+  "modules",
+  "loading the service's modules",
+  120_000,
+  () =>
+    Promise.all([
+      import("../src/config.js"),
+      import("../src/service.js"),
+      import("../src/money.js"),
+      import("../src/logger.js"),
+      import("../dev/checkout/build.js"),
+    ]),
+);
 
 let config: Config;
 try {
   config = loadConfig();
 } catch (error) {
-  if (error instanceof ConfigError) {
-    console.error(error.message);
-    process.exit(1);
-  }
+  if (error instanceof ConfigError) await phases.fail(error.message);
   throw error;
 }
-// The embedded chain's block clock, checked before anything starts.
-const blockMs = milliseconds("BLOCK_INTERVAL_MS", DENIM_BLOCK_MS);
-/** Strangers' USDC transfers a second on the embedded chain (LOCAL_TRAFFIC_TPS, 0 by default). */
-const trafficTps = milliseconds("LOCAL_TRAFFIC_TPS", 0, "transfers a second");
 
 // A taken port ends the start before anything is touched (the store under .data belongs to whoever
 // holds the ports: a second `npm start` in the same checkout must not empty it under the first).
@@ -33,85 +46,78 @@ for (const [name, host, port] of [
   ["PORT", config.host, config.port],
   ["OPS_PORT", "127.0.0.1", config.opsPort],
 ] as const) {
-  if (!(await portIsFree(host, port))) {
-    console.error(`port ${port} (${name}) on ${host} is taken: stop the other service or set ${name}`);
-    process.exit(1);
-  }
+  if (!(await portIsFree(host, port))) await phases.fail(`port ${port} (${name}) on ${host} is taken: stop the other service or set ${name}`);
 }
 
 // The hosted checkout is bundled before the service starts (esbuild, about a second); the service only serves it.
-try {
-  await buildCheckout();
-} catch (error) {
-  console.error(`the checkout did not build: ${(error as Error).message.split("\n")[0]}`);
-  process.exit(1);
-}
+await phases.run("checkout", "building the checkout", 120_000, () =>
+  buildCheckout().catch((error: Error) => phases.fail(`the checkout did not build: ${error.message.split("\n")[0]}`)),
+);
 
-let chain: LocalChain | null = null;
+// Set inside the chain phase: typed by assertion so the reads after it are not narrowed to null.
+let chain = null as LocalChain | null;
 /** The node that plays Base after Denim in front of the embedded chain (a block every 200 ms), unless BLOCK_INTERVAL_MS=0. */
-let node: BaseNode | null = null;
+let node = null as BaseNode | null;
 /** What the embedded chain does, printed with the endpoints. */
 let chainMode = "";
 // The embedded chain needs Hardhat (a development dependency): loaded only when there is no RPC_URL.
-if (!config.rpcUrl) await compileContracts();
+// A fresh clone compiles every contract with solc's JavaScript build: minutes on a loaded machine.
+if (!config.rpcUrl) await phases.run("compile", "compiling the contracts", 900_000, compileContracts);
 const harness = config.rpcUrl ? null : await import("../dev/localchain/harness.js");
 if (harness) {
   const { startLocalChain, LOCAL_ROLES } = harness;
   const { startBaseNode } = await import("../dev/localchain/base-node.js");
   const chainPort = Number(process.env.CHAIN_PORT ?? 8545);
-  console.log("starting the local chain (plays Base Sepolia, chain id 84532)…");
-  try {
-    if (blockMs === 0) {
-      // A block per transaction: EDR's automining, served as it is.
-      chain = await startLocalChain({ port: chainPort, host: "127.0.0.1" });
-      chainMode = "a block per transaction (BLOCK_INTERVAL_MS=0)";
-    } else {
-      // Base after Denim: a block every 200 ms, several in one second, latency 0 (a local node).
-      chain = await startLocalChain({ sameSecondBlocks: true });
-      node = await startBaseNode(chain, { latencyMs: 0, host: "127.0.0.1", port: chainPort, blockMs });
-      chainMode = `a block every ${blockMs} ms, with or without transactions (Base after Denim; WebSocket ${node.wsUrl})`;
-      if (trafficTps > 0) {
-        const { startTraffic } = await import("../dev/localchain/traffic.js");
-        await startTraffic(chain, trafficTps);
-        chainMode += `; strangers send ${trafficTps} USDC transfers a second (LOCAL_TRAFFIC_TPS)`;
+  phases.opened(closeChain);
+  await phases.run("chain", "starting the local chain: plays Base Sepolia, chain id 84532", 180_000, async () => {
+    try {
+      if (blockMs === 0) {
+        // A block per transaction: EDR's automining, served as it is.
+        chain = await startLocalChain({ port: chainPort, host: "127.0.0.1" });
+        chainMode = "a block per transaction (BLOCK_INTERVAL_MS=0)";
+      } else {
+        // Base after Denim: a block every 200 ms, several in one second, latency 0 (a local node).
+        chain = await startLocalChain({ sameSecondBlocks: true });
+        node = await startBaseNode(chain, { latencyMs: 0, host: "127.0.0.1", port: chainPort, blockMs });
+        chainMode = `a block every ${blockMs} ms, with or without transactions (Base after Denim; WebSocket ${node.wsUrl})`;
+        if (trafficTps > 0) {
+          const { startTraffic } = await import("../dev/localchain/traffic.js");
+          await startTraffic(chain, trafficTps);
+          chainMode += `; strangers send ${trafficTps} USDC transfers a second (LOCAL_TRAFFIC_TPS)`;
+        }
       }
+    } catch (error) {
+      const e = error as NodeJS.ErrnoException;
+      await phases.fail(
+        e.code === "EADDRINUSE" ? `port ${chainPort} is taken: stop the other chain or set CHAIN_PORT` : `the local chain did not start: ${e.message}`,
+      );
     }
-  } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    console.error(
-      e.code === "EADDRINUSE" ? `port ${chainPort} is taken: stop the other chain or set CHAIN_PORT` : `the local chain did not start: ${e.message}`,
-    );
-    await chain?.close();
-    process.exit(1);
-  }
+  });
+  const local = chain!;
   // The embedded chain starts from genesis every time; the store's records refer to that chain, so
   // they start afresh with it (only now that this process owns the chain's port).
   if (config.dataDir) rmSync(config.dataDir, { recursive: true, force: true });
-  const relayerKey = `0x${Buffer.from(chain.accounts[LOCAL_ROLES.relayer]!.getHdKey().privateKey!).toString("hex")}` as const;
+  const relayerKey = `0x${Buffer.from(local.accounts[LOCAL_ROLES.relayer]!.getHdKey().privateKey!).toString("hex")}` as const;
   // The service follows the node's WebSocket (newHeads, logs) on the same port, as RPC_WS_URL would name it.
-  const follow = node ? { ...config.follow, wsUrl: config.follow.wsUrl ?? node.wsUrl } : config.follow;
-  config = { ...config, rpcUrl: node?.url ?? chain.rpcUrl, follow, relayer: { ...config.relayer, privateKey: config.relayer.privateKey ?? relayerKey } };
+  const served = node;
+  const follow = served ? { ...config.follow, wsUrl: config.follow.wsUrl ?? served.wsUrl } : config.follow;
+  config = { ...config, rpcUrl: served?.url ?? local.rpcUrl, follow, relayer: { ...config.relayer, privateKey: config.relayer.privateKey ?? relayerKey } };
 }
 
-let service: Awaited<ReturnType<typeof createService>>;
-try {
-  service = await createService(config);
-} catch (error) {
-  // A chain error's message may quote the RPC URL: masked like every logged URL.
-  console.error(`the service did not start: ${maskSecrets((error as Error).message.split("\n")[0] ?? "")}`);
-  await closeChain();
-  process.exit(1);
-}
-let running: Awaited<ReturnType<typeof listen>>;
-try {
-  running = await listen(service);
-} catch (error) {
-  const e = error as NodeJS.ErrnoException;
-  console.error(e.code === "EADDRINUSE" ? `a port is taken (${e.message}): stop the other process or set PORT / OPS_PORT` : `cannot listen: ${e.message}`);
-  await service.close();
-  await closeChain();
-  process.exit(1);
-}
+// The store's migrations, the nodes' chain ids and the contracts' code hashes are read here.
+const service = await phases.run("service", "starting the service: store, nodes, contracts", 180_000, () =>
+  createService(config).catch((error: Error) =>
+    // A chain error's message may quote the RPC URL: masked like every logged URL.
+    phases.fail(`the service did not start: ${maskSecrets(error.message.split("\n")[0] ?? "")}`),
+  ),
+);
+phases.opened(() => service.close());
+const running = await phases.run("listen", "listening", 30_000, () =>
+  listen(service).catch((e: NodeJS.ErrnoException) =>
+    phases.fail(e.code === "EADDRINUSE" ? `a port is taken (${e.message}): stop the other process or set PORT / OPS_PORT` : `cannot listen: ${e.message}`),
+  ),
+);
+phases.opened(() => running.close());
 const { deployment } = service;
 
 console.log("");
@@ -180,13 +186,10 @@ async function closeChain() {
 }
 
 /** A duration in ms from the environment: a whole number, 0 or more; one clear line and exit 1 otherwise. */
-function milliseconds(name: string, fallback: number, unit = "milliseconds"): number {
+async function milliseconds(name: string, fallback: number, unit = "milliseconds"): Promise<number> {
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
-  if (!/^[0-9]+$/.test(raw)) {
-    console.error(`${name}=${raw} is not a number of ${unit} (a whole number, 0 or more)`);
-    process.exit(1);
-  }
+  if (!/^[0-9]+$/.test(raw)) await phases.fail(`${name}=${raw} is not a number of ${unit} (a whole number, 0 or more)`);
   return Number(raw);
 }
 
@@ -209,20 +212,6 @@ async function compileContracts() {
   try {
     await hre.tasks.getTask("build").run({ quiet: true });
   } catch (error) {
-    console.error(`the contracts did not compile: ${(error as Error).message.split("\n")[0]}`);
-    process.exit(1);
+    await phases.fail(`the contracts did not compile: ${(error as Error).message.split("\n")[0]}`);
   }
 }
-
-let stopping = false;
-async function stop(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  console.log(`\n${signal}: stopping…`);
-  await running.close();
-  await service.close();
-  await closeChain();
-  process.exit(0);
-}
-process.on("SIGINT", () => void stop("SIGINT"));
-process.on("SIGTERM", () => void stop("SIGTERM"));

@@ -1,6 +1,6 @@
 import type { CapabilitiesResponse } from "./wire/index.js";
 import type { Config } from "./config.js";
-import type { LiveDeployment } from "./deployments.js";
+import { holdsEscrowSet, type LiveDeployment } from "./deployments.js";
 import { formatAmount } from "./money.js";
 import { amountFloor } from "./recurring/subscriptions.js";
 import { DEPOSIT_WATCH_AFTER_EXPIRY_SECONDS } from "./payments/payments.js";
@@ -26,6 +26,7 @@ function localRpc(config: Config): { chain_rpc_url?: string } {
 /** What a client needs to know about this deployment, and nothing secret. */
 export function describeCapabilities(config: Config, deployment: LiveDeployment): Capabilities {
   const networkFeeUnits = BigInt(deployment.parameters.networkFeeUnits);
+  const holds = holdsEscrowSet(deployment);
   return {
     environment: deployment.environment,
     chain_id: deployment.chainId,
@@ -34,10 +35,17 @@ export function describeCapabilities(config: Config, deployment: LiveDeployment)
       splitter: deployment.contracts.Splitter.address,
       recurring_charges: deployment.contracts.RecurringCharges.address,
       x402_receivers: deployment.contracts.X402Receivers.address,
-      ...(deployment.authCapture
-        ? { auth_capture_escrow: deployment.authCapture.escrow, auth_capture_collector: deployment.authCapture.eip3009Collector }
-        : {}),
+      ...(holds ? { auth_capture_escrow: holds.escrow, auth_capture_collector: holds.eip3009Collector } : {}),
     },
+    ...(deployment.authCapture
+      ? {
+          auth_capture_deployments: deployment.authCapture.map((set) => ({
+            version: set.version,
+            escrow: set.escrow,
+            eip3009_collector: set.eip3009Collector,
+          })),
+        }
+      : {}),
     token: { address: deployment.token.address, symbol: deployment.token.symbol, decimals: deployment.token.decimals },
     fee_bps: deployment.parameters.feeBps,
     network_fee: formatAmount(networkFeeUnits),

@@ -107,6 +107,16 @@ const EnvSchema = z.object({
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, "0x and 64 hex digits")
     .optional(),
+  RELAYER_RETIRED_KEYS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(",")
+        .map((k) => k.trim())
+        .filter((k) => k !== ""),
+    )
+    .pipe(z.array(z.string().regex(/^0x[0-9a-fA-F]{64}$/, "each key 0x and 64 hex digits, comma-separated")))
+    .default([]),
   RELAYER_PAUSED: bool.default(false),
   RELAYER_TIP_WEI: z.coerce.bigint().nonnegative().default(1_000_000n),
   CHARGE_CONCURRENCY: positiveInt.default(512),
@@ -236,6 +246,8 @@ export interface Config {
   };
   relayer: {
     privateKey: `0x${string}` | null;
+    /** Keys the relayer used before a rotation: each only captures and voids the open holds that name its account as operator. */
+    retiredKeys: `0x${string}`[];
     paused: boolean;
     /** Charges in flight at once per instance, and waiting beyond them; past both, 429 CONCURRENCY_LIMIT. */
     concurrency: number;
@@ -375,6 +387,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     relayer: {
       privateKey: (e.RELAYER_PRIVATE_KEY as `0x${string}` | undefined) ?? null,
+      retiredKeys: e.RELAYER_RETIRED_KEYS as `0x${string}`[],
       paused: e.RELAYER_PAUSED,
       concurrency: e.CHARGE_CONCURRENCY,
       queue: e.CHARGE_QUEUE,

@@ -13,6 +13,15 @@ const address = z
   .transform((a) => getAddress(a));
 const unitsString = z.string().regex(/^[0-9]+$/, "an integer string of token units");
 
+/** One deployment of Commerce Payments' escrow: its release's interface, the escrow and its EIP-3009 collector. */
+export const EscrowSetSchema = z.strictObject({
+  /** The Commerce Payments release whose interface the escrow speaks (`capture` and `charge` naming a fee amount: v1.1). */
+  version: z.enum(["v1.1"]),
+  escrow: address,
+  eip3009Collector: address,
+});
+export type EscrowSet = z.infer<typeof EscrowSetSchema>;
+
 /** One environment's deployment: chain, token, our contracts and the parameters they were built with. */
 export const DeploymentSchema = z.strictObject({
   /** `test` (Base Sepolia, 84532; the local chain plays it) or `production` (Base, 8453). */
@@ -39,18 +48,16 @@ export const DeploymentSchema = z.strictObject({
    */
   deployBlock: z.number().int().nonnegative().optional(),
   /**
-   * Commerce Payments' canonical `AuthCaptureEscrow` and its EIP-3009 payment collector (the release
-   * `@x402/evm` defaults to), the holds' escrow: the same addresses on Base and Base Sepolia (CREATE2).
-   * Not ours and not deployed by us; on the local chain the project's stand-in sits at these addresses
-   * (dev/localchain/auth-capture.ts).
+   * Commerce Payments' `AuthCaptureEscrow` deployments this service calls, each with its EIP-3009
+   * payment collector and the release whose interface it speaks: the same addresses on Base and Base
+   * Sepolia (CREATE2). The first is the set holds use (the one `@x402/evm` signs for by default); the
+   * x402 facilitator settles a payment naming any of them. Not ours and not deployed by us; on the local
+   * chain the project's stand-in sits at each (dev/localchain/auth-capture.ts).
    */
   authCapture: z
-    .strictObject({
-      /** The Commerce Payments release these addresses belong to. */
-      version: z.string().min(1),
-      escrow: address,
-      eip3009Collector: address,
-    })
+    .array(EscrowSetSchema)
+    .min(1)
+    .refine((sets) => new Set(sets.flatMap((s) => [s.escrow, s.eip3009Collector])).size === sets.length * 2, "each escrow and collector listed once")
     .optional(),
   /** The CREATE2 addresses `parameters` give; null until the parameters are chosen. */
   contracts: z
@@ -78,6 +85,11 @@ export type LiveDeployment = Deployment & {
   contracts: NonNullable<Deployment["contracts"]>;
   parameters: NonNullable<Deployment["parameters"]>;
 };
+
+/** The escrow set holds use: the first listed; null where the deployment lists none. */
+export function holdsEscrowSet(deployment: Pick<Deployment, "authCapture">): EscrowSet | null {
+  return deployment.authCapture?.[0] ?? null;
+}
 
 /** The first block that can hold our contracts' events (see `deployBlock`). */
 export function deployBlockOf(deployment: Pick<Deployment, "deployBlock">): bigint {

@@ -94,6 +94,11 @@ export const ERROR_CODES = {
   HOLD_CLOSED: { action: "STOP" },
   /** Another operator call for this hold is on its way: ask again once it is mined. */
   HOLD_BUSY: { action: "WAIT", retryAfter: 5 },
+  /**
+   * The escrow refuses the call, and a majority of the chain's nodes agree on its refusal (the escrow's
+   * error name in `svc-error-detail`): the same call can never succeed, so it is not retried.
+   */
+  ESCROW_REFUSED: { action: "FIX_REQUEST" },
 } as const satisfies Record<string, CodeRule>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -58,7 +58,8 @@ export type ErrorCode =
   | "HOLD_ALREADY_AUTHORIZED"
   | "HOLD_NOT_AUTHORIZED"
   | "HOLD_CLOSED"
-  | "HOLD_BUSY";
+  | "HOLD_BUSY"
+  | "ESCROW_REFUSED";
 
 /** What to do next. WAIT: the transaction exists and the money may have moved; poll the same transaction and start no other. */
 export type Action = "SUCCESS" | "WAIT" | "RETRY" | "FIX_REQUEST" | "ASK_PAYER" | "STOP";
@@ -126,9 +127,17 @@ export type ApproveTokenRequest = {
   approve_token: Token;
 };
 
+export type AuthCaptureDeployment = {
+  /** The Commerce Payments release whose interface the escrow speaks */
+  version: "v1.1";
+  escrow: Address;
+  /** The escrow's EIP-3009 token collector: the `to` a buyer's ReceiveWithAuthorization names */
+  eip3009_collector: Address;
+};
+
 /** An error answer of authorizeHold: branch on error and action. */
 export type AuthorizeHoldError = {
-  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "HOLD_EXPIRED" | "HOLD_ALREADY_AUTHORIZED" | "INVALID_SIGNATURE" | "TRANSACTION_REVERTED" | "INSUFFICIENT_BALANCE" | "ACCOUNT_BLOCKED" | "TOKEN_PAUSED" | "HOLD_BUSY" | "RELAYER_UNAVAILABLE" | "RELAYER_ERROR" | "RPC_ERROR" | "RPC_BUSY";
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "HOLD_EXPIRED" | "HOLD_ALREADY_AUTHORIZED" | "INVALID_SIGNATURE" | "TRANSACTION_REVERTED" | "INSUFFICIENT_BALANCE" | "ACCOUNT_BLOCKED" | "TOKEN_PAUSED" | "HOLD_BUSY" | "ESCROW_REFUSED" | "RELAYER_UNAVAILABLE" | "RELAYER_ERROR" | "RPC_ERROR" | "RPC_BUSY";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
@@ -175,6 +184,8 @@ export type CapabilitiesResponse = {
     /** The escrow's EIP-3009 token collector: the `to` a buyer's ReceiveWithAuthorization names. Absent with the escrow */
     auth_capture_collector?: Address;
   };
+  /** Every Commerce Payments escrow set the service calls: the first is the holds' (contracts.auth_capture_escrow), and an x402 auth-capture payment may name any of them. Absent where the deployment names none */
+  auth_capture_deployments?: Array<AuthCaptureDeployment>;
   token: {
     address: Address;
     symbol: string;
@@ -231,7 +242,7 @@ export type CapabilityToken = string;
 
 /** An error answer of captureHold: branch on error and action. */
 export type CaptureHoldError = {
-  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "AMOUNT_OUT_OF_BOUNDS" | "HOLD_AMOUNT_EXCEEDS_AUTHORIZED" | "HOLD_EXPIRED" | "HOLD_NOT_AUTHORIZED" | "HOLD_CLOSED" | "HOLD_BUSY" | "RELAYER_UNAVAILABLE" | "RELAYER_ERROR" | "RPC_ERROR" | "RPC_BUSY";
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "AMOUNT_OUT_OF_BOUNDS" | "HOLD_AMOUNT_EXCEEDS_AUTHORIZED" | "HOLD_EXPIRED" | "HOLD_NOT_AUTHORIZED" | "HOLD_CLOSED" | "HOLD_BUSY" | "ESCROW_REFUSED" | "RELAYER_UNAVAILABLE" | "RELAYER_ERROR" | "RPC_ERROR" | "RPC_BUSY";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
@@ -342,10 +353,10 @@ export type CreateHoldResponse = {
   authorize_before: UnixSeconds;
   capture_before: UnixSeconds;
   refund_before: UnixSeconds;
-  /** the deployment's fee on every capture, signed by the buyer as both bounds */
+  /** the hold's fee on every capture (the deployment's when it was made), signed by the buyer as both bounds */
   fee_bps: number;
   escrow: Address;
-  /** this service's relayer: the only account that may authorize, capture and void */
+  /** the relayer account the hold was made with: the only account that may authorize, capture and void it */
   operator: Address;
   notify_url?: string;
 };
@@ -622,10 +633,10 @@ export type HoldStateResponse = {
   authorize_before: UnixSeconds;
   capture_before: UnixSeconds;
   refund_before: UnixSeconds;
-  /** the deployment's fee on every capture, signed by the buyer as both bounds */
+  /** the hold's fee on every capture (the deployment's when it was made), signed by the buyer as both bounds */
   fee_bps: number;
   escrow: Address;
-  /** this service's relayer: the only account that may authorize, capture and void */
+  /** the relayer account the hold was made with: the only account that may authorize, capture and void it */
   operator: Address;
   /** from the final steps only */
   state: HoldStateName;
@@ -804,6 +815,8 @@ export type ListHoldsError = {
 
 export type ListHoldsRequest = {
   recipient: Address;
+  /** the previous page's next_before_block: only holds authorized in blocks below it. Omitted: from the latest block */
+  before_block?: string;
 };
 
 export type ListHoldsResponse = {
@@ -819,8 +832,10 @@ export type ListHoldsResponse = {
     authorized_tx_hash: Hash;
     block_number: BlockNumber;
   }>;
-  /** the oldest block read: holds authorized before it are not listed */
+  /** the oldest block this page read: holds authorized below it are on the next page, or older than the list reaches */
   from_block: BlockNumber;
+  /** where the next page starts (its before_block): the page read as many log ranges as one page may, or listed as many holds; null once the list reached its oldest block (31 days back) */
+  next_before_block: BlockNumber | null;
   as_of_block: BlockNumber;
 };
 
@@ -1100,10 +1115,10 @@ export type ResolveHoldResponse = {
   authorize_before: UnixSeconds;
   capture_before: UnixSeconds;
   refund_before: UnixSeconds;
-  /** the deployment's fee on every capture, signed by the buyer as both bounds */
+  /** the hold's fee on every capture (the deployment's when it was made), signed by the buyer as both bounds */
   fee_bps: number;
   escrow: Address;
-  /** this service's relayer: the only account that may authorize, capture and void */
+  /** the relayer account the hold was made with: the only account that may authorize, capture and void it */
   operator: Address;
   /** the escrow's EIP-3009 token collector: the `to` the buyer signs */
   collector: Address;
@@ -1543,7 +1558,7 @@ export type VerifyX402SettlementError = {
 
 /** An error answer of voidHold: branch on error and action. */
 export type VoidHoldError = {
-  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "HOLD_NOT_AUTHORIZED" | "HOLD_CLOSED" | "HOLD_BUSY" | "RELAYER_UNAVAILABLE" | "RELAYER_ERROR" | "RPC_ERROR" | "RPC_BUSY";
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "HOLD_NOT_AUTHORIZED" | "HOLD_CLOSED" | "HOLD_BUSY" | "ESCROW_REFUSED" | "RELAYER_UNAVAILABLE" | "RELAYER_ERROR" | "RPC_ERROR" | "RPC_BUSY";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;

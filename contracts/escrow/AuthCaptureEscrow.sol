@@ -8,7 +8,7 @@ import {ITokenCollector} from "../interfaces/ITokenCollector.sol";
 import {TokenStore} from "./TokenStore.sol";
 
 /// @title AuthCaptureEscrow (the project's stand-in)
-/// @notice A stand-in for Commerce Payments' canonical `AuthCaptureEscrow`, written by this project
+/// @notice A stand-in for Commerce Payments' canonical `AuthCaptureEscrow` v1.1, written by this project
 /// from the published interface and rules, for the local chain only: the service and the tests drive
 /// it at the canonical address with the canonical ABI, hash and errors. On Base and Base Sepolia the
 /// canonical escrow is used, never this contract.
@@ -68,25 +68,25 @@ contract AuthCaptureEscrow is IAuthCaptureEscrow, ReentrancyGuardTransient {
         uint256 amount,
         address tokenCollector,
         bytes calldata collectorData,
-        uint16 feeBps,
+        uint256 feeAmount,
         address feeReceiver
     ) external nonReentrant onlySender(paymentInfo.operator) validAmount(amount) {
         _requireCollectable(paymentInfo, amount);
-        _requireFee(paymentInfo, feeBps, feeReceiver);
+        _requireFee(paymentInfo, amount, feeAmount, feeReceiver);
         bytes32 paymentInfoHash = _markCollected(paymentInfo, 0, uint120(amount));
-        emit PaymentCharged(paymentInfoHash, paymentInfo, amount, tokenCollector, feeBps, feeReceiver);
+        emit PaymentCharged(paymentInfoHash, paymentInfo, amount, tokenCollector, feeAmount, feeReceiver);
         _collect(paymentInfo, amount, tokenCollector, collectorData, ITokenCollector.CollectorType.Payment);
-        _payOut(paymentInfo, amount, feeBps, feeReceiver);
+        _payOut(paymentInfo, amount, feeAmount, feeReceiver);
     }
 
     /// @inheritdoc IAuthCaptureEscrow
-    function capture(PaymentInfo calldata paymentInfo, uint256 amount, uint16 feeBps, address feeReceiver)
+    function capture(PaymentInfo calldata paymentInfo, uint256 amount, uint256 feeAmount, address feeReceiver)
         external
         nonReentrant
         onlySender(paymentInfo.operator)
         validAmount(amount)
     {
-        _requireFee(paymentInfo, feeBps, feeReceiver);
+        _requireFee(paymentInfo, amount, feeAmount, feeReceiver);
         if (block.timestamp >= paymentInfo.authorizationExpiry) {
             revert AfterAuthorizationExpiry(uint48(block.timestamp), paymentInfo.authorizationExpiry);
         }
@@ -97,8 +97,8 @@ contract AuthCaptureEscrow is IAuthCaptureEscrow, ReentrancyGuardTransient {
         // Checked above: amount <= capturable < 2^120, and refundable + capturable never exceeds what was collected.
         state.capturableAmount = capturable - uint120(amount);
         state.refundableAmount += uint120(amount);
-        emit PaymentCaptured(paymentInfoHash, amount, feeBps, feeReceiver);
-        _payOut(paymentInfo, amount, feeBps, feeReceiver);
+        emit PaymentCaptured(paymentInfoHash, amount, feeAmount, feeReceiver);
+        _payOut(paymentInfo, amount, feeAmount, feeReceiver);
     }
 
     /// @inheritdoc IAuthCaptureEscrow
@@ -169,12 +169,17 @@ contract AuthCaptureEscrow is IAuthCaptureEscrow, ReentrancyGuardTransient {
         }
     }
 
-    /// @dev The fee a capture or charge asks for must sit within the signed bounds, go to the signed receiver.
-    function _requireFee(PaymentInfo calldata paymentInfo, uint16 feeBps, address feeReceiver) private pure {
-        if (feeBps < paymentInfo.minFeeBps || feeBps > paymentInfo.maxFeeBps) {
-            revert FeeBpsOutOfRange(feeBps, paymentInfo.minFeeBps, paymentInfo.maxFeeBps);
-        }
-        if (feeBps > 0 && feeReceiver == address(0)) revert ZeroFeeReceiver();
+    /// @dev The fee a capture or charge names must sit within the signed bounds for its amount (each
+    /// bound rounded down, so a part too small to carry a whole unit of fee may carry none) and go to
+    /// the signed receiver. `amount` is below 2^120 and the bounds below 2^16, so neither product overflows.
+    function _requireFee(PaymentInfo calldata paymentInfo, uint256 amount, uint256 feeAmount, address feeReceiver)
+        private
+        pure
+    {
+        uint256 minFee = amount * paymentInfo.minFeeBps / BPS_DENOMINATOR;
+        uint256 maxFee = amount * paymentInfo.maxFeeBps / BPS_DENOMINATOR;
+        if (feeAmount < minFee || feeAmount > maxFee) revert FeeAmountOutOfRange(feeAmount, minFee, maxFee);
+        if (feeAmount > 0 && feeReceiver == address(0)) revert ZeroFeeReceiver();
         address signed = paymentInfo.feeReceiver;
         if (signed != address(0) && feeReceiver != signed) revert InvalidFeeReceiver(feeReceiver, signed);
     }
@@ -215,12 +220,11 @@ contract AuthCaptureEscrow is IAuthCaptureEscrow, ReentrancyGuardTransient {
         if (token.balanceOf(store) != before + amount) revert TokenCollectionFailed();
     }
 
-    /// @dev Pays a captured `amount` out of the operator's store: the fee (rounded down) to
-    /// `feeReceiver`, the rest to the receiver; a zero part is not sent.
-    function _payOut(PaymentInfo calldata paymentInfo, uint256 amount, uint16 feeBps, address feeReceiver) private {
-        uint256 fee = amount * feeBps / BPS_DENOMINATOR;
-        if (fee > 0) _send(paymentInfo.operator, paymentInfo.token, feeReceiver, fee);
-        if (amount > fee) _send(paymentInfo.operator, paymentInfo.token, paymentInfo.receiver, amount - fee);
+    /// @dev Pays a captured `amount` out of the operator's store: `feeAmount` (checked to be at most
+    /// `amount`) to `feeReceiver`, the rest to the receiver; a zero part is not sent.
+    function _payOut(PaymentInfo calldata paymentInfo, uint256 amount, uint256 feeAmount, address feeReceiver) private {
+        if (feeAmount > 0) _send(paymentInfo.operator, paymentInfo.token, feeReceiver, feeAmount);
+        if (amount > feeAmount) _send(paymentInfo.operator, paymentInfo.token, paymentInfo.receiver, amount - feeAmount);
     }
 
     /// @dev Sends from `operator`'s store, creating the store on its first send.

@@ -2,16 +2,17 @@
 pragma solidity ^0.8.24;
 
 /// @title IAuthCaptureEscrow
-/// @notice The interface of Commerce Payments' `AuthCaptureEscrow` (base/commerce-payments), as its
+/// @notice The interface of Commerce Payments' `AuthCaptureEscrow` v1.1 (base/commerce-payments), as its
 /// callers see it: the same function signatures, `PaymentInfo` type string and hash, events and custom
 /// errors, so one ABI drives the canonical escrow on Base and Base Sepolia and the project's stand-in
 /// on the local chain. A payment is authorized once (the payer's funds move into escrow, up to
 /// `maxAmount`), captured in parts by its operator before `authorizationExpiry` (each part split into
-/// a fee, within the payer-signed bounds, and the rest to the receiver), voided by the operator or
+/// a fee amount the operator names, within the payer-signed bounds, and the rest to the receiver), voided by the operator or
 /// reclaimed by the payer after `authorizationExpiry`, and refunded by the operator before
 /// `refundExpiry`, up to what was captured.
 /// @dev Amounts are in the token's smallest units (USDC: 6 decimals); times are unix seconds compared
-/// with `block.timestamp`; fees are in basis points (1/10_000). A payment is named by `getHash`, which
+/// with `block.timestamp`; a part's fee is a token amount, bounded by the signed basis points (1/10_000)
+/// of that part, each bound rounded down. A payment is named by `getHash`, which
 /// covers the chain id and the escrow's own address: the same terms on another chain or escrow are
 /// another payment.
 interface IAuthCaptureEscrow {
@@ -46,23 +47,22 @@ interface IAuthCaptureEscrow {
     /// @notice A payment was charged: collected and captured in one call.
     /// @param amount Token units collected from the payer (fee included).
     /// @param tokenCollector The collector that pulled the funds.
-    /// @param feeBps The fee taken, in basis points.
+    /// @param feeAmount The fee taken, in token units (part of `amount`).
     /// @param feeReceiver Who received the fee.
     event PaymentCharged(
         bytes32 indexed paymentInfoHash,
         PaymentInfo paymentInfo,
         uint256 amount,
         address tokenCollector,
-        uint16 feeBps,
+        uint256 feeAmount,
         address feeReceiver
     );
 
     /// @notice A payment was authorized: `amount` token units moved from the payer into escrow.
     event PaymentAuthorized(bytes32 indexed paymentInfoHash, PaymentInfo paymentInfo, uint256 amount, address tokenCollector);
 
-    /// @notice `amount` token units left escrow: `amount * feeBps / 10_000` (rounded down) to
-    /// `feeReceiver`, the rest to the receiver.
-    event PaymentCaptured(bytes32 indexed paymentInfoHash, uint256 amount, uint16 feeBps, address feeReceiver);
+    /// @notice `amount` token units left escrow: `feeAmount` of them to `feeReceiver`, the rest to the receiver.
+    event PaymentCaptured(bytes32 indexed paymentInfoHash, uint256 amount, uint256 feeAmount, address feeReceiver);
 
     /// @notice The operator voided the authorization: `amount` token units went back to the payer.
     event PaymentVoided(bytes32 indexed paymentInfoHash, uint256 amount);
@@ -92,8 +92,9 @@ interface IAuthCaptureEscrow {
     error FeeBpsOverflow(uint16 feeBps);
     /// @notice `minFeeBps` above `maxFeeBps`.
     error InvalidFeeBpsRange(uint16 minFeeBps, uint16 maxFeeBps);
-    /// @notice The fee asked is outside the payer-signed bounds.
-    error FeeBpsOutOfRange(uint16 feeBps, uint16 minFeeBps, uint16 maxFeeBps);
+    /// @notice The fee amount asked is outside the payer-signed bounds for this amount:
+    /// `floor(amount * minFeeBps / 10_000)` to `floor(amount * maxFeeBps / 10_000)`, both included.
+    error FeeAmountOutOfRange(uint256 feeAmount, uint256 minFee, uint256 maxFee);
     /// @notice A non-zero fee to the zero address.
     error ZeroFeeReceiver();
     /// @notice The fee receiver differs from the one the payer signed.
@@ -130,13 +131,13 @@ interface IAuthCaptureEscrow {
         returns (bool hasCollectedPayment, uint120 capturableAmount, uint120 refundableAmount);
 
     /// @notice Collects `amount` (at most `maxAmount`) from the payer through `tokenCollector` and
-    /// captures it at once, `feeBps` to `feeReceiver`. Operator only; before `preApprovalExpiry`.
+    /// captures it at once, `feeAmount` of it to `feeReceiver`. Operator only; before `preApprovalExpiry`.
     function charge(
         PaymentInfo calldata paymentInfo,
         uint256 amount,
         address tokenCollector,
         bytes calldata collectorData,
-        uint16 feeBps,
+        uint256 feeAmount,
         address feeReceiver
     ) external;
 
@@ -146,10 +147,10 @@ interface IAuthCaptureEscrow {
     function authorize(PaymentInfo calldata paymentInfo, uint256 amount, address tokenCollector, bytes calldata collectorData)
         external;
 
-    /// @notice Pays `amount` of what is authorized out of escrow, `feeBps` of it to `feeReceiver`
+    /// @notice Pays `amount` of what is authorized out of escrow, `feeAmount` of it to `feeReceiver`
     /// and the rest to the receiver; repeatable up to the authorized amount. Operator only; before
     /// `authorizationExpiry`.
-    function capture(PaymentInfo calldata paymentInfo, uint256 amount, uint16 feeBps, address feeReceiver) external;
+    function capture(PaymentInfo calldata paymentInfo, uint256 amount, uint256 feeAmount, address feeReceiver) external;
 
     /// @notice Sends everything still authorized back to the payer. Operator only; any time.
     function void(PaymentInfo calldata paymentInfo) external;

@@ -1,9 +1,9 @@
 import { getAddress, pad, toHex, type Address, type PublicClient, type TestClient } from "viem";
 import { erc3009PaymentCollectorAbi } from "../../src/generated/contracts.js";
-import type { Deployment } from "../../src/deployments.js";
+import type { Deployment, EscrowSet } from "../../src/deployments.js";
 import { runtimeBytecode } from "../deploy/artifacts.js";
 
-/** Where the holds' escrow and its EIP-3009 collector sit, and whose code runs there. */
+/** Where one escrow set's escrow and EIP-3009 collector sit, and whose code runs there. */
 export interface AuthCaptureContracts {
   escrow: Address;
   eip3009Collector: Address;
@@ -20,19 +20,30 @@ const COLLECTOR_ESCROW_SLOT = toHex(0, { size: 32 });
 
 /**
  * Places the project's stand-in for Commerce Payments' `AuthCaptureEscrow` and EIP-3009 collector at
- * the canonical addresses `deployments/<chain>.json` names, where the chain has no code there (a fresh
- * local chain). A chain that already has code there keeps it: a fork of Base Sepolia keeps the
- * canonical contracts, a fork of a local chain the stand-in it holds. The collector must sit at its
- * canonical address (USDC's `receiveWithAuthorization` requires its caller to be the `to` the payer
- * signed) and the escrow at its own (its address is in every payment's hash); `hardhat_setCode` carries
- * no constructor's work, so the collector's escrow is written into its storage here.
+ * every set of canonical addresses `deployments/<chain>.json` lists (each with its release's interface),
+ * where the chain has no code there (a fresh local chain); the first set, the holds' one, is answered
+ * first. A chain that already has code at a set keeps it: a fork of Base Sepolia keeps the canonical
+ * contracts, a fork of a local chain the stand-in it holds.
+ */
+export async function placeAuthCaptureStandIns(
+  clients: { publicClient: PublicClient; testClient: TestClient },
+  deployment: Pick<Deployment, "authCapture">,
+): Promise<AuthCaptureContracts[]> {
+  const placed: AuthCaptureContracts[] = [];
+  for (const set of deployment.authCapture ?? []) placed.push(await placeAuthCaptureStandIn(clients, set));
+  return placed;
+}
+
+/**
+ * Places one set's stand-in. The collector must sit at its canonical address (USDC's
+ * `receiveWithAuthorization` requires its caller to be the `to` the payer signed) and the escrow at its
+ * own (its address is in every payment's hash); `hardhat_setCode` carries no constructor's work, so the
+ * collector's escrow is written into its storage here.
  */
 export async function placeAuthCaptureStandIn(
   clients: { publicClient: PublicClient; testClient: TestClient },
-  deployment: Pick<Deployment, "authCapture">,
-): Promise<AuthCaptureContracts | null> {
-  const canonical = deployment.authCapture;
-  if (!canonical) return null;
+  canonical: EscrowSet,
+): Promise<AuthCaptureContracts> {
   const { publicClient, testClient } = clients;
   const hasCode = async (address: Address) => {
     const code = await publicClient.getCode({ address });

@@ -23,7 +23,7 @@ import { loadLiveDeployment, type LiveDeployment } from "../../src/deployments.j
 import { COVERAGE_BUILD } from "../deploy/build-mode.js";
 import { deployCreate2 } from "../deploy/create2.js";
 import { planContracts } from "../deploy/plan.js";
-import { placeAuthCaptureStandIn, type AuthCaptureContracts } from "./auth-capture.js";
+import { placeAuthCaptureStandIns, type AuthCaptureContracts } from "./auth-capture.js";
 import { callsWithoutL1Fee, L1_FEE_LEVELS, setL1Fees, type L1FeeParameters } from "./l1-fees.js";
 import { placeMulticall3 } from "./multicall3.js";
 import { serveJsonRpc, type RequestProvider } from "./rpc-server.js";
@@ -102,6 +102,8 @@ export interface LocalChain {
    * ships), on a fork of Base Sepolia the canonical contracts (`standIn` false).
    */
   authCapture: AuthCaptureContracts | null;
+  /** Every escrow set the deployment lists, in its order (the first is `authCapture`). */
+  authCaptureSets: AuthCaptureContracts[];
   /** The chain this one forks (FORK_URL), or null when it was built from nothing. */
   fork: ForkOptions | null;
   /** Whether blocks may share a timestamp (`LocalChainOptions.sameSecondBlocks`). */
@@ -227,7 +229,8 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
 
   // Commerce Payments' escrow and EIP-3009 collector at their canonical addresses: a stand-in of the
   // project's own where the chain has none (the real ones on Base Sepolia stay on a fork).
-  const authCapture = await placeAuthCaptureStandIn({ publicClient, testClient }, deployment);
+  const authCaptureSets = await placeAuthCaptureStandIns({ publicClient, testClient }, deployment);
+  const authCapture = authCaptureSets[0] ?? null;
 
   // Our contracts through CREATE2, with the parameters of deployments/84532.json.
   if (!options.withoutContracts) await deployOurContracts();
@@ -314,6 +317,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     accounts,
     usdcRoles,
     authCapture,
+    authCaptureSets,
     fork,
     sameSecondBlocks: options.sameSecondBlocks ?? false,
     mine: (blocks = 1) => testClient.mine({ blocks }),

@@ -43,6 +43,8 @@ export const VERDICT_KINDS = [
   "hold_refunded",
   /** A hold's `reclaimed`: the escrow's PaymentReclaimed (the buyer took back an expired authorization). */
   "hold_reclaimed",
+  /** A hold call's `ESCROW_REFUSED`: the escrow's revert of the simulated call, as a majority of the nodes simulate it. */
+  "escrow_refused",
 ] as const;
 export type VerdictKind = (typeof VERDICT_KINDS)[number];
 

@@ -54,11 +54,11 @@ export const authCaptureEscrowAbi = [
   {
     type: 'error',
     inputs: [
-      { name: 'feeBps', internalType: 'uint16', type: 'uint16' },
-      { name: 'minFeeBps', internalType: 'uint16', type: 'uint16' },
-      { name: 'maxFeeBps', internalType: 'uint16', type: 'uint16' },
+      { name: 'feeAmount', internalType: 'uint256', type: 'uint256' },
+      { name: 'minFee', internalType: 'uint256', type: 'uint256' },
+      { name: 'maxFee', internalType: 'uint256', type: 'uint256' },
     ],
-    name: 'FeeBpsOutOfRange',
+    name: 'FeeAmountOutOfRange',
   },
   {
     type: 'error',
@@ -200,9 +200,9 @@ export const authCaptureEscrowAbi = [
         indexed: false,
       },
       {
-        name: 'feeBps',
-        internalType: 'uint16',
-        type: 'uint16',
+        name: 'feeAmount',
+        internalType: 'uint256',
+        type: 'uint256',
         indexed: false,
       },
       {
@@ -261,9 +261,9 @@ export const authCaptureEscrowAbi = [
         indexed: false,
       },
       {
-        name: 'feeBps',
-        internalType: 'uint16',
-        type: 'uint16',
+        name: 'feeAmount',
+        internalType: 'uint256',
+        type: 'uint256',
         indexed: false,
       },
       {
@@ -425,7 +425,7 @@ export const authCaptureEscrowAbi = [
         ],
       },
       { name: 'amount', internalType: 'uint256', type: 'uint256' },
-      { name: 'feeBps', internalType: 'uint16', type: 'uint16' },
+      { name: 'feeAmount', internalType: 'uint256', type: 'uint256' },
       { name: 'feeReceiver', internalType: 'address', type: 'address' },
     ],
     name: 'capture',
@@ -461,7 +461,7 @@ export const authCaptureEscrowAbi = [
       { name: 'amount', internalType: 'uint256', type: 'uint256' },
       { name: 'tokenCollector', internalType: 'address', type: 'address' },
       { name: 'collectorData', internalType: 'bytes', type: 'bytes' },
-      { name: 'feeBps', internalType: 'uint16', type: 'uint16' },
+      { name: 'feeAmount', internalType: 'uint256', type: 'uint256' },
       { name: 'feeReceiver', internalType: 'address', type: 'address' },
     ],
     name: 'charge',
@@ -2055,11 +2055,11 @@ export const iAuthCaptureEscrowAbi = [
   {
     type: 'error',
     inputs: [
-      { name: 'feeBps', internalType: 'uint16', type: 'uint16' },
-      { name: 'minFeeBps', internalType: 'uint16', type: 'uint16' },
-      { name: 'maxFeeBps', internalType: 'uint16', type: 'uint16' },
+      { name: 'feeAmount', internalType: 'uint256', type: 'uint256' },
+      { name: 'minFee', internalType: 'uint256', type: 'uint256' },
+      { name: 'maxFee', internalType: 'uint256', type: 'uint256' },
     ],
-    name: 'FeeBpsOutOfRange',
+    name: 'FeeAmountOutOfRange',
   },
   {
     type: 'error',
@@ -2200,9 +2200,9 @@ export const iAuthCaptureEscrowAbi = [
         indexed: false,
       },
       {
-        name: 'feeBps',
-        internalType: 'uint16',
-        type: 'uint16',
+        name: 'feeAmount',
+        internalType: 'uint256',
+        type: 'uint256',
         indexed: false,
       },
       {
@@ -2261,9 +2261,9 @@ export const iAuthCaptureEscrowAbi = [
         indexed: false,
       },
       {
-        name: 'feeBps',
-        internalType: 'uint16',
-        type: 'uint16',
+        name: 'feeAmount',
+        internalType: 'uint256',
+        type: 'uint256',
         indexed: false,
       },
       {
@@ -2425,7 +2425,7 @@ export const iAuthCaptureEscrowAbi = [
         ],
       },
       { name: 'amount', internalType: 'uint256', type: 'uint256' },
-      { name: 'feeBps', internalType: 'uint16', type: 'uint16' },
+      { name: 'feeAmount', internalType: 'uint256', type: 'uint256' },
       { name: 'feeReceiver', internalType: 'address', type: 'address' },
     ],
     name: 'capture',
@@ -2461,7 +2461,7 @@ export const iAuthCaptureEscrowAbi = [
       { name: 'amount', internalType: 'uint256', type: 'uint256' },
       { name: 'tokenCollector', internalType: 'address', type: 'address' },
       { name: 'collectorData', internalType: 'bytes', type: 'bytes' },
-      { name: 'feeBps', internalType: 'uint16', type: 'uint16' },
+      { name: 'feeAmount', internalType: 'uint256', type: 'uint256' },
       { name: 'feeReceiver', internalType: 'address', type: 'address' },
     ],
     name: 'charge',

@@ -1,4 +1,5 @@
-import { BaseError, ContractFunctionRevertedError } from "viem";
+import { BaseError, ContractFunctionRevertedError, type PublicClient } from "viem";
+import { agreeOnRead } from "../chain/agreement.js";
 import { DomainError, type ErrorCode } from "../errors.js";
 import { toRpcError } from "../chain/rpc-errors.js";
 import { revertReason, tokenRefusal } from "../chain/token-refusals.js";
@@ -20,12 +21,50 @@ export const AUTHORIZATION_REVERT_REASONS = {
   "FiatTokenV2: caller must be the payee": ["INVALID_HOLD", "the authorization is not to the collector"],
 } as const satisfies Record<string, readonly [ErrorCode, string]>;
 
-/** The escrow's custom error a simulated call reverted with, by name (never by message text), and its arguments. */
+/** Named for a revert that carries no data (a function the escrow does not have, or a bare `revert()`). */
+const NO_REASON = "(revert without data)";
+
+/** The escrow's revert of a simulated call: its custom error by name (never by message text) and arguments; null when the call did not revert (a node's failure). */
 function escrowRevert(error: unknown): { name: string; args: readonly unknown[] } | null {
   if (!(error instanceof BaseError)) return null;
   const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError);
-  if (!(reverted instanceof ContractFunctionRevertedError) || !reverted.data) return null;
+  if (!(reverted instanceof ContractFunctionRevertedError)) return null;
+  if (!reverted.data) return { name: NO_REASON, args: [] };
   return { name: reverted.data.errorName, args: reverted.data.args ?? [] };
+}
+
+/**
+ * A simulated hold call that failed, answered as the escrow's refusal only when a majority of the
+ * chain's nodes simulate the same revert (the door's `escrow_refused`): then the same call can never
+ * succeed, and the answer says what to change instead of RETRY. A node's failure, or nodes that differ
+ * from the first answer, stay RPC_ERROR or RPC_BUSY: retryable.
+ */
+export async function agreedEscrowRefusal(
+  client: PublicClient,
+  error: unknown,
+  simulate: (client: PublicClient) => Promise<unknown>,
+  collected: () => Promise<boolean>,
+): Promise<DomainError> {
+  const first = escrowRevert(error);
+  if (!first) return toRpcError(error);
+  const agreed = await agreeOnRead("escrow_refused", client, (node) =>
+    simulate(node).then(
+      () => null,
+      (e: unknown) => {
+        const revert = escrowRevert(e);
+        if (!revert) throw e;
+        return revert;
+      },
+    ),
+  );
+  if (!agreed || keyOf(agreed) !== keyOf(first)) {
+    return new DomainError("RPC_BUSY", { detail: "the chain's nodes do not agree on the escrow's answer to this call" });
+  }
+  return escrowRefusal(error, collected);
+}
+
+function keyOf(revert: { name: string; args: readonly unknown[] }): string {
+  return JSON.stringify([revert.name, revert.args], (_, v: unknown) => (typeof v === "bigint" ? `${v}n` : typeof v === "string" ? v.toLowerCase() : v));
 }
 
 /**
@@ -55,15 +94,9 @@ export function escrowRefusal(error: unknown, collected: () => Promise<boolean>)
       return new DomainError("HOLD_EXPIRED", { detail: name });
     case "PaymentAlreadyCollected":
       return new DomainError("HOLD_ALREADY_AUTHORIZED");
-    case "InvalidSender":
     case "InvalidExpiries":
     case "FeeBpsOverflow":
     case "InvalidFeeBpsRange":
-    case "FeeBpsOutOfRange":
-    case "ZeroFeeReceiver":
-    case "InvalidFeeReceiver":
-    case "InvalidCollectorForOperation":
-    case "TokenCollectionFailed":
       return new DomainError("INVALID_HOLD", { detail: name });
     case "Error": {
       // The token's own Error(string): first its ERC-3009 authorization reasons, then the shared table.
@@ -75,7 +108,8 @@ export function escrowRefusal(error: unknown, collected: () => Promise<boolean>)
       return tokenRefusal(error) ?? new DomainError("RELAYER_ERROR", { detail: `unclassified token revert ${reason}` });
     }
     default:
-      return new DomainError("RELAYER_ERROR", { detail: `unexpected revert ${name}` });
+      // The call as the service makes it (its sender, fee, collector, or a function the escrow lacks): never a retry.
+      return new DomainError("ESCROW_REFUSED", { detail: name });
   }
 }
 

@@ -1,4 +1,5 @@
-import type { Address, Hex, Log, PublicClient } from "viem";
+import { isAddressEqual, type Address, type Hex, type Log, type PublicClient } from "viem";
+import { readReceipt } from "../chain/transactions.js";
 import { agreeOnLogs, type ClaimedLog } from "../chain/agreement.js";
 import { finalityHead } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";
@@ -10,8 +11,8 @@ export interface HoldEvent {
   step: "authorized" | "charged" | "captured" | "voided" | "reclaimed" | "refunded";
   /** Token units the step moved (a capture: fee included). */
   amount: bigint;
-  /** A capture's or charge's fee, in basis points. */
-  feeBps?: number;
+  /** A capture's or charge's fee, in token units (part of `amount`), as the escrow moved it. */
+  feeAmount?: bigint;
   /** An authorization's or charge's payer (the buyer who signed). */
   payer?: Address;
   txHash: Hex;
@@ -34,25 +35,21 @@ export interface HoldLogDeps {
 }
 
 /**
- * A hold's history from the escrow's own events (every one indexed by the payment's hash), read from
- * `fromBlock` (the block the hold was made at: nothing of it can be older) to the head. A step is
- * final only when a majority of the nodes hold its log at or below the finality head, each kind asked
- * of the door for its verdict; one node's copy is only ever "confirming".
+ * A hold's history from the escrow's own events in the receipts of the service's own calls for it
+ * (`calls`: the transactions it recorded, HoldTransactionStore.calls): every authorize, capture and
+ * void of a hold is the operator's, so no log range is read, however old the hold is; `others` are
+ * logs found otherwise (the buyer's reclaim: hold-reclaim.ts), judged alike. A step is final
+ * only when a majority of the nodes hold its log at or below the finality head, each kind asked of the
+ * door for its verdict; one node's copy is only ever "confirming".
  */
-export async function readHoldLog(deps: HoldLogDeps, paymentHash: Hex, fromBlock: bigint): Promise<HoldLog> {
+export async function readHoldLog(deps: HoldLogDeps, paymentHash: Hex, calls: readonly Hex[], others: readonly ClaimedLog[] = []): Promise<HoldLog> {
   const { client, finality, escrow } = deps;
   const latest = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
-  const [logs, head] = await Promise.all([
-    rpc(
-      () =>
-        client.request({
-          method: "eth_getLogs",
-          params: [{ address: escrow, topics: [null, paymentHash], fromBlock: `0x${fromBlock.toString(16)}`, toBlock: `0x${latest.toString(16)}` }],
-        } as never) as Promise<RawLog[]>,
-    ),
-    finalityHead(client, finality, latest),
-  ]);
-  const read = logs.map(parsed).filter((l): l is Parsed => l !== null);
+  const [receipts, head] = await Promise.all([Promise.all(calls.map((hash) => readReceipt(client, hash))), finalityHead(client, finality, latest)]);
+  const logs = receipts.flatMap((r) =>
+    r && r.status === "success" ? r.logs.filter((l) => isAddressEqual(l.address, escrow) && l.topics[1]?.toLowerCase() === paymentHash.toLowerCase()) : [],
+  );
+  const read = [...logs, ...others].map((l) => parsed(l as unknown as RawLogLike)).filter((l): l is Parsed => l !== null);
   const below = read.filter((l) => l.log.blockNumber! <= head);
   const final: HoldEvent[] = [];
   const confirming: HoldEvent[] = read.filter((l) => l.log.blockNumber! > head).map((l) => l.event);
@@ -109,9 +106,9 @@ function parsed(raw: RawLogLike): Parsed | null {
     case "PaymentAuthorized":
       return { log, event: { step: "authorized", amount: decoded.args.amount, payer: decoded.args.paymentInfo.payer, ...at } };
     case "PaymentCharged":
-      return { log, event: { step: "charged", amount: decoded.args.amount, feeBps: decoded.args.feeBps, payer: decoded.args.paymentInfo.payer, ...at } };
+      return { log, event: { step: "charged", amount: decoded.args.amount, feeAmount: decoded.args.feeAmount, payer: decoded.args.paymentInfo.payer, ...at } };
     case "PaymentCaptured":
-      return { log, event: { step: "captured", amount: decoded.args.amount, feeBps: decoded.args.feeBps, ...at } };
+      return { log, event: { step: "captured", amount: decoded.args.amount, feeAmount: decoded.args.feeAmount, ...at } };
     case "PaymentVoided":
       return { log, event: { step: "voided", amount: decoded.args.amount, ...at } };
     case "PaymentReclaimed":

@@ -7,13 +7,11 @@ import { DomainError } from "../errors.js";
 import { formatAmount } from "../money.js";
 import { TOKEN_KINDS, type CapabilityTokens } from "../tokens/capability.js";
 import type { RefundHoldResponse } from "../wire/holds.js";
-import { readHoldLog } from "./hold-log.js";
-import { holdFigures, payerOf } from "./hold-state.js";
+import { holdFigures } from "./hold-state.js";
 import type { Holds } from "./holds.js";
-import { paymentInfoHash } from "./payment-info.js";
 
 export interface HoldRefundsDeps {
-  holds: Pick<Holds, "terms">;
+  holds: Pick<Holds, "terms" | "payer" | "log">;
   client: PublicClient;
   finality: Finality;
   chainId: number;
@@ -39,13 +37,9 @@ export async function refundHold(deps: HoldRefundsDeps, holdToken: string, amoun
   const { terms, holdId, info } = deps.holds.terms(holdToken, true);
   const nowSeconds = Math.floor(deps.now() / 1000);
   if (amountUnits <= 0n) throw new DomainError("REFUND_AMOUNT_INVALID");
-  const payer = await payerOf(deps.client, deps.token, holdId, terms.fromBlock, deps.chainId, {
-    escrow: deps.escrow,
-    hashOf: (candidate) => paymentInfoHash(info(candidate), deps.chainId, deps.escrow),
-  });
+  const payer = await deps.holds.payer(terms);
   if (!payer) throw new DomainError("HOLD_NOT_AUTHORIZED");
-  const paid = info(payer);
-  const log = await readHoldLog(deps, paymentInfoHash(paid, deps.chainId, deps.escrow), terms.fromBlock);
+  const log = await deps.holds.log(info(payer));
   // The payer a refund goes to is the one the majority's final authorization names, never one node's word.
   const opened = log.final.find((e) => e.step === "authorized" || e.step === "charged");
   if (!opened?.payer || getAddress(opened.payer) !== payer) throw new DomainError("HOLD_NOT_AUTHORIZED");

@@ -1,4 +1,6 @@
-import { encodeFunctionData, getAddress, toEventSelector, type Address, type Hex, type PublicClient } from "viem";
+import { encodeFunctionData, getAddress, isAddressEqual, toEventSelector, type Address, type Hex, type PublicClient } from "viem";
+import { readReceipt } from "../chain/transactions.js";
+import { decodeEscrowEvent } from "./escrow-events.js";
 import { blocksIn } from "../block-time.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { authCaptureEscrowAbi, fiatTokenAbi } from "../generated/contracts.js";
@@ -27,6 +29,27 @@ export interface HoldOpening {
   hashOf: (payer: Address) => Hex;
   /** Ask the escrow even of a lone authorizer (before a new authorization: a stranger's lone use of the id must not refuse the buyer). */
   confirmLone?: boolean;
+}
+
+/**
+ * The buyer whose authorization of a hold the service sent: the payer of the first payment opened
+ * (PaymentAuthorized or PaymentCharged) in the receipts of its recorded calls whose hash is the hold's
+ * terms with that payer. It only picks which payment's events to read, as {@link payerOf} does; null
+ * while none is mined. No log range is read.
+ */
+export async function recordedPayer(client: PublicClient, escrow: Address, calls: readonly Hex[], hashOf: (payer: Address) => Hex): Promise<Address | null> {
+  for (const hash of calls) {
+    const receipt = await readReceipt(client, hash);
+    if (receipt?.status !== "success") continue;
+    for (const log of receipt.logs) {
+      if (!isAddressEqual(log.address, escrow)) continue;
+      const event = decodeEscrowEvent(log);
+      if (event?.eventName !== "PaymentAuthorized" && event?.eventName !== "PaymentCharged") continue;
+      const payer = getAddress(event.args.paymentInfo.payer);
+      if (log.topics[1]?.toLowerCase() === hashOf(payer).toLowerCase()) return payer;
+    }
+  }
+  return null;
 }
 
 /**
@@ -78,15 +101,12 @@ export interface HoldFigures {
   refunded: bigint;
 }
 
-/** The fee a capture of `amount` at `feeBps` pays, as the escrow rounds it (down). */
-export const feeOf = (amount: bigint, feeBps: number) => (amount * BigInt(feeBps)) / 10_000n;
-
 /** Sums a hold's final steps and names its state at `nowSeconds` against its deadlines. */
 export function holdFigures(final: readonly HoldEvent[], deadlines: { authorizeBefore: number; captureBefore: number }, nowSeconds: number): HoldFigures {
   const sum = (steps: HoldEvent["step"][]) => final.filter((e) => steps.includes(e.step)).reduce((t, e) => t + e.amount, 0n);
   const authorized = sum(["authorized", "charged"]);
   const captured = sum(["captured", "charged"]);
-  const fee = final.filter((e) => e.step === "captured" || e.step === "charged").reduce((t, e) => t + feeOf(e.amount, e.feeBps ?? 0), 0n);
+  const fee = final.filter((e) => e.step === "captured" || e.step === "charged").reduce((t, e) => t + (e.feeAmount ?? 0n), 0n);
   const voided = sum(["voided"]);
   const reclaimed = sum(["reclaimed"]);
   const capturable = authorized - captured - voided - reclaimed;
@@ -118,7 +138,7 @@ export function stepOnWire(e: HoldEvent, final: boolean) {
   return {
     step,
     amount_units: e.amount.toString(),
-    ...(e.feeBps !== undefined ? { fee_units: feeOf(e.amount, e.feeBps).toString() } : {}),
+    ...(e.feeAmount !== undefined ? { fee_units: e.feeAmount.toString() } : {}),
     tx_hash: e.txHash,
     block_number: e.blockNumber.toString(),
     final,

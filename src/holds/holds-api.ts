@@ -6,5 +6,5 @@ import type { Holds } from "./holds.js";
 export interface HoldsApi {
   holds: Holds;
   refund(token: string, amountUnits: bigint, refundTxHash?: Hex): Promise<RefundHoldResponse>;
-  list(recipient: Address): Promise<ListHoldsResponse>;
+  list(recipient: Address, beforeBlock?: bigint): Promise<ListHoldsResponse>;
 }

@@ -9,8 +9,10 @@ import { formatAmount } from "../money.js";
 import { checkRecipient } from "../rules/recipient.js";
 import type { CapabilityTokens } from "../tokens/capability.js";
 import type { CreateHoldResponse, HoldSentResponse, HoldStateResponse, ResolveHoldResponse } from "../wire/holds.js";
-import { readHoldLog } from "./hold-log.js";
-import { holdFigures, payerOf, reclaimCall, stepOnWire } from "./hold-state.js";
+import { readHoldLog, type HoldLog } from "./hold-log.js";
+import { findReclaim } from "./hold-reclaim.js";
+import { RangeCap } from "../payments/log-ranges.js";
+import { holdFigures, payerOf, reclaimCall, recordedPayer, stepOnWire } from "./hold-state.js";
 import type { HoldOperator } from "./operator.js";
 import { holdAuthorizationTypedData, payerAgnosticHash, paymentInfoHash, type PaymentInfo } from "./payment-info.js";
 import { holdDeadlines, holdSalt, mintHold, paymentInfoOf, readHold, type HoldTerms } from "./terms.js";
@@ -29,6 +31,8 @@ export interface HoldsDeps {
   /** The amounts a hold may hold (the payments' bounds). */
   limits: { minUnits: bigint; maxUnits: bigint };
   checkoutUrl: string | null;
+  /** The widest log range one read asks (LOG_RANGE_SECONDS in blocks): the one search a hold's state may need, its reclaim's. */
+  logRangeBlocks: bigint;
   /** Webhooks: notify_url rules and the watch registrar (false past the caps). */
   webhooks: {
     validate(notifyUrl: string): void;
@@ -43,6 +47,9 @@ export interface HoldsDeps {
  * (and a watch, for a hold made with notify_url).
  */
 export class Holds {
+  /** What this node accepts for one log range, learned once for every reclaim search. */
+  readonly #cap = new RangeCap();
+
   constructor(private readonly deps: HoldsDeps) {}
 
   /** POST /v1/holds. One read of the head (cached by the client a few seconds), so a stranger repeating it costs no chain work that grows. */
@@ -66,6 +73,9 @@ export class Holds {
       refundBefore: input.refundBefore,
       salt: holdSalt(this.deps.randomBytes),
       fromBlock,
+      operator: this.#operator(),
+      feeBps: deployment.parameters.feeBps,
+      feeReceiver: deployment.parameters.feeCollector,
     };
     const { hold, checkout } = mintHold(this.deps.tokens, terms);
     const holdId = this.#holdId(terms);
@@ -147,12 +157,10 @@ export class Holds {
   /** POST /v1/holds/state: the hold as the chain holds it (final steps through the door), its call in flight, and the buyer's reclaim once it is due. */
   async state(token: string): Promise<HoldStateResponse> {
     const terms = this.#open(token, false);
-    const { client, finality, escrow, deployment } = this.deps;
+    const { client, escrow } = this.deps;
     const payer = await this.#payer(terms);
     const info = payer ? this.#info(terms, payer) : null;
-    const log = info
-      ? await readHoldLog({ client, finality, escrow: escrow.escrow }, paymentInfoHash(info, deployment.chainId, escrow.escrow), terms.fromBlock)
-      : { final: [], confirming: [], asOfBlock: await client.getBlockNumber() };
+    const log = info ? await this.log(info) : { final: [], confirming: [], asOfBlock: await client.getBlockNumber() };
     const figures = holdFigures(log.final, terms, this.#nowSeconds());
     const inFlight = info ? await this.deps.operator.inFlight(info) : null;
     return {
@@ -179,9 +187,42 @@ export class Holds {
     return this.#info(terms, payer);
   }
 
-  /** The buyer whose authorization of the hold the escrow holds (see payerOf); null before one is mined. */
-  #payer(terms: HoldTerms, confirmLone = false): Promise<Address | null> {
+  /**
+   * A hold's steps, from the receipts of the service's recorded calls for it (hold-log.ts), and past
+   * its capture deadline with funds left by them, the buyer's reclaim (hold-reclaim.ts): no log range
+   * from the hold's block to the head.
+   */
+  async log(info: PaymentInfo): Promise<HoldLog> {
+    const { client, finality, deployment, escrow } = this.deps;
+    const deps = { client, finality, escrow: escrow.escrow };
+    const hash = paymentInfoHash(info, deployment.chainId, escrow.escrow);
+    const calls = await this.deps.operator.recorded(info);
+    const log = await readHoldLog(deps, hash, calls);
+    const deadlines = { authorizeBefore: info.preApprovalExpiry, captureBefore: info.authorizationExpiry };
+    if (this.#nowSeconds() < info.authorizationExpiry || holdFigures(log.final, deadlines, this.#nowSeconds()).capturable === 0n) return log;
+    const reclaimed = await findReclaim(
+      { client, escrow: escrow.escrow, cap: this.#cap, maxSpan: this.deps.logRangeBlocks },
+      hash,
+      log.final[0]?.blockNumber ?? 0n,
+    );
+    return reclaimed.length > 0 ? readHoldLog(deps, hash, calls, reclaimed) : log;
+  }
+
+  /** The buyer whose authorization of the hold the escrow holds; null before one is mined. */
+  payer(terms: HoldTerms): Promise<Address | null> {
+    return this.#payer(terms);
+  }
+
+  /**
+   * The buyer whose authorization the service sent (its recorded calls: recordedPayer); where this
+   * service's store recorded none, the token's record within the authorize window (payerOf).
+   */
+  async #payer(terms: HoldTerms, confirmLone = false): Promise<Address | null> {
     const { client, deployment, escrow } = this.deps;
+    const hashOf = (payer: Address) => paymentInfoHash(this.#info(terms, payer), deployment.chainId, escrow.escrow);
+    const calls = await this.deps.operator.recorded(this.#info(terms, zeroAddress));
+    const recorded = calls.length > 0 ? await recordedPayer(client, escrow.escrow, calls, hashOf) : null;
+    if (recorded) return recorded;
     return payerOf(client, deployment.token.address, this.#holdId(terms), terms.fromBlock, deployment.chainId, {
       escrow: escrow.escrow,
       hashOf: (payer) => paymentInfoHash(this.#info(terms, payer), deployment.chainId, escrow.escrow),
@@ -255,9 +296,9 @@ export class Holds {
       authorize_before: terms.authorizeBefore,
       capture_before: terms.captureBefore,
       refund_before: terms.refundBefore,
-      fee_bps: deployment.parameters.feeBps,
+      fee_bps: terms.feeBps ?? deployment.parameters.feeBps,
       escrow: this.deps.escrow.escrow,
-      operator: this.#operator(),
+      operator: terms.operator ?? this.#operator(),
     };
   }
 

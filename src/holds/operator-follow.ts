@@ -17,6 +17,8 @@ export interface HoldFollowDeps {
   client: PublicClient;
   store: HoldTransactionStore;
   sender: SettlementSender;
+  /** The retired relayer accounts (RELAYER_RETIRED_KEYS): each follows the calls it sent. */
+  retiredSenders?: readonly SettlementSender[];
   quoteFees: () => Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
   now: () => number;
   replaceAfterMs: number;
@@ -51,7 +53,7 @@ export async function followHoldTransactions(deps: HoldFollowDeps, limit: number
 }
 
 async function followOne(deps: HoldFollowDeps, t: HoldTransaction): Promise<boolean> {
-  const { client, sender, store } = deps;
+  const { client, store } = deps;
   const receipt = await readReceipt(client, t.hash);
   if (receipt) {
     const agreed = await agreeOnReceipt("watch_end", client, deps.finality, receipt);
@@ -70,7 +72,9 @@ async function followOne(deps: HoldFollowDeps, t: HoldTransaction): Promise<bool
     await store.markDone(t.hash, "dropped"); // another transaction (or a replacement) took its nonce
     return true;
   }
-  if (sender.address !== t.relayer) return false;
+  // Sent again or replaced only by the key that signed it (this instance's, or a retired one it holds).
+  const sender = [deps.sender, ...(deps.retiredSenders ?? [])].find((s) => s.address === t.relayer);
+  if (!sender) return false;
   const age = deps.now() - t.sentAt;
   if (!(await isKnownTransaction(client, t.hash))) {
     if (age > HOLD_RESEND_AFTER_MS) await sender.broadcast(t.raw).catch(() => {});

@@ -1,8 +1,9 @@
-import { encodeFunctionData, getAddress, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import { encodeFunctionData, isAddressEqual, zeroAddress, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
 import { agreeOnReceipt, type Agreed } from "../chain/agreement.js";
 import { isReceiptSettled } from "../chain/finality.js";
 import { readReceipt } from "../chain/transactions.js";
 import type { Finality } from "../config.js";
+import type { EscrowSet } from "../deployments.js";
 import { DomainError } from "../errors.js";
 import { authCaptureEscrowAbi } from "../generated/contracts.js";
 import type { SettlementSender } from "../payments/relayer-call.js";
@@ -11,19 +12,27 @@ import type { HoldOperation, HoldTransactionStore } from "../store/hold-transact
 import type { RevertedPayers } from "./operator-follow.js";
 import { everyRound } from "../rounds.js";
 import { decodeEscrowEvent } from "./escrow-events.js";
-import { escrowRefusal } from "./escrow-refusals.js";
+import { agreedEscrowRefusal } from "./escrow-refusals.js";
 import { followHoldTransactions } from "./operator-follow.js";
+import { feeAmountOf } from "./fee.js";
 import { payerAgnosticHash, paymentInfoHash, type PaymentInfo } from "./payment-info.js";
 
 export interface HoldOperatorDeps {
   client: PublicClient;
   chainId: number;
-  /** The escrow (Commerce Payments' AuthCaptureEscrow, or the local stand-in at its address) and its EIP-3009 collector. */
-  escrow: Address;
-  collector: Address;
+  /**
+   * The escrow sets the operator calls (Commerce Payments' AuthCaptureEscrow, or the local stand-in at
+   * its address, and its EIP-3009 collector): the first is the holds'; x402 charges may name any.
+   */
+  sets: readonly EscrowSet[];
   store: HoldTransactionStore;
   /** The relayer: its account is the escrow's operator for every hold this service makes. */
   sender: SettlementSender;
+  /**
+   * The relayer's retired accounts (RELAYER_RETIRED_KEYS): each is still the operator of the open
+   * holds made under it, so it sends their captures and voids, and nothing else.
+   */
+  retiredSenders?: readonly SettlementSender[];
   quoteFees: () => Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
   now: () => number;
   /** A transaction still unmined this long after it was sent is replaced with a higher fee, within the relayer's ceiling. */
@@ -48,8 +57,8 @@ export interface HoldSent {
 /** What the escrow did in a mined operator call, once a majority of the nodes hold it final. */
 export type HoldStep =
   | { step: "authorized"; amount: bigint }
-  | { step: "charged"; amount: bigint; feeBps: number }
-  | { step: "captured"; amount: bigint; feeBps: number }
+  | { step: "charged"; amount: bigint; feeAmount: bigint }
+  | { step: "captured"; amount: bigint; feeAmount: bigint }
   | { step: "voided"; amount: bigint };
 
 /** A transaction's outcome: not mined (or not final on a majority yet), reverted, or the escrow's step on the majority's receipt. */
@@ -86,22 +95,31 @@ export class HoldOperator {
     return this.deps.sender.address;
   }
 
-  /** The escrow's name for a hold. */
-  hashOf(info: PaymentInfo): Hex {
-    return paymentInfoHash(info, this.deps.chainId, this.deps.escrow);
+  /** The holds' escrow set: the first listed. */
+  get #holds(): EscrowSet {
+    return this.deps.sets[0]!;
   }
 
-  /** Authorizes the most the hold may capture, with the buyer's ERC-3009 signature to the collector. */
+  /** The escrow's name for a hold (at the holds' escrow unless another set is named). */
+  hashOf(info: PaymentInfo, set: EscrowSet = this.#holds): Hex {
+    return paymentInfoHash(info, this.deps.chainId, set.escrow);
+  }
+
+  /** Authorizes the most the hold may capture, with the buyer's ERC-3009 signature to the holds' collector. */
   async authorize(info: PaymentInfo, signature: Hex): Promise<HoldSent> {
     await this.#payerAdmitted(info.payer);
-    return this.#send(info, { functionName: "authorize", args: [info, info.maxAmount, this.deps.collector, signature] });
+    const set = this.#holds;
+    return this.#send(info, { functionName: "authorize", args: [info, info.maxAmount, set.eip3009Collector, signature] }, set);
   }
 
-  /** Authorizes and captures `amount` in one step (x402 `auth-capture` without a hold), at the deployment's fee. */
-  async charge(info: PaymentInfo, amount: bigint, signature: Hex): Promise<HoldSent> {
-    const { collector, feeBps, feeReceiver } = this.deps;
+  /** Authorizes and captures `amount` in one step (x402 `auth-capture` without a hold) at `set`'s escrow, at the deployment's fee. */
+  async charge(info: PaymentInfo, amount: bigint, signature: Hex, set: EscrowSet = this.#holds): Promise<HoldSent> {
+    const { feeBps, feeReceiver } = this.deps;
+    if (!this.deps.sets.some((s) => isAddressEqual(s.escrow, set.escrow) && isAddressEqual(s.eip3009Collector, set.eip3009Collector)))
+      throw new DomainError("INVALID_HOLD", { detail: "an escrow this deployment does not list" });
     await this.#payerAdmitted(info.payer);
-    return this.#send(info, { functionName: "charge", args: [info, amount, collector, signature, feeBps, feeReceiver] });
+    const args = [info, amount, set.eip3009Collector, signature, feeAmountOf(amount, feeBps), feeReceiver] as const;
+    return this.#send(info, { functionName: "charge", args }, set);
   }
 
   /** A payer one of whose authorizations passed its simulation and reverted on chain lately is refused: the relayer paid for one. */
@@ -111,19 +129,35 @@ export class HoldOperator {
     }
   }
 
-  /** Captures `amount` of what is authorized: the deployment's fee to the fee collector, the rest to the receiver. */
+  /** Captures `amount` of what is authorized: the hold's signed fee of it to its signed fee receiver, the rest to the receiver. */
   capture(info: PaymentInfo, amount: bigint): Promise<HoldSent> {
-    return this.#send(info, { functionName: "capture", args: [info, amount, this.deps.feeBps, this.deps.feeReceiver] });
+    return this.#send(info, { functionName: "capture", args: [info, amount, feeAmountOf(amount, info.maxFeeBps), info.feeReceiver] }, this.#holds);
   }
 
   /** Sends everything still authorized back to the buyer. */
   void(info: PaymentInfo): Promise<HoldSent> {
-    return this.#send(info, { functionName: "void", args: [info] });
+    return this.#send(info, { functionName: "void", args: [info] }, this.#holds);
   }
 
   /** The hold's operator call on its way, if any (a second one is refused until it is mined): this payment's, or any payer's authorization of its terms. */
-  async inFlight(info: PaymentInfo) {
-    return (await this.deps.store.inFlight(this.hashOf(info))) ?? (await this.deps.store.inFlight(this.#termsHash(info)));
+  async inFlight(info: PaymentInfo, set: EscrowSet = this.#holds) {
+    return (await this.deps.store.inFlight(this.hashOf(info, set))) ?? (await this.deps.store.inFlight(this.#termsHash(info, set)));
+  }
+
+  /**
+   * The transactions recorded for a hold on the holds' escrow (its authorization under the terms'
+   * hash, later calls under the payment's; `info`'s payer may be the zero address before one is
+   * known), sent or mined, oldest first: where its steps are, without a log range read.
+   */
+  async recorded(info: PaymentInfo): Promise<Hex[]> {
+    const set = this.#holds;
+    return (await this.deps.store.calls([this.#termsHash(info, set), this.hashOf(info, set)])).map((t) => t.hash);
+  }
+
+  /** Which of these payments (their hashes, lowercase) the service sent a void for: the list tells a void from a reclaim by it. */
+  async voidedAmong(paymentHashes: Hex[]): Promise<Set<string>> {
+    const calls = await this.deps.store.calls(paymentHashes);
+    return new Set(calls.filter((t) => t.operation === "void").map((t) => t.paymentHash.toLowerCase()));
   }
 
   /**
@@ -131,12 +165,12 @@ export class HoldOperator {
    * payer-agnostic hash, so two payers authorizing the same hold at once cannot both be sent (each
    * would lock its funds in a payment of its own); every later call under the payment's hash.
    */
-  #recordKey(info: PaymentInfo, operation: HoldOperation): Hex {
-    return operation === "authorize" || operation === "charge" ? this.#termsHash(info) : this.hashOf(info);
+  #recordKey(info: PaymentInfo, operation: HoldOperation, set: EscrowSet): Hex {
+    return operation === "authorize" || operation === "charge" ? this.#termsHash(info, set) : this.hashOf(info, set);
   }
 
-  #termsHash(info: PaymentInfo): Hex {
-    return payerAgnosticHash(info, this.deps.chainId, this.deps.escrow);
+  #termsHash(info: PaymentInfo, set: EscrowSet): Hex {
+    return payerAgnosticHash(info, this.deps.chainId, set.escrow);
   }
 
   /**
@@ -176,19 +210,19 @@ export class HoldOperator {
     return followHoldTransactions(this.deps, limit);
   }
 
-  /** The escrow's step in a receipt: its first PaymentAuthorized, PaymentCharged, PaymentCaptured or PaymentVoided log. */
+  /** The escrow's step in a receipt: its first PaymentAuthorized, PaymentCharged, PaymentCaptured or PaymentVoided log, from a listed escrow. */
   #stepIn(receipt: TransactionReceipt): HoldStep | null {
     for (const log of receipt.logs) {
-      if (getAddress(log.address) !== getAddress(this.deps.escrow)) continue;
+      if (!this.deps.sets.some((s) => isAddressEqual(s.escrow, log.address))) continue;
       const event = decodeEscrowEvent(log);
       if (!event) continue;
       switch (event.eventName) {
         case "PaymentAuthorized":
           return { step: "authorized", amount: event.args.amount };
         case "PaymentCharged":
-          return { step: "charged", amount: event.args.amount, feeBps: event.args.feeBps };
+          return { step: "charged", amount: event.args.amount, feeAmount: event.args.feeAmount };
         case "PaymentCaptured":
-          return { step: "captured", amount: event.args.amount, feeBps: event.args.feeBps };
+          return { step: "captured", amount: event.args.amount, feeAmount: event.args.feeAmount };
         case "PaymentVoided":
           return { step: "voided", amount: event.args.amount };
       }
@@ -197,28 +231,29 @@ export class HoldOperator {
   }
 
   /** Checks the hold is this service's, simulates the call, prices it, records it and broadcasts it. */
-  async #send(info: PaymentInfo, call: OperatorCall): Promise<HoldSent> {
+  async #send(info: PaymentInfo, call: OperatorCall, set: EscrowSet): Promise<HoldSent> {
     const operation = call.functionName;
     const data = encodeFunctionData({ abi: authCaptureEscrowAbi, ...call } as never);
-    const { client, escrow, store, sender, feeBps, feeReceiver } = this.deps;
-    const relayer = sender.address;
-    if (!relayer) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
-    if (getAddress(info.operator) !== relayer) throw new DomainError("INVALID_HOLD", { detail: "the hold names another operator" });
-    if (info.minFeeBps !== feeBps || info.maxFeeBps !== feeBps || getAddress(info.feeReceiver) !== getAddress(feeReceiver)) {
-      throw new DomainError("INVALID_HOLD", { detail: "the hold's signed fee is not this deployment's" });
-    }
-    const paymentHash = this.hashOf(info);
-    const busy = await this.inFlight(info);
+    const { client, store } = this.deps;
+    const { escrow } = set;
+    if (!this.deps.sender.address) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
+    const sender = this.#senderFor(info.operator, operation);
+    if (!sender) throw new DomainError("INVALID_HOLD", { detail: "the hold names another operator" });
+    const relayer = sender.address!;
+    this.#checkFee(info, operation);
+    const paymentHash = this.hashOf(info, set);
+    const busy = await this.inFlight(info, set);
     if (busy) throw new DomainError("HOLD_BUSY", { txHash: busy.hash, detail: `${busy.operation} in flight` });
+    const simulate = (node: PublicClient) => node.simulateContract({ address: escrow, abi: authCaptureEscrowAbi, account: relayer, ...call } as never);
     try {
-      await client.simulateContract({ address: escrow, abi: authCaptureEscrowAbi, account: relayer, ...call } as never);
+      await simulate(client);
     } catch (error) {
-      throw await escrowRefusal(error, () => this.#collected(paymentHash));
+      throw await agreedEscrowRefusal(client, error, simulate, () => this.#collected(paymentHash, escrow));
     }
-    const ready = await readyRelayerCall(this.deps, escrow, data);
+    const ready = await readyRelayerCall({ ...this.deps, sender }, escrow, data);
     if (!ready) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "the operator call cannot be sent now (price, balance or a refused simulation)" });
     const { priced, pending } = ready;
-    const recorded = await store.record({ relayer, paymentHash: this.#recordKey(info, operation), operation }, pending, this.deps.now(), (nonce) =>
+    const recorded = await store.record({ relayer, paymentHash: this.#recordKey(info, operation, set), operation }, pending, this.deps.now(), (nonce) =>
       sender.sign({ to: escrow, data, gas: priced.gas, maxFeePerGas: priced.fees.maxFeePerGas, maxPriorityFeePerGas: priced.fees.maxPriorityFeePerGas }, nonce),
     );
     if ("busy" in recorded) throw new DomainError("HOLD_BUSY", { txHash: recorded.busy.hash, detail: `${recorded.busy.operation} in flight` });
@@ -226,9 +261,33 @@ export class HoldOperator {
     return { hash: recorded.hash, paymentHash, operation };
   }
 
-  async #collected(paymentHash: Hex): Promise<boolean> {
+  /**
+   * The key that sends a call for a hold naming `operator`: this relayer's; for a capture or void, also
+   * a retired one (the open holds made before a rotation). New holds and payments are this relayer's only.
+   */
+  #senderFor(operator: Address, operation: HoldOperation): SettlementSender | null {
+    const { sender, retiredSenders = [] } = this.deps;
+    const keys = operation === "capture" || operation === "void" ? [sender, ...retiredSenders] : [sender];
+    return keys.find((s) => s.address !== null && isAddressEqual(s.address, operator)) ?? null;
+  }
+
+  /**
+   * A new payment (authorize, charge) is signed at the deployment's fee to its fee collector; a hold's
+   * later calls take the fee its buyer signed (min = max, as every hold this service makes), which a
+   * change of `fee_bps` since does not touch.
+   */
+  #checkFee(info: PaymentInfo, operation: HoldOperation): void {
+    const { feeBps, feeReceiver } = this.deps;
+    const fresh = operation === "authorize" || operation === "charge";
+    const signed = fresh
+      ? info.minFeeBps === feeBps && info.maxFeeBps === feeBps && isAddressEqual(info.feeReceiver, feeReceiver)
+      : info.minFeeBps === info.maxFeeBps && (info.maxFeeBps === 0 || !isAddressEqual(info.feeReceiver, zeroAddress));
+    if (!signed) throw new DomainError("INVALID_HOLD", { detail: "the hold's signed fee is not one this service takes" });
+  }
+
+  async #collected(paymentHash: Hex, escrow: Address): Promise<boolean> {
     const [collected] = await this.deps.client.readContract({
-      address: this.deps.escrow,
+      address: escrow,
       abi: authCaptureEscrowAbi,
       functionName: "paymentState",
       args: [paymentHash],
@@ -240,6 +299,6 @@ export class HoldOperator {
 /** An operator call to the escrow, as its ABI names it. */
 type OperatorCall =
   | { functionName: "authorize"; args: readonly [PaymentInfo, bigint, Address, Hex] }
-  | { functionName: "charge"; args: readonly [PaymentInfo, bigint, Address, Hex, number, Address] }
-  | { functionName: "capture"; args: readonly [PaymentInfo, bigint, number, Address] }
+  | { functionName: "charge"; args: readonly [PaymentInfo, bigint, Address, Hex, bigint, Address] }
+  | { functionName: "capture"; args: readonly [PaymentInfo, bigint, bigint, Address] }
   | { functionName: "void"; args: readonly [PaymentInfo] };

@@ -14,12 +14,19 @@ export const HOLD_MAX_REFUND_SECONDS = 365 * 86_400;
 /** How long the buyer has to authorize, from creation (never past `capture_before`): the escrow's `preApprovalExpiry`. */
 export const HOLD_AUTHORIZE_SECONDS = 86_400;
 
+const addressField = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+
 /**
  * What both of a hold's capabilities carry (nothing of it is stored): the terms the escrow's
  * PaymentInfo is built from, less the payer (whoever authorizes), and the block it was made at, below
- * which none of its events can be.
+ * which none of its events can be. The operator (`o`), fee (`f`, basis points) and fee receiver
+ * (`fr`) travel with it, so a relayer key rotation or a new `fee_bps` leaves open holds as signed;
+ * a capability made before they travelled has none, and takes the service's own.
  */
 const HoldPayload = z.strictObject({
+  o: addressField.optional(),
+  f: z.number().int().min(0).max(10_000).optional(),
+  fr: addressField.optional(),
   r: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
   a: z.string().regex(/^[1-9][0-9]{0,35}$/),
   pe: z.number().int().positive(),
@@ -39,6 +46,10 @@ export interface HoldTerms {
   refundBefore: number;
   salt: Hex;
   fromBlock: bigint;
+  /** The escrow's operator, fee (basis points, both bounds) and fee receiver the hold was made with; absent on a capability older than them. */
+  operator?: Address;
+  feeBps?: number;
+  feeReceiver?: Address;
 }
 
 /** Whose capability: the merchant's (`ho`: everything) or the buyer's from the checkout (`hc`: resolve, authorize, state, reclaim). */
@@ -73,6 +84,9 @@ export function mintHold(tokens: CapabilityTokens, terms: HoldTerms): { hold: st
     re: terms.refundBefore,
     s: terms.salt,
     b: terms.fromBlock.toString(),
+    ...(terms.operator ? { o: terms.operator } : {}),
+    ...(terms.feeBps !== undefined ? { f: terms.feeBps } : {}),
+    ...(terms.feeReceiver ? { fr: terms.feeReceiver } : {}),
   };
   return { hold: tokens.mint(TOKEN_KINDS.hold, payload), checkout: tokens.mint(TOKEN_KINDS.holdCheckout, payload) };
 }
@@ -94,17 +108,23 @@ export function readHold(tokens: CapabilityTokens, token: string, merchantOnly: 
     refundBefore: data.re,
     salt: data.s as Hex,
     fromBlock: BigInt(data.b),
+    ...(data.o ? { operator: getAddress(data.o) } : {}),
+    ...(data.f !== undefined ? { feeBps: data.f } : {}),
+    ...(data.fr ? { feeReceiver: getAddress(data.fr) } : {}),
   };
 }
 
-/** The escrow's PaymentInfo of a hold, for `payer` (the zero address: the payer-agnostic terms the buyer's nonce is formed from). */
+/**
+ * The escrow's PaymentInfo of a hold, for `payer` (the zero address: the payer-agnostic terms the
+ * buyer's nonce is formed from): the operator and fee the hold carries, else the service's.
+ */
 export function paymentInfoOf(
   terms: HoldTerms,
   payer: Address,
   service: { operator: Address; token: Address; feeBps: number; feeReceiver: Address },
 ): PaymentInfo {
   return {
-    operator: service.operator,
+    operator: terms.operator ?? service.operator,
     payer,
     receiver: terms.recipient,
     token: service.token,
@@ -112,9 +132,9 @@ export function paymentInfoOf(
     preApprovalExpiry: terms.authorizeBefore,
     authorizationExpiry: terms.captureBefore,
     refundExpiry: terms.refundBefore,
-    minFeeBps: service.feeBps,
-    maxFeeBps: service.feeBps,
-    feeReceiver: service.feeReceiver,
+    minFeeBps: terms.feeBps ?? service.feeBps,
+    maxFeeBps: terms.feeBps ?? service.feeBps,
+    feeReceiver: terms.feeReceiver ?? service.feeReceiver,
     salt: BigInt(terms.salt),
   };
 }

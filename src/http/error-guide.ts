@@ -66,4 +66,6 @@ export const ERROR_GUIDE: Record<ErrorCode, string> = {
   HOLD_NOT_AUTHORIZED: "The buyer has not authorized the hold yet: wait for hold.authorized, then capture or void.",
   HOLD_CLOSED: "Nothing is left authorized on this hold (captured in full, voided or reclaimed): nothing to capture or void.",
   HOLD_BUSY: "An operator call for this hold is on its way: wait for it (POST /v1/holds/state) and ask again.",
+  ESCROW_REFUSED:
+    "The escrow refuses this call, and a majority of the chain's nodes agree (its error's name is in svc-error-detail): the same call will never succeed, so do not retry it; read the hold's state (POST /v1/holds/state) and change the request.",
 };

@@ -61,6 +61,7 @@ export const HTTP_STATUS = {
   HOLD_NOT_AUTHORIZED: 409,
   HOLD_CLOSED: 409,
   HOLD_BUSY: 409,
+  ESCROW_REFUSED: 409,
 } as const satisfies Record<ErrorCode, number>;
 
 export function statusOf(code: ErrorCode): number {

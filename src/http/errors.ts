@@ -28,6 +28,8 @@ export function sendError(res: Response, error: DomainError, check?: ResponseChe
   if (error.txHash) res.setHeader("svc-tx-hash", error.txHash);
   // Which field failed and the rule, for every refused request (never the value sent).
   if (error.code === "INVALID_REQUEST") res.setHeader(ERROR_DETAIL_HEADER, headerSafe(error.detail ?? "(body): not accepted"));
+  // The escrow's own error name: what the caller must change, since the same call never succeeds.
+  if (error.code === "ESCROW_REFUSED" && error.detail) res.setHeader(ERROR_DETAIL_HEADER, headerSafe(error.detail));
   const body = errorBody(error);
   if (check) checkAnswer(ErrorBody, body, `error ${error.code}`, check);
   res.status(statusOf(error.code)).json(body);

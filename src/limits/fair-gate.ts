@@ -26,6 +26,13 @@ export class FairGate {
     readonly callers = 256,
   ) {}
 
+  /** Tasks running and tasks waiting now. */
+  get held(): { running: number; waiting: number } {
+    let waiting = 0;
+    for (const queue of this.#waiting.values()) waiting += queue.length;
+    return { running: this.#running, waiting };
+  }
+
   /** Runs `task` for `caller` when its turn comes, or returns null when its queue is full or its place was given to another caller. */
   async run<T>(caller: string, task: () => Promise<T>): Promise<{ value: T } | null> {
     if (this.#running >= this.limit) {

@@ -64,6 +64,8 @@ export async function readBackwards<T>(options: {
   top: bigint;
   floor: bigint;
   maxReads: number;
+  /** The widest range one read asks, whatever the node accepts (LOG_RANGE_SECONDS in blocks); no bound when absent. */
+  maxSpan?: bigint;
   read: (from: bigint, to: bigint) => Promise<T[]>;
   enough: (found: T[]) => boolean;
 }): Promise<BackwardRead<T>> {
@@ -74,7 +76,8 @@ export async function readBackwards<T>(options: {
   let refused: unknown = null;
   while (reads < options.maxReads && next > floor && !options.enough(found)) {
     const to = next - 1n;
-    const span = cap.span(to - floor + 1n);
+    const wanted = to - floor + 1n;
+    const span = cap.span(options.maxSpan !== undefined && options.maxSpan < wanted ? options.maxSpan : wanted);
     const from = to + 1n - span > floor ? to + 1n - span : floor;
     reads++;
     try {

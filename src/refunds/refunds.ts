@@ -40,7 +40,7 @@ export interface RefundsDeps {
    * Every prepare and verify reads the chain (a payment address's depositor search may walk far back)
    * and `reference` needs no capability: each caller's calls wait in a queue of their own, in turn.
    */
-  gate: Pick<FairGate, "run">;
+  gate: Pick<FairGate, "run" | "held">;
 }
 
 /**
@@ -92,6 +92,11 @@ function refundTransfer(receipt: Agreed<TransactionReceipt>, settlement: Settlem
  */
 export class Refunds {
   constructor(private readonly deps: RefundsDeps) {}
+
+  /** Prepares and verifies running and waiting in the gate now. */
+  get held(): { running: number; waiting: number } {
+    return this.deps.gate.held;
+  }
 
   /** Prepare in `caller`'s own turn (callers told apart as the rate limiter tells them); RPC_BUSY past its queue. */
   async prepare(id: RefundIdentifier, amountText: string, caller = "anyone") {

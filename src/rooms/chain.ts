@@ -9,7 +9,7 @@ import { webSocketFeed } from "../chain/ws-feed.js";
 import { checkTokenDomain, TokenDomainMismatchError } from "../chain/token-domain.js";
 import type { Config, Finality } from "../config.js";
 import { sharedHosts } from "../config-nodes.js";
-import { loadLiveDeployment, type LiveDeployment } from "../deployments.js";
+import { holdsEscrowSet, loadLiveDeployment, type LiveDeployment } from "../deployments.js";
 import { type BaseRoom, firstLine } from "./base.js";
 
 /** Where our contracts are and how the chain is read; what most domains take as `chain`. */
@@ -58,7 +58,7 @@ export async function chainRoom({ config, deps, logger, metrics, now }: BaseRoom
     logger.warn({ error: firstLine(error) }, "could not check the token's EIP-712 domain against the chain");
   }
   // The holds' escrow is followed like our contracts (its events feed the hold watcher), where the deployment names one.
-  const escrow = deployment.authCapture?.escrow;
+  const escrow = holdsEscrowSet(deployment)?.escrow;
   const contracts = [deployment.contracts.Splitter.address, deployment.contracts.RecurringCharges.address, ...(escrow ? [escrow] : [])];
   const transfer = toEventSelector(erc20Abi.find((i) => i.type === "event" && i.name === "Transfer")!);
   const contractEvents = [...[PAID_EVENT, CHARGED_EVENT, REVOKED_EVENT].map((e) => toEventSelector(e)), ...(escrow ? HOLD_EVENT_TOPICS : [])];

@@ -1,6 +1,8 @@
+import { blocksIn } from "../block-time.js";
 import { REFUND_TOKEN_TTL_SECONDS } from "../capabilities.js";
-import { deployBlockOf } from "../deployments.js";
+import { deployBlockOf, holdsEscrowSet } from "../deployments.js";
 import { listHolds } from "../holds/hold-list.js";
+import { RangeCap } from "../payments/log-ranges.js";
 import { refundHold } from "../holds/hold-refunds.js";
 import { Holds } from "../holds/holds.js";
 import { HoldOperator } from "../holds/operator.js";
@@ -28,20 +30,20 @@ export function holdsRoom(
   {
     chain: { client, deployment },
     store: { database },
-    relayer: { relayer, quoteFees },
+    relayer: { relayer, retired, quoteFees },
     tokens: { tokens },
     webhooks,
   }: { chain: ChainRoom; store: StoreRoom; relayer: RelayerRoom; tokens: TokensRoom; webhooks: Webhooks },
 ): HoldsRoom {
-  const escrow = deployment.authCapture;
+  const escrow = holdsEscrowSet(deployment);
   if (!escrow) return { operator: null, holds: null };
   const operator = new HoldOperator({
     client,
     chainId: deployment.chainId,
-    escrow: escrow.escrow,
-    collector: escrow.eip3009Collector,
+    sets: deployment.authCapture!,
     store: new HoldTransactionStore(database),
     sender: relayer,
+    retiredSenders: retired,
     quoteFees,
     now,
     replaceAfterMs: config.relayer.replaceAfterSeconds * 1000,
@@ -62,8 +64,10 @@ export function holdsRoom(
     randomBytes,
     limits: config.payments,
     checkoutUrl: config.checkoutUrl,
+    logRangeBlocks: blocksIn(config.follow.logRangeSeconds, deployment.chainId),
     webhooks,
   });
+  const listCap = new RangeCap();
   return {
     operator,
     holds: {
@@ -86,9 +90,12 @@ export function holdsRoom(
           amountUnits,
           refundTxHash,
         ),
-      list: (recipient) =>
+      list: (recipient, beforeBlock) =>
         listHolds(
           {
+            cap: listCap,
+            maxSpan: blocksIn(config.follow.logRangeSeconds, deployment.chainId),
+            voided: (hashes) => operator.voidedAmong(hashes),
             client,
             chainId: deployment.chainId,
             escrow: escrow.escrow,
@@ -100,7 +107,7 @@ export function holdsRoom(
             deployBlock: deployBlockOf(deployment),
             now,
           },
-          recipient,
+          { recipient, ...(beforeBlock !== undefined ? { beforeBlock } : {}) },
         ),
     },
   };

@@ -1,3 +1,4 @@
+import { holdsEscrowSet } from "../deployments.js";
 import { blocksIn } from "../block-time.js";
 import { configuredTransport } from "../webhooks/target.js";
 import { Webhooks } from "../webhooks/webhooks.js";
@@ -14,7 +15,7 @@ export function webhooksRoom(
   { chain, store, tokens: { tokens, capabilities }, relayer }: { chain: ChainRoom; store: StoreRoom; tokens: TokensRoom; relayer: RelayerRoom },
 ): Webhooks {
   const { deployment } = chain;
-  const escrow = deployment.authCapture;
+  const escrow = holdsEscrowSet(deployment);
   const operator = relayer.relayer.address;
   return new Webhooks({
     db: store.database,

@@ -106,6 +106,19 @@ export class HoldTransactionStore {
     });
   }
 
+  /**
+   * The calls recorded under any of `keys` (a hold's terms hash and payment hash) that are or may be
+   * on chain (sent, or mined; not replaced or dropped), oldest first: where a hold's steps are.
+   */
+  async calls(keys: Hex[]): Promise<HoldTransaction[]> {
+    if (keys.length === 0) return [];
+    const rows = await this.db.query<Row>(
+      `SELECT ${COLUMNS} FROM hold_transactions WHERE payment_hash = ANY($1) AND status IN ('sent', 'mined') ORDER BY sent_at`,
+      [keys.map((k) => k.toLowerCase())],
+    );
+    return rows.map(toTransaction);
+  }
+
   /** A followed transaction is done: mined, or its nonce used by another transaction. */
   async markDone(hash: Hex, status: "mined" | "dropped"): Promise<void> {
     await this.db.query("UPDATE hold_transactions SET status = $2 WHERE tx_hash = $1", [hash, status]);

@@ -150,10 +150,10 @@ export class HoldWatcher implements FollowerConsumer {
           return { watch, payload: body("hold.authorized", { payer: log.args.paymentInfo.payer }), paymentHash: log.args.paymentInfoHash };
         case "PaymentCharged":
         case "PaymentCaptured": {
-          const { amount, feeBps } = log.args as { amount: bigint; feeBps: number };
+          const { feeAmount } = log.args as { feeAmount: bigint };
           return {
             watch,
-            payload: body("hold.captured", { fee_units: ((amount * BigInt(feeBps)) / 10_000n).toString() }),
+            payload: body("hold.captured", { fee_units: feeAmount.toString() }),
             ...(log.eventName === "PaymentCharged" ? { paymentHash: log.args.paymentInfoHash } : {}),
           };
         }

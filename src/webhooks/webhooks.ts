@@ -1,6 +1,6 @@
 import { keccak256, toHex, type Address, type Hex, type PublicClient } from "viem";
 import type { Finality, WebhookSettings } from "../config.js";
-import type { LiveDeployment } from "../deployments.js";
+import { holdsEscrowSet, type LiveDeployment } from "../deployments.js";
 import { DomainError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Database } from "../store/database.js";
@@ -79,7 +79,7 @@ export class Webhooks {
       ...(deps.holdIdOf ? { holdIdOf: deps.holdIdOf } : {}),
       now: deps.now,
     });
-    const escrow = deps.deployment.authCapture;
+    const escrow = holdsEscrowSet(deps.deployment);
     this.holdWatcher = escrow
       ? new HoldWatcher({
           db: deps.db,

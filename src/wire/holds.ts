@@ -40,9 +40,9 @@ const HoldTerms = {
   authorize_before: UnixSeconds.describe("the buyer authorizes strictly before it (the escrow's preApprovalExpiry)"),
   capture_before: UnixSeconds,
   refund_before: UnixSeconds,
-  fee_bps: z.number().int().describe("the deployment's fee on every capture, signed by the buyer as both bounds"),
+  fee_bps: z.number().int().describe("the hold's fee on every capture (the deployment's when it was made), signed by the buyer as both bounds"),
   escrow: Address,
-  operator: Address.describe("this service's relayer: the only account that may authorize, capture and void"),
+  operator: Address.describe("the relayer account the hold was made with: the only account that may authorize, capture and void it"),
 };
 
 export const CreateHoldResponse = z.strictObject({
@@ -164,7 +164,14 @@ export const HoldStateResponse = z.strictObject({
 });
 export type HoldStateResponse = z.infer<typeof HoldStateResponse>;
 
-export const ListHoldsRequest = z.strictObject({ recipient: Address });
+export const ListHoldsRequest = z.strictObject({
+  recipient: Address,
+  before_block: z
+    .string()
+    .regex(/^[1-9][0-9]{0,19}$/)
+    .optional()
+    .describe("the previous page's next_before_block: only holds authorized in blocks below it. Omitted: from the latest block"),
+});
 export type ListHoldsRequest = z.infer<typeof ListHoldsRequest>;
 
 export const ListHoldsResponse = z.strictObject({
@@ -181,7 +188,10 @@ export const ListHoldsResponse = z.strictObject({
       block_number: BlockNumber,
     }),
   ),
-  from_block: BlockNumber.describe("the oldest block read: holds authorized before it are not listed"),
+  from_block: BlockNumber.describe("the oldest block this page read: holds authorized below it are on the next page, or older than the list reaches"),
+  next_before_block: BlockNumber.nullable().describe(
+    "where the next page starts (its before_block): the page read as many log ranges as one page may, or listed as many holds; null once the list reached its oldest block (31 days back)",
+  ),
   as_of_block: BlockNumber,
 });
 export type ListHoldsResponse = z.infer<typeof ListHoldsResponse>;

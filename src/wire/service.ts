@@ -9,6 +9,14 @@ export const EmptyRequest = z.strictObject({});
 export const HealthResponse = z.strictObject({ ok: z.literal(true) });
 export type HealthResponse = z.infer<typeof HealthResponse>;
 
+/** One deployment of Commerce Payments' escrow the service calls, as deployments/<chain id>.json lists it. */
+export const AuthCaptureDeployment = z.strictObject({
+  version: z.enum(["v1.1"]).describe("The Commerce Payments release whose interface the escrow speaks"),
+  escrow: Address,
+  eip3009_collector: Address.describe("The escrow's EIP-3009 token collector: the `to` a buyer's ReceiveWithAuthorization names"),
+});
+export type AuthCaptureDeployment = z.infer<typeof AuthCaptureDeployment>;
+
 export const CapabilitiesResponse = z.strictObject({
   environment: z.enum(["test", "production"]),
   chain_id: z.number().int(),
@@ -24,6 +32,12 @@ export const CapabilitiesResponse = z.strictObject({
       "The escrow's EIP-3009 token collector: the `to` a buyer's ReceiveWithAuthorization names. Absent with the escrow",
     ).optional(),
   }),
+  auth_capture_deployments: z
+    .array(AuthCaptureDeployment)
+    .describe(
+      "Every Commerce Payments escrow set the service calls: the first is the holds' (contracts.auth_capture_escrow), and an x402 auth-capture payment may name any of them. Absent where the deployment names none",
+    )
+    .optional(),
   token: z.strictObject({ address: Address, symbol: z.string(), decimals: z.number().int() }),
   fee_bps: z.number().int(),
   network_fee: Amount,

@@ -1,7 +1,7 @@
 import { toHex, type Hex } from "viem";
 import { payerAgnosticHash } from "../holds/payment-info.js";
 import { mintHold } from "../holds/terms.js";
-import type { LiveDeployment } from "../deployments.js";
+import { holdsEscrowSet, type LiveDeployment } from "../deployments.js";
 import type { CapabilityTokens } from "../tokens/capability.js";
 import type { X402SettledHold } from "../wire/index.js";
 import type { AuthCaptureTerms } from "./auth-capture-terms.js";
@@ -25,10 +25,13 @@ export function x402Hold(tokens: CapabilityTokens, deployment: LiveDeployment) {
       refundBefore: info.refundExpiry,
       salt: toHex(info.salt, { size: 32 }),
       fromBlock: authorizedIn,
+      operator: info.operator,
+      feeBps: info.maxFeeBps,
+      feeReceiver: info.feeReceiver,
     });
     return {
       payment_hash: terms.paymentHash,
-      hold_id: payerAgnosticHash(info, deployment.chainId, deployment.authCapture!.escrow) as Hex,
+      hold_id: payerAgnosticHash(info, deployment.chainId, holdsEscrowSet(deployment)!.escrow) as Hex,
       hold,
       capture_before: info.authorizationExpiry,
       refund_before: info.refundExpiry,

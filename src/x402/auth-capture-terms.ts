@@ -1,7 +1,7 @@
 import { getAddress, isAddress, isAddressEqual, zeroAddress, type Address, type Hex } from "viem";
 import { z } from "zod";
 import { payerAgnosticHash, paymentInfoHash, type PaymentInfo } from "../holds/payment-info.js";
-import type { LiveDeployment } from "../deployments.js";
+import { holdsEscrowSet, type EscrowSet, type LiveDeployment } from "../deployments.js";
 import type { X402FacilitatorRequest } from "../wire/index.js";
 import { checkRecipient } from "../rules/recipient.js";
 import { Eip3009Payload } from "./payload.js";
@@ -35,10 +35,11 @@ export interface AuthCaptureService {
  */
 export function authCaptureExtra(service: AuthCaptureService): Record<string, unknown> | null {
   const { deployment, operator } = service;
-  if (!deployment.authCapture || !operator) return null;
+  const holds = holdsEscrowSet(deployment);
+  if (!holds || !operator) return null;
   const feeBps = deployment.parameters.feeBps;
   return {
-    authCaptureEscrow: deployment.authCapture.escrow,
+    authCaptureEscrow: holds.escrow,
     captureAuthorizer: operator,
     feeRecipient: deployment.parameters.feeCollector,
     minFeeBps: feeBps,
@@ -53,6 +54,8 @@ export function authCaptureExtra(service: AuthCaptureService): Record<string, un
 export interface AuthCaptureTerms {
   payer: Address;
   info: PaymentInfo;
+  /** The listed escrow set the payment names (extra.authCaptureEscrow, or its collector), called with its release's interface. */
+  escrow: EscrowSet;
   /** The escrow's name for the payment (its `getHash`). */
   paymentHash: Hex;
   signature: Hex;
@@ -70,7 +73,8 @@ const uint48 = z
 const AuthCaptureExtra = z.looseObject({
   name: z.string(),
   version: z.string(),
-  authCaptureEscrow: z.string(),
+  /** Absent: the v1.1 set whose collector the authorization pays. */
+  authCaptureEscrow: z.string().optional(),
   captureAuthorizer: z.string(),
   feeRecipient: z.string(),
   minFeeBps: z.number().int().min(0).max(10_000),
@@ -82,7 +86,7 @@ const AuthCaptureExtra = z.looseObject({
 
 /**
  * This facilitator's checks of an `auth-capture` request that need no chain: version, scheme,
- * network, the payload's kind (Permit2 refused), the asset and amount, the `extra` (our escrow, our
+ * network, the payload's kind (Permit2 refused), the asset and amount, the `extra` (one of our listed escrows, our
  * operator, our fee collector, the deployment's fee as both bounds, no bound salt, deadlines in order),
  * the authorization (to our collector, for the amount, its window the payment's) and its nonce: the
  * payer-agnostic `PaymentInfo` hash of the terms rebuilt from the requirements and the salt. The
@@ -113,9 +117,10 @@ export function judgeAuthCapture(request: X402FacilitatorRequest, service: AuthC
   }
   if ("saltNonce" in fields)
     return refuse(AUTH_CAPTURE_REASONS.payloadFormat, "a salt bound to a receiver authorizer or policy (saltNonce) is not settled here");
-  const escrow = deployment.authCapture;
+  const sets = deployment.authCapture ?? [];
   const operator = service.operator;
-  if (!escrow || !operator) return refuse(X402_REASONS.transactionState, "this deployment settles no auth-capture payments now (no escrow, or no relayer key)");
+  if (sets.length === 0 || !operator)
+    return refuse(X402_REASONS.transactionState, "this deployment settles no auth-capture payments now (no escrow, or no relayer key)");
   if (!isAddress(requirements.asset, { strict: false }) || !isAddressEqual(requirements.asset, deployment.token.address)) {
     return refuse(X402_REASONS.requirements, `asset must be this deployment's USDC (${deployment.token.address})`);
   }
@@ -125,7 +130,7 @@ export function judgeAuthCapture(request: X402FacilitatorRequest, service: AuthC
   // Funds captured to the escrow, its collector, the token or one of our contracts are locked for good;
   // to the operator they would be the service's to hold: the same rule as a hold's recipient.
   const payTo = getAddress(requirements.payTo);
-  if (!spendable(deployment, payTo) || [escrow.escrow, escrow.eip3009Collector, operator].some((a) => isAddressEqual(a, payTo))) {
+  if (!spendable(deployment, payTo) || [...sets.flatMap((s) => [s.escrow, s.eip3009Collector]), operator].some((a) => isAddressEqual(a, payTo))) {
     return refuse(
       X402_REASONS.requirements,
       "payTo must be the merchant's own address: not the token, the escrow, its collector, the operator or one of the service's contracts",
@@ -143,8 +148,17 @@ export function judgeAuthCapture(request: X402FacilitatorRequest, service: AuthC
     );
   }
   const e = extra.data;
-  if (!isAddress(e.authCaptureEscrow, { strict: false }) || !isAddressEqual(e.authCaptureEscrow, escrow.escrow)) {
-    return refuse(AUTH_CAPTURE_REASONS.extra, `extra.authCaptureEscrow must be this deployment's escrow (${escrow.escrow})`);
+  const a = parsed.data.authorization;
+  const escrow = escrowSetNamed(sets, e.authCaptureEscrow, a.to);
+  if (!escrow && e.authCaptureEscrow !== undefined) {
+    return refuse(AUTH_CAPTURE_REASONS.extra, `extra.authCaptureEscrow must be one of this deployment's escrows (${sets.map((s) => s.escrow).join(", ")})`);
+  }
+  if (!escrow) {
+    const collectors = sets.filter((s) => s.version === "v1.1").map((s) => s.eip3009Collector);
+    return refuse(AUTH_CAPTURE_REASONS.collector, `the authorization must pay one of the escrows' ERC-3009 collectors (${collectors.join(", ")})`);
+  }
+  if (e.hold === true && escrow !== sets[0]) {
+    return refuse(AUTH_CAPTURE_REASONS.extra, `a hold runs on the holds' escrow (${sets[0]!.escrow}): its capture and void go through /v1/holds`);
   }
   if (!isAddress(e.captureAuthorizer, { strict: false }) || !isAddressEqual(e.captureAuthorizer, operator)) {
     return refuse(
@@ -169,7 +183,6 @@ export function judgeAuthCapture(request: X402FacilitatorRequest, service: AuthC
   if (e.name !== tokenDomain.name || e.version !== tokenDomain.version) {
     return refuse(AUTH_CAPTURE_REASONS.extra, `extra.name and extra.version must be USDC's EIP-712 domain ("${tokenDomain.name}", "${tokenDomain.version}")`);
   }
-  const a = parsed.data.authorization;
   if (!isAddressEqual(a.to, escrow.eip3009Collector)) {
     return refuse(AUTH_CAPTURE_REASONS.collector, `the authorization must pay the escrow's ERC-3009 collector (${escrow.eip3009Collector})`);
   }
@@ -206,10 +219,22 @@ export function judgeAuthCapture(request: X402FacilitatorRequest, service: AuthC
   return {
     payer: payer!,
     info,
+    escrow,
     paymentHash: paymentInfoHash(info, deployment.chainId, escrow.escrow),
     signature: parsed.data.signature as Hex,
     hold: e.hold === true,
   };
+}
+
+/**
+ * The listed escrow set a payment names: the one at `named` (its `extra.authCaptureEscrow`), or, when
+ * the requirements name none, the v1.1 set whose EIP-3009 collector the authorization pays (`@x402/evm`
+ * signs for its default set then). Null when no listed set matches.
+ */
+export function escrowSetNamed(sets: readonly EscrowSet[], named: string | undefined, authorizedTo: string): EscrowSet | null {
+  if (named !== undefined) return (isAddress(named, { strict: false }) && sets.find((s) => isAddressEqual(s.escrow, named))) || null;
+  if (!isAddress(authorizedTo, { strict: false })) return null;
+  return sets.find((s) => s.version === "v1.1" && isAddressEqual(s.eip3009Collector, authorizedTo)) ?? null;
 }
 
 /** A Permit2 payload, in this service's words: the local chain has no Permit2, so no deployment of this service takes one. */

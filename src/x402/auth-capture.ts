@@ -5,8 +5,10 @@ import { rpc, toRpcError } from "../chain/rpc-errors.js";
 import { receiveAuthorizationTypedData, tokenDomain } from "../chain/token-authorizations.js";
 import { readReceipt } from "../chain/transactions.js";
 import type { Finality } from "../config.js";
+import type { EscrowSet } from "../deployments.js";
 import { DomainError } from "../errors.js";
 import { authCaptureEscrowAbi, fiatTokenAbi } from "../generated/contracts.js";
+import { feeAmountOf } from "../holds/fee.js";
 import { payerAgnosticHash, type PaymentInfo } from "../holds/payment-info.js";
 import { HOLD_MAX_CAPTURE_SECONDS, HOLD_MAX_REFUND_SECONDS } from "../holds/terms.js";
 import type { PaymentChain } from "../payments/verify.js";
@@ -23,10 +25,10 @@ import { payerRefused, settleRefusal, verifyRefusal, type Refusal } from "./refu
 export interface AuthCaptureOperator {
   /** The escrow's operator (the relayer's account); null without a relayer key. */
   readonly operator: Address | null;
-  /** Authorizes the payment's whole amount (a hold). Throws a DomainError when the escrow would refuse it or it cannot be sent. */
+  /** Authorizes the payment's whole amount (a hold, on the holds' escrow). Throws a DomainError when the escrow would refuse it or it cannot be sent. */
   authorize(info: PaymentInfo, signature: Hex): Promise<{ hash: Hex }>;
-  /** Authorizes and captures `amount` in one step, the deployment's fee to the fee collector. */
-  charge(info: PaymentInfo, amount: bigint, signature: Hex): Promise<{ hash: Hex }>;
+  /** Authorizes and captures `amount` in one step at `escrow`, the deployment's fee to the fee collector. */
+  charge(info: PaymentInfo, amount: bigint, signature: Hex, escrow: EscrowSet): Promise<{ hash: Hex }>;
 }
 
 export interface AuthCaptureDeps {
@@ -45,8 +47,8 @@ export interface AuthCaptureDeps {
 }
 
 /**
- * The gas of an auth-capture escrow call with no payer code (a `charge` 170,731 and an `authorize`
- * 145,881 measured on the stand-in, docs/gas.md) rounded up: a call's ceiling is this plus the
+ * The gas of an auth-capture escrow call with no payer code (a `charge` 170,841 and an `authorize`
+ * 145,903 measured on the stand-in, docs/gas.md) rounded up: a call's ceiling is this plus the
  * configured cap on a contract payer's signature check.
  */
 export const AUTH_CAPTURE_GAS = 250_000n;
@@ -145,7 +147,9 @@ export class AuthCaptureFacilitator {
     const { operator } = this.deps;
     let sent: { hash: Hex };
     try {
-      sent = terms.hold ? await operator.authorize(terms.info, terms.signature) : await operator.charge(terms.info, terms.info.maxAmount, terms.signature);
+      sent = terms.hold
+        ? await operator.authorize(terms.info, terms.signature)
+        : await operator.charge(terms.info, terms.info.maxAmount, terms.signature, terms.escrow);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       const message = `the escrow call cannot be sent now (${error.code}${error.detail ? `: ${error.detail}` : ""})`;
@@ -192,12 +196,12 @@ export class AuthCaptureFacilitator {
   }
 
   /**
-   * Whether the receipt holds the escrow's collection of this payment: `PaymentCharged` at the
-   * deployment's fee to the fee collector, or `PaymentAuthorized` for a hold, for this payment's hash
+   * Whether the receipt holds the escrow's collection of this payment: `PaymentCharged` with the
+   * deployment's fee amount to the fee collector, or `PaymentAuthorized` for a hold, for this payment's hash
    * and its whole amount.
    */
   #collectedIn(receipt: TransactionReceipt, terms: AuthCaptureTerms): boolean {
-    const escrow = this.deps.chain.deployment.authCapture!.escrow;
+    const { escrow } = terms.escrow;
     const { feeBps, feeCollector } = this.deps.chain.deployment.parameters;
     return receipt.logs.some((log) => {
       if (!isAddressEqual(log.address, escrow)) return false;
@@ -205,7 +209,10 @@ export class AuthCaptureFacilitator {
       if (event?.eventName === "PaymentCharged" && !terms.hold) {
         const a = event.args;
         return (
-          a.paymentInfoHash === terms.paymentHash && a.amount === terms.info.maxAmount && a.feeBps === feeBps && isAddressEqual(a.feeReceiver, feeCollector)
+          a.paymentInfoHash === terms.paymentHash &&
+          a.amount === terms.info.maxAmount &&
+          a.feeAmount === feeAmountOf(a.amount, feeBps) &&
+          isAddressEqual(a.feeReceiver, feeCollector)
         );
       }
       if (event?.eventName === "PaymentAuthorized" && terms.hold) {
@@ -217,8 +224,8 @@ export class AuthCaptureFacilitator {
 
   /** A payment the escrow has collected: the chain answers, to the first request asking when none holds the answer. */
   async #answerCollected(terms: AuthCaptureTerms, refused: Refusal): Promise<X402SettleResponse> {
-    const { client, deployment } = this.deps.chain;
-    const escrow = deployment.authCapture!.escrow;
+    const { client } = this.deps.chain;
+    const { escrow } = terms.escrow;
     const head = await rpc(() => client.getBlockNumber());
     const fromBlock = head > AUTHORIZATION_LOOKBACK ? head - AUTHORIZATION_LOOKBACK : 0n;
     const logs = await rpc(() =>
@@ -255,7 +262,7 @@ export class AuthCaptureFacilitator {
     }
     if (signature.toLowerCase().endsWith(ERC6492_SUFFIX))
       return refuse(AUTH_CAPTURE_REASONS.erc6492, "an undeployed smart account (ERC-6492) is refused: deploy the account first");
-    const escrow = deployment.authCapture!;
+    const { escrow } = terms;
     const nonce = payerAgnosticHash(info, deployment.chainId, escrow.escrow);
     const typed = receiveAuthorizationTypedData(tokenDomain(deployment.chainId, deployment.token.address, deployment.token.eip712), {
       from: payer,
@@ -283,12 +290,15 @@ export class AuthCaptureFacilitator {
   /** The escrow call this settle would send, simulated as the operator sends it. */
   async #simulate(terms: AuthCaptureTerms): Promise<Refusal | null> {
     const { client, deployment } = this.deps.chain;
-    const escrow = deployment.authCapture!;
+    const { escrow } = terms;
     const account = this.deps.operator.operator!;
     const { feeBps, feeCollector } = deployment.parameters;
     const call = terms.hold
       ? { functionName: "authorize" as const, args: [terms.info, terms.info.maxAmount, escrow.eip3009Collector, terms.signature] as const }
-      : { functionName: "charge" as const, args: [terms.info, terms.info.maxAmount, escrow.eip3009Collector, terms.signature, feeBps, feeCollector] as const };
+      : {
+          functionName: "charge" as const,
+          args: [terms.info, terms.info.maxAmount, escrow.eip3009Collector, terms.signature, feeAmountOf(terms.info.maxAmount, feeBps), feeCollector] as const,
+        };
     try {
       await client.simulateContract({ address: escrow.escrow, abi: authCaptureEscrowAbi, account, ...call } as never);
       // A contract payer's signature check runs inside the call, at the relayer's cost: past the ceiling it is refused here.

@@ -7,6 +7,7 @@ import { startBaseNode, type BaseNode } from "../../dev/localchain/base-node.js"
 import { BASE_TIME_ADDRESS, DENIM_BLOCK_GAS_LIMIT } from "../../dev/localchain/denim.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { useLocalChain } from "../helpers/local-chain.js";
+import { until } from "../helpers/until.js";
 
 const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
 
@@ -71,16 +72,14 @@ describe("the local chain after Denim (a block every 200 ms)", function () {
       gas: 100_000n,
     });
 
-  it("mines a block every 200 ms of its clock with no transaction: never two closer (at most 26 in 5 s), most one tick apart, several sharing one whole-second timestamp, each with timestampMs", async () => {
+  it("mines a block every 200 ms of its clock with no transaction: never two closer (at most 26 in 5 s), most one tick apart, at least one in two ticks kept, never ahead of the wall clock, several sharing one whole-second timestamp, each with timestampMs", async () => {
+    const wallStart = Date.now();
     await start();
     const first = await client.getBlockNumber();
     // 26 blocks: 5 s of Base's, read once the node has mined them (the deadline only stops a stalled clock).
     const count = 26n;
-    const deadline = Date.now() + 60_000;
-    while ((await client.getBlockNumber()) < first + count) {
-      assert.isBelow(Date.now(), deadline, "the block clock mines");
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await until(async () => (await client.getBlockNumber()) >= first + count, "26 blocks mined by the block clock", { timeoutMs: 60_000, everyMs: 200 });
+    const wallSpan = Date.now() - wallStart;
     const blocks: RpcBlock[] = [];
     for (let n = first + 1n; n <= first + count; n++) blocks.push(await block(n));
     const ms = blocks.map((b) => Number(BigInt(b.timestampMs!)));
@@ -96,6 +95,12 @@ describe("the local chain after Denim (a block every 200 ms)", function () {
     assert.isAtMost(inFive, 26, `${inFive} blocks in 5 s`);
     const median = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)]!;
     assert.isBelow(median, 400, `most blocks one 200 ms tick after the one before: gaps ${gaps.join(", ")} ms`);
+    // The rate's two bounds on the node's own clock: its 25 gaps span no more than the wall time the
+    // test watched (blocks are not minted ahead of time with timestamps spaced after the fact), and
+    // no more than 50 ticks (at least one block in two ticks, however busy the machine).
+    const span = ms.at(-1)! - ms[0]!;
+    assert.isAtMost(span, wallSpan, `the node's clock ran ${span} ms over ${wallSpan} ms of wall time`);
+    assert.isAtMost(span, 25 * 2 * 200, `25 blocks took ${span} ms of the node's clock: fewer than one in two ticks`);
     const perSecond = new Map<string, number>();
     for (const b of blocks) perSecond.set(b.timestamp, (perSecond.get(b.timestamp) ?? 0) + 1);
     assert.isAtLeast(Math.max(...perSecond.values()), 2, "several blocks share a timestamp");
@@ -246,17 +251,11 @@ describe("the local chain after Denim (a block every 200 ms)", function () {
     });
     const call = async (id: number, method: string, params: unknown[]) => {
       socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-      while (!answers.has(id)) await new Promise((resolve) => setTimeout(resolve, 5));
+      await until(() => answers.has(id), `the answer to ${method}`);
       return answers.get(id);
     };
     const of = (id: string) => messages.filter((m) => m.subscription === id).map((m) => m.result);
-    const until = async (done: () => boolean) => {
-      const deadline = Date.now() + 30_000;
-      while (!done()) {
-        assert.isBelow(Date.now(), deadline, "delivered");
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    };
+    const delivered = (done: () => boolean) => until(done, "the notifications delivered", { timeoutMs: 30_000, everyMs: 10 });
     try {
       const heads = (await call(1, "eth_subscribe", ["newHeads"])) as string;
       const logs = (await call(2, "eth_subscribe", ["logs", { address: usdc(), topics: [TRANSFER_TOPIC] }])) as string;
@@ -266,7 +265,7 @@ describe("the local chain after Denim (a block every 200 ms)", function () {
       const hash = await transfer(payer(), 7n);
       const mined = await node!.mine();
       await node!.mine(2);
-      await until(() => of(heads).length === 3 && of(logs).length === 1);
+      await delivered(() => of(heads).length === 3 && of(logs).length === 1);
       assert.deepEqual(
         of(heads).map((h) => BigInt(h.number as Hex)),
         [mined, mined + 1n, mined + 2n],
@@ -278,13 +277,13 @@ describe("the local chain after Denim (a block every 200 ms)", function () {
 
       // The latest three blocks retracted: the log comes again, removed; the chain goes on from the block before.
       assert.equal(await node!.reorg(3), mined - 1n);
-      await until(() => of(logs).length === 2);
+      await delivered(() => of(logs).length === 2);
       assert.include(of(logs)[1], { transactionHash: hash, removed: true });
       assert.equal(await client.getBlockNumber(), mined - 1n);
       assert.isNull(await rpc("eth_getBlockByHash", [of(heads)[0]!.hash, false]), "the retracted block is gone");
       // Followed: the transaction went back to the pool and the next block holds it, under another hash.
       const next = await node!.mine();
-      await until(() => of(heads).length === 4 && of(logs).length === 3);
+      await delivered(() => of(heads).length === 4 && of(logs).length === 3);
       assert.equal(next, mined);
       assert.notEqual(of(heads)[3]!.hash, of(heads)[0]!.hash);
       assert.include(of(logs)[2], { transactionHash: hash, blockHash: of(heads)[3]!.hash, removed: false });
@@ -298,16 +297,18 @@ describe("the local chain after Denim (a block every 200 ms)", function () {
   });
 
   it("test hooks: a paused clock holds transactions in the pool, drop() removes one for good, mine(n) mines n blocks at least 200 ms apart on the node's clock", async () => {
+    const pausedAt = Date.now();
     await start({ paused: true });
     const head = await client.getBlockNumber();
     const from = payer();
     const nonce = await client.getTransactionCount({ address: from.address });
     const hash = await client.sendRawTransaction({ serializedTransaction: await signedTransfer(from, 1n, nonce) });
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    assert.equal(await client.getBlockNumber(), head, "no block while paused");
+    // Three ticks of the block clock pass paused, a transaction waiting; the chain's own record then
+    // says whether a block came in them: the first block mine() makes is the head's next.
+    await until(() => Date.now() >= pausedAt + 600, "three ticks of the paused clock");
     await node!.drop(hash);
     const last = await node!.mine(5);
-    assert.equal(last, head + 5n);
+    assert.equal(last, head + 5n, "no block while paused");
     assert.isNull(await rpc("eth_getTransactionReceipt", [hash]), "dropped: never mined");
     assert.equal(await client.getTransactionCount({ address: from.address, blockTag: "pending" }), nonce, "its nonce is free");
     const ms = await Promise.all([1n, 2n, 3n, 4n, 5n].map(async (i) => Number(BigInt((await block(head + i)).timestampMs!))));
@@ -315,11 +316,7 @@ describe("the local chain after Denim (a block every 200 ms)", function () {
     const gaps = ms.slice(1).map((m, i) => m - ms[i]!);
     for (const gap of gaps) assert.isAtLeast(gap, 200, `gaps ${gaps.join(", ")} ms`);
     node!.resume();
-    const deadline = Date.now() + 10_000;
-    while ((await client.getBlockNumber()) <= last) {
-      assert.isBelow(Date.now(), deadline, "the clock mines again once resumed");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await until(async () => (await client.getBlockNumber()) > last, "the clock mines again once resumed", { timeoutMs: 10_000, everyMs: 50 });
   });
 
   it("a revert (evm_revert) takes the node's clock back with the chain: time moved forward or blocks mined far ahead do not leave it ahead", async () => {
@@ -380,11 +377,7 @@ describe("npm run chain (BLOCK_INTERVAL_MS)", function () {
     const client = await chainProcess({});
     const first = await client.getBlockNumber();
     // Three blocks with no transaction (the deadline only stops a stalled clock), 200 ms or more apart on its clock.
-    const deadline = Date.now() + 30_000;
-    while ((await client.getBlockNumber()) < first + 3n) {
-      assert.isBelow(Date.now(), deadline, "blocks with no transaction");
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await until(async () => (await client.getBlockNumber()) >= first + 3n, "three blocks with no transaction", { timeoutMs: 30_000, everyMs: 200 });
     const blocks = await Promise.all(
       [1n, 2n, 3n].map(
         (i) => client.request({ method: "eth_getBlockByNumber", params: [`0x${(first + i).toString(16)}`, false] } as never) as Promise<RpcBlock>,
@@ -401,8 +394,6 @@ describe("npm run chain (BLOCK_INTERVAL_MS)", function () {
   it("BLOCK_INTERVAL_MS=0 mines a block per transaction and none without", async () => {
     const client = await chainProcess({ BLOCK_INTERVAL_MS: "0" });
     const first = await client.getBlockNumber();
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    assert.equal(await client.getBlockNumber(), first, "no block without a transaction");
     const sender = (await import("../../dev/localchain/harness.js")).localAccount(LOCAL_ROLES.firstUser + 7);
     const wallet = createWalletClient({ account: sender, transport: http(url, { retryCount: 0 }) });
     const chainId = await client.getChainId();
@@ -410,6 +401,10 @@ describe("npm run chain (BLOCK_INTERVAL_MS)", function () {
       const hash = await wallet.sendTransaction({ account: sender, chain: null, to: sender.address, value: 1n, chainId } as never);
       const receipt = await client.getTransactionReceipt({ hash });
       assert.equal(receipt.blockNumber, first + BigInt(i + 1), "its own block");
+      // Three ticks of a 200 ms clock pass before the next transaction: the chain's own record says whether it mined in them.
+      const sent = Date.now();
+      if (i === 0) await until(() => Date.now() >= sent + 600, "three ticks of a block clock");
     }
+    assert.equal(await client.getBlockNumber(), first + 2n, "no block without a transaction");
   });
 });

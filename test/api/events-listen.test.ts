@@ -9,6 +9,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { PaymentServiceClient, verifyWebhook } from "../../client/src/index.js";
 import { localAccount, LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { endGroup, spawnStart, type Started } from "../helpers/start-process.js";
+import { until } from "../helpers/until.js";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -67,7 +69,7 @@ async function receiver() {
 
 describe("stablecoin-events listen against npm start (client/src/events-cli.ts, built as the package ships it)", function () {
   this.timeout(240_000);
-  let stack: ChildProcess | undefined;
+  let stack: Started | undefined;
   let listener: ChildProcess | undefined;
   let dir: string;
   let apiUrl: string;
@@ -76,16 +78,11 @@ describe("stablecoin-events listen against npm start (client/src/events-cli.ts, 
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "events-listen-"));
-    const inherited = { ...process.env };
-    delete inherited.RPC_URL;
-    delete inherited.FORK_URL;
-    stack = spawn(process.execPath, [tsx, "scripts/start.ts"], {
-      cwd: root,
-      env: { ...inherited, PORT: "0", OPS_PORT: "0", CHAIN_PORT: "0", DATA_DIR: "memory", LOG_LEVEL: "silent", BLOCK_INTERVAL_MS: "500" },
-      stdio: ["ignore", "pipe", "pipe"],
+    stack = spawnStart({ CHAIN_PORT: "0", BLOCK_INTERVAL_MS: "500" }, root);
+    await until(() => stack!.output().includes("Ready."), "npm start's Ready.", { timeoutMs: 150_000, everyMs: 100 }).catch((error: Error) => {
+      throw new Error(`${error.message}:\n${stack!.output()}`);
     });
-    const started = watched(stack);
-    await started.waitFor(/Ready\./, 150_000);
+    const started = stack;
     apiUrl = started.output().match(/^API +(http:\S+)/m)![1]!;
     chainUrl = started.output().match(/^Chain RPC +(http:\S+)/m)![1]!;
     await run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "client", "--outDir", join(dir, "dist")], { cwd: root });
@@ -93,7 +90,7 @@ describe("stablecoin-events listen against npm start (client/src/events-cli.ts, 
   });
   after(async () => {
     await stop(listener);
-    await stop(stack);
+    if (stack) await endGroup(stack);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -76,7 +76,7 @@ describe("the holds' operator", function () {
     assert.deepEqual(authorized.state === "done" && authorized.step, { step: "authorized", amount: 50_000_000n });
     for (const amount of [30_000_000n, 15_000_000n]) {
       const captured = await settle(await operator().capture(info, amount));
-      assert.deepEqual(captured.state === "done" && captured.step, { step: "captured", amount, feeBps: 200 });
+      assert.deepEqual(captured.state === "done" && captured.step, { step: "captured", amount, feeAmount: (amount * 200n) / 10_000n });
     }
     const voided = await settle(await operator().void(info));
     assert.deepEqual(voided.state === "done" && voided.step, { step: "voided", amount: 5_000_000n });

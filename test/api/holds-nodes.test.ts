@@ -4,9 +4,11 @@ import { encodeAbiParameters, encodeEventTopics, erc20Abi, numberToHex, type Hex
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { authCaptureEscrowAbi } from "../../src/generated/contracts.js";
 import type { Service } from "../../src/service.js";
+import { DomainError } from "../../src/errors.js";
 import { RECEIVER_HOST } from "../helpers/receiver.js";
 import { useService } from "../helpers/service.js";
 import { signWithMetaMask } from "../helpers/signers.js";
+import { serviceReadingFirst } from "../helpers/read-first.js";
 
 /**
  * A hold's verdict on one node's word (DESIGN v7, "One door for verdicts"): three nodes in front of
@@ -48,7 +50,7 @@ describe("holds: three nodes, one lying", function () {
     await h.service.holdOperator!.follow();
     // The honest round: the authorization announced, and the payment it names kept with the watch.
     await h.service.webhooks.holdWatcher!.tick();
-    const escrow = h.service.deployment.authCapture!.escrow;
+    const escrow = h.service.deployment.authCapture![0]!.escrow;
     const paymentHash = receipt.logs.find((l) => l.address.toLowerCase() === escrow.toLowerCase())!.topics[1]!;
     // A later transaction of someone else's: the lie sits in its place.
     const other = await h.chain.publicClient.waitForTransactionReceipt({
@@ -66,8 +68,8 @@ describe("holds: three nodes, one lying", function () {
       address: escrow,
       topics: encodeEventTopics({ abi: authCaptureEscrowAbi, eventName: "PaymentCaptured", args: { paymentInfoHash: paymentHash as Hex } }),
       data: encodeAbiParameters(
-        [{ type: "uint256" }, { type: "uint16" }, { type: "address" }],
-        [50_000_000n, h.service.deployment.parameters.feeBps, h.service.deployment.parameters.feeCollector],
+        [{ type: "uint256" }, { type: "uint256" }, { type: "address" }],
+        [50_000_000n, (50_000_000n * BigInt(h.service.deployment.parameters.feeBps)) / 10_000n, h.service.deployment.parameters.feeCollector],
       ),
       blockHash: other.blockHash,
       blockNumber: numberToHex(other.blockNumber),
@@ -82,17 +84,44 @@ describe("holds: three nodes, one lying", function () {
       if (request.method !== "eth_getLogs" || !Array.isArray(result) || !addresses.includes(escrow.toLowerCase())) return result;
       return [...result, forged];
     };
-    for (const node of h.nodes) node.latencyMs = node === h.nodes[0] ? 0 : 20;
-    built = await h.another();
-    await built.webhooks.holdWatcher!.tick().catch(() => undefined);
+    built = await serviceReadingFirst(h, h.nodes[0]!);
+    // The round stops short of announcing the liar's capture: RPC_BUSY, nothing announced.
+    const refused = await built.webhooks.holdWatcher!.tick().then(
+      () => null,
+      (error: unknown) => error,
+    );
+    assert.isAtLeast(h.nodes[0]!.lied("eth_getLogs"), 1, "the hold watcher was served the forged capture");
+    assert.instanceOf(refused, DomainError);
+    assert.equal((refused as DomainError).code, "RPC_BUSY", String(refused));
     const events = (await post(built, "/v1/events", { hold: created.hold })).events as Array<{ type: string }>;
     assert.deepEqual(
       events.map((e) => e.type),
       ["hold.authorized"],
       "no hold.captured on one node's word",
     );
-    // Another instance (the door set the liar aside in the first), the liar read first again.
-    const state = await post(await h.another(), "/v1/holds/state", { hold: created.hold });
+    // Another instance (the door set the liar aside in the first), the liar read first again. The
+    // state reads the receipts of the service's own calls: the liar adds the forged capture to the
+    // authorization's receipt.
+    h.nodes[0]!.rewrite = (request, result) => {
+      const r = result as { transactionHash?: Hex; logs: unknown[] } | null;
+      if (request.method !== "eth_getTransactionReceipt" || !r || r.transactionHash !== sent.tx_hash) return result;
+      return {
+        ...r,
+        logs: [
+          ...r.logs,
+          {
+            ...forged,
+            transactionHash: r.transactionHash,
+            blockHash: receipt.blockHash,
+            blockNumber: numberToHex(receipt.blockNumber),
+            transactionIndex: numberToHex(receipt.transactionIndex),
+            logIndex: numberToHex(r.logs.length),
+          },
+        ],
+      };
+    };
+    const state = await post(await serviceReadingFirst(h, h.nodes[0]!), "/v1/holds/state", { hold: created.hold });
+    assert.isAtLeast(h.nodes[0]!.lied("eth_getTransactionReceipt"), 1, "the state's read was served the forged capture in the authorization's receipt");
     assert.deepInclude(state, { state: "AUTHORIZED", captured_units: "0", capturable_units: "50000000" }, "no final step on one node's word");
     assert.deepEqual(
       state.steps.map((s: { step: string; final: boolean }) => [s.step, s.final]),
@@ -101,8 +130,7 @@ describe("holds: three nodes, one lying", function () {
     );
     // The honest majority, read first: the hold as it is.
     h.nodes[0]!.rewrite = null;
-    for (const node of h.nodes) node.latencyMs = node === h.nodes[1] ? 0 : 20;
-    const honest = await post(await h.another(), "/v1/holds/state", { hold: created.hold });
+    const honest = await post(await serviceReadingFirst(h, h.nodes[1]!), "/v1/holds/state", { hold: created.hold });
     assert.deepInclude(honest, { state: "AUTHORIZED", captured_units: "0", capturable_units: "50000000" });
   });
 });

@@ -126,6 +126,36 @@ describe("holds", function () {
     });
   });
 
+  it("a hold of 10.00: captures of 4.00 and 3.000049 call v1.1's capture (0x3efa46e1) naming floor(part × fee_bps / 10⁴) as the fee amount, and move exactly that", async () => {
+    const feeCollector = h.service.deployment.parameters.feeCollector;
+    const feeBps = BigInt(h.service.deployment.parameters.feeBps);
+    const created = await create({ amount: "10.00", notify_url: HOOK });
+    await settle((await authorize(created.checkout_token)).sent);
+    for (const [amount, units] of [
+      ["4.00", 4_000_000n],
+      ["3.000049", 3_000_049n],
+    ] as const) {
+      const before = await Promise.all([merchant().address, feeCollector].map((a) => balanceOf(h.chain, token(), a)));
+      const sent = await post("/v1/holds/capture", { hold: created.hold, amount });
+      const tx = await h.chain.publicClient.getTransaction({ hash: sent.tx_hash });
+      assert.equal(tx.input.slice(0, 10), "0x3efa46e1", "Commerce Payments v1.1's capture(PaymentInfo,uint256,uint256,address)");
+      await settle(sent);
+      const after = await Promise.all([merchant().address, feeCollector].map((a) => balanceOf(h.chain, token(), a)));
+      const fee = (units * feeBps) / 10_000n;
+      assert.equal(after[1]! - before[1]!, fee, `${amount}: the fee collector gets floor(part × fee_bps / 10⁴)`);
+      assert.equal(after[0]! - before[0]!, units - fee, `${amount}: the merchant the rest`);
+    }
+    await settle(await post("/v1/holds/void", { hold: created.hold }));
+    const closed = await state(created.hold);
+    const fee = (4_000_000n * feeBps) / 10_000n + (3_000_049n * feeBps) / 10_000n;
+    assert.deepInclude(closed, { state: "VOIDED", captured_units: "7000049", fee_units: fee.toString(), voided_units: "2999951" });
+    const read = await events(created.hold);
+    assert.deepEqual(
+      read.filter((e) => e.type === "hold.captured").map((e) => e.data.fee_units),
+      [(4_000_000n * feeBps) / 10_000n, (3_000_049n * feeBps) / 10_000n].map(String),
+    );
+  });
+
   it("refuses in its words: a capture above what is authorized, a replayed authorization, a capture after void, the buyer's token capturing", async () => {
     const created = await create();
     assert.equal((await post("/v1/holds/capture", { hold: created.hold, amount: "1.00" }, 409)).error, "HOLD_NOT_AUTHORIZED");
@@ -145,6 +175,36 @@ describe("holds", function () {
     assert.equal((await post("/v1/holds/void", { hold: created.hold }, 409)).error, "HOLD_CLOSED");
   });
 
+  it("a capture the escrow refuses is 409 ESCROW_REFUSED (FIX_REQUEST), the escrow's error named in svc-error-detail, and nothing is sent or retried", async () => {
+    const created = await create();
+    await settle((await authorize(created.checkout_token)).sent);
+    const escrow = h.service.deployment.authCapture![0]!.escrow;
+    const relayer = h.service.holdOperator!.operator!;
+    const code = (await h.chain.publicClient.getCode({ address: escrow }))!;
+    // Code at the escrow that refuses every call: with FeeAmountOutOfRange(0, 0, 0) (a decoded error
+    // the service has no other answer for), then with no data at all (a function the code lacks,
+    // as v1.1 answered v1.0's capture).
+    const refusing: Array<[Hex, string]> = [
+      ["0x637c2dcc2260e01b60005260646000fd", "FeeAmountOutOfRange"],
+      ["0x60006000fd", "(revert without data)"],
+    ];
+    try {
+      for (const [bytecode, name] of refusing) {
+        await h.chain.testClient.setCode({ address: escrow, bytecode });
+        const nonce = await h.chain.publicClient.getTransactionCount({ address: relayer });
+        const res = await h.api.post("/v1/holds/capture").send({ hold: created.hold, amount: "1.00" });
+        assert.equal(res.status, 409, JSON.stringify(res.body));
+        assert.deepInclude(res.body, { error: "ESCROW_REFUSED", action: "FIX_REQUEST" });
+        assert.equal(res.headers["svc-error-detail"], name);
+        assert.isUndefined(res.headers["retry-after"], "not a retry");
+        assert.equal(await h.chain.publicClient.getTransactionCount({ address: relayer }), nonce, "nothing was sent");
+      }
+    } finally {
+      await h.chain.testClient.setCode({ address: escrow, bytecode: code });
+    }
+    assert.deepInclude(await state(created.hold), { capturable_units: "50000000", in_flight: null }, "the hold as it was, nothing recorded to send again");
+  });
+
   it("refuses a garbage authorization with nothing sent, and terms against now, each other and the escrow's rules", async () => {
     const created = await create();
     const nonce = await h.chain.publicClient.getTransactionCount({ address: h.service.holdOperator!.operator! });
@@ -161,8 +221,9 @@ describe("holds", function () {
       const body = { recipient: merchant().address, amount: "50.00", refund_before: now + 86_400, ...terms };
       assert.equal((await post("/v1/holds", body, 400)).error, "INVALID_HOLD", JSON.stringify(terms));
     }
-    const escrow = h.service.deployment.authCapture!.escrow;
-    assert.equal((await create({ recipient: escrow }).catch((e: Error) => e.message)).includes("400"), true, "the escrow is no recipient");
+    const escrow = h.service.deployment.authCapture![0]!.escrow;
+    const refused = await post("/v1/holds", { recipient: escrow, amount: "50.00", capture_before: now + 3600, refund_before: now + 86_400 }, 400);
+    assert.deepEqual(refused, { error: "INVALID_REQUEST", action: "FIX_REQUEST" }, "the escrow is no recipient");
   });
 
   it("past capture_before: a capture is refused with nothing sent, and the buyer reclaims with its own transaction, prepared by the state", async () => {
@@ -177,7 +238,7 @@ describe("holds", function () {
     assert.equal(await h.chain.publicClient.getTransactionCount({ address: h.service.holdOperator!.operator! }), nonce, "nothing was sent");
     const expired = await state(created.checkout_token);
     assert.equal(expired.state, "EXPIRED");
-    assert.deepInclude(expired.reclaim, { from: buyer().address, to: h.service.deployment.authCapture!.escrow });
+    assert.deepInclude(expired.reclaim, { from: buyer().address, to: h.service.deployment.authCapture![0]!.escrow });
     const hash = await h.chain.wallet(buyer()).sendTransaction({ to: expired.reclaim.to, data: expired.reclaim.data, account: buyer(), chain: h.chain.chain });
     await h.chain.publicClient.waitForTransactionReceipt({ hash });
     await h.chain.mine(3);

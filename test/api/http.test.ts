@@ -59,6 +59,11 @@ describe("HTTP rules", () => {
         auth_capture_escrow: "0xf96815976523E00e65Be8f34cA5e64b4f41EB19c",
         auth_capture_collector: "0x8612dfdc421f80336cd14E8EF9cb1E765dB5ab88",
       },
+      // Every set the service calls, as published: the holds' first, then x402's later v1.1 set.
+      auth_capture_deployments: [
+        { version: "v1.1", escrow: "0xf96815976523E00e65Be8f34cA5e64b4f41EB19c", eip3009_collector: "0x8612dfdc421f80336cd14E8EF9cb1E765dB5ab88" },
+        { version: "v1.1", escrow: "0x13AC3b34322D12FE27D5e192D0c2b2266d4F29CB", eip3009_collector: "0xEA902B37036bcb4944577ec2101ABdEDF56EbD28" },
+      ],
       token: { address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", symbol: "USDC", decimals: 6 },
       fee_bps: 200,
       network_fee: "0.100000",

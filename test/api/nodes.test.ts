@@ -5,12 +5,12 @@ import { x402Client } from "@x402/fetch";
 import supertest from "supertest";
 import { numberToHex, pad, type Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
-import { nodesOf } from "../../src/chain/nodes.js";
 import { paymentKeyOf } from "../../src/payments/verify.js";
 import { useService } from "../helpers/service.js";
 import { exchangeWithdrawals, payIntent, type PayBlock } from "../helpers/payments.js";
 import { approveThroughSession, subscribe } from "../helpers/recurring.js";
 import type { RpcProxy } from "../helpers/rpc-proxy.js";
+import { headsRead, serviceReadingFirst } from "../helpers/read-first.js";
 import { RECEIVER_HOST } from "../helpers/receiver.js";
 import { eoaSigner, X402_NETWORK } from "../helpers/x402-parties.js";
 import type { Service } from "../../src/service.js";
@@ -48,25 +48,9 @@ describe("several nodes: a majority behind every verdict (RPC_URLS)", function (
   let built: Service | null = null;
   const service = () => built ?? h.service;
   const api = () => supertest.agent(service().app);
-  /** The start's head reads (one eth_blockNumber per node, which the start does not wait for) answered. */
-  async function headsRead(s: Service) {
-    const nodes = nodesOf(s.client)!.nodes;
-    const deadline = Date.now() + 20_000;
-    while (nodes.some((node) => node.head === 0n)) {
-      assert.isBelow(Date.now(), deadline, "every node's head read at start");
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  }
-  /**
-   * The other nodes 200 ms slower (far more than a loaded machine's jitter in the latencies the
-   * service measures), and a service built on that, its start's head reads answered: `first` is the
-   * node its reads go to, ranked by latency, until it is set aside.
-   */
+  /** A service whose reads go first to `first` (the others answer 200 ms slower), its ranking asserted. */
   async function readFirst(first: RpcProxy) {
-    for (const node of h.nodes) node.latencyMs = node === first ? 0 : 200;
-    built = await h.another();
-    await headsRead(built);
-    assert.equal(nodesOf(built.client)!.ranked()[0]!.position, h.nodes.indexOf(first), "reads go to the fast node first");
+    built = await serviceReadingFirst(h, first);
   }
   afterEach(() => {
     built = null;

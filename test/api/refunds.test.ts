@@ -4,6 +4,7 @@ import supertest from "supertest";
 import { falseReturningTokenAbi, recurringChargesAbi, splitterAbi, testSmartAccountAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { useService } from "../helpers/service.js";
+import { until } from "../helpers/until.js";
 import { payIntent } from "../helpers/payments.js";
 import { deployTestContract } from "../helpers/deploy.js";
 import { approve, send } from "../helpers/tx.js";
@@ -344,7 +345,8 @@ describe("refunds API", function () {
     try {
       // One running and four waiting for the stranger (from one IPv6 /64), then its sixth is refused at once.
       const crowd = [prepare("2001:db8::1"), verify("2001:db8::2"), prepare("2001:db8::3"), verify("2001:db8::4"), prepare("2001:db8::5")];
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await until(() => gated.refunds.held.running === 1 && gated.refunds.held.waiting === 4, "one prepare running and four waiting in the gate");
+      assert.deepEqual(gated.refunds.held, { running: 1, waiting: 4 }, "the stranger's five in the gate before its sixth");
       const refused = await verify("2001:db8::6");
       assert.equal(refused.status, 503, JSON.stringify(refused.body));
       assert.equal(refused.body.error, "RPC_BUSY");

@@ -1,59 +1,43 @@
 import { assert } from "chai";
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { useLocalChain } from "../helpers/local-chain.js";
 import { RpcProxy } from "../helpers/rpc-proxy.js";
+import { until } from "../helpers/until.js";
+import { endGroup, groupAlive, spawnStart } from "../helpers/start-process.js";
 import { LOCAL_USDC_ROLE_INDEXES, localUsdcRoles } from "../../dev/localchain/harness.js";
 
+/** How long a start in a test may take to print "Ready.": past it, the phase it stopped in is in its output. */
+const READY_WITHIN_MS = 120_000;
+
 /**
- * Runs `npm start` (scripts/start.ts) with `env` until it prints "Ready.", stops it, and returns what it
- * printed. A start that prints no "Ready." within 45 s is killed, its output written to stderr (so a
- * rare hang seen once in a loaded CI rehearsal leaves its trace), and tried once more; the second
- * failure fails the test.
+ * Runs `npm start` (scripts/start.ts) with `env` until it prints "Ready.", ends its process group, and
+ * returns what it printed. A start that exits first, or prints no "Ready." in {@link READY_WITHIN_MS},
+ * fails the test with its output: its phases name where it stopped. Nothing is tried again.
  */
 async function startOutput(env: Record<string, string>): Promise<string> {
-  try {
-    return await startOnce(env);
-  } catch (error) {
-    console.error(`npm start, first try: ${(error as Error).message}`);
-    return startOnce(env);
-  }
-}
-
-async function startOnce(env: Record<string, string>): Promise<string> {
-  const inherited = { ...process.env };
-  delete inherited.RPC_URL;
-  delete inherited.FORK_URL;
-  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts"], {
-    env: { ...inherited, PORT: "0", OPS_PORT: "0", DATA_DIR: "memory", LOG_LEVEL: "silent", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const started = spawnStart(env);
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no "Ready." in 45 s:\n${out}`)), 45_000);
+      const timer = setTimeout(() => reject(new Error(`no "Ready." in ${READY_WITHIN_MS / 1000} s:\n${started.output()}`)), READY_WITHIN_MS);
       const check = () => {
-        if (out.includes("Ready.")) {
+        if (started.output().includes("Ready.")) {
           clearTimeout(timer);
           resolve();
         }
       };
-      child.stdout.on("data", check);
-      child.on("exit", (code) => reject(new Error(`exited ${code}:\n${out}`)));
+      started.child.stdout!.on("data", check);
+      void started.exited.then(({ code, signal }) => {
+        clearTimeout(timer);
+        reject(new Error(`exited ${code ?? signal} before "Ready.":\n${started.output()}`));
+      });
     });
   } finally {
-    child.kill("SIGTERM");
-    const killed = setTimeout(() => child.kill("SIGKILL"), 5_000);
-    await exited;
-    clearTimeout(killed);
+    await endGroup(started);
   }
-  return out;
+  return started.output();
 }
 
 /** `npm start` against an RPC_URL that carries an API key in its path and query: the key is never printed. */
@@ -106,22 +90,51 @@ describe("npm start on the embedded chain", function () {
     assert.match(out, /Chain blocks +a block per transaction \(BLOCK_INTERVAL_MS=0\)/, "which mode runs");
   });
 
+  for (const [hang, bound, failure] of [
+    ["chain", 2_000, /^start: chain \(starting the local chain[^)]*\) did not finish within 2 s$/m],
+    ["service:busy", 2_000 + 5_000, /^start: service \(starting the service[^)]*\) blocked the process past its bound; killed$/m],
+  ] as const)
+    it(`a start made to hang in a phase (START_HANG_PHASE=${hang}) fails within that phase's bound, naming it, and leaves no process behind`, async () => {
+      const phase = hang.split(":")[0]!;
+      const started = spawnStart({ CHAIN_PORT: "0", BLOCK_INTERVAL_MS: "0", START_HANG_PHASE: hang, START_HANG_BOUND_MS: "2000" });
+      let phaseBegan = 0;
+      started.child.stderr!.on("data", () => {
+        if (!phaseBegan && new RegExp(`^start: ${phase} \\(.*…$`, "m").test(started.output())) phaseBegan = Date.now();
+      });
+      const { code, signal } = await started.exited;
+      const ended = Date.now();
+      await until(() => !groupAlive(started.child), "every process of the start's group gone", { timeoutMs: 15_000, everyMs: 20 });
+      const out = started.output();
+      assert.isAbove(phaseBegan, 0, `the phase's start printed:\n${out}`);
+      assert.match(out, failure, out);
+      assert.notInclude(out, "Ready.");
+      assert.isFalse(code === 0 && signal === null, `a failure, not a clean exit:\n${out}`);
+      assert.isAtMost(ended - phaseBegan, bound + 5_000, `ended ${ended - phaseBegan} ms after the phase began (its bound ${bound} ms)`);
+    });
+
+  it("SIGTERM in the middle of a phase stops the start at once, closing what the phases before it opened", async () => {
+    const started = spawnStart({ CHAIN_PORT: "0", BLOCK_INTERVAL_MS: "0", START_HANG_PHASE: "service" });
+    try {
+      await until(() => /^start: service \(.*…$/m.test(started.output()), "the service phase begun", { timeoutMs: READY_WITHIN_MS, everyMs: 20 });
+      started.child.kill("SIGTERM"); // the tsx wrapper, which hands the signal to the start
+      const { code } = await started.exited;
+      assert.equal(code, 0, started.output());
+      assert.include(started.output(), "SIGTERM: stopping…");
+      await until(() => !groupAlive(started.child), "every process of the start's group gone", { timeoutMs: 15_000, everyMs: 20 });
+    } finally {
+      await endGroup(started);
+    }
+  });
+
   it("refuses a block interval that is not whole milliseconds, in one line, before starting anything", async () => {
     for (const [name, value] of [
       ["BLOCK_INTERVAL_MS", "0.5"],
       ["BLOCK_INTERVAL_MS", "-1"],
     ] as const) {
-      const inherited = { ...process.env };
-      delete inherited.RPC_URL;
-      delete inherited.FORK_URL;
-      const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts"], {
-        env: { ...inherited, PORT: "0", OPS_PORT: "0", CHAIN_PORT: "0", DATA_DIR: "memory", LOG_LEVEL: "silent", [name]: value },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let out = "";
-      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-      child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      const started = spawnStart({ CHAIN_PORT: "0", [name]: value });
+      const { code } = await started.exited;
+      await endGroup(started);
+      const out = started.output();
       assert.equal(code, 1, out);
       assert.equal(out.trim(), `${name}=${value} is not a number of milliseconds (a whole number, 0 or more)`);
     }
@@ -138,17 +151,10 @@ describe("npm start on a taken port", function () {
     const dataDir = mkdtempSync(join(tmpdir(), "start-taken-"));
     writeFileSync(join(dataDir, "kept"), "the running service's store");
     try {
-      const inherited = { ...process.env };
-      delete inherited.RPC_URL;
-      delete inherited.FORK_URL;
-      const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts"], {
-        env: { ...inherited, PORT: String(port), OPS_PORT: "0", CHAIN_PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "silent" },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let out = "";
-      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-      child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      const started = spawnStart({ PORT: String(port), CHAIN_PORT: "0", DATA_DIR: dataDir });
+      const { code } = await started.exited;
+      await endGroup(started);
+      const out = started.output();
       assert.equal(code, 1, out);
       assert.include(out, `port ${port} (PORT) on 127.0.0.1 is taken`);
       assert.notInclude(out, "starting the local chain");

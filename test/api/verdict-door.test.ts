@@ -12,9 +12,11 @@ import { chargedInAnswer } from "../../src/recurring/charge-answers.js";
 import { paymentKeyOf } from "../../src/payments/verify.js";
 import { DepositWatches } from "../../src/store/deposit-watches.js";
 import type { Service } from "../../src/service.js";
+import { DomainError } from "../../src/errors.js";
 import { allowCharges, visitLink } from "../helpers/link-subscribe.js";
 import { exchangeWithdrawals, payIntent, type PayBlock } from "../helpers/payments.js";
 import type { RpcProxy } from "../helpers/rpc-proxy.js";
+import { SLOWER_MS, serviceReadingFirst } from "../helpers/read-first.js";
 import { RECEIVER_HOST } from "../helpers/receiver.js";
 import { send } from "../helpers/tx.js";
 import { useService } from "../helpers/service.js";
@@ -50,10 +52,9 @@ describe("one door for every verdict: three nodes, one lying", function () {
   let built: Service | null = null;
   const service = () => built ?? h.service;
   const api = () => supertest.agent(service().app);
-  /** The other nodes 20 ms slower, and a service built on that: `first` is the node its reads go to. */
+  /** The other nodes 200 ms slower, and a service built on that, its ranking asserted: `first` is the node its reads go to. */
   async function readFirst(first: RpcProxy) {
-    for (const node of h.nodes) node.latencyMs = node === first ? 0 : 20;
-    built = await h.another();
+    built = await serviceReadingFirst(h, first);
   }
   afterEach(() => {
     built = null;
@@ -118,6 +119,7 @@ describe("one door for every verdict: three nodes, one lying", function () {
     };
     try {
       const settled = await api().post("/x402/settle").send({ x402Version: 2, paymentPayload: payload, paymentRequirements: requirements });
+      assert.isAtLeast(h.nodes[0]!.lied("eth_getTransactionReceipt"), 1, "node 0 served the reverted settlement as a success");
       assert.notEqual(settled.body.success, true, JSON.stringify(settled.body));
       assert.include(settled.body, { success: false, errorReason: "invalid_transaction_state" });
     } finally {
@@ -206,10 +208,8 @@ describe("one door for every verdict: three nodes, one lying", function () {
         (!filter.fromBlock || BigInt(filter.fromBlock) <= approval.blockNumber) && (!filter.toBlock || BigInt(filter.toBlock) >= approval.blockNumber);
       return within ? [...result, forged] : result;
     };
-    await service()
-      .follower.round()
-      .catch(() => undefined);
-    assert.isAtLeast(h.nodes[0]!.count("eth_getLogs"), 1, "the follower read its logs from the lying node");
+    await service().follower.round();
+    assert.isAtLeast(h.nodes[0]!.lied("eth_getLogs"), 1, "the follower was served the forged Charged log");
     assert.equal(await state(unpaidId), "pending", "not made active on one node's Charged log");
     assert.equal(await created(unpaidId), 0, "no subscription.created for a charge never made");
 
@@ -247,6 +247,7 @@ describe("one door for every verdict: three nodes, one lying", function () {
       );
     };
     const prepared = await api().post("/v1/refunds/prepare").send({ intent: a.intent, tx_hash: settlement.transactionHash, amount: "4" });
+    assert.isAtLeast(h.nodes[0]!.lied("eth_getLogs"), 1, "node 0 served the deposit with the forged sender");
     assert.equal(prepared.status, 200, JSON.stringify(prepared.body));
     assert.equal(prepared.body.payer, exchange.address, "the majority's depositor, never the liar's");
     assert.notEqual(prepared.body.payer, liar());
@@ -283,9 +284,16 @@ describe("one door for every verdict: three nodes, one lying", function () {
     };
     const watches = new DepositWatches(h.database);
     assert.equal((await watches.find(b.pay.deposit_address))?.status, "open");
-    await service()
+    // The round stops short of a verdict on the liar's Paid: RPC_BUSY, and the watch is left as it was.
+    const refused = await service()
       .depositSettler.tick()
-      .catch(() => undefined);
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
+    assert.isAtLeast(h.nodes[0]!.lied("eth_getLogs"), 1, "the settler was served the forged Paid");
+    assert.instanceOf(refused, DomainError);
+    assert.equal((refused as DomainError).code, "RPC_BUSY", String(refused));
     assert.equal((await watches.find(b.pay.deposit_address))?.status, "open", "not ended on one node's Paid");
   });
 
@@ -299,8 +307,9 @@ describe("one door for every verdict: three nodes, one lying", function () {
       return request.method === "eth_call" && selectors.some((s) => data.startsWith(s)) ? pad("0xbad", { size: 32 }) : result;
     };
     // The liar is the node a single read would go to.
-    for (const node of h.nodes) node.latencyMs = node === h.nodes[0] ? 0 : 20;
+    for (const node of h.nodes) node.latencyMs = node === h.nodes[0] ? 0 : SLOWER_MS;
     const started = await h.another();
+    assert.isAtLeast(h.nodes[0]!.lied("eth_call"), 2, "the start was served both forged code hashes");
     assert.equal(await started.payments.depositAddresses.codeHash(), honest);
     assert.equal(await X402ReceiversReader.of({ client: started.client, deployment: started.deployment }).codeHash(), honestReceiver);
     const created = await supertest(started.app).post("/v1/payments").send({ recipient: merchant().address, amount: "1" });

@@ -7,6 +7,7 @@ import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { EIP712_DOMAIN_TYPE, tokenDomain } from "../../src/chain/token-authorizations.js";
 import { fiatTokenAbi } from "../../src/generated/contracts.js";
 import { useService } from "../helpers/service.js";
+import { until } from "../helpers/until.js";
 import { eoaSigner, REPORT_PRICE, X402_NETWORK } from "../helpers/x402-parties.js";
 
 /** x402 `auth-capture` against payers who make the relayer pay for escrow calls that revert (DESIGN v7, "x402 auth-capture"). */
@@ -48,7 +49,9 @@ describe("x402 auth-capture: attacks", function () {
     await testClient.setAutomine(false);
     const nonce = await publicClient.getTransactionCount({ address: relayer });
     const settling = facilitator("settle", first).then((r) => r);
-    while ((await publicClient.getTransactionCount({ address: relayer, blockTag: "pending" })) === nonce) await new Promise((r) => setTimeout(r, 20));
+    await until(async () => (await publicClient.getTransactionCount({ address: relayer, blockTag: "pending" })) > nonce, "the escrow call in the pool", {
+      everyMs: 20,
+    });
     // The payer cancels the authorization with a higher tip: mined first, the escrow call reverts.
     const { deployment } = h.service;
     const authorizationNonce = (first.paymentPayload.payload as { authorization: { nonce: Hex } }).authorization.nonce;
@@ -94,7 +97,13 @@ describe("x402 auth-capture: attacks", function () {
     const { deployment } = h.service;
     const relayer = h.service.holdOperator!.operator!;
     const before = await h.chain.publicClient.getTransactionCount({ address: relayer });
-    for (const payTo of [deployment.authCapture!.escrow, deployment.authCapture!.eip3009Collector, relayer, usdc(), deployment.contracts.Splitter.address]) {
+    for (const payTo of [
+      deployment.authCapture![0]!.escrow,
+      deployment.authCapture![0]!.eip3009Collector,
+      relayer,
+      usdc(),
+      deployment.contracts.Splitter.address,
+    ]) {
       const body = await paid(payTo);
       const verified = await facilitator("verify", body);
       assert.include(verified.body, { isValid: false, invalidReason: "invalid_payment_requirements" }, `${payTo}: ${JSON.stringify(verified.body)}`);

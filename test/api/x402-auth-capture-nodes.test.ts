@@ -9,6 +9,7 @@ import { authCaptureEscrowAbi, fiatTokenAbi } from "../../src/generated/contract
 import { paymentInfoHash, type PaymentInfo } from "../../src/holds/payment-info.js";
 import type { Service } from "../../src/service.js";
 import { useService } from "../helpers/service.js";
+import { serviceReadingFirst } from "../helpers/read-first.js";
 import { send } from "../helpers/tx.js";
 import { eoaSigner, REPORT_PRICE, X402_NETWORK } from "../helpers/x402-parties.js";
 
@@ -41,9 +42,8 @@ describe("x402 auth-capture: three nodes, one forging", function () {
   });
 
   it("a charge that reverted on chain, served by one node as the escrow's PaymentCharged: no success", async () => {
-    // The service's reads go to node 0 first (the others 50 ms slower).
-    for (const node of h.nodes) node.latencyMs = node === h.nodes[0] ? 0 : 50;
-    built = await h.another();
+    // The service's reads go to node 0 first (the others 200 ms slower), its ranking asserted.
+    built = await serviceReadingFirst(h, h.nodes[0]!);
     const kind = built.x402.supported().kinds.find((k) => k.scheme === "auth-capture")!;
     const extra = kind.extra as Record<string, string | number>;
     const now = Math.floor(Date.now() / 1000);
@@ -59,7 +59,7 @@ describe("x402 auth-capture: three nodes, one forging", function () {
     const client = new x402Client().register(X402_NETWORK, new AuthCaptureEvmScheme(eoaSigner(buyer(), h.chain.publicClient)));
     const payload = await client.createPaymentPayload({ x402Version: 2, resource: { url: "http://merchant.test/report" }, accepts: [requirements] } as never);
     const { authorization, salt } = payload.payload as { authorization: { validBefore: string }; salt: Hex };
-    const escrow = built.deployment.authCapture!;
+    const escrow = built.deployment.authCapture![0]!;
     const info: PaymentInfo = {
       operator: getAddress(String(extra.captureAuthorizer)),
       payer: buyer().address,
@@ -84,7 +84,7 @@ describe("x402 auth-capture: three nodes, one forging", function () {
       paymentInfo: info,
       amount: info.maxAmount,
       tokenCollector: escrow.eip3009Collector,
-      feeBps: info.minFeeBps,
+      feeAmount: (info.maxAmount * BigInt(info.minFeeBps)) / 10_000n,
       feeReceiver: info.feeReceiver,
     };
     const data = encodeAbiParameters(
@@ -104,6 +104,7 @@ describe("x402 auth-capture: three nodes, one forging", function () {
     };
     try {
       const settled = await supertest(built.app).post("/x402/settle").send({ x402Version: 2, paymentPayload: payload, paymentRequirements: requirements });
+      assert.isAtLeast(h.nodes[0]!.lied("eth_getTransactionReceipt"), 1, "node 0 served the reverted charge as a success");
       assert.notEqual(settled.body.success, true, JSON.stringify(settled.body));
       assert.include(settled.body, { success: false, errorReason: "invalid_transaction_state" });
     } finally {

@@ -7,7 +7,7 @@ import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { AuthCaptureEvmScheme } from "@x402/evm/auth-capture/client";
 import { x402Client } from "@x402/fetch";
-import { erc20Abi, getAddress, hashTypedData, type Address, type Hex } from "viem";
+import { decodeFunctionData, erc20Abi, getAddress, hashTypedData, type Address, type Hex } from "viem";
 import { COVERAGE_BUILD } from "../../dev/deploy/build-mode.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { authCaptureEscrowAbi, testSmartAccountAbi } from "../../src/generated/contracts.js";
@@ -15,7 +15,15 @@ import { deployTestContract } from "../helpers/deploy.js";
 import { payerAgnosticHash, type PaymentInfo } from "../../src/holds/payment-info.js";
 import { useService } from "../helpers/service.js";
 import { balanceOf, send } from "../helpers/tx.js";
-import { authCaptureAgentFetch, authCapturePaywall, eoaSigner, listenOn, REPORT_PRICE, X402_NETWORK } from "../helpers/x402-parties.js";
+import {
+  authCaptureAgentFetch,
+  authCapturePaywall,
+  authCaptureRequirements,
+  eoaSigner,
+  listenOn,
+  REPORT_PRICE,
+  X402_NETWORK,
+} from "../helpers/x402-parties.js";
 
 /**
  * x402's `auth-capture` end to end, with the unmodified npm packages: the merchant's paywall is
@@ -30,7 +38,7 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
   const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
   const stranger = () => h.chain.accounts[LOCAL_ROLES.firstUser + 2]!;
   const usdc = () => h.service.deployment.token.address;
-  const escrow = () => h.service.deployment.authCapture!.escrow;
+  const escrow = () => h.service.deployment.authCapture![0]!.escrow;
   const feeCollector = () => h.service.deployment.parameters.feeCollector;
   const feeBps = () => h.service.deployment.parameters.feeBps;
   const fee = () => (REPORT_PRICE.units * BigInt(feeBps())) / 10_000n;
@@ -52,16 +60,7 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
   /** Requirements for 0.01 to the merchant on the facilitator's terms (what the paywall writes), with `extra` changed. */
   async function requirements(extra: Record<string, unknown> = {}): Promise<PaymentRequirements> {
     const kind = h.service.x402.supported().kinds.find((k) => k.scheme === "auth-capture")!;
-    const now = Math.floor(Date.now() / 1000);
-    return {
-      scheme: "auth-capture",
-      network: X402_NETWORK,
-      amount: REPORT_PRICE.units.toString(),
-      asset: usdc(),
-      payTo: merchant().address,
-      maxTimeoutSeconds: 300,
-      extra: { ...kind.extra, captureDeadline: now + 900, refundDeadline: now + 900, ...extra },
-    };
+    return authCaptureRequirements(kind.extra, { asset: usdc(), payTo: merchant().address, now: Math.floor(Date.now() / 1000) }, extra);
   }
   /** What @x402/evm's auth-capture client signs for those requirements. */
   function agentPayload(r: PaymentRequirements): Promise<PaymentPayload> {
@@ -97,7 +96,7 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
       scheme: "auth-capture",
       network: X402_NETWORK,
       extra: {
-        authCaptureEscrow: h.service.deployment.authCapture!.escrow,
+        authCaptureEscrow: h.service.deployment.authCapture![0]!.escrow,
         captureAuthorizer: h.service.holdOperator!.operator!,
         feeRecipient: feeCollector(),
         minFeeBps: feeBps(),
@@ -109,24 +108,33 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
     });
   });
 
-  it("the agent gets the report; one escrow charge pays the recipient and the fee collector; the answer is the escrow's transaction", async () => {
+  it("three agents, each with @x402/fetch and AuthCaptureEvmScheme, get the report; each settlement is one v1.1 charge (0xc449d17c) naming the exact fee amount; the answer is the escrow's transaction", async () => {
     const paywall = authCapturePaywall(service.url, merchant().address);
     shop = await listenOn(paywall.app);
-    const [agentBefore, merchantBefore, feesBefore] = await balances(agent().address, merchant().address, feeCollector());
-    const res = await authCaptureAgentFetch(eoaSigner(agent(), h.chain.publicClient))(`${shop.url}/report`);
-    assert.equal(res.status, 200, await res.clone().text());
-    assert.deepEqual(await res.json(), { report: "paid content" });
-    const settlement = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE")!);
-    assert.include(settlement, { success: true, network: X402_NETWORK });
-    assert.equal(getAddress(settlement.payer!), agent().address);
-    const receipt = await h.chain.publicClient.getTransactionReceipt({ hash: settlement.transaction as Hex });
-    assert.equal(receipt.status, "success");
-    assert.equal(getAddress(receipt.to!), escrow(), "sent to the escrow");
-    assert.equal(getAddress(receipt.from), h.service.holdOperator!.operator, "by the operator the requirements name");
-    const [agentAfter, merchantAfter, feesAfter] = await balances(agent().address, merchant().address, feeCollector());
-    assert.equal(agentBefore - agentAfter, REPORT_PRICE.units);
-    assert.equal(merchantAfter - merchantBefore, REPORT_PRICE.units - fee());
-    assert.equal(feesAfter - feesBefore, fee());
+    const agents = [agent(), stranger(), h.chain.accounts[LOCAL_ROLES.firstUser + 3]!];
+    const [merchantBefore, feesBefore] = await balances(merchant().address, feeCollector());
+    for (const payer of agents) {
+      const [payerBefore] = await balances(payer.address);
+      const res = await authCaptureAgentFetch(eoaSigner(payer, h.chain.publicClient))(`${shop.url}/report`);
+      assert.equal(res.status, 200, await res.clone().text());
+      assert.deepEqual(await res.json(), { report: "paid content" });
+      const settlement = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE")!);
+      assert.include(settlement, { success: true, network: X402_NETWORK });
+      assert.equal(getAddress(settlement.payer!), payer.address);
+      const receipt = await h.chain.publicClient.getTransactionReceipt({ hash: settlement.transaction as Hex });
+      assert.equal(receipt.status, "success");
+      assert.equal(getAddress(receipt.to!), escrow(), "sent to the escrow");
+      assert.equal(getAddress(receipt.from), h.service.holdOperator!.operator, "by the operator the requirements name");
+      const { input } = await h.chain.publicClient.getTransaction({ hash: receipt.transactionHash });
+      assert.equal(input.slice(0, 10), "0xc449d17c", "Commerce Payments v1.1's charge(…,uint256 feeAmount,address feeReceiver)");
+      const charged = decodeFunctionData({ abi: authCaptureEscrowAbi, data: input });
+      assert.deepEqual(charged.args.slice(4), [fee(), feeCollector()], "the fee amount named is floor(amount × fee_bps / 10⁴), to the fee collector");
+      const [payerAfter] = await balances(payer.address);
+      assert.equal(payerBefore! - payerAfter!, REPORT_PRICE.units);
+    }
+    const [merchantAfter, feesAfter] = await balances(merchant().address, feeCollector());
+    assert.equal(merchantAfter! - merchantBefore!, 3n * (REPORT_PRICE.units - fee()));
+    assert.equal(feesAfter! - feesBefore!, 3n * fee());
     assert.isEmpty(paywall.holds);
   });
 

@@ -90,15 +90,19 @@ describe("AuthCaptureEscrow (the stand-in) accepts what @x402/evm's auth-capture
       const before = await balanceOf(chain, p.usdc, p.payer.address);
       await escrowCall(chain, p.operator, { functionName: "authorize", args: [info, 40_000_000n, p.collector, paid.signature] });
       assert.equal(await balanceOf(chain, p.usdc, p.payer.address), before - 40_000_000n);
-      await escrowCall(chain, p.operator, { functionName: "capture", args: [info, 30_000_000n, 200, p.feeReceiver] });
+      await escrowCall(chain, p.operator, { functionName: "capture", args: [info, 30_000_000n, 600_000n, p.feeReceiver] });
       assert.deepEqual(await stateOf(chain, info), { collected: true, capturable: 10_000_000n, refundable: 30_000_000n });
     });
   }
 
-  it("on a fork of Base Sepolia (FORK_URL), the canonical escrow: authorize 50.00, capture 30.00 and 15.00, void the rest", async function () {
+  it("on a fork (FORK_URL) carrying Commerce Payments' code: it is v1.1 by behaviour (an out-of-range fee amount reverts FeeAmountOutOfRange), and a hold authorizes 50.00, captures 30.00 and 15.00, voids the rest", async function () {
     const chain = local.chain;
+    if (!chain.fork) {
+      console.log("      (skipped: no fork given, FORK_URL; the stand-in ran the flow above)");
+      this.skip();
+    }
     if (!chain.authCapture || chain.authCapture.standIn) {
-      console.log("      (skipped: no fork of Base Sepolia given, FORK_URL; the canonical escrow is not on this chain, the stand-in ran the flow above)");
+      console.log("      (skipped: the fork carries no Commerce Payments code at the canonical addresses, only the project's stand-in: a local upstream)");
       this.skip();
     }
     const p = holdParties(chain);
@@ -106,8 +110,14 @@ describe("AuthCaptureEscrow (the stand-in) accepts what @x402/evm's auth-capture
     const balances = () => Promise.all([p.payer.address, p.receiver.address, p.feeReceiver].map((a) => balanceOf(chain, p.usdc, a)));
     const before = await balances();
     await escrowCall(chain, p.operator, { functionName: "authorize", args: [info, info.maxAmount, p.collector, paid.signature] });
-    await escrowCall(chain, p.operator, { functionName: "capture", args: [info, 30_000_000n, 200, p.feeReceiver] });
-    await escrowCall(chain, p.operator, { functionName: "capture", args: [info, 15_000_000n, 200, p.feeReceiver] });
+    // The probe: v1.0 has no capture naming a fee amount; v1.1 refuses one off the bounds by name.
+    await expectRevert(escrowCall(chain, p.operator, { functionName: "capture", args: [info, 30_000_000n, 1n, p.feeReceiver] }), "FeeAmountOutOfRange", [
+      1n,
+      600_000n,
+      600_000n,
+    ]);
+    await escrowCall(chain, p.operator, { functionName: "capture", args: [info, 30_000_000n, 600_000n, p.feeReceiver] });
+    await escrowCall(chain, p.operator, { functionName: "capture", args: [info, 15_000_000n, 300_000n, p.feeReceiver] });
     await escrowCall(chain, p.operator, { functionName: "void", args: [info] });
     const after = await balances();
     assert.deepEqual(

@@ -29,8 +29,8 @@ describe("AuthCaptureEscrow (the stand-in): holds with the payer's ERC-3009 auth
     });
     const authorize = (amount = info.maxAmount, from = p.operator, i = info, sig = signature) =>
       call(from, { functionName: "authorize", args: [i, amount, p.collector, sig] });
-    const capture = (amount: bigint, from = p.operator, feeBps = 200, feeReceiver: Address = p.feeReceiver, i = info) =>
-      call(from, { functionName: "capture", args: [i, amount, feeBps, feeReceiver] });
+    const capture = (amount: bigint, from = p.operator, feeAmount = (amount * 200n) / 10_000n, feeReceiver: Address = p.feeReceiver, i = info) =>
+      call(from, { functionName: "capture", args: [i, amount, feeAmount, feeReceiver] });
     return { chain, ...p, info, signature, call, balances, store, authorize, capture };
   };
 
@@ -63,7 +63,7 @@ describe("AuthCaptureEscrow (the stand-in): holds with the payer's ERC-3009 auth
       [-45_000_000n, 44_100_000n, 900_000n, 0n],
     );
     const [captured] = parseEventLogs({ abi: authCaptureEscrowAbi, eventName: "PaymentCaptured", logs: first.logs });
-    assert.deepInclude(captured!.args, { amount: 30_000_000n, feeBps: 200 });
+    assert.deepInclude(captured!.args, { amount: 30_000_000n, feeAmount: 600_000n });
     const [void_] = parseEventLogs({ abi: authCaptureEscrowAbi, eventName: "PaymentVoided", logs: voided.logs });
     assert.equal(void_!.args.amount, 5_000_000n);
     assert.deepEqual(await stateOf(chain, info), { collected: true, capturable: 0n, refundable: 45_000_000n });
@@ -87,21 +87,29 @@ describe("AuthCaptureEscrow (the stand-in): holds with the payer's ERC-3009 auth
     await expectRevert(capture(1_000_000n), "AfterAuthorizationExpiry", [info.authorizationExpiry, info.authorizationExpiry]);
   });
 
-  it("refuses a fee outside the signed bounds, to another receiver than the one signed, or a fee to nobody", async () => {
-    const { info, authorize, capture, stranger } = await setup({ minFeeBps: 100, maxFeeBps: 200 });
+  it("refuses a fee amount outside the signed bounds of the part (each rounded down), to another receiver than the one signed, or a fee to nobody", async () => {
+    const { info, authorize, capture, stranger, balances, feeReceiver } = await setup({ minFeeBps: 100, maxFeeBps: 200 });
     await authorize();
-    await expectRevert(capture(1_000_000n, undefined, 99), "FeeBpsOutOfRange", [99, 100, 200]);
-    await expectRevert(capture(1_000_000n, undefined, 201), "FeeBpsOutOfRange", [201, 100, 200]);
-    await expectRevert(capture(1_000_000n, undefined, 150, stranger.address), "InvalidFeeReceiver", [stranger.address, info.feeReceiver]);
-    await capture(1_000_000n, undefined, 150);
+    // 1.00 at 1% to 2%: 10,000 to 20,000 units.
+    await expectRevert(capture(1_000_000n, undefined, 9_999n), "FeeAmountOutOfRange", [9_999n, 10_000n, 20_000n]);
+    await expectRevert(capture(1_000_000n, undefined, 20_001n), "FeeAmountOutOfRange", [20_001n, 10_000n, 20_000n]);
+    // 199 units: the bounds round down to 1 and 3.
+    await expectRevert(capture(199n, undefined, 0n), "FeeAmountOutOfRange", [0n, 1n, 3n]);
+    await expectRevert(capture(199n, undefined, 4n), "FeeAmountOutOfRange", [4n, 1n, 3n]);
+    await expectRevert(capture(1_000_000n, undefined, 15_000n, stranger.address), "InvalidFeeReceiver", [stranger.address, info.feeReceiver]);
+    const [before] = await balances(feeReceiver);
+    await capture(1_000_000n, undefined, 15_000n);
+    await capture(199n, undefined, 3n);
+    const [after] = await balances(feeReceiver);
+    assert.equal(after! - before!, 15_003n, "the fee moved is the fee amount named");
   });
 
   it("with no signed fee receiver the operator names one per capture, but never the zero address for a non-zero fee", async () => {
     const { balances, authorize, capture, stranger } = await setup({ feeReceiver: zeroAddress });
     await authorize();
-    await expectRevert(capture(1_000_000n, undefined, 200, zeroAddress), "ZeroFeeReceiver", []);
+    await expectRevert(capture(1_000_000n, undefined, 20_000n, zeroAddress), "ZeroFeeReceiver", []);
     const [before] = await balances(stranger.address);
-    await capture(1_000_000n, undefined, 200, stranger.address);
+    await capture(1_000_000n, undefined, 20_000n, stranger.address);
     const [after] = await balances(stranger.address);
     assert.equal(after! - before!, 20_000n);
   });
@@ -134,7 +142,7 @@ describe("AuthCaptureEscrow (the stand-in): holds with the payer's ERC-3009 auth
     await expectRevert(call(stranger, { functionName: "void", args: [info] }), "InvalidSender", refused);
     await expectRevert(call(stranger, { functionName: "refund", args: [info, 1n, collector, "0x"] }), "InvalidSender", refused);
     await expectRevert(
-      call(stranger, { functionName: "charge", args: [{ ...info, salt: 3n }, 1n, collector, signature, 200, info.feeReceiver] }),
+      call(stranger, { functionName: "charge", args: [{ ...info, salt: 3n }, 1n, collector, signature, 0n, info.feeReceiver] }),
       "InvalidSender",
       refused,
     );
@@ -232,7 +240,7 @@ describe("AuthCaptureEscrow (the stand-in): holds with the payer's ERC-3009 auth
   it("charge collects and pays out in one call, with the fee; the payment is then refundable, not capturable", async () => {
     const { chain, info, signature, call, operator, collector, receiver, feeReceiver, payer, balances } = await setup();
     const before = await balances(payer.address, receiver.address, feeReceiver);
-    const receipt = await call(operator, { functionName: "charge", args: [info, 10_000_000n, collector, signature, 200, feeReceiver] });
+    const receipt = await call(operator, { functionName: "charge", args: [info, 10_000_000n, collector, signature, 200_000n, feeReceiver] });
     const after = await balances(payer.address, receiver.address, feeReceiver);
     assert.deepEqual(
       after.map((b, i) => b - before[i]!),

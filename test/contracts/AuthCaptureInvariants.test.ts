@@ -138,15 +138,17 @@ describe("AuthCaptureEscrow (the stand-in): invariants (stateful property tests)
           } else if (op.kind === "capture") {
             const feeReceiver = info.feeReceiver === zeroAddress ? p.stranger.address : info.feeReceiver;
             const feeBps = op.feeBps ?? info.minFeeBps;
-            const inBounds = feeBps >= info.minFeeBps && feeBps <= info.maxFeeBps;
+            const feeAmount = (op.units * BigInt(feeBps)) / 10_000n;
+            const [minFee, maxFee] = [info.minFeeBps, info.maxFeeBps].map((bps) => (op.units * BigInt(bps)) / 10_000n);
+            const inBounds = feeAmount >= minFee! && feeAmount <= maxFee!;
             allowed = phase <= 1 && inBounds && op.units > 0n && op.units <= capturable(m);
             const feeBefore = await balanceOf(chain, p.usdc, feeReceiver);
-            receipt = await attempt(operator, { functionName: "capture", args: [info, op.units, feeBps, feeReceiver] });
-            const fee = allowed ? (op.units * BigInt(feeBps)) / 10_000n : 0n;
+            receipt = await attempt(operator, { functionName: "capture", args: [info, op.units, feeAmount, feeReceiver] });
+            const fee = allowed ? feeAmount : 0n;
             assert.equal((await balanceOf(chain, p.usdc, feeReceiver)) - feeBefore, fee, "the fee receiver got exactly the fee");
             if (receipt) {
               const [captured] = parseEventLogs({ abi: authCaptureEscrowAbi, eventName: "PaymentCaptured", logs: receipt.logs });
-              assert.isTrue(captured!.args.feeBps >= info.minFeeBps && captured!.args.feeBps <= info.maxFeeBps, "a capture's fee outside its bounds");
+              assert.isTrue(captured!.args.feeAmount >= minFee! && captured!.args.feeAmount <= maxFee!, "a capture's fee outside its bounds");
             }
             if (allowed) {
               m.captured += op.units;

@@ -52,7 +52,7 @@ describe("fork mode (FORK_URL) against a local upstream", function () {
     });
     // Other code at Commerce Payments' canonical addresses, as on Base Sepolia (the canonical escrow
     // and collector): the fork must keep it, not place the stand-in over it.
-    for (const address of [upstream.deployment.authCapture!.escrow, upstream.deployment.authCapture!.eip3009Collector]) {
+    for (const address of [upstream.deployment.authCapture![0]!.escrow, upstream.deployment.authCapture![0]!.eip3009Collector]) {
       await upstream.testClient.setCode({ address, bytecode: CANONICAL_LOOKALIKE });
     }
     fork = await startLocalChain({ fork: { url: upstream.rpcUrl! } });
@@ -63,7 +63,7 @@ describe("fork mode (FORK_URL) against a local upstream", function () {
   });
 
   it("keeps the code at the escrow's and collector's canonical addresses: the stand-in is placed only where there is none", async () => {
-    const { escrow, eip3009Collector } = fork.deployment.authCapture!;
+    const { escrow, eip3009Collector } = fork.deployment.authCapture![0]!;
     assert.equal(await fork.publicClient.getCode({ address: escrow }), CANONICAL_LOOKALIKE);
     assert.equal(await fork.publicClient.getCode({ address: eip3009Collector }), CANONICAL_LOOKALIKE);
     assert.deepEqual(fork.authCapture, { escrow, eip3009Collector, standIn: false });

@@ -66,20 +66,25 @@ export async function measureHoldGas(chain: LocalChain, figures: Record<string, 
       address: escrow,
       abi: authCaptureEscrowAbi,
       functionName: "charge",
-      args: [info, info.maxAmount, eip3009Collector, await signed(info), 200, info.feeReceiver],
+      args: [info, info.maxAmount, eip3009Collector, await signed(info), (info.maxAmount * 200n) / 10_000n, info.feeReceiver],
     });
   const capture = (info: PaymentInfo, amount: bigint) =>
-    send(chain, operator, { address: escrow, abi: authCaptureEscrowAbi, functionName: "capture", args: [info, amount, 200, info.feeReceiver] });
+    send(chain, operator, {
+      address: escrow,
+      abi: authCaptureEscrowAbi,
+      functionName: "capture",
+      args: [info, amount, (amount * 200n) / 10_000n, info.feeReceiver],
+    });
 
   const warmUp = terms(1n);
   await authorize(warmUp);
   await capture(warmUp, 1_000_000n);
 
   const hold = terms(2n);
-  figures["hold: authorize (stand-in escrow)"] = Number((await authorize(hold)).gasUsed);
-  figures["hold: capture (stand-in escrow)"] = Number((await capture(hold, 30_000_000n)).gasUsed);
-  figures["hold: void (stand-in escrow)"] = Number(
+  figures["hold: authorize (v1.1 stand-in escrow)"] = Number((await authorize(hold)).gasUsed);
+  figures["hold: capture (v1.1 stand-in escrow)"] = Number((await capture(hold, 30_000_000n)).gasUsed);
+  figures["hold: void (v1.1 stand-in escrow)"] = Number(
     (await send(chain, operator, { address: escrow, abi: authCaptureEscrowAbi, functionName: "void", args: [hold] })).gasUsed,
   );
-  figures["x402 auth-capture charge (stand-in escrow)"] = Number((await charge(terms(3n))).gasUsed);
+  figures["x402 auth-capture charge (v1.1 stand-in escrow)"] = Number((await charge(terms(3n))).gasUsed);
 }

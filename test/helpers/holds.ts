@@ -99,8 +99,8 @@ export async function escrowCall(chain: LocalChain, from: HDAccount, call: Escro
 
 export type EscrowCall =
   | { functionName: "authorize"; args: readonly [PaymentInfo, bigint, Address, Hex] }
-  | { functionName: "charge"; args: readonly [PaymentInfo, bigint, Address, Hex, number, Address] }
-  | { functionName: "capture"; args: readonly [PaymentInfo, bigint, number, Address] }
+  | { functionName: "charge"; args: readonly [PaymentInfo, bigint, Address, Hex, bigint, Address] }
+  | { functionName: "capture"; args: readonly [PaymentInfo, bigint, bigint, Address] }
   | { functionName: "void"; args: readonly [PaymentInfo] }
   | { functionName: "reclaim"; args: readonly [PaymentInfo] }
   | { functionName: "refund"; args: readonly [PaymentInfo, bigint, Address, Hex] };

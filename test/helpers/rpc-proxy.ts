@@ -40,6 +40,12 @@ export class RpcProxy {
   requests = 0;
   /** Each `eth_call` and `eth_estimateGas` since the last reset: the contract called and the call's selector. */
   readonly contractCalls: { method: string; to: string; selector: string }[] = [];
+  /**
+   * Each `eth_getLogs` range asked since the last reset, in order (block numbers; a tag such as
+   * "latest" is left out): the addresses it named, and, while lagging ({@link lagBlocks}), the
+   * head the node played when it answered.
+   */
+  readonly logReads: { fromBlock: bigint; toBlock: bigint; address: string[]; nodeHead?: bigint }[] = [];
   /** Added to every forwarded round trip (a remote node), in milliseconds. */
   latencyMs = 0;
   /** When set, every request waits for it before being forwarded (a slow node, to order a race). */
@@ -71,6 +77,11 @@ export class RpcProxy {
   rewrite: ((request: { method: string; params?: unknown[] }, result: unknown) => unknown) | null = null;
   /** When set, asked once per HTTP request (its methods): the fault it returns answers that request (a chaos node). */
   fault: ((methods: string[]) => RequestFault | null) | null = null;
+  /**
+   * The answers {@link rewrite} changed since the last reset, by method: what a liar test asserts was
+   * served before it asserts the outcome, so it cannot pass without meeting the lie.
+   */
+  readonly lies = new Map<string, number>();
   #server: Server | null = null;
   url = "";
 
@@ -94,6 +105,13 @@ export class RpcProxy {
           const requests: { method: string; params?: [{ to?: string; data?: string; input?: string }] }[] = Array.isArray(parsed) ? parsed : [parsed];
           methods = requests.map((r) => r.method);
           for (const r of requests) {
+            const range = r.params?.[0] as { fromBlock?: string; toBlock?: string; address?: string | string[] } | undefined;
+            if (r.method === "eth_getLogs" && range?.fromBlock?.startsWith("0x") && range.toBlock?.startsWith("0x"))
+              this.logReads.push({
+                fromBlock: BigInt(range.fromBlock),
+                toBlock: BigInt(range.toBlock),
+                address: [range.address ?? []].flat().map((a) => a.toLowerCase()),
+              });
             if (r.method !== "eth_call" && r.method !== "eth_estimateGas") continue;
             const call = r.params?.[0] ?? {};
             this.contractCalls.push({ method: r.method, to: (call.to ?? "").toLowerCase(), selector: (call.data ?? call.input ?? "").slice(0, 10) });
@@ -178,6 +196,13 @@ export class RpcProxy {
     return this;
   }
 
+  /** Answers {@link rewrite} changed (lies served), in total or of the given methods, since the last reset. */
+  lied(...methods: string[]): number {
+    let total = 0;
+    for (const [m, n] of this.lies) if (methods.length === 0 || methods.includes(m)) total += n;
+    return total;
+  }
+
   /** Total calls, or calls of the given methods, since the last reset. */
   count(...methods: string[]): number {
     let total = 0;
@@ -187,7 +212,9 @@ export class RpcProxy {
 
   reset(): void {
     this.calls.clear();
+    this.lies.clear();
     this.contractCalls.length = 0;
+    this.logReads.length = 0;
     this.requests = 0;
     this.mode = "pass";
     this.faultMethods = null;
@@ -244,7 +271,10 @@ export class RpcProxy {
     const byId = new Map(answers.map((a) => [JSON.stringify(a.id), a]));
     const merged = batch.map((r) => {
       const answer = byId.get(JSON.stringify(r.id))!;
-      return answer.error !== undefined ? answer : { ...answer, result: this.rewrite!(r, answer.result) };
+      if (answer.error !== undefined) return answer;
+      const result = this.rewrite!(r, answer.result);
+      if (JSON.stringify(result) !== JSON.stringify(answer.result)) this.lies.set(r.method, (this.lies.get(r.method) ?? 0) + 1);
+      return { ...answer, result };
     });
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(parsed) ? merged : merged[0]));
   }
@@ -263,6 +293,12 @@ export class RpcProxy {
     const visible = BigInt(tip!.result as string) - BigInt(this.lagBlocks);
     const hex = `0x${visible.toString(16)}`;
     const batch = Array.isArray(parsed) ? parsed : [parsed];
+    for (const r of batch) {
+      const range = r.params?.[0] as { fromBlock?: string; toBlock?: string } | undefined;
+      if (r.method !== "eth_getLogs" || !range?.fromBlock?.startsWith("0x") || !range.toBlock?.startsWith("0x")) continue;
+      const read = this.logReads.findLast((l) => l.nodeHead === undefined && l.fromBlock === BigInt(range.fromBlock!) && l.toBlock === BigInt(range.toBlock!));
+      if (read) read.nodeHead = visible;
+    }
     const answered = new Map<string, unknown>();
     const forward: typeof batch = [];
     for (const r of batch) {

@@ -1,5 +1,6 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { PaymentRequirements } from "@x402/core/types";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import { AuthCaptureEvmScheme } from "@x402/evm/auth-capture/client";
 import { ExactEvmScheme as ExactEvmClientScheme } from "@x402/evm/exact/client";
@@ -118,4 +119,26 @@ export function authCapturePaywall(
 /** An agent paying `auth-capture` with x402: @x402/fetch around fetch, @x402/evm's `AuthCaptureEvmScheme` signing with `signer`. */
 export function authCaptureAgentFetch(signer: ClientEvmSigner): typeof fetch {
   return wrapFetchWithPayment(fetch, new x402Client().register(X402_NETWORK, new AuthCaptureEvmScheme(signer)));
+}
+
+/**
+ * `auth-capture` requirements for {@link REPORT_PRICE} on the facilitator's advertised terms (`kindExtra`,
+ * what a paywall copies), deadlines 900 s after `now`, `extra` changed; a key set to undefined is left
+ * out, as a resource server that does not name it leaves it out.
+ */
+export function authCaptureRequirements(
+  kindExtra: Record<string, unknown> | undefined,
+  to: { asset: string; payTo: string; now: number },
+  extra: Record<string, unknown> = {},
+): PaymentRequirements {
+  const merged = { ...kindExtra, captureDeadline: to.now + 900, refundDeadline: to.now + 900, ...extra };
+  return {
+    scheme: "auth-capture",
+    network: X402_NETWORK,
+    amount: REPORT_PRICE.units.toString(),
+    asset: to.asset,
+    payTo: to.payTo,
+    maxTimeoutSeconds: 300,
+    extra: Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined)),
+  };
 }

@@ -58,15 +58,23 @@ describe("the chain follower catching up", () => {
     let cursor = -1n;
     let handed = 0;
     let mostHeld = 0;
+    // A consumer's failure is the follower's to report (and to survive): kept here, so an assertion
+    // that fails inside the consumer fails the test.
+    const failures: unknown[] = [];
     follower.add({
       name: "counter",
       follow: async (view: ChainView) => {
-        mostHeld = Math.max(mostHeld, follower.logsHeld);
-        const from = cursor < 0n ? view.head.number : cursor + 1n;
-        const logs = view.logs(TOKEN, from, view.head.number);
-        assert.isNotNull(logs, `blocks ${from}-${view.head.number} in the round's view`);
-        handed += logs!.length;
-        cursor = view.head.number;
+        try {
+          mostHeld = Math.max(mostHeld, follower.logsHeld);
+          const from = cursor < 0n ? view.head.number : cursor + 1n;
+          const logs = view.logs(TOKEN, from, view.head.number);
+          assert.isNotNull(logs, `blocks ${from}-${view.head.number} in the round's view`);
+          handed += logs!.length;
+          cursor = view.head.number;
+        } catch (error) {
+          failures.push(error);
+          throw error;
+        }
       },
     });
     await follower.connect(); // no feed: the follower only stands ready (rounds are called here)
@@ -75,6 +83,7 @@ describe("the chain follower catching up", () => {
     // An hour later, the node reachable again: one call runs the rounds until the follower stands at the head.
     node.head += HOUR_BLOCKS;
     await follower.round();
+    assert.deepEqual(failures.map(String), [], "no failure inside the consumer");
     assert.equal(cursor, node.head);
     assert.equal(handed, Number(HOUR_BLOCKS) * PER_BLOCK, "every transfer of the hour, once");
     // One chunk and the transfers kept behind it (two overlaps), never the hour's 360,000.

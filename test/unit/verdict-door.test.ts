@@ -28,6 +28,7 @@ const DESIGN_VERDICTS: Record<string, VerdictKind> = {
   "a hold's voided": "hold_voided",
   "a hold's refunded": "hold_refunded",
   "a hold's reclaimed": "hold_reclaimed",
+  "an escrow's refusal": "escrow_refused",
 };
 
 /** Where each kind is formed: every file here asks the door for it (`agreeOn…("kind", …)`). */
@@ -48,6 +49,7 @@ const FORMED_IN: Record<VerdictKind, string[]> = {
   hold_voided: ["src/holds/operator.ts", "src/holds/hold-log.ts", "src/webhooks/hold-watcher.ts"],
   hold_refunded: ["src/holds/hold-log.ts", "src/holds/hold-refunds.ts"],
   hold_reclaimed: ["src/holds/hold-log.ts", "src/webhooks/hold-watcher.ts"],
+  escrow_refused: ["src/holds/escrow-refusals.ts"],
 };
 
 /**

@@ -9,16 +9,26 @@ import { explain } from "../words.js";
  * receiver), each with its state and what was captured; capture and void stay on the merchant's
  * server, which holds the `ho` capability.
  */
+/** The most list pages one load follows (each a few log ranges): older holds wait for the merchant's own server to page. */
+const MAX_PAGES = 40;
+
 export function holdsSection(recipient: string, symbol: string): HTMLElement {
   const status = statusLine();
   status.node.id = "holds-status";
   const list = el("ol", { id: "holds", class: "payments" });
   const load = async () => {
     status.set("wait", "Reading the holds…");
-    const answer = await answerOf(api.listHolds({ recipient: recipient as `0x${string}` }));
-    if (!answer.ok) return status.set("error", explain(answer.body.error, answer.body.action, answer.body.retry_after));
+    // The list comes in pages of a few log ranges each: follow them back over the 31 days, a bounded number at a time.
+    const holds = [];
+    let before: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const answer = await answerOf(api.listHolds({ recipient: recipient as `0x${string}`, ...(before ? { before_block: before } : {}) }));
+      if (!answer.ok) return status.set("error", explain(answer.body.error, answer.body.action, answer.body.retry_after));
+      holds.push(...answer.body.holds);
+      if (answer.body.next_before_block === null) break;
+      before = answer.body.next_before_block;
+    }
     status.clear();
-    const { holds } = answer.body;
     list.replaceChildren(
       ...(holds.length === 0
         ? [el("li", { id: "no-holds", class: "muted" }, "No holds authorized in the last 31 days.")]

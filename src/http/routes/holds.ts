@@ -18,7 +18,7 @@ export function holdRoutes(api: HoldsApi | null, limits: { authorize: RequestHan
     return units;
   };
   const tokenErrors = ["INVALID_HOLD_TOKEN", "INVALID_HOLD"] as const;
-  const sendErrors = ["HOLD_BUSY", "RELAYER_UNAVAILABLE", "RELAYER_ERROR", "RPC_ERROR", "RPC_BUSY"] as const;
+  const sendErrors = ["HOLD_BUSY", "ESCROW_REFUSED", "RELAYER_UNAVAILABLE", "RELAYER_ERROR", "RPC_ERROR", "RPC_BUSY"] as const;
   return [
     route({
       path: "/v1/holds",
@@ -111,7 +111,7 @@ export function holdRoutes(api: HoldsApi | null, limits: { authorize: RequestHan
       errors: ["INVALID_HOLD", "RPC_ERROR"],
       schema: R.ListHoldsRequest,
       limits: [limits.list],
-      handle: (body) => holds().list(body.recipient as Address),
+      handle: (body) => holds().list(body.recipient as Address, body.before_block !== undefined ? BigInt(body.before_block) : undefined),
     }),
   ];
 }

@@ -1,0 +1,47 @@
+import { toEventSelector, type Address, type Hex, type PublicClient } from "viem";
+import type { ClaimedLog } from "../chain/agreement.js";
+import { rpc } from "../chain/rpc-errors.js";
+import { authCaptureEscrowAbi } from "../generated/contracts.js";
+import { type RangeCap, readBackwards } from "../payments/log-ranges.js";
+import { readEscrowLogs } from "./escrow-events.js";
+
+const RECLAIMED = toEventSelector(
+  authCaptureEscrowAbi.find((i): i is Extract<typeof i, { type: "event" }> => i.type === "event" && i.name === "PaymentReclaimed")!,
+);
+/** The most ranges one search asks: a reclaim older than that many ranges is left to the hold's events (hold.reclaimed). */
+export const RECLAIM_MAX_READS = 50;
+
+export interface ReclaimSearchDeps {
+  client: PublicClient;
+  escrow: Address;
+  /** What the node accepts for one log range, learned once for every search. */
+  cap: RangeCap;
+  /** The widest range one read asks (LOG_RANGE_SECONDS in blocks). */
+  maxSpan: bigint;
+}
+
+/**
+ * The buyer's reclaim of an expired hold: the one step of a hold that is not the service's own call,
+ * so it is not in its recorded receipts. Asked only once the escrow's ledger (`paymentState`) holds
+ * less than the hold's recorded steps leave capturable past its capture deadline, and then read
+ * backwards from the head a range at a time (within `maxSpan` and the node's cap, never below the
+ * hold's block), at most {@link RECLAIM_MAX_READS} ranges: a reclaim is looked for where it must be.
+ */
+export async function findReclaim(deps: ReclaimSearchDeps, paymentHash: Hex, fromBlock: bigint): Promise<ClaimedLog[]> {
+  const { client, escrow } = deps;
+  const [, capturable] = await rpc(() =>
+    client.readContract({ address: escrow, abi: authCaptureEscrowAbi, functionName: "paymentState", args: [paymentHash] }),
+  );
+  if (capturable > 0n) return [];
+  const head = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
+  const { found } = await readBackwards<ClaimedLog>({
+    cap: deps.cap,
+    top: head,
+    floor: fromBlock < head ? fromBlock : head,
+    maxReads: RECLAIM_MAX_READS,
+    maxSpan: deps.maxSpan,
+    read: (from, to) => readEscrowLogs<ClaimedLog>(client, escrow, [RECLAIMED, paymentHash], from, to),
+    enough: (f) => f.length > 0,
+  });
+  return found;
+}
