@@ -4,7 +4,6 @@ import { encodeAbiParameters, encodeEventTopics, erc20Abi, numberToHex, type Hex
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { authCaptureEscrowAbi } from "../../src/generated/contracts.js";
 import type { Service } from "../../src/service.js";
-import { DomainError } from "../../src/errors.js";
 import { RECEIVER_HOST } from "../helpers/receiver.js";
 import { useService } from "../helpers/service.js";
 import { signWithMetaMask } from "../helpers/signers.js";
@@ -85,14 +84,9 @@ describe("holds: three nodes, one lying", function () {
       return [...result, forged];
     };
     built = await serviceReadingFirst(h, h.nodes[0]!);
-    // The round stops short of announcing the liar's capture: RPC_BUSY, nothing announced.
-    const refused = await built.webhooks.holdWatcher!.tick().then(
-      () => null,
-      (error: unknown) => error,
-    );
+    // The round goes on with the logs a majority holds: the liar's capture is left out, no failure.
+    await built.webhooks.holdWatcher!.tick();
     assert.isAtLeast(h.nodes[0]!.lied("eth_getLogs"), 1, "the hold watcher was served the forged capture");
-    assert.instanceOf(refused, DomainError);
-    assert.equal((refused as DomainError).code, "RPC_BUSY", String(refused));
     const events = (await post(built, "/v1/events", { hold: created.hold })).events as Array<{ type: string }>;
     assert.deepEqual(
       events.map((e) => e.type),

@@ -12,7 +12,6 @@ import { chargedInAnswer } from "../../src/recurring/charge-answers.js";
 import { paymentKeyOf } from "../../src/payments/verify.js";
 import { DepositWatches } from "../../src/store/deposit-watches.js";
 import type { Service } from "../../src/service.js";
-import { DomainError } from "../../src/errors.js";
 import { allowCharges, visitLink } from "../helpers/link-subscribe.js";
 import { exchangeWithdrawals, payIntent, type PayBlock } from "../helpers/payments.js";
 import type { RpcProxy } from "../helpers/rpc-proxy.js";
@@ -284,16 +283,9 @@ describe("one door for every verdict: three nodes, one lying", function () {
     };
     const watches = new DepositWatches(h.database);
     assert.equal((await watches.find(b.pay.deposit_address))?.status, "open");
-    // The round stops short of a verdict on the liar's Paid: RPC_BUSY, and the watch is left as it was.
-    const refused = await service()
-      .depositSettler.tick()
-      .then(
-        () => null,
-        (error: unknown) => error,
-      );
+    // The round goes on with the logs a majority holds: the liar's Paid is left out, no failure.
+    await service().depositSettler.tick();
     assert.isAtLeast(h.nodes[0]!.lied("eth_getLogs"), 1, "the settler was served the forged Paid");
-    assert.instanceOf(refused, DomainError);
-    assert.equal((refused as DomainError).code, "RPC_BUSY", String(refused));
     assert.equal((await watches.find(b.pay.deposit_address))?.status, "open", "not ended on one node's Paid");
   });
 

@@ -16,7 +16,13 @@ const nodeDown = () => new HttpRequestError({ url: "http://node.invalid", detail
 /** Nodes that each answer the simulation their own way: a revert, a pass, or a failure. */
 function nodes(answers: Array<"refuses" | "passes" | "fails">): { client: PublicClient; simulate: (c: PublicClient) => Promise<unknown> } {
   const clients = answers.map((answer) => ({ answer }) as unknown as PublicClient);
-  const chainNodes = { nodes: clients.map((client) => ({ client })), quorum: Math.floor(answers.length / 2) + 1, setAside: () => {} };
+  // Each node a host of its own: the door counts voices by host (ChainNode.independentAs).
+  const chainNodes = {
+    nodes: clients.map((client, i) => ({ client, independentAs: `node-${i}.invalid` })),
+    size: answers.length,
+    quorum: Math.floor(answers.length / 2) + 1,
+    setAside: () => {},
+  };
   const client = { chainNodes } as unknown as PublicClient;
   const simulate = async (c: PublicClient) => {
     const { answer } = c as unknown as { answer: string };
