@@ -1,13 +1,13 @@
 import { assert } from "chai";
 import supertest from "supertest";
-import { erc20Abi, numberToHex, type Hex } from "viem";
+import { numberToHex, type Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { nodesOf } from "../../src/chain/nodes.js";
 import { SET_ASIDE_MS } from "../../src/chain/nodes.js";
 import { useService } from "../helpers/service.js";
-import type { PayBlock } from "../helpers/payments.js";
 import type { RpcProxy } from "../helpers/rpc-proxy.js";
 import { headsRead, SLOWER_MS, serviceReadingFirst } from "../helpers/read-first.js";
+import { sentSettlement, transferPayment } from "../helpers/deposits.js";
 import type { Service } from "../../src/service.js";
 
 /** What a lying node claims: its head this far ahead of the chain. */
@@ -80,30 +80,14 @@ describe("several nodes, the one read first lying about the head and the logs", 
       const s = await readFirst(liar, ahead);
       await s.follower.round();
       for (let payment = 0; payment < 2; payment++) {
-        const res = await supertest(s.app).post("/v1/payments").send({ recipient: merchant().address, amount: "2" });
-        assert.equal(res.status, 200, JSON.stringify(res.body));
-        const { intent, pay } = res.body as { intent: string; pay: Required<PayBlock> };
-        const buyer = h.chain.accounts[LOCAL_ROLES.firstUser]!;
-        const hash = await h.chain.wallet(buyer).writeContract({
-          account: buyer,
-          chain: h.chain.chain,
-          address: pay.token,
-          abi: erc20Abi,
-          functionName: "transfer",
-          args: [pay.deposit_address, BigInt(pay.amount_units)],
-        });
-        await h.chain.publicClient.waitForTransactionReceipt({ hash });
+        const { intent, pay } = await transferPayment(h, s, merchant().address);
         h.clock.advance(3);
         const withheld = liar.lied("eth_getLogs");
         await s.follower.round(); // the round that reads the transfer's block sends the settlement
         if (ahead === 0n) assert.isAbove(liar.lied("eth_getLogs"), withheld, `payment ${payment}: the round was served the liar's empty logs`);
-        const [watch] = await s.database.query<{ tx_hash: Hex | null }>("SELECT tx_hash FROM deposit_watches WHERE deposit_address = $1", [
-          pay.deposit_address.toLowerCase(),
-        ]);
-        assert.isNotNull(watch?.tx_hash ?? null, `payment ${payment}: the settlement sent in the first round after the transfer`);
-        await h.chain.publicClient.waitForTransactionReceipt({ hash: watch!.tx_hash! });
+        const { settlement } = await sentSettlement(h, s, pay.deposit_address, `payment ${payment}: the settlement sent in the first round after the transfer`);
         await h.chain.mine(3);
-        const verdict = await supertest(s.app).post("/v1/payments/verify").send({ intent, tx_hash: watch!.tx_hash });
+        const verdict = await supertest(s.app).post("/v1/payments/verify").send({ intent, tx_hash: settlement });
         assert.include(verdict.body, { valid: true }, JSON.stringify(verdict.body));
         h.clock.advance(30);
       }
