@@ -2,22 +2,23 @@
 // (contracts deployed, accounts funded), the API, and the operational port. With RPC_URL set, only
 // the API starts, against that chain. Each phase before "Ready." is printed to stderr and bounded
 // (scripts/lib/start-phases.ts); a stop at any phase closes what the phases before it opened.
+// Static imports are evaluated before the first line: only these light ones; the service's modules
+// load in a phase of their own, after the signal handlers are in place.
+import { rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { startPhases } from "./lib/start-phases.js";
-
-const phases = startPhases();
-
 import type { Config } from "../src/config.js";
 import { DENIM_BLOCK_MS } from "../dev/localchain/denim.js";
 import type { LocalChain } from "../dev/localchain/harness.js";
 import type { BaseNode } from "../dev/localchain/base-node.js";
+
+const phases = startPhases();
 
 // The embedded chain's block clock, checked before anything starts.
 const blockMs = await milliseconds("BLOCK_INTERVAL_MS", DENIM_BLOCK_MS);
 /** Strangers' USDC transfers a second on the embedded chain (LOCAL_TRAFFIC_TPS, 0 by default). */
 const trafficTps = await milliseconds("LOCAL_TRAFFIC_TPS", 0, "transfers a second");
 
-const { rmSync } = await import("node:fs");
-const { createServer } = await import("node:net");
 const [{ ConfigError, loadConfig }, { createService, listen }, { formatAmount }, { maskSecrets, redactUrl }, { buildCheckout }] = await phases.run(
   "modules",
   "loading the service's modules",

@@ -3,6 +3,7 @@ import { nodesOf } from "../../src/chain/nodes.js";
 import type { Service } from "../../src/service.js";
 import type { RpcProxy } from "./rpc-proxy.js";
 import type { ServiceHarness } from "./service.js";
+import { until } from "./until.js";
 
 /** How much slower the other nodes answer: far more than a loaded machine's jitter in the latencies the service measures. */
 export const SLOWER_MS = 200;
@@ -10,11 +11,7 @@ export const SLOWER_MS = 200;
 /** Waits until the start's head reads (one `eth_blockNumber` per node, which the start does not wait for) are answered. */
 export async function headsRead(service: Service, timeoutMs = 20_000): Promise<void> {
   const nodes = nodesOf(service.client)!.nodes;
-  const deadline = Date.now() + timeoutMs;
-  while (nodes.some((node) => node.head === 0n)) {
-    assert.isBelow(Date.now(), deadline, `every node's head read at start, within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await until(() => nodes.every((node) => node.head !== 0n), "every node's head read at start", { timeoutMs });
 }
 
 /**
