@@ -16,7 +16,7 @@ export function parseAmount(text: string): bigint | null {
   const match = AMOUNT_PATTERN.exec(text);
   if (!match) return null;
   const whole = BigInt(match[1]!);
-  const fraction = (match[2] ?? ".").slice(1).padEnd(UNIT_DECIMALS, "0");
+  const fraction = (match[2]?.slice(1) ?? "").padEnd(UNIT_DECIMALS, "0"); // match[2] is the fraction with its dot
   return whole * SCALE + BigInt(fraction);
 }
 

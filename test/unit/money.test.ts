@@ -21,7 +21,7 @@ describe("money", () => {
     assert.equal(formatAmount(1n), "0.000001");
     assert.equal(formatAmount(102_041n), "0.102041");
     assert.equal(formatAmount(12_500_000n), "12.500000");
-    assert.throws(() => formatAmount(-1n));
+    assert.throws(() => formatAmount(-1n), RangeError, "negative amount");
   });
 
   it("round-trips every formatted amount", () => {

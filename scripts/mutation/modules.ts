@@ -1,0 +1,75 @@
+// What `npm run mutation` mutates, and the tests that answer for each part: a mutant costs the run of
+// these files, not of the whole suite. Each list is the tests that exercise the module's decisions;
+// a module whose score falls is answered by a test added to its list's files, not by a longer list.
+
+export interface ServiceModule {
+  /** The name printed and used to pick a module (`npm run mutation -- door`). */
+  name: string;
+  /** What it decides, for the report. */
+  what: string;
+  mutate: string[];
+  spec: string[];
+}
+
+export interface ContractModule {
+  name: string;
+  file: string;
+  spec: string[];
+}
+
+export const SERVICE_MODULES: ServiceModule[] = [
+  {
+    name: "door",
+    what: "the agreement door: what a majority of nodes said, and nothing else",
+    mutate: ["src/chain/agreement.ts", "src/chain/agreement-tally.ts", "src/chain/majority-read.ts"],
+    spec: ["test/unit/verdict-door.test.ts", "test/api/verdict-door.test.ts", "test/api/door-seams.test.ts", "test/api/nodes-liar.test.ts"],
+  },
+  { name: "money", what: "decimal strings ↔ micro-units, the fee floor", mutate: ["src/money.ts"], spec: ["test/unit/money.test.ts"] },
+  {
+    name: "capability",
+    what: "the HMAC capability tokens: their parts, keys and expiry",
+    mutate: ["src/tokens/capability.ts"],
+    spec: ["test/unit/capability-tokens.test.ts"],
+  },
+  { name: "payer", what: "the payer rule: who paid a payment address", mutate: ["src/payments/depositor.ts"], spec: ["test/unit/depositor.test.ts"] },
+  {
+    name: "holds",
+    what: "a hold's terms and the operator's checks before it sends",
+    mutate: ["src/holds/terms.ts", "src/holds/payment-info.ts", "src/holds/fee.ts"],
+    spec: ["test/api/holds-terms.test.ts", "test/api/hold-operator.test.ts"],
+  },
+  {
+    name: "x402-exact",
+    what: "x402 `exact`: the payload and its verification",
+    mutate: ["src/x402/exact.ts", "src/x402/payload.ts"],
+    spec: ["test/api/x402-facilitator.test.ts"],
+  },
+  {
+    name: "x402-auth-capture",
+    what: "x402 `auth-capture`: the payload's terms and their verification",
+    mutate: ["src/x402/auth-capture-terms.ts"],
+    spec: ["test/unit/x402-auth-capture-scheme.test.ts", "test/api/x402-auth-capture.test.ts"],
+  },
+  { name: "refund-target", what: "where a refund's money goes", mutate: ["src/refunds/settlement.ts"], spec: ["test/api/refunds.test.ts"] },
+  {
+    name: "charge-answers",
+    what: "a charge's answer: CHARGED, ALREADY_CHARGED, CONFIRMING and the refusals",
+    mutate: ["src/recurring/charge-answers.ts", "src/recurring/charge-errors.ts"],
+    spec: ["test/api/verdict-door.test.ts", "test/api/token-refusals.test.ts", "test/api/charge-race.test.ts"],
+  },
+];
+
+export const CONTRACT_MODULES: ContractModule[] = [
+  { name: "Splitter", file: "contracts/Splitter.sol", spec: ["test/contracts/Splitter.test.ts", "test/contracts/SplitterEntryPoints.test.ts"] },
+  {
+    name: "RecurringCharges",
+    file: "contracts/RecurringCharges.sol",
+    spec: ["test/contracts/RecurringCharges.test.ts", "test/contracts/RecurringChargesConstruction.test.ts"],
+  },
+  { name: "DepositForwarder", file: "contracts/DepositForwarder.sol", spec: ["test/contracts/DepositAddress.test.ts"] },
+  { name: "X402Receiver", file: "contracts/X402Receiver.sol", spec: ["test/contracts/X402Receivers.test.ts", "test/contracts/X402Settlement.test.ts"] },
+  { name: "X402Receivers", file: "contracts/X402Receivers.sol", spec: ["test/contracts/X402Receivers.test.ts", "test/contracts/X402Settlement.test.ts"] },
+];
+
+/** The score each module and contract must reach (issue 62). */
+export const MUTATION_SCORE_FLOOR = 85;
