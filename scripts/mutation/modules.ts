@@ -31,7 +31,12 @@ export const SERVICE_MODULES: ServiceModule[] = [
     mutate: ["src/tokens/capability.ts"],
     spec: ["test/unit/capability-tokens.test.ts"],
   },
-  { name: "payer", what: "the payer rule: who paid a payment address", mutate: ["src/payments/depositor.ts"], spec: ["test/unit/depositor.test.ts"] },
+  {
+    name: "payer",
+    what: "the payer rule: who paid a payment address",
+    mutate: ["src/payments/depositor.ts"],
+    spec: ["test/unit/depositor.test.ts", "test/unit/depositor-search.test.ts"],
+  },
   {
     name: "holds",
     what: "a hold's terms and the operator's checks before it sends",
