@@ -78,7 +78,7 @@ export async function sendLifecycle(deps: LifecycleDeps, call: LifecycleCall, ne
   });
   const refused = lifecyclePreconditions(call, await agreedBalances(deps, call), now);
   if (refused) return failed(refused);
-  const first = await sent(() => (call.type === "capture" ? deps.operator.capture(call.info, call.amount) : deps.operator.void(call.info)));
+  const first = await sent(deps, () => (call.type === "capture" ? deps.operator.capture(call.info, call.amount) : deps.operator.void(call.info)));
   if ("reason" in first) return failed(first);
   const receipt = await mined(deps, first.hash);
   if ("reason" in receipt) return failed(receipt);
@@ -91,36 +91,42 @@ export async function sendLifecycle(deps: LifecycleDeps, call: LifecycleCall, ne
 }
 
 /**
- * The sync close-out's void, once the capture stops counting as in flight (the operator sends one
- * call per hold at a time). Best effort, as the binding says: the capture has settled whatever this
+ * The sync close-out's void. Best effort, as the binding says: the capture has settled whatever this
  * does, and a remainder left behind stays voidable until the capture deadline, then the payer's to reclaim.
  */
 async function voidRemainder(deps: LifecycleDeps, info: PaymentInfo): Promise<void> {
-  const voided = await poll(
+  const voided = await sent(deps, () => deps.operator.void(info));
+  if (!("reason" in voided)) await mined(deps, voided.hash);
+}
+
+/**
+ * Sends one operator call, once the hold's previous call stops counting as in flight (the operator
+ * sends one call per hold at a time, and marks one done on its follow round): the authorize of this
+ * very request, or the capture a close-out's void follows.
+ */
+async function sent(deps: LifecycleDeps, send: () => Promise<{ hash: Hex }>): Promise<{ hash: Hex } | Refusal> {
+  let busy: DomainError | null = null;
+  const done = await poll(
     async () => {
-      await deps.operator.follow?.();
       try {
-        return await deps.operator.void(info);
+        return await send();
       } catch (error) {
-        if (error instanceof DomainError && error.code === "HOLD_BUSY") return null;
-        if (error instanceof DomainError) return { hash: null };
-        throw error;
+        if (!(error instanceof DomainError) || error.code !== "HOLD_BUSY") throw error;
+        busy = error;
+        await deps.operator.follow?.();
+        return null;
       }
     },
     deps.waitMs,
     deps.pollMs,
-  );
-  if (voided?.hash) await mined(deps, voided.hash);
-}
-
-async function sent(send: () => Promise<{ hash: Hex }>): Promise<{ hash: Hex } | Refusal> {
-  try {
-    return await send();
-  } catch (error) {
+  ).catch((error: unknown) => {
     if (!(error instanceof DomainError)) throw error;
-    const message = `the escrow call cannot be sent now (${error.code}${error.detail ? `: ${error.detail}` : ""})`;
-    return { reason: error.code === "ESCROW_REFUSED" ? AUTH_CAPTURE_REASONS.simulationFailed : X402_REASONS.transactionState, message };
-  }
+    return error;
+  });
+  const error = done instanceof DomainError ? done : done ? null : busy;
+  if (!error) return done as { hash: Hex };
+  const message = `the escrow call cannot be sent now (${error.code}${error.detail ? `: ${error.detail}` : ""})`;
+  return { reason: error.code === "ESCROW_REFUSED" ? AUTH_CAPTURE_REASONS.simulationFailed : X402_REASONS.transactionState, message };
 }
 
 async function mined(deps: LifecycleDeps, hash: Hex): Promise<TransactionReceipt | Refusal> {
