@@ -152,8 +152,7 @@ describe("x402 auth-capture: the EVM binding's payloads (spec v1.1)", function (
     it("a feeBps field on a v1.1 route: invalid_auth_capture_evm_payload_format", async () => {
       const r = route({ paymentFlow: "authorization", captureMode: undefined });
       const p = await clientPayload(agent(), h.chain.publicClient, r);
-      const { feeAmount: _, ...completion } = await chargeCompletion(party(), r, p, PRICE, signs(authorizer()));
-      const mixed = { ...p.payload, ...completion, feeBps: party().feeBps };
+      const mixed = { ...p.payload, ...(await chargeCompletion(party(), r, p, PRICE, signs(authorizer()))), feeBps: party().feeBps };
       assert.include((await facilitator("verify", body(p, r, mixed))).body, { isValid: false, invalidReason: "invalid_auth_capture_evm_payload_format" });
     });
 
