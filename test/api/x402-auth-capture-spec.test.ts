@@ -187,6 +187,36 @@ describe("x402 auth-capture: the EVM binding's payloads (spec v1.1)", function (
       }
     });
 
+    it("a policy on a delegated route: invalid_auth_capture_evm_policy; captureMode on an authorization route or sync on a collect-only one: invalid_auth_capture_evm_extra", async () => {
+      for (const [extra, reason] of [
+        [{ policy: stranger().address }, "invalid_auth_capture_evm_policy"],
+        [{ paymentFlow: "authorization", captureMode: "sync" }, "invalid_auth_capture_evm_extra"],
+        [{ receiverAuthorizer: undefined, captureMode: "sync" }, "invalid_auth_capture_evm_extra"],
+      ] as const) {
+        const r = route(extra);
+        const p = await clientPayload(agent(), h.chain.publicClient, r);
+        assert.include((await facilitator("verify", body(p, r))).body, { isValid: false, invalidReason: reason }, JSON.stringify(extra));
+      }
+    });
+
+    it("a capture on an authorization route: invalid_auth_capture_evm_payload_type; a void carrying voidAuthorizerSignature: invalid_auth_capture_evm_void_authorizer_signature", async () => {
+      const escrowRoute = route();
+      const p = await clientPayload(agent(), h.chain.publicClient, escrowRoute);
+      const capture = await capturePayload(party(), escrowRoute, p, { amount: PRICE, expected: [PRICE, 0n], sign: signs(authorizer()) });
+      const charging = route({ paymentFlow: "authorization", captureMode: undefined });
+      assert.include((await facilitator("settle", body(p, charging, capture))).body, { success: false, errorReason: "invalid_auth_capture_evm_payload_type" });
+      const voided = { ...(await voidPayload(party(), escrowRoute, p, signs(authorizer()))), voidAuthorizerSignature: "0x00" };
+      assert.include((await facilitator("settle", body(p, escrowRoute, voided))).body, { success: false, errorReason: "invalid_auth_capture_evm_void_authorizer_signature" });
+    });
+
+    it("a charge whose fee is not the one the equal bounds fix: invalid_auth_capture_evm_fee_bps_out_of_range", async () => {
+      const r = route({ paymentFlow: "authorization", captureMode: undefined });
+      const p = await clientPayload(agent(), h.chain.publicClient, r);
+      const completion = await chargeCompletion(party(), r, p, PRICE, signs(authorizer()));
+      const cheaper = { ...p.payload, ...completion, feeAmount: "0" };
+      assert.include((await facilitator("verify", body(p, r, cheaper))).body, { isValid: false, invalidReason: "invalid_auth_capture_evm_fee_bps_out_of_range" });
+    });
+
     it("a salt not bound to the route's receiver authorizer: invalid_auth_capture_evm_salt_binding_mismatch", async () => {
       const r = route();
       const p = await clientPayload(agent(), h.chain.publicClient, r);

@@ -148,6 +148,8 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
     assert.include(settlement, { success: true, amount: "60000" });
     const { input } = await h.chain.publicClient.getTransaction({ hash: receipt.transactionHash });
     assert.equal(decodeFunctionData({ abi: authCaptureEscrowAbi, data: input }).functionName, "capture", "the answer is the capture's transaction");
+    assert.equal(getAddress(receipt.from), h.service.holdOperator!.operator, "sent from the captureAuthorizer /x402/supported advertises");
+    assert.equal(getAddress(receipt.to!), escrow());
     const [agentAfter, merchantAfter, feesAfter] = await balances(agent().address, merchant().address, feeCollector());
     assert.equal(agentBefore - agentAfter, 60_000n, "0.04 voided back to the agent");
     assert.equal(merchantAfter - merchantBefore, 60_000n - feeOf(60_000n));
