@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { hashTypedData, type Address, type Hex } from "viem";
+import { hashTypedData, serializeErc6492Signature, type Address, type Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { authCaptureEscrowAbi } from "../../src/generated/contracts.js";
 import { feeAmountOf } from "../../src/holds/fee.js";
@@ -215,6 +215,14 @@ describe("x402 auth-capture: the EVM binding's payloads (spec v1.1)", function (
       const completion = await chargeCompletion(party(), r, p, PRICE, signs(authorizer()));
       const cheaper = { ...p.payload, ...completion, feeAmount: "0" };
       assert.include((await facilitator("verify", body(p, r, cheaper))).body, { isValid: false, invalidReason: "invalid_auth_capture_evm_fee_bps_out_of_range" });
+    });
+
+    it("an undeployed payer (an ERC-6492 envelope): invalid_auth_capture_evm_erc6492_factory_not_allowed (the allowlist is empty)", async () => {
+      const r = route();
+      const p = await clientPayload(agent(), h.chain.publicClient, r);
+      const signature = serializeErc6492Signature({ address: stranger().address, data: "0x1234", signature: (p.payload as { signature: Hex }).signature });
+      const wrapped = { ...p.payload, signature };
+      assert.include((await facilitator("verify", body(p, r, wrapped))).body, { isValid: false, invalidReason: "invalid_auth_capture_evm_erc6492_factory_not_allowed" });
     });
 
     it("a salt not bound to the route's receiver authorizer: invalid_auth_capture_evm_salt_binding_mismatch", async () => {
