@@ -119,7 +119,12 @@ export function captureTypedData(
 }
 
 export function voidTypedData(chainId: number, captureAuthorizer: string, hash: Hex): AuthorizerTypedData {
-  return { domain: domain(chainId, captureAuthorizer), types: { Void: [{ name: "paymentInfoHash", type: "bytes32" }] }, primaryType: "Void", message: { paymentInfoHash: hash } };
+  return {
+    domain: domain(chainId, captureAuthorizer),
+    types: { Void: [{ name: "paymentInfoHash", type: "bytes32" }] },
+    primaryType: "Void",
+    message: { paymentInfoHash: hash },
+  };
 }
 
 /** A 32-byte ABI word: an address left-padded, or an unsigned integer. */

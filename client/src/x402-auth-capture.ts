@@ -16,7 +16,15 @@
  * the `ho` capability handed to `onAuthorized` (never to the buyer).
  * Structurally typed: no dependency on x402's packages.
  */
-import { captureTypedData, chargeTypedData, keccakHex, paymentInfoHash, voidTypedData, type AuthorizerTypedData, type WirePaymentInfo } from "./x402-auth-capture-consent.js";
+import {
+  captureTypedData,
+  chargeTypedData,
+  keccakHex,
+  paymentInfoHash,
+  voidTypedData,
+  type AuthorizerTypedData,
+  type WirePaymentInfo,
+} from "./x402-auth-capture-consent.js";
 
 export type { AuthorizerTypedData, WirePaymentInfo };
 
@@ -89,7 +97,12 @@ export interface LifecycleFacilitator {
   settle(paymentPayload: unknown, paymentRequirements: never): Promise<{ success: boolean; transaction: string; errorReason?: string; amount?: string }>;
 }
 
-type Payload = Record<string, unknown> & { authorization?: { from: string; to: string; value: string; validBefore: string }; signature?: string; salt?: string; saltNonce?: string };
+type Payload = Record<string, unknown> & {
+  authorization?: { from: string; to: string; value: string; validBefore: string };
+  signature?: string;
+  salt?: string;
+  saltNonce?: string;
+};
 interface SettleContext {
   paymentPayload: { accepted?: AuthCaptureRequirements; payload: Payload };
   requirements: AuthCaptureRequirements;
@@ -196,7 +209,13 @@ export class AuthCaptureServerScheme {
     const amount = context.requirements.amount;
     const fee = { feeAmount: feeOf(amount, Number(extra.minFeeBps)), feeReceiver: String(extra.feeRecipient) };
     if (extra.paymentFlow === "authorization") {
-      const consent = { paymentInfoHash: hash, amount, tokenCollector: payload.authorization.to, collectorDataHash: keccakHex(String(payload.signature)), ...fee };
+      const consent = {
+        paymentInfoHash: hash,
+        amount,
+        tokenCollector: payload.authorization.to,
+        collectorDataHash: keccakHex(String(payload.signature)),
+        ...fee,
+      };
       return { amount, ...fee, authorizerSignature: await sign(chargeTypedData(chainId, info.operator, consent)) };
     }
     if (extra.captureMode === "deferred") return undefined;
@@ -212,7 +231,12 @@ export class AuthCaptureServerScheme {
   };
 
   /** A deferred payment's capture of `amount` (micro-units), against the balances `payment` records; `voidRemainder` voids what is left in the same settle. */
-  async capture(payment: AuthorizedPayment, amount: string, facilitator: LifecycleFacilitator, o: { voidRemainder?: boolean } = {}): Promise<AuthorizedPayment> {
+  async capture(
+    payment: AuthorizedPayment,
+    amount: string,
+    facilitator: LifecycleFacilitator,
+    o: { voidRemainder?: boolean } = {},
+  ): Promise<AuthorizedPayment> {
     const chainId = chainIdOf(payment.requirements.network);
     const hash = paymentInfoHash(payment.paymentInfo, chainId, String(payment.requirements.extra.authCaptureEscrow));
     const fields = await this.#captureFields(payment.paymentInfo, hash, chainId, amount, payment);
@@ -241,7 +265,13 @@ export class AuthCaptureServerScheme {
     return this.options.authorizer;
   }
 
-  async #captureFields(info: WirePaymentInfo, hash: `0x${string}`, chainId: number, amount: string, balances: { capturableAmount: string; refundableAmount: string }) {
+  async #captureFields(
+    info: WirePaymentInfo,
+    hash: `0x${string}`,
+    chainId: number,
+    amount: string,
+    balances: { capturableAmount: string; refundableAmount: string },
+  ) {
     const consent = {
       paymentInfoHash: hash,
       amount,

@@ -44,7 +44,13 @@ export async function agreedBalances(deps: LifecycleDeps, call: LifecycleCall): 
   const { client, finality } = deps;
   const read = (node: PublicClient, blockNumber?: bigint) =>
     node
-      .readContract({ address: call.escrow.escrow, abi: authCaptureEscrowAbi, functionName: "paymentState", args: [call.paymentHash], ...(blockNumber === undefined ? {} : { blockNumber }) })
+      .readContract({
+        address: call.escrow.escrow,
+        abi: authCaptureEscrowAbi,
+        functionName: "paymentState",
+        args: [call.paymentHash],
+        ...(blockNumber === undefined ? {} : { blockNumber }),
+      })
       .then(([, capturable, refundable]) => ({ capturable, refundable }));
   const final = async () => {
     const head = await finalityHead(client, finality);
@@ -54,10 +60,14 @@ export async function agreedBalances(deps: LifecycleDeps, call: LifecycleCall): 
   const expected = call.type === "capture" ? call.expected : null;
   const matches = (s: EscrowBalances) => (expected ? s.capturable === expected.capturable && s.refundable === expected.refundable : s.capturable > 0n);
   if (!matches(latest)) return latest;
-  const held = await poll(async () => {
-    const s = await final();
-    return matches(s) ? s : null;
-  }, deps.waitMs, deps.pollMs);
+  const held = await poll(
+    async () => {
+      const s = await final();
+      return matches(s) ? s : null;
+    },
+    deps.waitMs,
+    deps.pollMs,
+  );
   return held ?? (await final());
 }
 
@@ -84,7 +94,10 @@ export async function sendLifecycle(deps: LifecycleDeps, call: LifecycleCall, ne
   if ("reason" in receipt) return failed(receipt);
   const step = call.type === "capture" ? "PaymentCaptured" : "PaymentVoided";
   if (!receipt.logs.some((log) => isAddressEqual(log.address, call.escrow.escrow) && namesPayment(log, step, call.paymentHash))) {
-    return failed({ reason: X402_REASONS.transactionState, message: `the ${call.type} is not held mined, for this payment, by a majority of the chain's nodes: ask again` });
+    return failed({
+      reason: X402_REASONS.transactionState,
+      message: `the ${call.type} is not held mined, for this payment, by a majority of the chain's nodes: ask again`,
+    });
   }
   if (call.type === "capture" && call.voidRemainder) await voidRemainder(deps, call.info);
   return { success: true, payer, transaction: receipt.transactionHash, network, amount: call.type === "capture" ? call.amount.toString() : "0" };

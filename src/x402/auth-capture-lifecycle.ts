@@ -1,4 +1,4 @@
-import { getAddress, isAddress, isAddressEqual, zeroAddress, type Address, type Hex } from "viem";
+import { getAddress, isAddress, isAddressEqual, zeroAddress, type Hex } from "viem";
 import { z } from "zod";
 import { holdsEscrowSet, type EscrowSet } from "../deployments.js";
 import { feeAmountOf } from "../holds/fee.js";
@@ -73,10 +73,7 @@ export type LifecycleCall = {
   paymentHash: Hex;
   escrow: EscrowSet;
   route: AuthCaptureRoute;
-} & (
-  | { type: "capture"; amount: bigint; feeAmount: bigint; expected: EscrowBalances; voidRemainder: boolean }
-  | { type: "void" }
-);
+} & ({ type: "capture"; amount: bigint; feeAmount: bigint; expected: EscrowBalances; voidRemainder: boolean } | { type: "void" });
 
 /** Whether a settle payload is a lifecycle one: only those carry `payload.type`. */
 export function isLifecyclePayload(payload: Record<string, unknown>): boolean {
@@ -103,7 +100,8 @@ export async function judgeLifecycle(
   const payer = typeof payerOf === "string" && isAddress(payerOf, { strict: false }) ? getAddress(payerOf) : undefined;
   const refuse = (reason: string, message: string): Refusal => ({ reason, message, ...(payer ? { payer } : {}) });
   const type = fields.type;
-  if (type !== "capture" && type !== "void" && type !== "refund") return refuse(AUTH_CAPTURE_REASONS.payloadType, 'payload.type must be "capture", "void" or "refund"');
+  if (type !== "capture" && type !== "void" && type !== "refund")
+    return refuse(AUTH_CAPTURE_REASONS.payloadType, 'payload.type must be "capture", "void" or "refund"');
   if ((raw.operatorType ?? "delegated") === "custom" || addressOrZero(raw.receiverAuthorizer) === zeroAddress) {
     return refuse(
       AUTH_CAPTURE_REASONS.lifecycleNotRelayed,
@@ -129,7 +127,8 @@ export async function judgeLifecycle(
   const p = parsed.data as z.infer<typeof CapturePayload> | z.infer<typeof VoidPayload>;
   const info = infoOf(p.paymentInfo);
   // 1. Operator match.
-  if (!isAddressEqual(info.operator, route.operator)) return refuse(AUTH_CAPTURE_REASONS.operatorMismatch, "paymentInfo.operator is not extra.captureAuthorizer");
+  if (!isAddressEqual(info.operator, route.operator))
+    return refuse(AUTH_CAPTURE_REASONS.operatorMismatch, "paymentInfo.operator is not extra.captureAuthorizer");
   // 2. Salt binding: no client signature here enforces it transitively.
   if (boundSalt(route.receiverAuthorizer, route.policy, BigInt(p.saltNonce)) !== info.salt)
     return refuse(AUTH_CAPTURE_REASONS.saltBinding, "paymentInfo.salt is not the commitment to this route's receiver authorizer, policy and the saltNonce");
@@ -148,10 +147,14 @@ export async function judgeLifecycle(
   if (!terms) return refuse(AUTH_CAPTURE_REASONS.extra, "paymentInfo is not the terms these requirements dictate (payTo, asset, amount, deadlines, fees)");
   const holds = holdsEscrowSet(deployment)!;
   const escrow = route.named ?? holds;
-  if (!isAddressEqual(escrow.escrow, holds.escrow)) return refuse(AUTH_CAPTURE_REASONS.extra, `holds are captured and voided on the holds' escrow (${holds.escrow}) only`);
+  if (!isAddressEqual(escrow.escrow, holds.escrow))
+    return refuse(AUTH_CAPTURE_REASONS.extra, `holds are captured and voided on the holds' escrow (${holds.escrow}) only`);
   const paymentHash = paymentInfoHash(info, deployment.chainId, escrow.escrow);
   // 4. The authorizer's signature (delegating it to this facilitator is not offered: /supported names no receiverAuthorizer).
-  const noConsent = refuse(AUTH_CAPTURE_REASONS.authorizerSignature, `the authorizer signature is not the receiver authorizer's ${type === "capture" ? "Capture" : "Void"} over this request`);
+  const noConsent = refuse(
+    AUTH_CAPTURE_REASONS.authorizerSignature,
+    `the authorizer signature is not the receiver authorizer's ${type === "capture" ? "Capture" : "Void"} over this request`,
+  );
   if (!p.authorizerSignature) return noConsent;
   const base = { info, paymentHash, escrow, route };
   if (p.type === "void") {
@@ -183,7 +186,8 @@ export async function judgeLifecycle(
   // The fee is the one the bounds fix (equal): what the operator submits, so what the authorizer must have signed.
   if (feeAmount !== feeAmountOf(amount, route.feeBps))
     return refuse(AUTH_CAPTURE_REASONS.feeOutOfRange, `the fee must be floor(amount × ${route.feeBps} / 10,000): the fee bounds are equal`);
-  if (!isAddressEqual(feeReceiver, route.feeRecipient)) return refuse(AUTH_CAPTURE_REASONS.feeReceiver, `the fee receiver must be extra.feeRecipient (${route.feeRecipient})`);
+  if (!isAddressEqual(feeReceiver, route.feeRecipient))
+    return refuse(AUTH_CAPTURE_REASONS.feeReceiver, `the fee receiver must be extra.feeRecipient (${route.feeRecipient})`);
   return { ...base, type: "capture", amount, feeAmount, expected, voidRemainder };
 }
 
@@ -205,7 +209,8 @@ export function lifecyclePreconditions(call: LifecycleCall, state: EscrowBalance
     );
   }
   if (now >= BigInt(call.info.authorizationExpiry)) return refuse(AUTH_CAPTURE_REASONS.captureDeadlineExpired, "the capture deadline is past");
-  if (call.amount === 0n || call.amount > state.capturable) return refuse(AUTH_CAPTURE_REASONS.amount, "a capture's amount must be above zero and at most what is capturable");
+  if (call.amount === 0n || call.amount > state.capturable)
+    return refuse(AUTH_CAPTURE_REASONS.amount, "a capture's amount must be above zero and at most what is capturable");
   if (call.voidRemainder && call.amount === state.capturable) {
     return refuse(AUTH_CAPTURE_REASONS.voidRemainderFullCapture, "a full capture leaves nothing to void: omit voidAuthorizerSignature");
   }
@@ -228,4 +233,3 @@ function infoOf(w: z.infer<typeof WirePaymentInfo>): PaymentInfo {
     salt: BigInt(w.salt),
   };
 }
-

@@ -98,13 +98,17 @@ export function judgeRoute(request: X402FacilitatorRequest, service: AuthCapture
   if (request.x402Version !== 2 || payload.x402Version !== 2) return refuse(X402_REASONS.version, "this facilitator speaks x402 version 2");
   if (requirements.scheme !== AUTH_CAPTURE || payload.accepted.scheme !== AUTH_CAPTURE)
     return refuse(AUTH_CAPTURE_REASONS.scheme, "this request is not of the auth-capture scheme");
-  if (payload.accepted.network !== requirements.network) return refuse(AUTH_CAPTURE_REASONS.networkMismatch, "the payment is for another network than required");
+  if (payload.accepted.network !== requirements.network)
+    return refuse(AUTH_CAPTURE_REASONS.networkMismatch, "the payment is for another network than required");
   if (requirements.network !== network) return refuse(X402_REASONS.network, `this facilitator settles on ${network}`);
   const raw = requirements.extra ?? {};
   const extra = AuthCaptureExtra.safeParse(raw);
   if (!extra.success) {
     const field = extra.error.issues[0]?.path.map(String).join(".") || "extra";
-    return refuse(AUTH_CAPTURE_REASONS.extra, `extra.${field} is missing or not of its form (addresses, fee bounds in basis points, deadlines in unix seconds)`);
+    return refuse(
+      AUTH_CAPTURE_REASONS.extra,
+      `extra.${field} is missing or not of its form (addresses, fee bounds in basis points, deadlines in unix seconds)`,
+    );
   }
   const e = extra.data;
   const sets = deployment.authCapture ?? [];
@@ -142,10 +146,16 @@ export function judgeRoute(request: X402FacilitatorRequest, service: AuthCapture
   // Step 5, the operator: this facilitator implements "delegated" alone.
   const operatorType = raw.operatorType ?? "delegated";
   if (operatorType !== "delegated") {
-    return refuse(AUTH_CAPTURE_REASONS.operatorType, `operatorType "${String(operatorType)}" is not settled here: this facilitator is the "delegated" operator only`);
+    return refuse(
+      AUTH_CAPTURE_REASONS.operatorType,
+      `operatorType "${String(operatorType)}" is not settled here: this facilitator is the "delegated" operator only`,
+    );
   }
   if (!isAddressEqual(e.captureAuthorizer, operator)) {
-    return refuse(AUTH_CAPTURE_REASONS.operatorNotAdmitted, `extra.captureAuthorizer must be this service's operator (${operator}): it sends every escrow call`);
+    return refuse(
+      AUTH_CAPTURE_REASONS.operatorNotAdmitted,
+      `extra.captureAuthorizer must be this service's operator (${operator}): it sends every escrow call`,
+    );
   }
   if (policy !== zeroAddress) return refuse(AUTH_CAPTURE_REASONS.policy, 'extra.policy must be absent or the zero address for a "delegated" operator');
   if (receiverAuthorizer === zeroAddress && paymentFlow === "authorization") {

@@ -119,7 +119,8 @@ export async function judgeAuthCapture(
   const charge = (raw.paymentFlow ?? "escrow") === "authorization";
   if (completed !== 0 && completed !== COMPLETION.length)
     return refuse(AUTH_CAPTURE_REASONS.payloadFormat, "a completed charge carries amount, feeAmount, feeReceiver and authorizerSignature together");
-  if (completed !== 0 && !charge) return refuse(AUTH_CAPTURE_REASONS.payloadFormat, "an authorize settles the client's payload as it arrived: no amount, fee or authorizer signature");
+  if (completed !== 0 && !charge)
+    return refuse(AUTH_CAPTURE_REASONS.payloadFormat, "an authorize settles the client's payload as it arrived: no amount, fee or authorizer signature");
   if (completed === 0 && charge && settling)
     return refuse(AUTH_CAPTURE_REASONS.payloadFormat, "/settle needs the charge completed: amount, feeAmount, feeReceiver and the authorizer's signature");
   // 2 to 5. Scheme, network, extra, operator.
@@ -147,7 +148,8 @@ export async function judgeAuthCapture(
     return refuse(AUTH_CAPTURE_REASONS.extra, message);
   }
   // 8. Time window.
-  if (validBefore <= now + DEADLINE_FLOOR_SECONDS) return refuse(AUTH_CAPTURE_REASONS.authorizationExpired, "the authorization has expired: its validBefore is past");
+  if (validBefore <= now + DEADLINE_FLOOR_SECONDS)
+    return refuse(AUTH_CAPTURE_REASONS.authorizationExpired, "the authorization has expired: its validBefore is past");
   if (BigInt(a.validAfter) > now) return refuse(AUTH_CAPTURE_REASONS.notYetValid, "the authorization is not valid yet: its validAfter is to come");
   if (BigInt(a.validAfter) !== 0n)
     return refuse(AUTH_CAPTURE_REASONS.payloadFormat, "the authorization's validAfter must be 0 (the collector redeems it from then)");
@@ -204,7 +206,10 @@ export async function judgeAuthCapture(
     salt: BigInt(p.salt),
   };
   if (payerAgnosticHash(info, deployment.chainId, escrow.escrow).toLowerCase() !== a.nonce.toLowerCase()) {
-    return refuse(AUTH_CAPTURE_REASONS.nonceMismatch, "the authorization's nonce is not the payment's terms' hash (payer left out): it was signed for other terms");
+    return refuse(
+      AUTH_CAPTURE_REASONS.nonceMismatch,
+      "the authorization's nonce is not the payment's terms' hash (payer left out): it was signed for other terms",
+    );
   }
   if (bound && boundSalt(route.receiverAuthorizer, route.policy, BigInt(p.saltNonce!)) !== info.salt) {
     return refuse(AUTH_CAPTURE_REASONS.saltBinding, "the salt is not the commitment to this route's receiver authorizer, policy and the saltNonce");

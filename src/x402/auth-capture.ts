@@ -1,5 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { BaseError, ContractFunctionRevertedError, decodeEventLog, getAddress, isAddressEqual, zeroAddress, type Address, type Hex, type TransactionReceipt } from "viem";
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  decodeEventLog,
+  getAddress,
+  isAddressEqual,
+  zeroAddress,
+  type Address,
+  type Hex,
+  type TransactionReceipt,
+} from "viem";
 import { agreeOnReceipt } from "../chain/agreement.js";
 import { rpc, toRpcError } from "../chain/rpc-errors.js";
 import { readReceipt } from "../chain/transactions.js";
@@ -300,7 +310,11 @@ export class AuthCaptureFacilitator {
       const reverted = error instanceof BaseError ? error.walk((e) => e instanceof ContractFunctionRevertedError) : null;
       if (!(reverted instanceof ContractFunctionRevertedError)) throw toRpcError(error);
       const named = reverted.data?.errorName;
-      return { reason: AUTH_CAPTURE_REASONS.simulationFailed, message: `the escrow refuses this ${call.type} now${named ? ` (${named})` : ""}`, payer: call.info.payer };
+      return {
+        reason: AUTH_CAPTURE_REASONS.simulationFailed,
+        message: `the escrow refuses this ${call.type} now${named ? ` (${named})` : ""}`,
+        payer: call.info.payer,
+      };
     }
   }
 

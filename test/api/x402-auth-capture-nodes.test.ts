@@ -78,7 +78,10 @@ describe("x402 auth-capture: three nodes, one forging", function () {
     const hash = paymentInfoHash(info, built.deployment.chainId, escrow.escrow);
     // The merchant's consent to the charge (its receiver authorizer's Charge).
     const party = { chainId: built.deployment.chainId, escrow: escrow.escrow, collector: escrow.eip3009Collector, feeBps: Number(extra.minFeeBps) };
-    payload.payload = { ...payload.payload, ...(await chargeCompletion(party, requirements, payload, info.maxAmount, (typed) => merchant().signTypedData(typed))) };
+    payload.payload = {
+      ...payload.payload,
+      ...(await chargeCompletion(party, requirements, payload, info.maxAmount, (typed) => merchant().signTypedData(typed))),
+    };
     // USDC pauses between the operator's simulation and the mining: the charge reverts on chain.
     onBroadcast = () => send(h.chain, h.chain.usdcRoles.pauser, { address: token(), abi: fiatTokenAbi, functionName: "pause", args: [] }).then(() => {});
     // Node 0 serves the reverted charge as a success holding the escrow's PaymentCharged for this payment.

@@ -5,7 +5,16 @@ import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { authCaptureEscrowAbi } from "../../src/generated/contracts.js";
 import { feeAmountOf } from "../../src/holds/fee.js";
 import { paymentInfoHash } from "../../src/holds/payment-info.js";
-import { capturePayload, chargeCompletion, clientPayload, termsOf, voidPayload, wireInfo, type SignTyped, type SpecParty } from "../helpers/auth-capture-spec.js";
+import {
+  capturePayload,
+  chargeCompletion,
+  clientPayload,
+  termsOf,
+  voidPayload,
+  wireInfo,
+  type SignTyped,
+  type SpecParty,
+} from "../helpers/auth-capture-spec.js";
 import { createSafe, deploySafeInfrastructure, safeMessageSignature } from "../helpers/safe.js";
 import { useService } from "../helpers/service.js";
 import { balanceOf } from "../helpers/tx.js";
@@ -26,7 +35,12 @@ describe("x402 auth-capture: the EVM binding's payloads (spec v1.1)", function (
   const authorizer = () => h.chain.accounts[LOCAL_ROLES.firstUser + 4]!;
   const usdc = () => h.service.deployment.token.address;
   const set = () => h.service.deployment.authCapture![0]!;
-  const party = (): SpecParty => ({ chainId: h.service.deployment.chainId, escrow: set().escrow, collector: set().eip3009Collector, feeBps: h.service.deployment.parameters.feeBps });
+  const party = (): SpecParty => ({
+    chainId: h.service.deployment.chainId,
+    escrow: set().escrow,
+    collector: set().eip3009Collector,
+    feeBps: h.service.deployment.parameters.feeBps,
+  });
   /** A facilitator request, with blocks mined while it runs: a lifecycle settle reads the escrow at the final block, and a sync close-out waits for its capture to be final. */
   async function facilitator(path: "verify" | "settle", sent: unknown) {
     let answer: Awaited<ReturnType<typeof h.api.post>> | undefined;
@@ -36,11 +50,21 @@ describe("x402 auth-capture: the EVM binding's payloads (spec v1.1)", function (
       .then((a) => {
         answer = a;
       });
-    await until(async () => answer !== undefined || (await h.chain.mine(1), false), `the facilitator's ${path} answer`, { timeoutMs: 60_000, everyMs: 50 });
+    await until(
+      async () => {
+        if (answer === undefined) await h.chain.mine(1);
+        return answer !== undefined;
+      },
+      `the facilitator's ${path} answer`,
+      { timeoutMs: 60_000, everyMs: 50 },
+    );
     await asked;
     return answer!;
   }
-  const signs = (account: { signTypedData: SignTyped }): SignTyped => (typed) => account.signTypedData(typed);
+  const signs =
+    (account: { signTypedData: SignTyped }): SignTyped =>
+    (typed) =>
+      account.signTypedData(typed);
   const PRICE = 100_000n;
 
   /** A route of 0.10 to the merchant on the facilitator's terms, `extra` changed (the authorizer named by default). */
@@ -58,7 +82,8 @@ describe("x402 auth-capture: the EVM binding's payloads (spec v1.1)", function (
     paymentPayload: { ...p, accepted: r, payload },
     paymentRequirements: r,
   });
-  const state = (hash: Hex) => h.chain.publicClient.readContract({ address: set().escrow, abi: authCaptureEscrowAbi, functionName: "paymentState", args: [hash] });
+  const state = (hash: Hex) =>
+    h.chain.publicClient.readContract({ address: set().escrow, abi: authCaptureEscrowAbi, functionName: "paymentState", args: [hash] });
   /** The client's payment authorized in escrow on `r`. */
   async function authorized(r: PaymentRequirements) {
     const p = await clientPayload(agent(), h.chain.publicClient, r);
@@ -105,7 +130,11 @@ describe("x402 auth-capture: the EVM binding's payloads (spec v1.1)", function (
     const r = route({ paymentFlow: "authorization", captureMode: undefined });
     const p = await clientPayload(agent(), h.chain.publicClient, r);
     assert.include((await facilitator("verify", body(p, r))).body, { isValid: true }, "the raw form verifies");
-    assert.include((await facilitator("settle", body(p, r))).body, { success: false, errorReason: "invalid_auth_capture_evm_payload_format" }, "settle needs it completed");
+    assert.include(
+      (await facilitator("settle", body(p, r))).body,
+      { success: false, errorReason: "invalid_auth_capture_evm_payload_format" },
+      "settle needs it completed",
+    );
     const completed = { ...p.payload, ...(await chargeCompletion(party(), r, p, 75_000n, signs(authorizer()))) };
     const charged = await facilitator("settle", body(p, r, completed));
     assert.include(charged.body, { success: true, amount: "75000" }, JSON.stringify(charged.body));
@@ -129,7 +158,10 @@ describe("x402 auth-capture: the EVM binding's payloads (spec v1.1)", function (
     const captured = await facilitator("settle", body(p, r, await capturePayload(party(), r, p, { amount: PRICE, expected: [PRICE, 0n], sign: bySafe })));
     assert.include(captured.body, { success: true, amount: PRICE.toString() }, JSON.stringify(captured.body));
     const byOwnerKey = await capturePayload(party(), r, p, { amount: 1n, expected: [0n, PRICE], sign: signs(owner) });
-    assert.include((await facilitator("verify", body(p, r, byOwnerKey))).body, { isValid: false, invalidReason: "invalid_auth_capture_evm_authorizer_signature" });
+    assert.include((await facilitator("verify", body(p, r, byOwnerKey))).body, {
+      isValid: false,
+      invalidReason: "invalid_auth_capture_evm_authorizer_signature",
+    });
   });
 
   describe("hand-made payloads refused with the spec's code", () => {
@@ -145,7 +177,10 @@ describe("x402 auth-capture: the EVM binding's payloads (spec v1.1)", function (
       const capture = await capturePayload(party(), bound, p, { amount: PRICE, expected: [PRICE, 0n], sign: signs(authorizer()) });
       const collectOnly = route({ receiverAuthorizer: undefined, captureMode: "deferred" });
       for (const payload of [capture, await voidPayload(party(), bound, p, signs(authorizer()))]) {
-        assert.include((await facilitator("settle", body(p, collectOnly, payload))).body, { success: false, errorReason: "invalid_auth_capture_evm_lifecycle_not_relayed" });
+        assert.include((await facilitator("settle", body(p, collectOnly, payload))).body, {
+          success: false,
+          errorReason: "invalid_auth_capture_evm_lifecycle_not_relayed",
+        });
       }
     });
 
@@ -206,7 +241,10 @@ describe("x402 auth-capture: the EVM binding's payloads (spec v1.1)", function (
       const charging = route({ paymentFlow: "authorization", captureMode: undefined });
       assert.include((await facilitator("settle", body(p, charging, capture))).body, { success: false, errorReason: "invalid_auth_capture_evm_payload_type" });
       const voided = { ...(await voidPayload(party(), escrowRoute, p, signs(authorizer()))), voidAuthorizerSignature: "0x00" };
-      assert.include((await facilitator("settle", body(p, escrowRoute, voided))).body, { success: false, errorReason: "invalid_auth_capture_evm_void_authorizer_signature" });
+      assert.include((await facilitator("settle", body(p, escrowRoute, voided))).body, {
+        success: false,
+        errorReason: "invalid_auth_capture_evm_void_authorizer_signature",
+      });
     });
 
     it("a charge whose fee is not the one the equal bounds fix: invalid_auth_capture_evm_fee_bps_out_of_range", async () => {
@@ -214,7 +252,10 @@ describe("x402 auth-capture: the EVM binding's payloads (spec v1.1)", function (
       const p = await clientPayload(agent(), h.chain.publicClient, r);
       const completion = await chargeCompletion(party(), r, p, PRICE, signs(authorizer()));
       const cheaper = { ...p.payload, ...completion, feeAmount: "0" };
-      assert.include((await facilitator("verify", body(p, r, cheaper))).body, { isValid: false, invalidReason: "invalid_auth_capture_evm_fee_bps_out_of_range" });
+      assert.include((await facilitator("verify", body(p, r, cheaper))).body, {
+        isValid: false,
+        invalidReason: "invalid_auth_capture_evm_fee_bps_out_of_range",
+      });
     });
 
     it("an undeployed payer (an ERC-6492 envelope): invalid_auth_capture_evm_erc6492_factory_not_allowed (the allowlist is empty)", async () => {
@@ -222,14 +263,20 @@ describe("x402 auth-capture: the EVM binding's payloads (spec v1.1)", function (
       const p = await clientPayload(agent(), h.chain.publicClient, r);
       const signature = serializeErc6492Signature({ address: stranger().address, data: "0x1234", signature: (p.payload as { signature: Hex }).signature });
       const wrapped = { ...p.payload, signature };
-      assert.include((await facilitator("verify", body(p, r, wrapped))).body, { isValid: false, invalidReason: "invalid_auth_capture_evm_erc6492_factory_not_allowed" });
+      assert.include((await facilitator("verify", body(p, r, wrapped))).body, {
+        isValid: false,
+        invalidReason: "invalid_auth_capture_evm_erc6492_factory_not_allowed",
+      });
     });
 
     it("a salt not bound to the route's receiver authorizer: invalid_auth_capture_evm_salt_binding_mismatch", async () => {
       const r = route();
       const p = await clientPayload(agent(), h.chain.publicClient, r);
       const other = { ...p.payload, saltNonce: `0x${"11".repeat(32)}` };
-      assert.include((await facilitator("verify", body(p, r, other))).body, { isValid: false, invalidReason: "invalid_auth_capture_evm_salt_binding_mismatch" });
+      assert.include((await facilitator("verify", body(p, r, other))).body, {
+        isValid: false,
+        invalidReason: "invalid_auth_capture_evm_salt_binding_mismatch",
+      });
     });
   });
 });

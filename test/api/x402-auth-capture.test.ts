@@ -45,7 +45,6 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
   const escrow = () => h.service.deployment.authCapture![0]!.escrow;
   const feeCollector = () => h.service.deployment.parameters.feeCollector;
   const feeBps = () => h.service.deployment.parameters.feeBps;
-  const fee = () => (REPORT_PRICE.units * BigInt(feeBps())) / 10_000n;
 
   let service: { url: string; close(): Promise<void> };
   let shop: { url: string; close(): Promise<void> } | null = null;
@@ -71,25 +70,7 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
     const client = new x402Client().register(X402_NETWORK, new AuthCaptureEvmScheme(eoaSigner(agent(), h.chain.publicClient)));
     return client.createPaymentPayload({ x402Version: 2, resource: { url: "http://merchant.test/report" }, accepts: [r] } as never);
   }
-  /** The payment's terms as the escrow reads them, rebuilt from what the agent signed. */
-  function termsOf(r: PaymentRequirements, p: PaymentPayload): PaymentInfo {
-    const extra = r.extra as Record<string, number | string>;
-    const payload = p.payload as { authorization: { from: Address; validBefore: string }; salt: Hex };
-    return {
-      operator: getAddress(String(extra.captureAuthorizer)),
-      payer: getAddress(payload.authorization.from),
-      receiver: getAddress(r.payTo),
-      token: usdc(),
-      maxAmount: BigInt(r.amount),
-      preApprovalExpiry: Number(payload.authorization.validBefore),
-      authorizationExpiry: Number(extra.captureDeadline),
-      refundExpiry: Number(extra.refundDeadline),
-      minFeeBps: Number(extra.minFeeBps),
-      maxFeeBps: Number(extra.maxFeeBps),
-      feeReceiver: getAddress(String(extra.feeRecipient)),
-      salt: BigInt(payload.salt),
-    };
-  }
+
   /** A stored payment's wire `PaymentInfo`, as the escrow reads it. */
   const termsOfWire = (w: { maxAmount: string; salt: string }): PaymentInfo =>
     ({ ...w, maxAmount: BigInt(w.maxAmount), salt: BigInt(w.salt) }) as unknown as PaymentInfo;
@@ -131,12 +112,19 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
     const answered = request.finally(() => {
       done = true;
     });
-    await until(async () => done || (await h.chain.mine(1), false), "the request's answer", { timeoutMs: 60_000, everyMs: 50 });
+    await until(
+      async () => {
+        if (!done) await h.chain.mine(1);
+        return done;
+      },
+      "the request's answer",
+      { timeoutMs: 60_000, everyMs: 50 },
+    );
     return answered;
   }
   const feeOf = (units: bigint) => (units * BigInt(feeBps())) / 10_000n;
 
-  it('escrow, sync: the handler uses 0.06 of 0.10; in the same request 0.06 is captured with the fee and 0.04 voided back, the capture signed by the merchant', async () => {
+  it("escrow, sync: the handler uses 0.06 of 0.10; in the same request 0.06 is captured with the fee and 0.04 voided back, the capture signed by the merchant", async () => {
     const paywall = authCapturePaywall(service.url, merchant().address, { authorizer: merchantAuthorizer() }, "$0.06");
     shop = await listenOn(paywall.app);
     const [agentBefore, merchantBefore, feesBefore] = await balances(agent().address, merchant().address, feeCollector());

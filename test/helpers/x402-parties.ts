@@ -106,7 +106,12 @@ export function authCapturePaywall(
   const app = express();
   app.use(
     paymentMiddleware(
-      { "GET /report": { accepts: { scheme: "auth-capture", network: X402_NETWORK, price: AUTH_CAPTURE_PRICE.x402, payTo: recipient }, description: "Today's report" } },
+      {
+        "GET /report": {
+          accepts: { scheme: "auth-capture", network: X402_NETWORK, price: AUTH_CAPTURE_PRICE.x402, payTo: recipient },
+          description: "Today's report",
+        },
+      },
       resourceServer,
     ),
   );

@@ -60,7 +60,12 @@ describe("AuthCaptureServerScheme", () => {
     assert.deepInclude(collectOnly.extra, { ...terms, paymentFlow: "escrow", captureMode: "deferred", captureDeadline: 1_800_000_000 + 300 + 86_400 });
     assert.notProperty(collectOnly.extra, "receiverAuthorizer");
     const sync = await new AuthCaptureServerScheme({ authorizer: signer, now: () => nowMs }).enhancePaymentRequirements(base(), kind, []);
-    assert.deepInclude(sync.extra, { paymentFlow: "escrow", captureMode: "sync", receiverAuthorizer: authorizer.address, captureDeadline: 1_800_000_000 + 300 + 600 });
+    assert.deepInclude(sync.extra, {
+      paymentFlow: "escrow",
+      captureMode: "sync",
+      receiverAuthorizer: authorizer.address,
+      captureDeadline: 1_800_000_000 + 300 + 600,
+    });
     const charge = await new AuthCaptureServerScheme({ authorizer: signer, paymentFlow: "authorization" }).enhancePaymentRequirements(base(), kind, []);
     assert.include(charge.extra, { paymentFlow: "authorization" });
     assert.notProperty(charge.extra, "captureMode", "captureMode is the escrow flow's alone");
@@ -98,10 +103,26 @@ describe("AuthCaptureServerScheme", () => {
       feeReceiver: kind.extra.feeRecipient,
       salt: `0x${"ab".repeat(32)}`,
     };
-    const ours = { ...info, operator: info.operator as `0x${string}`, payer: info.payer as `0x${string}`, receiver: info.receiver as `0x${string}`, token: info.token as `0x${string}`, feeReceiver: info.feeReceiver as `0x${string}`, maxAmount: 100_000n, salt: BigInt(info.salt) };
+    const ours = {
+      ...info,
+      operator: info.operator as `0x${string}`,
+      payer: info.payer as `0x${string}`,
+      receiver: info.receiver as `0x${string}`,
+      token: info.token as `0x${string}`,
+      feeReceiver: info.feeReceiver as `0x${string}`,
+      maxAmount: 100_000n,
+      salt: BigInt(info.salt),
+    };
     const hash = clientHash(info, 84532, kind.extra.authCaptureEscrow);
     assert.equal(hash, paymentInfoHash(ours, 84532, kind.extra.authCaptureEscrow as `0x${string}`));
-    const consent = { paymentInfoHash: hash, amount: "60000", feeAmount: "1200", feeReceiver: kind.extra.feeRecipient, expectedCapturableAmount: "100000", expectedRefundableAmount: "0" };
+    const consent = {
+      paymentInfoHash: hash,
+      amount: "60000",
+      feeAmount: "1200",
+      feeReceiver: kind.extra.feeRecipient,
+      expectedCapturableAmount: "100000",
+      expectedRefundableAmount: "0",
+    };
     const typed = clientCapture(84532, info.operator, consent);
     const facilitator = captureTypedData(84532, info.operator as `0x${string}`, {
       ...consent,
@@ -143,7 +164,12 @@ describe("AuthCaptureServerScheme", () => {
       network: "eip155:84532" as const,
       extra: { hold: { payment_hash: "0x01", hold_id: "0x02", hold: "ho.secret", capture_before: 1, refund_before: 1 } },
     };
-    const authorization = { from: "0x90F79bf6EB2c4f870365E785982E1f101E93b906", to: "0x8612dfdc421f80336cd14E8EF9cb1E765dB5ab88", value: "10000", validBefore: "1800000300" };
+    const authorization = {
+      from: "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+      to: "0x8612dfdc421f80336cd14E8EF9cb1E765dB5ab88",
+      value: "10000",
+      validBefore: "1800000300",
+    };
     const paymentPayload = { accepted: requirements, payload: { authorization, signature: "0x01", salt: `0x${"01".repeat(32)}` } };
     await s.schemeHooks.onAfterSettle({ paymentPayload, requirements, phase: "before-handler", result });
     assert.notProperty(result, "extra");
