@@ -13,6 +13,7 @@ import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { authCaptureEscrowAbi, testSmartAccountAbi } from "../../src/generated/contracts.js";
 import { deployTestContract } from "../helpers/deploy.js";
 import { paymentInfoHash, type PaymentInfo } from "../../src/holds/payment-info.js";
+import { createSafe, deploySafeInfrastructure, safeMessageSignature } from "../helpers/safe.js";
 import { useService } from "../helpers/service.js";
 import { until } from "../helpers/until.js";
 import { balanceOf, send } from "../helpers/tx.js";
@@ -163,6 +164,24 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
     assert.deepEqual(await held(hash), [true, 0n, 50_000n]);
     const [merchantAfter] = await balances(merchant().address);
     assert.equal(merchantAfter - merchantBefore, 2n * (25_000n - feeOf(25_000n)));
+  });
+
+  it("escrow, deferred, the merchant's authorizer a Safe 1.4.1 (ERC-1271): the server's capture settles", async () => {
+    const owner = h.chain.accounts[LOCAL_ROLES.firstUser + 6]!;
+    const infra = await deploySafeInfrastructure(h.chain, owner);
+    const safe = await createSafe(h.chain, infra, owner, [owner], 1, 581n);
+    const bySafe = { address: safe, signTypedData: (typed: object) => safeMessageSignature(h.chain, safe, [owner], hashTypedData(typed as never)) };
+    const paywall = authCapturePaywall(service.url, merchant().address, { authorizer: bySafe, captureMode: "deferred" });
+    shop = await listenOn(paywall.app);
+    const [merchantBefore] = await balances(merchant().address);
+    const res = await pay(`${shop.url}/report`);
+    assert.equal(res.status, 200, await res.clone().text());
+    const payment = paywall.payments[0]!;
+    await h.chain.mine(3);
+    const captured = await paywall.scheme.capture(payment, "100000", paywall.facilitator);
+    assert.include(captured, { capturableAmount: "0", refundableAmount: "100000" });
+    const [merchantAfter] = await balances(merchant().address);
+    assert.equal(merchantAfter - merchantBefore, 100_000n - feeOf(100_000n));
   });
 
   it("authorization: one charge after the handler, with the merchant's signature", async () => {
