@@ -86,9 +86,15 @@ export async function sendLifecycle(deps: LifecycleDeps, call: LifecycleCall, ne
     transaction: "",
     network,
   });
-  const refused = lifecyclePreconditions(call, await agreedBalances(deps, call), now);
+  // Judged again after any wait for the hold's previous call: the same consent sent twice at once waits behind its twin, then finds the balances moved.
+  const preconditions = async () => lifecyclePreconditions(call, await agreedBalances(deps, call), now);
+  const refused = await preconditions();
   if (refused) return failed(refused);
-  const first = await sent(deps, () => (call.type === "capture" ? deps.operator.capture(call.info, call.amount) : deps.operator.void(call.info)));
+  const first = await sent(
+    deps,
+    () => (call.type === "capture" ? deps.operator.capture(call.info, call.amount) : deps.operator.void(call.info)),
+    preconditions,
+  );
   if ("reason" in first) return failed(first);
   const receipt = await mined(deps, first.hash);
   if ("reason" in receipt) return failed(receipt);
@@ -117,10 +123,17 @@ async function voidRemainder(deps: LifecycleDeps, info: PaymentInfo): Promise<vo
  * sends one call per hold at a time, and marks one done on its follow round): the authorize of this
  * very request, or the capture a close-out's void follows.
  */
-async function sent(deps: LifecycleDeps, send: () => Promise<{ hash: Hex }>): Promise<{ hash: Hex } | Refusal> {
+async function sent(
+  deps: LifecycleDeps,
+  send: () => Promise<{ hash: Hex }>,
+  ready: () => Promise<Refusal | null> = async () => null,
+): Promise<{ hash: Hex } | Refusal> {
   let busy: DomainError | null = null;
+  let refused: Refusal | null = null;
   const done = await poll(
     async () => {
+      if (busy) refused = await ready();
+      if (refused) return refused;
       try {
         return await send();
       } catch (error) {
@@ -136,6 +149,7 @@ async function sent(deps: LifecycleDeps, send: () => Promise<{ hash: Hex }>): Pr
     if (!(error instanceof DomainError)) throw error;
     return error;
   });
+  if (refused) return refused;
   const error = done instanceof DomainError ? done : done ? null : busy;
   if (!error) return done as { hash: Hex };
   const message = `the escrow call cannot be sent now (${error.code}${error.detail ? `: ${error.detail}` : ""})`;

@@ -126,6 +126,16 @@ describe("x402 auth-capture: the EVM binding's payloads (spec v1.1)", function (
     assert.deepEqual(await state(paymentInfoHash(termsOf(r, p), party().chainId, set().escrow)), [true, 0n, 60_000n]);
   });
 
+  it("the same partial capture sent twice at once: one captures, the other finds the balances moved", async () => {
+    const r = route({ captureMode: "deferred" });
+    const p = await authorized(r);
+    const capture = await capturePayload(party(), r, p, { amount: 30_000n, expected: [PRICE, 0n], sign: signs(authorizer()) });
+    const answers = await Promise.all([facilitator("settle", body(p, r, capture)), facilitator("settle", body(p, r, capture))]);
+    assert.deepEqual(answers.map((a) => a.body.success).sort(), [false, true], JSON.stringify(answers.map((a) => a.body)));
+    assert.include(answers.find((a) => !a.body.success)!.body, { errorReason: "invalid_auth_capture_evm_unexpected_payment_state" });
+    assert.deepEqual(await state(paymentInfoHash(termsOf(r, p), party().chainId, set().escrow)), [true, 70_000n, 30_000n], "captured once");
+  });
+
   it("authorization: one charge of the amount the merchant's authorizer signed; without a receiver authorizer a charge is refused", async () => {
     const r = route({ paymentFlow: "authorization", captureMode: undefined });
     const p = await clientPayload(agent(), h.chain.publicClient, r);
