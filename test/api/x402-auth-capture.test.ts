@@ -126,7 +126,7 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
   const feeOf = (units: bigint) => (units * BigInt(feeBps())) / 10_000n;
 
   it("escrow, sync: the handler uses 0.06 of 0.10; in the same request 0.06 is captured with the fee and 0.04 voided back, the capture signed by the merchant", async () => {
-    const paywall = authCapturePaywall(service.url, merchant().address, { authorizer: merchantAuthorizer() }, "$0.06");
+    const paywall = authCapturePaywall(service.url, merchant().address, { authorizer: merchantAuthorizer() }, { used: "$0.06" });
     shop = await listenOn(paywall.app);
     const [agentBefore, merchantBefore, feesBefore] = await balances(agent().address, merchant().address, feeCollector());
     // Blocks go on being mined while the request runs (a block every 200 ms under npm start): the capture reads the escrow at the final block.
@@ -144,6 +144,24 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
     assert.equal(merchantAfter - merchantBefore, 60_000n - feeOf(60_000n));
     assert.equal(feesAfter - feesBefore, feeOf(60_000n));
     assert.isEmpty(paywall.payments, "a sync route keeps nothing");
+  });
+
+  it("escrow, sync: a handler that fails voids the whole hold back to the agent, the void signed by the merchant", async () => {
+    const paywall = authCapturePaywall(service.url, merchant().address, { authorizer: merchantAuthorizer() }, { fails: true });
+    shop = await listenOn(paywall.app);
+    const [agentBefore, merchantBefore] = await balances(agent().address, merchant().address);
+    const fromBlock = await h.chain.publicClient.getBlockNumber();
+    const res = await mining(pay(`${shop.url}/report`));
+    assert.equal(res.status, 500, await res.clone().text());
+    const voided = await h.chain.publicClient.getContractEvents({ address: escrow(), abi: authCaptureEscrowAbi, eventName: "PaymentVoided", fromBlock });
+    assert.deepEqual(
+      voided.map((e) => e.args.amount),
+      [100_000n],
+      "the whole 0.10 authorized, then voided",
+    );
+    const [agentAfter, merchantAfter] = await balances(agent().address, merchant().address);
+    assert.equal(agentAfter, agentBefore, "back to the agent whole");
+    assert.equal(merchantAfter, merchantBefore);
   });
 
   it("escrow, deferred: the report is served on the authorization; the merchant captures later with the scheme's own call", async () => {

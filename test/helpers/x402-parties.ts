@@ -90,14 +90,14 @@ export function eoaSigner(account: HDAccount, publicClient: PublicClient): Clien
  * A merchant's `auth-capture` paywall as docs/merchants.md writes it: @x402/express's middleware,
  * x402's HTTP facilitator client pointed at `{serviceUrl}/x402`, and the client package's
  * `AuthCaptureServerScheme` (`options`: its receiver authorizer, flow and finalize mode). GET /report
- * costs 0.10 and uses `used` of it (its Settlement-Overrides header); `payments` receives each payment
- * kept for later (deferred or collect-only).
+ * costs 0.10 and uses `handler.used` of it (its Settlement-Overrides header), or fails (`handler.fails`:
+ * a 500); `payments` receives each payment kept for later (deferred or collect-only).
  */
 export function authCapturePaywall(
   serviceUrl: string,
   recipient: Address,
   options: Omit<AuthCaptureServerOptions, "onAuthorized"> = {},
-  used?: string,
+  handler: { used?: string; fails?: boolean } = {},
 ): { app: Express; payments: AuthorizedPayment[]; scheme: AuthCaptureServerScheme; facilitator: HTTPFacilitatorClient } {
   const payments: AuthorizedPayment[] = [];
   const scheme = new AuthCaptureServerScheme({ ...options, onAuthorized: (payment) => void payments.push(payment) });
@@ -116,7 +116,8 @@ export function authCapturePaywall(
     ),
   );
   app.get("/report", (_req, res) => {
-    if (used) res.setHeader("Settlement-Overrides", JSON.stringify({ amount: used }));
+    if (handler.fails) return void res.status(500).json({ error: "the report failed" });
+    if (handler.used) res.setHeader("Settlement-Overrides", JSON.stringify({ amount: handler.used }));
     res.json({ report: "paid content" });
   });
   return { app, payments, scheme, facilitator };
