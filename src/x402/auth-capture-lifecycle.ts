@@ -115,7 +115,10 @@ export async function judgeLifecycle(
     const field = parsed.error.issues[0]?.path.map(String).join(".") || "payload";
     return refuse(AUTH_CAPTURE_REASONS.payloadFormat, `the ${type} payload's ${field} is missing or not of its form`);
   }
-  const route = judgeRoute(request, service, network, payer);
+  // The route is judged at the client's ceiling (`accepted`): @x402/core lowers the settle's requirements'
+  // amount to the server's Settlement-Overrides amount, down to 0 for a void.
+  const atCeiling = { ...request, paymentRequirements: { ...requirements, amount: payload.accepted.amount } };
+  const route = judgeRoute(atCeiling, service, network, payer);
   if ("reason" in route) return route;
   if (type === "refund") {
     return refuse(
@@ -132,13 +135,12 @@ export async function judgeLifecycle(
   // 2. Salt binding: no client signature here enforces it transitively.
   if (boundSalt(route.receiverAuthorizer, route.policy, BigInt(p.saltNonce)) !== info.salt)
     return refuse(AUTH_CAPTURE_REASONS.saltBinding, "paymentInfo.salt is not the commitment to this route's receiver authorizer, policy and the saltNonce");
-  // 3. Requirements match. The ceiling is the client's (`accepted`): a server's Settlement-Overrides lowers the requirements' amount to what it captures.
+  // 3. Requirements match, the ceiling the client's.
   const { deployment } = service;
-  const accepted = BigInt(/^[0-9]{1,36}$/.test(payload.accepted.amount) ? payload.accepted.amount : "0");
   const terms =
     isAddressEqual(info.receiver, route.receiver) &&
     isAddressEqual(info.token, deployment.token.address) &&
-    info.maxAmount === accepted &&
+    info.maxAmount === route.amount &&
     info.authorizationExpiry === route.captureDeadline &&
     info.refundExpiry === route.refundDeadline &&
     info.minFeeBps === route.feeBps &&

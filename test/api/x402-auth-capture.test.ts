@@ -164,6 +164,17 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
     assert.equal(merchantAfter, merchantBefore);
   });
 
+  it("escrow, sync: a handler that used nothing (Settlement-Overrides $0) voids the whole hold", async () => {
+    const paywall = authCapturePaywall(service.url, merchant().address, { authorizer: merchantAuthorizer() }, { used: "$0" });
+    shop = await listenOn(paywall.app);
+    const [agentBefore] = await balances(agent().address);
+    const res = await mining(pay(`${shop.url}/report`));
+    assert.equal(res.status, 200, await res.clone().text());
+    const { settlement } = await escrowOf(res);
+    assert.include(settlement, { success: true, amount: "0" });
+    assert.deepEqual(await balances(agent().address), [agentBefore], "the whole 0.10 back");
+  });
+
   it("escrow, deferred: the report is served on the authorization; the merchant captures later with the scheme's own call", async () => {
     const paywall = authCapturePaywall(service.url, merchant().address, { authorizer: merchantAuthorizer(), captureMode: "deferred" });
     shop = await listenOn(paywall.app);
