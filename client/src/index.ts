@@ -26,7 +26,16 @@ export type { Page } from "./pages.js";
 export type { RequestOptions } from "./transport.js";
 export { acceptedPayTo, x402PaymentAddresses } from "./x402.js";
 export { AuthCaptureServerScheme } from "./x402-auth-capture.js";
-export type { AuthCaptureRequirements, AuthCaptureServerOptions, SettledHold } from "./x402-auth-capture.js";
+export type {
+  AuthCaptureRequirements,
+  AuthCaptureServerOptions,
+  AuthorizedPayment,
+  AuthorizerTypedData,
+  LifecycleFacilitator,
+  ReceiverAuthorizer,
+  SettledHold,
+  WirePaymentInfo,
+} from "./x402-auth-capture.js";
 export { keccak256, X402_RECEIVER_CODE_HASH, x402ReceiverAddress } from "./x402-receiver.js";
 export { verifyWebhook, WebhookVerificationError } from "./webhooks.js";
 export type { VerifyWebhookOptions, WebhookEvent, WebhookPublicKey } from "./webhooks.js";

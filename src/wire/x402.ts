@@ -26,7 +26,11 @@ export type X402PaymentRequirements = z.infer<typeof X402PaymentRequirements>;
 /** The resource a payment is for (x402 `ResourceInfo`): informational. */
 export const X402ResourceInfo = z.looseObject({ url: z.string().max(2048), description: z.string().max(2048).optional(), mimeType: text.optional() });
 
-/** A signed payment (x402 `PaymentPayload`, v2): `payload` is the scheme's (for `exact` on EVM, an EIP-3009 authorization and its signature). */
+/**
+ * A signed payment (x402 `PaymentPayload`, v2): `payload` is the scheme's (for `exact` on EVM, an
+ * EIP-3009 authorization and its signature; for `auth-capture`, the client's authorization and salt,
+ * or a resource server's lifecycle payload naming its `type`: `capture`, `void`, `refund`).
+ */
 export const X402PaymentPayload = z.looseObject({
   x402Version: z.number().int(),
   resource: X402ResourceInfo.optional(),
@@ -54,10 +58,10 @@ export const X402VerifyResponse = z.object({
 export type X402VerifyResponse = z.infer<typeof X402VerifyResponse>;
 
 /**
- * The hold an `auth-capture` settle authorized when its requirements asked for one (`extra.hold`):
- * the escrow's name for the payment, and what the merchant needs to capture or void it through
- * /v1/holds. The resource server's scheme (client package) takes it out of the answer before the
- * answer reaches the buyer.
+ * The hold an `auth-capture` settle authorized on a collect-only route (no receiver authorizer, so no
+ * relayed capture or void): the escrow's name for the payment, and what the resource server needs to
+ * capture or void it out of band through /v1/holds. The resource server's scheme (client package)
+ * takes it out of the answer before the answer reaches the buyer.
  */
 export const X402SettledHold = z.object({
   /** The escrow's `getHash` of the payment's terms (its events name it). */
@@ -84,9 +88,9 @@ export const X402SettleResponse = z.object({
   payer: z.string().optional(),
   transaction: z.string(),
   network: z.string(),
-  /** `auth-capture`: the amount collected (micro-units). */
+  /** `auth-capture`: the amount settled (micro-units): authorized, charged or captured; "0" for a void. */
   amount: z.string().optional(),
-  /** `auth-capture` with a hold: the hold (x402's settle answer carries scheme data in `extra`). */
+  /** `auth-capture` on a collect-only route: the hold (x402's settle answer carries scheme data in `extra`). */
   extra: z.object({ hold: X402SettledHold }).optional(),
 });
 export type X402SettleResponse = z.infer<typeof X402SettleResponse>;
@@ -102,8 +106,8 @@ export type X402SupportedKind = z.infer<typeof X402SupportedKind>;
 
 /**
  * GET /x402/supported's answer: the kinds (`exact`; `auth-capture` with its `extra`: the escrow, the
- * operator, the fee collector and the fee bounds), the extensions (none) and the addresses that
- * submit settlements.
+ * `"delegated"` operator as `captureAuthorizer`, the fee collector and the fee bounds), the extensions
+ * (none) and the addresses that submit settlements.
  */
 export const X402SupportedResponse = z.object({
   kinds: z.array(X402SupportedKind),

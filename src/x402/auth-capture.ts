@@ -1,8 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { BaseError, ContractFunctionRevertedError, decodeEventLog, getAddress, isAddressEqual, type Address, type Hex, type TransactionReceipt } from "viem";
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  decodeEventLog,
+  getAddress,
+  isAddressEqual,
+  zeroAddress,
+  type Address,
+  type Hex,
+  type TransactionReceipt,
+} from "viem";
 import { agreeOnReceipt } from "../chain/agreement.js";
 import { rpc, toRpcError } from "../chain/rpc-errors.js";
-import { receiveAuthorizationTypedData, tokenDomain } from "../chain/token-authorizations.js";
 import { readReceipt } from "../chain/transactions.js";
 import type { Finality } from "../config.js";
 import type { EscrowSet } from "../deployments.js";
@@ -10,11 +19,13 @@ import { DomainError } from "../errors.js";
 import { authCaptureEscrowAbi, fiatTokenAbi } from "../generated/contracts.js";
 import { feeAmountOf } from "../holds/fee.js";
 import { payerAgnosticHash, type PaymentInfo } from "../holds/payment-info.js";
-import { HOLD_MAX_CAPTURE_SECONDS, HOLD_MAX_REFUND_SECONDS } from "../holds/terms.js";
 import type { PaymentChain } from "../payments/verify.js";
 import type { X402Answers } from "../store/x402-answers.js";
 import type { X402FacilitatorRequest, X402SettledHold, X402SettleResponse, X402SupportedKind, X402VerifyResponse } from "../wire/index.js";
-import { AUTH_CAPTURE, authCaptureExtra, judgeAuthCapture, type AuthCaptureTerms } from "./auth-capture-terms.js";
+import { agreedBalances, sendLifecycle, type LifecycleOperator } from "./auth-capture-lifecycle-send.js";
+import { isLifecyclePayload, judgeLifecycle, lifecyclePreconditions, type LifecycleCall } from "./auth-capture-lifecycle.js";
+import { AUTH_CAPTURE, authCaptureExtra } from "./auth-capture-route.js";
+import { judgeAuthCapture, type AuthCaptureTerms, type ChainEyes } from "./auth-capture-terms.js";
 import { X402_RESERVATION_STALE_MS, X402_REVERTED_PAYER_REFUSAL_MS } from "./payload.js";
 import { poll } from "./poll.js";
 import { AUTHORIZATION_LOOKBACK, authorizationUsed } from "./proof.js";
@@ -22,7 +33,7 @@ import { AUTH_CAPTURE_REASONS, X402_REASONS } from "./reasons.js";
 import { payerRefused, settleRefusal, verifyRefusal, type Refusal } from "./refusals.js";
 
 /** The escrow calls the facilitator has sent: the holds' operator (src/holds/operator.ts), under the relayer's rules. */
-export interface AuthCaptureOperator {
+export interface AuthCaptureOperator extends LifecycleOperator {
   /** The escrow's operator (the relayer's account); null without a relayer key. */
   readonly operator: Address | null;
   /** Authorizes the payment's whole amount (a hold, on the holds' escrow). Throws a DomainError when the escrow would refuse it or it cannot be sent. */
@@ -55,17 +66,14 @@ export const AUTH_CAPTURE_GAS = 250_000n;
 
 /** Mined: at or below each node's latest block (an x402 success is given at inclusion, as for `exact`). */
 const MINED: Finality = { kind: "confirmations", confirmations: 0 };
-/** The least time left on an authorization or a capture deadline for a payment to be settled (x402's floor). */
-const DEADLINE_FLOOR_SECONDS = 6n;
-/** ERC-6492's magic suffix: a signature of an account not deployed yet. */
-const ERC6492_SUFFIX = "6492649264926492649264926492649264926492649264926492649264926492";
 
 /**
- * x402's `auth-capture` scheme on this deployment's escrow, the service its operator: verify checks
- * the payment against its requirements and the chain; settle sends the escrow's `charge` (authorize
- * and capture in one step, the deployment's fee to the fee collector), or its `authorize` alone when
- * the requirements ask for a hold, through the holds' operator, and answers success only from the
- * receipt a majority of the nodes hold, once per payment.
+ * x402's `auth-capture` scheme (EVM binding v1.1) on this deployment's escrow, the service its
+ * `"delegated"` operator: verify checks a payload against its requirements and the chain in the
+ * binding's order; settle sends the client's payload as the escrow's `authorize` (`paymentFlow:
+ * "escrow"`) or as a `charge` the receiver authorizer signed (`"authorization"`), and a server's
+ * lifecycle payload as a `capture` (with a sync close-out's `void`) or a `void`, always through the
+ * holds' operator, and answers success only from the receipt a majority of the nodes hold.
  */
 export class AuthCaptureFacilitator {
   constructor(
@@ -80,7 +88,14 @@ export class AuthCaptureFacilitator {
   }
 
   async verify(request: X402FacilitatorRequest): Promise<X402VerifyResponse> {
-    const terms = judgeAuthCapture(request, this.#service(), this.network);
+    const eyes = await this.#eyes();
+    if (isLifecyclePayload(request.paymentPayload.payload)) {
+      const call = await judgeLifecycle(request, this.#service(), this.network, eyes);
+      if ("reason" in call) return verifyRefusal(call);
+      const refused = lifecyclePreconditions(call, await agreedBalances(this.#lifecycleDeps(), call), eyes.now) ?? (await this.#simulateLifecycle(call));
+      return refused ? verifyRefusal(refused) : { isValid: true, payer: call.info.payer };
+    }
+    const terms = await judgeAuthCapture(request, this.#service(), this.network, eyes, false);
     if ("reason" in terms) return verifyRefusal(terms);
     if (await this.deps.answers.isPayerRefused(terms.payer, Date.now())) return verifyRefusal(payerRefused(terms.payer));
     const refused = await this.#chainRefusal(terms);
@@ -94,7 +109,13 @@ export class AuthCaptureFacilitator {
    * to the first request that asks; every later one is refused.
    */
   async settle(request: X402FacilitatorRequest): Promise<X402SettleResponse> {
-    const terms = judgeAuthCapture(request, this.#service(), this.network);
+    const eyes = await this.#eyes();
+    if (isLifecyclePayload(request.paymentPayload.payload)) {
+      const call = await judgeLifecycle(request, this.#service(), this.network, eyes);
+      if ("reason" in call) return this.#failed(call);
+      return sendLifecycle(this.#lifecycleDeps(), call, this.network, eyes.now);
+    }
+    const terms = await judgeAuthCapture(request, this.#service(), this.network, eyes, true);
     if ("reason" in terms) return this.#failed(terms);
     const refused = await this.#chainRefusal(terms);
     if (refused?.reason === AUTH_CAPTURE_REASONS.alreadyCollected) return this.#answerCollected(terms, refused);
@@ -147,9 +168,10 @@ export class AuthCaptureFacilitator {
     const { operator } = this.deps;
     let sent: { hash: Hex };
     try {
-      sent = terms.hold
-        ? await operator.authorize(terms.info, terms.signature)
-        : await operator.charge(terms.info, terms.info.maxAmount, terms.signature, terms.escrow);
+      sent =
+        terms.operation === "authorize"
+          ? await operator.authorize(terms.info, terms.signature)
+          : await operator.charge(terms.info, chargedOf(terms), terms.signature, terms.escrow);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       const message = `the escrow call cannot be sent now (${error.code}${error.detail ? `: ${error.detail}` : ""})`;
@@ -190,8 +212,8 @@ export class AuthCaptureFacilitator {
       payer: terms.payer,
       transaction: held.transactionHash,
       network: this.network,
-      amount: terms.info.maxAmount.toString(),
-      ...(terms.hold ? { extra: { hold: this.deps.holdAnswer(terms, held.blockNumber) } } : {}),
+      amount: (terms.operation === "authorize" ? terms.info.maxAmount : chargedOf(terms)).toString(),
+      ...(collectOnly(terms) ? { extra: { hold: this.deps.holdAnswer(terms, held.blockNumber) } } : {}),
     };
   }
 
@@ -206,16 +228,16 @@ export class AuthCaptureFacilitator {
     return receipt.logs.some((log) => {
       if (!isAddressEqual(log.address, escrow)) return false;
       const event = escrowEvent(log);
-      if (event?.eventName === "PaymentCharged" && !terms.hold) {
+      if (event?.eventName === "PaymentCharged" && terms.operation === "charge") {
         const a = event.args;
         return (
           a.paymentInfoHash === terms.paymentHash &&
-          a.amount === terms.info.maxAmount &&
+          a.amount === chargedOf(terms) &&
           a.feeAmount === feeAmountOf(a.amount, feeBps) &&
           isAddressEqual(a.feeReceiver, feeCollector)
         );
       }
-      if (event?.eventName === "PaymentAuthorized" && terms.hold) {
+      if (event?.eventName === "PaymentAuthorized" && terms.operation === "authorize") {
         return event.args.paymentInfoHash === terms.paymentHash && event.args.amount === terms.info.maxAmount;
       }
       return false;
@@ -232,7 +254,7 @@ export class AuthCaptureFacilitator {
       client.getContractEvents({
         address: escrow,
         abi: authCaptureEscrowAbi,
-        eventName: terms.hold ? "PaymentAuthorized" : "PaymentCharged",
+        eventName: terms.operation === "authorize" ? "PaymentAuthorized" : "PaymentCharged",
         args: { paymentInfoHash: terms.paymentHash },
         fromBlock,
       }),
@@ -241,42 +263,29 @@ export class AuthCaptureFacilitator {
     return receipt ? this.#answer(terms, receipt, null) : this.#failed(refused);
   }
 
-  /**
-   * The chain's checks: time left on the authorization and the capture deadline, the signature
-   * (ERC-1271 included; an undeployed account's ERC-6492 refused), the authorization and the payment
-   * unused, the payer's balance, then the escrow call itself, simulated from the operator.
-   */
+  /** What the judges read of the chain: its time (the latest block's), and signatures checked as viem checks them (ECDSA, or ERC-1271 on a deployed account). */
+  async #eyes(): Promise<ChainEyes> {
+    const { client } = this.deps.chain;
+    const now = (await rpc(() => client.getBlock())).timestamp;
+    const signed = (address: Address, typed: object, signature: Hex) =>
+      rpc(() => client.verifyTypedData({ ...typed, address, signature } as never)).catch((error: unknown) => {
+        if (error instanceof DomainError) throw error;
+        return false;
+      });
+    return { now, signed };
+  }
+
+  #lifecycleDeps() {
+    const { chain, operator, settleWaitMs, pollMs } = this.deps;
+    return { client: chain.client, finality: chain.finality, operator, waitMs: settleWaitMs, pollMs };
+  }
+
+  /** The chain's checks after the judge's: the authorization and the payment unused, the payer's balance, then step 15, the escrow call simulated from the operator. */
   async #chainRefusal(terms: AuthCaptureTerms): Promise<Refusal | null> {
     const { client, deployment } = this.deps.chain;
-    const { info, payer, signature } = terms;
+    const { info, payer, escrow } = terms;
     const refuse = (reason: string, message: string): Refusal => ({ reason, message, payer });
-    const now = (await rpc(() => client.getBlock())).timestamp;
-    if (BigInt(info.preApprovalExpiry) <= now + DEADLINE_FLOOR_SECONDS)
-      return refuse(AUTH_CAPTURE_REASONS.authorizationExpired, "the authorization has expired: its validBefore is past");
-    if (BigInt(info.authorizationExpiry) <= now + DEADLINE_FLOOR_SECONDS)
-      return refuse(AUTH_CAPTURE_REASONS.captureDeadlineExpired, "the capture deadline is past");
-    // A hold's own limits: the agent's funds sit in escrow until the capture deadline, and the merchant's ho lists it only that long.
-    if (BigInt(info.authorizationExpiry) > now + BigInt(HOLD_MAX_CAPTURE_SECONDS) || BigInt(info.refundExpiry) > now + BigInt(HOLD_MAX_REFUND_SECONDS)) {
-      const message = `captureDeadline at most ${HOLD_MAX_CAPTURE_SECONDS} s and refundDeadline at most ${HOLD_MAX_REFUND_SECONDS} s from now (a hold's limits)`;
-      return refuse(AUTH_CAPTURE_REASONS.extra, message);
-    }
-    if (signature.toLowerCase().endsWith(ERC6492_SUFFIX))
-      return refuse(AUTH_CAPTURE_REASONS.erc6492, "an undeployed smart account (ERC-6492) is refused: deploy the account first");
-    const { escrow } = terms;
     const nonce = payerAgnosticHash(info, deployment.chainId, escrow.escrow);
-    const typed = receiveAuthorizationTypedData(tokenDomain(deployment.chainId, deployment.token.address, deployment.token.eip712), {
-      from: payer,
-      to: escrow.eip3009Collector,
-      value: info.maxAmount,
-      validAfter: 0n,
-      validBefore: BigInt(info.preApprovalExpiry),
-      nonce,
-    });
-    const signed = await rpc(() => client.verifyTypedData({ ...(typed as object), address: payer, signature } as never)).catch((error: unknown) => {
-      if (error instanceof DomainError) throw error;
-      return false;
-    });
-    if (!signed) return refuse(AUTH_CAPTURE_REASONS.signature, "the signature is not the payer's over this authorization");
     const [used, state, balance] = await Promise.all([
       authorizationUsed(client, deployment.token.address, payer, nonce),
       rpc(() => client.readContract({ address: escrow.escrow, abi: authCaptureEscrowAbi, functionName: "paymentState", args: [terms.paymentHash] })),
@@ -287,18 +296,42 @@ export class AuthCaptureFacilitator {
     return this.#simulate(terms);
   }
 
+  /** A lifecycle call simulated from the operator (verify only: settle's operator simulates what it sends). */
+  async #simulateLifecycle(call: LifecycleCall): Promise<Refusal | null> {
+    const { client } = this.deps.chain;
+    const args =
+      call.type === "capture"
+        ? { functionName: "capture" as const, args: [call.info, call.amount, call.feeAmount, call.route.feeRecipient] as const }
+        : { functionName: "void" as const, args: [call.info] as const };
+    try {
+      await client.simulateContract({ address: call.escrow.escrow, abi: authCaptureEscrowAbi, account: call.route.operator, ...args } as never);
+      return null;
+    } catch (error) {
+      const reverted = error instanceof BaseError ? error.walk((e) => e instanceof ContractFunctionRevertedError) : null;
+      if (!(reverted instanceof ContractFunctionRevertedError)) throw toRpcError(error);
+      const named = reverted.data?.errorName;
+      return {
+        reason: AUTH_CAPTURE_REASONS.simulationFailed,
+        message: `the escrow refuses this ${call.type} now${named ? ` (${named})` : ""}`,
+        payer: call.info.payer,
+      };
+    }
+  }
+
   /** The escrow call this settle would send, simulated as the operator sends it. */
   async #simulate(terms: AuthCaptureTerms): Promise<Refusal | null> {
     const { client, deployment } = this.deps.chain;
     const { escrow } = terms;
     const account = this.deps.operator.operator!;
     const { feeBps, feeCollector } = deployment.parameters;
-    const call = terms.hold
-      ? { functionName: "authorize" as const, args: [terms.info, terms.info.maxAmount, escrow.eip3009Collector, terms.signature] as const }
-      : {
-          functionName: "charge" as const,
-          args: [terms.info, terms.info.maxAmount, escrow.eip3009Collector, terms.signature, feeAmountOf(terms.info.maxAmount, feeBps), feeCollector] as const,
-        };
+    const charged = chargedOf(terms);
+    const call =
+      terms.operation === "authorize"
+        ? { functionName: "authorize" as const, args: [terms.info, terms.info.maxAmount, escrow.eip3009Collector, terms.signature] as const }
+        : {
+            functionName: "charge" as const,
+            args: [terms.info, charged, escrow.eip3009Collector, terms.signature, feeAmountOf(charged, feeBps), feeCollector] as const,
+          };
     try {
       await client.simulateContract({ address: escrow.escrow, abi: authCaptureEscrowAbi, account, ...call } as never);
       // A contract payer's signature check runs inside the call, at the relayer's cost: past the ceiling it is refused here.
@@ -331,6 +364,16 @@ export class AuthCaptureFacilitator {
   #failed(refusal: Refusal): X402SettleResponse {
     return settleRefusal(this.network, refusal);
   }
+}
+
+/** What a charge collects: its authorizer-signed amount, or (a raw charge at /verify) the whole amount, simulated provisionally. */
+function chargedOf(terms: AuthCaptureTerms): bigint {
+  return terms.charge?.amount ?? terms.info.maxAmount;
+}
+
+/** An escrow route with no receiver authorizer: its hold is finalized out of band, through /v1/holds with the `ho` the settle answer hands the resource server. */
+function collectOnly(terms: AuthCaptureTerms): boolean {
+  return terms.operation === "authorize" && terms.route.receiverAuthorizer === zeroAddress;
 }
 
 /** The payment's one answer, in x402's answers: the escrow's name for it. */

@@ -70,6 +70,8 @@ describe("the client as a package of its own (client/: build, npm pack, install 
       "package/dist/types.js",
       "package/dist/webhooks.d.ts",
       "package/dist/webhooks.js",
+      "package/dist/x402-auth-capture-consent.d.ts",
+      "package/dist/x402-auth-capture-consent.js",
       "package/dist/x402-auth-capture.d.ts",
       "package/dist/x402-auth-capture.js",
       "package/dist/x402-receiver.d.ts",

@@ -31,7 +31,7 @@ describe("x402 auth-capture: attacks", function () {
       asset: usdc(),
       payTo,
       maxTimeoutSeconds: 300,
-      extra: { ...kind.extra, captureDeadline: now + 900, refundDeadline: now + 900, ...extra },
+      extra: { ...kind.extra, captureMode: "deferred", captureDeadline: now + 900, refundDeadline: now + 900, ...extra },
     };
   }
   async function paid(payTo?: string, extra: Record<string, unknown> = {}) {
@@ -120,7 +120,7 @@ describe("x402 auth-capture: attacks", function () {
       { captureDeadline: now + 31 * 86_400, refundDeadline: now + 31 * 86_400 },
       { captureDeadline: now + 900, refundDeadline: now + 366 * 86_400 },
     ]) {
-      const body = await paid(merchant().address, { ...deadlines, hold: true });
+      const body = await paid(merchant().address, deadlines);
       const verified = await facilitator("verify", body);
       assert.include(verified.body, { isValid: false, invalidReason: "invalid_auth_capture_evm_extra" }, JSON.stringify(deadlines));
       assert.include((await facilitator("settle", body)).body, { success: false, errorReason: "invalid_auth_capture_evm_extra" });

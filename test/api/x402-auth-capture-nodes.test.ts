@@ -8,6 +8,7 @@ import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { authCaptureEscrowAbi, fiatTokenAbi } from "../../src/generated/contracts.js";
 import { paymentInfoHash, type PaymentInfo } from "../../src/holds/payment-info.js";
 import type { Service } from "../../src/service.js";
+import { chargeCompletion } from "../helpers/auth-capture-spec.js";
 import { useService } from "../helpers/service.js";
 import { serviceReadingFirst } from "../helpers/read-first.js";
 import { send } from "../helpers/tx.js";
@@ -54,7 +55,7 @@ describe("x402 auth-capture: three nodes, one forging", function () {
       asset: token(),
       payTo: merchant().address,
       maxTimeoutSeconds: 300,
-      extra: { ...extra, captureDeadline: now + 900, refundDeadline: now + 900 },
+      extra: { ...extra, paymentFlow: "authorization", receiverAuthorizer: merchant().address, captureDeadline: now + 900, refundDeadline: now + 900 },
     };
     const client = new x402Client().register(X402_NETWORK, new AuthCaptureEvmScheme(eoaSigner(buyer(), h.chain.publicClient)));
     const payload = await client.createPaymentPayload({ x402Version: 2, resource: { url: "http://merchant.test/report" }, accepts: [requirements] } as never);
@@ -75,6 +76,12 @@ describe("x402 auth-capture: three nodes, one forging", function () {
       salt: BigInt(salt),
     };
     const hash = paymentInfoHash(info, built.deployment.chainId, escrow.escrow);
+    // The merchant's consent to the charge (its receiver authorizer's Charge).
+    const party = { chainId: built.deployment.chainId, escrow: escrow.escrow, collector: escrow.eip3009Collector, feeBps: Number(extra.minFeeBps) };
+    payload.payload = {
+      ...payload.payload,
+      ...(await chargeCompletion(party, requirements, payload, info.maxAmount, (typed) => merchant().signTypedData(typed))),
+    };
     // USDC pauses between the operator's simulation and the mining: the charge reverts on chain.
     onBroadcast = () => send(h.chain, h.chain.usdcRoles.pauser, { address: token(), abi: fiatTokenAbi, functionName: "pause", args: [] }).then(() => {});
     // Node 0 serves the reverted charge as a success holding the escrow's PaymentCharged for this payment.

@@ -1,10 +1,13 @@
 import { assert } from "chai";
-import { decodeFunctionData, getAddress, toHex, type Hex } from "viem";
+import { decodeFunctionData, getAddress, toHex, zeroAddress, type Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { receiveAuthorizationTypedData, tokenDomain } from "../../src/chain/token-authorizations.js";
 import type { EscrowSet } from "../../src/deployments.js";
 import { authCaptureEscrowAbi } from "../../src/generated/contracts.js";
 import { payerAgnosticHash, paymentInfoHash, type PaymentInfo } from "../../src/holds/payment-info.js";
+import type { PaymentPayload } from "@x402/core/types";
+import { boundSalt } from "../../src/x402/auth-capture-authorizer.js";
+import { chargeCompletion, type SignTyped } from "../helpers/auth-capture-spec.js";
 import { useService } from "../helpers/service.js";
 import { signWithViem } from "../helpers/signers.js";
 import { balanceOf } from "../helpers/tx.js";
@@ -13,7 +16,8 @@ import { authCaptureRequirements, REPORT_PRICE } from "../helpers/x402-parties.j
 /**
  * x402 auth-capture on every listed escrow set (deployments/<chain>.json's `authCapture`): a payment
  * naming x402's later v1.1 set, with its payload built by hand (no released client signs for that set),
- * is verified and settled at that set's escrow with v1.1's `charge`.
+ * is verified and settled at that set's escrow with v1.1's `charge` (`paymentFlow: "authorization"`,
+ * the merchant's key its receiver authorizer).
  */
 describe("x402 auth-capture on each listed escrow set", function () {
   this.timeout(120_000);
@@ -27,10 +31,12 @@ describe("x402 auth-capture on each listed escrow set", function () {
   const facilitator = (path: "verify" | "settle", body: unknown) => h.api.post(`/x402/${path}`).send(body as object);
 
   /** Requirements for 0.01 on the facilitator's terms, `extra` changed; the payload signed by hand for `set`. */
-  async function paymentFor(set: EscrowSet, extra: Record<string, unknown>, salt = 1n) {
+  async function paymentFor(set: EscrowSet, extra: Record<string, unknown>, saltNonce = 1n) {
     const kind = h.service.x402.supported().kinds.find((k) => k.scheme === "auth-capture")!;
     const now = Number((await h.chain.publicClient.getBlock()).timestamp);
-    const requirements = authCaptureRequirements(kind.extra, { asset: usdc(), payTo: merchant().address, now }, extra);
+    const route = { paymentFlow: "authorization", captureMode: undefined, receiverAuthorizer: merchant().address, ...extra };
+    const requirements = authCaptureRequirements(kind.extra, { asset: usdc(), payTo: merchant().address, now }, route);
+    const salt = boundSalt(merchant().address, zeroAddress, saltNonce);
     const e = requirements.extra as Record<string, number | string>;
     const info: PaymentInfo = {
       operator: getAddress(String(e.captureAuthorizer)),
@@ -56,11 +62,16 @@ describe("x402 auth-capture on each listed escrow set", function () {
       nonce: payerAgnosticHash(info, chainId, set.escrow) as Hex,
     };
     const signature = await signWithViem(agent(), receiveAuthorizationTypedData(tokenDomain(chainId, token.address, token.eip712), authorization));
-    const payload = {
+    const client = {
       authorization: { ...authorization, value: authorization.value.toString(), validAfter: "0", validBefore: authorization.validBefore.toString() },
       signature,
       salt: toHex(salt, { size: 32 }),
+      saltNonce: toHex(saltNonce, { size: 32 }),
     };
+    const party = { chainId, escrow: set.escrow, collector: set.eip3009Collector, feeBps: h.service.deployment.parameters.feeBps };
+    const sign: SignTyped = (typed) => merchant().signTypedData(typed);
+    const completion = await chargeCompletion(party, requirements, { payload: client } as unknown as PaymentPayload, info.maxAmount, sign);
+    const payload = route.paymentFlow === "authorization" ? { ...client, ...completion } : client;
     const body = { x402Version: 2, paymentPayload: { x402Version: 2, accepted: requirements, payload }, paymentRequirements: requirements };
     return { body, info, hash: paymentInfoHash(info, chainId, set.escrow) };
   }
@@ -103,12 +114,12 @@ describe("x402 auth-capture on each listed escrow set", function () {
     assert.equal(getAddress(tx.to!), set.escrow);
   });
 
-  it("refuses an escrow the deployment does not list, an authorization to a collector none lists, and a hold off the holds' set", async () => {
+  it("refuses an escrow the deployment does not list, an authorization to a collector none lists, and an escrow flow off the holds' set", async () => {
     const set = second();
     const cases: Array<[Record<string, unknown>, EscrowSet, string]> = [
       [{ authCaptureEscrow: "0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff" }, set, "invalid_auth_capture_evm_extra"],
       [{ authCaptureEscrow: undefined }, { ...set, eip3009Collector: merchant().address }, "invalid_auth_capture_evm_token_collector_mismatch"],
-      [{ authCaptureEscrow: set.escrow, hold: true }, set, "invalid_auth_capture_evm_extra"],
+      [{ authCaptureEscrow: set.escrow, paymentFlow: "escrow", captureMode: "sync" }, set, "invalid_auth_capture_evm_extra"],
     ];
     for (const [extra, signedFor, reason] of cases) {
       const { body } = await paymentFor(signedFor, extra, 3n);

@@ -11,7 +11,14 @@ import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import express, { type Express } from "express";
 import type { Address, PublicClient } from "viem";
 import type { HDAccount } from "viem/accounts";
-import { AuthCaptureServerScheme, PaymentServiceClient, x402PaymentAddresses, type SettledHold, type X402PaymentAddresses } from "../../client/src/index.js";
+import {
+  AuthCaptureServerScheme,
+  PaymentServiceClient,
+  x402PaymentAddresses,
+  type AuthCaptureServerOptions,
+  type AuthorizedPayment,
+  type X402PaymentAddresses,
+} from "../../client/src/index.js";
 
 /** The x402 network of the local chain (Base Sepolia's). */
 export const X402_NETWORK = "eip155:84532";
@@ -82,28 +89,26 @@ export function eoaSigner(account: HDAccount, publicClient: PublicClient): Clien
 /**
  * A merchant's `auth-capture` paywall as docs/merchants.md writes it: @x402/express's middleware,
  * x402's HTTP facilitator client pointed at `{serviceUrl}/x402`, and the client package's
- * `AuthCaptureServerScheme`. With `hold`, the route asks for a hold and `holds` receives each one.
+ * `AuthCaptureServerScheme` (`options`: its receiver authorizer, flow and finalize mode). GET /report
+ * costs 0.10 and uses `handler.used` of it (its Settlement-Overrides header), or fails (`handler.fails`:
+ * a 500); `payments` receives each payment kept for later (deferred or collect-only).
  */
 export function authCapturePaywall(
   serviceUrl: string,
   recipient: Address,
-  options: { hold?: boolean } = {},
-): { app: Express; holds: Array<{ hold: SettledHold; transaction: string }>; resourceServer: x402ResourceServer } {
-  const holds: Array<{ hold: SettledHold; transaction: string }> = [];
-  const scheme = new AuthCaptureServerScheme({ onHold: (hold, payment) => void holds.push({ hold, transaction: payment.transaction }) });
-  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: `${serviceUrl}/x402` })).register(X402_NETWORK, scheme);
+  options: Omit<AuthCaptureServerOptions, "onAuthorized"> = {},
+  handler: { used?: string; fails?: boolean } = {},
+): { app: Express; payments: AuthorizedPayment[]; scheme: AuthCaptureServerScheme; facilitator: HTTPFacilitatorClient } {
+  const payments: AuthorizedPayment[] = [];
+  const scheme = new AuthCaptureServerScheme({ ...options, onAuthorized: (payment) => void payments.push(payment) });
+  const facilitator = new HTTPFacilitatorClient({ url: `${serviceUrl}/x402` });
+  const resourceServer = new x402ResourceServer(facilitator).register(X402_NETWORK, scheme);
   const app = express();
   app.use(
     paymentMiddleware(
       {
         "GET /report": {
-          accepts: {
-            scheme: "auth-capture",
-            network: X402_NETWORK,
-            price: REPORT_PRICE.x402,
-            payTo: recipient,
-            ...(options.hold ? { extra: { hold: true } } : {}),
-          },
+          accepts: { scheme: "auth-capture", network: X402_NETWORK, price: AUTH_CAPTURE_PRICE.x402, payTo: recipient },
           description: "Today's report",
         },
       },
@@ -111,10 +116,15 @@ export function authCapturePaywall(
     ),
   );
   app.get("/report", (_req, res) => {
+    if (handler.fails) return void res.status(500).json({ error: "the report failed" });
+    if (handler.used) res.setHeader("Settlement-Overrides", JSON.stringify({ amount: handler.used }));
     res.json({ report: "paid content" });
   });
-  return { app, holds, resourceServer };
+  return { app, payments, scheme, facilitator };
 }
+
+/** The auth-capture report's price: a ceiling the handler may use part of. */
+export const AUTH_CAPTURE_PRICE = { x402: "$0.10", units: 100_000n } as const;
 
 /** An agent paying `auth-capture` with x402: @x402/fetch around fetch, @x402/evm's `AuthCaptureEvmScheme` signing with `signer`. */
 export function authCaptureAgentFetch(signer: ClientEvmSigner): typeof fetch {
@@ -131,7 +141,7 @@ export function authCaptureRequirements(
   to: { asset: string; payTo: string; now: number },
   extra: Record<string, unknown> = {},
 ): PaymentRequirements {
-  const merged = { ...kindExtra, captureDeadline: to.now + 900, refundDeadline: to.now + 900, ...extra };
+  const merged = { ...kindExtra, captureMode: "deferred", captureDeadline: to.now + 900, refundDeadline: to.now + 900, ...extra };
   return {
     scheme: "auth-capture",
     network: X402_NETWORK,

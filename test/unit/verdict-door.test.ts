@@ -40,7 +40,7 @@ const FORMED_IN: Record<VerdictKind, string[]> = {
   already_charged: ["src/recurring/charge-answers.ts"],
   settled_event: ["src/webhooks/watched-events.ts", "src/links/first-charges.ts"],
   x402_success: ["src/x402/facilitator.ts"],
-  x402_auth_capture_success: ["src/x402/auth-capture.ts"],
+  x402_auth_capture_success: ["src/x402/auth-capture.ts", "src/x402/auth-capture-lifecycle-send.ts"],
   refund_target: ["src/refunds/refunds.ts"],
   watch_end: ["src/payments/deposit-settler.ts", "src/x402/receiver-sender.ts", "src/holds/operator-follow.ts", "src/holds/operator.ts"],
   code_hash: ["src/payments/deposit-address.ts", "src/chain/contracts/x402-receivers.ts"],

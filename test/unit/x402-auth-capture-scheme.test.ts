@@ -1,7 +1,12 @@
 import { assert } from "chai";
-import { AuthCaptureServerScheme, type AuthCaptureRequirements } from "../../client/src/index.js";
+import { hashTypedData, recoverTypedDataAddress } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { AuthCaptureServerScheme, type AuthCaptureRequirements, type AuthorizedPayment } from "../../client/src/index.js";
+import { captureTypedData as clientCapture, paymentInfoHash as clientHash } from "../../client/src/x402-auth-capture-consent.js";
+import { paymentInfoHash } from "../../src/holds/payment-info.js";
+import { captureTypedData } from "../../src/x402/auth-capture-authorizer.js";
 
-/** The resource server's `auth-capture` scheme (client package): prices, requirements on the facilitator's terms, the deadlines a paid retry keeps. */
+/** The resource server's `auth-capture` scheme (client package): prices, requirements on the facilitator's terms and the route's, the deadlines a paid retry keeps, its consents. */
 describe("AuthCaptureServerScheme", () => {
   const kind = {
     x402Version: 2,
@@ -19,7 +24,9 @@ describe("AuthCaptureServerScheme", () => {
     },
   };
   let nowMs = 1_800_000_000_000;
-  const scheme = (hold = false) => new AuthCaptureServerScheme({ hold, onHold: () => {}, now: () => nowMs });
+  const authorizer = privateKeyToAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d");
+  const signer = { address: authorizer.address, signTypedData: (typed: object) => authorizer.signTypedData(typed as never) };
+  const scheme = () => new AuthCaptureServerScheme({ onAuthorized: () => {}, now: () => nowMs });
   const base = (extra: Record<string, unknown> = {}): AuthCaptureRequirements => ({
     scheme: "auth-capture",
     network: "eip155:84532",
@@ -45,21 +52,88 @@ describe("AuthCaptureServerScheme", () => {
     }
   });
 
-  it("writes the facilitator's terms, USDC and the deadlines; a hold asks for the upfront flow; another facilitator's kind is refused", async () => {
+  it("writes the facilitator's terms, USDC, the route's flow, finalize mode and authorizer, and the deadlines; another facilitator's kind is refused", async () => {
     nowMs = 1_800_000_000_000;
-    const charged = await scheme().enhancePaymentRequirements(base(), kind, []);
-    assert.equal(charged.asset, kind.extra.asset);
+    const collectOnly = await scheme().enhancePaymentRequirements(base(), kind, []);
+    assert.equal(collectOnly.asset, kind.extra.asset);
     const { asset: _asset, ...terms } = kind.extra;
-    assert.deepInclude(charged.extra, { ...terms, hold: false, captureDeadline: 1_800_000_000 + 300 + 600, refundDeadline: 1_800_000_000 + 300 + 600 });
-    assert.notProperty(charged.extra, "paymentFlow");
-    const held = await scheme().enhancePaymentRequirements(base({ hold: true }), kind, []);
-    assert.deepInclude(held.extra, { hold: true, paymentFlow: "upfront", captureDeadline: 1_800_000_000 + 300 + 86_400 });
+    assert.deepInclude(collectOnly.extra, { ...terms, paymentFlow: "escrow", captureMode: "deferred", captureDeadline: 1_800_000_000 + 300 + 86_400 });
+    assert.notProperty(collectOnly.extra, "receiverAuthorizer");
+    const sync = await new AuthCaptureServerScheme({ authorizer: signer, now: () => nowMs }).enhancePaymentRequirements(base(), kind, []);
+    assert.deepInclude(sync.extra, {
+      paymentFlow: "escrow",
+      captureMode: "sync",
+      receiverAuthorizer: authorizer.address,
+      captureDeadline: 1_800_000_000 + 300 + 600,
+    });
+    const charge = await new AuthCaptureServerScheme({ authorizer: signer, paymentFlow: "authorization" }).enhancePaymentRequirements(base(), kind, []);
+    assert.include(charge.extra, { paymentFlow: "authorization" });
+    assert.notProperty(charge.extra, "captureMode", "captureMode is the escrow flow's alone");
+    for (const [s, why] of [
+      [new AuthCaptureServerScheme({ paymentFlow: "authorization" }), /a charge needs the merchant's consent/],
+      [new AuthCaptureServerScheme(), /needs onAuthorized/],
+    ] as const) {
+      try {
+        await s.enhancePaymentRequirements(base(), kind, []);
+        assert.fail("a route it cannot serve was written");
+      } catch (error) {
+        assert.match((error as Error).message, why);
+      }
+    }
     try {
       await scheme().enhancePaymentRequirements(base(), { extra: { ...kind.extra, captureAuthorizer: undefined } }, []);
       assert.fail("a kind without an operator was used");
     } catch (error) {
       assert.match((error as Error).message, /names no captureAuthorizer/);
     }
+  });
+
+  it("its offline paymentInfoHash and Capture typed data are the escrow's and the facilitator's: the digest the authorizer signs recovers to it", async () => {
+    const info = {
+      operator: kind.extra.captureAuthorizer,
+      payer: "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+      receiver: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+      token: kind.extra.asset,
+      maxAmount: "100000",
+      preApprovalExpiry: 1_800_000_300,
+      authorizationExpiry: 1_800_000_900,
+      refundExpiry: 1_800_000_900,
+      minFeeBps: 200,
+      maxFeeBps: 200,
+      feeReceiver: kind.extra.feeRecipient,
+      salt: `0x${"ab".repeat(32)}`,
+    };
+    const ours = {
+      ...info,
+      operator: info.operator as `0x${string}`,
+      payer: info.payer as `0x${string}`,
+      receiver: info.receiver as `0x${string}`,
+      token: info.token as `0x${string}`,
+      feeReceiver: info.feeReceiver as `0x${string}`,
+      maxAmount: 100_000n,
+      salt: BigInt(info.salt),
+    };
+    const hash = clientHash(info, 84532, kind.extra.authCaptureEscrow);
+    assert.equal(hash, paymentInfoHash(ours, 84532, kind.extra.authCaptureEscrow as `0x${string}`));
+    const consent = {
+      paymentInfoHash: hash,
+      amount: "60000",
+      feeAmount: "1200",
+      feeReceiver: kind.extra.feeRecipient,
+      expectedCapturableAmount: "100000",
+      expectedRefundableAmount: "0",
+    };
+    const typed = clientCapture(84532, info.operator, consent);
+    const facilitator = captureTypedData(84532, info.operator as `0x${string}`, {
+      ...consent,
+      feeReceiver: consent.feeReceiver as `0x${string}`,
+      amount: 60_000n,
+      feeAmount: 1_200n,
+      expectedCapturableAmount: 100_000n,
+      expectedRefundableAmount: 0n,
+    });
+    assert.equal(hashTypedData(typed as never), hashTypedData(facilitator));
+    assert.equal(await recoverTypedDataAddress({ ...facilitator, signature: await signer.signTypedData(typed) }), authorizer.address);
   });
 
   it("a paid retry keeps the deadlines its 402 wrote (a minute later), and refuses ones this server could not have written", async () => {
@@ -80,16 +154,28 @@ describe("AuthCaptureServerScheme", () => {
     }
   });
 
-  it("takes the hold out of the settle answer and hands it to onHold", async () => {
-    const holds: unknown[] = [];
-    const s = new AuthCaptureServerScheme({ onHold: (hold) => void holds.push(hold) });
+  it("after a collect-only authorize, takes the hold out of the settle answer and hands the payment to onAuthorized", async () => {
+    const kept: AuthorizedPayment[] = [];
+    const s = new AuthCaptureServerScheme({ onAuthorized: (payment) => void kept.push(payment) });
+    const requirements = await s.enhancePaymentRequirements(base(), kind, []);
     const result = {
       success: true,
       transaction: "0xabc",
+      network: "eip155:84532" as const,
       extra: { hold: { payment_hash: "0x01", hold_id: "0x02", hold: "ho.secret", capture_before: 1, refund_before: 1 } },
     };
-    await s.schemeHooks.onAfterSettle({ requirements: base(), result });
+    const authorization = {
+      from: "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+      to: "0x8612dfdc421f80336cd14E8EF9cb1E765dB5ab88",
+      value: "10000",
+      validBefore: "1800000300",
+    };
+    const paymentPayload = { accepted: requirements, payload: { authorization, signature: "0x01", salt: `0x${"01".repeat(32)}` } };
+    await s.schemeHooks.onAfterSettle({ paymentPayload, requirements, phase: "before-handler", result });
     assert.notProperty(result, "extra");
-    assert.deepEqual(holds, [{ payment_hash: "0x01", hold_id: "0x02", hold: "ho.secret", capture_before: 1, refund_before: 1 }]);
+    assert.lengthOf(kept, 1);
+    assert.deepEqual(kept[0]!.hold, { payment_hash: "0x01", hold_id: "0x02", hold: "ho.secret", capture_before: 1, refund_before: 1 });
+    assert.include(kept[0]!, { transaction: "0xabc", capturableAmount: "10000", refundableAmount: "0" });
+    assert.notProperty(kept[0]!, "saltNonce", "an unbound payment has none");
   });
 });
