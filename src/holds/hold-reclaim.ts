@@ -4,6 +4,7 @@ import { rpc } from "../chain/rpc-errors.js";
 import { authCaptureEscrowAbi } from "../generated/contracts.js";
 import { type RangeCap, readBackwards } from "../payments/log-ranges.js";
 import { readEscrowLogs } from "./escrow-events.js";
+import { paymentStates, type PaymentLedger } from "./payment-state.js";
 
 const RECLAIMED = toEventSelector(
   authCaptureEscrowAbi.find((i): i is Extract<typeof i, { type: "event" }> => i.type === "event" && i.name === "PaymentReclaimed")!,
@@ -22,16 +23,15 @@ export interface ReclaimSearchDeps {
 
 /**
  * The buyer's reclaim of an expired hold: the one step of a hold that is not the service's own call,
- * so it is not in its recorded receipts. Asked only once the escrow's ledger (`paymentState`) holds
+ * so it is not in its recorded receipts. Asked only once the escrow's ledger (`paymentState`, as a
+ * majority of the nodes hold it: payment-state.ts) holds
  * less than the hold's recorded steps leave capturable past its capture deadline, and then read
  * backwards from the head a range at a time (within `maxSpan` and the node's cap, never below the
  * hold's block), at most {@link RECLAIM_MAX_READS} ranges: a reclaim is looked for where it must be.
  */
 export async function findReclaim(deps: ReclaimSearchDeps, paymentHash: Hex, fromBlock: bigint): Promise<ClaimedLog[]> {
   const { client, escrow } = deps;
-  const [, capturable] = await rpc(() =>
-    client.readContract({ address: escrow, abi: authCaptureEscrowAbi, functionName: "paymentState", args: [paymentHash] }),
-  );
+  const [{ capturable }] = (await paymentStates(client, escrow, [paymentHash])) as [PaymentLedger];
   if (capturable > 0n) return [];
   const head = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
   const { found } = await readBackwards<ClaimedLog>({

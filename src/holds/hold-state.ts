@@ -1,5 +1,5 @@
 import { encodeFunctionData, getAddress, isAddressEqual, toEventSelector, type Address, type Hex, type PublicClient } from "viem";
-import { readReceipt } from "../chain/transactions.js";
+import { receiptCopies } from "../chain/receipt-copies.js";
 import { decodeEscrowEvent } from "./escrow-events.js";
 import { blocksIn } from "../block-time.js";
 import { rpc } from "../chain/rpc-errors.js";
@@ -34,19 +34,22 @@ export interface HoldOpening {
 /**
  * The buyer whose authorization of a hold the service sent: the payer of the first payment opened
  * (PaymentAuthorized or PaymentCharged) in the receipts of its recorded calls whose hash is the hold's
- * terms with that payer. It only picks which payment's events to read, as {@link payerOf} does; null
- * while none is mined. No log range is read.
+ * terms with that payer. Every node's copy of each receipt is read (receipt-copies.ts): a node that
+ * forges its copy hides nothing the others hold, and a forged log names no payer, since the payment's
+ * hash binds it. It only picks which payment's events to read, as {@link payerOf} does; null while
+ * none is mined. No log range is read.
  */
 export async function recordedPayer(client: PublicClient, escrow: Address, calls: readonly Hex[], hashOf: (payer: Address) => Hex): Promise<Address | null> {
   for (const hash of calls) {
-    const receipt = await readReceipt(client, hash);
-    if (receipt?.status !== "success") continue;
-    for (const log of receipt.logs) {
-      if (!isAddressEqual(log.address, escrow)) continue;
-      const event = decodeEscrowEvent(log);
-      if (event?.eventName !== "PaymentAuthorized" && event?.eventName !== "PaymentCharged") continue;
-      const payer = getAddress(event.args.paymentInfo.payer);
-      if (log.topics[1]?.toLowerCase() === hashOf(payer).toLowerCase()) return payer;
+    for (const receipt of await receiptCopies(client, hash)) {
+      if (receipt.status !== "success") continue;
+      for (const log of receipt.logs) {
+        if (!isAddressEqual(log.address, escrow)) continue;
+        const event = decodeEscrowEvent(log);
+        if (event?.eventName !== "PaymentAuthorized" && event?.eventName !== "PaymentCharged") continue;
+        const payer = getAddress(event.args.paymentInfo.payer);
+        if (log.topics[1]?.toLowerCase() === hashOf(payer).toLowerCase()) return payer;
+      }
     }
   }
   return null;
