@@ -1,4 +1,6 @@
 import { encodeFunctionData, getAddress, isAddressEqual, toEventSelector, type Address, type Hex, type PublicClient } from "viem";
+import { majorityLogs } from "../chain/majority-logs.js";
+import { pinnedBlock } from "../chain/majority-read.js";
 import { receiptCopies } from "../chain/receipt-copies.js";
 import { decodeEscrowEvent } from "./escrow-events.js";
 import { blocksIn } from "../block-time.js";
@@ -58,8 +60,9 @@ export async function recordedPayer(client: PublicClient, escrow: Address, calls
 /**
  * The buyer who authorized a hold, from the token's own `AuthorizationUsed(authorizer, nonce)`: the
  * hold's id is the nonce its buyer signed, so the chain names the payer and nothing is stored. It only
- * picks which payment's events to read; every verdict stands on those events through the door (a node
- * that names another payer names a payment with no events). Null while no authorization is mined.
+ * picks which payment's events to read; every verdict stands on those events through the door. Each
+ * log search is what a majority of the nodes answer alike, so no node adds or hides a payer. Null
+ * while no authorization is mined.
  * Anyone may use the hold's id as the nonce of its own `TransferWithAuthorization` (of 0, to itself),
  * so where several accounts used it, the payer is the first whose payment the escrow opened.
  */
@@ -73,13 +76,13 @@ export async function payerOf(
 ): Promise<Address | null> {
   // Only the authorize window can hold it (authorize_before is at most a day after the hold was made).
   const windowEnd = fromBlock + blocksIn(HOLD_AUTHORIZE_SECONDS + AUTHORIZE_WINDOW_MARGIN_SECONDS, chainId);
-  const head = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
+  // Read up to a block a majority of the nodes reached, each search a majority's answer (majority-logs.ts).
+  const head = (await rpc(() => pinnedBlock(client))) ?? (await rpc(() => client.getBlockNumber({ cacheTime: 0 })));
   const toBlock = head < windowEnd ? head : windowEnd;
-  const range = { fromBlock: `0x${fromBlock.toString(16)}`, toBlock: `0x${toBlock.toString(16)}` };
-  const read = (address: Address, topics: unknown[]) =>
-    rpc(() => client.request({ method: "eth_getLogs", params: [{ address, topics, ...range }] } as never) as Promise<Array<{ topics: Hex[] }>>);
+  if (toBlock < fromBlock) return null;
+  const read = (address: Address, topics: unknown[]) => majorityLogs(client, { address, topics, fromBlock, toBlock });
   const logs = await read(token, [AUTHORIZATION_USED, null, holdId]);
-  const candidates = [...new Set(logs.map((l) => l.topics[1]).filter((t): t is Hex => t !== undefined))].map((t) => getAddress(`0x${t.slice(26)}`));
+  const candidates = [...new Set(logs.map((l) => l.topics[1]).filter((t): t is string => t !== undefined))].map((t) => getAddress(`0x${t.slice(26)}`));
   // One account only: its authorization is the buyer's, or nobody's payment is open yet (no events either way).
   if (candidates.length === 0 || (candidates.length === 1 && !opening.confirmLone)) return candidates[0] ?? null;
   for (let i = 0; i < candidates.length; i += CANDIDATES_PER_READ) {

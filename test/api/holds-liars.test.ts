@@ -33,7 +33,7 @@ describe("holds: the node read first lies about a hold's receipts and ledger", f
   }
 
   /** A hold of 50.00, authorized by the buyer through the honest service, final. */
-  async function authorizedHold(): Promise<{ hold: string; authorization: Hex }> {
+  async function authorizedHold(): Promise<{ hold: string; checkout: string; authorization: Hex }> {
     const now = Math.floor(h.clock.now() / 1000);
     const created = await ok(h.service, "/v1/holds", {
       recipient: merchant().address,
@@ -49,7 +49,7 @@ describe("holds: the node read first lies about a hold's receipts and ledger", f
     await h.service.holdOperator!.follow();
     const state = await ok(h.service, "/v1/holds/state", { hold: created.hold });
     assert.deepInclude(state, { state: "AUTHORIZED", capturable_units: "50000000" }, "the honest nodes' state");
-    return { hold: created.hold as string, authorization: sent.tx_hash };
+    return { hold: created.hold as string, checkout: created.checkout_token as string, authorization: sent.tx_hash };
   }
 
   it("the state: the authorization's receipt forged reverted, with no logs, by the node read first; the hold is AUTHORIZED all the same", async () => {
@@ -95,5 +95,36 @@ describe("holds: the node read first lies about a hold's receipts and ledger", f
     const holds = listed.holds as Array<Record<string, unknown>>;
     assert.lengthOf(holds, 1);
     assert.deepInclude(holds[0]!, { state: "AUTHORIZED", captured_units: "0", capturable_units: "50000000" }, `hold ${hold}`);
+  });
+
+  it("a capture where the store recorded no call: the node read first plays 20 blocks behind, before the authorization; the capture is sent", async () => {
+    const { hold } = await authorizedHold();
+    // Another instance's store, say: no recorded call, so the payer is searched for in the token's record (payerOf).
+    await h.service.database.query("DELETE FROM hold_transactions");
+    h.nodes[0]!.lagBlocks = 20;
+    const built = await serviceReadingFirst(h, h.nodes[0]!);
+    const res = await post(built, "/v1/holds/capture", { hold, amount: "10.00" });
+    assert.isAtLeast(h.nodes[0]!.calls.get("eth_blockNumber") ?? 0, 1, "the node 20 blocks behind was asked its head");
+    assert.deepInclude(res.body, { operation: "capture", status: "SENT" }, JSON.stringify(res.body));
+  });
+
+  it("past capture_before, the buyer's reclaim: the node read first says the escrow still holds it all capturable; the hold is RECLAIMED, as a majority holds", async () => {
+    const { hold } = await authorizedHold();
+    await h.chain.advanceTime(3600);
+    h.clock.advance(3600);
+    const expired = (await ok(h.service, "/v1/holds/state", { hold })) as unknown as { state: string; reclaim: { to: Hex; data: Hex } };
+    assert.equal(expired.state, "EXPIRED");
+    const hash = await h.chain.wallet(buyer()).sendTransaction({ to: expired.reclaim.to, data: expired.reclaim.data, account: buyer(), chain: h.chain.chain });
+    await h.chain.publicClient.waitForTransactionReceipt({ hash });
+    await h.chain.mine(6);
+    h.nodes[0]!.rewrite = (request, result) => {
+      const call = request.params?.[0] as { data?: string; input?: string } | undefined;
+      if (request.method !== "eth_call" || !(call?.data ?? call?.input ?? "").startsWith(PAYMENT_STATE)) return result;
+      return encodeFunctionResult({ abi: authCaptureEscrowAbi, functionName: "paymentState", result: [true, 50_000_000n, 0n] });
+    };
+    const built = await serviceReadingFirst(h, h.nodes[0]!);
+    const state = await ok(built, "/v1/holds/state", { hold });
+    assert.isAtLeast(h.nodes[0]!.lied("eth_call"), 1, "the reclaim search was served the forged ledger");
+    assert.deepInclude(state, { state: "RECLAIMED", reclaimed_units: "50000000", capturable_units: "0", reclaim: null });
   });
 });
