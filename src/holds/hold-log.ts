@@ -1,5 +1,5 @@
 import { isAddressEqual, type Address, type Hex, type Log, type PublicClient } from "viem";
-import { agreeOnLogs, type ClaimedLog } from "../chain/agreement.js";
+import { agreeOnLogs, type Agreed, type ClaimedLog } from "../chain/agreement.js";
 import { finalityHead } from "../chain/finality.js";
 import { nodesOf } from "../chain/nodes.js";
 import { receiptCopies } from "../chain/receipt-copies.js";
@@ -21,9 +21,16 @@ export interface HoldEvent {
   logIndex: number;
 }
 
+/**
+ * A final step of a hold: decoded from a log a majority of the nodes hold, carrying the door's answer
+ * it is one of (`proof`). A hold's figures and state are summed from these alone, so a step read from
+ * one node's copy does not compile where they are.
+ */
+export type FinalHoldEvent = HoldEvent & { readonly proof: Agreed<ClaimedLog[]> };
+
 /** A hold's steps up to the chain's head: the final ones (a majority of the nodes hold each), and those mined above the finality head or not yet agreed. */
 export interface HoldLog {
-  final: HoldEvent[];
+  final: FinalHoldEvent[];
   confirming: HoldEvent[];
   /** The block the log was read up to. */
   asOfBlock: bigint;
@@ -61,7 +68,7 @@ export async function readHoldLog(deps: HoldLogDeps, paymentHash: Hex, calls: re
     );
   const read = unique([...logs, ...others].map((l) => parsed(l as unknown as RawLogLike)).filter((l): l is Parsed => l !== null));
   const below = read.filter((l) => head === null || l.log.blockNumber! <= head);
-  const final: HoldEvent[] = [];
+  const final: FinalHoldEvent[] = [];
   const confirming: HoldEvent[] = read.filter((l) => head !== null && l.log.blockNumber! > head).map((l) => l.event);
   const byStep = (steps: HoldEvent["step"][]) => {
     const groups = new Map<string, Parsed[]>();
@@ -69,8 +76,8 @@ export async function readHoldLog(deps: HoldLogDeps, paymentHash: Hex, calls: re
     return [...groups.values()];
   };
   // Each kind of each transaction through the door on its own: one refused group leaves the others standing.
-  const groups: Array<[Parsed[], Promise<ClaimedLog[] | null>]> = [];
-  const ask = (steps: HoldEvent["step"][], agreed: (logs: ClaimedLog[]) => Promise<ClaimedLog[] | null>) => {
+  const groups: Array<[Parsed[], Promise<Agreed<ClaimedLog[]> | null>]> = [];
+  const ask = (steps: HoldEvent["step"][], agreed: (logs: ClaimedLog[]) => Promise<Agreed<ClaimedLog[]> | null>) => {
     for (const group of byStep(steps)) groups.push([group, agreed(group.map((g) => g.log))]);
   };
   ask(["authorized"], (l) => agreeOnLogs("hold_authorized", client, finality, l));
@@ -81,7 +88,7 @@ export async function readHoldLog(deps: HoldLogDeps, paymentHash: Hex, calls: re
   for (const [group, agreed] of groups) {
     const held = await agreed;
     // The verdict is the majority's logs, decoded again; a group short of a majority stays confirming.
-    if (held) final.push(...held.map((log) => parsed(log as RawLogLike)!.event));
+    if (held) final.push(...held.map((log) => ({ ...parsed(log as RawLogLike)!.event, proof: held })));
     else confirming.push(...group.map((g) => g.event));
   }
   const order = (a: HoldEvent, b: HoldEvent) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1);

@@ -7,7 +7,7 @@ import { blocksIn } from "../block-time.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { authCaptureEscrowAbi, fiatTokenAbi } from "../generated/contracts.js";
 import type { HoldStateName } from "../wire/holds.js";
-import type { HoldEvent, HoldLog } from "./hold-log.js";
+import type { FinalHoldEvent, HoldEvent, HoldLog } from "./hold-log.js";
 import type { PaymentInfo } from "./payment-info.js";
 import { HOLD_AUTHORIZE_SECONDS } from "./terms.js";
 
@@ -107,8 +107,8 @@ export interface HoldFigures {
   refunded: bigint;
 }
 
-/** Sums a hold's final steps and names its state at `nowSeconds` against its deadlines. */
-export function holdFigures(final: readonly HoldEvent[], deadlines: { authorizeBefore: number; captureBefore: number }, nowSeconds: number): HoldFigures {
+/** Sums a hold's final steps (each agreed: the type is the guarantee) and names its state at `nowSeconds` against its deadlines. */
+export function holdFigures(final: readonly FinalHoldEvent[], deadlines: { authorizeBefore: number; captureBefore: number }, nowSeconds: number): HoldFigures {
   const sum = (steps: HoldEvent["step"][]) => final.filter((e) => steps.includes(e.step)).reduce((t, e) => t + e.amount, 0n);
   const authorized = sum(["authorized", "charged"]);
   const captured = sum(["captured", "charged"]);
