@@ -121,9 +121,10 @@ describe("three nodes, one chaotic: every answer is the honest one, and every pa
       amount: x402.pay.amount_units,
       asset: token(),
       payTo: x402.pay.deposit_address,
-      // Valid two days: each run mines blocks and moves an hour (the renewal), and the chain's clock
-      // runs ahead of the wall clock the signature is dated by.
-      maxTimeoutSeconds: 172_800,
+      // Valid sixty days: the signature is dated by the wall clock, and each run moves the chain's
+      // clock on by about an hour and a quarter (the renewal's hour, the time nodes stay aside before
+      // each flow): two days ran out at the 43rd run, and refused every run's x402 payment from there.
+      maxTimeoutSeconds: 60 * 86_400,
       extra: { name: "USDC", version: "2" },
     };
     const client = new x402Client().register(X402_NETWORK, new ExactEvmClientScheme(eoaSigner(buyer(), h.chain.publicClient)));
