@@ -1,6 +1,6 @@
 import { assert } from "chai";
 import supertest from "supertest";
-import { encodeFunctionResult, toFunctionSelector, type Hex } from "viem";
+import { encodeFunctionResult, numberToHex, toFunctionSelector, type Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { authCaptureEscrowAbi } from "../../src/generated/contracts.js";
 import type { Service } from "../../src/service.js";
@@ -126,5 +126,26 @@ describe("holds: the node read first lies about a hold's receipts and ledger", f
     const state = await ok(built, "/v1/holds/state", { hold });
     assert.isAtLeast(h.nodes[0]!.lied("eth_call"), 1, "the reclaim search was served the forged ledger");
     assert.deepInclude(state, { state: "RECLAIMED", reclaimed_units: "50000000", capturable_units: "0", reclaim: null });
+  });
+
+  it("a refund of a capture: the node read first shifts the refund's receipt a block on; the refund is REFUNDED, as a majority holds it", async () => {
+    const { hold } = await authorizedHold();
+    const captured = await ok(h.service, "/v1/holds/capture", { hold, amount: "30.00" });
+    await h.chain.publicClient.waitForTransactionReceipt({ hash: captured.tx_hash });
+    await h.chain.mine(6);
+    await h.service.holdOperator!.follow();
+    const prepared = (await ok(h.service, "/v1/holds/refund", { hold, amount: "10.00" })) as unknown as { call: { to: Hex; data: Hex } };
+    const refund = await h.chain.wallet(merchant()).sendTransaction({ ...prepared.call, account: merchant(), chain: h.chain.chain });
+    const mined = await h.chain.publicClient.waitForTransactionReceipt({ hash: refund });
+    await h.chain.mine(6);
+    h.nodes[0]!.rewrite = (request, result) => {
+      const r = result as { transactionHash?: Hex; blockNumber: Hex } | null;
+      if (request.method !== "eth_getTransactionReceipt" || r?.transactionHash !== refund) return result;
+      return { ...r, blockNumber: numberToHex(BigInt(r.blockNumber) + 1n) };
+    };
+    const built = await serviceReadingFirst(h, h.nodes[0]!);
+    const res = await post(built, "/v1/holds/refund", { hold, amount: "10.00", refund_tx_hash: refund });
+    assert.isAtLeast(h.nodes[0]!.lied("eth_getTransactionReceipt"), 1, "the refund's receipt was served shifted");
+    assert.deepInclude(res.body, { status: "REFUNDED", refund_tx_hash: refund, block_number: mined.blockNumber.toString() }, JSON.stringify(res.body));
   });
 });
