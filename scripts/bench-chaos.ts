@@ -1,6 +1,6 @@
 // `npm run bench -- --chaos` (and BENCH_ONLY=chaos, and every full run): the chaos property test
 // (test/api/chaos-property.test.ts) run longer, BENCH_CHAOS_RUNS seeds (60): payments, a deposit, an
-// x402 `exact` payment, a refund and a renewal (a hold too with CHAOS_HOLDS=1) through three nodes,
+// x402 `exact` payment, a refund, a hold captured and voided and a renewal through three nodes,
 // one a chaos node, each answer checked
 // against the honest run's. Prints which of the chaos catalogue's lies were told, and how often, and
 // settlement p95 as a ratio to the honest run's.

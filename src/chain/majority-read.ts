@@ -3,6 +3,7 @@ import { DomainError } from "../errors.js";
 import { stableKey, tally } from "./agreement-tally.js";
 import { isRequestAnswer } from "./node.js";
 import { nodesOf } from "./nodes.js";
+import { askEach, quorumth } from "./relayer-reads.js";
 
 /**
  * A read that decides an answer without being a verdict's proof (x402's simulation of an
@@ -27,4 +28,21 @@ export async function majorityRead<T>(client: PublicClient, read: (client: Publi
   if (!held) throw new DomainError("RPC_BUSY", { detail: "the chain's nodes answered the read, no majority of them alike" });
   if ("error" in held.value) throw held.value.error;
   return held.value.value;
+}
+
+/**
+ * A block a majority of independent hosts has reached, asked now (the quorum-th highest of their
+ * heads): a read pinned there is answered alike by every honest node, and no head far ahead or far
+ * behind moves it. Null with one node (its reads stand at its latest).
+ */
+export async function pinnedBlock(client: PublicClient): Promise<bigint | null> {
+  const nodes = nodesOf(client);
+  if (!nodes || nodes.quorum <= 1) return null;
+  const heads = await askEach(nodes, (node) => node.client.getBlockNumber({ cacheTime: 0 }));
+  const block = quorumth(
+    nodes,
+    heads.map(({ node, answer }) => ({ node, value: answer })),
+  );
+  if (block === null) throw new DomainError("RPC_BUSY", { detail: "no majority of the chain's nodes answered a head to read at" });
+  return block;
 }

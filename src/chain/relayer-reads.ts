@@ -10,7 +10,7 @@ import { nodesOf, type ChainNodes } from "./nodes.js";
  */
 
 /** Each node's answer (undefined: the node failed, and has no say). */
-async function askEach<T>(nodes: ChainNodes, read: (node: ChainNode) => Promise<T>): Promise<Array<{ node: ChainNode; answer: T }>> {
+export async function askEach<T>(nodes: ChainNodes, read: (node: ChainNode) => Promise<T>): Promise<Array<{ node: ChainNode; answer: T }>> {
   const answers = await Promise.all(
     nodes.nodes.map((node) =>
       read(node).then(
@@ -23,7 +23,7 @@ async function askEach<T>(nodes: ChainNodes, read: (node: ChainNode) => Promise<
 }
 
 /** The quorum-th highest of the hosts' values (each host's highest): no host alone moves it either way. */
-function quorumth(nodes: ChainNodes, answers: Array<{ node: ChainNode; value: bigint }>): bigint | null {
+export function quorumth(nodes: ChainNodes, answers: Array<{ node: ChainNode; value: bigint }>): bigint | null {
   const byHost = new Map<string, bigint>();
   for (const { node, value } of answers) if ((byHost.get(node.independentAs) ?? -1n) < value) byHost.set(node.independentAs, value);
   const values = [...byHost.values()].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0));

@@ -6,6 +6,7 @@ import type { HoldStateName, ListHoldsResponse } from "../wire/holds.js";
 import { type RangeCap, readBackwards } from "../payments/log-ranges.js";
 import { decodeEscrowEvent, readEscrowLogs } from "./escrow-events.js";
 import { payerAgnosticHash } from "./payment-info.js";
+import { paymentStates } from "./payment-state.js";
 import { HOLD_AUTHORIZE_SECONDS, HOLD_MAX_CAPTURE_SECONDS } from "./terms.js";
 
 const selector = (name: string) =>
@@ -40,7 +41,8 @@ export interface HoldListDeps {
  * service as operator and the recipient as receiver (the escrow indexes payments by hash only, so its
  * authorizations are read and filtered), by pages read backwards from `beforeBlock` (or the head) a
  * range at a time, within `maxSpan` and the node's cap, at most {@link HOLD_LIST_MAX_READS} ranges a
- * page. Each hold's figures come from the escrow's ledger (`paymentState`, all asked at once) and the
+ * page. Each hold's figures come from the escrow's ledger (`paymentState`, all asked at once, each as a
+ * majority of the nodes answer it at one block: payment-state.ts) and the
  * service's own voids, never from a read of its later events. A listing is not a verdict: act on
  * POST /v1/holds/state.
  */
@@ -83,16 +85,14 @@ export async function listHolds(deps: HoldListDeps, request: { recipient: Addres
   const end = lastBlock ?? next;
   const hashes = opened.map((o) => o.log.topics[1]!);
   const [ledgers, voided] = await Promise.all([
-    Promise.all(
-      hashes.map((hash) => rpc(() => client.readContract({ address: escrow, abi: authCaptureEscrowAbi, functionName: "paymentState", args: [hash] }))),
-    ),
+    paymentStates(client, escrow, hashes),
     hashes.length > 0 ? deps.voided(hashes) : Promise.resolve(new Set<string>()),
   ]);
   const nowSeconds = Math.floor(deps.now() / 1000);
   return {
     holds: opened.map(({ log, event }, i) => {
       const info = event.args.paymentInfo;
-      const [, capturable, refundable] = ledgers[i]!;
+      const { capturable, refundable } = ledgers[i]!;
       const state = ledgerState(
         { authorized: event.args.amount, captured: refundable, capturable, voided: voided.has(hashes[i]!.toLowerCase()) },
         Number(info.authorizationExpiry),

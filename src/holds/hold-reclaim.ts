@@ -1,9 +1,11 @@
-import { toEventSelector, type Address, type Hex, type PublicClient } from "viem";
+import { getAddress, toEventSelector, type Address, type Hex, type PublicClient } from "viem";
 import type { ClaimedLog } from "../chain/agreement.js";
+import { majorityLogs } from "../chain/majority-logs.js";
+import { pinnedBlock } from "../chain/majority-read.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { authCaptureEscrowAbi } from "../generated/contracts.js";
 import { type RangeCap, readBackwards } from "../payments/log-ranges.js";
-import { readEscrowLogs } from "./escrow-events.js";
+import { paymentStates, type PaymentLedger } from "./payment-state.js";
 
 const RECLAIMED = toEventSelector(
   authCaptureEscrowAbi.find((i): i is Extract<typeof i, { type: "event" }> => i.type === "event" && i.name === "PaymentReclaimed")!,
@@ -22,25 +24,34 @@ export interface ReclaimSearchDeps {
 
 /**
  * The buyer's reclaim of an expired hold: the one step of a hold that is not the service's own call,
- * so it is not in its recorded receipts. Asked only once the escrow's ledger (`paymentState`) holds
- * less than the hold's recorded steps leave capturable past its capture deadline, and then read
- * backwards from the head a range at a time (within `maxSpan` and the node's cap, never below the
- * hold's block), at most {@link RECLAIM_MAX_READS} ranges: a reclaim is looked for where it must be.
+ * so it is not in its recorded receipts. Asked only once the escrow's ledger (`paymentState`, as a
+ * majority of the nodes answer it: payment-state.ts) holds less than the hold's recorded steps leave
+ * capturable past its capture deadline, and then read backwards, a range at a time, from a head a
+ * majority of the nodes reached (within `maxSpan` and the node's cap, never below the hold's block),
+ * each range the logs a majority of the nodes answer alike (majority-logs.ts), at most
+ * {@link RECLAIM_MAX_READS} ranges: a reclaim is looked for where it must be.
  */
 export async function findReclaim(deps: ReclaimSearchDeps, paymentHash: Hex, fromBlock: bigint): Promise<ClaimedLog[]> {
   const { client, escrow } = deps;
-  const [, capturable] = await rpc(() =>
-    client.readContract({ address: escrow, abi: authCaptureEscrowAbi, functionName: "paymentState", args: [paymentHash] }),
-  );
+  const [{ capturable }] = (await paymentStates(client, escrow, [paymentHash])) as [PaymentLedger];
   if (capturable > 0n) return [];
-  const head = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
+  const head = (await rpc(() => pinnedBlock(client))) ?? (await rpc(() => client.getBlockNumber({ cacheTime: 0 })));
   const { found } = await readBackwards<ClaimedLog>({
     cap: deps.cap,
     top: head,
     floor: fromBlock < head ? fromBlock : head,
     maxReads: RECLAIM_MAX_READS,
     maxSpan: deps.maxSpan,
-    read: (from, to) => readEscrowLogs<ClaimedLog>(client, escrow, [RECLAIMED, paymentHash], from, to),
+    read: async (from, to) =>
+      (await majorityLogs(client, { address: escrow, topics: [RECLAIMED, paymentHash], fromBlock: from, toBlock: to })).map((l) => ({
+        address: getAddress(l.address),
+        topics: l.topics as ClaimedLog["topics"],
+        data: l.data as Hex,
+        logIndex: Number(BigInt(l.logIndex)),
+        transactionHash: l.transactionHash as Hex,
+        blockNumber: BigInt(l.blockNumber),
+        blockHash: l.blockHash as Hex,
+      })),
     enough: (f) => f.length > 0,
   });
   return found;

@@ -1,11 +1,13 @@
 import { encodeFunctionData, getAddress, isAddressEqual, toEventSelector, type Address, type Hex, type PublicClient } from "viem";
-import { readReceipt } from "../chain/transactions.js";
+import { majorityLogs } from "../chain/majority-logs.js";
+import { pinnedBlock } from "../chain/majority-read.js";
+import { receiptCopies } from "../chain/receipt-copies.js";
 import { decodeEscrowEvent } from "./escrow-events.js";
 import { blocksIn } from "../block-time.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { authCaptureEscrowAbi, fiatTokenAbi } from "../generated/contracts.js";
 import type { HoldStateName } from "../wire/holds.js";
-import type { HoldEvent, HoldLog } from "./hold-log.js";
+import type { FinalHoldEvent, HoldEvent, HoldLog } from "./hold-log.js";
 import type { PaymentInfo } from "./payment-info.js";
 import { HOLD_AUTHORIZE_SECONDS } from "./terms.js";
 
@@ -34,19 +36,22 @@ export interface HoldOpening {
 /**
  * The buyer whose authorization of a hold the service sent: the payer of the first payment opened
  * (PaymentAuthorized or PaymentCharged) in the receipts of its recorded calls whose hash is the hold's
- * terms with that payer. It only picks which payment's events to read, as {@link payerOf} does; null
- * while none is mined. No log range is read.
+ * terms with that payer. Every node's copy of each receipt is read (receipt-copies.ts): a node that
+ * forges its copy hides nothing the others hold, and a forged log names no payer, since the payment's
+ * hash binds it. It only picks which payment's events to read, as {@link payerOf} does; null while
+ * none is mined. No log range is read.
  */
 export async function recordedPayer(client: PublicClient, escrow: Address, calls: readonly Hex[], hashOf: (payer: Address) => Hex): Promise<Address | null> {
   for (const hash of calls) {
-    const receipt = await readReceipt(client, hash);
-    if (receipt?.status !== "success") continue;
-    for (const log of receipt.logs) {
-      if (!isAddressEqual(log.address, escrow)) continue;
-      const event = decodeEscrowEvent(log);
-      if (event?.eventName !== "PaymentAuthorized" && event?.eventName !== "PaymentCharged") continue;
-      const payer = getAddress(event.args.paymentInfo.payer);
-      if (log.topics[1]?.toLowerCase() === hashOf(payer).toLowerCase()) return payer;
+    for (const receipt of await receiptCopies(client, hash)) {
+      if (receipt.status !== "success") continue;
+      for (const log of receipt.logs) {
+        if (!isAddressEqual(log.address, escrow)) continue;
+        const event = decodeEscrowEvent(log);
+        if (event?.eventName !== "PaymentAuthorized" && event?.eventName !== "PaymentCharged") continue;
+        const payer = getAddress(event.args.paymentInfo.payer);
+        if (log.topics[1]?.toLowerCase() === hashOf(payer).toLowerCase()) return payer;
+      }
     }
   }
   return null;
@@ -55,8 +60,9 @@ export async function recordedPayer(client: PublicClient, escrow: Address, calls
 /**
  * The buyer who authorized a hold, from the token's own `AuthorizationUsed(authorizer, nonce)`: the
  * hold's id is the nonce its buyer signed, so the chain names the payer and nothing is stored. It only
- * picks which payment's events to read; every verdict stands on those events through the door (a node
- * that names another payer names a payment with no events). Null while no authorization is mined.
+ * picks which payment's events to read; every verdict stands on those events through the door. Each
+ * log search is what a majority of the nodes answer alike, so no node adds or hides a payer. Null
+ * while no authorization is mined.
  * Anyone may use the hold's id as the nonce of its own `TransferWithAuthorization` (of 0, to itself),
  * so where several accounts used it, the payer is the first whose payment the escrow opened.
  */
@@ -70,13 +76,13 @@ export async function payerOf(
 ): Promise<Address | null> {
   // Only the authorize window can hold it (authorize_before is at most a day after the hold was made).
   const windowEnd = fromBlock + blocksIn(HOLD_AUTHORIZE_SECONDS + AUTHORIZE_WINDOW_MARGIN_SECONDS, chainId);
-  const head = await rpc(() => client.getBlockNumber({ cacheTime: 0 }));
+  // Read up to a block a majority of the nodes reached, each search a majority's answer (majority-logs.ts).
+  const head = (await rpc(() => pinnedBlock(client))) ?? (await rpc(() => client.getBlockNumber({ cacheTime: 0 })));
   const toBlock = head < windowEnd ? head : windowEnd;
-  const range = { fromBlock: `0x${fromBlock.toString(16)}`, toBlock: `0x${toBlock.toString(16)}` };
-  const read = (address: Address, topics: unknown[]) =>
-    rpc(() => client.request({ method: "eth_getLogs", params: [{ address, topics, ...range }] } as never) as Promise<Array<{ topics: Hex[] }>>);
+  if (toBlock < fromBlock) return null;
+  const read = (address: Address, topics: unknown[]) => majorityLogs(client, { address, topics, fromBlock, toBlock });
   const logs = await read(token, [AUTHORIZATION_USED, null, holdId]);
-  const candidates = [...new Set(logs.map((l) => l.topics[1]).filter((t): t is Hex => t !== undefined))].map((t) => getAddress(`0x${t.slice(26)}`));
+  const candidates = [...new Set(logs.map((l) => l.topics[1]).filter((t): t is string => t !== undefined))].map((t) => getAddress(`0x${t.slice(26)}`));
   // One account only: its authorization is the buyer's, or nobody's payment is open yet (no events either way).
   if (candidates.length === 0 || (candidates.length === 1 && !opening.confirmLone)) return candidates[0] ?? null;
   for (let i = 0; i < candidates.length; i += CANDIDATES_PER_READ) {
@@ -101,8 +107,8 @@ export interface HoldFigures {
   refunded: bigint;
 }
 
-/** Sums a hold's final steps and names its state at `nowSeconds` against its deadlines. */
-export function holdFigures(final: readonly HoldEvent[], deadlines: { authorizeBefore: number; captureBefore: number }, nowSeconds: number): HoldFigures {
+/** Sums a hold's final steps (each agreed: the type is the guarantee) and names its state at `nowSeconds` against its deadlines. */
+export function holdFigures(final: readonly FinalHoldEvent[], deadlines: { authorizeBefore: number; captureBefore: number }, nowSeconds: number): HoldFigures {
   const sum = (steps: HoldEvent["step"][]) => final.filter((e) => steps.includes(e.step)).reduce((t, e) => t + e.amount, 0n);
   const authorized = sum(["authorized", "charged"]);
   const captured = sum(["captured", "charged"]);

@@ -1,16 +1,15 @@
 import { getAddress, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import { checksumAddress } from "../chain/keccak.js";
-import { rpc } from "../chain/rpc-errors.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
 import { DomainError } from "../errors.js";
-import { authCaptureEscrowAbi } from "../generated/contracts.js";
 import { formatAmount } from "../money.js";
 import { checkRecipient } from "../rules/recipient.js";
 import type { CapabilityTokens } from "../tokens/capability.js";
 import type { CreateHoldResponse, HoldSentResponse, HoldStateResponse, ResolveHoldResponse } from "../wire/holds.js";
 import { readHoldLog, type HoldLog } from "./hold-log.js";
 import { findReclaim } from "./hold-reclaim.js";
+import { paymentStates } from "./payment-state.js";
 import { RangeCap } from "../payments/log-ranges.js";
 import { holdFigures, payerOf, reclaimCall, recordedPayer, stepOnWire } from "./hold-state.js";
 import type { HoldOperator } from "./operator.js";
@@ -230,14 +229,14 @@ export class Holds {
     });
   }
 
-  /** What the escrow still holds capturable for the payment (its own ledger; a refusal, never a verdict, stands on it). */
+  /**
+   * What the escrow still holds capturable for the payment (its own ledger; a refusal, never a
+   * verdict, stands on it), as a majority of the nodes answer it at a block they all reached.
+   */
   async #capturable(info: PaymentInfo): Promise<bigint> {
     const { client, deployment, escrow } = this.deps;
     const hash = paymentInfoHash(info, deployment.chainId, escrow.escrow);
-    const [, capturable] = await rpc(() =>
-      client.readContract({ address: escrow.escrow, abi: authCaptureEscrowAbi, functionName: "paymentState", args: [hash] }),
-    );
-    return capturable;
+    return (await paymentStates(client, escrow.escrow, [hash]))[0]!.capturable;
   }
 
   /** Reads a capability, merchant's only where `merchantOnly`. */

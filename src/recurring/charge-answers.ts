@@ -1,7 +1,7 @@
 import type { Hex } from "viem";
 import { DomainError } from "../errors.js";
 import { finalityHead, isSettled } from "../chain/finality.js";
-import { agreeOnLogs } from "../chain/agreement.js";
+import { agreeOnLogs, type Agreed } from "../chain/agreement.js";
 import type { RecurringChargesReader } from "../chain/contracts/recurring-charges.js";
 import type { Finality } from "../config.js";
 import { formatAmount } from "../money.js";
@@ -13,10 +13,31 @@ import type { Terms } from "./terms.js";
 export type ChargeChain = { client: PublicClient; finality: Finality; contract: RecurringChargesReader };
 
 /**
- * A charge's answer for one period: its status, what the caller should do, the period's bounds and,
- * when a transaction is named, its hash and the amount.
+ * A charge's answer for one period still confirming (WAIT): the period's bounds and, when a
+ * transaction is named, its hash and the amount. A paid answer is {@link paidAnswer}'s alone.
  */
-export function periodAnswer(status: ChargeStatus, terms: Terms, id: Hex, period: bigint, txHash?: Hex): ChargeResponse {
+export function periodAnswer(status: "CONFIRMING", terms: Terms, id: Hex, period: bigint, txHash?: Hex): ChargeResponse {
+  return answer(status, terms, id, period, txHash);
+}
+
+/**
+ * What a period's paid answer stands on: the door's agreed receipt of the charge, or the agreed
+ * Charged log(s) of the period (the first names the transaction). Only agreement.ts makes one.
+ */
+export type PaidProof = Agreed<{ transactionHash: Hex }> | Agreed<ReadonlyArray<{ transactionHash: Hex | null }>>;
+
+/**
+ * A period's paid answer, CHARGED or ALREADY_CHARGED: built only from what a majority of the nodes
+ * hold (the type is the guarantee: one node's receipt or log does not compile here), naming the
+ * transaction the majority holds.
+ */
+export function paidAnswer(status: Exclude<ChargeStatus, "CONFIRMING">, terms: Terms, id: Hex, period: bigint, proof: PaidProof): ChargeResponse {
+  const txHash = "transactionHash" in proof ? proof.transactionHash : (proof as ReadonlyArray<{ transactionHash: Hex | null }>)[0]?.transactionHash;
+  if (!txHash) throw new Error("a paid answer stands on a transaction");
+  return answer(status, terms, id, period, txHash);
+}
+
+function answer(status: ChargeStatus, terms: Terms, id: Hex, period: bigint, txHash?: Hex): ChargeResponse {
   const periodStart = terms.start + period * terms.period;
   const periodEnd = periodStart + terms.period;
   return {
@@ -44,9 +65,7 @@ export async function chargedInAnswer(chain: ChargeChain, terms: Terms, id: Hex,
   // contract names, final on each. No log is no claim: a node naming a block with no log proves nothing.
   const claimed = logs.filter((l) => l.blockNumber === paidIn).slice(0, 1);
   const held = isSettled(paidIn, head) ? await agreeOnLogs("already_charged", chain.client, chain.finality, claimed) : null;
-  return held?.[0]
-    ? periodAnswer("ALREADY_CHARGED", terms, id, period, held[0]!.transactionHash)
-    : periodAnswer("CONFIRMING", terms, id, period, logs[0]?.transactionHash);
+  return held?.[0] ? paidAnswer("ALREADY_CHARGED", terms, id, period, held) : periodAnswer("CONFIRMING", terms, id, period, logs[0]?.transactionHash);
 }
 
 /** When period `period` of `terms` stops being chargeable: its end, or the subscription's end if sooner. */

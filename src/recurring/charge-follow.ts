@@ -8,7 +8,7 @@ import type { Finality } from "../config.js";
 import { DomainError } from "../errors.js";
 import type { ChargeAttempt, ChargeAttempts } from "../store/charge-attempts.js";
 import type { ChargeResponse } from "../wire/index.js";
-import { chargedInAnswer, periodAnswer } from "./charge-answers.js";
+import { chargedInAnswer, paidAnswer, periodAnswer } from "./charge-answers.js";
 import { skippedRefusal } from "./charge-errors.js";
 import type { Terms } from "./terms.js";
 
@@ -112,5 +112,5 @@ export async function followAttempt(deps: FollowDeps, terms: Terms, id: Hex, per
   // CHARGED once per period across every instance: only the caller whose compare-and-set moves the
   // attempt from 'sent' to 'reported' says CHARGED; every other answer for the period is ALREADY_CHARGED.
   const first = attempt.status === "sent" && (await attempts.markReported(id, period));
-  return periodAnswer(first ? "CHARGED" : "ALREADY_CHARGED", terms, id, period, receipt.transactionHash);
+  return paidAnswer(first ? "CHARGED" : "ALREADY_CHARGED", terms, id, period, held);
 }

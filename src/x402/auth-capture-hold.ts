@@ -1,4 +1,5 @@
-import { toHex, type Hex } from "viem";
+import { toHex, type Hex, type TransactionReceipt } from "viem";
+import type { Agreed } from "../chain/agreement.js";
 import { payerAgnosticHash } from "../holds/payment-info.js";
 import { mintHold } from "../holds/terms.js";
 import { holdsEscrowSet, type LiveDeployment } from "../deployments.js";
@@ -9,13 +10,14 @@ import type { AuthCaptureTerms } from "./auth-capture-terms.js";
 /**
  * The hold an `auth-capture` settle authorized, as the holds API knows it: the merchant's `ho`
  * capability minted for the terms the agent signed (its recipient, amount, deadlines and salt; the
- * block of the authorization, from which its events are read), so /v1/holds/capture, /void, /refund
+ * block of the authorization as a majority of the nodes hold its receipt, from which its events are
+ * read: the type takes nothing else), so /v1/holds/capture, /void, /refund
  * and /state take it like any hold's. Nothing is stored: the capability carries the terms. The
  * buyer's `hc` is not handed out: the agent paid through x402, and a reclaim past the capture
  * deadline is its own transaction.
  */
 export function x402Hold(tokens: CapabilityTokens, deployment: LiveDeployment) {
-  return (terms: AuthCaptureTerms, authorizedIn: bigint): X402SettledHold => {
+  return (terms: AuthCaptureTerms, authorized: Agreed<Pick<TransactionReceipt, "blockNumber">>): X402SettledHold => {
     const { info } = terms;
     const { hold } = mintHold(tokens, {
       recipient: info.receiver,
@@ -24,7 +26,7 @@ export function x402Hold(tokens: CapabilityTokens, deployment: LiveDeployment) {
       captureBefore: info.authorizationExpiry,
       refundBefore: info.refundExpiry,
       salt: toHex(info.salt, { size: 32 }),
-      fromBlock: authorizedIn,
+      fromBlock: authorized.blockNumber,
       operator: info.operator,
       feeBps: info.maxFeeBps,
       feeReceiver: info.feeReceiver,

@@ -10,7 +10,7 @@ import {
   type Hex,
   type TransactionReceipt,
 } from "viem";
-import { agreeOnReceipt } from "../chain/agreement.js";
+import { agreeOnReceipt, type Agreed } from "../chain/agreement.js";
 import { rpc, toRpcError } from "../chain/rpc-errors.js";
 import { readReceipt } from "../chain/transactions.js";
 import type { Finality } from "../config.js";
@@ -52,7 +52,7 @@ export interface AuthCaptureDeps {
   /** The most gas an escrow call may use (the payer's own ERC-1271 code runs in it): more is refused, not paid. */
   maxGas: bigint;
   /** The hold a settled authorization is, for the merchant: its `ho` capability (auth-capture-hold.ts), given the authorization's block. */
-  holdAnswer: (terms: AuthCaptureTerms, authorizedIn: bigint) => X402SettledHold;
+  holdAnswer: (terms: AuthCaptureTerms, authorizedIn: Agreed<Pick<TransactionReceipt, "blockNumber">>) => X402SettledHold;
   settleWaitMs: number;
   pollMs: number;
 }
@@ -213,7 +213,7 @@ export class AuthCaptureFacilitator {
       transaction: held.transactionHash,
       network: this.network,
       amount: (terms.operation === "authorize" ? terms.info.maxAmount : chargedOf(terms)).toString(),
-      ...(collectOnly(terms) ? { extra: { hold: this.deps.holdAnswer(terms, held.blockNumber) } } : {}),
+      ...(collectOnly(terms) ? { extra: { hold: this.deps.holdAnswer(terms, held) } } : {}),
     };
   }
 
@@ -222,7 +222,7 @@ export class AuthCaptureFacilitator {
    * deployment's fee amount to the fee collector, or `PaymentAuthorized` for a hold, for this payment's hash
    * and its whole amount.
    */
-  #collectedIn(receipt: TransactionReceipt, terms: AuthCaptureTerms): boolean {
+  #collectedIn(receipt: Agreed<TransactionReceipt>, terms: AuthCaptureTerms): boolean {
     const { escrow } = terms.escrow;
     const { feeBps, feeCollector } = this.deps.chain.deployment.parameters;
     return receipt.logs.some((log) => {

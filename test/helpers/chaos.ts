@@ -6,7 +6,8 @@ import { seededRandom } from "./tx.js";
  * Every lie a chaos node tells (issue 59): forged or shifted receipt fields; invented, dropped,
  * duplicated or altered logs; errors (-32005, -32000, HTTP 429, no answer, a dropped connection);
  * a head far ahead or far behind; another chain id (asked again after a failure, as on a reconnect);
- * slow answers. A stale pushed head needs a WebSocket feed: test/unit/pushed-head.test.ts tells it.
+ * slow answers. A stale pushed head needs a WebSocket feed: test/api/pushed-heads.test.ts (and the unit
+ * test/unit/pushed-head.test.ts) tell it.
  */
 export const CHAOS_LIES = [
   "receipt-forged",
