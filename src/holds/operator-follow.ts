@@ -1,17 +1,17 @@
 import { decodeFunctionData, parseTransaction, type Address, type Hex, type PublicClient } from "viem";
 import { authCaptureEscrowAbi } from "../generated/contracts.js";
 import { agreeOnReceipt } from "../chain/agreement.js";
+import { isReceiptSettled } from "../chain/finality.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import type { Finality } from "../config.js";
-import type { SettlementSender } from "../payments/relayer-call.js";
+import { costOf, RELAYER_RESEND_AFTER_MS, type RelayerLedger, type SettlementSender } from "../payments/relayer-call.js";
+import { decodeEscrowEvent } from "./escrow-events.js";
 import type { HoldTransaction, HoldTransactionStore } from "../store/hold-transactions.js";
 
 /** How long a payer whose authorization reverted on chain is refused: the hour x402's settlements refuse one for (X402_REVERTED_PAYER_REFUSAL_MS). */
 export const REVERTED_PAYER_REFUSAL_MS = 60 * 60_000;
 
-/** A sent operator call the node does not know after this long is broadcast again. */
-export const HOLD_RESEND_AFTER_MS = 30_000;
 
 export interface HoldFollowDeps {
   client: PublicClient;
@@ -24,6 +24,9 @@ export interface HoldFollowDeps {
   replaceAfterMs: number;
   finality: Finality;
   payers?: RevertedPayers;
+  /** Where each mined call's gas and fee are counted (/metrics); a fee only from these escrows' own logs. */
+  ledger?: RelayerLedger;
+  sets?: ReadonlyArray<{ escrow: Address }>;
   onError?: (hash: Hex, error: unknown) => void;
 }
 
@@ -56,6 +59,8 @@ async function followOne(deps: HoldFollowDeps, t: HoldTransaction): Promise<bool
   const { client, store } = deps;
   const receipt = await readReceipt(client, t.hash);
   if (receipt) {
+    // Final first (at or below the finality head, its block still canonical), then on a majority's word.
+    if (!(await isReceiptSettled(client, deps.finality, receipt))) return false;
     const agreed = await agreeOnReceipt("watch_end", client, deps.finality, receipt);
     if (!agreed) return false;
     // An authorization (or charge) that passed its simulation and reverted: only its payer could make it
@@ -65,6 +70,9 @@ async function followOne(deps: HoldFollowDeps, t: HoldTransaction): Promise<bool
       if (payer) await deps.payers.refusePayer(payer, deps.now() + REVERTED_PAYER_REFUSAL_MS);
     }
     await store.markDone(t.hash, "mined");
+    const operation = t.operation === "charge" ? "auth_capture_charge" : `hold_${t.operation}`;
+    deps.ledger?.spent(operation, costOf(agreed));
+    if (agreed.status === "success") deps.ledger?.earned(operation, feeIn(agreed.logs, deps.sets ?? []));
     return true;
   }
   const used = await rpc(() => client.getTransactionCount({ address: t.relayer, blockTag: "latest" }));
@@ -77,16 +85,16 @@ async function followOne(deps: HoldFollowDeps, t: HoldTransaction): Promise<bool
   if (!sender) return false;
   const age = deps.now() - t.sentAt;
   if (!(await isKnownTransaction(client, t.hash))) {
-    if (age > HOLD_RESEND_AFTER_MS) await sender.broadcast(t.raw).catch(() => {});
+    if (age > RELAYER_RESEND_AFTER_MS) await sender.broadcast(t.raw).catch(() => {});
   } else if (age > deps.replaceAfterMs) {
-    const next = await sender.signReplacement(t.raw, await deps.quoteFees(), "settlement");
+    const next = await sender.signReplacement(t.raw, await deps.quoteFees(), "hold");
     if (next && (await store.replace(t.hash, next, deps.now()))) await sender.broadcast(next.raw).catch(() => {});
   }
   return false;
 }
 
 /** The payer an authorize or charge transaction names (its PaymentInfo's), from its signed bytes. */
-function payerIn(raw: Hex): Address | null {
+export function payerIn(raw: Hex): Address | null {
   try {
     const { data } = parseTransaction(raw);
     if (!data) return null;
@@ -95,4 +103,14 @@ function payerIn(raw: Hex): Address | null {
   } catch {
     return null;
   }
+}
+
+/** The fee an escrow call took for the fee collector: its PaymentCaptured's or PaymentCharged's fee amount. */
+function feeIn(logs: ReadonlyArray<{ address: Address; data: Hex; topics: readonly Hex[] }>, sets: ReadonlyArray<{ escrow: Address }>): bigint {
+  for (const log of logs) {
+    if (!sets.some((s) => s.escrow.toLowerCase() === log.address.toLowerCase())) continue;
+    const event = decodeEscrowEvent(log as never);
+    if (event?.eventName === "PaymentCaptured" || event?.eventName === "PaymentCharged") return event.args.feeAmount;
+  }
+  return 0n;
 }

@@ -90,6 +90,21 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** What the relayer paid for its mined calls (L2 gas at the price paid, plus the L1 data fee where the receipt names it), by operation. */
+  readonly gasSpent = new Counter({
+    name: "relayer_gas_spent_wei_total",
+    help: "Wei the relayer paid for its mined transactions (L2 gas and L1 data fee), by operation",
+    labelNames: ["operation"],
+    registers: [this.registry],
+  });
+  /** The service's fees in its mined calls, by operation: read against gasSpent, what the relayer's work earns. */
+  readonly feesEarned = new Counter({
+    name: "relayer_fees_earned_units_total",
+    help: "Token micro-units of fee the relayer's mined transactions took for the fee collector, by operation",
+    labelNames: ["operation"],
+    registers: [this.registry],
+  });
+
   constructor(defaults = false) {
     if (defaults) collectDefaultMetrics({ register: this.registry });
   }

@@ -13,7 +13,7 @@ import type { DepositWatch, DepositWatches } from "../store/deposit-watches.js";
 import { paymentKeyOf } from "./verify.js";
 import type { DepositAddresses } from "./deposit-address.js";
 import { blocksIn } from "../block-time.js";
-import { priceRelayerCall, readyRelayerCall, type SettlementPrice, type SettlementSender } from "./relayer-call.js";
+import { priceRelayerCall, readyRelayerCall, RELAYER_RESEND_AFTER_MS, type SettlementPrice, type SettlementSender } from "./relayer-call.js";
 
 export type { SettlementPrice, SettlementSender } from "./relayer-call.js";
 
@@ -49,8 +49,6 @@ export interface DepositSettlerDeps {
 
 /** How long a deposit that cannot be settled now (a token refusal, no gas money) waits before the next try. */
 export const DEPOSIT_RETRY_AFTER_MS = 60_000;
-/** A sent settlement the node does not know after this long is broadcast again. */
-export const DEPOSIT_RESEND_AFTER_MS = 30_000;
 /** Watches followed, and retries looked at, per round (their reads in one JSON-RPC batch). */
 const PER_TICK = 200;
 /**
@@ -168,7 +166,7 @@ export class DepositSettler implements FollowerConsumer {
     const mined = (await receipts()).find((r) => r !== null);
     if (mined?.status === "reverted") await watches.reopen(w.depositAddress, w.txHash!, this.deps.now() + DEPOSIT_RETRY_AFTER_MS);
     const age = this.deps.now() - w.sentAt!;
-    if (mined || age <= Math.min(DEPOSIT_RESEND_AFTER_MS, this.deps.replaceAfterMs)) return false;
+    if (mined || age <= Math.min(RELAYER_RESEND_AFTER_MS, this.deps.replaceAfterMs)) return false;
     if (w.relayer !== null && w.nonce !== null) {
       // None of its hashes mined, yet the relayer's nonce is used: another transaction (another
       // instance's, a manual send) took it, and none of these ever can be mined. Read again after the
@@ -183,7 +181,7 @@ export class DepositSettler implements FollowerConsumer {
     if (!sender.address || sender.address !== w.relayer) return false;
     if (!(await isKnownTransaction(client, w.txHash!))) {
       // Lost by the node (dropped, or reorged out): the same signed transaction again.
-      if (age > DEPOSIT_RESEND_AFTER_MS) await sender.broadcast(w.rawTx!).catch(() => {});
+      if (age > RELAYER_RESEND_AFTER_MS) await sender.broadcast(w.rawTx!).catch(() => {});
     } else if (age > this.deps.replaceAfterMs) {
       // Stuck under a risen base fee: every later relayer transaction (charges too) waits behind its
       // nonce. The same call, same nonce, higher fee, recorded before it is sent; over the relayer's

@@ -117,9 +117,9 @@ export class X402Facilitator {
    * first to ask when the payment settled otherwise. A front-runner who submitted the same
    * authorization first changes nothing: the funds reached the payTo and were split.
    */
-  async settle(request: X402FacilitatorRequest): Promise<X402SettleResponse> {
+  async settle(request: X402FacilitatorRequest, caller?: string): Promise<X402SettleResponse> {
     const authCapture = this.#authCapture(request);
-    if (authCapture) return authCapture.settle(request);
+    if (authCapture) return authCapture.settle(request, caller);
     const judged = await this.#judge(request);
     if ("reason" in judged) return this.#failed(judged);
     const { target } = judged;

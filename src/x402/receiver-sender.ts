@@ -2,14 +2,13 @@ import type { Address, Hex, PublicClient } from "viem";
 import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { agreeOnReceipt } from "../chain/agreement.js";
+import { isReceiptSettled } from "../chain/finality.js";
 import type { Finality } from "../config.js";
 import type { SettlementPrice, SettlementSender } from "../payments/deposit-settler.js";
-import { priceRelayerCall, readyRelayerCall } from "../payments/relayer-call.js";
+import { priceRelayerCall, readyRelayerCall, RELAYER_RESEND_AFTER_MS } from "../payments/relayer-call.js";
 import type { X402ReceiverStore, X402Transaction } from "../store/x402-receivers.js";
 import { paidOutOf } from "./receiver-funding.js";
 
-/** A sent transaction to X402Receivers the node does not know after this long is broadcast again. */
-export const RECEIVER_RESEND_AFTER_MS = 30_000;
 
 export interface ReceiverSenderDeps {
   client: PublicClient;
@@ -79,7 +78,9 @@ export class ReceiverSender {
     const { client, sender, store } = this.deps;
     const receipt = await readReceipt(client, t.hash);
     if (receipt) {
-      // Taken as mined on a majority of the nodes' word; until then followed (its nonce is its own).
+      // Final first (at or below the finality head, its block still canonical), then taken as mined on a
+      // majority of the nodes' word; until then followed (its nonce is its own).
+      if (this.deps.finality && !(await isReceiptSettled(client, this.deps.finality, receipt))) return false;
       const mined = this.deps.finality ? await agreeOnReceipt("watch_end", client, this.deps.finality, receipt) : receipt;
       if (!mined) return false;
       // A payment through a receiver settled, as a majority holds it: funded (kept, walked by the backstop) from now on.
@@ -95,7 +96,7 @@ export class ReceiverSender {
     if (sender.address !== t.relayer) return false;
     const age = this.deps.now() - t.sentAt;
     if (!(await isKnownTransaction(client, t.hash))) {
-      if (age > RECEIVER_RESEND_AFTER_MS) await sender.broadcast(t.raw).catch(() => {});
+      if (age > RELAYER_RESEND_AFTER_MS) await sender.broadcast(t.raw).catch(() => {});
     } else if (age > this.deps.replaceAfterMs) {
       const next = await sender.signReplacement(t.raw, await this.deps.quoteFees(), "settlement");
       if (next && (await store.replace(t.hash, next, this.deps.now()))) await sender.broadcast(next.raw).catch(() => {});
