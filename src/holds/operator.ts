@@ -281,7 +281,8 @@ export class HoldOperator {
     } catch (error) {
       throw await this.#refusal(error, info, call, set, paymentHash);
     }
-    if (!simulated.passes) throw this.#overCeiling(operation, gas);
+    // A node may answer an estimate above the cap it was given rather than fail it (EDR does): past the ceiling either way.
+    if (!simulated.passes || simulated.gas > gas) throw this.#overCeiling(operation, gas);
     const costWei = simulated.gas * fees.maxFeePerGas;
     const feeUnits = operation === "charge" ? feeAmountOf(call.args[1], this.deps.feeBps) : 0n;
     if (operation === "charge") await rules.admitCharge(info, feeUnits, costWei, request);

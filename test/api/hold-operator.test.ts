@@ -176,7 +176,7 @@ describe("the holds' operator", function () {
       await capped.holdOperator!.follow();
       assert.equal((await capped.holdOperator!.inFlight(info))?.hash, stuck.hash, "not replaced past the ceiling");
       const metrics = (await supertest(capped.opsApp).get("/metrics")).text;
-      assert.equal(Number(/relayer_fee_ceiling_held_total\{kind="settlement"\} (\d+)/.exec(metrics)?.[1] ?? 0), 1, "one metric per held transaction");
+      assert.equal(Number(/relayer_fee_ceiling_held_total\{kind="hold"\} (\d+)/.exec(metrics)?.[1] ?? 0), 1, "one metric per held transaction");
     } finally {
       await h.chain.testClient.setAutomine(true);
     }
