@@ -96,24 +96,25 @@ async function pinnedHead(nodes: ChainNodes): Promise<bigint> {
   return blockNumber;
 }
 
-/** A relayer call's simulation at its gas ceiling: it passes using `gas`, or it needs more than the ceiling. */
-export type CeilingSimulation = { passes: true; gas: bigint } | { passes: false };
+/** A relayer call's simulation at its gas ceiling: it passes within it, or it needs more. */
+export type CeilingSimulation = { passes: boolean };
 
 /**
- * A relayer call simulated once, at its gas ceiling: `estimate` (an eth_estimateGas capped at the
- * ceiling) asked of every node at one pinned block, and what a majority of hosts answer alike
- * (majority-read.ts): the gas it uses, that it needs more than the ceiling (the node ran out of gas
- * under the cap), or its revert, thrown as the majority's. One node: its answer, at its head.
+ * A relayer call simulated once, at its gas ceiling: `simulate` (an eth_call given the ceiling as its
+ * gas: one run, never an estimate's search, which a payer's code that burns gas makes a node spend
+ * seconds on) asked of every node at one pinned block, and what a majority of hosts answer alike
+ * (majority-read.ts): it passes within the ceiling, it needs more (the node ran out of gas), or its
+ * revert, thrown as the majority's. One node: its answer, at its head.
  */
 export async function agreedSimulation(
   client: PublicClient,
-  estimate: (node: PublicClient, blockNumber: bigint | undefined) => Promise<bigint>,
+  simulate: (node: PublicClient, blockNumber: bigint | undefined) => Promise<unknown>,
 ): Promise<CeilingSimulation> {
   const nodes = nodesOf(client);
   const blockNumber = nodes && nodes.quorum > 1 ? await pinnedHead(nodes) : undefined;
   return majorityRead<CeilingSimulation>(client, (node) =>
-    estimate(node, blockNumber).then(
-      (gas) => ({ passes: true, gas }),
+    simulate(node, blockNumber).then(
+      () => ({ passes: true }),
       (error: unknown) => {
         if (!isRevert(error) && needsMoreGas(error)) return { passes: false };
         throw error;

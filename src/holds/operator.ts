@@ -17,7 +17,7 @@ import { decodeEscrowEvent } from "./escrow-events.js";
 import { escrowRefusal } from "./escrow-refusals.js";
 import { followHoldTransactions } from "./operator-follow.js";
 import { feeAmountOf } from "./fee.js";
-import { gasCeiling, opens, type HoldRequest, type HoldRules } from "./hold-rules.js";
+import { gasCeiling, OPERATOR_BASE_GAS, opens, type HoldRequest, type HoldRules } from "./hold-rules.js";
 import { holdAuthorizationTypedData, payerAgnosticHash, paymentInfoHash, type PaymentInfo } from "./payment-info.js";
 
 export interface HoldOperatorDeps {
@@ -265,8 +265,8 @@ export class HoldOperator {
     if (opens(operation)) await rules.admitOpening(info, operation, this.#termsHash(info, set), request);
     const gas = gasCeiling(operation, this.deps.signatureGasCap);
     const fees = await this.deps.quoteFees();
-    const estimate = (node: PublicClient, blockNumber: bigint | undefined) =>
-      node.estimateContractGas({
+    const simulate = (node: PublicClient, blockNumber: bigint | undefined) =>
+      node.simulateContract({
         address: escrow,
         abi: authCaptureEscrowAbi,
         account: relayer,
@@ -277,13 +277,13 @@ export class HoldOperator {
       } as never);
     let simulated: Awaited<ReturnType<typeof agreedSimulation>>;
     try {
-      simulated = await agreedSimulation(client, estimate);
+      simulated = await agreedSimulation(client, simulate);
     } catch (error) {
       throw await this.#refusal(error, info, call, set, paymentHash);
     }
-    // A node may answer an estimate above the cap it was given rather than fail it (EDR does): past the ceiling either way.
-    if (!simulated.passes || simulated.gas > gas) throw this.#overCeiling(operation, gas);
-    const costWei = simulated.gas * fees.maxFeePerGas;
+    if (!simulated.passes) throw this.#overCeiling(operation, gas);
+    // What the call should cost (its steady-state gas, hold-rules.ts), at the fee cap it bids: the budget's measure, before the receipt says.
+    const costWei = OPERATOR_BASE_GAS[operation] * fees.maxFeePerGas;
     const feeUnits = operation === "charge" ? feeAmountOf(call.args[1], this.deps.feeBps) : 0n;
     if (operation === "charge") await rules.admitCharge(info, feeUnits, costWei, request);
     const ready = await fundedRelayerCall({ ...this.deps, sender }, escrow, data, gas, fees.maxFeePerGas);
