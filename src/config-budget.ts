@@ -1,7 +1,12 @@
 import { z } from "zod";
-import type { RelayerBudgetLimits } from "./limits/relayer-budget.js";
 
-export type { RelayerBudgetLimits };
+/** RELAYER_BUDGET_WEI_PER_*: the most gas (in wei) the relayer spends an hour on work whose fee does not cover it (limits/relayer-budget.ts). */
+export interface RelayerBudgetLimits {
+  totalWei: bigint;
+  perCallerWei: bigint;
+  perPayerWei: bigint;
+  perRecipientWei: bigint;
+}
 
 const wei = z.coerce.bigint().positive();
 

@@ -12,7 +12,6 @@ import type { HoldTransaction, HoldTransactionStore } from "../store/hold-transa
 /** How long a payer whose authorization reverted on chain is refused: the hour x402's settlements refuse one for (X402_REVERTED_PAYER_REFUSAL_MS). */
 export const REVERTED_PAYER_REFUSAL_MS = 60 * 60_000;
 
-
 export interface HoldFollowDeps {
   client: PublicClient;
   store: HoldTransactionStore;

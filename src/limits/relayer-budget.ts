@@ -1,18 +1,11 @@
 import type { Address } from "viem";
+import type { RelayerBudgetLimits } from "../config-budget.js";
 import { DomainError } from "../errors.js";
 import type { Database } from "../store/database.js";
 import { callerOf } from "./caller.js";
 
 /** The budget's window: the limits are per hour. */
 export const RELAYER_BUDGET_WINDOW_MS = 60 * 60_000;
-
-/** RELAYER_BUDGET_WEI_PER_*: the most gas (in wei) the relayer spends an hour on work whose fee does not cover it. */
-export interface RelayerBudgetLimits {
-  totalWei: bigint;
-  perCallerWei: bigint;
-  perPayerWei: bigint;
-  perRecipientWei: bigint;
-}
 
 /** Who opened a piece of work that earns nothing: each is counted, and each has its own limit. */
 export interface BudgetParties {
@@ -85,7 +78,8 @@ export class RelayerBudget {
       { key: `relayer-budget|payer|${parties.payer.toLowerCase()}`, scope: "for this payer", limit: limits.perPayerWei },
       { key: `relayer-budget|recipient|${parties.recipient.toLowerCase()}`, scope: "for this recipient", limit: limits.perRecipientWei },
     ];
-    if (parties.caller !== undefined) keys.push({ key: `relayer-budget|caller|${callerOf(parties.caller, 3)}`, scope: "for this caller", limit: limits.perCallerWei });
+    if (parties.caller !== undefined)
+      keys.push({ key: `relayer-budget|caller|${callerOf(parties.caller, 3)}`, scope: "for this caller", limit: limits.perCallerWei });
     return keys;
   }
 }

@@ -13,7 +13,11 @@ export interface SettlementSender {
    * The same call with the same nonce at higher fees (a node's replacement rule); null when that bid
    * would pass the relayer's fee ceiling.
    */
-  signReplacement(raw: Hex, quote: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, kind: "settlement" | "hold"): Promise<{ hash: Hex; raw: Hex } | null>;
+  signReplacement(
+    raw: Hex,
+    quote: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
+    kind: "settlement" | "hold",
+  ): Promise<{ hash: Hex; raw: Hex } | null>;
 }
 
 /** A sent relayer transaction the node does not know after this long is broadcast again (every follower of the relayer's sends). */

@@ -9,7 +9,6 @@ import { priceRelayerCall, readyRelayerCall, RELAYER_RESEND_AFTER_MS } from "../
 import type { X402ReceiverStore, X402Transaction } from "../store/x402-receivers.js";
 import { paidOutOf } from "./receiver-funding.js";
 
-
 export interface ReceiverSenderDeps {
   client: PublicClient;
   /** X402Receivers' address. */
