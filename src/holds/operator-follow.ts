@@ -1,11 +1,8 @@
 import { decodeFunctionData, parseTransaction, type Address, type Hex, type PublicClient } from "viem";
 import { authCaptureEscrowAbi } from "../generated/contracts.js";
-import { agreeOnReceipt } from "../chain/agreement.js";
-import { isReceiptSettled } from "../chain/finality.js";
-import { rpc } from "../chain/rpc-errors.js";
-import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import type { Finality } from "../config.js";
-import { costOf, RELAYER_RESEND_AFTER_MS, type RelayerLedger, type SettlementSender } from "../payments/relayer-call.js";
+import { followSent } from "../payments/relayer-follow.js";
+import { costOf, type RelayerLedger, type SettlementSender } from "../payments/relayer-call.js";
 import { decodeEscrowEvent } from "./escrow-events.js";
 import type { HoldTransaction, HoldTransactionStore } from "../store/hold-transactions.js";
 
@@ -55,41 +52,27 @@ export async function followHoldTransactions(deps: HoldFollowDeps, limit: number
 }
 
 async function followOne(deps: HoldFollowDeps, t: HoldTransaction): Promise<boolean> {
-  const { client, store } = deps;
-  const receipt = await readReceipt(client, t.hash);
-  if (receipt) {
-    // Final first (at or below the finality head, its block still canonical), then on a majority's word.
-    if (!(await isReceiptSettled(client, deps.finality, receipt))) return false;
-    const agreed = await agreeOnReceipt("watch_end", client, deps.finality, receipt);
-    if (!agreed) return false;
-    // An authorization (or charge) that passed its simulation and reverted: only its payer could make it
-    // (a cancelled authorization, funds moved, two-faced ERC-1271 code), so the payer is refused a while.
-    if (agreed.status !== "success" && (t.operation === "authorize" || t.operation === "charge") && deps.payers) {
-      const payer = payerIn(t.raw);
-      if (payer) await deps.payers.refusePayer(payer, deps.now() + REVERTED_PAYER_REFUSAL_MS);
-    }
-    await store.markDone(t.hash, "mined");
-    const operation = t.operation === "charge" ? "auth_capture_charge" : `hold_${t.operation}`;
-    deps.ledger?.spent(operation, costOf(agreed));
-    if (agreed.status === "success") deps.ledger?.earned(operation, feeIn(agreed.logs, deps.sets ?? []));
+  const { store } = deps;
+  const senders = [deps.sender, ...(deps.retiredSenders ?? [])];
+  const step = await followSent({ ...deps, senders }, t, "hold", (next) => store.replace(t.hash, next, deps.now()));
+  if (step.state === "sent") return false;
+  if (step.state === "dropped") {
+    await store.markDone(t.hash, "dropped");
     return true;
   }
-  const used = await rpc(() => client.getTransactionCount({ address: t.relayer, blockTag: "latest" }));
-  if (used > t.nonce) {
-    await store.markDone(t.hash, "dropped"); // another transaction (or a replacement) took its nonce
-    return true;
+  const agreed = step.receipt;
+  // An authorization (or charge) that passed its simulation and reverted: only its payer could make it
+  // (a cancelled authorization, funds moved, two-faced ERC-1271 code), so the payer is refused a while.
+  if (agreed.status !== "success" && (t.operation === "authorize" || t.operation === "charge") && deps.payers) {
+    const payer = payerIn(t.raw);
+    if (payer) await deps.payers.refusePayer(payer, deps.now() + REVERTED_PAYER_REFUSAL_MS);
   }
-  // Sent again or replaced only by the key that signed it (this instance's, or a retired one it holds).
-  const sender = [deps.sender, ...(deps.retiredSenders ?? [])].find((s) => s.address === t.relayer);
-  if (!sender) return false;
-  const age = deps.now() - t.sentAt;
-  if (!(await isKnownTransaction(client, t.hash))) {
-    if (age > RELAYER_RESEND_AFTER_MS) await sender.broadcast(t.raw).catch(() => {});
-  } else if (age > deps.replaceAfterMs) {
-    const next = await sender.signReplacement(t.raw, await deps.quoteFees(), "hold");
-    if (next && (await store.replace(t.hash, next, deps.now()))) await sender.broadcast(next.raw).catch(() => {});
-  }
-  return false;
+  await store.markDone(t.hash, "mined");
+  // Each call under its own kind: a hold's authorization, capture or void is no settlement.
+  const operation = t.operation === "charge" ? "auth_capture_charge" : `hold_${t.operation}`;
+  deps.ledger?.spent(operation, costOf(agreed));
+  if (agreed.status === "success") deps.ledger?.earned(operation, feeIn(agreed.logs, deps.sets ?? []));
+  return true;
 }
 
 /** The payer an authorize or charge transaction names (its PaymentInfo's), from its signed bytes. */

@@ -105,6 +105,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** The relayer's mined work counted per operation: the ledger the followers of its transactions report to. */
+  readonly relayerLedger = {
+    spent: (operation: string, wei: bigint) => this.gasSpent.inc({ operation }, Number(wei)),
+    earned: (operation: string, units: bigint) => this.feesEarned.inc({ operation }, Number(units)),
+  };
+
   constructor(defaults = false) {
     if (defaults) collectDefaultMetrics({ register: this.registry });
   }

@@ -5,7 +5,7 @@ import { finalityHead } from "../chain/finality.js";
 import { agreeOnClaim, agreeOnLogs } from "../chain/agreement.js";
 import { DomainError } from "../errors.js";
 import { logsIn, type ChainView, type FollowerConsumer } from "../chain/follower.js";
-import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
+import { readReceipt } from "../chain/transactions.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
@@ -14,6 +14,7 @@ import { paymentKeyOf } from "./verify.js";
 import type { DepositAddresses } from "./deposit-address.js";
 import { blocksIn } from "../block-time.js";
 import { priceRelayerCall, readyRelayerCall, RELAYER_RESEND_AFTER_MS, type SettlementPrice, type SettlementSender } from "./relayer-call.js";
+import { resendOrReplace } from "./relayer-follow.js";
 
 export type { SettlementPrice, SettlementSender } from "./relayer-call.js";
 
@@ -177,18 +178,13 @@ export class DepositSettler implements FollowerConsumer {
         return false;
       }
     }
-    // Sending again and replacing are for the key that signed it (an instance without it has no outbox).
-    if (!sender.address || sender.address !== w.relayer) return false;
-    if (!(await isKnownTransaction(client, w.txHash!))) {
-      // Lost by the node (dropped, or reorged out): the same signed transaction again.
-      if (age > RELAYER_RESEND_AFTER_MS) await sender.broadcast(w.rawTx!).catch(() => {});
-    } else if (age > this.deps.replaceAfterMs) {
-      // Stuck under a risen base fee: every later relayer transaction (charges too) waits behind its
-      // nonce. The same call, same nonce, higher fee, recorded before it is sent; over the relayer's
-      // fee ceiling it waits at its bid (the relayer reports it).
-      const next = await sender.signReplacement(w.rawTx!, await this.deps.quoteFees(), "settlement");
-      if (next && (await watches.replace(w.depositAddress, w.txHash!, next, this.deps.now()))) await sender.broadcast(next.raw).catch(() => {});
-    }
+    // Sending again if lost, replacing if stuck under a risen base fee (every later relayer transaction,
+    // charges too, waits behind its nonce): the relayer's one rule (relayer-follow.ts), by the key that signed it.
+    if (w.relayer === null) return false;
+    const sent = { hash: w.txHash!, relayer: w.relayer, raw: w.rawTx!, sentAt: w.sentAt! };
+    await resendOrReplace({ ...this.deps, senders: [sender] }, sent, "settlement", (next) =>
+      watches.replace(w.depositAddress, w.txHash!, next, this.deps.now()),
+    );
     return false;
   }
 

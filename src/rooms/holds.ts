@@ -64,10 +64,7 @@ export function holdsRoom(
       signatureGasCap: config.recurring.signatureGasCap,
     }),
     signatureGasCap: config.recurring.signatureGasCap,
-    ledger: {
-      spent: (operation, wei) => metrics.gasSpent.inc({ operation }, Number(wei)),
-      earned: (operation, units) => metrics.feesEarned.inc({ operation }, Number(units)),
-    },
+    ledger: metrics.relayerLedger,
     tokenEip712: deployment.token.eip712,
     onError: (hash, error) => logger.warn({ loop: "holds", tx_hash: hash, error: firstLine(error) }, "following an operator call failed"),
   });
