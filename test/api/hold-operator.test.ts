@@ -114,6 +114,17 @@ describe("the holds' operator", function () {
     assert.equal(await h.chain.publicClient.getTransactionCount({ address: operator().operator! }), nonce + 1, "only the authorization was sent");
   });
 
+  it("a mined call ends only once its receipt is final (FINALITY), on one node too: the follower does not take a fresh receipt to the door", async () => {
+    const info = await terms();
+    const sent = await operator().authorize(info, sign(info));
+    await h.chain.publicClient.waitForTransactionReceipt({ hash: sent.hash });
+    assert.equal(await operator().follow(), 0, "mined, not final: still followed");
+    assert.equal((await operator().inFlight(info))?.hash, sent.hash);
+    await h.chain.mine(2);
+    assert.equal(await operator().follow(), 1, "final: ended");
+    assert.isNull(await operator().inFlight(info));
+  });
+
   it("records a call before it is broadcast and refuses a second call for the hold while it is in flight", async () => {
     const info = await terms();
     await settle(await operator().authorize(info, sign(info)));
