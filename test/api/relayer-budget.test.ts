@@ -45,6 +45,32 @@ describe("the relayer's budget and gas ceilings", function () {
     return Number(new RegExp(`^${name}\\{operation="${operation}"\\} (\\S+)$`, "m").exec(text)?.[1] ?? 0);
   };
 
+  /** An x402 auth-capture settle (today's dialect: `extra.hold`) of a hold's exact terms, signed by `payer` from the hold's resolve answer. */
+  async function x402Hold(checkout: string, payer: ReturnType<typeof buyer>) {
+    const resolved = (await post("/v1/holds/resolve", { hold: checkout, payer: payer.address })).body;
+    const kind = h.service.x402.supported().kinds.find((k) => k.scheme === "auth-capture")!;
+    const m = resolved.typed_data.message;
+    const paymentRequirements = {
+      scheme: "auth-capture",
+      network: X402_NETWORK,
+      amount: resolved.amount_units,
+      asset: h.service.deployment.token.address,
+      payTo: resolved.recipient,
+      maxTimeoutSeconds: 300,
+      extra: { ...kind.extra, captureDeadline: resolved.capture_before, refundDeadline: resolved.refund_before, hold: true },
+    };
+    const payload = {
+      authorization: { from: m.from, to: m.to, value: m.value, validAfter: m.validAfter, validBefore: m.validBefore, nonce: m.nonce },
+      signature: signWithMetaMask(payer, resolved.typed_data),
+      salt: toHex(BigInt(resolved.payment_info.salt), { size: 32 }),
+    };
+    return {
+      x402Version: 2,
+      paymentPayload: { x402Version: 2, resource: { url: "http://merchant.test/report" }, accepted: paymentRequirements, payload },
+      paymentRequirements,
+    };
+  }
+
   it("a smart account whose signature check burns gas (and still answers valid) is refused before anything is sent", async () => {
     const account = await deployTestContract(h.chain, owner(), testSmartAccountAbi as never, "TestSmartAccount", "TestSmartAccount.sol", [owner().address]);
     await send(h.chain, buyer(), { address: h.service.deployment.token.address, abi: erc20Abi, functionName: "transfer", args: [account, 5_000_000n] });
@@ -80,6 +106,14 @@ describe("the relayer's budget and gas ceilings", function () {
       assert.equal(refused.body.error, "RELAYER_BUDGET_EXCEEDED");
       assert.isAbove(Number(refused.headers["retry-after"]), 0);
     }
+    // x402's door meets the same budget, in x402's own form.
+    const viaX402 = await supertest(h.service.app)
+      .post("/x402/settle")
+      .set("X-Forwarded-For", "2001:db8:4::1")
+      .send(await x402Hold((await create(attacker().address)).checkout_token, attacker()));
+    assert.equal(viaX402.status, 429, JSON.stringify(viaX402.body));
+    assert.include(viaX402.body, { success: false, errorReason: "relayer_budget_exceeded" });
+    assert.isAbove(Number(viaX402.headers["retry-after"]), 0);
     assert.equal(await relayerNonce(), nonce, "nothing more sent for the attacker");
     // The merchant's hold: another buyer, another recipient; authorized, captured in part, the rest voided.
     const hold = await create(merchant().address);
@@ -107,32 +141,7 @@ describe("the relayer's budget and gas ceilings", function () {
     const hold = await create(merchant().address);
     await settle((await authorize(hold.checkout_token, buyer(), 200, "192.0.2.47")).body.tx_hash);
     // The second payer resolves the hold (its checkout capability) and signs the same terms as an x402 auth-capture hold.
-    const resolved = (await post("/v1/holds/resolve", { hold: hold.checkout_token, payer: attacker().address })).body;
-    const kind = h.service.x402.supported().kinds.find((k) => k.scheme === "auth-capture")!;
-    const m = resolved.typed_data.message;
-    const body = {
-      x402Version: 2,
-      paymentPayload: {
-        x402Version: 2,
-        resource: { url: "http://merchant.test/report" },
-        accepted: {},
-        payload: {
-          authorization: { from: m.from, to: m.to, value: m.value, validAfter: m.validAfter, validBefore: m.validBefore, nonce: m.nonce },
-          signature: signWithMetaMask(attacker(), resolved.typed_data),
-          salt: toHex(BigInt(resolved.payment_info.salt), { size: 32 }),
-        },
-      },
-      paymentRequirements: {
-        scheme: "auth-capture",
-        network: X402_NETWORK,
-        amount: resolved.amount_units,
-        asset: h.service.deployment.token.address,
-        payTo: merchant().address,
-        maxTimeoutSeconds: 300,
-        extra: { ...kind.extra, captureDeadline: resolved.capture_before, refundDeadline: resolved.refund_before, hold: true },
-      },
-    };
-    body.paymentPayload.accepted = body.paymentRequirements;
+    const body = await x402Hold(hold.checkout_token, attacker());
     const nonce = await relayerNonce();
     const settled = await supertest(h.service.app).post("/x402/settle").send(body);
     assert.include(settled.body, { success: false }, JSON.stringify(settled.body));
