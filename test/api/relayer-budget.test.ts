@@ -1,3 +1,6 @@
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { AuthCaptureEvmScheme } from "@x402/evm/auth-capture/client";
+import { x402Client } from "@x402/fetch";
 import { assert } from "chai";
 import supertest from "supertest";
 import { erc20Abi, toHex, type Hex } from "viem";
@@ -8,7 +11,7 @@ import { deployTestContract } from "../helpers/deploy.js";
 import { useService } from "../helpers/service.js";
 import { signWithMetaMask } from "../helpers/signers.js";
 import { send } from "../helpers/tx.js";
-import { X402_NETWORK } from "../helpers/x402-parties.js";
+import { eoaSigner, X402_NETWORK } from "../helpers/x402-parties.js";
 
 /** Issue 60: the relayer pays only for work that earns, within a budget the operator sets. */
 describe("the relayer's budget and gas ceilings", function () {
@@ -147,5 +150,42 @@ describe("the relayer's budget and gas ceilings", function () {
     assert.include(settled.body, { success: false }, JSON.stringify(settled.body));
     assert.include(JSON.stringify(settled.body), "HOLD_ALREADY_AUTHORIZED");
     assert.equal(await relayerNonce(), nonce, "nothing sent");
+  });
+  it("an x402 charge whose fee is below its gas is counted and stops at the payer's budget; one whose fee covers its gas is neither counted nor refused", async () => {
+    /** An x402 auth-capture charge (authorize and capture in one call) of `units` from the attacker to itself. */
+    async function charge(units: bigint) {
+      const kind = h.service.x402.supported().kinds.find((k) => k.scheme === "auth-capture")!;
+      const now = Math.floor(Date.now() / 1000);
+      const r: PaymentRequirements = {
+        scheme: "auth-capture",
+        network: X402_NETWORK,
+        amount: units.toString(),
+        asset: h.service.deployment.token.address,
+        payTo: attacker().address,
+        maxTimeoutSeconds: 300,
+        extra: { ...kind.extra, captureDeadline: now + 900, refundDeadline: now + 900 },
+      };
+      const client = new x402Client().register(X402_NETWORK, new AuthCaptureEvmScheme(eoaSigner(attacker(), h.chain.publicClient)));
+      const p: PaymentPayload = await client.createPaymentPayload({ x402Version: 2, resource: { url: "http://merchant.test/report" }, accepts: [r] } as never);
+      return supertest(h.service.app)
+        .post("/x402/settle")
+        .set("X-Forwarded-For", "198.51.100.20")
+        .send({ x402Version: 2, paymentPayload: p, paymentRequirements: r });
+    }
+    const budgetRows = async () => (await h.database.query<{ n: number }>("SELECT count(*)::int AS n FROM relayer_budget"))[0]!.n;
+    // 0.01 pays 0.0002 of fee for a call of some 170,000 gas: counted, and the next one refused.
+    assert.include((await charge(10_000n)).body, { success: true });
+    assert.isAbove(await budgetRows(), 0, "counted");
+    const refused = await charge(10_000n);
+    assert.equal(refused.status, 429, JSON.stringify(refused.body));
+    assert.include(refused.body, { errorReason: "relayer_budget_exceeded" });
+    // 1.00 pays 0.02 of fee, more than its gas at the local chain's price: it earns, goes through the spent budget, and writes nothing to it.
+    await h.database.query("DELETE FROM relayer_budget WHERE key LIKE 'relayer-budget|total'");
+    const rows = await budgetRows();
+    assert.include((await charge(1_000_000n)).body, { success: true });
+    assert.equal(await budgetRows(), rows, "no store write for work that earns");
+    await h.chain.mine(3);
+    await h.service.holdOperator!.follow();
+    assert.isAbove(await metricOf(h.service, "relayer_fees_earned_units_total", "auth_capture_charge"), 0);
   });
 });
