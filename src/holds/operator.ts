@@ -7,14 +7,14 @@ import type { EscrowSet } from "../deployments.js";
 import { DomainError } from "../errors.js";
 import { authCaptureEscrowAbi } from "../generated/contracts.js";
 import type { TokenEip712 } from "../chain/token-authorizations.js";
-import { agreedSimulation } from "../chain/relayer-reads.js";
+import type { CeilingSimulation } from "../chain/relayer-reads.js";
 import type { RelayerLedger, SettlementSender } from "../payments/relayer-call.js";
 import { fundedRelayerCall } from "../payments/relayer-call.js";
 import type { HoldOperation, HoldTransactionStore } from "../store/hold-transactions.js";
 import type { RevertedPayers } from "./operator-follow.js";
 import { everyRound } from "../rounds.js";
 import { decodeEscrowEvent } from "./escrow-events.js";
-import { escrowRefusal } from "./escrow-refusals.js";
+import { agreedHoldSimulation } from "./escrow-refusals.js";
 import { followHoldTransactions } from "./operator-follow.js";
 import { feeAmountOf } from "./fee.js";
 import { gasCeiling, OPERATOR_BASE_GAS, opens, type HoldRequest, type HoldRules } from "./hold-rules.js";
@@ -272,14 +272,15 @@ export class HoldOperator {
         account: relayer,
         ...call,
         gas,
-        ...fees,
+        maxFeePerGas: fees.maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
         ...(blockNumber === undefined ? {} : { blockNumber }),
       } as never);
-    let simulated: Awaited<ReturnType<typeof agreedSimulation>>;
+    let simulated: CeilingSimulation;
     try {
-      simulated = await agreedSimulation(client, simulate);
+      simulated = await agreedHoldSimulation(client, simulate, () => this.#collected(paymentHash, escrow));
     } catch (error) {
-      throw await this.#refusal(error, info, call, set, paymentHash);
+      throw await this.#tooExpensive(error, info, call, set);
     }
     if (!simulated.passes) throw this.#overCeiling(operation, gas);
     // What the call should cost (its steady-state gas, hold-rules.ts), at the fee cap it bids: the budget's measure, before the receipt says.
@@ -289,7 +290,7 @@ export class HoldOperator {
     const ready = await fundedRelayerCall({ ...this.deps, sender }, escrow, data, gas, fees.maxFeePerGas);
     if (!ready) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "the operator call cannot be sent now (paused, or no gas money)" });
     const recorded = await store.record({ relayer, paymentHash: this.#recordKey(info, operation, set), operation }, ready.pending, this.deps.now(), (nonce) =>
-      sender.sign({ to: escrow, data, gas, ...fees }, nonce),
+      sender.sign({ to: escrow, data, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas }, nonce),
     );
     if ("busy" in recorded) throw new DomainError("HOLD_BUSY", { txHash: recorded.busy.hash, detail: `${recorded.busy.operation} in flight` });
     await sender.send(recorded).catch(() => {}); // recorded: the follow round sends it again if lost
@@ -298,13 +299,12 @@ export class HoldOperator {
   }
 
   /**
-   * The majority's revert of the simulated call in the service's words; a contract payer whose
-   * signature check alone spends more than SIGNATURE_GAS_CAP (its check fails under the ceiling, and
-   * the token says only "invalid signature") is SIGNATURE_VALIDATION_TOO_EXPENSIVE.
+   * A refusal of the simulated call, unless it is a contract payer's signature check that alone spends
+   * more than SIGNATURE_GAS_CAP (its check fails under the ceiling, and the token says only "invalid
+   * signature"): then SIGNATURE_VALIDATION_TOO_EXPENSIVE.
    */
-  async #refusal(error: unknown, info: PaymentInfo, call: OperatorCall, set: EscrowSet, paymentHash: Hex): Promise<DomainError> {
-    const refused = await escrowRefusal(error, () => this.#collected(paymentHash, set.escrow));
-    if (refused.code !== "INVALID_SIGNATURE" || !opens(call.functionName)) return refused;
+  async #tooExpensive(refused: unknown, info: PaymentInfo, call: OperatorCall, set: EscrowSet): Promise<unknown> {
+    if (!(refused instanceof DomainError) || refused.code !== "INVALID_SIGNATURE" || !opens(call.functionName)) return refused;
     const chain = { chainId: this.deps.chainId, escrow: set.escrow, collector: set.eip3009Collector, tokenEip712: this.deps.tokenEip712 };
     const typed = holdAuthorizationTypedData(info, info.payer, chain);
     const signature = call.args[3] as Hex;
