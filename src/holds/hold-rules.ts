@@ -4,7 +4,7 @@ import { readReceipt } from "../chain/transactions.js";
 import { DomainError } from "../errors.js";
 import { ierc1271Abi } from "../generated/contracts.js";
 import type { RateLimiter } from "../limits/rate-limiter.js";
-import type { RelayerBudget } from "../limits/relayer-budget.js";
+import { earnsItsGas, type RelayerBudget } from "../limits/relayer-budget.js";
 import type { HoldOperation, HoldTransactionStore } from "../store/hold-transactions.js";
 import { payerIn } from "./operator-follow.js";
 import type { PaymentInfo } from "./payment-info.js";
@@ -109,7 +109,7 @@ export class HoldRules {
   }
 
   #earns(feeUnits: bigint, costWei: bigint): boolean {
-    return feeUnits * 10n ** 18n >= costWei * this.deps.unitsPerEth;
+    return earnsItsGas(feeUnits, costWei, this.deps.unitsPerEth);
   }
 
   /** Another payer's authorization (or charge) of these terms that the relayer sent and the chain holds mined, not reverted. */

@@ -7,6 +7,11 @@ import { callerOf } from "./caller.js";
 /** The budget's window: the limits are per hour. */
 export const RELAYER_BUDGET_WINDOW_MS = 60 * 60_000;
 
+/** Whether work earns its gas: its fee (token micro-units) covers its cost (wei) at the service's price of ETH (GAS_PRICE_USDC_PER_ETH, micro-units per ETH). */
+export function earnsItsGas(feeUnits: bigint, costWei: bigint, unitsPerEth: bigint): boolean {
+  return feeUnits * 10n ** 18n >= costWei * unitsPerEth;
+}
+
 /** Who opened a piece of work that earns nothing: each is counted, and each has its own limit. */
 export interface BudgetParties {
   payer: Address;

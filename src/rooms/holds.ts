@@ -7,7 +7,6 @@ import { refundHold } from "../holds/hold-refunds.js";
 import { Holds } from "../holds/holds.js";
 import { HoldOperator } from "../holds/operator.js";
 import { HoldRules } from "../holds/hold-rules.js";
-import { RelayerBudget } from "../limits/relayer-budget.js";
 import { HoldTransactionStore } from "../store/hold-transactions.js";
 import type { Webhooks } from "../webhooks/webhooks.js";
 import type { HoldsApi } from "../holds/holds-api.js";
@@ -31,7 +30,7 @@ export function holdsRoom(
   { config, now, logger, randomBytes, metrics }: BaseRoom,
   {
     chain: { client, deployment },
-    store: { database, windowLimiter },
+    store: { database, windowLimiter, relayerBudget },
     relayer: { relayer, retired, quoteFees },
     tokens: { tokens },
     webhooks,
@@ -59,7 +58,7 @@ export function holdsRoom(
       store: holdStore,
       // One limit of authorizations a minute per caller, whichever door (the holds API, x402's settle).
       callerLimit: windowLimiter("hold-authorize", config.rateLimits.recoverPerMinute),
-      budget: new RelayerBudget(database, config.relayer.budget, now),
+      budget: relayerBudget,
       unitsPerEth: config.recurring.unitsPerEth,
       signatureGasCap: config.recurring.signatureGasCap,
     }),

@@ -1,5 +1,6 @@
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { AuthCaptureEvmScheme } from "@x402/evm/auth-capture/client";
+import { ExactEvmScheme as ExactEvmClientScheme } from "@x402/evm/exact/client";
 import { x402Client } from "@x402/fetch";
 import { assert } from "chai";
 import supertest from "supertest";
@@ -187,5 +188,31 @@ describe("the relayer's budget and gas ceilings", function () {
     await h.chain.mine(3);
     await h.service.holdOperator!.follow();
     assert.isAbove(await metricOf(h.service, "relayer_fees_earned_units_total", "auth_capture_charge"), 0);
+  });
+  it("an x402 settlement to a receiver whose fee is below its gas is held to the payer's budget: the next one is 429 relayer_budget_exceeded, nothing sent", async () => {
+    const receiver = (await post("/v1/x402/receivers", { recipient: merchant().address })).body.pay_to as string;
+    async function pay() {
+      const r: PaymentRequirements = {
+        scheme: "exact",
+        network: X402_NETWORK,
+        amount: "10000",
+        asset: h.service.deployment.token.address,
+        payTo: receiver,
+        maxTimeoutSeconds: 300,
+        extra: { ...h.service.deployment.token.eip712 },
+      };
+      const client = new x402Client().register(X402_NETWORK, new ExactEvmClientScheme(eoaSigner(attacker(), h.chain.publicClient)));
+      const p: PaymentPayload = await client.createPaymentPayload({ x402Version: 2, resource: { url: "http://merchant.test/report" }, accepts: [r] } as never);
+      return supertest(h.service.app)
+        .post("/x402/settle")
+        .set("X-Forwarded-For", "198.51.100.30")
+        .send({ x402Version: 2, paymentPayload: p, paymentRequirements: r });
+    }
+    assert.include((await pay()).body, { success: true });
+    const nonce = await relayerNonce();
+    const refused = await pay();
+    assert.equal(refused.status, 429, JSON.stringify(refused.body));
+    assert.include(refused.body, { success: false, errorReason: "relayer_budget_exceeded" });
+    assert.equal(await relayerNonce(), nonce, "nothing sent");
   });
 });
