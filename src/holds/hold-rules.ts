@@ -56,13 +56,15 @@ export class HoldRules {
   constructor(private readonly deps: HoldRulesDeps) {}
 
   /**
-   * An authorization or charge: the caller's limit, then another payer's authorization of the same
-   * terms mined already (each payer's would be another payment locked in escrow where no capture
-   * reaches it), then the budget, for an authorization (it earns only once captured).
+   * An authorization or charge: for an authorization, the caller's limit; then another payer's
+   * authorization of the same terms mined already (each payer's would be another payment locked in
+   * escrow where no capture reaches it); then the budget, for an authorization (it earns only once
+   * captured; a charge is weighed once its gas is known, admitCharge).
    */
   async admitOpening(info: PaymentInfo, operation: "authorize" | "charge", termsHash: Hex, request: HoldRequest): Promise<void> {
     const { callerLimit, budget } = this.deps;
-    if (callerLimit && request.caller !== undefined) {
+    // An authorization earns nothing until it is captured: a caller's are limited a minute. A charge pays its fee; the budget weighs it.
+    if (callerLimit && request.caller !== undefined && operation === "authorize") {
       const hit = await callerLimit.hit(`hold-authorize|${request.caller}`);
       if (!hit.allowed) throw new DomainError("RATE_LIMITED", { retryAfter: hit.retryAfterSeconds });
     }

@@ -215,4 +215,25 @@ describe("the relayer's budget and gas ceilings", function () {
     assert.include(refused.body, { success: false, errorReason: "relayer_budget_exceeded" });
     assert.equal(await relayerNonce(), nonce, "nothing sent");
   });
+  it("a caller's authorizations a minute are one limit whichever door: after one through the holds API, x402's authorize from the same caller is refused, nothing sent", async () => {
+    const limited = await h.another({ TRUST_PROXY: "1", RECOVER_LIMIT_PER_MINUTE: "1" });
+    const first = await create(merchant().address, limited);
+    await settle((await authorize(first.checkout_token, buyer(), 200, "192.0.2.60", limited)).body.tx_hash, limited);
+    // Another recipient and payer: the suite's one-wei budgets per payer and recipient are not what refuses it.
+    const second = await create(owner().address, limited);
+    const nonce = await relayerNonce();
+    const settled = await supertest(limited.app)
+      .post("/x402/settle")
+      .set("X-Forwarded-For", "192.0.2.60")
+      .send(await x402Hold(second.checkout_token, attacker()));
+    assert.include(settled.body, { success: false }, JSON.stringify(settled.body));
+    assert.include(JSON.stringify(settled.body), "RATE_LIMITED");
+    assert.equal(await relayerNonce(), nonce, "nothing sent");
+    // Another caller is not this one's limit.
+    const other = await supertest(limited.app)
+      .post("/x402/settle")
+      .set("X-Forwarded-For", "192.0.2.61")
+      .send(await x402Hold(second.checkout_token, attacker()));
+    assert.include(other.body, { success: true }, JSON.stringify(other.body));
+  });
 });
