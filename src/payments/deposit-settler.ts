@@ -1,4 +1,4 @@
-import { encodeFunctionData, erc20Abi, numberToHex, type Address, type Hex, type PublicClient } from "viem";
+import { encodeFunctionData, erc20Abi, numberToHex, parseEventLogs, type Address, type Hex, type PublicClient } from "viem";
 import { splitterAbi } from "../generated/contracts.js";
 import { PAID_EVENT, SplitterReader } from "../chain/contracts/splitter.js";
 import { finalityHead } from "../chain/finality.js";
@@ -13,7 +13,15 @@ import type { DepositWatch, DepositWatches } from "../store/deposit-watches.js";
 import { paymentKeyOf } from "./verify.js";
 import type { DepositAddresses } from "./deposit-address.js";
 import { blocksIn } from "../block-time.js";
-import { priceRelayerCall, readyRelayerCall, RELAYER_RESEND_AFTER_MS, type SettlementPrice, type SettlementSender } from "./relayer-call.js";
+import {
+  costOf,
+  priceRelayerCall,
+  readyRelayerCall,
+  RELAYER_RESEND_AFTER_MS,
+  type RelayerLedger,
+  type SettlementPrice,
+  type SettlementSender,
+} from "./relayer-call.js";
 import { resendOrReplace } from "./relayer-follow.js";
 
 export type { SettlementPrice, SettlementSender } from "./relayer-call.js";
@@ -34,6 +42,8 @@ export interface DepositSettlerDeps {
   replaceAfterMs: number;
   /** One watch's follow failed (an RPC fault, a record it cannot read): told here, and the round goes on with the others. */
   onWatchError?: (depositAddress: Address, error: unknown) => void;
+  /** Where the gas and fee of the relayer's own settlements are counted once their watch ends (/metrics). */
+  ledger?: RelayerLedger;
   /**
    * Another reader of the token's transfers (the x402 receivers): told the recipient and value of each
    * of a round's `Transfer` logs, so one log read serves both. It handles its own errors (a rejection
@@ -149,6 +159,20 @@ export class DepositSettler implements FollowerConsumer {
     return settled;
   }
 
+  /** The relayer's own settlement of the watch, if it is what settled it (mined in `block`): its cost and fee, counted. */
+  async #count(w: DepositWatch, block: bigint): Promise<void> {
+    const receipts = await Promise.all(w.txHashes.map((hash) => readReceipt(this.deps.client, hash)));
+    const own = receipts.find((r) => r?.status === "success" && r.blockNumber === block);
+    if (!own) return;
+    this.deps.ledger!.spent("deposit_settlement", costOf(own));
+    const splitter = this.deps.deployment.contracts.Splitter.address.toLowerCase();
+    const paid = parseEventLogs({ abi: splitterAbi, eventName: "Paid", logs: own.logs.filter((l) => l.address.toLowerCase() === splitter) });
+    this.deps.ledger!.earned(
+      "deposit_settlement",
+      paid.reduce((sum, log) => sum + log.args.fee, 0n),
+    );
+  }
+
   /** Follows one sent settlement; true when the payment is settled and final (the watch is done). */
   async #followOne(w: DepositWatch, splitter: SplitterReader, head: bigint): Promise<boolean> {
     const { client, watches, sender } = this.deps;
@@ -159,6 +183,7 @@ export class DepositSettler implements FollowerConsumer {
     const call = { ...splitter.settledBlockCall(this.#key(w)), result: numberToHex(settledIn, { size: 32 }) };
     if (settledIn !== 0n && (await agreeOnClaim("watch_end", client, this.deps.finality, { blockNumber: head, calls: [call] }))) {
       await watches.markSettled(w.depositAddress);
+      if (this.deps.ledger) await this.#count(w, settledIn).catch(() => {}); // a count, never a verdict: one node's receipt will do
       return true;
     }
     const receipts = () => Promise.all(w.txHashes.map((hash) => readReceipt(client, hash)));
