@@ -18,7 +18,9 @@ import { eoaSigner, X402_NETWORK } from "../helpers/x402-parties.js";
 describe("the relayer's budget and gas ceilings", function () {
   this.timeout(180_000);
   // A payer's and a recipient's hourly budget of one wei: the first fee-free authorization of each passes, the next is refused.
-  const h = useService({ TRUST_PROXY: "1", RELAYER_BUDGET_WEI_PER_PAYER_HOUR: "1", RELAYER_BUDGET_WEI_PER_RECIPIENT_HOUR: "1" });
+  // RPC_TIMEOUT_MS: the gas-burning account's simulation runs its loop up to the ceiling on the
+  // in-process chain, which traces every step; on a loaded machine that passed the tests' 1 s.
+  const h = useService({ TRUST_PROXY: "1", RELAYER_BUDGET_WEI_PER_PAYER_HOUR: "1", RELAYER_BUDGET_WEI_PER_RECIPIENT_HOUR: "1", RPC_TIMEOUT_MS: "5000" });
   const buyer = () => h.chain.accounts[LOCAL_ROLES.firstUser]!;
   const merchant = () => h.chain.accounts[LOCAL_ROLES.firstUser + 1]!;
   const attacker = () => h.chain.accounts[LOCAL_ROLES.firstUser + 2]!;
