@@ -20,6 +20,7 @@ const FLOORS = [
     "^src/deployments\\.ts$",
     "^src/block-time\\.ts$",
     "^src/config-nodes\\.ts$",
+    "^src/config-budget\\.ts$",
     "^client/",
   ],
   ["^src/money\\.ts$", "^src/tokens/"],

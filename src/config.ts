@@ -1,14 +1,13 @@
 import { generateKeyPairSync } from "node:crypto";
 import { blocksIn } from "./block-time.js";
 import { z } from "zod";
+import { BUDGET_ENV, budgetOf, type RelayerBudgetLimits } from "./config-budget.js";
 import { independentNodes, nodeProblems } from "./config-nodes.js";
 import { parseAmount } from "./money.js";
 import type { SigningKey } from "./tokens/capability.js";
 
-/**
- * Configuration, parsed once at start from environment variables. A bad value stops the process
- * with a message naming the variable. Every default is the embedded local stack's.
- */
+// Configuration, parsed once at start from environment variables. A bad value stops the process
+// with a message naming the variable. Every default is the embedded local stack's.
 
 /** The secret the embedded local stack signs tokens with when TOKEN_KEYS is not set. Never for a real chain. */
 export const LOCAL_TOKEN_SECRET = "local-development-secret-not-for-any-real-chain";
@@ -129,6 +128,7 @@ const EnvSchema = z.object({
   // At most RecurringCharges' own SIGNATURE_GAS_CAP (200,000): a check finalize accepted under a larger
   // cap could run out of the contract's on the first charge.
   SIGNATURE_GAS_CAP: positiveInt.max(200_000).default(200_000),
+  ...BUDGET_ENV,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -199,11 +199,8 @@ export interface Config {
   rpcQuorum: number;
   /** RPC_QUORUM_UNSAFE: each URL counts as a node of its own, even several of one host. */
   rpcQuorumUnsafe: boolean;
-  /**
-   * A development chain: the embedded one, or a test-network RPC on this host (127.0.0.1,
-   * localhost, ::1). Never on Base. The checkout shows no explorer link for it, and a return_url
-   * may be plain http there.
-   */
+  /** A development chain: the embedded one, or a test-network RPC on this host (127.0.0.1, localhost, ::1); never on Base. The checkout
+   *  shows no explorer link for it, and a return_url may be plain http there. */
   localChain: boolean;
   rpcTimeoutMs: number;
   /**
@@ -258,6 +255,7 @@ export interface Config {
     replaceAfterSeconds: number;
     /** No replacement bids a fee cap (wei per gas) above it; null: five times the current quote's cap (about ten times the base fee). */
     maxFeePerGas: bigint | null;
+    budget: RelayerBudgetLimits; // RELAYER_BUDGET_WEI_PER_*: gas for work that earns no fee, per hour
     sweepIntervalMs: number;
   };
 }
@@ -394,6 +392,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       batch: { maxItems: e.CHARGE_BATCH_MAX, waitMs: e.CHARGE_BATCH_WAIT_MS },
       replaceAfterSeconds: e.RELAYER_REPLACE_AFTER_SECONDS,
       maxFeePerGas: e.RELAYER_MAX_FEE_PER_GAS ?? null,
+      budget: budgetOf(e),
       sweepIntervalMs: e.RELAYER_SWEEP_INTERVAL_MS,
     },
   };

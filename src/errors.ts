@@ -99,6 +99,11 @@ export const ERROR_CODES = {
    * error name in `svc-error-detail`): the same call can never succeed, so it is not retried.
    */
   ESCROW_REFUSED: { action: "FIX_REQUEST" },
+  /**
+   * The relayer's hourly gas budget for work that earns no fee (RELAYER_BUDGET_WEI_PER_*) is spent for
+   * this payer, recipient, caller or in total: new work of that kind waits for the window to turn.
+   */
+  RELAYER_BUDGET_EXCEEDED: { action: "RETRY", retryAfter: 3600 },
 } as const satisfies Record<string, CodeRule>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

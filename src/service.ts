@@ -95,7 +95,7 @@ export async function createService(config: Config, deps: ServiceDeps = {}): Pro
   );
   const recurring = recurringRoom(base, { chain, store, tokens, relayer, webhooks });
   const links = linksRoom(base, { chain, store, tokens, webhooks, payments, recurring });
-  const x402 = x402Room(base, { chain, relayer, payments, receivers, holds, tokens });
+  const x402 = x402Room(base, { chain, relayer, store, payments, receivers, holds, tokens });
   const refunds = refundsRoom(base, { chain, tokens, payments });
   const http = httpRoom(base, { chain, store, webhooks, payments, recurring, links, x402, refunds, holds: holds.holds });
   chain.follower.add(payments.depositSettler);

@@ -59,7 +59,8 @@ export type ErrorCode =
   | "HOLD_NOT_AUTHORIZED"
   | "HOLD_CLOSED"
   | "HOLD_BUSY"
-  | "ESCROW_REFUSED";
+  | "ESCROW_REFUSED"
+  | "RELAYER_BUDGET_EXCEEDED";
 
 /** What to do next. WAIT: the transaction exists and the money may have moved; poll the same transaction and start no other. */
 export type Action = "SUCCESS" | "WAIT" | "RETRY" | "FIX_REQUEST" | "ASK_PAYER" | "STOP";
@@ -137,7 +138,7 @@ export type AuthCaptureDeployment = {
 
 /** An error answer of authorizeHold: branch on error and action. */
 export type AuthorizeHoldError = {
-  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "HOLD_EXPIRED" | "HOLD_ALREADY_AUTHORIZED" | "INVALID_SIGNATURE" | "TRANSACTION_REVERTED" | "INSUFFICIENT_BALANCE" | "ACCOUNT_BLOCKED" | "TOKEN_PAUSED" | "HOLD_BUSY" | "ESCROW_REFUSED" | "RELAYER_UNAVAILABLE" | "RELAYER_ERROR" | "RPC_ERROR" | "RPC_BUSY";
+  error: "INVALID_REQUEST" | "RATE_LIMITED" | "INTERNAL_ERROR" | "INVALID_HOLD_TOKEN" | "INVALID_HOLD" | "HOLD_EXPIRED" | "HOLD_ALREADY_AUTHORIZED" | "INVALID_SIGNATURE" | "TRANSACTION_REVERTED" | "INSUFFICIENT_BALANCE" | "ACCOUNT_BLOCKED" | "TOKEN_PAUSED" | "SIGNATURE_VALIDATION_TOO_EXPENSIVE" | "RELAYER_BUDGET_EXCEEDED" | "HOLD_BUSY" | "ESCROW_REFUSED" | "RELAYER_UNAVAILABLE" | "RELAYER_ERROR" | "RPC_ERROR" | "RPC_BUSY";
   action?: Action;
   /** seconds; on every retryable error, with the Retry-After header */
   retry_after?: number;
@@ -1795,7 +1796,7 @@ export interface Operations {
   createHold: { method: "POST"; path: "/v1/holds"; request: CreateHoldRequest; response: CreateHoldResponse; error: CreateHoldError["error"] };
   /** What the buyer signs to authorize a hold (reads the token only) */
   resolveHold: { method: "POST"; path: "/v1/holds/resolve"; request: ResolveHoldRequest; response: ResolveHoldResponse; error: ResolveHoldError["error"] };
-  /** The buyer's signed authorization: the service sends the escrow's authorize (limited per IP) */
+  /** The buyer's signed authorization: the service sends the escrow's authorize (limited per IP and by the relayer's budget) */
   authorizeHold: { method: "POST"; path: "/v1/holds/authorize"; request: AuthorizeHoldRequest; response: HoldSentResponse; error: AuthorizeHoldError["error"] };
   /** Capture part or all of what is still authorized (repeatable), the fee to the fee collector */
   captureHold: { method: "POST"; path: "/v1/holds/capture"; request: CaptureHoldRequest; response: HoldSentResponse; error: CaptureHoldError["error"] };

@@ -1,4 +1,5 @@
 import { BaseError, ExecutionRevertedError, type Address, type Hex, type PublicClient } from "viem";
+import { majorityRead } from "./majority-read.js";
 import type { ChainNode } from "./node.js";
 import { nodesOf, type ChainNodes } from "./nodes.js";
 
@@ -64,13 +65,7 @@ export interface RelayerEstimate {
 export async function agreedEstimate(client: PublicClient, call: RelayerEstimate): Promise<bigint | null> {
   const nodes = nodesOf(client);
   if (!nodes || nodes.quorum <= 1) return client.estimateGas(call).catch(() => null);
-  // Pinned where a majority of hosts has reached (a head far ahead or behind moves nothing).
-  const heads = await askEach(nodes, (node) => node.client.getBlockNumber({ cacheTime: 0 }));
-  const blockNumber = quorumth(
-    nodes,
-    heads.map(({ node, answer }) => ({ node, value: answer })),
-  );
-  if (blockNumber === null) throw new Error("no majority of the chain's nodes answered a head to simulate at");
+  const blockNumber = await pinnedHead(nodes);
   const answers = await askEach(nodes, (node) =>
     node.client.estimateGas({ ...call, blockNumber }).catch((error: unknown) => {
       // Only a revert is an answer; any other error is the node's, and it has no say.
@@ -88,6 +83,59 @@ export async function agreedEstimate(client: PublicClient, call: RelayerEstimate
   for (const { node, answer } of answers)
     if ((gas !== null && answer === "reverts") || (majorityReverts && answer !== "reverts")) nodes.setAside(node, "disagreed");
   return gas;
+}
+
+/** A head to simulate at, where a majority of hosts has reached (a head far ahead or behind moves nothing). */
+async function pinnedHead(nodes: ChainNodes): Promise<bigint> {
+  const heads = await askEach(nodes, (node) => node.client.getBlockNumber({ cacheTime: 0 }));
+  const blockNumber = quorumth(
+    nodes,
+    heads.map(({ node, answer }) => ({ node, value: answer })),
+  );
+  if (blockNumber === null) throw new Error("no majority of the chain's nodes answered a head to simulate at");
+  return blockNumber;
+}
+
+/** A relayer call's simulation at its gas ceiling: it passes within it, or it needs more. */
+export type CeilingSimulation = { passes: boolean };
+
+/**
+ * A relayer call simulated once, at its gas ceiling: `simulate` (an eth_call given the ceiling as its
+ * gas: one run, never an estimate's search, which a payer's code that burns gas makes a node spend
+ * seconds on) asked of every node at one pinned block, and what a majority of hosts answer alike
+ * (majority-read.ts): it passes within the ceiling, it needs more (the node ran out of gas), or its
+ * revert, thrown as the majority's. One node: its answer, at its head.
+ */
+export async function agreedSimulation(
+  client: PublicClient,
+  simulate: (node: PublicClient, blockNumber: bigint | undefined) => Promise<unknown>,
+): Promise<CeilingSimulation> {
+  const nodes = nodesOf(client);
+  const blockNumber = nodes && nodes.quorum > 1 ? await pinnedHead(nodes) : undefined;
+  return majorityRead<CeilingSimulation>(client, (node) =>
+    simulate(node, blockNumber).then(
+      () => ({ passes: true }),
+      (error: unknown) => {
+        if (!isRevert(error) && needsMoreGas(error)) return { passes: false };
+        throw error;
+      },
+    ),
+  );
+}
+
+/**
+ * Whether an estimate capped at a ceiling failed for want of gas, in the node's own words (viem has
+ * no class for it): geth and Base's nodes "gas required exceeds allowance" or "out of gas", Hardhat/EDR
+ * "Transaction ran out of gas", anvil "OutOfGas".
+ */
+function needsMoreGas(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false;
+  return (
+    error.walk((e) => {
+      const { details, message } = e as { details?: unknown; message?: unknown };
+      return [details, message].some((text) => typeof text === "string" && /out of gas|outofgas|exceeds allowance/i.test(text));
+    }) !== null
+  );
 }
 
 /** Whether a simulation's error is the call's revert (the node ran it), rather than the node's own failure. */

@@ -1,5 +1,5 @@
 import { BaseError, ContractFunctionRevertedError, type PublicClient } from "viem";
-import { agreeOnRead } from "../chain/agreement.js";
+import { agreedSimulation, type CeilingSimulation } from "../chain/relayer-reads.js";
 import { DomainError, type ErrorCode } from "../errors.js";
 import { toRpcError } from "../chain/rpc-errors.js";
 import { revertReason, tokenRefusal } from "../chain/token-refusals.js";
@@ -34,37 +34,22 @@ function escrowRevert(error: unknown): { name: string; args: readonly unknown[] 
 }
 
 /**
- * A simulated hold call that failed, answered as the escrow's refusal only when a majority of the
- * chain's nodes simulate the same revert (the door's `escrow_refused`): then the same call can never
- * succeed, and the answer says what to change instead of RETRY. A node's failure, or nodes that differ
- * from the first answer, stay RPC_ERROR or RPC_BUSY: retryable.
+ * A hold call simulated once at its gas ceiling as a majority of the chain's hosts answer it
+ * (`agreedSimulation`, at one pinned block): whether it passes within the ceiling; a revert the
+ * majority simulates alike is the escrow's refusal in the service's words (the same call can never
+ * succeed, so the answer says what to change instead of RETRY). A node's failure is RPC_ERROR or
+ * RPC_BUSY, and so are nodes that answer no majority alike: retryable.
  */
-export async function agreedEscrowRefusal(
+export async function agreedHoldSimulation(
   client: PublicClient,
-  error: unknown,
-  simulate: (client: PublicClient) => Promise<unknown>,
+  simulate: (node: PublicClient, blockNumber: bigint | undefined) => Promise<unknown>,
   collected: () => Promise<boolean>,
-): Promise<DomainError> {
-  const first = escrowRevert(error);
-  if (!first) return toRpcError(error);
-  const agreed = await agreeOnRead("escrow_refused", client, (node) =>
-    simulate(node).then(
-      () => null,
-      (e: unknown) => {
-        const revert = escrowRevert(e);
-        if (!revert) throw e;
-        return revert;
-      },
-    ),
-  );
-  if (!agreed || keyOf(agreed) !== keyOf(first)) {
-    return new DomainError("RPC_BUSY", { detail: "the chain's nodes do not agree on the escrow's answer to this call" });
+): Promise<CeilingSimulation> {
+  try {
+    return await agreedSimulation(client, simulate);
+  } catch (error) {
+    throw await escrowRefusal(error, collected);
   }
-  return escrowRefusal(error, collected);
-}
-
-function keyOf(revert: { name: string; args: readonly unknown[] }): string {
-  return JSON.stringify([revert.name, revert.args], (_, v: unknown) => (typeof v === "bigint" ? `${v}n` : typeof v === "string" ? v.toLowerCase() : v));
 }
 
 /**

@@ -120,7 +120,7 @@ export class Holds {
    * simulation (refused: nothing signed, nothing stored); a replay of a good one is refused by the
    * escrow's own record (HOLD_ALREADY_AUTHORIZED) or, while the first is in flight, HOLD_BUSY.
    */
-  async authorize(token: string, payer: Address, signature: Hex): Promise<HoldSentResponse> {
+  async authorize(token: string, payer: Address, signature: Hex, caller?: string): Promise<HoldSentResponse> {
     const terms = this.#open(token, false);
     this.#beforeAuthorizeDeadline(terms);
     const info = this.#info(terms, checksumAddress(payer));
@@ -129,7 +129,7 @@ export class Holds {
     if (!(await this.deps.operator.inFlight(info)) && (await this.#payer(terms, true))) {
       throw new DomainError("HOLD_ALREADY_AUTHORIZED", { detail: "a payer authorized this hold" });
     }
-    return this.#sent(await this.deps.operator.authorize(info, signature), terms);
+    return this.#sent(await this.deps.operator.authorize(info, signature, caller === undefined ? {} : { caller }), terms);
   }
 
   /** POST /v1/holds/capture: `amount` of what is authorized (partial, repeatable), the deployment's fee to the fee collector. */
@@ -146,11 +146,11 @@ export class Holds {
     return this.#sent(await this.deps.operator.capture(info, amountUnits), terms);
   }
 
-  /** POST /v1/holds/void: everything still authorized back to the buyer. */
-  async void(token: string): Promise<HoldSentResponse> {
+  /** POST /v1/holds/void: everything still authorized back to the buyer (never refused by the relayer's budget, which counts it). */
+  async void(token: string, caller?: string): Promise<HoldSentResponse> {
     const terms = this.#open(token, true);
     const info = await this.#authorizedInfo(terms);
-    return this.#sent(await this.deps.operator.void(info), terms);
+    return this.#sent(await this.deps.operator.void(info, caller === undefined ? {} : { caller }), terms);
   }
 
   /** POST /v1/holds/state: the hold as the chain holds it (final steps through the door), its call in flight, and the buyer's reclaim once it is due. */

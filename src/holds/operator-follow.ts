@@ -1,17 +1,13 @@
 import { decodeFunctionData, parseTransaction, type Address, type Hex, type PublicClient } from "viem";
 import { authCaptureEscrowAbi } from "../generated/contracts.js";
-import { agreeOnReceipt } from "../chain/agreement.js";
-import { rpc } from "../chain/rpc-errors.js";
-import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
 import type { Finality } from "../config.js";
-import type { SettlementSender } from "../payments/relayer-call.js";
+import { followSent } from "../payments/relayer-follow.js";
+import { costOf, type RelayerLedger, type SettlementSender } from "../payments/relayer-call.js";
+import { decodeEscrowEvent } from "./escrow-events.js";
 import type { HoldTransaction, HoldTransactionStore } from "../store/hold-transactions.js";
 
 /** How long a payer whose authorization reverted on chain is refused: the hour x402's settlements refuse one for (X402_REVERTED_PAYER_REFUSAL_MS). */
 export const REVERTED_PAYER_REFUSAL_MS = 60 * 60_000;
-
-/** A sent operator call the node does not know after this long is broadcast again. */
-export const HOLD_RESEND_AFTER_MS = 30_000;
 
 export interface HoldFollowDeps {
   client: PublicClient;
@@ -24,6 +20,9 @@ export interface HoldFollowDeps {
   replaceAfterMs: number;
   finality: Finality;
   payers?: RevertedPayers;
+  /** Where each mined call's gas and fee are counted (/metrics); a fee only from these escrows' own logs. */
+  ledger?: RelayerLedger;
+  sets?: ReadonlyArray<{ escrow: Address }>;
   onError?: (hash: Hex, error: unknown) => void;
 }
 
@@ -53,40 +52,31 @@ export async function followHoldTransactions(deps: HoldFollowDeps, limit: number
 }
 
 async function followOne(deps: HoldFollowDeps, t: HoldTransaction): Promise<boolean> {
-  const { client, store } = deps;
-  const receipt = await readReceipt(client, t.hash);
-  if (receipt) {
-    const agreed = await agreeOnReceipt("watch_end", client, deps.finality, receipt);
-    if (!agreed) return false;
-    // An authorization (or charge) that passed its simulation and reverted: only its payer could make it
-    // (a cancelled authorization, funds moved, two-faced ERC-1271 code), so the payer is refused a while.
-    if (agreed.status !== "success" && (t.operation === "authorize" || t.operation === "charge") && deps.payers) {
-      const payer = payerIn(t.raw);
-      if (payer) await deps.payers.refusePayer(payer, deps.now() + REVERTED_PAYER_REFUSAL_MS);
-    }
-    await store.markDone(t.hash, "mined");
+  const { store } = deps;
+  const senders = [deps.sender, ...(deps.retiredSenders ?? [])];
+  const step = await followSent({ ...deps, senders }, t, "hold", (next) => store.replace(t.hash, next, deps.now()));
+  if (step.state === "sent") return false;
+  if (step.state === "dropped") {
+    await store.markDone(t.hash, "dropped");
     return true;
   }
-  const used = await rpc(() => client.getTransactionCount({ address: t.relayer, blockTag: "latest" }));
-  if (used > t.nonce) {
-    await store.markDone(t.hash, "dropped"); // another transaction (or a replacement) took its nonce
-    return true;
+  const agreed = step.receipt;
+  // An authorization (or charge) that passed its simulation and reverted: only its payer could make it
+  // (a cancelled authorization, funds moved, two-faced ERC-1271 code), so the payer is refused a while.
+  if (agreed.status !== "success" && (t.operation === "authorize" || t.operation === "charge") && deps.payers) {
+    const payer = payerIn(t.raw);
+    if (payer) await deps.payers.refusePayer(payer, deps.now() + REVERTED_PAYER_REFUSAL_MS);
   }
-  // Sent again or replaced only by the key that signed it (this instance's, or a retired one it holds).
-  const sender = [deps.sender, ...(deps.retiredSenders ?? [])].find((s) => s.address === t.relayer);
-  if (!sender) return false;
-  const age = deps.now() - t.sentAt;
-  if (!(await isKnownTransaction(client, t.hash))) {
-    if (age > HOLD_RESEND_AFTER_MS) await sender.broadcast(t.raw).catch(() => {});
-  } else if (age > deps.replaceAfterMs) {
-    const next = await sender.signReplacement(t.raw, await deps.quoteFees(), "settlement");
-    if (next && (await store.replace(t.hash, next, deps.now()))) await sender.broadcast(next.raw).catch(() => {});
-  }
-  return false;
+  await store.markDone(t.hash, "mined");
+  // Each call under its own kind: a hold's authorization, capture or void is no settlement.
+  const operation = t.operation === "charge" ? "auth_capture_charge" : `hold_${t.operation}`;
+  deps.ledger?.spent(operation, costOf(agreed));
+  if (agreed.status === "success") deps.ledger?.earned(operation, feeIn(agreed.logs, deps.sets ?? []));
+  return true;
 }
 
 /** The payer an authorize or charge transaction names (its PaymentInfo's), from its signed bytes. */
-function payerIn(raw: Hex): Address | null {
+export function payerIn(raw: Hex): Address | null {
   try {
     const { data } = parseTransaction(raw);
     if (!data) return null;
@@ -95,4 +85,14 @@ function payerIn(raw: Hex): Address | null {
   } catch {
     return null;
   }
+}
+
+/** The fee an escrow call took for the fee collector: its PaymentCaptured's or PaymentCharged's fee amount. */
+function feeIn(logs: ReadonlyArray<{ address: Address; data: Hex; topics: readonly Hex[] }>, sets: ReadonlyArray<{ escrow: Address }>): bigint {
+  for (const log of logs) {
+    if (!sets.some((s) => s.escrow.toLowerCase() === log.address.toLowerCase())) continue;
+    const event = decodeEscrowEvent(log as never);
+    if (event?.eventName === "PaymentCaptured" || event?.eventName === "PaymentCharged") return event.args.feeAmount;
+  }
+  return 0n;
 }

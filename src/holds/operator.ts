@@ -6,16 +6,19 @@ import type { Finality } from "../config.js";
 import type { EscrowSet } from "../deployments.js";
 import { DomainError } from "../errors.js";
 import { authCaptureEscrowAbi } from "../generated/contracts.js";
-import type { SettlementSender } from "../payments/relayer-call.js";
-import { readyRelayerCall } from "../payments/relayer-call.js";
+import type { TokenEip712 } from "../chain/token-authorizations.js";
+import type { CeilingSimulation } from "../chain/relayer-reads.js";
+import type { RelayerLedger, SettlementSender } from "../payments/relayer-call.js";
+import { fundedRelayerCall } from "../payments/relayer-call.js";
 import type { HoldOperation, HoldTransactionStore } from "../store/hold-transactions.js";
 import type { RevertedPayers } from "./operator-follow.js";
 import { everyRound } from "../rounds.js";
 import { decodeEscrowEvent } from "./escrow-events.js";
-import { agreedEscrowRefusal } from "./escrow-refusals.js";
+import { agreedHoldSimulation } from "./escrow-refusals.js";
 import { followHoldTransactions } from "./operator-follow.js";
 import { feeAmountOf } from "./fee.js";
-import { payerAgnosticHash, paymentInfoHash, type PaymentInfo } from "./payment-info.js";
+import { gasCeiling, OPERATOR_BASE_GAS, opens, type HoldRequest, type HoldRules } from "./hold-rules.js";
+import { holdAuthorizationTypedData, payerAgnosticHash, paymentInfoHash, type PaymentInfo } from "./payment-info.js";
 
 export interface HoldOperatorDeps {
   client: PublicClient;
@@ -44,6 +47,14 @@ export interface HoldOperatorDeps {
   feeReceiver: Address;
   /** Payers refused for a while after one of their authorizations reverted on chain (x402's table: one rule for every escrow call a payer's signature opens). */
   payers?: RevertedPayers;
+  /** The rules every door's calls are held to: a caller's limit, one payer per hold, the relayer's budget (hold-rules.ts). */
+  rules: HoldRules;
+  /** SIGNATURE_GAS_CAP: what a payer's own signature check may add to an authorize or charge. */
+  signatureGasCap: bigint;
+  /** Where each mined call's gas and fee are counted (/metrics). */
+  ledger?: RelayerLedger;
+  /** The token's EIP-712 domain: a contract payer's signature is checked over it when its simulation fails. */
+  tokenEip712: TokenEip712;
   onError?: (hash: Hex, error: unknown) => void;
 }
 
@@ -105,21 +116,24 @@ export class HoldOperator {
     return paymentInfoHash(info, this.deps.chainId, set.escrow);
   }
 
-  /** Authorizes the most the hold may capture, with the buyer's ERC-3009 signature to the holds' collector. */
-  async authorize(info: PaymentInfo, signature: Hex): Promise<HoldSent> {
+  /**
+   * Authorizes the most the hold may capture, with the buyer's ERC-3009 signature to the holds'
+   * collector. `request` names who asks (the holds API's caller, or x402's): the same rules hold for both.
+   */
+  async authorize(info: PaymentInfo, signature: Hex, request: HoldRequest = {}): Promise<HoldSent> {
     await this.#payerAdmitted(info.payer);
     const set = this.#holds;
-    return this.#send(info, { functionName: "authorize", args: [info, info.maxAmount, set.eip3009Collector, signature] }, set);
+    return this.#send(info, { functionName: "authorize", args: [info, info.maxAmount, set.eip3009Collector, signature] }, set, request);
   }
 
   /** Authorizes and captures `amount` in one step (x402 `auth-capture` without a hold) at `set`'s escrow, at the deployment's fee. */
-  async charge(info: PaymentInfo, amount: bigint, signature: Hex, set: EscrowSet = this.#holds): Promise<HoldSent> {
+  async charge(info: PaymentInfo, amount: bigint, signature: Hex, set: EscrowSet = this.#holds, request: HoldRequest = {}): Promise<HoldSent> {
     const { feeBps, feeReceiver } = this.deps;
     if (!this.deps.sets.some((s) => isAddressEqual(s.escrow, set.escrow) && isAddressEqual(s.eip3009Collector, set.eip3009Collector)))
       throw new DomainError("INVALID_HOLD", { detail: "an escrow this deployment does not list" });
     await this.#payerAdmitted(info.payer);
     const args = [info, amount, set.eip3009Collector, signature, feeAmountOf(amount, feeBps), feeReceiver] as const;
-    return this.#send(info, { functionName: "charge", args }, set);
+    return this.#send(info, { functionName: "charge", args }, set, request);
   }
 
   /** A payer one of whose authorizations passed its simulation and reverted on chain lately is refused: the relayer paid for one. */
@@ -130,13 +144,13 @@ export class HoldOperator {
   }
 
   /** Captures `amount` of what is authorized: the hold's signed fee of it to its signed fee receiver, the rest to the receiver. */
-  capture(info: PaymentInfo, amount: bigint): Promise<HoldSent> {
-    return this.#send(info, { functionName: "capture", args: [info, amount, feeAmountOf(amount, info.maxFeeBps), info.feeReceiver] }, this.#holds);
+  capture(info: PaymentInfo, amount: bigint, request: HoldRequest = {}): Promise<HoldSent> {
+    return this.#send(info, { functionName: "capture", args: [info, amount, feeAmountOf(amount, info.maxFeeBps), info.feeReceiver] }, this.#holds, request);
   }
 
-  /** Sends everything still authorized back to the buyer. */
-  void(info: PaymentInfo): Promise<HoldSent> {
-    return this.#send(info, { functionName: "void", args: [info] }, this.#holds);
+  /** Sends everything still authorized back to the buyer (counted in the relayer's budget when nothing was captured, never refused by it). */
+  void(info: PaymentInfo, request: HoldRequest = {}): Promise<HoldSent> {
+    return this.#send(info, { functionName: "void", args: [info] }, this.#holds, request);
   }
 
   /** The hold's operator call on its way, if any (a second one is refused until it is mined): this payment's, or any payer's authorization of its terms. */
@@ -230,11 +244,15 @@ export class HoldOperator {
     return null;
   }
 
-  /** Checks the hold is this service's, simulates the call, prices it, records it and broadcasts it. */
-  async #send(info: PaymentInfo, call: OperatorCall, set: EscrowSet): Promise<HoldSent> {
+  /**
+   * Checks the hold is this service's and the call within the rules (hold-rules.ts), simulates it
+   * once at its gas ceiling as a majority of the nodes answer (a refusal answered in the service's
+   * words, nothing signed), then records it with that ceiling as its gas limit and broadcasts it.
+   */
+  async #send(info: PaymentInfo, call: OperatorCall, set: EscrowSet, request: HoldRequest): Promise<HoldSent> {
     const operation = call.functionName;
     const data = encodeFunctionData({ abi: authCaptureEscrowAbi, ...call } as never);
-    const { client, store } = this.deps;
+    const { client, store, rules } = this.deps;
     const { escrow } = set;
     if (!this.deps.sender.address) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
     const sender = this.#senderFor(info.operator, operation);
@@ -244,21 +262,61 @@ export class HoldOperator {
     const paymentHash = this.hashOf(info, set);
     const busy = await this.inFlight(info, set);
     if (busy) throw new DomainError("HOLD_BUSY", { txHash: busy.hash, detail: `${busy.operation} in flight` });
-    const simulate = (node: PublicClient) => node.simulateContract({ address: escrow, abi: authCaptureEscrowAbi, account: relayer, ...call } as never);
+    if (opens(operation)) await rules.admitOpening(info, operation, this.#termsHash(info, set), request);
+    const gas = gasCeiling(operation, this.deps.signatureGasCap);
+    const fees = await this.deps.quoteFees();
+    const simulate = (node: PublicClient, blockNumber: bigint | undefined) =>
+      node.simulateContract({
+        address: escrow,
+        abi: authCaptureEscrowAbi,
+        account: relayer,
+        ...call,
+        gas,
+        maxFeePerGas: fees.maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        ...(blockNumber === undefined ? {} : { blockNumber }),
+      } as never);
+    let simulated: CeilingSimulation;
     try {
-      await simulate(client);
+      simulated = await agreedHoldSimulation(client, simulate, () => this.#collected(paymentHash, escrow));
     } catch (error) {
-      throw await agreedEscrowRefusal(client, error, simulate, () => this.#collected(paymentHash, escrow));
+      throw await this.#tooExpensive(error, info, call, set);
     }
-    const ready = await readyRelayerCall({ ...this.deps, sender }, escrow, data);
-    if (!ready) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "the operator call cannot be sent now (price, balance or a refused simulation)" });
-    const { priced, pending } = ready;
-    const recorded = await store.record({ relayer, paymentHash: this.#recordKey(info, operation, set), operation }, pending, this.deps.now(), (nonce) =>
-      sender.sign({ to: escrow, data, gas: priced.gas, maxFeePerGas: priced.fees.maxFeePerGas, maxPriorityFeePerGas: priced.fees.maxPriorityFeePerGas }, nonce),
+    if (!simulated.passes) throw this.#overCeiling(operation, gas);
+    // What the call should cost (its steady-state gas, hold-rules.ts), at the fee cap it bids: the budget's measure, before the receipt says.
+    const costWei = OPERATOR_BASE_GAS[operation] * fees.maxFeePerGas;
+    const feeUnits = operation === "charge" ? feeAmountOf(call.args[1], this.deps.feeBps) : 0n;
+    if (operation === "charge") await rules.admitCharge(info, feeUnits, costWei, request);
+    const ready = await fundedRelayerCall({ ...this.deps, sender }, escrow, data, gas, fees.maxFeePerGas);
+    if (!ready) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "the operator call cannot be sent now (paused, or no gas money)" });
+    const recorded = await store.record({ relayer, paymentHash: this.#recordKey(info, operation, set), operation }, ready.pending, this.deps.now(), (nonce) =>
+      sender.sign({ to: escrow, data, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas }, nonce),
     );
     if ("busy" in recorded) throw new DomainError("HOLD_BUSY", { txHash: recorded.busy.hash, detail: `${recorded.busy.operation} in flight` });
     await sender.send(recorded).catch(() => {}); // recorded: the follow round sends it again if lost
+    await rules.sent(info, operation, paymentHash, costWei, feeUnits, request).catch((error: unknown) => this.deps.onError?.(recorded.hash, error));
     return { hash: recorded.hash, paymentHash, operation };
+  }
+
+  /**
+   * A refusal of the simulated call, unless it is a contract payer's signature check that alone spends
+   * more than SIGNATURE_GAS_CAP (its check fails under the ceiling, and the token says only "invalid
+   * signature"): then SIGNATURE_VALIDATION_TOO_EXPENSIVE.
+   */
+  async #tooExpensive(refused: unknown, info: PaymentInfo, call: OperatorCall, set: EscrowSet): Promise<unknown> {
+    if (!(refused instanceof DomainError) || refused.code !== "INVALID_SIGNATURE" || !opens(call.functionName)) return refused;
+    const chain = { chainId: this.deps.chainId, escrow: set.escrow, collector: set.eip3009Collector, tokenEip712: this.deps.tokenEip712 };
+    const typed = holdAuthorizationTypedData(info, info.payer, chain);
+    const signature = call.args[3] as Hex;
+    return (await this.deps.rules.signatureTooExpensive(info.payer, typed as never, signature))
+      ? new DomainError("SIGNATURE_VALIDATION_TOO_EXPENSIVE", { detail: `the payer's signature check spends more than ${this.deps.signatureGasCap} gas` })
+      : refused;
+  }
+
+  #overCeiling(operation: HoldOperation, gas: bigint): DomainError {
+    return opens(operation)
+      ? new DomainError("SIGNATURE_VALIDATION_TOO_EXPENSIVE", { detail: `the ${operation} would use more than ${gas} gas (the payer's signature check)` })
+      : new DomainError("ESCROW_REFUSED", { detail: `the ${operation} would use more than ${gas} gas` });
   }
 
   /**

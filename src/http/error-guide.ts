@@ -68,4 +68,6 @@ export const ERROR_GUIDE: Record<ErrorCode, string> = {
   HOLD_BUSY: "An operator call for this hold is on its way: wait for it (POST /v1/holds/state) and ask again.",
   ESCROW_REFUSED:
     "The escrow refuses this call, and a majority of the chain's nodes agree (its error's name is in svc-error-detail): the same call will never succeed, so do not retry it; read the hold's state (POST /v1/holds/state) and change the request.",
+  RELAYER_BUDGET_EXCEEDED:
+    "The relayer's hourly gas budget for work that earns no fee is spent for this payer, recipient or caller, or in total: nothing was sent; ask again after Retry-After. A merchant's capture or void is never refused by it.",
 };

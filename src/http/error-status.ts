@@ -62,6 +62,7 @@ export const HTTP_STATUS = {
   HOLD_CLOSED: 409,
   HOLD_BUSY: 409,
   ESCROW_REFUSED: 409,
+  RELAYER_BUDGET_EXCEEDED: 429,
 } as const satisfies Record<ErrorCode, number>;
 
 export function statusOf(code: ErrorCode): number {

@@ -90,6 +90,27 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** What the relayer paid for its mined calls (L2 gas at the price paid, plus the L1 data fee where the receipt names it), by operation. */
+  readonly gasSpent = new Counter({
+    name: "relayer_gas_spent_wei_total",
+    help: "Wei the relayer paid for its mined transactions (L2 gas and L1 data fee), by operation",
+    labelNames: ["operation"],
+    registers: [this.registry],
+  });
+  /** The service's fees in its mined calls, by operation: read against gasSpent, what the relayer's work earns. */
+  readonly feesEarned = new Counter({
+    name: "relayer_fees_earned_units_total",
+    help: "Token micro-units of fee the relayer's mined transactions took for the fee collector, by operation",
+    labelNames: ["operation"],
+    registers: [this.registry],
+  });
+
+  /** The relayer's mined work counted per operation: the ledger the followers of its transactions report to. */
+  readonly relayerLedger = {
+    spent: (operation: string, wei: bigint) => this.gasSpent.inc({ operation }, Number(wei)),
+    earned: (operation: string, units: bigint) => this.feesEarned.inc({ operation }, Number(units)),
+  };
+
   constructor(defaults = false) {
     if (defaults) collectDefaultMetrics({ register: this.registry });
   }

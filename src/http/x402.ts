@@ -9,6 +9,7 @@ import { X402_REASONS } from "../x402/reasons.js";
 import { settleRefusal, verifyRefusal } from "../x402/refusals.js";
 import { issueDetail } from "./error-detail.js";
 import { sendError } from "./errors.js";
+import { callerOf } from "../limits/caller.js";
 import { jsonBody, rateLimit } from "./middleware.js";
 import { checkAnswer, type ResponseCheck } from "./route.js";
 
@@ -68,8 +69,15 @@ export function x402Endpoints(deps: X402EndpointDeps): X402Endpoint[] {
         return answer(res, schema, refused.body, what, refused.status);
       }
       try {
-        answer(res, schema, await facilitator[name](parsed.data), what);
+        const body = name === "settle" ? await facilitator.settle(parsed.data, callerOf(req.ip)) : await facilitator.verify(parsed.data);
+        answer(res, schema, body, what);
       } catch (error) {
+        // The relayer's budget for work that earns no fee is spent: 429 and Retry-After, in x402's form.
+        if (error instanceof DomainError && error.code === "RELAYER_BUDGET_EXCEEDED") {
+          res.setHeader("Retry-After", String(error.retryAfter));
+          const refused = refuse(429, X402_REASONS.relayerBudgetExceeded, error.detail);
+          return answer(res, schema, refused.body, what, refused.status);
+        }
         deps.logger.warn({ path: `${X402_PATH}/${name}`, error: maskSecrets((error as Error).message.split("\n")[0] ?? "") }, "x402 request failed");
         const refused = refuse(500, unexpected);
         answer(res, schema, refused.body, what, refused.status);

@@ -1,11 +1,11 @@
-import { encodeFunctionData, erc20Abi, numberToHex, type Address, type Hex, type PublicClient } from "viem";
+import { encodeFunctionData, erc20Abi, numberToHex, parseEventLogs, type Address, type Hex, type PublicClient } from "viem";
 import { splitterAbi } from "../generated/contracts.js";
 import { PAID_EVENT, SplitterReader } from "../chain/contracts/splitter.js";
 import { finalityHead } from "../chain/finality.js";
 import { agreeOnClaim, agreeOnLogs } from "../chain/agreement.js";
 import { DomainError } from "../errors.js";
 import { logsIn, type ChainView, type FollowerConsumer } from "../chain/follower.js";
-import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
+import { readReceipt } from "../chain/transactions.js";
 import { rpc } from "../chain/rpc-errors.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
@@ -13,7 +13,16 @@ import type { DepositWatch, DepositWatches } from "../store/deposit-watches.js";
 import { paymentKeyOf } from "./verify.js";
 import type { DepositAddresses } from "./deposit-address.js";
 import { blocksIn } from "../block-time.js";
-import { priceRelayerCall, readyRelayerCall, type SettlementPrice, type SettlementSender } from "./relayer-call.js";
+import {
+  costOf,
+  priceRelayerCall,
+  readyRelayerCall,
+  RELAYER_RESEND_AFTER_MS,
+  type RelayerLedger,
+  type SettlementPrice,
+  type SettlementSender,
+} from "./relayer-call.js";
+import { resendOrReplace } from "./relayer-follow.js";
 
 export type { SettlementPrice, SettlementSender } from "./relayer-call.js";
 
@@ -33,6 +42,8 @@ export interface DepositSettlerDeps {
   replaceAfterMs: number;
   /** One watch's follow failed (an RPC fault, a record it cannot read): told here, and the round goes on with the others. */
   onWatchError?: (depositAddress: Address, error: unknown) => void;
+  /** Where the gas and fee of the relayer's own settlements are counted once their watch ends (/metrics). */
+  ledger?: RelayerLedger;
   /**
    * Another reader of the token's transfers (the x402 receivers): told the recipient and value of each
    * of a round's `Transfer` logs, so one log read serves both. It handles its own errors (a rejection
@@ -49,8 +60,6 @@ export interface DepositSettlerDeps {
 
 /** How long a deposit that cannot be settled now (a token refusal, no gas money) waits before the next try. */
 export const DEPOSIT_RETRY_AFTER_MS = 60_000;
-/** A sent settlement the node does not know after this long is broadcast again. */
-export const DEPOSIT_RESEND_AFTER_MS = 30_000;
 /** Watches followed, and retries looked at, per round (their reads in one JSON-RPC batch). */
 const PER_TICK = 200;
 /**
@@ -150,6 +159,20 @@ export class DepositSettler implements FollowerConsumer {
     return settled;
   }
 
+  /** The relayer's own settlement of the watch, if it is what settled it (mined in `block`): its cost and fee, counted. */
+  async #count(w: DepositWatch, block: bigint): Promise<void> {
+    const receipts = await Promise.all(w.txHashes.map((hash) => readReceipt(this.deps.client, hash)));
+    const own = receipts.find((r) => r?.status === "success" && r.blockNumber === block);
+    if (!own) return;
+    this.deps.ledger!.spent("deposit_settlement", costOf(own));
+    const splitter = this.deps.deployment.contracts.Splitter.address.toLowerCase();
+    const paid = parseEventLogs({ abi: splitterAbi, eventName: "Paid", logs: own.logs.filter((l) => l.address.toLowerCase() === splitter) });
+    this.deps.ledger!.earned(
+      "deposit_settlement",
+      paid.reduce((sum, log) => sum + log.args.fee, 0n),
+    );
+  }
+
   /** Follows one sent settlement; true when the payment is settled and final (the watch is done). */
   async #followOne(w: DepositWatch, splitter: SplitterReader, head: bigint): Promise<boolean> {
     const { client, watches, sender } = this.deps;
@@ -160,6 +183,7 @@ export class DepositSettler implements FollowerConsumer {
     const call = { ...splitter.settledBlockCall(this.#key(w)), result: numberToHex(settledIn, { size: 32 }) };
     if (settledIn !== 0n && (await agreeOnClaim("watch_end", client, this.deps.finality, { blockNumber: head, calls: [call] }))) {
       await watches.markSettled(w.depositAddress);
+      if (this.deps.ledger) await this.#count(w, settledIn).catch(() => {}); // a count, never a verdict: one node's receipt will do
       return true;
     }
     const receipts = () => Promise.all(w.txHashes.map((hash) => readReceipt(client, hash)));
@@ -168,7 +192,7 @@ export class DepositSettler implements FollowerConsumer {
     const mined = (await receipts()).find((r) => r !== null);
     if (mined?.status === "reverted") await watches.reopen(w.depositAddress, w.txHash!, this.deps.now() + DEPOSIT_RETRY_AFTER_MS);
     const age = this.deps.now() - w.sentAt!;
-    if (mined || age <= Math.min(DEPOSIT_RESEND_AFTER_MS, this.deps.replaceAfterMs)) return false;
+    if (mined || age <= Math.min(RELAYER_RESEND_AFTER_MS, this.deps.replaceAfterMs)) return false;
     if (w.relayer !== null && w.nonce !== null) {
       // None of its hashes mined, yet the relayer's nonce is used: another transaction (another
       // instance's, a manual send) took it, and none of these ever can be mined. Read again after the
@@ -179,18 +203,13 @@ export class DepositSettler implements FollowerConsumer {
         return false;
       }
     }
-    // Sending again and replacing are for the key that signed it (an instance without it has no outbox).
-    if (!sender.address || sender.address !== w.relayer) return false;
-    if (!(await isKnownTransaction(client, w.txHash!))) {
-      // Lost by the node (dropped, or reorged out): the same signed transaction again.
-      if (age > DEPOSIT_RESEND_AFTER_MS) await sender.broadcast(w.rawTx!).catch(() => {});
-    } else if (age > this.deps.replaceAfterMs) {
-      // Stuck under a risen base fee: every later relayer transaction (charges too) waits behind its
-      // nonce. The same call, same nonce, higher fee, recorded before it is sent; over the relayer's
-      // fee ceiling it waits at its bid (the relayer reports it).
-      const next = await sender.signReplacement(w.rawTx!, await this.deps.quoteFees(), "settlement");
-      if (next && (await watches.replace(w.depositAddress, w.txHash!, next, this.deps.now()))) await sender.broadcast(next.raw).catch(() => {});
-    }
+    // Sending again if lost, replacing if stuck under a risen base fee (every later relayer transaction,
+    // charges too, waits behind its nonce): the relayer's one rule (relayer-follow.ts), by the key that signed it.
+    if (w.relayer === null) return false;
+    const sent = { hash: w.txHash!, relayer: w.relayer, raw: w.rawTx!, sentAt: w.sentAt! };
+    await resendOrReplace({ ...this.deps, senders: [sender] }, sent, "settlement", (next) =>
+      watches.replace(w.depositAddress, w.txHash!, next, this.deps.now()),
+    );
     return false;
   }
 

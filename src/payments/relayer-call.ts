@@ -13,7 +13,26 @@ export interface SettlementSender {
    * The same call with the same nonce at higher fees (a node's replacement rule); null when that bid
    * would pass the relayer's fee ceiling.
    */
-  signReplacement(raw: Hex, quote: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, kind: "settlement"): Promise<{ hash: Hex; raw: Hex } | null>;
+  signReplacement(
+    raw: Hex,
+    quote: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
+    kind: "settlement" | "hold",
+  ): Promise<{ hash: Hex; raw: Hex } | null>;
+}
+
+/** A sent relayer transaction the node does not know after this long is broadcast again (every follower of the relayer's sends). */
+export const RELAYER_RESEND_AFTER_MS = 30_000;
+
+/** Where the relayer's mined work is counted (`/metrics`: relayer_gas_spent_wei_total, relayer_fees_earned_units_total), by operation. */
+export interface RelayerLedger {
+  spent(operation: string, wei: bigint): void;
+  earned(operation: string, units: bigint): void;
+}
+
+/** What a mined transaction cost its sender: the L2 gas at the price paid, and the L1 data fee where the receipt names it (Base's). */
+export function costOf(receipt: { gasUsed: bigint; effectiveGasPrice: bigint }): bigint {
+  const l1Fee = (receipt as { l1Fee?: bigint | null }).l1Fee;
+  return receipt.gasUsed * receipt.effectiveGasPrice + (typeof l1Fee === "bigint" ? l1Fee : 0n);
 }
 
 /** A settlement's gas limit and the fees it would pay. */
@@ -67,6 +86,34 @@ export async function readyRelayerCall(
     if (!priced || (maxGas !== undefined && priced.gas > maxGas)) return null;
     deps.sender.ensureAvailable(priced.gas, priced.fees.maxFeePerGas, balance, l1Fee);
     return { relayer, priced, pending };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A call whose gas limit is settled already (its ceiling, after one agreed simulation): whether the
+ * relayer can pay for it at `maxFeePerGas` (the L2 gas at that cap plus Base's L1 data fee), and the
+ * chain's pending nonce as a majority holds it. Nothing simulated again; null when nothing can be
+ * sent now (no key, paused, no gas money).
+ */
+export async function fundedRelayerCall(
+  deps: Pick<RelayerCallDeps, "client" | "sender">,
+  to: Address,
+  data: Hex,
+  gas: bigint,
+  maxFeePerGas: bigint,
+): Promise<{ relayer: Address; pending: number } | null> {
+  const relayer = deps.sender.address;
+  if (!relayer) return null;
+  try {
+    const [balance, pending, l1Fee] = await Promise.all([
+      deps.client.getBalance({ address: relayer }),
+      agreedPendingNonce(deps.client, relayer),
+      quoteL1Fee(deps.client, { to, data }).then(l1FeeWithMargin),
+    ]);
+    deps.sender.ensureAvailable(gas, maxFeePerGas, balance, l1Fee);
+    return { relayer, pending };
   } catch {
     return null;
   }

@@ -18,7 +18,7 @@ export interface RelayerOptions {
 
 /** A replacement the ceiling refused: what it would have bid, and the ceiling. */
 export interface FeeCeilingEvent {
-  kind: "settlement" | "charge";
+  kind: "settlement" | "charge" | "hold";
   nonce: number;
   hash: Hex;
   wantedMaxFeePerGas: bigint;

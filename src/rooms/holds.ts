@@ -6,6 +6,7 @@ import { RangeCap } from "../payments/log-ranges.js";
 import { refundHold } from "../holds/hold-refunds.js";
 import { Holds } from "../holds/holds.js";
 import { HoldOperator } from "../holds/operator.js";
+import { HoldRules } from "../holds/hold-rules.js";
 import { HoldTransactionStore } from "../store/hold-transactions.js";
 import type { Webhooks } from "../webhooks/webhooks.js";
 import type { HoldsApi } from "../holds/holds-api.js";
@@ -26,10 +27,10 @@ export interface HoldsRoom {
 }
 
 export function holdsRoom(
-  { config, now, logger, randomBytes }: BaseRoom,
+  { config, now, logger, randomBytes, metrics }: BaseRoom,
   {
     chain: { client, deployment },
-    store: { database },
+    store: { database, windowLimiter, relayerBudget },
     relayer: { relayer, retired, quoteFees },
     tokens: { tokens },
     webhooks,
@@ -37,11 +38,12 @@ export function holdsRoom(
 ): HoldsRoom {
   const escrow = holdsEscrowSet(deployment);
   if (!escrow) return { operator: null, holds: null };
+  const holdStore = new HoldTransactionStore(database);
   const operator = new HoldOperator({
     client,
     chainId: deployment.chainId,
     sets: deployment.authCapture!,
-    store: new HoldTransactionStore(database),
+    store: holdStore,
     sender: relayer,
     retiredSenders: retired,
     quoteFees,
@@ -51,6 +53,18 @@ export function holdsRoom(
     feeBps: deployment.parameters.feeBps,
     feeReceiver: deployment.parameters.feeCollector,
     payers: new X402Answers(database),
+    rules: new HoldRules({
+      client,
+      store: holdStore,
+      // One limit of authorizations a minute per caller, whichever door (the holds API, x402's settle).
+      callerLimit: windowLimiter("hold-authorize", config.rateLimits.recoverPerMinute),
+      budget: relayerBudget,
+      unitsPerEth: config.recurring.unitsPerEth,
+      signatureGasCap: config.recurring.signatureGasCap,
+    }),
+    signatureGasCap: config.recurring.signatureGasCap,
+    ledger: metrics.relayerLedger,
+    tokenEip712: deployment.token.eip712,
     onError: (hash, error) => logger.warn({ loop: "holds", tx_hash: hash, error: firstLine(error) }, "following an operator call failed"),
   });
   const holds = new Holds({

@@ -60,7 +60,6 @@ export function httpRoom(
       subscriberStates: needs.links.subscriberStates,
       holds: {
         api: needs.holds,
-        authorizeLimit: rateLimit(store.windowLimiter("hold-authorize", config.rateLimits.recoverPerMinute), "hold-authorize"),
         listLimit: rateLimit(store.windowLimiter("holds-list", config.rateLimits.recoverPerMinute), "holds-list"),
       },
     }),

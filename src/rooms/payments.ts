@@ -29,7 +29,7 @@ export interface PaymentsRoom {
 }
 
 export function paymentsRoom(
-  { config, now, randomBytes, logger }: BaseRoom,
+  { config, now, randomBytes, logger, metrics }: BaseRoom,
   needs: { chain: ChainRoom; store: StoreRoom; tokens: TokensRoom; relayer: RelayerRoom; webhooks: Webhooks; receivers: ReceiversRoom },
 ): PaymentsRoom {
   const { chain, store, relayer, receivers } = needs;
@@ -60,6 +60,7 @@ export function paymentsRoom(
       transferBlocks: blocksIn(config.follow.transferRangeSeconds, config.chainId),
       paidBlocks: blocksIn(config.follow.logRangeSeconds, config.chainId),
     },
+    ledger: metrics.relayerLedger,
     onWatchError: (depositAddress, error) =>
       logger.warn({ loop: "deposits", deposit_address: depositAddress, error: firstLine(error) }, "following a payment address's settlement failed"),
     // One read of the token's transfers serves the payment addresses and the merchants' x402 receivers.

@@ -19,7 +19,7 @@ export interface ReceiversRoom {
 }
 
 export function receiversRoom(
-  { config, now, logger }: BaseRoom,
+  { config, now, logger, metrics }: BaseRoom,
   {
     chain: { client, deployment },
     store: { database },
@@ -38,6 +38,7 @@ export function receiversRoom(
     now,
     replaceAfterMs: config.relayer.replaceAfterSeconds * 1000,
     finality: config.finality,
+    ledger: metrics.relayerLedger,
     onError: (hash, error) => logger.warn({ loop: "x402-receivers", tx_hash: hash, error: firstLine(error) }, "following a receiver transaction failed"),
   });
   const splitter = new ReceiverSplitter({

@@ -1,4 +1,5 @@
 import { FixedWindowLimiter, SharedWindowLimiter, type RateLimiter } from "../limits/rate-limiter.js";
+import { RelayerBudget } from "../limits/relayer-budget.js";
 import { openStore, type Database } from "../store/database.js";
 import { migrate } from "../store/migrate.js";
 import type { BaseRoom } from "./base.js";
@@ -9,6 +10,8 @@ export interface StoreRoom {
   ownsDatabase: boolean;
   /** A per-minute limiter named `name`: shared through PostgreSQL when several instances can share it, else per instance. */
   windowLimiter(name: string, perMinute: number): RateLimiter;
+  /** The relayer's hourly budget for work that earns no fee (RELAYER_BUDGET_WEI_PER_*), kept in the store: one across instances. */
+  relayerBudget: RelayerBudget;
 }
 
 /** Opens the store (or takes the caller's) and applies the migrations. */
@@ -18,6 +21,7 @@ export async function storeRoom({ config, deps, now, logger }: BaseRoom): Promis
   return {
     database,
     ownsDatabase: !deps.database,
+    relayerBudget: new RelayerBudget(database, config.relayer.budget, now),
     windowLimiter: (name, perMinute) =>
       config.databaseUrl
         ? new SharedWindowLimiter(database, name, perMinute, 60_000, now, (error) =>

@@ -10,6 +10,7 @@ import type { HoldsRoom } from "./holds.js";
 import type { PaymentsRoom } from "./payments.js";
 import type { ReceiversRoom } from "./receivers.js";
 import type { RelayerRoom } from "./relayer.js";
+import type { StoreRoom } from "./store.js";
 import type { TokensRoom } from "./tokens.js";
 
 /** The x402 facilitator (verify and settle, to a payment address or a merchant's receiver) and the merchant's x402 endpoints. */
@@ -23,12 +24,13 @@ export function x402Room(
   { config, now }: BaseRoom,
   {
     chain: { chain },
-    relayer: { relayer },
+    relayer: { relayer, quoteFees },
+    store: { relayerBudget },
     payments,
     receivers,
     holds,
     tokens,
-  }: { chain: ChainRoom; relayer: RelayerRoom; payments: PaymentsRoom; receivers: ReceiversRoom; holds: HoldsRoom; tokens: TokensRoom },
+  }: { chain: ChainRoom; relayer: RelayerRoom; store: StoreRoom; payments: PaymentsRoom; receivers: ReceiversRoom; holds: HoldsRoom; tokens: TokensRoom },
 ): X402Room {
   // auth-capture where the deployment has an escrow: the holds' operator sends its calls.
   const authCapture = holds.operator
@@ -60,6 +62,13 @@ export function x402Room(
     settleWaitMs: X402_SETTLE_WAIT_MS,
     pollMs: X402_SETTLE_POLL_MS,
     ...(authCapture ? { authCapture } : {}),
+    // A settlement counted at its gas without payer code (X402_SETTLEMENT_GAS) at the fee cap it would bid.
+    budget: {
+      budget: relayerBudget,
+      costWei: async () => X402_SETTLEMENT_GAS * (await quoteFees()).maxFeePerGas,
+      unitsPerEth: config.recurring.unitsPerEth,
+      feeBps: chain.deployment.parameters.feeBps,
+    },
   });
   return {
     facilitator,

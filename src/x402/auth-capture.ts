@@ -37,9 +37,9 @@ export interface AuthCaptureOperator extends LifecycleOperator {
   /** The escrow's operator (the relayer's account); null without a relayer key. */
   readonly operator: Address | null;
   /** Authorizes the payment's whole amount (a hold, on the holds' escrow). Throws a DomainError when the escrow would refuse it or it cannot be sent. */
-  authorize(info: PaymentInfo, signature: Hex): Promise<{ hash: Hex }>;
+  authorize(info: PaymentInfo, signature: Hex, request?: { caller?: string }): Promise<{ hash: Hex }>;
   /** Authorizes and captures `amount` in one step at `escrow`, the deployment's fee to the fee collector. */
-  charge(info: PaymentInfo, amount: bigint, signature: Hex, escrow: EscrowSet): Promise<{ hash: Hex }>;
+  charge(info: PaymentInfo, amount: bigint, signature: Hex, escrow: EscrowSet, request?: { caller?: string }): Promise<{ hash: Hex }>;
 }
 
 export interface AuthCaptureDeps {
@@ -108,7 +108,7 @@ export class AuthCaptureFacilitator {
    * (this service's call, answered to nobody: a crash, a wait that ran out) is answered from the chain
    * to the first request that asks; every later one is refused.
    */
-  async settle(request: X402FacilitatorRequest): Promise<X402SettleResponse> {
+  async settle(request: X402FacilitatorRequest, caller?: string): Promise<X402SettleResponse> {
     const eyes = await this.#eyes();
     if (isLifecyclePayload(request.paymentPayload.payload)) {
       const call = await judgeLifecycle(request, this.#service(), this.network, eyes);
@@ -128,7 +128,7 @@ export class AuthCaptureFacilitator {
     }
     let outcome: X402SettleResponse;
     try {
-      outcome = await this.#send(terms, token);
+      outcome = await this.#send(terms, token, caller === undefined ? {} : { caller }); // the operator holds every door's caller to one set of rules
     } catch (error) {
       await this.deps.answers.release(subject, token).catch(() => {}); // what was sent stays recorded and followed by the operator
       throw error;
@@ -142,7 +142,7 @@ export class AuthCaptureFacilitator {
    * time, so one that passes the simulation and reverts on chain costs the relayer one call, not one
    * per concurrent request, before the payer is refused.
    */
-  async #send(terms: AuthCaptureTerms, token: string): Promise<X402SettleResponse> {
+  async #send(terms: AuthCaptureTerms, token: string, request: { caller?: string }): Promise<X402SettleResponse> {
     const { answers, chain } = this.deps;
     const code = await rpc(() => chain.client.getCode({ address: terms.payer }));
     const contractPayer = code !== undefined && code !== "0x";
@@ -158,22 +158,22 @@ export class AuthCaptureFacilitator {
     }
     try {
       if (contractPayer && (await answers.isPayerRefused(terms.payer, Date.now()))) return this.#failed(payerRefused(terms.payer));
-      return await this.#sendHeld(terms, token);
+      return await this.#sendHeld(terms, token, request);
     } finally {
       if (contractPayer) await answers.releasePayer(terms.payer).catch(() => {});
     }
   }
 
-  async #sendHeld(terms: AuthCaptureTerms, token: string): Promise<X402SettleResponse> {
+  async #sendHeld(terms: AuthCaptureTerms, token: string, request: { caller?: string }): Promise<X402SettleResponse> {
     const { operator } = this.deps;
     let sent: { hash: Hex };
     try {
       sent =
         terms.operation === "authorize"
-          ? await operator.authorize(terms.info, terms.signature)
-          : await operator.charge(terms.info, chargedOf(terms), terms.signature, terms.escrow);
+          ? await operator.authorize(terms.info, terms.signature, request)
+          : await operator.charge(terms.info, chargedOf(terms), terms.signature, terms.escrow, request);
     } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
+      if (!(error instanceof DomainError) || error.code === "RELAYER_BUDGET_EXCEEDED") throw error; // the budget's refusal: 429 in x402's form (http/x402.ts)
       const message = `the escrow call cannot be sent now (${error.code}${error.detail ? `: ${error.detail}` : ""})`;
       return this.#failed({ reason: X402_REASONS.transactionState, message, payer: terms.payer });
     }

@@ -6,6 +6,7 @@ import { rpc } from "../chain/rpc-errors.js";
 import { readReceipt } from "../chain/transactions.js";
 import type { Finality } from "../config.js";
 import type { PaymentChain } from "../payments/verify.js";
+import { earnsItsGas, type RelayerBudget } from "../limits/relayer-budget.js";
 import type { DepositSettler } from "../payments/deposit-settler.js";
 import type { DepositWatch } from "../store/deposit-watches.js";
 import type { X402Answers } from "../store/x402-answers.js";
@@ -56,6 +57,11 @@ export interface X402FacilitatorDeps {
   pollMs: number;
   /** The `auth-capture` scheme (auth-capture.ts), where the deployment has an escrow. */
   authCapture?: AuthCaptureFacilitator;
+  /**
+   * The relayer's budget for settlements whose fee does not cover their gas (limits/relayer-budget.ts):
+   * what a settlement costs now (wei), the price of ETH in token micro-units, and the deployment's fee.
+   */
+  budget?: { budget: Pick<RelayerBudget, "check" | "spend">; costWei: () => Promise<bigint>; unitsPerEth: bigint; feeBps: number };
 }
 
 /** A request that passed this facilitator's own checks: its authorization and what its `payTo` is. */
@@ -117,9 +123,9 @@ export class X402Facilitator {
    * first to ask when the payment settled otherwise. A front-runner who submitted the same
    * authorization first changes nothing: the funds reached the payTo and were split.
    */
-  async settle(request: X402FacilitatorRequest): Promise<X402SettleResponse> {
+  async settle(request: X402FacilitatorRequest, caller?: string): Promise<X402SettleResponse> {
     const authCapture = this.#authCapture(request);
-    if (authCapture) return authCapture.settle(request);
+    if (authCapture) return authCapture.settle(request, caller);
     const judged = await this.#judge(request);
     if ("reason" in judged) return this.#failed(judged);
     const { target } = judged;
@@ -143,7 +149,7 @@ export class X402Facilitator {
     const release = () => this.deps.answers.release(target.subject, token);
     let outcome: X402SettleResponse;
     try {
-      outcome = await this.#send(judged, refused, token);
+      outcome = await this.#send(judged, refused, token, caller);
     } catch (error) {
       await release().catch(() => {}); // nothing was sent, or what was sent stays recorded and followed
       throw error;
@@ -153,7 +159,7 @@ export class X402Facilitator {
   }
 
   /** Sends the settlement (one at a time per contract payer) and answers. */
-  async #send(j: Judged, refused: Refusal | null, token: string): Promise<X402SettleResponse> {
+  async #send(j: Judged, refused: Refusal | null, token: string, caller?: string): Promise<X402SettleResponse> {
     // A contract payer's code runs inside the settlement: one of its settlements at a time, so that a
     // payer whose code passes the simulation and reverts on chain costs the relayer one settlement,
     // not one per concurrent request, before it is refused.
@@ -164,7 +170,9 @@ export class X402Facilitator {
     try {
       if (contractPayer && (await this.deps.answers.isPayerRefused(j.payer, Date.now()))) return this.#failed(payerRefused(j.payer));
       const maxGas = this.deps.maxSettlementGas + j.target.extraGas;
+      const unpaid = await this.#unpaidWork(j, caller);
       const sent = await j.target.send(maxGas);
+      if (unpaid && typeof sent === "object") await this.deps.budget!.budget.spend(unpaid.parties, unpaid.costWei).catch(() => {});
       // To a receiver, the settlement's simulation fails once the authorization is used: a front-runner
       // sent it straight to USDC after this request's verify. Its funds wait at the receiver: the chain answers.
       if (sent === "unavailable" && j.target.kind === "receiver" && (await this.#used(j))) return await this.#answer(j, refused, { token });
@@ -185,6 +193,21 @@ export class X402Facilitator {
     } finally {
       if (contractPayer) await this.deps.answers.releasePayer(j.payer).catch(() => {});
     }
+  }
+
+  /**
+   * A settlement whose fee is below its gas at the current price: held to the relayer's budget
+   * (RELAYER_BUDGET_EXCEEDED past it, answered 429 in x402's form) and counted once sent; null for
+   * one that earns its gas, which costs the budget nothing, not even a store read.
+   */
+  async #unpaidWork(j: Judged, caller?: string) {
+    const b = this.deps.budget;
+    if (!b) return null;
+    const costWei = await b.costWei();
+    if (earnsItsGas((j.target.amount * BigInt(b.feeBps)) / 10_000n, costWei, b.unitsPerEth)) return null;
+    const parties = { payer: j.payer, recipient: j.target.payTo, ...(caller === undefined ? {} : { caller }) };
+    await b.budget.check(parties);
+    return { parties, costWei };
   }
 
   /** The `auth-capture` half, for a request of that scheme (its own file: its payload, checks and escrow calls are its own). */

@@ -16,6 +16,8 @@ export const X402_REASONS = {
   simulationFailed: "invalid_exact_evm_transaction_simulation_failed",
   /** The settlement could not be sent, would use more gas than the facilitator pays, reverted, or was not mined in time. */
   transactionState: "invalid_transaction_state",
+  /** The relayer's hourly budget for work that earns no fee is spent (RELAYER_BUDGET_WEI_PER_*): answered with 429 and Retry-After. */
+  relayerBudgetExceeded: "relayer_budget_exceeded",
   unexpectedVerify: "unexpected_verify_error",
   unexpectedSettle: "unexpected_settle_error",
 } as const;

@@ -1,15 +1,11 @@
-import type { Address, Hex, PublicClient } from "viem";
-import { isKnownTransaction, readReceipt } from "../chain/transactions.js";
-import { rpc } from "../chain/rpc-errors.js";
-import { agreeOnReceipt } from "../chain/agreement.js";
+import { decodeEventLog, type Address, type Hex, type PublicClient } from "viem";
+import { x402ReceiversAbi } from "../generated/contracts.js";
 import type { Finality } from "../config.js";
 import type { SettlementPrice, SettlementSender } from "../payments/deposit-settler.js";
-import { priceRelayerCall, readyRelayerCall } from "../payments/relayer-call.js";
+import { costOf, priceRelayerCall, readyRelayerCall, type RelayerLedger } from "../payments/relayer-call.js";
+import { followSent } from "../payments/relayer-follow.js";
 import type { X402ReceiverStore, X402Transaction } from "../store/x402-receivers.js";
 import { paidOutOf } from "./receiver-funding.js";
-
-/** A sent transaction to X402Receivers the node does not know after this long is broadcast again. */
-export const RECEIVER_RESEND_AFTER_MS = 30_000;
 
 export interface ReceiverSenderDeps {
   client: PublicClient;
@@ -25,8 +21,10 @@ export interface ReceiverSenderDeps {
   replaceAfterMs: number;
   /** One transaction's follow failed (an RPC fault): told here, and the round goes on with the others. */
   onError?: (hash: Hex, error: unknown) => void;
-  /** Where set, a mined transaction is done only once a majority of the nodes agree on it, final (chain/agreement.ts). */
-  finality?: Finality;
+  /** A mined transaction is done only once its receipt is this final and a majority of the nodes agree on it (chain/agreement.ts). */
+  finality: Finality;
+  /** Where each mined transaction's gas is counted (/metrics). */
+  ledger?: RelayerLedger;
 }
 
 /**
@@ -76,30 +74,34 @@ export class ReceiverSender {
   }
 
   async #followOne(t: X402Transaction): Promise<boolean> {
-    const { client, sender, store } = this.deps;
-    const receipt = await readReceipt(client, t.hash);
-    if (receipt) {
-      // Taken as mined on a majority of the nodes' word; until then followed (its nonce is its own).
-      const mined = this.deps.finality ? await agreeOnReceipt("watch_end", client, this.deps.finality, receipt) : receipt;
-      if (!mined) return false;
-      // A payment through a receiver settled, as a majority holds it: funded (kept, walked by the backstop) from now on.
-      if (mined.status === "success") await store.markFunded(paidOutOf(mined.logs, this.deps.token), this.deps.now());
-      await store.markDone(t.hash, "mined");
+    const { sender, store } = this.deps;
+    const step = await followSent({ ...this.deps, senders: [sender] }, t, "settlement", (next) => store.replace(t.hash, next, this.deps.now()));
+    if (step.state === "sent") return false;
+    if (step.state === "dropped") {
+      await store.markDone(t.hash, "dropped");
       return true;
     }
-    const used = await rpc(() => client.getTransactionCount({ address: t.relayer, blockTag: "latest" }));
-    if (used > t.nonce) {
-      await store.markDone(t.hash, "dropped"); // another transaction (or a replacement) took its nonce
-      return true;
+    const mined = step.receipt;
+    // A payment through a receiver settled, as a majority holds it: funded (kept, walked by the backstop) from now on.
+    if (mined.status === "success") await store.markFunded(paidOutOf(mined.logs, this.deps.token), this.deps.now());
+    await store.markDone(t.hash, "mined");
+    this.deps.ledger?.spent("x402_receiver_settlement", costOf(mined));
+    if (mined.status === "success") this.deps.ledger?.earned("x402_receiver_settlement", this.#feeIn(mined.logs));
+    return true;
+  }
+
+  /** The fee collector's part of the payments a mined transaction settled: X402Receivers' own ReceiverPaid logs. */
+  #feeIn(logs: ReadonlyArray<{ address: Address; data: Hex; topics: readonly Hex[] }>): bigint {
+    let fee = 0n;
+    for (const log of logs) {
+      if (log.address.toLowerCase() !== this.deps.to.toLowerCase()) continue;
+      try {
+        const event = decodeEventLog({ abi: x402ReceiversAbi, data: log.data, topics: log.topics as [Hex, ...Hex[]] });
+        if (event.eventName === "ReceiverPaid") fee += event.args.fee;
+      } catch {
+        // Another of its events.
+      }
     }
-    if (sender.address !== t.relayer) return false;
-    const age = this.deps.now() - t.sentAt;
-    if (!(await isKnownTransaction(client, t.hash))) {
-      if (age > RECEIVER_RESEND_AFTER_MS) await sender.broadcast(t.raw).catch(() => {});
-    } else if (age > this.deps.replaceAfterMs) {
-      const next = await sender.signReplacement(t.raw, await this.deps.quoteFees(), "settlement");
-      if (next && (await store.replace(t.hash, next, this.deps.now()))) await sender.broadcast(next.raw).catch(() => {});
-    }
-    return false;
+    return fee;
   }
 }

@@ -1,4 +1,5 @@
 import { assert } from "chai";
+import supertest from "supertest";
 import { erc20Abi, getAddress, parseTransaction, type Address, type Hex } from "viem";
 import { fiatTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
@@ -262,6 +263,10 @@ describe("payment addresses (deposit_address)", function () {
     assert.deepEqual((await verify(a.intent, transfer.transactionHash)).body, { valid: false, code: "PAYMENT_CONFIRMING" });
     await h.chain.mine(2);
     assert.deepEqual(await settler.tick(), { sent: 0, settled: 1 }, "settled and final: the watch ends");
+    // /metrics: what the relayer paid for it, and the 0.14 fee it earned.
+    const metrics = (await supertest(h.service.opsApp).get("/metrics")).text;
+    assert.isAbove(Number(/^relayer_gas_spent_wei_total\{operation="deposit_settlement"\} (\S+)$/m.exec(metrics)?.[1] ?? 0), 0);
+    assert.equal(Number(/^relayer_fees_earned_units_total\{operation="deposit_settlement"\} (\S+)$/m.exec(metrics)?.[1] ?? 0), 140_000);
     const recovered = await h.api.post("/v1/payments/recover").send({ intent: a.intent });
     assert.include(recovered.body, { found: true, valid: true });
     const settlementHash = recovered.body.tx_hash as Hex;

@@ -114,6 +114,17 @@ describe("the holds' operator", function () {
     assert.equal(await h.chain.publicClient.getTransactionCount({ address: operator().operator! }), nonce + 1, "only the authorization was sent");
   });
 
+  it("a mined call ends only once its receipt is final (FINALITY), on one node too: the follower does not take a fresh receipt to the door", async () => {
+    const info = await terms();
+    const sent = await operator().authorize(info, sign(info));
+    await h.chain.publicClient.waitForTransactionReceipt({ hash: sent.hash });
+    assert.equal(await operator().follow(), 0, "mined, not final: still followed");
+    assert.equal((await operator().inFlight(info))?.hash, sent.hash);
+    await h.chain.mine(2);
+    assert.equal(await operator().follow(), 1, "final: ended");
+    assert.isNull(await operator().inFlight(info));
+  });
+
   it("records a call before it is broadcast and refuses a second call for the hold while it is in flight", async () => {
     const info = await terms();
     await settle(await operator().authorize(info, sign(info)));
@@ -176,7 +187,7 @@ describe("the holds' operator", function () {
       await capped.holdOperator!.follow();
       assert.equal((await capped.holdOperator!.inFlight(info))?.hash, stuck.hash, "not replaced past the ceiling");
       const metrics = (await supertest(capped.opsApp).get("/metrics")).text;
-      assert.equal(Number(/relayer_fee_ceiling_held_total\{kind="settlement"\} (\d+)/.exec(metrics)?.[1] ?? 0), 1, "one metric per held transaction");
+      assert.equal(Number(/relayer_fee_ceiling_held_total\{kind="hold"\} (\d+)/.exec(metrics)?.[1] ?? 0), 1, "one metric per held transaction");
     } finally {
       await h.chain.testClient.setAutomine(true);
     }

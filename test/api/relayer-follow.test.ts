@@ -314,7 +314,8 @@ describe("the relayer follows within a ceiling (settlements and charges)", funct
       );
       assert.equal(after[1]!.nonce, after[0]!.nonce, "the same nonce");
       assert.isTrue(parseTransaction(after[1]!.raw_tx).maxFeePerGas! > firstCap, "a higher bid");
-      await h.chain.mine(1);
+      // Mined, and final under the tests' FINALITY (2 confirmations): the follower reads nothing as mined before.
+      await h.chain.mine(3);
     } finally {
       await h.chain.testClient.setAutomine(true);
     }

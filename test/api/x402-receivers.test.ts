@@ -370,7 +370,8 @@ describe("x402 to a merchant's receiver: a static payTo, nothing created per req
     await h.service.depositSettler.tick();
     await send(h.chain, agents()[2]!, { address: usdc(), abi: erc20Abi, functionName: "transfer", args: [payTo, 1_000_000n] });
     await h.service.depositSettler.tick();
-    await h.chain.mine(1);
+    // The split final under the tests' FINALITY (2 confirmations): its follower reads nothing as mined before.
+    await h.chain.mine(2);
 
     // The idle time passes: the receivers nobody funded are forgotten, the funded one is kept and walked.
     h.clock.advance(h.service.config.x402.receiverIdleSeconds + 61);

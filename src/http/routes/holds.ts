@@ -7,7 +7,7 @@ import * as R from "../../wire/index.js";
 import { route, type PostRoute } from "../route.js";
 
 /** The holds' endpoints (DESIGN v7, "Holds"); without an escrow in the deployment each answers INVALID_HOLD. */
-export function holdRoutes(api: HoldsApi | null, limits: { authorize: RequestHandler; list: RequestHandler }): PostRoute[] {
+export function holdRoutes(api: HoldsApi | null, limits: { list: RequestHandler }): PostRoute[] {
   const holds = () => {
     if (!api) throw new DomainError("INVALID_HOLD", { detail: "this deployment names no escrow for holds" });
     return api;
@@ -46,7 +46,7 @@ export function holdRoutes(api: HoldsApi | null, limits: { authorize: RequestHan
     }),
     route({
       path: "/v1/holds/authorize",
-      summary: "The buyer's signed authorization: the service sends the escrow's authorize (limited per IP)",
+      summary: "The buyer's signed authorization: the service sends the escrow's authorize (limited per IP and by the relayer's budget)",
       response: R.HoldSentResponse,
       errors: [
         ...tokenErrors,
@@ -57,11 +57,14 @@ export function holdRoutes(api: HoldsApi | null, limits: { authorize: RequestHan
         "INSUFFICIENT_BALANCE",
         "ACCOUNT_BLOCKED",
         "TOKEN_PAUSED",
+        "SIGNATURE_VALIDATION_TOO_EXPENSIVE",
+        "RATE_LIMITED",
+        "RELAYER_BUDGET_EXCEEDED",
         ...sendErrors,
       ],
       schema: R.AuthorizeHoldRequest,
-      limits: [limits.authorize],
-      handle: (body) => holds().holds.authorize(body.hold, body.payer as Address, body.signature as Hex),
+      // The per-caller limit and the relayer's budget are the operator's (hold-rules.ts): x402's door meets them too.
+      handle: (body, request) => holds().holds.authorize(body.hold, body.payer as Address, body.signature as Hex, request.ip),
     }),
     route({
       path: "/v1/holds/capture",
@@ -77,7 +80,7 @@ export function holdRoutes(api: HoldsApi | null, limits: { authorize: RequestHan
       response: R.HoldSentResponse,
       errors: [...tokenErrors, "HOLD_NOT_AUTHORIZED", "HOLD_CLOSED", ...sendErrors],
       schema: R.HoldRequest,
-      handle: (body) => holds().holds.void(body.hold),
+      handle: (body, request) => holds().holds.void(body.hold, request.ip),
     }),
     route({
       path: "/v1/holds/refund",

@@ -38,7 +38,7 @@ export interface Domains {
   /** POST /v1/links/subscribers: subscribers' states for a browser holding the manage token. */
   subscriberStates: Pick<SubscriberStates, "list">;
   /** Holds (null without an escrow in the deployment), with the authorize and list limits per IP. */
-  holds: { api: HoldsApi | null; authorizeLimit: RequestHandler; listLimit: RequestHandler };
+  holds: { api: HoldsApi | null; listLimit: RequestHandler };
 }
 
 /** Every integration endpoint but /v1/capabilities (served by the app itself). */
@@ -52,7 +52,7 @@ export function integrationRoutes(d: Domains): PostRoute[] {
     ...refundRoutes(d.refunds),
     ...x402Routes(d.x402),
     ...eventRoutes(d.events, d.eventsLimit),
-    ...holdRoutes(d.holds.api, { authorize: d.holds.authorizeLimit, list: d.holds.listLimit }),
+    ...holdRoutes(d.holds.api, { list: d.holds.listLimit }),
   ];
 }
 
@@ -73,6 +73,6 @@ export function describedRoutes(): PostRoute[] {
     eventsLimit: ((_req, _res, next) => next()) as RequestHandler,
     paymentsList: { list: unavailable, limit: ((_req, _res, next) => next()) as RequestHandler },
     subscriberStates: unavailable,
-    holds: { api: unavailable, authorizeLimit: ((_req, _res, next) => next()) as RequestHandler, listLimit: ((_req, _res, next) => next()) as RequestHandler },
+    holds: { api: unavailable, listLimit: ((_req, _res, next) => next()) as RequestHandler },
   } as never);
 }
