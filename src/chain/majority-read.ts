@@ -3,7 +3,7 @@ import { DomainError } from "../errors.js";
 import { stableKey, tally } from "./agreement-tally.js";
 import { isRequestAnswer } from "./node.js";
 import { nodesOf } from "./nodes.js";
-import { askEach, quorumth } from "./relayer-reads.js";
+import { askEach, quorumth } from "./each-node.js";
 
 /**
  * A read that decides an answer without being a verdict's proof (x402's simulation of an

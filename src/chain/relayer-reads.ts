@@ -1,4 +1,5 @@
 import { BaseError, ExecutionRevertedError, type Address, type Hex, type PublicClient } from "viem";
+import { askEach, quorumth } from "./each-node.js";
 import { majorityRead } from "./majority-read.js";
 import type { ChainNode } from "./node.js";
 import { nodesOf, type ChainNodes } from "./nodes.js";
@@ -9,27 +10,6 @@ import { nodesOf, type ChainNodes } from "./nodes.js";
  * chain's pending nonce. One node alone can make the relayer pay for a revert, or park a call behind
  * a nonce gap; here it can do neither.
  */
-
-/** Each node's answer (undefined: the node failed, and has no say). */
-export async function askEach<T>(nodes: ChainNodes, read: (node: ChainNode) => Promise<T>): Promise<Array<{ node: ChainNode; answer: T }>> {
-  const answers = await Promise.all(
-    nodes.nodes.map((node) =>
-      read(node).then(
-        (answer) => ({ node, answer }),
-        () => null,
-      ),
-    ),
-  );
-  return answers.filter((a) => a !== null);
-}
-
-/** The quorum-th highest of the hosts' values (each host's highest): no host alone moves it either way. */
-export function quorumth(nodes: ChainNodes, answers: Array<{ node: ChainNode; value: bigint }>): bigint | null {
-  const byHost = new Map<string, bigint>();
-  for (const { node, value } of answers) if ((byHost.get(node.independentAs) ?? -1n) < value) byHost.set(node.independentAs, value);
-  const values = [...byHost.values()].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0));
-  return values.length >= nodes.quorum ? values[nodes.quorum - 1]! : null;
-}
 
 /**
  * The chain's pending nonce for `address` as a majority of hosts holds it at least (the quorum-th
