@@ -1,4 +1,5 @@
 import { BaseError, ExecutionRevertedError, type Address, type Hex, type PublicClient } from "viem";
+import type { VerdictKind } from "./agreement.js";
 import { askEach, quorumth } from "./each-node.js";
 import { majorityRead } from "./majority-read.js";
 import type { ChainNode } from "./node.js";
@@ -84,9 +85,11 @@ export type CeilingSimulation = { passes: boolean };
  * gas: one run, never an estimate's search, which a payer's code that burns gas makes a node spend
  * seconds on) asked of every node at one pinned block, and what a majority of hosts answer alike
  * (majority-read.ts): it passes within the ceiling, it needs more (the node ran out of gas), or its
- * revert, thrown as the majority's. One node: its answer, at its head.
+ * revert, thrown as the majority's. One node: its answer, at its head. `kind` is the verdict the
+ * majority's revert becomes (the escrow's refusal): named here, as every door call names its kind.
  */
 export async function agreedSimulation(
+  _kind: VerdictKind,
   client: PublicClient,
   simulate: (node: PublicClient, blockNumber: bigint | undefined) => Promise<unknown>,
 ): Promise<CeilingSimulation> {

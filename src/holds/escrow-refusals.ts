@@ -46,7 +46,7 @@ export async function agreedHoldSimulation(
   collected: () => Promise<boolean>,
 ): Promise<CeilingSimulation> {
   try {
-    return await agreedSimulation(client, simulate);
+    return await agreedSimulation("escrow_refused", client, simulate);
   } catch (error) {
     throw await escrowRefusal(error, collected);
   }

@@ -117,7 +117,8 @@ export class AuthCaptureFacilitator {
     }
     const terms = await judgeAuthCapture(request, this.#service(), this.network, eyes, true);
     if ("reason" in terms) return this.#failed(terms);
-    const refused = await this.#chainRefusal(terms);
+    // Not simulated here: the operator simulates what it sends, once, agreed, at the call's gas ceiling.
+    const refused = await this.#chainRefusal(terms, false);
     if (refused?.reason === AUTH_CAPTURE_REASONS.alreadyCollected) return this.#answerCollected(terms, refused);
     if (refused) return this.#failed(refused);
     if (await this.deps.answers.isPayerRefused(terms.payer, Date.now())) return this.#failed(payerRefused(terms.payer));
@@ -175,7 +176,9 @@ export class AuthCaptureFacilitator {
     } catch (error) {
       if (!(error instanceof DomainError) || error.code === "RELAYER_BUDGET_EXCEEDED") throw error; // the budget's refusal: 429 in x402's form (http/x402.ts)
       const message = `the escrow call cannot be sent now (${error.code}${error.detail ? `: ${error.detail}` : ""})`;
-      return this.#failed({ reason: X402_REASONS.transactionState, message, payer: terms.payer });
+      // The operator's agreed simulation refused it: the escrow's refusal, in the binding's code.
+      const reason = error.code === "ESCROW_REFUSED" ? AUTH_CAPTURE_REASONS.simulationFailed : X402_REASONS.transactionState;
+      return this.#failed({ reason, message, payer: terms.payer });
     }
     const receipt = await poll(() => readReceipt(this.deps.chain.client, sent.hash), this.deps.settleWaitMs, this.deps.pollMs);
     if (!receipt) {
@@ -281,7 +284,7 @@ export class AuthCaptureFacilitator {
   }
 
   /** The chain's checks after the judge's: the authorization and the payment unused, the payer's balance, then step 15, the escrow call simulated from the operator. */
-  async #chainRefusal(terms: AuthCaptureTerms): Promise<Refusal | null> {
+  async #chainRefusal(terms: AuthCaptureTerms, simulate = true): Promise<Refusal | null> {
     const { client, deployment } = this.deps.chain;
     const { info, payer, escrow } = terms;
     const refuse = (reason: string, message: string): Refusal => ({ reason, message, payer });
@@ -293,7 +296,7 @@ export class AuthCaptureFacilitator {
     ]);
     if (used || state[0]) return refuse(AUTH_CAPTURE_REASONS.alreadyCollected, "this payment is collected already: its authorization is used");
     if (balance < info.maxAmount) return refuse(AUTH_CAPTURE_REASONS.insufficientBalance, "the payer holds less USDC than the amount");
-    return this.#simulate(terms);
+    return simulate ? this.#simulate(terms) : null;
   }
 
   /** A lifecycle call simulated from the operator (verify only: settle's operator simulates what it sends). */

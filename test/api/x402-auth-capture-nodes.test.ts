@@ -42,10 +42,9 @@ describe("x402 auth-capture: three nodes, one forging", function () {
     h.nodes[0]!.rewrite = null;
   });
 
-  it("a charge that reverted on chain, served by one node as the escrow's PaymentCharged: no success", async () => {
-    // The service's reads go to node 0 first (the others 200 ms slower), its ranking asserted.
-    built = await serviceReadingFirst(h, h.nodes[0]!);
-    const kind = built.x402.supported().kinds.find((k) => k.scheme === "auth-capture")!;
+  /** An `authorization` route's charge, completed with the merchant's Charge consent, for `service`. */
+  async function consentedCharge(service: Service) {
+    const kind = service.x402.supported().kinds.find((k) => k.scheme === "auth-capture")!;
     const extra = kind.extra as Record<string, string | number>;
     const now = Math.floor(Date.now() / 1000);
     const requirements: PaymentRequirements = {
@@ -60,7 +59,7 @@ describe("x402 auth-capture: three nodes, one forging", function () {
     const client = new x402Client().register(X402_NETWORK, new AuthCaptureEvmScheme(eoaSigner(buyer(), h.chain.publicClient)));
     const payload = await client.createPaymentPayload({ x402Version: 2, resource: { url: "http://merchant.test/report" }, accepts: [requirements] } as never);
     const { authorization, salt } = payload.payload as { authorization: { validBefore: string }; salt: Hex };
-    const escrow = built.deployment.authCapture![0]!;
+    const escrow = service.deployment.authCapture![0]!;
     const info: PaymentInfo = {
       operator: getAddress(String(extra.captureAuthorizer)),
       payer: buyer().address,
@@ -75,13 +74,20 @@ describe("x402 auth-capture: three nodes, one forging", function () {
       feeReceiver: getAddress(String(extra.feeRecipient)),
       salt: BigInt(salt),
     };
-    const hash = paymentInfoHash(info, built.deployment.chainId, escrow.escrow);
+    const hash = paymentInfoHash(info, service.deployment.chainId, escrow.escrow);
     // The merchant's consent to the charge (its receiver authorizer's Charge).
-    const party = { chainId: built.deployment.chainId, escrow: escrow.escrow, collector: escrow.eip3009Collector, feeBps: Number(extra.minFeeBps) };
+    const party = { chainId: service.deployment.chainId, escrow: escrow.escrow, collector: escrow.eip3009Collector, feeBps: Number(extra.minFeeBps) };
     payload.payload = {
       ...payload.payload,
       ...(await chargeCompletion(party, requirements, payload, info.maxAmount, (typed) => merchant().signTypedData(typed))),
     };
+    return { payload, requirements, info, hash, escrow };
+  }
+
+  it("a charge that reverted on chain, served by one node as the escrow's PaymentCharged: no success", async () => {
+    // The service's reads go to node 0 first (the others 200 ms slower), its ranking asserted.
+    built = await serviceReadingFirst(h, h.nodes[0]!);
+    const { payload, requirements, info, hash, escrow } = await consentedCharge(built);
     // USDC pauses between the operator's simulation and the mining: the charge reverts on chain.
     onBroadcast = () => send(h.chain, h.chain.usdcRoles.pauser, { address: token(), abi: fiatTokenAbi, functionName: "pause", args: [] }).then(() => {});
     // Node 0 serves the reverted charge as a success holding the escrow's PaymentCharged for this payment.
@@ -117,5 +123,18 @@ describe("x402 auth-capture: three nodes, one forging", function () {
     } finally {
       await send(h.chain, h.chain.usdcRoles.pauser, { address: token(), abi: fiatTokenAbi, functionName: "unpause", args: [] });
     }
+  });
+
+  it("a settle's escrow call is simulated once, by the operator, agreed at its gas ceiling: no node is asked for an estimate", async () => {
+    built = await serviceReadingFirst(h, h.nodes[0]!);
+    const { payload, requirements } = await consentedCharge(built);
+    for (const node of h.nodes) node.reset();
+    const settled = await supertest(built.app).post("/x402/settle").send({ x402Version: 2, paymentPayload: payload, paymentRequirements: requirements });
+    assert.include(settled.body, { success: true }, JSON.stringify(settled.body));
+    assert.deepEqual(
+      h.nodes.map((node) => node.count("eth_estimateGas")),
+      [0, 0, 0],
+      "the operator's eth_call at the ceiling is the only simulation",
+    );
   });
 });

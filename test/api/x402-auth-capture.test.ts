@@ -186,10 +186,9 @@ describe("x402 auth-capture: this service as the facilitator and the escrow's op
     assert.isString(payment.saltNonce, "a bound payment keeps its saltNonce");
     const hash = paymentInfoHash(termsOfWire(payment.paymentInfo), h.service.deployment.chainId, escrow());
     assert.deepEqual(await held(hash), [true, 100_000n, 0n]);
-    await h.chain.mine(3);
-    const partly = await paywall.scheme.capture(payment, "25000", paywall.facilitator);
-    await h.chain.mine(3);
-    await paywall.scheme.capture(partly, "25000", paywall.facilitator, { voidRemainder: true });
+    // Blocks go on being mined while each call runs: the close-out's void waits for the capture's receipt to be final (one call per hold in flight).
+    const partly = await mining(paywall.scheme.capture(payment, "25000", paywall.facilitator));
+    await mining(paywall.scheme.capture(partly, "25000", paywall.facilitator, { voidRemainder: true }));
     assert.deepEqual(await held(hash), [true, 0n, 50_000n]);
     const [merchantAfter] = await balances(merchant().address);
     assert.equal(merchantAfter - merchantBefore, 2n * (25_000n - feeOf(25_000n)));

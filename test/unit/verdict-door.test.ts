@@ -42,7 +42,7 @@ const FORMED_IN: Record<VerdictKind, string[]> = {
   x402_success: ["src/x402/facilitator.ts"],
   x402_auth_capture_success: ["src/x402/auth-capture.ts", "src/x402/auth-capture-lifecycle-send.ts"],
   refund_target: ["src/refunds/refunds.ts"],
-  watch_end: ["src/payments/deposit-settler.ts", "src/x402/receiver-sender.ts", "src/holds/operator-follow.ts", "src/holds/operator.ts"],
+  watch_end: ["src/payments/deposit-settler.ts", "src/payments/relayer-follow.ts", "src/holds/operator.ts"],
   code_hash: ["src/payments/deposit-address.ts", "src/chain/contracts/x402-receivers.ts"],
   hold_authorized: ["src/holds/operator.ts", "src/holds/hold-log.ts", "src/webhooks/hold-watcher.ts"],
   hold_captured: ["src/holds/operator.ts", "src/holds/hold-log.ts", "src/webhooks/hold-watcher.ts"],
@@ -78,6 +78,8 @@ const NOT_A_VERDICT: Record<string, string> = {
   "src/payments/payments-list.ts": "the payments list shows who paid; a refund's target is found again by refunds.ts through the door",
   "src/chain/contracts/splitter.ts": "the raw read of FORWARDER_CODE_HASH, called only by deposit-address.ts through the door",
   "src/store/deposit-watches.ts": "the store's write; the settler decides it through the door",
+  "src/x402/receiver-sender.ts": "ends a settlement's watch on followSent's step, whose receipt is Agreed: relayer-follow.ts asks the door",
+  "src/holds/operator-follow.ts": "ends an operator call's watch on followSent's step, whose receipt is Agreed: relayer-follow.ts asks the door",
   "src/store/x402-receivers.ts": "the store's write; the receiver sender decides it through the door",
   "src/store/hold-transactions.ts": "the store's write; the operator's follow round decides it through the door",
   "src/chain/agreement.ts": "the door",
@@ -106,7 +108,8 @@ function code(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:])\/\/.*$/gm, "$1");
 }
 
-const DOOR_CALL = /\bagreeOn(?:Receipt|Claim|Logs|Read)(?:<[^>(]*>)?\(\s*"([a-z0-9_]+)"/g;
+/** A call of the door: the four agreements, and the relayer's agreed simulation (its majority's revert a verdict). */
+const DOOR_CALL = /\b(?:agreeOn(?:Receipt|Claim|Logs|Read)|agreedSimulation)(?:<[^>(]*>)?\(\s*"([a-z0-9_]+)"/g;
 
 describe("one door for every verdict (DESIGN v7)", () => {
   const files = sources();
