@@ -1,5 +1,4 @@
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { AuthCaptureEvmScheme } from "@x402/evm/auth-capture/client";
 import { ExactEvmScheme as ExactEvmClientScheme } from "@x402/evm/exact/client";
 import { x402Client } from "@x402/fetch";
 import { assert } from "chai";
@@ -8,11 +7,12 @@ import { erc20Abi, toHex, type Hex } from "viem";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { testSmartAccountAbi } from "../../src/generated/contracts.js";
 import type { Service } from "../../src/service.js";
+import { chargeCompletion, clientPayload, type SpecParty } from "../helpers/auth-capture-spec.js";
 import { deployTestContract } from "../helpers/deploy.js";
 import { useService } from "../helpers/service.js";
 import { signWithMetaMask } from "../helpers/signers.js";
 import { send } from "../helpers/tx.js";
-import { eoaSigner, X402_NETWORK } from "../helpers/x402-parties.js";
+import { authCaptureRequirements, eoaSigner, X402_NETWORK } from "../helpers/x402-parties.js";
 
 /** Issue 60: the relayer pays only for work that earns, within a budget the operator sets. */
 describe("the relayer's budget and gas ceilings", function () {
@@ -51,7 +51,11 @@ describe("the relayer's budget and gas ceilings", function () {
     return Number(new RegExp(`^${name}\\{operation="${operation}"\\} (\\S+)$`, "m").exec(text)?.[1] ?? 0);
   };
 
-  /** An x402 auth-capture settle (today's dialect: `extra.hold`) of a hold's exact terms, signed by `payer` from the hold's resolve answer. */
+  /**
+   * An x402 auth-capture authorize (EVM binding v1.1) of a hold's exact terms, signed by `payer` from the
+   * hold's resolve answer: an escrow route with no receiver authorizer, so collect-only ("deferred"),
+   * whose salt is free (no saltNonce) and so may be the hold's own.
+   */
   async function x402Hold(checkout: string, payer: ReturnType<typeof buyer>) {
     const resolved = (await post("/v1/holds/resolve", { hold: checkout, payer: payer.address })).body;
     const kind = h.service.x402.supported().kinds.find((k) => k.scheme === "auth-capture")!;
@@ -63,7 +67,13 @@ describe("the relayer's budget and gas ceilings", function () {
       asset: h.service.deployment.token.address,
       payTo: resolved.recipient,
       maxTimeoutSeconds: 300,
-      extra: { ...kind.extra, captureDeadline: resolved.capture_before, refundDeadline: resolved.refund_before, hold: true },
+      extra: {
+        ...kind.extra,
+        paymentFlow: "escrow",
+        captureMode: "deferred",
+        captureDeadline: resolved.capture_before,
+        refundDeadline: resolved.refund_before,
+      },
     };
     const payload = {
       authorization: { from: m.from, to: m.to, value: m.value, validAfter: m.validAfter, validBefore: m.validBefore, nonce: m.nonce },
@@ -155,25 +165,34 @@ describe("the relayer's budget and gas ceilings", function () {
     assert.equal(await relayerNonce(), nonce, "nothing sent");
   });
   it("an x402 charge whose fee is below its gas is counted and stops at the payer's budget; one whose fee covers its gas is neither counted nor refused", async () => {
-    /** An x402 auth-capture charge (authorize and capture in one call) of `units` from the attacker to itself. */
+    /**
+     * An x402 auth-capture charge (EVM binding v1.1: `paymentFlow` "authorization", authorize and capture
+     * in one call) of `units` from the attacker to itself, the attacker its own receiver authorizer
+     * signing the `Charge` consent for the whole amount.
+     */
     async function charge(units: bigint) {
       const kind = h.service.x402.supported().kinds.find((k) => k.scheme === "auth-capture")!;
-      const now = Math.floor(Date.now() / 1000);
-      const r: PaymentRequirements = {
-        scheme: "auth-capture",
-        network: X402_NETWORK,
-        amount: units.toString(),
-        asset: h.service.deployment.token.address,
-        payTo: attacker().address,
-        maxTimeoutSeconds: 300,
-        extra: { ...kind.extra, captureDeadline: now + 900, refundDeadline: now + 900 },
+      const set = h.service.deployment.authCapture![0]!;
+      const party: SpecParty = {
+        chainId: h.service.deployment.chainId,
+        escrow: set.escrow,
+        collector: set.eip3009Collector,
+        feeBps: h.service.deployment.parameters.feeBps,
       };
-      const client = new x402Client().register(X402_NETWORK, new AuthCaptureEvmScheme(eoaSigner(attacker(), h.chain.publicClient)));
-      const p: PaymentPayload = await client.createPaymentPayload({ x402Version: 2, resource: { url: "http://merchant.test/report" }, accepts: [r] } as never);
+      const r: PaymentRequirements = {
+        ...authCaptureRequirements(
+          kind.extra,
+          { asset: h.service.deployment.token.address, payTo: attacker().address, now: Math.floor(Date.now() / 1000) },
+          { paymentFlow: "authorization", captureMode: undefined, receiverAuthorizer: attacker().address },
+        ),
+        amount: units.toString(),
+      };
+      const p = await clientPayload(attacker(), h.chain.publicClient, r);
+      const completed = { ...p.payload, ...(await chargeCompletion(party, r, p, units, (typed) => attacker().signTypedData(typed))) };
       return supertest(h.service.app)
         .post("/x402/settle")
         .set("X-Forwarded-For", "198.51.100.20")
-        .send({ x402Version: 2, paymentPayload: p, paymentRequirements: r });
+        .send({ x402Version: 2, paymentPayload: { ...p, accepted: r, payload: completed }, paymentRequirements: r });
     }
     const budgetRows = async () => (await h.database.query<{ n: number }>("SELECT count(*)::int AS n FROM relayer_budget"))[0]!.n;
     // 0.01 pays 0.0002 of fee for a call of some 170,000 gas: counted, and the next one refused.
