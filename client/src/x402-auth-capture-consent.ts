@@ -5,8 +5,7 @@
  * binding names ("x402 Auth Capture Operator", version 1, the capture authorizer as `verifyingContract`).
  */
 import { keccak256 } from "./x402-receiver.js";
-
-type Hex = `0x${string}`;
+import { concat, type Hex, toHex } from "./bytes.js";
 
 /** `PaymentInfo` as the wire carries it (x402's lifecycle payloads): amounts as strings, the salt as 32 bytes. */
 export interface WirePaymentInfo {
@@ -52,8 +51,8 @@ export function paymentInfoHash(info: WirePaymentInfo, chainId: number, escrow: 
     info.feeReceiver,
     BigInt(info.salt),
   ].map(wordOf);
-  const terms = keccak256(concat([typehash, ...fields]));
-  return toHex(keccak256(concat([wordOf(BigInt(chainId)), wordOf(escrow), terms])));
+  const terms = keccak256(concat(typehash, ...fields));
+  return toHex(keccak256(concat(wordOf(BigInt(chainId)), wordOf(escrow), terms)));
 }
 
 /** keccak256 of bytes written as hex (a `Charge`'s `collectorDataHash`). */
@@ -137,18 +136,4 @@ function wordOf(value: string | bigint): Uint8Array {
     rest >>= 8n;
   }
   return out;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-function toHex(bytes: Uint8Array): Hex {
-  return `0x${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }

@@ -1,3 +1,4 @@
+import { concat, type Hex, toHex } from "./bytes.js";
 /**
  * A merchant's x402 receiver, derived offline (no call, no dependency): the CREATE2 address of the
  * deployment's X402Receivers for (recipient, token), exactly as the contract and POST
@@ -7,8 +8,6 @@
 
 /** keccak256 of X402Receiver's creation code (X402Receivers.RECEIVER_CODE_HASH on every deployment built from this release). */
 export const X402_RECEIVER_CODE_HASH = "0x1c66326433a14bbdc7b1a47553c4257769874c3320f50bf29842629a2c9c900b";
-
-type Hex = `0x${string}`;
 
 /** The receiver of `recipient` for `token` under `receivers` (deployments' X402Receivers address), checksummed. */
 export function x402ReceiverAddress(args: { receivers: string; recipient: string; token: string; codeHash?: string }): Hex {
@@ -29,20 +28,6 @@ function bytesOf(hex: string, length: number): Uint8Array {
   const out = new Uint8Array(length);
   for (let i = 0; i < length; i++) out[i] = Number.parseInt(hex.slice(2 + 2 * i, 4 + 2 * i), 16);
   return out;
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-function toHex(bytes: Uint8Array): Hex {
-  return `0x${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
 /** EIP-55 checksum of a lower-case address. */
