@@ -42,6 +42,8 @@ describe("the client as a package of its own (client/: build, npm pack, install 
     const files = stdout.trim().split("\n").sort();
     assert.deepEqual(files, [
       "package/README.md",
+      "package/dist/bytes.d.ts",
+      "package/dist/bytes.js",
       "package/dist/cli-args.d.ts",
       "package/dist/cli-args.js",
       "package/dist/errors.d.ts",
