@@ -5,7 +5,7 @@
 // by writing FiatToken's balance slots, and deploys our contracts through CREATE2.
 // Against the real Base Sepolia: FORK_URL=<Base Sepolia RPC> [FORK_BLOCK=<n>] npm test.
 import { spawn, type ChildProcess } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -74,10 +74,32 @@ function stop(child: ChildProcess): void {
   }
 }
 
+/**
+ * Brings the upstream to the block deployments/84532.json records as the first that can hold our
+ * contracts: a fork taken younger would deploy them below it, which the harness refuses (on Base
+ * Sepolia the head is far above it). The shortfall is mined at once (`hardhat_mine`).
+ */
+async function reachDeployBlock(url: string): Promise<void> {
+  const deployBlock = BigInt(JSON.parse(readFileSync(join(ROOT, "deployments/84532.json"), "utf8")).deployBlock ?? 0);
+  const call = async (method: string, params: unknown[] = []) => {
+    const answer = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+    const body = (await answer.json()) as { result?: string; error?: { message: string } };
+    if (body.error) throw new Error(`the upstream chain refused ${method}: ${body.error.message}`);
+    return body.result;
+  };
+  const head = BigInt((await call("eth_blockNumber")) as string);
+  if (head < deployBlock) await call("hardhat_mine", [`0x${(deployBlock - head).toString(16)}`]);
+}
+
 const files = process.argv.slice(2).length ? process.argv.slice(2) : FORK_SUITE;
 const upstream = await startUpstream(await freePort());
 let code = 1;
 try {
+  await reachDeployBlock(upstream.url);
   console.log(`upstream chain (USDC, CREATE2 deployer, none of our contracts) at ${upstream.url}`);
   // EDR caches forked state by chain id and block; this upstream is new every run.
   rmSync(join(ROOT, "cache/edr-fork-cache"), { recursive: true, force: true });
