@@ -90,3 +90,28 @@ contract ReentrantToken is ERC20 {
         return super.transferFrom(from, to, value);
     }
 }
+
+/// @notice A token whose `balanceOf` reverts with a reason of its own (`silent` false) or answers
+/// nothing at all (`silent` true), and whose `transfer` takes anything: a forwarder that read past a
+/// broken balance would pay out of it. Tests only.
+contract BrokenBalanceToken {
+    bool public silent;
+
+    error BalanceUnavailable(address account);
+
+    function setSilent(bool value) external {
+        silent = value;
+    }
+
+    function transfer(address, uint256) external pure returns (bool) {
+        return true;
+    }
+
+    function balanceOf(address account) external view returns (uint256) {
+        if (!silent) revert BalanceUnavailable(account);
+        // solhint-disable-next-line no-inline-assembly
+        assembly {
+            return(0, 0)
+        }
+    }
+}

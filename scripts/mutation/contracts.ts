@@ -1,11 +1,12 @@
 // One contract through the project's Solidity mutator: every mutant of its source run against the
 // contract's tests, `concurrency` sandboxes at a time. Results are kept in
-// test/mutation/contracts.incremental.json under a digest of the contract, its tests and the mutator,
-// so a later run re-runs a contract only when one of them changed. Mutants judged equivalent (no test
+// test/mutation/contracts.incremental.json under a digest of the contracts, the contract's tests, their
+// helpers and the mutator, so a later run re-runs a contract only when one of them changed. Mutants judged equivalent (no test
 // can tell them from the original) are listed with the reason in test/mutation/equivalent-solidity.json.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { filesUnder } from "./files.js";
 import type { ContractModule } from "./modules.js";
 import { type SolidityMutant, solidityMutants } from "./solidity-mutants.js";
 import { dryRun, runMutant, Sandbox, type SolidityOutcome } from "./solidity-run.js";
@@ -29,9 +30,17 @@ function readJson<T>(file: string, empty: T): T {
   return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as T) : empty;
 }
 
+/** What a contract's outcomes depend on: every contract (the test tokens included), its tests and their helpers, and the mutator. */
 function digestOf(module: ContractModule): string {
   const hash = createHash("sha256");
-  for (const file of [module.file, ...module.spec, "scripts/mutation/solidity-mutants.ts"]) hash.update(file).update(readFileSync(file));
+  const files = [
+    ...filesUnder("contracts"),
+    ...module.spec,
+    ...filesUnder("test/helpers"),
+    "scripts/mutation/solidity-mutants.ts",
+    "scripts/mutation/solidity-run.ts",
+  ];
+  for (const file of files) hash.update(file).update(readFileSync(file));
   return hash.digest("hex");
 }
 

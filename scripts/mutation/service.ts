@@ -5,6 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { relative } from "node:path";
 import type { PartialStrykerOptions } from "@stryker-mutator/api/core";
 import { Stryker } from "@stryker-mutator/core";
+import { filesUnder } from "./files.js";
 import type { ServiceModule } from "./modules.js";
 
 export interface Survivor {
@@ -27,12 +28,13 @@ export interface ServiceScore {
 const SPEC_DIGESTS = "test/mutation/service-specs.json";
 
 /**
- * A digest of the module's test files. Stryker's incremental mode tells changed tests by their
- * position, which this runner does not report: a change to a test file re-runs the module whole.
+ * A digest of the module's test files and the tests' helpers. Stryker's incremental mode tells
+ * changed tests by their position, which this runner does not report: a change to either re-runs the
+ * module whole.
  */
 function specDigest(module: ServiceModule): string {
   const hash = createHash("sha256");
-  for (const file of module.spec) hash.update(file).update(readFileSync(file));
+  for (const file of [...module.spec, ...filesUnder("test/helpers")]) hash.update(file).update(readFileSync(file));
   return hash.digest("hex");
 }
 

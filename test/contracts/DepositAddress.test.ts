@@ -1,7 +1,14 @@
 import { assert } from "chai";
-import { encodeAbiParameters, erc20Abi, getContractAddress, keccak256, parseEventLogs, toHex, type Address, type Hex } from "viem";
+import { encodeAbiParameters, encodeFunctionData, erc20Abi, getContractAddress, keccak256, parseEventLogs, toHex, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { depositForwarderAbi, falseReturningTokenAbi, fiatTokenAbi, noReturnTokenAbi, splitterAbi } from "../../src/generated/contracts.js";
+import {
+  brokenBalanceTokenAbi,
+  depositForwarderAbi,
+  falseReturningTokenAbi,
+  fiatTokenAbi,
+  noReturnTokenAbi,
+  splitterAbi,
+} from "../../src/generated/contracts.js";
 import { creationBytecode } from "../../dev/deploy/artifacts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { useLocalChain } from "../helpers/local-chain.js";
@@ -94,7 +101,8 @@ describe("Splitter: payment addresses (deposits)", () => {
   it("pays 100 × the amount into a payment address: the fee collector gets floor(held × bps / 10,000), the recipient the rest; Paid keeps the payment's own amount and fee, PaidInExcess from the address says what moved", async () => {
     const { chain, usdc, collector, merchant, payment, depositAddress, transfer, settle, mined } = setup();
     const deposit = await depositAddress();
-    const held = payment.amount * 100n + 1_234_567n;
+    // A remainder (held mod 10,000) whose fee is a whole number of units: floor(held × bps / 10,000) at its edge.
+    const held = payment.amount * 100n + 1_234_550n;
     await transfer(deposit, held);
     const before = await Promise.all([merchant.address, collector].map((a) => balanceOf(chain, usdc, a)));
     const receipt = await mined(settle());
@@ -243,6 +251,31 @@ describe("Splitter: payment addresses (deposits)", () => {
     );
   });
 
+  it("a token whose balanceOf reverts: settling a payment in it reverts with the token's own reason, whole; nothing moves", async () => {
+    const { chain, buyer, merchant, splitter } = setup();
+    const broken = await deployTestContract(chain, buyer, brokenBalanceTokenAbi, "BrokenBalanceToken", "HostileTokens.sol");
+    const args = [broken, merchant.address, 10_000_000n, ref("order-broken")] as const;
+    const deposit = await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "depositAddress", args });
+    const settle = chain
+      .wallet(buyer)
+      .writeContract({ address: splitter, abi: splitterAbi, functionName: "settleDeposit", args, account: buyer, chain: chain.chain });
+    await expectRevert(settle, "BalanceUnavailable", [deposit]);
+  });
+
+  it("a token whose balanceOf answers nothing: settling a payment in it reverts with no data at all", async () => {
+    const { chain, buyer, merchant, splitter } = setup();
+    const broken = await deployTestContract(chain, buyer, brokenBalanceTokenAbi, "BrokenBalanceToken", "HostileTokens.sol");
+    await send(chain, buyer, { address: broken, abi: brokenBalanceTokenAbi, functionName: "setSilent", args: [true] });
+    const args = [broken, merchant.address, 10_000_000n, ref("order-silent")] as const;
+    const data = encodeFunctionData({ abi: splitterAbi, functionName: "settleDeposit", args });
+    const answer = await chain.publicClient.request({ method: "eth_call", params: [{ from: buyer.address, to: splitter, data }, "latest"] }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    assert.isNotNull(answer, "the settlement reverts");
+    assert.equal(revertData(answer), "0x", "and says nothing: the forwarder's own empty revert, not a token's or a garbled one");
+  });
+
   it("cannot be redirected: another recipient names another (empty) address, and the instructions are empty outside a settlement", async () => {
     const { chain, splitter, usdc, stranger, payment, depositAddress, transfer } = setup();
     await transfer(await depositAddress(), payment.amount);
@@ -318,3 +351,17 @@ describe("Splitter: payment addresses (deposits)", () => {
     assert.equal((await mined(settle())).status, "success");
   });
 });
+
+/** The raw revert data an eth_call's error carries ("0x" for a revert without data), or null when it carries none. */
+function revertData(error: unknown): string | null {
+  let found: string | null = null;
+  const walk = (e: unknown, depth: number) => {
+    if (!e || typeof e !== "object" || depth > 8 || found !== null) return;
+    const { data, cause } = e as { data?: unknown; cause?: unknown };
+    if (typeof data === "string" && data.startsWith("0x")) found = data;
+    else if (data && typeof data === "object" && typeof (data as { data?: unknown }).data === "string") found = (data as { data: string }).data;
+    walk(cause, depth + 1);
+  };
+  walk(error, 0);
+  return found;
+}
