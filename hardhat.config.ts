@@ -67,6 +67,8 @@ export default defineConfig({
       },
     },
   },
-  // Coverage of our contracts only: the test-only tokens and accounts are instruments, not subjects.
-  coverage: { skipFiles: ["contracts/test/**"] },
+  // Coverage of our contracts only: the test-only tokens and accounts are instruments, not subjects,
+  // and so are the stand-ins of Commerce Payments' escrow (someone else's contracts, deployed as
+  // published): instrumented, their calls would pass the relayer's gas ceilings and be refused.
+  coverage: { skipFiles: ["contracts/test/**", "contracts/escrow/**"] },
 });
