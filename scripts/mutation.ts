@@ -8,8 +8,9 @@
 // contracts' results are kept in test/mutation/ (`--full` runs everything again).
 import { cpus } from "node:os";
 import { CONTRACT_MODULES, MUTATION_SCORE_FLOOR, SERVICE_MODULES } from "./mutation/modules.js";
-import { mutateContract, type ContractScore } from "./mutation/contracts.js";
-import { mutateService, type ServiceScore } from "./mutation/service.js";
+import { mutateContract } from "./mutation/contracts.js";
+import type { ModuleScore } from "./mutation/score.js";
+import { mutateService } from "./mutation/service.js";
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);
@@ -29,7 +30,7 @@ if (unknown.length) {
 const picked = (name: string) => names.length === 0 || names.includes(name);
 const full = flag("--full");
 
-const scores: (ServiceScore | ContractScore)[] = [];
+const scores: ModuleScore[] = [];
 if (!flag("--contracts")) {
   for (const module of SERVICE_MODULES.filter((m) => picked(m.name))) scores.push(await mutateService(module, { concurrency, full }));
 }

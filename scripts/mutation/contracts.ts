@@ -10,19 +10,10 @@ import { filesUnder } from "./files.js";
 import type { ContractModule } from "./modules.js";
 import { type SolidityMutant, solidityMutants } from "./solidity-mutants.js";
 import { dryRun, runMutant, Sandbox, type SolidityOutcome } from "./solidity-run.js";
-import type { Survivor } from "./service.js";
+import { type ModuleScore, percentKilled, type Survivor } from "./score.js";
 
 const INCREMENTAL_FILE = "test/mutation/contracts.incremental.json";
 const EQUIVALENT_FILE = "test/mutation/equivalent-solidity.json";
-
-export interface ContractScore {
-  name: string;
-  score: number;
-  killed: number;
-  survived: Survivor[];
-  equivalent: number;
-  stillborn: number;
-}
 
 type Stored = Record<string, { digest: string; outcomes: Record<string, SolidityOutcome> }>;
 
@@ -44,7 +35,7 @@ function digestOf(module: ContractModule): string {
   return hash.digest("hex");
 }
 
-export async function mutateContract(module: ContractModule, run: { concurrency: number; full: boolean }): Promise<ContractScore> {
+export async function mutateContract(module: ContractModule, run: { concurrency: number; full: boolean }): Promise<ModuleScore> {
   const source = readFileSync(module.file, "utf8");
   const mutants = solidityMutants(module.file, source);
   const equivalents = readJson<Record<string, string>>(EQUIVALENT_FILE, {});
@@ -111,7 +102,7 @@ function scoreOf(
   mutants: SolidityMutant[],
   outcomes: Record<string, SolidityOutcome>,
   equivalents: Record<string, string>,
-): ContractScore {
+): ModuleScore {
   let killed = 0;
   let stillborn = 0;
   let equivalent = 0;
@@ -127,8 +118,7 @@ function scoreOf(
     else if (outcome.status === "stillborn") stillborn++;
     else survived.push({ place: `${m.file}:${m.line}:${m.column}`, mutator: m.operator, replacement: `${m.original} → ${m.replacement}`, id: m.id });
   }
-  const counted = killed + survived.length;
-  const score = counted === 0 ? 100 : (100 * killed) / counted;
+  const score = percentKilled(killed, survived.length);
   console.log(`\n${module.name}: ${score.toFixed(1)}% (${killed} killed, ${survived.length} survived, ${equivalent} equivalent, ${stillborn} not compiled)`);
   for (const s of survived) console.log(`  survived ${s.place} ${s.mutator} ${JSON.stringify(s.replacement)} (id ${s.id})`);
   return { name: module.name, score, killed, survived, equivalent, stillborn };

@@ -7,23 +7,7 @@ import type { PartialStrykerOptions } from "@stryker-mutator/api/core";
 import { Stryker } from "@stryker-mutator/core";
 import { filesUnder } from "./files.js";
 import type { ServiceModule } from "./modules.js";
-
-export interface Survivor {
-  place: string;
-  mutator: string;
-  replacement: string;
-  /** The contracts' mutant id, for the list of equivalent mutants. */
-  id?: string;
-}
-
-export interface ServiceScore {
-  name: string;
-  score: number;
-  killed: number;
-  survived: Survivor[];
-  equivalent: number;
-  stillborn: number;
-}
+import { type ModuleScore, percentKilled } from "./score.js";
 
 const SPEC_DIGESTS = "test/mutation/service-specs.json";
 
@@ -38,7 +22,7 @@ function specDigest(module: ServiceModule): string {
   return hash.digest("hex");
 }
 
-export async function mutateService(module: ServiceModule, run: { concurrency: number; full: boolean }): Promise<ServiceScore> {
+export async function mutateService(module: ServiceModule, run: { concurrency: number; full: boolean }): Promise<ModuleScore> {
   const digests: Record<string, string> = existsSync(SPEC_DIGESTS) ? JSON.parse(readFileSync(SPEC_DIGESTS, "utf8")) : {};
   const digest = specDigest(module);
   const force = run.full || digests[module.name] !== digest;
@@ -91,8 +75,7 @@ export async function mutateService(module: ServiceModule, run: { concurrency: n
     }));
   const equivalent = results.filter((r) => r.status === "Ignored").length;
   const stillborn = results.filter((r) => r.status === "CompileError" || r.status === "RuntimeError").length;
-  const counted = killed.length + survived.length;
-  const score = counted === 0 ? 100 : (100 * killed.length) / counted;
+  const score = percentKilled(killed.length, survived.length);
   console.log(`\n${module.name}: ${score.toFixed(1)}% (${killed.length} killed, ${survived.length} survived, ${equivalent} equivalent)`);
   const byTest = new Map<string, number>();
   for (const r of killed) for (const t of r.killedBy ?? []) byTest.set(t, (byTest.get(t) ?? 0) + 1);
