@@ -3,7 +3,10 @@ import type { Database } from "./database.js";
 import { takeRelayerNonce } from "./relayer-nonces.js";
 import { SharedReads } from "./shared-reads.js";
 
-/** A relayer charge transaction recorded for one subscription period. */
+/**
+ * A relayer charge transaction recorded for one subscription period. The transaction's signed bytes
+ * are kept once for all the periods it carries (charge_transactions), joined in when an attempt is read.
+ */
 export interface ChargeAttempt {
   subscriptionId: Hex;
   periodIndex: bigint;
@@ -50,6 +53,10 @@ export interface SignedTransaction {
   nonce: number;
 }
 
+/** An attempt's columns with its transaction's bytes (`c`: charge_attempts, `t`: charge_transactions). */
+const ATTEMPT = "c.*, t.raw_tx";
+const WITH_RAW = "LEFT JOIN charge_transactions t ON t.tx_hash = c.tx_hash";
+
 const DECLINED = new Error("another caller recorded this period first");
 
 const periodKey = (subscriptionId: string, periodIndex: string | number | bigint) => `${subscriptionId}:${periodIndex}`;
@@ -63,7 +70,7 @@ export class ChargeAttempts {
       (k) => periodKey(k.subscriptionId, k.periodIndex),
       async (keys) => {
         const rows = await this.db.query<Row>(
-          "SELECT c.* FROM charge_attempts c JOIN unnest($1::text[], $2::bigint[]) AS t(s, p) ON c.subscription_id = t.s AND c.period_index = t.p",
+          `SELECT ${ATTEMPT} FROM charge_attempts c JOIN unnest($1::text[], $2::bigint[]) AS k(s, p) ON c.subscription_id = k.s AND c.period_index = k.p ${WITH_RAW}`,
           [keys.map((k) => k.subscriptionId), keys.map((k) => k.periodIndex.toString())],
         );
         return new Map(rows.map((r) => [periodKey(r.subscription_id, r.period_index), fromRow(r)]));
@@ -105,7 +112,7 @@ export class ChargeAttempts {
         const ids = items.map((i) => i.subscriptionId);
         const periods = items.map((i) => i.periodIndex.toString());
         const claimed = await tx.query<{ subscription_id: string; period_index: string | number }>(
-          "INSERT INTO charge_attempts (subscription_id, period_index, tx_hash, raw_tx, tx_hashes, relayer, nonce, status, sent_at) SELECT s, p, '', '', '{}', $3, -1, 'sent', $4 FROM unnest($1::text[], $2::bigint[]) AS t(s, p) ORDER BY s, p ON CONFLICT (subscription_id, period_index) DO NOTHING RETURNING subscription_id, period_index",
+          "INSERT INTO charge_attempts (subscription_id, period_index, tx_hash, tx_hashes, relayer, nonce, status, sent_at) SELECT s, p, '', '{}', $3, -1, 'sent', $4 FROM unnest($1::text[], $2::bigint[]) AS t(s, p) ORDER BY s, p ON CONFLICT (subscription_id, period_index) DO NOTHING RETURNING subscription_id, period_index",
           [ids, periods, a.relayer, a.sentAt],
         );
         const key = (id: string, period: string | number | bigint) => `${id}:${period}`;
@@ -114,8 +121,9 @@ export class ChargeAttempts {
         if (!won.some(Boolean)) throw DECLINED;
         const nonce = await takeRelayerNonce(tx, a.relayer, chainPending);
         const signed = await sign(won, nonce);
+        // The transaction's bytes once, every period it carries naming it.
         await tx.query(
-          "UPDATE charge_attempts SET tx_hash = $1, raw_tx = $2, tx_hashes = ARRAY[$1], nonce = $3 FROM unnest($4::text[], $5::bigint[]) AS t(s, p) WHERE subscription_id = t.s AND period_index = t.p",
+          "WITH kept AS (INSERT INTO charge_transactions (tx_hash, raw_tx) VALUES ($1, $2) ON CONFLICT (tx_hash) DO NOTHING) UPDATE charge_attempts SET tx_hash = $1, tx_hashes = ARRAY[$1], nonce = $3 FROM unnest($4::text[], $5::bigint[]) AS t(s, p) WHERE subscription_id = t.s AND period_index = t.p",
           [signed.hash, signed.raw, nonce, ids.filter((_, i) => won[i]), periods.filter((_, i) => won[i])],
         );
         return { ...signed, nonce, won };
@@ -133,12 +141,17 @@ export class ChargeAttempts {
    */
   async replace(previousHash: Hex, next: { hash: Hex; raw: Hex }, sentAt: number): Promise<boolean> {
     // Every period the transaction carries (a batch carries several) moves to the replacement together,
-    // its rows locked in the claims' order (subscription, then period), as every writer locks them.
-    const rows = await this.db.query(
-      "UPDATE charge_attempts SET tx_hash = $2, raw_tx = $3, tx_hashes = array_append(tx_hashes, $2::text), sent_at = $4 WHERE (subscription_id, period_index) IN (SELECT subscription_id, period_index FROM charge_attempts WHERE tx_hash = $1 ORDER BY subscription_id, period_index FOR UPDATE) AND tx_hash = $1 RETURNING tx_hash",
+    // its rows locked in the claims' order (subscription, then period), as every writer locks them. The
+    // replacement's bytes are kept once; the replaced one's go (no period names it any more: only the
+    // latest is ever sent again or replaced).
+    const [row] = await this.db.query<{ moved: string | number }>(
+      `WITH moved AS (UPDATE charge_attempts SET tx_hash = $2, tx_hashes = array_append(tx_hashes, $2::text), sent_at = $4 WHERE (subscription_id, period_index) IN (SELECT subscription_id, period_index FROM charge_attempts WHERE tx_hash = $1 ORDER BY subscription_id, period_index FOR UPDATE) AND tx_hash = $1 RETURNING tx_hash),
+        kept AS (INSERT INTO charge_transactions (tx_hash, raw_tx) SELECT $2, $3 WHERE EXISTS (SELECT 1 FROM moved) ON CONFLICT (tx_hash) DO NOTHING),
+        dropped AS (DELETE FROM charge_transactions WHERE tx_hash = $1 AND EXISTS (SELECT 1 FROM moved))
+      SELECT count(*) AS moved FROM moved`,
       [previousHash, next.hash, next.raw, sentAt],
     );
-    return rows.length > 0;
+    return Number(row?.moved ?? 0) > 0;
   }
 
   /**
@@ -150,7 +163,7 @@ export class ChargeAttempts {
    */
   async unminedSentBefore(relayer: Hex, minedNonce: number, beforeMs: number, limit: number): Promise<ChargeAttempt[]> {
     const rows = await this.db.query<Row>(
-      "SELECT * FROM charge_attempts WHERE relayer = $1 AND nonce >= $2 AND status = 'sent' AND sent_at < $3 ORDER BY nonce, subscription_id, period_index LIMIT $4",
+      `SELECT ${ATTEMPT} FROM charge_attempts c ${WITH_RAW} WHERE c.relayer = $1 AND c.nonce >= $2 AND c.status = 'sent' AND c.sent_at < $3 ORDER BY c.nonce, c.subscription_id, c.period_index LIMIT $4`,
       [relayer, minedNonce, beforeMs, limit],
     );
     return rows.map(fromRow);
@@ -169,12 +182,17 @@ export class ChargeAttempts {
     return rows.length === 1;
   }
 
-  /** Forgets an attempt whose transaction is gone from the chain (reorged out and dropped) or failed. */
+  /**
+   * Forgets an attempt whose transaction is gone from the chain (reorged out and dropped) or failed,
+   * and the transaction's bytes once no period names it.
+   */
   async remove(subscriptionId: Hex, periodIndex: bigint, txHash: Hex): Promise<void> {
     await this.db.query("DELETE FROM charge_attempts WHERE subscription_id = $1 AND period_index = $2 AND tx_hash = $3", [
       subscriptionId,
       periodIndex.toString(),
       txHash,
     ]);
+    // A statement of its own: it must see the delete above (a statement's parts share one snapshot).
+    await this.db.query("DELETE FROM charge_transactions t WHERE t.tx_hash = $1 AND NOT EXISTS (SELECT 1 FROM charge_attempts c WHERE c.tx_hash = $1)", [txHash]);
   }
 }

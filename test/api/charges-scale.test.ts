@@ -111,8 +111,8 @@ describe("charges at scale", function () {
     const attempt = (await new ChargeAttempts(h.database).find(mined!.id, 0n))!;
     const ids = Array.from({ length: 150 }, (_, i) => `0x${(i + 1).toString(16).padStart(64, "0")}`);
     await h.database.query(
-      "INSERT INTO charge_attempts (subscription_id, period_index, tx_hash, raw_tx, tx_hashes, relayer, nonce, status, sent_at) SELECT s, 0, $2, $3, ARRAY[$2], $4, $5, 'sent', $6 FROM unnest($1::text[]) AS t(s)",
-      [ids, attempt.txHash, attempt.rawTx, attempt.relayer, attempt.nonce, h.clock.now() - 3_600_000],
+      "INSERT INTO charge_attempts (subscription_id, period_index, tx_hash, tx_hashes, relayer, nonce, status, sent_at) SELECT s, 0, $2, ARRAY[$2], $3, $4, 'sent', $5 FROM unnest($1::text[]) AS t(s)",
+      [ids, attempt.txHash, attempt.relayer, attempt.nonce, h.clock.now() - 3_600_000],
     );
     await h.chain.testClient.setAutomine(false);
     try {
