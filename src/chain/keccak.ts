@@ -17,6 +17,11 @@ export function keccak256Bytes(data: Uint8Array): Buffer {
   return Buffer.from(hasher.digest("binary"));
 }
 
+/** keccak256 of the bytes `data` spells in hex, as hex (a signed transaction's hash, its signing hash). */
+export function keccak256Hex(data: Hex): Hex {
+  return `0x${keccak256Bytes(Buffer.from(data.slice(2), "hex")).toString("hex")}`;
+}
+
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const WORD = /^0x[0-9a-fA-F]{64}$/;
 

@@ -1,6 +1,18 @@
-import { BaseError, keccak256, NonceTooHighError, parseTransaction, type Address, type Chain, type Hex, type PrivateKeyAccount, type PublicClient } from "viem";
+import {
+  BaseError,
+  NonceTooHighError,
+  parseSignature,
+  parseTransaction,
+  serializeTransaction,
+  type Address,
+  type Chain,
+  type Hex,
+  type PrivateKeyAccount,
+  type PublicClient,
+} from "viem";
 import { getNodeError } from "viem/utils";
 import { DomainError } from "../errors.js";
+import { keccak256Hex } from "../chain/keccak.js";
 import type { SignedTransaction } from "../store/charge-attempts.js";
 
 export type { SignedTransaction };
@@ -116,7 +128,7 @@ export class Relayer {
   /** Signs `call` with `nonce` (local: no chain call); RELAYER_UNAVAILABLE without a key. */
   async sign(call: RelayerCall, nonce: number): Promise<{ hash: Hex; raw: Hex }> {
     if (!this.account) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
-    const raw = await this.account.signTransaction({
+    const transaction = {
       chainId: this.chain.id,
       type: "eip1559",
       nonce,
@@ -126,8 +138,13 @@ export class Relayer {
       maxFeePerGas: call.maxFeePerGas,
       maxPriorityFeePerGas: call.maxPriorityFeePerGas,
       value: 0n,
-    });
-    return { hash: keccak256(raw), raw };
+    } as const;
+    // As viem's signTransaction signs (the unsigned serialization's hash, then the serialization with
+    // the signature), with Keccak in WebAssembly: a batch's calldata is tens of kilobytes, hashed twice,
+    // and the JS Keccak was a tenth of a renewal wave's API thread (test/unit/relayer-sign.test.ts).
+    const signature = await this.account.sign({ hash: keccak256Hex(serializeTransaction(transaction)) });
+    const raw = serializeTransaction(transaction, parseSignature(signature));
+    return { hash: keccak256Hex(raw), raw };
   }
 
   /** The highest fee cap a replacement may bid now: RELAYER_MAX_FEE_PER_GAS, or a multiple of the current quote's cap. */
@@ -156,7 +173,7 @@ export class Relayer {
     const ceilingWei = this.feeCeiling(quote);
     if (maxFeePerGas > ceilingWei) {
       // Told once per transaction held (each sweep finds it again until it is mined or the base fee falls).
-      const hash = keccak256(raw);
+      const hash = keccak256Hex(raw);
       if (!this.#heldAtCeiling.has(hash)) {
         if (this.#heldAtCeiling.size >= HELD_REMEMBERED) this.#heldAtCeiling.clear();
         this.#heldAtCeiling.add(hash);
