@@ -1,5 +1,4 @@
-import { encodeFunctionData, type Address, type Hex } from "viem";
-import { recurringChargesAbi } from "../generated/contracts.js";
+import type { Address, Hex } from "viem";
 import { DomainError } from "../errors.js";
 import type { ChargeAttempts } from "../store/charge-attempts.js";
 import type { ChargeResponse } from "../wire/index.js";
@@ -9,6 +8,7 @@ import type { Terms } from "./terms.js";
 import { batchedRenewalGas, batchFixedGas, batchGasLimit, LONE_RENEWAL_FIGURE, measuredChargeGas, type BatchItemGas } from "./charge-gas.js";
 import { batchedReimbursements, l1FeeShares } from "./batch-reimbursement.js";
 import type { GasPricing } from "./gas-quote.js";
+import { chargeBatchCalldata, chargeCalldata, type EncodedCharge } from "./charge-encoding.js";
 import { batchLength, fitsOneBatch, mostBatchGas, mostBatchLimit, TRANSACTION_GAS_CAP, type BatchFigures, type BatchRoom } from "./batch-size.js";
 
 /** The measured figures a batch's gas limit and its renewals' reimbursements are priced from (snapshots/gas.json). */
@@ -20,6 +20,8 @@ const PRICED: BatchFigures = { figures: BATCHED_RENEWAL_GAS, fixed: BATCH_FIXED_
 /** A charge checked, simulated and priced, ready to be sent: everything its transaction needs. */
 export interface ReadyCharge {
   terms: Terms;
+  /** The terms' ABI words (charge-encoding.ts), encoded once per charge. */
+  words: string;
   signature: Hex;
   id: Hex;
   period: bigint;
@@ -308,14 +310,15 @@ function hexBytes(data: Hex): number {
   return (data.length - 2) / 2;
 }
 
+/** The charge as its call carries it. */
+function encoded(c: ReadyCharge): EncodedCharge {
+  return { terms: c.words, signature: sentSignature(c), gasReimbursement: c.reimbursement, expectedPeriod: c.period };
+}
+
 function chargeData(c: ReadyCharge): Hex {
-  return encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [c.terms, sentSignature(c), c.reimbursement, c.period] });
+  return chargeCalldata(encoded(c));
 }
 
 function batchData(charges: ReadyCharge[]): Hex {
-  return encodeFunctionData({
-    abi: recurringChargesAbi,
-    functionName: "chargeBatch",
-    args: [charges.map((c) => ({ terms: c.terms, signature: sentSignature(c), gasReimbursement: c.reimbursement, expectedPeriod: c.period }))],
-  });
+  return chargeBatchCalldata(charges.map(encoded));
 }

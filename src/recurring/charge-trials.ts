@@ -1,12 +1,15 @@
-import type { Address, Hex, PublicClient } from "viem";
+import { decodeFunctionResult, type Address, type Hex, type PublicClient } from "viem";
 import { recurringChargesAbi } from "../generated/contracts.js";
 import { TRANSACTION_GAS_CAP } from "./batch-size.js";
 import { majorityRead } from "../chain/majority-read.js";
 import type { Terms } from "./terms.js";
+import { chargeBatchCalldata } from "./charge-encoding.js";
 
 /** A charge as the trial runs it: as `chargeBatch` takes it, with the largest reimbursement its terms allow. */
 export interface TrialCharge {
   terms: Terms;
+  /** The terms' ABI words (charge-encoding.ts), encoded once per charge. */
+  words: string;
   signature: Hex;
   gasReimbursement: bigint;
   expectedPeriod: bigint;
@@ -175,17 +178,12 @@ export class ChargeTrials {
   async #charged(charges: TrialCharge[]): Promise<number | null> {
     try {
       // What a batch would charge decides what is sent: a majority's answer, never one node's.
+      const data = chargeBatchCalldata(charges.map((c) => ({ ...c, terms: c.words })));
       const result = await majorityRead(this.deps.client, (c) =>
-        c
-          .simulateContract({
-            address: this.deps.contract,
-            abi: recurringChargesAbi,
-            functionName: "chargeBatch",
-            args: [charges],
-            account: this.deps.relayer,
-            gas: TRANSACTION_GAS_CAP,
-          })
-          .then((r) => r.result),
+        c.call({ to: this.deps.contract, data, account: this.deps.relayer, gas: TRANSACTION_GAS_CAP }).then(({ data: answer }) => {
+          if (answer === undefined) throw new Error("chargeBatch answered nothing");
+          return decodeFunctionResult({ abi: recurringChargesAbi, functionName: "chargeBatch", data: answer });
+        }),
       );
       return Number(result);
     } catch {

@@ -1,4 +1,4 @@
-import { encodeFunctionData, type Address, type Hex, type PublicClient } from "viem";
+import type { Address, Hex, PublicClient } from "viem";
 import { recurringChargesAbi } from "../generated/contracts.js";
 import type { Finality } from "../config.js";
 import type { LiveDeployment } from "../deployments.js";
@@ -24,6 +24,7 @@ import { CONTRACT_SIGNATURE_GAS_CAP, RecurringChargesReader } from "../chain/con
 import type { Terms } from "./terms.js";
 import type { SignedSubscription } from "./tokens.js";
 import { majorityRead } from "../chain/majority-read.js";
+import { chargeCalldata, termsWords } from "./charge-encoding.js";
 import type { ChargeResponse, ChargeStatus } from "../wire/index.js";
 
 export type { ChargeStatus };
@@ -191,6 +192,7 @@ export class Charges {
     // Funds that cover the amount but not the largest reimbursement are simulated again without one
     // and read, to charge what the charge really costs.
     const cap = terms.maxGasReimbursement;
+    const words = termsWords(terms);
     const chargeCall = (reimbursement: bigint) =>
       ({ address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement, period] }) as const;
     const simulate = async (reimbursement: bigint): Promise<Simulated> => {
@@ -200,13 +202,13 @@ export class Charges {
       return { call, read: read.status === "fulfilled" ? { status: "fulfilled", value: read.value[1] } : read };
     };
     const tried = async (): Promise<Simulated> => {
-      const passed = await this.#trials(relayerAddress).trial({ terms, signature, gasReimbursement: cap, expectedPeriod: period }, id);
+      const passed = await this.#trials(relayerAddress).trial({ terms, words, signature, gasReimbursement: cap, expectedPeriod: period }, id);
       if (!passed) return simulate(cap);
       return { call: chargeCall(cap), read: { status: "fulfilled", value: passed.paidCountBefore + 1 } };
     };
     // Read alongside: whether a charge of this payer's failed on chain lately (nothing is sent then).
     const [[l1FeeRead], capped, [refusedRead]] = await Promise.all([
-      Promise.allSettled([quoteL1FeeOf(encodeFunctionData(chargeCall(cap)))]),
+      Promise.allSettled([quoteL1FeeOf(chargeCalldata({ terms: words, signature, gasReimbursement: cap, expectedPeriod: period }))]),
       tried(),
       Promise.allSettled([this.deps.refusedPayers.refusedUntil(terms.payer, this.deps.now())]),
     ]);
@@ -281,6 +283,7 @@ export class Charges {
     // Sent alone, or with the other charges ready at the same moment in one chargeBatch (charge-batcher.ts).
     return this.#batcher.submit({
       terms,
+      words,
       signature,
       id,
       period,

@@ -2,6 +2,7 @@ import { assert } from "chai";
 import { decodeFunctionData, keccak256, toHex, type Address, type Hex } from "viem";
 import { recurringChargesAbi } from "../../src/generated/contracts.js";
 import { ChargeBatcher, type ReadyCharge } from "../../src/recurring/charge-batcher.js";
+import { termsWords } from "../../src/recurring/charge-encoding.js";
 import type { ChargeAttempts } from "../../src/store/charge-attempts.js";
 import type { Relayer } from "../../src/recurring/relayer.js";
 
@@ -27,6 +28,7 @@ function ready(i: number, over: Partial<ReadyCharge> = {}): ReadyCharge {
   };
   return {
     terms,
+    words: termsWords(terms),
     signature: `0x${"11".repeat(65)}` as Hex,
     id: keccak256(toHex(`sub${i}`)),
     period: 1n,
