@@ -3,7 +3,6 @@ import {
   NonceTooHighError,
   parseSignature,
   parseTransaction,
-  serializeTransaction,
   type Address,
   type Chain,
   type Hex,
@@ -13,6 +12,7 @@ import {
 import { getNodeError } from "viem/utils";
 import { DomainError } from "../errors.js";
 import { keccak256Hex } from "../chain/keccak.js";
+import { eip1559Bytes } from "../chain/eip1559-bytes.js";
 import type { SignedTransaction } from "../store/charge-attempts.js";
 
 export type { SignedTransaction };
@@ -130,7 +130,6 @@ export class Relayer {
     if (!this.account) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
     const transaction = {
       chainId: this.chain.id,
-      type: "eip1559",
       nonce,
       to: call.to,
       data: call.data,
@@ -138,12 +137,12 @@ export class Relayer {
       maxFeePerGas: call.maxFeePerGas,
       maxPriorityFeePerGas: call.maxPriorityFeePerGas,
       value: 0n,
-    } as const;
-    // As viem's signTransaction signs (the unsigned serialization's hash, then the serialization with
-    // the signature), with Keccak in WebAssembly: a batch's calldata is tens of kilobytes, hashed twice,
-    // and the JS Keccak was a tenth of a renewal wave's API thread (test/unit/relayer-sign.test.ts).
-    const signature = await this.account.sign({ hash: keccak256Hex(serializeTransaction(transaction)) });
-    const raw = serializeTransaction(transaction, parseSignature(signature));
+    };
+    // As viem's signTransaction signs (the unsigned bytes' hash, then the bytes with the signature),
+    // with Buffers and Keccak in WebAssembly: a batch's calldata is tens of kilobytes, serialized and
+    // hashed twice, and viem's JS did it a character pair at a time (test/unit/relayer-sign.test.ts).
+    const signature = parseSignature(await this.account.sign({ hash: keccak256Hex(eip1559Bytes(transaction)) }));
+    const raw = eip1559Bytes(transaction, { yParity: signature.yParity!, r: signature.r, s: signature.s });
     return { hash: keccak256Hex(raw), raw };
   }
 
