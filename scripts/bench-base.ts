@@ -63,6 +63,7 @@ import { renewalWave, type Wave } from "./bench-base-wave.js";
 import { reimbursementRows } from "./bench-base-reimbursement.js";
 import { cpuTables, profileTable } from "./bench-base-cpu.js";
 import { startServiceProcess, type ServiceProcess } from "./lib/bench-service.js";
+import { jsonPoster } from "./lib/post-json.js";
 import { countOf, ratio, seconds } from "./bench-common.js";
 
 await buildCheckout(); // the service serves the checkout bundle
@@ -96,23 +97,7 @@ const unlimited: Record<string, string> = {
   // A signed maximum a lone renewal's price fits under at 2 gwei (about 0.70), so no wave is refused GAS_TOO_HIGH.
   MAX_GAS_REIMBURSEMENT: "1",
 };
-/**
- * A POST and its JSON answer. A connection the server reset (or any failure to get an answer) comes
- * back as status 0 with Retry-After 1: the renewal job counts it and asks again, as a merchant's would.
- */
-const postJson = (base: string, path: string, body: unknown) =>
-  fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then(
-    async (r) => ({
-      status: r.status,
-      retryAfter: r.headers.get("retry-after"),
-      body: (await r.json()) as Record<string, unknown>,
-    }),
-    (error: unknown) => ({
-      status: 0,
-      retryAfter: "1",
-      body: { error: `no answer (${String((error as { cause?: { code?: string } }).cause?.code ?? error)})` } as Record<string, unknown>,
-    }),
-  );
+const postJson = jsonPoster(IN_FLIGHT);
 function serve(app: import("express").Express): Promise<{ url: string; server: Server }> {
   return new Promise((resolve) => {
     const server = app.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }));

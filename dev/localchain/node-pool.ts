@@ -1,4 +1,5 @@
-import { getAddress, parseTransaction, recoverTransactionAddress, type Address, type Hex, type TransactionSerialized } from "viem";
+import { getAddress, parseTransaction, recoverAddress, serializeTransaction, type Address, type Hex, type TransactionSerializable } from "viem";
+import { keccak256Hex } from "../../src/chain/keccak.js";
 import type { BaseNodeStats } from "./base-node-types.js";
 import { TRANSACTION_GAS_CAP } from "./denim.js";
 import type { RequestProvider } from "./rpc-server.js";
@@ -50,7 +51,13 @@ export class SenderPool {
     // EIP-7825: refused before the pool, as geth's and reth's pools refuse it (the nonce stays free).
     if ((tx.gas ?? 0n) > TRANSACTION_GAS_CAP)
       throw Object.assign(new Error(`transaction gas limit too high (cap: ${TRANSACTION_GAS_CAP}, tx: ${tx.gas})`), { code: -32000 });
-    const sender = await recoverTransactionAddress({ serializedTransaction: raw as TransactionSerialized });
+    // The sender, as recoverTransactionAddress finds it, hashed with Keccak in WebAssembly: a batch of
+    // renewals is tens of kilobytes, and viem's JS Keccak made the node a bench's own bottleneck.
+    const unsigned = { ...tx, r: undefined, s: undefined, v: undefined, yParity: undefined, sidecars: undefined } as TransactionSerializable;
+    const sender = await recoverAddress({
+      hash: keccak256Hex(serializeTransaction(unsigned)),
+      signature: { r: tx.r!, s: tx.s!, v: tx.v, yParity: tx.yParity } as Parameters<typeof recoverAddress>[0]["signature"],
+    });
     const entry = await this.#entryOf(sender);
     const nonce = tx.nonce ?? 0;
     // The slot is counted and taken at once (no await between), as a node's pool does under its lock.
