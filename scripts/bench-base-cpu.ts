@@ -54,7 +54,7 @@ export function cpuTables(waves: Wave[], renewals: number): string[] {
 export function profileTable(file: string, root: string): string {
   const { busyMs, top } = topSelfTime(file, 10, root);
   return [
-    `| The service over the first round's wave (\`npm run bench -- --base --cpu-prof\`): top ten functions by self time, of ${seconds(busyMs)} s busy on its API thread | Self time | Share | Where |`,
+    `| The service over a wave of its own (\`npm run bench -- --base --cpu-prof\`): top ten functions by self time, of ${seconds(busyMs)} s of samples on its API thread, idle left out | Self time | Share | Where |`,
     "|---|---:|---:|---|",
     ...top.map((t) => `| ${t.name} | ${t.ms.toFixed(0)} ms | ${(t.share * 100).toFixed(1)}% | ${t.place} |`),
   ].join("\n");

@@ -23,7 +23,6 @@ export interface WaveContext {
   postJson: (base: string, path: string, body: unknown) => Promise<{ status: number; retryAfter: string | null; body: Record<string, unknown> }>;
   renewals: number;
   inFlight: number;
-  rounds: number;
   blockGasLimit: bigint;
   /** What the wave's rows are called (its store, its round, its nodes). */
   label: string;
@@ -86,19 +85,7 @@ export interface Wave {
 }
 
 export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave> {
-  const {
-    chain,
-    node,
-    client,
-    service,
-    relayer,
-    subscriptions,
-    postJson,
-    renewals: RENEWALS,
-    inFlight: IN_FLIGHT,
-    rounds: ROUNDS,
-    blockGasLimit: BLOCK_GAS_LIMIT,
-  } = ctx;
+  const { chain, node, client, service, relayer, subscriptions, postJson, renewals: RENEWALS, inFlight: IN_FLIGHT, blockGasLimit: BLOCK_GAS_LIMIT } = ctx;
   console.log(`renewals, ${ctx.label}: ${RENEWALS} through POST /v1/charges, ${IN_FLIGHT} in flight…`);
   const fromBlock = await client.getBlockNumber({ cacheTime: 0 });
   const refusedBefore = node.stats.refusedFull;

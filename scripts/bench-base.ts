@@ -221,7 +221,7 @@ const baselinePerSecond = BASELINE_TRANSFERS / (baselineMs / 1000);
 // BENCH_BASE_ROUNDS (1) runs it that many times on the same subscriptions, each one period after the
 // last (a service renewing month after month): one row and one floor per round. Then each of
 // BENCH_BASE_ROWS, one period after the last, with a service of its own.
-const waveOn = (service: ServiceProcess, round: number, label: string) =>
+const waveOn = (service: ServiceProcess, round: number, label: string, profileDir: string | null = null) =>
   renewalWave(
     {
       chain,
@@ -233,9 +233,8 @@ const waveOn = (service: ServiceProcess, round: number, label: string) =>
       postJson,
       renewals: RENEWALS,
       inFlight: IN_FLIGHT,
-      rounds: ROUNDS,
       blockGasLimit: BLOCK_GAS_LIMIT,
-      profileDir: PROFILE_DIR,
+      profileDir,
       label,
     },
     round,
@@ -249,12 +248,17 @@ for (let round = 1; round <= ROUNDS; round++) {
 await service.close();
 const rowWaves: Wave[] = [];
 /** One more wave, one period on, on a service of its own started by `start`. */
-async function rowWave(label: string, start: () => Promise<ServiceProcess>, during: () => Promise<() => void> = async () => () => {}) {
+async function rowWave(
+  label: string,
+  start: () => Promise<ServiceProcess>,
+  during: () => Promise<() => void> = async () => () => {},
+  profileDir: string | null = null,
+) {
   await chain.advanceTime(PERIOD);
   const rowService = await start();
   const stop = await during();
   try {
-    rowWaves.push(await waveOn(rowService, ROUNDS + rowWaves.length + 1, label));
+    rowWaves.push(await waveOn(rowService, ROUNDS + rowWaves.length + 1, label, profileDir));
   } finally {
     stop();
     await rowService.close();
@@ -280,6 +284,8 @@ if (ROWS.has("postgres")) {
     postgres.stop();
   }
 }
+// `--cpu-prof`: one more wave, profiled; the profiler's own cost stays out of the rounds' figures.
+if (PROFILE_DIR) await rowWave(`profiled (--cpu-prof), ${storeName}`, () => serviceOn(nodeUrl, {}), undefined, PROFILE_DIR);
 // The cost split and the L1 markets are read from the first round's transactions.
 const { hashes } = waves[0]!;
 
@@ -318,7 +324,17 @@ await chain.setL1Fees(L1_FEE_LEVELS.normal);
 // Fair reimbursement: a wave of renewals at each L2 base fee, charged ÷ paid from its events and receipts.
 const reimbursing = await serviceOn(nodeUrl, {});
 const reimbursed = await reimbursementRows(
-  { chain, node, client, api: reimbursing.api, pricing, subscriptions: subscriptions.slice(0, REIMBURSE_RENEWALS), inFlight: IN_FLIGHT, period: PERIOD, postJson },
+  {
+    chain,
+    node,
+    client,
+    api: reimbursing.api,
+    pricing,
+    subscriptions: subscriptions.slice(0, REIMBURSE_RENEWALS),
+    inFlight: IN_FLIGHT,
+    period: PERIOD,
+    postJson,
+  },
   BASE_FEES,
 );
 await reimbursing.close();
@@ -353,7 +369,8 @@ const tables = [
   "|---|---:|---:|---:|",
   ...levels,
 ].join("\n");
-const profile = waves[0]?.profile ? profileTable(waves[0].profile, new URL("..", import.meta.url).pathname) : null;
+const profiled = rowWaves.find((w) => w.profile)?.profile;
+const profile = profiled ? profileTable(profiled, new URL("..", import.meta.url).pathname) : null;
 const reimbursementTable = [
   `| Charged ÷ paid for a wave of batched renewals at an L2 base fee (pinned on every block; ETH at ${formatAmount(pricing.unitsPerEth)} USDC; normal L1) | Renewals (transactions) | Paid by the relayer per renewal (L2 + L1, USDC) | Network fee per renewal | Reimbursement per renewal | Charged per renewal | Charged ÷ paid | Ceiling ÷ paid (max of network fee, 1.3×) | Within 0.95× … ceiling | Sent alone (own price, not in the band) |`,
   "|---|---:|---:|---:|---:|---:|---:|---:|---|---|",

@@ -4,16 +4,25 @@
 // (JSON, as configFor takes it); answers the parent over IPC: its API and ops URLs once listening,
 // and a CPU profile of the span between "profile-start" and "profile-stop".
 import { writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
 import { Session } from "node:inspector/promises";
+import type { Express } from "express";
+import { createLogger } from "../../src/logger.js";
 import { createService } from "../../src/service.js";
 import { configFor } from "../../test/helpers/service.js";
-import { quiet, serve } from "../bench-common.js";
+
+/** Listens with `app` on a free loopback port. */
+function serve(app: Express) {
+  return new Promise<{ url: string; server: import("node:http").Server }>((resolve) => {
+    const server = app.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }));
+  });
+}
 
 type Command = { kind: "profile-start" } | { kind: "profile-stop"; file: string } | { kind: "close" };
 
 const send = (message: unknown) => process.send!(message);
 const env = JSON.parse(process.env.BENCH_SERVICE_ENV ?? "{}") as Record<string, string>;
-const service = await createService(configFor(process.env.BENCH_SERVICE_RPC_URL!, env), quiet);
+const service = await createService(configFor(process.env.BENCH_SERVICE_RPC_URL!, env), { logger: createLogger("silent") });
 const api = await serve(service.app);
 const ops = await serve(service.opsApp);
 let profiler: Session | null = null;

@@ -62,10 +62,6 @@ export function eip1559Bytes(tx: Eip1559Fields, signature?: { yParity: number; r
     EMPTY_LIST,
   ];
   if (signature)
-    fields.push(
-      rlpString(uintBytes(BigInt(signature.yParity))),
-      rlpString(uintBytes(BigInt(signature.r))),
-      rlpString(uintBytes(BigInt(signature.s))),
-    );
+    fields.push(rlpString(uintBytes(BigInt(signature.yParity))), rlpString(uintBytes(BigInt(signature.r))), rlpString(uintBytes(BigInt(signature.s))));
   return `0x02${rlpList(fields).toString("hex")}`;
 }

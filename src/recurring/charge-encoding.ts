@@ -27,7 +27,8 @@ function uintWord(value: bigint, bits: number, what: string): string {
 }
 
 function hexWord(value: unknown, digits: number, what: string): string {
-  if (typeof value !== "string" || !new RegExp(`^0x[0-9a-fA-F]{${digits}}$`).test(value)) throw new Error(`${what}: not ${digits / 2} bytes of hex: ${String(value)}`);
+  if (typeof value !== "string" || !new RegExp(`^0x[0-9a-fA-F]{${digits}}$`).test(value))
+    throw new Error(`${what}: not ${digits / 2} bytes of hex: ${String(value)}`);
   return value.slice(2).toLowerCase().padStart(64, "0");
 }
 

@@ -193,6 +193,8 @@ export class ChargeAttempts {
       txHash,
     ]);
     // A statement of its own: it must see the delete above (a statement's parts share one snapshot).
-    await this.db.query("DELETE FROM charge_transactions t WHERE t.tx_hash = $1 AND NOT EXISTS (SELECT 1 FROM charge_attempts c WHERE c.tx_hash = $1)", [txHash]);
+    await this.db.query("DELETE FROM charge_transactions t WHERE t.tx_hash = $1 AND NOT EXISTS (SELECT 1 FROM charge_attempts c WHERE c.tx_hash = $1)", [
+      txHash,
+    ]);
   }
 }

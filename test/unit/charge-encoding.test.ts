@@ -31,7 +31,11 @@ describe("charge calldata, encoded from the terms' words", () => {
     fc.assert(
       fc.property(item, (c) => {
         const ours = chargeCalldata({ ...c, terms: termsWords(c.terms) });
-        const viems = encodeFunctionData({ abi: recurringChargesAbi, functionName: "charge", args: [c.terms, c.signature, c.gasReimbursement, c.expectedPeriod] });
+        const viems = encodeFunctionData({
+          abi: recurringChargesAbi,
+          functionName: "charge",
+          args: [c.terms, c.signature, c.gasReimbursement, c.expectedPeriod],
+        });
         assert.equal(ours, viems);
       }),
       { numRuns: 300 },
