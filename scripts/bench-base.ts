@@ -38,8 +38,6 @@
 // chain's own EIP-1559 rule moves it).
 // `--write` puts the tables into docs/benchmarks.md (between the bench-base markers).
 import { readFileSync, writeFileSync } from "node:fs";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createPublicClient, encodeFunctionData, erc20Abi, formatGwei, http, parseEventLogs, parseGwei, type Hex, type PublicClient } from "viem";
 import { estimateL1Fee } from "viem/op-stack";
 import { recurringChargesAbi } from "../src/generated/contracts.js";
@@ -48,18 +46,14 @@ import { NODE_ACCOUNT_SLOTS, REMOTE_NODE_LATENCY_MS, startBaseNode } from "../de
 import { DENIM_BLOCK_GAS_LIMIT, DENIM_BLOCK_MS } from "../dev/localchain/denim.js";
 import { LATENCY_HEADER, latencyRow, measureReceiptLatency } from "./lib/receipt-latency.js";
 import { L1_FEE_LEVELS } from "../dev/localchain/l1-fees.js";
-import { createService } from "../src/service.js";
-import { createLogger } from "../src/logger.js";
 import { formatAmount } from "../src/money.js";
 import { weiToUnits } from "../src/recurring/gas-quote.js";
 import { configFor, loopback } from "../test/helpers/service.js";
-import { walletTypedData, type ResolvedTerms } from "../test/helpers/recurring.js";
-import type { Terms } from "../src/recurring/terms.js";
-import { approve } from "../test/helpers/tx.js";
 import { buildCheckout } from "../dev/checkout/build.js";
 import { startTestPostgres } from "../test/helpers/postgres.js";
 import { startTraffic } from "../dev/localchain/traffic.js";
 import { renewalWave, type Wave } from "./bench-base-wave.js";
+import { setUpSubscriptions } from "./bench-base-setup.js";
 import { reimbursementRows } from "./bench-base-reimbursement.js";
 import { cpuTables, profileTable } from "./bench-base-cpu.js";
 import { startServiceProcess, type ServiceProcess } from "./lib/bench-service.js";
@@ -84,7 +78,6 @@ const PROFILE_DIR = process.argv.includes("--cpu-prof") ? "reports/bench" : null
 const baseFeeArg = process.argv.indexOf("--base-fee");
 const MAIN_BASE_FEE = baseFeeArg === -1 ? null : parseGwei(process.argv[baseFeeArg + 1] ?? "");
 
-const quiet = { logger: createLogger("silent") };
 // The rounds' store: the service's default (embedded), or the PostgreSQL server `DATABASE_URL` names.
 const DATABASE_URL = process.env.DATABASE_URL;
 const storeName = DATABASE_URL ? "store on a PostgreSQL server" : "embedded store";
@@ -98,11 +91,6 @@ const unlimited: Record<string, string> = {
   MAX_GAS_REIMBURSEMENT: "1",
 };
 const postJson = jsonPoster(IN_FLIGHT);
-function serve(app: import("express").Express): Promise<{ url: string; server: Server }> {
-  return new Promise((resolve) => {
-    const server = app.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }));
-  });
-}
 
 console.log("starting the local chain…");
 const chain = await startLocalChain({ port: 0, fork: null, sameSecondBlocks: true });
@@ -110,54 +98,7 @@ const merchant = chain.accounts[LOCAL_ROLES.firstUser + 1]!;
 const payer = chain.accounts[LOCAL_ROLES.firstUser + 6]!;
 const relayer = chain.accounts[LOCAL_ROLES.relayer]!.address;
 
-// Setup on the automining chain, not measured: subscriptions through the API, one approval, every
-// first charge sent by the relayer's key straight to chargeBatch, 100 a transaction (through the
-// service each first charge is estimated alone: an hour for 100,000 on this machine).
-console.log(`setting up ${RENEWALS} subscriptions and their first charges (automining, not measured)…`);
-const setup = await createService(configFor(chain.rpcUrl!, unlimited), quiet);
-const setupApi = await serve(setup.app);
-// 32 set up at once (each is three requests and a signature), in the order they were asked for.
-const subscriptions: Array<{ token: string; id: Hex }> = new Array(RENEWALS);
-const firstCharges: Array<{ terms: Terms; signature: Hex }> = new Array(RENEWALS);
-let nextSetup = 0;
-await Promise.all(
-  Array.from({ length: Math.min(32, RENEWALS) }, async () => {
-    while (nextSetup < RENEWALS) {
-      const i = nextSetup++;
-      const created = await postJson(setupApi.url, "/v1/subscriptions", { recipient: merchant.address, amount: "1", period: PERIOD });
-      const resolved = await postJson(setupApi.url, "/v1/subscriptions/resolve", { setup_token: created.body.setup_token });
-      const typedData = walletTypedData(resolved.body as unknown as ResolvedTerms, payer.address);
-      const signature = await payer.signTypedData(typedData as never);
-      firstCharges[i] = { terms: typedData.message, signature };
-      const finalized = await postJson(setupApi.url, "/v1/subscriptions/finalize", { setup_token: created.body.setup_token, payer: payer.address, signature });
-      if (finalized.status !== 200) throw new Error(JSON.stringify(finalized.body));
-      subscriptions[i] = { token: finalized.body.subscription as string, id: finalized.body.subscription_id as Hex };
-    }
-  }),
-);
-await approve(chain, payer, chain.deployment.token.address, chain.deployment.contracts.RecurringCharges.address, 10n ** 15n);
-await chain.testClient.setBlockGasLimit({ gasLimit: 100_000_000n });
-await chain.mine(1);
-const relayerWallet = chain.wallet(chain.accounts[LOCAL_ROLES.relayer]!);
-for (let i = 0; i < firstCharges.length; i += 100) {
-  const items = firstCharges.slice(i, i + 100).map((c) => ({ ...c, gasReimbursement: 0n, expectedPeriod: 0n }));
-  const hash = await relayerWallet.writeContract({
-    address: chain.deployment.contracts.RecurringCharges.address,
-    abi: recurringChargesAbi,
-    functionName: "chargeBatch",
-    args: [items],
-    gas: 30_000_000n,
-    account: chain.accounts[LOCAL_ROLES.relayer]!,
-    chain: chain.chain,
-  });
-  // Automining: mined before the hash comes back (waiting for it would poll once a second).
-  const receipt = await chain.publicClient.getTransactionReceipt({ hash });
-  const charged = parseEventLogs({ abi: recurringChargesAbi, eventName: "Charged", logs: receipt.logs }).length;
-  if (charged !== items.length) throw new Error(`first charges: ${charged} of ${items.length} charged in ${hash}`);
-}
-setupApi.server.closeAllConnections();
-setupApi.server.close();
-await setup.close();
+const subscriptions = await setUpSubscriptions({ chain, merchant, payer, renewals: RENEWALS, period: PERIOD, env: unlimited, postJson });
 await chain.advanceTime(PERIOD);
 
 // From here on the chain plays Base. It listens on every loopback address: three of them are the

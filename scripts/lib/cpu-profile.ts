@@ -16,7 +16,7 @@ export interface SelfTime {
   name: string;
   place: string;
   ms: number;
-  /** Of the profile's busy time (idle left out). */
+  /** Of the profile's busy time (idle and the profiler's own session left out). */
   share: number;
 }
 
@@ -37,7 +37,8 @@ export function topSelfTime(file: string, n: number, root: string): { busyMs: nu
   let busyUs = 0;
   profile.samples.forEach((id, i) => {
     const { functionName, url, lineNumber } = nodes.get(id)!.callFrame;
-    if (functionName === "(idle)") return;
+    // Idle, and the profiler's own session (its start is sampled as the inspector's `post`).
+    if (functionName === "(idle)" || url === "node:inspector") return;
     const us = profile.timeDeltas[i] ?? 0;
     busyUs += us;
     const place = placeOf(url, lineNumber, root);
