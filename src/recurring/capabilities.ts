@@ -2,7 +2,7 @@ import type { Address, Hex } from "viem";
 import { DomainError } from "../errors.js";
 import { TOKEN_KINDS } from "../tokens/capability.js";
 import { CapabilityTokens } from "../tokens/capability.js";
-import { subscriptionIdOf, type Terms } from "./terms.js";
+import { subscriptionIdOf, subscriptionIdOfWords, type Terms } from "./terms.js";
 import type { RecurringTokens, SignedSubscription } from "./tokens.js";
 
 /**
@@ -21,6 +21,11 @@ export class SubscriptionCapabilities {
   /** The subscription id: the EIP-712 digest of the terms, as RecurringCharges computes it. */
   subscriptionId(terms: Terms): Hex {
     return subscriptionIdOf(this.chainId, this.contract, terms);
+  }
+
+  /** The same id from the terms' ABI words (charge-encoding.ts), which a charge computes once for every use. */
+  subscriptionIdOfWords(words: string): Hex {
+    return subscriptionIdOfWords(this.chainId, this.contract, words);
   }
 
   /** The signed subscription a capability carries, or INVALID_SUBSCRIPTION. */

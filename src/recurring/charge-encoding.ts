@@ -1,6 +1,6 @@
 import { getAbiItem, toFunctionSelector, type AbiFunction, type AbiParameter, type Hex } from "viem";
 import { recurringChargesAbi } from "../generated/contracts.js";
-import type { Terms } from "./terms.js";
+import { TERMS_TYPES, type Terms } from "./terms.js";
 
 /**
  * The calldata of RecurringCharges' `charge` and `chargeBatch`, ABI-encoded from words computed once
@@ -17,6 +17,11 @@ const chargeBatch = getAbiItem({ abi: recurringChargesAbi, name: "chargeBatch" }
 const CHARGE_SELECTOR = toFunctionSelector(charge).slice(2);
 const CHARGE_BATCH_SELECTOR = toFunctionSelector(chargeBatch).slice(2);
 const TERMS = (charge.inputs[0] as AbiParameter & { components: readonly AbiParameter[] }).components;
+// The terms' words are also their EIP-712 encoding (subscriptionIdOfWords): the ABI struct and the
+// EIP-712 type must list the same fields, of the same types, in the same order.
+if (TERMS.map((c) => `${c.type} ${c.name}`).join(",") !== TERMS_TYPES.Terms.map((f) => `${f.type} ${f.name}`).join(","))
+  throw new Error("RecurringCharges' Terms struct and its EIP-712 type differ: the charge encoder's words are not the typed data's");
+
 /** The item's words before its signature's bytes: the terms, the signature's offset, the reimbursement, the period. */
 const HEAD_WORDS = TERMS.length + 3;
 

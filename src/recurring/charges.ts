@@ -149,12 +149,13 @@ export class Charges {
 
   async charge(token: string): Promise<ChargeResult> {
     const signed = this.deps.capabilities.read(token);
-    const id = this.deps.capabilities.subscriptionId(signed.terms);
+    const words = termsWords(signed.terms);
+    const id = this.deps.capabilities.subscriptionIdOfWords(words);
     if (this.#busy.has(id)) throw new DomainError("CONCURRENCY_LIMIT");
     this.#busy.add(id);
     try {
       // Bounded: past the charges running and waiting, 429 CONCURRENCY_LIMIT before anything is read or spent.
-      const ran = await this.deps.gate.run(() => this.#charge(signed, id));
+      const ran = await this.deps.gate.run(() => this.#charge(signed, id, words));
       if (!ran) throw new DomainError("CONCURRENCY_LIMIT", { detail: "the charge queue is full" });
       return ran.value;
     } finally {
@@ -162,7 +163,7 @@ export class Charges {
     }
   }
 
-  async #charge({ terms, signature }: SignedSubscription, id: Hex): Promise<ChargeResult> {
+  async #charge({ terms, signature }: SignedSubscription, id: Hex, words: string): Promise<ChargeResult> {
     const { client, attempts, relayer } = this.deps;
     const relayerAddress = relayer.address;
     const { read, l1Fee: quoteL1FeeOf } = this.#views.current();
@@ -192,7 +193,6 @@ export class Charges {
     // Funds that cover the amount but not the largest reimbursement are simulated again without one
     // and read, to charge what the charge really costs.
     const cap = terms.maxGasReimbursement;
-    const words = termsWords(terms);
     const chargeCall = (reimbursement: bigint) =>
       ({ address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement, period] }) as const;
     const simulate = async (reimbursement: bigint): Promise<Simulated> => {

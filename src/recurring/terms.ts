@@ -59,6 +59,22 @@ export function termsTypedData(chainId: number, contract: Address, terms: Terms)
   };
 }
 
+/**
+ * The subscription id from the terms' ABI words (charge-encoding.ts's termsWords): every field of
+ * `Terms` is static, in the same order in the ABI struct as in the EIP-712 type (charge-encoding.ts
+ * checks it when loaded), so the words are the struct's EIP-712 encoding after its type hash. A charge
+ * encodes its terms once, for its id and every call it rides in.
+ */
+export function subscriptionIdOfWords(chainId: number, contract: Address, words: string): Hex {
+  if (words.length !== 64 * TERMS_TYPES.Terms.length) throw new Error(`not the words of Terms: ${words.length / 64} words`);
+  const digest = Buffer.alloc(66);
+  digest[0] = 0x19;
+  digest[1] = 0x01;
+  domainSeparator(chainId, contract).copy(digest, 2);
+  keccak256Bytes(Buffer.from(`${TERMS_TYPEHASH.slice(2)}${words}`, "hex")).copy(digest, 34);
+  return `0x${keccak256Bytes(digest).toString("hex")}`;
+}
+
 /** `TERMS_TYPES`' EIP-712 type hash: keccak256 of `Terms(address payer,…)`. */
 const TERMS_TYPEHASH = keccak256(toHex(`Terms(${TERMS_TYPES.Terms.map((f) => `${f.type} ${f.name}`).join(",")})`));
 

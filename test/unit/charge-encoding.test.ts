@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { encodeFunctionData, type Hex } from "viem";
 import { recurringChargesAbi } from "../../src/generated/contracts.js";
 import { chargeBatchCalldata, chargeCalldata, termsWords } from "../../src/recurring/charge-encoding.js";
-import type { Terms } from "../../src/recurring/terms.js";
+import { subscriptionIdOf, subscriptionIdOfWords, type Terms } from "../../src/recurring/terms.js";
 
 const hex = (bytes: number) => fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => `0x${Buffer.from(b).toString("hex")}` as Hex);
 const uint = (bits: number) => fc.bigInt({ min: 0n, max: (1n << BigInt(bits)) - 1n });
@@ -51,6 +51,17 @@ describe("charge calldata, encoded from the terms' words", () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it("the terms' words give the subscription id the EIP-712 digest gives (RecurringCharges' own id)", () => {
+    const contract = "0x00000000000000000000000000000000000000c1" as Hex;
+    fc.assert(
+      fc.property(terms, fc.integer({ min: 1, max: 2 ** 31 }), (t, chainId) => {
+        assert.equal(subscriptionIdOfWords(chainId, contract, termsWords(t)), subscriptionIdOf(chainId, contract, t));
+      }),
+      { numRuns: 200 },
+    );
+    assert.throws(() => subscriptionIdOfWords(1, contract, "00".repeat(32)), /not the words of Terms/);
   });
 
   it("refuses a value its type cannot hold rather than encode something else", () => {
