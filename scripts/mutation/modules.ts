@@ -41,7 +41,7 @@ export const SERVICE_MODULES: ServiceModule[] = [
     name: "holds",
     what: "a hold's terms and the operator's checks before it sends",
     mutate: ["src/holds/terms.ts", "src/holds/payment-info.ts", "src/holds/fee.ts"],
-    spec: ["test/api/holds-terms.test.ts", "test/api/hold-operator.test.ts"],
+    spec: ["test/unit/holds-terms.test.ts"],
   },
   {
     name: "x402-exact",
