@@ -53,7 +53,7 @@ export const SERVICE_MODULES: ServiceModule[] = [
     name: "x402-auth-capture",
     what: "x402 `auth-capture`: the payload's terms and their verification",
     mutate: ["src/x402/auth-capture-terms.ts"],
-    spec: ["test/unit/x402-auth-capture-scheme.test.ts", "test/api/x402-auth-capture.test.ts"],
+    spec: ["test/unit/x402-auth-capture-terms.test.ts"],
   },
   { name: "refund-target", what: "where a refund's money goes", mutate: ["src/refunds/settlement.ts"], spec: ["test/api/refunds.test.ts"] },
   {
