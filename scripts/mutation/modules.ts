@@ -47,7 +47,7 @@ export const SERVICE_MODULES: ServiceModule[] = [
     name: "x402-exact",
     what: "x402 `exact`: the payload and its verification",
     mutate: ["src/x402/exact.ts", "src/x402/payload.ts"],
-    spec: ["test/api/x402-facilitator.test.ts"],
+    spec: ["test/unit/x402-exact.test.ts"],
   },
   {
     name: "x402-auth-capture",
