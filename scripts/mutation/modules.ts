@@ -39,9 +39,15 @@ export const SERVICE_MODULES: ServiceModule[] = [
   },
   {
     name: "holds",
-    what: "a hold's terms and the operator's checks before it sends",
+    what: "a hold's terms: deadlines, capabilities, the escrow's PaymentInfo, the fee",
     mutate: ["src/holds/terms.ts", "src/holds/payment-info.ts", "src/holds/fee.ts"],
     spec: ["test/unit/holds-terms.test.ts"],
+  },
+  {
+    name: "hold-operator",
+    what: "the hold operator's checks before it sends: a caller's limit, one payer per hold, the relayer's budget, the key and fee a call is sent with",
+    mutate: ["src/holds/hold-rules.ts", "src/holds/operator-checks.ts"],
+    spec: ["test/unit/hold-operator-checks.test.ts"],
   },
   {
     name: "x402-exact",
