@@ -84,9 +84,17 @@ export class HoldRules {
    */
   async sent(info: PaymentInfo, operation: HoldOperation, paymentHash: Hex, costWei: bigint, feeUnits: bigint, request: HoldRequest): Promise<void> {
     const { budget, store } = this.deps;
-    if (!budget || operation === "capture") return;
-    if (operation === "charge" && this.#earns(feeUnits, costWei)) return;
-    if (operation === "void" && (await store.calls([paymentHash])).some((t) => t.operation === "capture")) return;
+    if (!budget) return;
+    switch (operation) {
+      case "capture":
+        return;
+      case "charge":
+        if (this.#earns(feeUnits, costWei)) return;
+        break;
+      case "void":
+        if ((await store.calls([paymentHash])).some((t) => t.operation === "capture")) return;
+        break;
+    }
     await budget.spend(partiesOf(info, request), costWei);
   }
 

@@ -165,6 +165,8 @@ describe("the hold operator's checks before it sends (hold-rules.ts, operator-ch
         for (const opening of ["authorize", "charge"] as const) {
           const refused = await refusal(() => rules.admitOpening(info, opening, TERMS, {}));
           assert.equal(refused.code, "HOLD_ALREADY_AUTHORIZED", `${operation} ${JSON.stringify(receipts)}`);
+          // x402's payer reads it in the refusal's message: not its own replay, another payer's.
+          assert.include(refused.detail, "another payer");
         }
         assert.deepEqual(asked[0], [TERMS], "the calls recorded under the terms' payer-agnostic hash");
       }
@@ -213,7 +215,7 @@ describe("the hold operator's checks before it sends (hold-rules.ts, operator-ch
       await rulesWith([]).rules.admitCharge(info, 0n, cost, {});
     });
 
-    it("counts a sent authorization, an unearning charge and a void with no capture recorded; never a capture, an earning charge, or a void after a capture", async () => {
+    it("counts a sent authorization, an unearning charge and a void with no capture recorded (an earlier void is none); never a capture, an earning charge, or a void after a capture", async () => {
       const budget = fakeBudget();
       const capture = await recordedCall("capture", info.payer, hash(3));
       const cost = 250_000n * 1_000_000_000n;
@@ -227,7 +229,9 @@ describe("the hold operator's checks before it sends (hold-rules.ts, operator-ch
       await none.sent(info, "capture", PAYMENT, cost, 0n, request);
       await none.sent(info, "charge", PAYMENT, cost, 750_000n, request);
       await rulesWith([capture], { budget }).rules.sent(info, "void", PAYMENT, cost, 0n, request);
+      await rulesWith([await recordedCall("void", info.payer, hash(4))], { budget }).rules.sent(info, "void", PAYMENT, cost, 0n, request);
       assert.deepEqual(budget.spends, [
+        { parties, wei: cost },
         { parties, wei: cost },
         { parties, wei: cost },
         { parties, wei: cost },
@@ -305,6 +309,8 @@ describe("the hold operator's checks before it sends (hold-rules.ts, operator-ch
         return null;
       } catch (error) {
         assert.instanceOf(error, DomainError);
+        // x402's payer reads it in the refusal's message: the fee is what is refused.
+        assert.include((error as DomainError).detail, "signed fee");
         return (error as DomainError).code;
       }
     };
