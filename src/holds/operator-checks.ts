@@ -15,7 +15,12 @@ import type { PaymentInfo } from "./payment-info.js";
  * The key that sends a call for a hold naming `operator`: this relayer's; for a capture or void, also
  * a retired one (the open holds made before a rotation). New holds and payments are this relayer's only.
  */
-export function senderFor(operator: Address, operation: HoldOperation, sender: SettlementSender, retired: readonly SettlementSender[] = []): SettlementSender | null {
+export function senderFor(
+  operator: Address,
+  operation: HoldOperation,
+  sender: SettlementSender,
+  retired: readonly SettlementSender[] = [],
+): SettlementSender | null {
   const keys = opens(operation) ? [sender] : [sender, ...retired];
   return keys.find((s) => s.address !== null && isAddressEqual(s.address, operator)) ?? null;
 }

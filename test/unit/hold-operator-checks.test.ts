@@ -1,14 +1,5 @@
 import { assert } from "chai";
-import {
-  encodeFunctionData,
-  getAddress,
-  hashTypedData,
-  TransactionReceiptNotFoundError,
-  zeroAddress,
-  type Address,
-  type Hex,
-  type PublicClient,
-} from "viem";
+import { encodeFunctionData, getAddress, hashTypedData, TransactionReceiptNotFoundError, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DomainError } from "../../src/errors.js";
 import { authCaptureEscrowAbi } from "../../src/generated/contracts.js";
@@ -51,7 +42,15 @@ async function recordedCall(operation: HoldOperation, payer: Address, hash: Hex)
   }[operation];
   const data = encodeFunctionData({ abi: authCaptureEscrowAbi, functionName: operation, args } as never);
   const raw = await relayer.signTransaction({ chainId: 84532, to: a("8"), data, gas: 300_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, nonce: 0 });
-  return { hash, relayer: relayer.address, nonce: 0, raw, sentAt: 0, paymentHash: operation === "authorize" || operation === "charge" ? TERMS : PAYMENT, operation };
+  return {
+    hash,
+    relayer: relayer.address,
+    nonce: 0,
+    raw,
+    sentAt: 0,
+    paymentHash: operation === "authorize" || operation === "charge" ? TERMS : PAYMENT,
+    operation,
+  };
 }
 
 /** A chain of our own: receipts by hash (absent: not mined), and one contract payer whose signature check spends `checkGas`. */
@@ -179,7 +178,9 @@ describe("the hold operator's checks before it sends (hold-rules.ts, operator-ch
         await recordedCall("capture", other, hash(3)),
         await recordedCall("void", other, hash(4)),
       ].map((t) => ({ ...t, paymentHash: TERMS }));
-      const { rules } = rulesWith(calls, { client: fakeChain({ [hash(1)]: "reverted", [hash(2)]: "success", [hash(3)]: "success", [hash(4)]: "success" }).client });
+      const { rules } = rulesWith(calls, {
+        client: fakeChain({ [hash(1)]: "reverted", [hash(2)]: "success", [hash(3)]: "success", [hash(4)]: "success" }).client,
+      });
       await rules.admitOpening(info, "authorize", TERMS, {});
       await rules.admitOpening(info, "charge", TERMS, {});
     });
@@ -196,7 +197,10 @@ describe("the hold operator's checks before it sends (hold-rules.ts, operator-ch
       const budget = fakeBudget();
       await rulesWith([], { budget }).rules.admitOpening(info, "authorize", TERMS, { caller: "203.0.113.5" });
       await rulesWith([], { budget }).rules.admitOpening(info, "authorize", TERMS, {});
-      assert.deepEqual(budget.checked, [{ payer: info.payer, recipient: info.receiver, caller: "203.0.113.5" }, { payer: info.payer, recipient: info.receiver }]);
+      assert.deepEqual(budget.checked, [
+        { payer: info.payer, recipient: info.receiver, caller: "203.0.113.5" },
+        { payer: info.payer, recipient: info.receiver },
+      ]);
       const refused = await refusal(() => rulesWith([], { budget: fakeBudget(true) }).rules.admitOpening(info, "authorize", TERMS, { caller: "203.0.113.5" }));
       assert.equal(refused.code, "RELAYER_BUDGET_EXCEEDED");
       assert.equal(refused.retryAfter, 1200);
