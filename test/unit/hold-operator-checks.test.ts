@@ -233,6 +233,7 @@ describe("the hold operator's checks before it sends (hold-rules.ts, operator-ch
       await none.sent(info, "capture", PAYMENT, cost, 0n, request);
       await none.sent(info, "charge", PAYMENT, cost, 750_000n, request);
       await rulesWith([capture], { budget }).rules.sent(info, "void", PAYMENT, cost, 0n, request);
+      assert.lengthOf(budget.spends, 3, "a void after a capture is not counted");
       await rulesWith([await recordedCall("void", info.payer, hash(4))], { budget }).rules.sent(info, "void", PAYMENT, cost, 0n, request);
       assert.deepEqual(budget.spends, [
         { parties, wei: cost },
