@@ -39,21 +39,27 @@ export const SERVICE_MODULES: ServiceModule[] = [
   },
   {
     name: "holds",
-    what: "a hold's terms and the operator's checks before it sends",
+    what: "a hold's terms: deadlines, capabilities, the escrow's PaymentInfo, the fee",
     mutate: ["src/holds/terms.ts", "src/holds/payment-info.ts", "src/holds/fee.ts"],
-    spec: ["test/api/holds-terms.test.ts", "test/api/hold-operator.test.ts"],
+    spec: ["test/unit/holds-terms.test.ts"],
+  },
+  {
+    name: "hold-operator",
+    what: "the hold operator's checks before it sends: a caller's limit, one payer per hold, the relayer's budget, the key and fee a call is sent with",
+    mutate: ["src/holds/hold-rules.ts", "src/holds/operator-checks.ts"],
+    spec: ["test/unit/hold-operator-checks.test.ts"],
   },
   {
     name: "x402-exact",
     what: "x402 `exact`: the payload and its verification",
     mutate: ["src/x402/exact.ts", "src/x402/payload.ts"],
-    spec: ["test/api/x402-facilitator.test.ts"],
+    spec: ["test/unit/x402-exact.test.ts"],
   },
   {
     name: "x402-auth-capture",
     what: "x402 `auth-capture`: the payload's terms and their verification",
     mutate: ["src/x402/auth-capture-terms.ts"],
-    spec: ["test/unit/x402-auth-capture-scheme.test.ts", "test/api/x402-auth-capture.test.ts"],
+    spec: ["test/unit/x402-auth-capture-terms.test.ts"],
   },
   { name: "refund-target", what: "where a refund's money goes", mutate: ["src/refunds/settlement.ts"], spec: ["test/api/refunds.test.ts"] },
   {

@@ -37,11 +37,12 @@ export interface HoldRequest {
 
 export interface HoldRulesDeps {
   client: PublicClient;
-  store: HoldTransactionStore;
+  /** The recorded operator calls (only their list by key is read). */
+  store: Pick<HoldTransactionStore, "calls">;
   /** Authorizations a caller may ask for a minute (RECOVER_LIMIT_PER_MINUTE), whichever door. */
   callerLimit?: RateLimiter;
   /** The relayer's budget for work that earns no fee (limits/relayer-budget.ts). */
-  budget?: RelayerBudget;
+  budget?: Pick<RelayerBudget, "check" | "spend">;
   /** Token micro-units per ETH (GAS_PRICE_USDC_PER_ETH): whether a charge's fee covers its gas. */
   unitsPerEth: bigint;
   signatureGasCap: bigint;
@@ -83,9 +84,17 @@ export class HoldRules {
    */
   async sent(info: PaymentInfo, operation: HoldOperation, paymentHash: Hex, costWei: bigint, feeUnits: bigint, request: HoldRequest): Promise<void> {
     const { budget, store } = this.deps;
-    if (!budget || operation === "capture") return;
-    if (operation === "charge" && this.#earns(feeUnits, costWei)) return;
-    if (operation === "void" && (await store.calls([paymentHash])).some((t) => t.operation === "capture")) return;
+    if (!budget) return;
+    switch (operation) {
+      case "capture":
+        return;
+      case "charge":
+        if (this.#earns(feeUnits, costWei)) return;
+        break;
+      case "void":
+        if ((await store.calls([paymentHash])).some((t) => t.operation === "capture")) return;
+        break;
+    }
     await budget.spend(partiesOf(info, request), costWei);
   }
 

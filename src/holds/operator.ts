@@ -1,4 +1,4 @@
-import { encodeFunctionData, isAddressEqual, zeroAddress, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import { encodeFunctionData, isAddressEqual, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
 import { agreeOnReceipt, type Agreed } from "../chain/agreement.js";
 import { isReceiptSettled } from "../chain/finality.js";
 import { readReceipt } from "../chain/transactions.js";
@@ -18,6 +18,7 @@ import { agreedHoldSimulation } from "./escrow-refusals.js";
 import { followHoldTransactions } from "./operator-follow.js";
 import { feeAmountOf } from "./fee.js";
 import { gasCeiling, OPERATOR_BASE_GAS, opens, type HoldRequest, type HoldRules } from "./hold-rules.js";
+import { checkSignedFee, overCeiling, senderFor } from "./operator-checks.js";
 import { holdAuthorizationTypedData, payerAgnosticHash, paymentInfoHash, type PaymentInfo } from "./payment-info.js";
 
 export interface HoldOperatorDeps {
@@ -255,10 +256,10 @@ export class HoldOperator {
     const { client, store, rules } = this.deps;
     const { escrow } = set;
     if (!this.deps.sender.address) throw new DomainError("RELAYER_UNAVAILABLE", { detail: "no relayer key" });
-    const sender = this.#senderFor(info.operator, operation);
+    const sender = senderFor(info.operator, operation, this.deps.sender, this.deps.retiredSenders);
     if (!sender) throw new DomainError("INVALID_HOLD", { detail: "the hold names another operator" });
     const relayer = sender.address!;
-    this.#checkFee(info, operation);
+    checkSignedFee(info, operation, this.deps.feeBps, this.deps.feeReceiver);
     const paymentHash = this.hashOf(info, set);
     const busy = await this.inFlight(info, set);
     if (busy) throw new DomainError("HOLD_BUSY", { txHash: busy.hash, detail: `${busy.operation} in flight` });
@@ -282,7 +283,7 @@ export class HoldOperator {
     } catch (error) {
       throw await this.#tooExpensive(error, info, call, set);
     }
-    if (!simulated.passes) throw this.#overCeiling(operation, gas);
+    if (!simulated.passes) throw overCeiling(operation, gas);
     // What the call should cost (its steady-state gas, hold-rules.ts), at the fee cap it bids: the budget's measure, before the receipt says.
     const costWei = OPERATOR_BASE_GAS[operation] * fees.maxFeePerGas;
     const feeUnits = operation === "charge" ? feeAmountOf(call.args[1], this.deps.feeBps) : 0n;
@@ -311,36 +312,6 @@ export class HoldOperator {
     return (await this.deps.rules.signatureTooExpensive(info.payer, typed as never, signature))
       ? new DomainError("SIGNATURE_VALIDATION_TOO_EXPENSIVE", { detail: `the payer's signature check spends more than ${this.deps.signatureGasCap} gas` })
       : refused;
-  }
-
-  #overCeiling(operation: HoldOperation, gas: bigint): DomainError {
-    return opens(operation)
-      ? new DomainError("SIGNATURE_VALIDATION_TOO_EXPENSIVE", { detail: `the ${operation} would use more than ${gas} gas (the payer's signature check)` })
-      : new DomainError("ESCROW_REFUSED", { detail: `the ${operation} would use more than ${gas} gas` });
-  }
-
-  /**
-   * The key that sends a call for a hold naming `operator`: this relayer's; for a capture or void, also
-   * a retired one (the open holds made before a rotation). New holds and payments are this relayer's only.
-   */
-  #senderFor(operator: Address, operation: HoldOperation): SettlementSender | null {
-    const { sender, retiredSenders = [] } = this.deps;
-    const keys = operation === "capture" || operation === "void" ? [sender, ...retiredSenders] : [sender];
-    return keys.find((s) => s.address !== null && isAddressEqual(s.address, operator)) ?? null;
-  }
-
-  /**
-   * A new payment (authorize, charge) is signed at the deployment's fee to its fee collector; a hold's
-   * later calls take the fee its buyer signed (min = max, as every hold this service makes), which a
-   * change of `fee_bps` since does not touch.
-   */
-  #checkFee(info: PaymentInfo, operation: HoldOperation): void {
-    const { feeBps, feeReceiver } = this.deps;
-    const fresh = operation === "authorize" || operation === "charge";
-    const signed = fresh
-      ? info.minFeeBps === feeBps && info.maxFeeBps === feeBps && isAddressEqual(info.feeReceiver, feeReceiver)
-      : info.minFeeBps === info.maxFeeBps && (info.maxFeeBps === 0 || !isAddressEqual(info.feeReceiver, zeroAddress));
-    if (!signed) throw new DomainError("INVALID_HOLD", { detail: "the hold's signed fee is not one this service takes" });
   }
 
   async #collected(paymentHash: Hex, escrow: Address): Promise<boolean> {

@@ -116,7 +116,7 @@ export async function judgeAuthCapture(
   }
   if ("feeBps" in fields) return refuse(AUTH_CAPTURE_REASONS.payloadFormat, "feeBps is v1.0's fee field: a v1.1 escrow takes feeAmount");
   const completed = COMPLETION.filter((k) => p[k] !== undefined).length;
-  const charge = (raw.paymentFlow ?? "escrow") === "authorization";
+  const charge = raw.paymentFlow === "authorization";
   if (completed !== 0 && completed !== COMPLETION.length)
     return refuse(AUTH_CAPTURE_REASONS.payloadFormat, "a completed charge carries amount, feeAmount, feeReceiver and authorizerSignature together");
   if (completed !== 0 && !charge)
@@ -154,7 +154,7 @@ export async function judgeAuthCapture(
   if (BigInt(a.validAfter) !== 0n)
     return refuse(AUTH_CAPTURE_REASONS.payloadFormat, "the authorization's validAfter must be 0 (the collector redeems it from then)");
   // 9. Collector match, against the resolved deployment (never a collector named in extra).
-  const sets = deployment.authCapture ?? [];
+  const sets = deployment.authCapture!; // judgeRoute refused a deployment with none
   const escrow = route.named ?? sets.find((s) => isAddressEqual(s.eip3009Collector, a.to)) ?? null;
   if (!escrow || !isAddressEqual(a.to, escrow.eip3009Collector)) {
     const collectors = (route.named ? [route.named] : sets).map((s) => s.eip3009Collector);
@@ -166,8 +166,9 @@ export async function judgeAuthCapture(
     return refuse(AUTH_CAPTURE_REASONS.extra, `the escrow flow runs on the holds' escrow (${holds.escrow}): its capture and void are sent there`);
   }
   // 11. Client signature (ECDSA or ERC-1271; an undeployed account's ERC-6492 is refused: no factory is admitted).
+  // The magic suffix is digits only: no case to fold.
   const signature = p.signature as Hex;
-  if (signature.toLowerCase().endsWith(ERC6492_SUFFIX))
+  if (signature.endsWith(ERC6492_SUFFIX))
     return refuse(AUTH_CAPTURE_REASONS.erc6492, "an undeployed smart account (ERC-6492) is refused: deploy the account first");
   const authorization = receiveAuthorizationTypedData(tokenDomain(deployment.chainId, deployment.token.address, deployment.token.eip712), {
     from: payer!,

@@ -7,7 +7,9 @@ import { readOnlyEvmSigner } from "./evm-signer.js";
 /**
  * x402's own `exact` verify (@x402/evm), with its on-chain simulation of the authorization: signature
  * incl. ERC-1271, ERC-6492 only from an allowed factory (none), time window, amount, replay diagnosis.
- * The same for both kinds of payTo: the authorization names the payTo either way.
+ * The same for both kinds of payTo: the authorization names the payTo either way. x402's
+ * `invalidMessage` is left out (a failed simulation's is viem's whole revert text): the facilitator
+ * words each refusal itself (EXACT_REFUSALS).
  */
 export class ExactVerifier {
   readonly #scheme: ExactEvmScheme;
@@ -24,7 +26,6 @@ export class ExactVerifier {
     return {
       isValid: result.isValid,
       ...(result.invalidReason ? { invalidReason: result.invalidReason } : {}),
-      ...(result.invalidMessage ? { invalidMessage: result.invalidMessage } : {}),
       ...(result.payer ? { payer: result.payer } : {}),
     };
   }
