@@ -22,10 +22,8 @@ export type Vote<V> = { behind: true } | { behind: false; key: string; value: V 
 export function tally<V>(nodes: ChainNodes, vote: (node: ChainNode) => Promise<Vote<V>>): Promise<{ key: string; value: V } | null> {
   return new Promise((resolve, reject) => {
     const votes = new Map<ChainNode, Vote<V> | "failed">();
-    let decided = false;
+    // The promise settles once: the first decision stands, a later one (the last vote's) changes nothing.
     const decide = (outcome: { key: string; value: V } | null | DomainError) => {
-      if (decided) return;
-      decided = true;
       if (outcome instanceof DomainError) reject(outcome);
       else resolve(outcome);
     };
