@@ -61,12 +61,19 @@ export const SERVICE_MODULES: ServiceModule[] = [
     mutate: ["src/x402/auth-capture-terms.ts"],
     spec: ["test/unit/x402-auth-capture-scheme.test.ts", "test/api/x402-auth-capture.test.ts"],
   },
-  { name: "refund-target", what: "where a refund's money goes", mutate: ["src/refunds/settlement.ts"], spec: ["test/api/refunds.test.ts"] },
+  {
+    name: "refund-target",
+    what: "where a refund's money goes",
+    mutate: ["src/refunds/settlement.ts"],
+    spec: ["test/unit/refund-target.test.ts"],
+    testTimeoutMs: 5_000,
+  },
   {
     name: "charge-answers",
     what: "a charge's answer: CHARGED, ALREADY_CHARGED, CONFIRMING and the refusals",
     mutate: ["src/recurring/charge-answers.ts", "src/recurring/charge-errors.ts"],
-    spec: ["test/api/verdict-door.test.ts", "test/api/token-refusals.test.ts", "test/api/charge-race.test.ts"],
+    spec: ["test/unit/charge-answers.test.ts", "test/unit/charge-errors.test.ts"],
+    testTimeoutMs: 5_000,
   },
 ];
 
