@@ -162,6 +162,25 @@ describe("a period charged by a transaction this call did not follow (chargedInA
     ];
     assert.equal((await chargedInAnswer(c, terms(), ID, 3n, 90n)).status, "ALREADY_CHARGED");
   });
+  it("a forged Charged log listed before the real one by the node read does not hide it: the real one stands, the forged one is blamed", async () => {
+    const charged = fakeLog(TX, 90n, 1, { address: CONTRACT, topics: [pad("0xee", { size: 32 })], data: "0x" });
+    const held = honestView(100n, [fakeReceipt(TX, 90n, [charged])]);
+    const f = fakeNodes([held, held, held], { quorum: 2 });
+    const { chain: c } = chain({ latest: 100n, client: f.client });
+    const real = {
+      address: CONTRACT,
+      topics: charged.topics,
+      data: "0x" as Hex,
+      logIndex: 1,
+      transactionHash: TX,
+      blockNumber: 90n,
+      blockHash: charged.blockHash,
+    };
+    const forged = { ...real, logIndex: 0, transactionHash: OTHER_TX };
+    (c.contract as unknown as { chargedLogs: () => Promise<unknown> }).chargedLogs = async () => [forged, real];
+    assert.include(await chargedInAnswer(c, terms(), ID, 3n, 90n), { status: "ALREADY_CHARGED", tx_hash: TX });
+    assert.deepEqual(f.blamed, [forged]);
+  });
 });
 
 describe("a period's close and the margin before it", () => {

@@ -107,6 +107,16 @@ describe("a refused charge's answer (chargeRefusal)", () => {
     assert.equal(odd?.detail, "unexpected revert InvalidConfiguration");
   });
 
+  it("a revert carrying no data names no refusal: RPC_ERROR, asked again, not a crash", () => {
+    const bare = new ContractFunctionExecutionError(new ContractFunctionRevertedError({ abi: recurringChargesAbi, data: "0x", functionName: "charge" }), {
+      abi: recurringChargesAbi,
+      functionName: "charge",
+      args: [],
+    });
+    assert.isNull(revertName(bare));
+    assert.equal(chargeRefusal(bare, 0n)?.code, "RPC_ERROR");
+  });
+
   it("no revert at all is the node's failure: RPC_ERROR, or RPC_BUSY when it is overloaded", () => {
     assert.equal(chargeRefusal(new Error("socket hang up"), 0n)?.code, "RPC_ERROR");
     assert.equal(chargeRefusal(new HttpRequestError({ url: "http://node", status: 429 }), 0n)?.code, "RPC_BUSY");
