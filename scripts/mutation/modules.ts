@@ -27,7 +27,7 @@ export const SERVICE_MODULES: ServiceModule[] = [
     name: "door",
     what: "the agreement door: what a majority of nodes said, and nothing else",
     mutate: ["src/chain/agreement.ts", "src/chain/agreement-tally.ts", "src/chain/majority-read.ts"],
-    spec: ["test/unit/door-tally.test.ts", "test/unit/door-agreement.test.ts", "test/unit/verdict-door.test.ts"],
+    spec: ["test/unit/door-tally.test.ts", "test/unit/door-agreement.test.ts", "test/unit/door-edges.test.ts", "test/unit/verdict-door.test.ts"],
     testTimeoutMs: 5_000,
   },
   { name: "money", what: "decimal strings ↔ micro-units, the fee floor", mutate: ["src/money.ts"], spec: ["test/unit/money.test.ts"] },

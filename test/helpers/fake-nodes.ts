@@ -35,10 +35,14 @@ export interface NodeView {
   /** The hash it holds at a height (absent: it answers no block there). */
   blocks: Map<bigint, Hex>;
   receipts: Map<Hex, FakeReceipt>;
-  /** Its answer to an `eth_call` (to, data, block): a result, or "revert". */
-  call?: (to: Address, data: Hex, block: bigint) => Hex | "revert";
+  /** Its answer to an `eth_call` (to, data, block): a result, or "revert" (with `:reason`, a revert with that reason). */
+  call?: (to: Address, data: Hex, block: bigint) => Hex | "revert" | `revert:${string}`;
   /** Every request fails, as an unreachable node's does. */
   down?: boolean;
+  /** Requests of these methods fail, as a node's own failure (not the request's answer). */
+  failing?: string[];
+  /** A transaction it does not hold is answered with no result at all, rather than null. */
+  noResult?: boolean;
   /** Each answer waits for this first (a slow node). */
   gate?: Promise<void>;
 }
@@ -94,14 +98,16 @@ export function fakeReceipt(
 /** A node's request error that is the request's own answer (every node would give it): a revert. */
 export class Reverted extends Error {
   readonly code = 3;
-  constructor() {
-    super("execution reverted");
+  constructor(reason?: string) {
+    super(reason ? `execution reverted: ${reason}` : "execution reverted");
   }
 }
 
 function answer(view: NodeView, method: string, params: unknown[]): unknown {
   switch (method) {
     case "eth_blockNumber":
+      // As a node does: a method that takes no parameters refuses some.
+      if (params.length > 0) throw Object.assign(new Error("too many arguments, want at most 0"), { code: -32602 });
       return numberToHex(view.head);
     case "eth_getBlockByNumber": {
       const tag = params[0] as string;
@@ -111,11 +117,11 @@ function answer(view: NodeView, method: string, params: unknown[]): unknown {
       return hash === undefined || n > view.head ? null : { number: numberToHex(n), hash, timestamp: numberToHex(n), transactions: [] };
     }
     case "eth_getTransactionReceipt":
-      return structuredClone(view.receipts.get((params[0] as string).toLowerCase() as Hex) ?? null);
+      return structuredClone(view.receipts.get((params[0] as string).toLowerCase() as Hex) ?? (view.noResult ? undefined : null));
     case "eth_call": {
       const { to, data } = params[0] as { to: Address; data: Hex };
       const result = view.call?.(to, data, BigInt(params[1] as Hex)) ?? "revert";
-      if (result === "revert") throw new Reverted();
+      if (result.startsWith("revert")) throw new Reverted(result.split(":")[1]);
       return result;
     }
     default:
@@ -149,7 +155,7 @@ export function fakeNodes(views: NodeView[], options: { quorum: number; hosts?: 
     const request = async ({ method, params }: { method: string; params?: unknown }) => {
       asked[position]!.set(method, (asked[position]!.get(method) ?? 0) + 1);
       if (view.gate) await view.gate;
-      if (view.down) throw new Error("node unreachable");
+      if (view.down || view.failing?.includes(method)) throw new Error("node unreachable");
       return answer(view, method, (params as unknown[] | undefined) ?? []);
     };
     const node = new ChainNode(position, request as never, (transport) => createPublicClient({ chain: baseSepolia, transport }) as PublicClient);
