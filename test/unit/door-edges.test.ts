@@ -56,7 +56,9 @@ describe("the door's edges", () => {
     assert.equal((await agreeOnReceipt("charged", f.client, FINALITY, { ...named, status: "reverted" }))?.status, "reverted", "as handed in");
     assert.isNotNull(await agreeOnClaim("valid", f.client, FINALITY, { txHash: TX, blockNumber: AT, logs: [claimed(logA, { data: "0xff" })] }));
     assert.lengthOf((await agreeOnLogs("settled_event", f.client, FINALITY, [claimed(logA, { data: "0xff" })])) ?? [], 1);
-    assert.deepEqual(Object.entries(await agreeOnRead("code_hash", f.client, async () => ({ n: 1 }))), [["n", 1]]);
+    assert.deepEqual(Object.entries(await agreeOnRead("code_hash", f.client, async (c) => ({ by: c === f.client ? "the reader" : "a node" }))), [
+      ["by", "the reader"],
+    ]);
     assert.deepEqual([...f.asked[0]!.keys()], [], "no request");
   });
 
