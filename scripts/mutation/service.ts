@@ -6,6 +6,7 @@ import { relative } from "node:path";
 import type { PartialStrykerOptions } from "@stryker-mutator/api/core";
 import { Stryker } from "@stryker-mutator/core";
 import { filesUnder } from "./files.js";
+import type { MochaProcessOptions } from "./mocha-process-runner.js";
 import type { ServiceModule } from "./modules.js";
 import { type ModuleScore, percentKilled } from "./score.js";
 
@@ -27,11 +28,11 @@ export async function mutateService(module: ServiceModule, run: { concurrency: n
   const digest = specDigest(module);
   const force = run.full || digests[module.name] !== digest;
   console.log(`\n== ${module.name}: ${module.what}\n   mutating ${module.mutate.join(", ")}\n   against ${module.spec.join(", ")}`);
-  const options: PartialStrykerOptions & { mochaProcess: { spec: string[] } } = {
+  const options: PartialStrykerOptions & { mochaProcess: MochaProcessOptions } = {
     testRunner: "mocha-process",
     plugins: ["./scripts/mutation/mocha-process-runner.ts"],
     testRunnerNodeArgs: ["--import", "tsx"],
-    mochaProcess: { spec: module.spec },
+    mochaProcess: { spec: module.spec, ...(module.testTimeoutMs ? { timeoutMs: module.testTimeoutMs } : {}) },
     mutate: module.mutate,
     coverageAnalysis: "off",
     concurrency: run.concurrency,

