@@ -1,5 +1,5 @@
 import { assert } from "chai";
-import { decodeErrorResult, encodeFunctionData, getContract, hexToBytes, parseEventLogs, type Hex } from "viem";
+import { decodeErrorResult, encodeFunctionData, getContract, hexToBytes, parseEventLogs, slice, zeroAddress, type Hex } from "viem";
 import { recurringChargesAbi, testSmartAccountAbi, fiatTokenAbi, gasBurningAccountAbi, gasProbeAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES, LOCAL_USDC_UNITS, localAccount } from "../../dev/localchain/harness.js";
 import { subscriptionIdOf, type Terms } from "../../src/recurring/terms.js";
@@ -10,6 +10,9 @@ import { deployTestContract } from "../helpers/deploy.js";
 import { CONTRACT_SIGNATURE_GAS_CAP } from "../../src/chain/contracts/recurring-charges.js";
 import { batchedRenewalGas, batchGasLimit, measuredChargeGas, RENEWAL_GAS_FIGURE } from "../../src/recurring/charge-gas.js";
 import { chargeAsRelayer, currentPeriod, makeTerms, relayerOf, signTerms, wrap6492 } from "../helpers/subscriptions.js";
+
+/** ERC-6492's magic suffix, which ends every wrapped (counterfactual) signature. */
+const ERC6492_SUFFIX: Hex = "0x6492649264926492649264926492649264926492649264926492649264926492";
 
 describe("RecurringCharges", () => {
   const local = useLocalChain();
@@ -166,6 +169,24 @@ describe("RecurringCharges", () => {
       assert.equal(charged!.args.periodIndex, 2n);
     });
 
+    it("start and end at the second: mined at start charges period 0, a second before is ChargeBeforeStart; the end's last second charges, the end itself is SubscriptionEnded", async () => {
+      const c = ctx();
+      const start = (await c.chain.publicClient.getBlock()).timestamp + 3600n;
+      const end = start + 2n * 3600n;
+      const { terms, signature, id } = await signedAndApproved(c, { start, period: 3600n, end });
+      await c.chain.testClient.setNextBlockTimestamp({ timestamp: start - 1n });
+      await expectRevert(chargeCall(c, terms, signature, 0n, relayerOf(c.chain), 0n), "ChargeBeforeStart", [start - 1n, start]);
+      const first = await mineChargeAt(c, terms, signature, 0n, 0n);
+      assert.equal(first.status, "success", "the start's own second is in period 0");
+      assert.equal(await reads(c).chargedBlock([id, 0n]), first.blockNumber);
+      const last = await mineChargeAt(c, terms, "0x", 1n, end - start - 1n);
+      assert.equal(last.status, "success", "the second before the end is still in the last period");
+      // The end begins no period: named as period 2, a charge there is refused as ended, not charged.
+      await c.chain.testClient.setNextBlockTimestamp({ timestamp: end });
+      await expectRevert(chargeCall(c, terms, "0x", 0n, relayerOf(c.chain), 2n), "SubscriptionEnded", [end, end]);
+      assert.equal(await reads(c).chargedBlock([id, 2n]), 0n);
+    });
+
     it("the last period: sent in it, mined at or after the end, it reverts (SubscriptionEnded) and charges nothing", async () => {
       const c = ctx();
       // An hour ahead: the setup below mines blocks, and a fork's blocks follow the wall clock.
@@ -247,6 +268,9 @@ describe("RecurringCharges", () => {
     const c = ctx();
     const { terms, signature } = await signedAndApproved(c);
     await expectRevert(chargeCall(c, terms, wrap6492(signature, c.other.address)), "UnsupportedSignatureFormat", []);
+    // The suffix alone, 32 bytes, is the shortest wrapper: refused as one. One byte shorter it is no wrapper, only a bad signature.
+    await expectRevert(chargeCall(c, terms, ERC6492_SUFFIX), "UnsupportedSignatureFormat", []);
+    await expectRevert(chargeCall(c, terms, slice(ERC6492_SUFFIX, 1)), "InvalidSignature", [c.payer.address]);
   });
 
   it("refuses terms whose fees differ from the deployment's, or that leave nothing for the recipient", async () => {
@@ -264,6 +288,23 @@ describe("RecurringCharges", () => {
     assert.equal((await balanceOf(c.chain, c.usdc, c.merchant.address)) - before, 1n);
     const zeroPeriod = await signedAndApproved(c, { period: 0n });
     await expectRevert(chargeCall(c, zeroPeriod.terms, zeroPeriod.signature), "InvalidTerms", []);
+    const noRecipient = await signedAndApproved(c, { recipient: zeroAddress });
+    await expectRevert(chargeCall(c, noRecipient.terms, noRecipient.signature), "InvalidTerms", []);
+  });
+
+  it("charges a payer who approved and holds exactly what the charge pulls (amount + reimbursement), to the unit", async () => {
+    const c = ctx();
+    const terms = await makeTerms(c.chain, c.payer.address, c.merchant.address);
+    const signature = await signTerms(c.chain, c.payer, terms);
+    const reimbursement = 7n;
+    const pulled = terms.amount + reimbursement;
+    await approve(c.chain, c.payer, c.usdc, c.recurring, pulled);
+    const held = await balanceOf(c.chain, c.usdc, c.payer.address);
+    await send(c.chain, c.payer, { address: c.usdc, abi: fiatTokenAbi, functionName: "transfer", args: [c.other.address, held - pulled] });
+    const receipt = await chargeAsRelayer(c.chain, terms, signature, reimbursement);
+    assert.equal(receipt.status, "success");
+    assert.equal(await balanceOf(c.chain, c.usdc, c.payer.address), 0n);
+    assert.equal(await c.chain.publicClient.readContract({ address: c.usdc, abi: fiatTokenAbi, functionName: "allowance", args: [c.payer.address, c.recurring] }), 0n);
   });
 
   it("names a missing allowance and a missing balance distinctly", async () => {
