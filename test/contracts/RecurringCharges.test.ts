@@ -304,7 +304,10 @@ describe("RecurringCharges", () => {
     const receipt = await chargeAsRelayer(c.chain, terms, signature, reimbursement);
     assert.equal(receipt.status, "success");
     assert.equal(await balanceOf(c.chain, c.usdc, c.payer.address), 0n);
-    assert.equal(await c.chain.publicClient.readContract({ address: c.usdc, abi: fiatTokenAbi, functionName: "allowance", args: [c.payer.address, c.recurring] }), 0n);
+    assert.equal(
+      await c.chain.publicClient.readContract({ address: c.usdc, abi: fiatTokenAbi, functionName: "allowance", args: [c.payer.address, c.recurring] }),
+      0n,
+    );
   });
 
   it("names a missing allowance and a missing balance distinctly", async () => {

@@ -255,7 +255,8 @@ describe("Splitter", () => {
       await expectRevert(deploy([zeroAddress, 200]), "InvalidConfiguration", [zeroAddress, 200]);
       const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: await deploy([collector, 10_000]) });
       assert.equal(receipt.status, "success");
-      const read = (functionName: "FEE_BPS" | "FEE_COLLECTOR") => chain.publicClient.readContract({ address: receipt.contractAddress!, abi: splitterAbi, functionName });
+      const read = (functionName: "FEE_BPS" | "FEE_COLLECTOR") =>
+        chain.publicClient.readContract({ address: receipt.contractAddress!, abi: splitterAbi, functionName });
       assert.deepEqual([await read("FEE_BPS"), await read("FEE_COLLECTOR")], [10_000, collector]);
     });
   });
