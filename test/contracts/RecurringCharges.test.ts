@@ -116,6 +116,19 @@ describe("RecurringCharges", () => {
     assert.deepEqual(await reads(c).subscriptions([id]), [13n, 12, false]);
   });
 
+  it("a record keeps the whole block number: charged past block 2^32, the six periods of a slot and the next slot's first each read back their own block", async () => {
+    const c = ctx();
+    await c.chain.mine(2 ** 32);
+    const { terms, signature, id } = await signedAndApproved(c, { maxGasReimbursement: 0n });
+    const blocks: bigint[] = [];
+    for (let period = 0n; period < 7n; period++) {
+      blocks.push((await chargeAsRelayer(c.chain, terms, period === 0n ? signature : "0x")).blockNumber);
+      await c.chain.advanceTime(terms.period);
+    }
+    assert.isAbove(blocks[0]!, 2n ** 32n);
+    for (const [period, block] of blocks.entries()) assert.equal(await reads(c).chargedBlock([id, BigInt(period)]), block, `period ${period}`);
+  });
+
   it("refuses a charge before start (ChargeBeforeStart) and at or after end (SubscriptionEnded)", async () => {
     const c = ctx();
     const now = (await c.chain.publicClient.getBlock()).timestamp;
