@@ -47,14 +47,25 @@ export async function mutateContract(module: ContractModule, run: { concurrency:
     `\n== ${module.name}: ${mutants.length} mutants of ${module.file} (${todo.length} to run, ${mutants.length - todo.length} kept or equivalent)\n   against ${module.spec.join(", ")}`,
   );
   const outcomes: Record<string, SolidityOutcome> = { ...kept };
-  if (todo.length > 0) await runAll(module, source, todo, run.concurrency, outcomes);
-  stored[module.name] = { digest, outcomes: Object.fromEntries(mutants.filter((m) => outcomes[m.id]).map((m) => [m.id, outcomes[m.id]!])) };
-  mkdirSync(dirname(INCREMENTAL_FILE), { recursive: true });
-  writeFileSync(INCREMENTAL_FILE, `${JSON.stringify(stored, null, 2)}\n`);
+  // Saved after every mutant: a run stopped part way resumes where it stopped (same digest).
+  const save = () => {
+    stored[module.name] = { digest, outcomes: Object.fromEntries(mutants.filter((m) => outcomes[m.id]).map((m) => [m.id, outcomes[m.id]!])) };
+    mkdirSync(dirname(INCREMENTAL_FILE), { recursive: true });
+    writeFileSync(INCREMENTAL_FILE, `${JSON.stringify(stored, null, 2)}\n`);
+  };
+  if (todo.length > 0) await runAll(module, source, todo, run.concurrency, outcomes, save);
+  save();
   return scoreOf(module, mutants, outcomes, equivalents);
 }
 
-async function runAll(module: ContractModule, source: string, todo: SolidityMutant[], concurrency: number, outcomes: Record<string, SolidityOutcome>) {
+async function runAll(
+  module: ContractModule,
+  source: string,
+  todo: SolidityMutant[],
+  concurrency: number,
+  outcomes: Record<string, SolidityOutcome>,
+  save: () => void,
+) {
   const sandboxes = Array.from({ length: Math.min(concurrency, todo.length) }, (_, i) => new Sandbox(process.cwd(), `sol-${i}`));
   try {
     const dryMs = await dryRun(sandboxes[0]!, module.file, source, module.spec);
@@ -71,6 +82,7 @@ async function runAll(module: ContractModule, source: string, todo: SolidityMuta
           const mutant = todo[i]!;
           const outcome = await runMutant(sandbox, mutant, module.spec, timeoutMs);
           outcomes[mutant.id] = outcome;
+          save();
           done++;
           const eta = ((Date.now() - started) / done) * (todo.length - done);
           console.log(

@@ -84,7 +84,18 @@ export const SERVICE_MODULES: ServiceModule[] = [
 ];
 
 export const CONTRACT_MODULES: ContractModule[] = [
-  { name: "Splitter", file: "contracts/Splitter.sol", spec: ["test/contracts/Splitter.test.ts", "test/contracts/SplitterEntryPoints.test.ts"] },
+  {
+    name: "Splitter",
+    file: "contracts/Splitter.sol",
+    // DepositAddress and X402Settlement are the Splitter's payment-address entry points (forwardDeposit,
+    // settleDeposit's and settleDepositFromAuthorization's bounds), tested nowhere else.
+    spec: [
+      "test/contracts/Splitter.test.ts",
+      "test/contracts/SplitterEntryPoints.test.ts",
+      "test/contracts/DepositAddress.test.ts",
+      "test/contracts/X402Settlement.test.ts",
+    ],
+  },
   {
     name: "RecurringCharges",
     file: "contracts/RecurringCharges.sol",

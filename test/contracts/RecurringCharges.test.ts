@@ -1,5 +1,5 @@
 import { assert } from "chai";
-import { decodeErrorResult, encodeFunctionData, getContract, hexToBytes, parseEventLogs, type Hex } from "viem";
+import { decodeErrorResult, encodeFunctionData, getContract, hexToBytes, parseEventLogs, slice, zeroAddress, type Hex } from "viem";
 import { recurringChargesAbi, testSmartAccountAbi, fiatTokenAbi, gasBurningAccountAbi, gasProbeAbi } from "../../src/generated/contracts.js";
 import { LOCAL_ROLES, LOCAL_USDC_UNITS, localAccount } from "../../dev/localchain/harness.js";
 import { subscriptionIdOf, type Terms } from "../../src/recurring/terms.js";
@@ -10,6 +10,9 @@ import { deployTestContract } from "../helpers/deploy.js";
 import { CONTRACT_SIGNATURE_GAS_CAP } from "../../src/chain/contracts/recurring-charges.js";
 import { batchedRenewalGas, batchGasLimit, measuredChargeGas, RENEWAL_GAS_FIGURE } from "../../src/recurring/charge-gas.js";
 import { chargeAsRelayer, currentPeriod, makeTerms, relayerOf, signTerms, wrap6492 } from "../helpers/subscriptions.js";
+
+/** ERC-6492's magic suffix, which ends every wrapped (counterfactual) signature. */
+const ERC6492_SUFFIX: Hex = "0x6492649264926492649264926492649264926492649264926492649264926492";
 
 describe("RecurringCharges", () => {
   const local = useLocalChain();
@@ -113,6 +116,19 @@ describe("RecurringCharges", () => {
     assert.deepEqual(await reads(c).subscriptions([id]), [13n, 12, false]);
   });
 
+  it("a record keeps the whole block number: charged past block 2^32, the six periods of a slot and the next slot's first each read back their own block", async () => {
+    const c = ctx();
+    await c.chain.mine(2 ** 32);
+    const { terms, signature, id } = await signedAndApproved(c, { maxGasReimbursement: 0n });
+    const blocks: bigint[] = [];
+    for (let period = 0n; period < 7n; period++) {
+      blocks.push((await chargeAsRelayer(c.chain, terms, period === 0n ? signature : "0x")).blockNumber);
+      await c.chain.advanceTime(terms.period);
+    }
+    assert.isAbove(blocks[0]!, 2n ** 32n);
+    for (const [period, block] of blocks.entries()) assert.equal(await reads(c).chargedBlock([id, BigInt(period)]), block, `period ${period}`);
+  });
+
   it("refuses a charge before start (ChargeBeforeStart) and at or after end (SubscriptionEnded)", async () => {
     const c = ctx();
     const now = (await c.chain.publicClient.getBlock()).timestamp;
@@ -164,6 +180,24 @@ describe("RecurringCharges", () => {
       const own = await mineChargeAt(c, terms, "0x", 2n, 2n * 3600n + 20n);
       const [charged] = parseEventLogs({ abi: recurringChargesAbi, logs: own.logs, eventName: "Charged" });
       assert.equal(charged!.args.periodIndex, 2n);
+    });
+
+    it("start and end at the second: mined at start charges period 0, a second before is ChargeBeforeStart; the end's last second charges, the end itself is SubscriptionEnded", async () => {
+      const c = ctx();
+      const start = (await c.chain.publicClient.getBlock()).timestamp + 3600n;
+      const end = start + 2n * 3600n;
+      const { terms, signature, id } = await signedAndApproved(c, { start, period: 3600n, end });
+      await c.chain.testClient.setNextBlockTimestamp({ timestamp: start - 1n });
+      await expectRevert(chargeCall(c, terms, signature, 0n, relayerOf(c.chain), 0n), "ChargeBeforeStart", [start - 1n, start]);
+      const first = await mineChargeAt(c, terms, signature, 0n, 0n);
+      assert.equal(first.status, "success", "the start's own second is in period 0");
+      assert.equal(await reads(c).chargedBlock([id, 0n]), first.blockNumber);
+      const last = await mineChargeAt(c, terms, "0x", 1n, end - start - 1n);
+      assert.equal(last.status, "success", "the second before the end is still in the last period");
+      // The end begins no period: named as period 2, a charge there is refused as ended, not charged.
+      await c.chain.testClient.setNextBlockTimestamp({ timestamp: end });
+      await expectRevert(chargeCall(c, terms, "0x", 0n, relayerOf(c.chain), 2n), "SubscriptionEnded", [end, end]);
+      assert.equal(await reads(c).chargedBlock([id, 2n]), 0n);
     });
 
     it("the last period: sent in it, mined at or after the end, it reverts (SubscriptionEnded) and charges nothing", async () => {
@@ -247,6 +281,9 @@ describe("RecurringCharges", () => {
     const c = ctx();
     const { terms, signature } = await signedAndApproved(c);
     await expectRevert(chargeCall(c, terms, wrap6492(signature, c.other.address)), "UnsupportedSignatureFormat", []);
+    // The suffix alone, 32 bytes, is the shortest wrapper: refused as one. One byte shorter it is no wrapper, only a bad signature.
+    await expectRevert(chargeCall(c, terms, ERC6492_SUFFIX), "UnsupportedSignatureFormat", []);
+    await expectRevert(chargeCall(c, terms, slice(ERC6492_SUFFIX, 1)), "InvalidSignature", [c.payer.address]);
   });
 
   it("refuses terms whose fees differ from the deployment's, or that leave nothing for the recipient", async () => {
@@ -264,6 +301,26 @@ describe("RecurringCharges", () => {
     assert.equal((await balanceOf(c.chain, c.usdc, c.merchant.address)) - before, 1n);
     const zeroPeriod = await signedAndApproved(c, { period: 0n });
     await expectRevert(chargeCall(c, zeroPeriod.terms, zeroPeriod.signature), "InvalidTerms", []);
+    const noRecipient = await signedAndApproved(c, { recipient: zeroAddress });
+    await expectRevert(chargeCall(c, noRecipient.terms, noRecipient.signature), "InvalidTerms", []);
+  });
+
+  it("charges a payer who approved and holds exactly what the charge pulls (amount + reimbursement), to the unit", async () => {
+    const c = ctx();
+    const terms = await makeTerms(c.chain, c.payer.address, c.merchant.address);
+    const signature = await signTerms(c.chain, c.payer, terms);
+    const reimbursement = 7n;
+    const pulled = terms.amount + reimbursement;
+    await approve(c.chain, c.payer, c.usdc, c.recurring, pulled);
+    const held = await balanceOf(c.chain, c.usdc, c.payer.address);
+    await send(c.chain, c.payer, { address: c.usdc, abi: fiatTokenAbi, functionName: "transfer", args: [c.other.address, held - pulled] });
+    const receipt = await chargeAsRelayer(c.chain, terms, signature, reimbursement);
+    assert.equal(receipt.status, "success");
+    assert.equal(await balanceOf(c.chain, c.usdc, c.payer.address), 0n);
+    assert.equal(
+      await c.chain.publicClient.readContract({ address: c.usdc, abi: fiatTokenAbi, functionName: "allowance", args: [c.payer.address, c.recurring] }),
+      0n,
+    );
   });
 
   it("names a missing allowance and a missing balance distinctly", async () => {

@@ -246,16 +246,18 @@ describe("Splitter", () => {
       );
     });
 
-    it("refuses a fee above 100% at construction", async () => {
+    it("refuses a fee above 100% and the zero fee collector at construction (InvalidConfiguration); accepts exactly 100%", async () => {
       const { chain, collector, buyer } = ctx();
       const { creationBytecode } = await import("../../dev/deploy/artifacts.js");
-      await expectRevert(
-        chain
-          .wallet(buyer)
-          .deployContract({ abi: splitterAbi, bytecode: creationBytecode("Splitter"), args: [collector, 10_001], account: buyer, chain: chain.chain }),
-        "InvalidConfiguration",
-        [collector, 10_001],
-      );
+      const deploy = (args: readonly [Address, number]) =>
+        chain.wallet(buyer).deployContract({ abi: splitterAbi, bytecode: creationBytecode("Splitter"), args, account: buyer, chain: chain.chain });
+      await expectRevert(deploy([collector, 10_001]), "InvalidConfiguration", [collector, 10_001]);
+      await expectRevert(deploy([zeroAddress, 200]), "InvalidConfiguration", [zeroAddress, 200]);
+      const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: await deploy([collector, 10_000]) });
+      assert.equal(receipt.status, "success");
+      const read = (functionName: "FEE_BPS" | "FEE_COLLECTOR") =>
+        chain.publicClient.readContract({ address: receipt.contractAddress!, abi: splitterAbi, functionName });
+      assert.deepEqual([await read("FEE_BPS"), await read("FEE_COLLECTOR")], [10_000, collector]);
     });
   });
 

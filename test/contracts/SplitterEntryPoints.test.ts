@@ -63,6 +63,24 @@ describe("Splitter: one behaviour over every pay entry point", () => {
         assert.equal(fee, 20_000n, "2% of 1,000,049 rounds down");
       });
 
+      it("a fee of one unit reaches the collector (2% of 50), and a payment too small for any fee (49) pays the recipient whole", async () => {
+        const { parties, merchant, collector, payment, balances } = setup();
+        const accounts = [parties.buyer.address, merchant, collector, parties.splitter];
+        for (const [amount, fee] of [
+          [50n, 1n],
+          [49n, 0n],
+        ] as const) {
+          const before = await balances(accounts);
+          await payThrough(entry, parties, payment({ amount, reference: ref(`fee-edge-${amount}`) }));
+          const after = await balances(accounts);
+          assert.deepEqual(
+            after.map((b, i) => b - before[i]!),
+            [-amount, amount - fee, fee, 0n],
+            `a payment of ${amount}`,
+          );
+        }
+      });
+
       it("records the settlement block and emits one Paid naming the buyer, the payment and the fee", async () => {
         const { parties, payment, settledBlock } = setup();
         const p = payment();

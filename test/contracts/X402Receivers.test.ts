@@ -1,9 +1,20 @@
 import { assert } from "chai";
 import fc from "fast-check";
-import { encodeAbiParameters, getAddress, getContractAddress, keccak256, parseEventLogs, toHex, type Address, type Hex } from "viem";
-import { fiatTokenAbi, noReturnTokenAbi, x402ReceiversAbi } from "../../src/generated/contracts.js";
+import {
+  encodeAbiParameters,
+  encodeFunctionData,
+  getAddress,
+  getContractAddress,
+  keccak256,
+  parseEventLogs,
+  toHex,
+  zeroAddress,
+  type Address,
+  type Hex,
+} from "viem";
+import { brokenBalanceTokenAbi, falseReturningTokenAbi, fiatTokenAbi, noReturnTokenAbi, x402ReceiversAbi } from "../../src/generated/contracts.js";
 import { tokenDomain, transferAuthorizationTypedData } from "../../src/chain/token-authorizations.js";
-import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
+import { LOCAL_ROLES, type LocalChain } from "../../dev/localchain/harness.js";
 import { creationBytecode } from "../../dev/deploy/artifacts.js";
 import { placeFiatToken } from "../../dev/localchain/usdc.js";
 import { deployTestContract } from "../helpers/deploy.js";
@@ -203,6 +214,7 @@ describe("X402Receivers: one x402 receiver per merchant", () => {
       );
     assert.isTrue(refused);
     assert.deepEqual(await balances(receiver), [5n]);
+    assert.equal(await revertDataOf(chain, { from: stranger.address, to: receiver, data }), "0x", "refused with no data");
   });
 
   it("deployReceiver by anyone, once: a second call changes nothing; the zero recipient is refused", async () => {
@@ -340,17 +352,132 @@ describe("X402Receivers: one x402 receiver per merchant", () => {
     assert.isAbove(seen.other, 5);
   });
 
-  it("refuses a bad configuration", async () => {
+  it("refuses a bad configuration (a fee above 100%, the zero fee collector) and accepts exactly 100%", async () => {
     const { chain, buyer } = await setup();
+    const deploy = (args: readonly [Address, number]) =>
+      chain.wallet(buyer).deployContract({ abi: x402ReceiversAbi, bytecode: creationBytecode("X402Receivers"), args, account: buyer, chain: chain.chain });
+    await expectRevert(deploy([buyer.address, 10_001]), "InvalidConfiguration", [buyer.address, 10_001]);
+    await expectRevert(deploy([zeroAddress, 200]), "InvalidConfiguration", [zeroAddress, 200]);
+    const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: await deploy([buyer.address, 10_000]) });
+    assert.equal(receipt.status, "success");
+    const read = (functionName: "FEE_BPS" | "FEE_COLLECTOR") =>
+      chain.publicClient.readContract({ address: receipt.contractAddress!, abi: x402ReceiversAbi, functionName });
+    assert.deepEqual([await read("FEE_BPS"), await read("FEE_COLLECTOR")], [10_000, buyer.address]);
+  });
+
+  it("the zero recipient is refused by every function (InvalidRecipient), even with an authorization naming its receiver", async () => {
+    const { chain, usdc, receivers, stranger, authorize } = await setup();
+    const simulate = { address: receivers, abi: x402ReceiversAbi, account: stranger } as const;
+    const zeroReceiver = await chain.publicClient.readContract({
+      address: receivers,
+      abi: x402ReceiversAbi,
+      functionName: "receiverOf",
+      args: [zeroAddress, usdc],
+    });
+    const a = await authorize({ to: zeroReceiver });
+    const settleArgs = [usdc, zeroAddress, a.from, a.value, a.validAfter, a.validBefore, a.nonce, a.signature] as const;
+    await expectRevert(chain.publicClient.simulateContract({ ...simulate, functionName: "settle", args: settleArgs }), "InvalidRecipient", []);
+    await expectRevert(chain.publicClient.simulateContract({ ...simulate, functionName: "deployReceiver", args: [zeroAddress, usdc] }), "InvalidRecipient", []);
+    await expectRevert(chain.publicClient.simulateContract({ ...simulate, functionName: "split", args: [usdc, zeroAddress] }), "InvalidRecipient", []);
     await expectRevert(
-      chain.wallet(buyer).deployContract({
-        abi: x402ReceiversAbi,
-        bytecode: creationBytecode("X402Receivers"),
-        args: [buyer.address, 10_001],
-        account: buyer,
-        chain: chain.chain,
-      }),
-      "InvalidConfiguration",
+      chain.publicClient.simulateContract({ ...simulate, functionName: "splitAsset", args: [usdc, zeroAddress, usdc] }),
+      "InvalidRecipient",
+      [],
     );
   });
+
+  it("the recipient blacklisted by USDC: settle reverts with Circle's own reason (the receiver's transfer, bubbled whole), nothing moves, and the authorization pays once cleared", async () => {
+    const { chain, usdc, buyer, merchant, collector, receiver, authorize, settle, mined, balances } = await setup();
+    const roles = chain.usdcRoles;
+    await send(chain, roles.blacklister, { address: usdc, abi: fiatTokenAbi, functionName: "blacklist", args: [merchant.address] });
+    const a = await authorize();
+    const before = await balances(buyer.address, merchant.address, collector, receiver);
+    await expectRevert(settle(a), "Error", ["Blacklistable: account is blacklisted"]);
+    assert.deepEqual(await balances(buyer.address, merchant.address, collector, receiver), before);
+    await send(chain, roles.blacklister, { address: usdc, abi: fiatTokenAbi, functionName: "unBlacklist", args: [merchant.address] });
+    assert.equal((await mined(settle(a))).status, "success");
+    const after = await balances(buyer.address, merchant.address, collector, receiver);
+    assert.deepEqual(
+      after.map((b, i) => b - before[i]!),
+      [-10_000_000n, 9_800_000n, 200_000n, 0n],
+    );
+  });
+
+  it("split: an empty receiver is deployed, moves nothing and reports nothing; one unit is split (fee 0) and reported", async () => {
+    const { chain, usdc, buyer, merchant, stranger, receiver, receivers, mined, balances } = await setup();
+    const split = () =>
+      mined(
+        chain.wallet(stranger).writeContract({
+          address: receivers,
+          abi: x402ReceiversAbi,
+          functionName: "split",
+          args: [usdc, merchant.address],
+          account: stranger,
+          chain: chain.chain,
+        }),
+      );
+    const empty = await split();
+    assert.equal(empty.status, "success");
+    assert.notEqual(await chain.publicClient.getCode({ address: receiver }), undefined, "split deploys the receiver");
+    assert.isEmpty(parseEventLogs({ abi: x402ReceiversAbi, eventName: "ReceiverSplit", logs: empty.logs }));
+    await send(chain, buyer, { address: usdc, abi: fiatTokenAbi, functionName: "transfer", args: [receiver, 1n] });
+    const before = await balances(merchant.address);
+    const one = await split();
+    const [reported] = parseEventLogs({ abi: x402ReceiversAbi, eventName: "ReceiverSplit", logs: one.logs });
+    assert.deepEqual([reported!.args.amount, reported!.args.fee], [1n, 0n]);
+    assert.deepEqual(await balances(merchant.address, receiver), [before[0]! + 1n, 0n]);
+  });
+
+  it("splitAsset on a receiver not yet deployed deploys it and splits; odd tokens: a false transfer is SafeERC20FailedOperation (the balance stays), a reverting balanceOf bubbles its reason whole, a silent one reverts with no data", async () => {
+    const { chain, usdc, buyer, merchant, collector, stranger, receiver, receivers, mined } = await setup();
+    const splitAsset = (asset: Address) =>
+      chain.wallet(stranger).writeContract({
+        address: receivers,
+        abi: x402ReceiversAbi,
+        functionName: "splitAsset",
+        args: [usdc, merchant.address, asset],
+        account: stranger,
+        chain: chain.chain,
+      });
+    const plain = await deployTestContract(chain, buyer, noReturnTokenAbi, "NoReturnToken", "HostileTokens.sol");
+    const plainOf = (a: Address) => chain.publicClient.readContract({ address: plain, abi: noReturnTokenAbi, functionName: "balanceOf", args: [a] });
+    await send(chain, buyer, { address: plain, abi: noReturnTokenAbi, functionName: "mint", args: [receiver, 1_234_567n] });
+    assert.equal(await chain.publicClient.getCode({ address: receiver }), undefined);
+    assert.equal((await mined(splitAsset(plain))).status, "success");
+    // floor(1,234,567 × 2%) = 24,691: both parts of the receiver's fee (whole ten-thousands and the rest) count.
+    assert.deepEqual(await Promise.all([plainOf(merchant.address), plainOf(collector), plainOf(receiver)]), [1_234_567n - 24_691n, 24_691n, 0n]);
+
+    const falseToken = await deployTestContract(chain, buyer, falseReturningTokenAbi, "FalseReturningToken", "HostileTokens.sol");
+    await send(chain, buyer, { address: falseToken, abi: falseReturningTokenAbi, functionName: "mint", args: [receiver, 555n] });
+    await send(chain, buyer, { address: falseToken, abi: falseReturningTokenAbi, functionName: "setFailTransfers", args: [true] });
+    await expectRevert(splitAsset(falseToken), "SafeERC20FailedOperation", [falseToken]);
+    assert.equal(
+      await chain.publicClient.readContract({ address: falseToken, abi: falseReturningTokenAbi, functionName: "balanceOf", args: [receiver] }),
+      555n,
+    );
+
+    const broken = await deployTestContract(chain, buyer, brokenBalanceTokenAbi, "BrokenBalanceToken", "HostileTokens.sol");
+    await expectRevert(splitAsset(broken), "BalanceUnavailable", [receiver]);
+    await send(chain, buyer, { address: broken, abi: brokenBalanceTokenAbi, functionName: "setSilent", args: [true] });
+    const data = encodeFunctionData({ abi: x402ReceiversAbi, functionName: "splitAsset", args: [usdc, merchant.address, broken] });
+    assert.equal(await revertDataOf(chain, { from: stranger.address, to: receivers, data }), "0x", "a balance read of nothing: an empty revert");
+  });
 });
+
+/** The revert data of an eth_call that must revert (an assertion fails when it answers). */
+async function revertDataOf(chain: LocalChain, call: { from: Address; to: Address; data: Hex }): Promise<string | null> {
+  const error = await chain.publicClient.request({ method: "eth_call", params: [call, "latest"] }).then(
+    () => assert.fail("expected the call to revert"),
+    (e: unknown) => e,
+  );
+  let found: string | null = null;
+  const walk = (e: unknown, depth: number) => {
+    if (!e || typeof e !== "object" || depth > 8 || found !== null) return;
+    const { data, cause } = e as { data?: unknown; cause?: unknown };
+    if (typeof data === "string" && data.startsWith("0x")) found = data;
+    else if (data && typeof data === "object" && typeof (data as { data?: unknown }).data === "string") found = (data as { data: string }).data;
+    walk(cause, depth + 1);
+  };
+  walk(error, 0);
+  return found;
+}
