@@ -46,8 +46,11 @@ function rlpList(items: Buffer[]): Buffer {
 
 const EMPTY_LIST = Buffer.from([0xc0]);
 
-/** The transaction's bytes: unsigned (what is signed), or with its signature (what is sent). */
-export function eip1559Bytes(tx: Eip1559Fields, signature?: { yParity: number; r: Hex; s: Hex }): Hex {
+/**
+ * The transaction's bytes unsigned (what is signed), and with a signature (what is sent): its fields,
+ * the calldata's tens of kilobytes among them, are encoded once for both.
+ */
+export function eip1559Bytes(tx: Eip1559Fields): { unsigned: Hex; signed(signature: { yParity: number; r: Hex; s: Hex }): Hex } {
   const to = Buffer.from(tx.to.slice(2), "hex");
   if (to.length !== 20) throw new Error(`not an address: ${tx.to}`);
   const fields = [
@@ -61,7 +64,14 @@ export function eip1559Bytes(tx: Eip1559Fields, signature?: { yParity: number; r
     rlpString(Buffer.from(tx.data.slice(2), "hex")),
     EMPTY_LIST,
   ];
-  if (signature)
-    fields.push(rlpString(uintBytes(BigInt(signature.yParity))), rlpString(uintBytes(BigInt(signature.r))), rlpString(uintBytes(BigInt(signature.s))));
-  return `0x02${rlpList(fields).toString("hex")}`;
+  return {
+    unsigned: `0x02${rlpList(fields).toString("hex")}`,
+    signed: (signature) =>
+      `0x02${rlpList([
+        ...fields,
+        rlpString(uintBytes(BigInt(signature.yParity))),
+        rlpString(uintBytes(BigInt(signature.r))),
+        rlpString(uintBytes(BigInt(signature.s))),
+      ]).toString("hex")}`,
+  };
 }

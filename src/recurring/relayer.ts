@@ -141,8 +141,9 @@ export class Relayer {
     // As viem's signTransaction signs (the unsigned bytes' hash, then the bytes with the signature),
     // with Buffers and Keccak in WebAssembly: a batch's calldata is tens of kilobytes, serialized and
     // hashed twice, and viem's JS did it a character pair at a time (test/unit/relayer-sign.test.ts).
-    const signature = parseSignature(await this.account.sign({ hash: keccak256Hex(eip1559Bytes(transaction)) }));
-    const raw = eip1559Bytes(transaction, { yParity: signature.yParity!, r: signature.r, s: signature.s });
+    const bytes = eip1559Bytes(transaction);
+    const signature = parseSignature(await this.account.sign({ hash: keccak256Hex(bytes.unsigned) }));
+    const raw = bytes.signed({ yParity: signature.yParity!, r: signature.r, s: signature.s });
     return { hash: keccak256Hex(raw), raw };
   }
 
