@@ -240,7 +240,7 @@ describe("hosted checkout in Chromium", function () {
     });
     await injectWallet(page, h.chain, buyer());
     await page.goto(`${api}/checkout/#/pay/${intent.intent}`);
-    assert.include(await statusOf(page, "wait"), "A payment for this is confirming…");
+    assert.include(await statusOf(page, "wait", "confirming"), "A payment for this is confirming…");
     assert.equal(await page.locator("#pay").count(), 0, "no pay button while a payment confirms");
     assert.include(await statusOf(page, "ok"), "already made");
     assert.equal(asked, 3);

@@ -66,7 +66,7 @@ describe("holds in the checkout", function () {
     assert.equal(await page.locator("#amount").textContent(), "50.00 USDC");
     assert.equal(await page.locator("#hold-state").getAttribute("data-state"), "AWAITING_AUTHORIZATION");
     await page.click("#authorize");
-    assert.match(await statusOf(page, "wait"), /Authorization sent/);
+    assert.match(await statusOf(page, "wait", /^Authorization sent/), /^Authorization sent: waiting for it to be final…$/);
     assert.include(wallet.requests, "eth_signTypedData_v4", "the buyer signed; the service sent");
     assert.notInclude(wallet.requests, "eth_sendTransaction");
     // The operator's authorize, mined (automine), not final: the hold's first step, still confirming.

@@ -139,8 +139,9 @@ export async function injectWallet(
 }
 
 /** Waits for the checkout's status line to reach `state` (ok, wait, error) and returns its text. */
-export async function statusOf(page: Page, state: "ok" | "wait" | "error", timeout = 30_000): Promise<string> {
-  const locator = page.locator(`#status[data-state="${state}"]`);
+export async function statusOf(page: Page, state: "ok" | "wait" | "error", text?: string | RegExp, timeout = 30_000): Promise<string> {
+  // A flow passes through several messages of one state ("Sign…", then "sent…"): `text` names the one awaited.
+  const locator = page.locator(`#status[data-state="${state}"]`, text === undefined ? undefined : { hasText: text });
   await locator.waitFor({ timeout });
   return (await locator.textContent()) ?? "";
 }
