@@ -111,6 +111,23 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
     memoryPeak = Math.max(memoryPeak, residentBytes(service.pid));
   }, 100);
   const jobStart = performance.now();
+  // BENCH_TIMELINE=1: every 500 ms, the chain thread's and the service's CPU, answers and mined transactions so far.
+  const timeline: string[] = [];
+  let answers = 0;
+  let lastChain = chainCpu();
+  let lastService = [...service.cpuByThread().values()].reduce((a, b) => a + b, 0);
+  const timelineSampler = process.env.BENCH_TIMELINE
+    ? setInterval(() => {
+        const c = chainCpu();
+        const sv = [...service.cpuByThread().values()].reduce((a, b) => a + b, 0);
+        const mined = [...hashes].filter((h) => minedIn.has(h)).length;
+        timeline.push(
+          `${seconds(performance.now() - jobStart)}s chain ${Math.round(c - lastChain)} service ${Math.round(sv - lastService)} answers ${answers} txs ${hashes.size} mined ${mined}`,
+        );
+        lastChain = c;
+        lastService = sv;
+      }, 500)
+    : null;
   // Mined: every block from the wave's start is read as it comes (the block each transaction is in),
   // so the wave ends with the block that carries its last transaction, seen within 100 ms. Strangers'
   // transactions may share the blocks (LOCAL_TRAFFIC_TPS): a block counts as the wave's by its hashes.
@@ -141,6 +158,7 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
           const asked = performance.now();
           const answer = await postJson(service.api, "/v1/charges", { subscription: token });
           latencies.push(performance.now() - asked);
+          answers++;
           if (answer.status === 200 || answer.retryAfter === null || attempt === 20) {
             bump(statuses, `${answer.status} ${String(answer.body.status ?? answer.body.error)}`);
             if (typeof answer.body.tx_hash === "string") {
@@ -161,6 +179,10 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
   // Every transaction an answer named (some may still wait in the relayer's outbox for room in the
   // pool when their charges are answered), or five minutes.
   await Promise.race([watcher, new Promise((r) => setTimeout(r, 300_000).unref())]);
+  if (timelineSampler) {
+    clearInterval(timelineSampler);
+    console.error(`wave timeline (ms of CPU a 500 ms step):\n  ${timeline.join("\n  ")}`);
+  }
   minedMs ||= performance.now() - jobStart;
   // What the wave cost, taken when it ended (the reads below are the bench's).
   const serviceCpu = delta(service.cpuByThread(), serviceBefore);

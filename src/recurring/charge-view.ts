@@ -32,6 +32,8 @@ export interface ChargeViewsDeps {
   relayer: Relayer;
   /** RecurringCharges' address: the charges' calldata goes there. */
   contract: Address;
+  /** Milliseconds since the epoch. */
+  now: () => number;
 }
 
 /**
@@ -84,6 +86,19 @@ export class ChargeViews {
     return this.#view;
   }
 
+  /** The last view's block: its timestamp, and when this host's clock read it (null before one answered). */
+  #lastSeen: { timestamp: bigint; at: number } | null = null;
+
+  /**
+   * The chain's time as the last view saw it, and now as that view and this host's clock tell it, in
+   * seconds: a guess to start the reads that depend on the period before the view answers
+   * (charges.ts), never a decision.
+   */
+  chainTime(now: number): { seen: bigint; guessed: bigint } | null {
+    const last = this.#lastSeen;
+    return last && { seen: last.timestamp, guessed: last.timestamp + BigInt(Math.floor((now - last.at) / 1000)) };
+  }
+
   get #chainId(): number {
     return this.deps.client.chain!.id;
   }
@@ -99,7 +114,10 @@ export class ChargeViews {
     const { client, relayer } = this.deps;
     const relayerAddress = relayer.address;
     return Promise.allSettled([
-      rpc(() => client.getBlock({ blockTag: "latest" })),
+      rpc(() => client.getBlock({ blockTag: "latest" })).then((block) => {
+        this.#lastSeen = { timestamp: block.timestamp, at: this.deps.now() };
+        return block;
+      }),
       quoteFees(client, this.deps.pricing),
       relayerAddress ? rpc(() => client.getBalance({ address: relayerAddress })) : Promise.resolve(0n),
       // The chain's pending nonce as a majority holds it: a floor under the relayer's own records.

@@ -6,7 +6,7 @@ import { DomainError } from "../errors.js";
 import type { ConcurrencyGate } from "../limits/rate-limiter.js";
 import { rpc } from "../chain/rpc-errors.js";
 import { refuseTransfer } from "../chain/token-refusals.js";
-import type { ChargeAttempts } from "../store/charge-attempts.js";
+import type { ChargeAttempt, ChargeAttempts } from "../store/charge-attempts.js";
 import type { RefusedChargePayers } from "../store/refused-charge-payers.js";
 import { chargeRefusal } from "./charge-errors.js";
 import { checkPayerFunds } from "./payer-funds.js";
@@ -65,6 +65,11 @@ interface Simulated {
   read: PromiseSettledResult<number>;
 }
 
+/** The `charge` call of `terms` for `period` with `reimbursement`. */
+function chargeCallOf(contract: Address, terms: Terms, signature: Hex, reimbursement: bigint, period: bigint): Simulated["call"] {
+  return { address: contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement, period] } as const;
+}
+
 /** Charges simulated together in one trial call: a trial's gas stays far under a transaction's cap. */
 const TRIAL_MAX_ITEMS = 100;
 
@@ -97,6 +102,7 @@ export class Charges {
       pricing: deps.pricing,
       relayer: deps.relayer,
       contract: this.#reader.address,
+      now: deps.now,
     });
     this.#batcher = new ChargeBatcher({
       contract: this.#reader.address,
@@ -167,13 +173,20 @@ export class Charges {
     const { client, attempts, relayer } = this.deps;
     const relayerAddress = relayer.address;
     const { read, l1Fee: quoteL1FeeOf } = this.#views.current();
+    // While the view is read, the period it will most likely name (the chain's time as the last view
+    // and this host's clock tell it) is looked up in the store and, with no charge recorded for it,
+    // tried: a renewal's reads then take one round trip's time, not three in a row. Only the view
+    // decides: a period it does not confirm is looked up and tried again, and the guess is dropped.
+    const early = this.#earlyReads(terms, signature, id, words);
+    const refusedEarly = Promise.allSettled([this.deps.refusedPayers.refusedUntil(terms.payer, this.deps.now())]);
     const [blockRead, feesRead, balanceRead, pendingRead, sharedTokenRead] = await read;
     const block = settledValue(blockRead);
     const now = block.timestamp;
     if (now < terms.start) throw new DomainError("NOT_DUE", { retryAfter: Number(terms.start - now) });
     const period = (now - terms.start) / terms.period;
+    const guessed = early?.period === period ? early : null;
 
-    const attempt = await attempts.find(id, period);
+    const attempt = await (guessed?.found ?? attempts.find(id, period));
     if (attempt) {
       const followed = await followAttempt(this.#followDeps, terms, id, period, attempt);
       if (followed) return followed;
@@ -193,24 +206,13 @@ export class Charges {
     // Funds that cover the amount but not the largest reimbursement are simulated again without one
     // and read, to charge what the charge really costs.
     const cap = terms.maxGasReimbursement;
-    const chargeCall = (reimbursement: bigint) =>
-      ({ address: this.#contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement, period] }) as const;
-    const simulate = async (reimbursement: bigint): Promise<Simulated> => {
-      const call = chargeCall(reimbursement);
-      // The simulation decides a send or a refusal: a majority's answer, never one node's (majority-read.ts).
-      const [read] = await Promise.allSettled([majorityRead(client, (c) => c.simulateContract({ ...call, account: relayerAddress }).then((r) => r.result))]);
-      return { call, read: read.status === "fulfilled" ? { status: "fulfilled", value: read.value[1] } : read };
-    };
-    const tried = async (): Promise<Simulated> => {
-      const passed = await this.#trials(relayerAddress).trial({ terms, words, signature, gasReimbursement: cap, expectedPeriod: period }, id);
-      if (!passed) return simulate(cap);
-      return { call: chargeCall(cap), read: { status: "fulfilled", value: passed.paidCountBefore + 1 } };
-    };
+    const simulate = (reimbursement: bigint) => this.#simulate(terms, signature, period, reimbursement, relayerAddress);
     // Read alongside: whether a charge of this payer's failed on chain lately (nothing is sent then).
     const [[l1FeeRead], capped, [refusedRead]] = await Promise.all([
       Promise.allSettled([quoteL1FeeOf(chargeCalldata({ terms: words, signature, gasReimbursement: cap, expectedPeriod: period }))]),
-      tried(),
-      Promise.allSettled([this.deps.refusedPayers.refusedUntil(terms.payer, this.deps.now())]),
+      // The early trial, unless a recorded charge (followed above and found wanting) held it back.
+      (guessed?.tried ?? Promise.resolve(null)).then((early) => early ?? this.#tried(terms, signature, id, words, period, relayerAddress)),
+      refusedEarly,
     ]);
     let { call, read: simulation } = capped;
     let fundsRead = false;
@@ -302,6 +304,48 @@ export class Charges {
       pending: Number(settledValue(pendingRead)),
       blockGasLimit: block.gasLimit,
     });
+  }
+
+  /**
+   * The store's record of the period the chain's time most likely is in, and the charge's trial when
+   * none is recorded, started before the view answers; null when no period is due by that guess.
+   */
+  #earlyReads(
+    terms: Terms,
+    signature: Hex,
+    id: Hex,
+    words: string,
+  ): { period: bigint; found: Promise<ChargeAttempt | null>; tried: Promise<Simulated | null> | null } | null {
+    const time = this.#views.chainTime(this.deps.now());
+    // A guess naming a period the chain has not reached would fail its trial and keep the
+    // subscription out of trials: when a period's edge has passed on this host's clock since the last
+    // view, the view decides first.
+    if (time === null || time.seen < terms.start) return null;
+    const period = (time.guessed - terms.start) / terms.period;
+    if ((time.seen - terms.start) / terms.period !== period) return null;
+    const found = this.deps.attempts.find(id, period);
+    const relayerAddress = this.deps.relayer.address;
+    // A recorded charge is followed, never tried: a trial of a period already charged would fail its group.
+    const tried = relayerAddress ? found.then((attempt) => (attempt ? null : this.#tried(terms, signature, id, words, period, relayerAddress))) : null;
+    // A guess the view does not confirm is dropped unread: its failures are nobody's answer.
+    found.catch(() => {});
+    tried?.catch(() => {});
+    return { period, found, tried };
+  }
+
+  /** The charge with the largest reimbursement its terms allow, tried with the charges in flight (charge-trials.ts), or simulated alone when its trial did not pass. */
+  async #tried(terms: Terms, signature: Hex, id: Hex, words: string, period: bigint, relayer: Address): Promise<Simulated> {
+    const cap = terms.maxGasReimbursement;
+    const passed = await this.#trials(relayer).trial({ terms, words, signature, gasReimbursement: cap, expectedPeriod: period }, id);
+    if (!passed) return this.#simulate(terms, signature, period, cap, relayer);
+    return { call: chargeCallOf(this.#contract, terms, signature, cap, period), read: { status: "fulfilled", value: passed.paidCountBefore + 1 } };
+  }
+
+  /** The charge simulated alone from the relayer: a majority's answer, never one node's (majority-read.ts), since it decides a send or a refusal. */
+  async #simulate(terms: Terms, signature: Hex, period: bigint, reimbursement: bigint, relayer: Address): Promise<Simulated> {
+    const call = chargeCallOf(this.#contract, terms, signature, reimbursement, period);
+    const [read] = await Promise.allSettled([majorityRead(this.deps.client, (c) => c.simulateContract({ ...call, account: relayer }).then((r) => r.result))]);
+    return { call, read: read.status === "fulfilled" ? { status: "fulfilled", value: read.value[1] } : read };
   }
 
   async #checkFunds(terms: Terms, required: bigint): Promise<void> {
