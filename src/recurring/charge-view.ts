@@ -48,6 +48,9 @@ export class ChargeViews {
   /** The GasPriceOracle's prices as the latest chain view read them (null: no Fjord oracle, quote through it). */
   #l1Prices: Promise<L1FeePrices | null> | null = null;
 
+  /** The prices of the last view whose read answered: a batch is priced with them rather than wait a round trip for newer ones. */
+  #l1PricesRead: L1FeePrices | null = null;
+
   /**
    * The latest block, the fee quote, the relayer's balance, its pending nonce and the L1 fee's
    * prices: one round trip, shared by every charge that starts while it is in flight (a month-start
@@ -62,7 +65,13 @@ export class ChargeViews {
     if (!this.#view) {
       const quotes = new Map<number, Promise<bigint>>();
       const prices = readL1FeePrices(this.deps.client);
-      prices.catch(() => {}); // a failed read is answered by each charge's l1Fee (GAS_QUOTE_UNAVAILABLE)
+      // A failed read is answered by each charge's l1Fee (GAS_QUOTE_UNAVAILABLE).
+      prices.then(
+        (read) => {
+          if (read) this.#l1PricesRead = read;
+        },
+        () => {},
+      );
       const view = {
         read: this.#readChainView(),
         l1Fee: (data: Hex) => {
@@ -103,9 +112,13 @@ export class ChargeViews {
     return this.deps.client.chain!.id;
   }
 
-  /** A batch's L1 data fee: computed from the latest view's prices, or quoted by the oracle without them. */
+  /**
+   * A batch's L1 data fee: computed from the prices the last answered view read (its charges were
+   * quoted with those or older: the L1 prices move once an L1 block, 12 s), from the view in flight
+   * before any answered, or quoted by the oracle without them.
+   */
   async batchL1Fee(data: Hex): Promise<bigint> {
-    const known = await (this.#l1Prices ?? Promise.resolve(null)).catch(() => null);
+    const known = this.#l1PricesRead ?? (await (this.#l1Prices ?? Promise.resolve(null)).catch(() => null));
     if (known) return quoteL1FeeAt(known, this.#chainId, { to: this.deps.contract, data });
     return quoteL1Fee(this.deps.client, { to: this.deps.contract, data });
   }

@@ -10,10 +10,11 @@ const CHARGE_BATCH = toFunctionSelector(getAbiItem({ abi: recurringChargesAbi, n
 const CHARGE = toFunctionSelector(getAbiItem({ abi: recurringChargesAbi, name: "charge" }));
 
 /**
- * A renewal's reads while the chain view is read (charges.ts): the period the chain's time most likely
- * is in is looked up and tried before the view answers, and only the view decides.
+ * A renewal's path (charges.ts, charge-view.ts): the period the chain's time most likely is in is
+ * looked up and tried before the view answers, and only the view decides; a batch is priced with the
+ * L1 prices already read.
  */
-describe("a charge's reads started before its chain view answers", function () {
+describe("a charge's path waits for no round trip it does not need", function () {
   this.timeout(120_000);
   const h = useService({ CHARGE_BATCH_WAIT_MS: "200" });
   const recurring = () => h.service.deployment.contracts.RecurringCharges.address.toLowerCase();
@@ -113,5 +114,27 @@ describe("a charge's reads started before its chain view answers", function () {
     const answered = await Promise.all(subs.map((s) => charge(h.api, s.subscription)));
     for (const a of answered) assert.include(a.body, { status: "ALREADY_CHARGED", period_index: 0 }, JSON.stringify(a.body));
     assert.deepEqual({ trials: trialsSeen(), lones: lonesSeen() }, before, "period 1 (not begun on chain) neither tried nor simulated");
+  });
+
+  it("a batch of renewals is priced (its L1 data fee) with the prices already read, never waiting on a newer view's round trip", async () => {
+    const [a1, a2, b] = await settledFirstCharges(3);
+    // Past a period's edge on both clocks: the renewals below read their view before anything else.
+    await h.chain.advanceTime(4200);
+    h.clock.advance(4200);
+    const trialsBefore = trialsSeen();
+    const batch = Promise.all([a1!, a2!].map((s) => charge(h.api, s.subscription)));
+    // Their view answered (their trial follows it); while they wait for company in the batcher
+    // (CHARGE_BATCH_WAIT_MS), another charge starts a newer view, held at the node.
+    await until(() => trialsSeen() > trialsBefore, "the two renewals' trial");
+    const hold = holdBlockReads();
+    const other = charge(h.api, b!.subscription).then((r) => r); // sent now (supertest sends when awaited)
+    await until(() => hold.held > 0, "the newer view waits at the node");
+    const answered = await Promise.race([batch, new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000).unref())]);
+    assert.isNotNull(answered, "the batch was answered while the newer view waited");
+    assert.isAbove(hold.held, 0);
+    for (const a of answered!) assert.include(a.body, { status: "CONFIRMING", period_index: 1 }, JSON.stringify(a.body));
+    assert.equal(answered![0]!.body.tx_hash, answered![1]!.body.tx_hash, "one batch");
+    hold.release();
+    assert.include((await other).body, { status: "CONFIRMING", period_index: 1 });
   });
 });
