@@ -1,6 +1,13 @@
 import { assert } from "chai";
 import { concat, decodeErrorResult, encodeFunctionData, getContract, hexToBytes, parseEventLogs, size, slice, zeroAddress, type Hex } from "viem";
-import { recurringChargesAbi, testSmartAccountAbi, testMultisigAccountAbi, fiatTokenAbi, gasBurningAccountAbi, gasProbeAbi } from "../../src/generated/contracts.js";
+import {
+  recurringChargesAbi,
+  testSmartAccountAbi,
+  testMultisigAccountAbi,
+  fiatTokenAbi,
+  gasBurningAccountAbi,
+  gasProbeAbi,
+} from "../../src/generated/contracts.js";
 import { LOCAL_ROLES, LOCAL_USDC_UNITS, localAccount } from "../../dev/localchain/harness.js";
 import { subscriptionIdOf, type Terms } from "../../src/recurring/terms.js";
 import { useLocalChain } from "../helpers/local-chain.js";
