@@ -99,7 +99,7 @@ export const CONTRACT_MODULES: ContractModule[] = [
   {
     name: "RecurringCharges",
     file: "contracts/RecurringCharges.sol",
-    spec: ["test/contracts/RecurringCharges.test.ts", "test/contracts/RecurringChargesConstruction.test.ts"],
+    spec: ["test/contracts/RecurringCharges.test.ts", "test/contracts/RecurringChargesConstruction.test.ts", "test/contracts/RecurringChargesGas.test.ts"],
   },
   { name: "DepositForwarder", file: "contracts/DepositForwarder.sol", spec: ["test/contracts/DepositAddress.test.ts"] },
   { name: "X402Receiver", file: "contracts/X402Receiver.sol", spec: ["test/contracts/X402Receivers.test.ts", "test/contracts/X402Settlement.test.ts"] },

@@ -1,6 +1,13 @@
 import { assert } from "chai";
-import { decodeErrorResult, encodeFunctionData, getContract, hexToBytes, parseEventLogs, slice, zeroAddress, type Hex } from "viem";
-import { recurringChargesAbi, testSmartAccountAbi, fiatTokenAbi, gasBurningAccountAbi, gasProbeAbi } from "../../src/generated/contracts.js";
+import { concat, decodeErrorResult, encodeFunctionData, getContract, hexToBytes, parseEventLogs, size, slice, zeroAddress, type Hex } from "viem";
+import {
+  recurringChargesAbi,
+  testSmartAccountAbi,
+  testMultisigAccountAbi,
+  fiatTokenAbi,
+  gasBurningAccountAbi,
+  gasProbeAbi,
+} from "../../src/generated/contracts.js";
 import { LOCAL_ROLES, LOCAL_USDC_UNITS, localAccount } from "../../dev/localchain/harness.js";
 import { subscriptionIdOf, type Terms } from "../../src/recurring/terms.js";
 import { useLocalChain } from "../helpers/local-chain.js";
@@ -357,6 +364,36 @@ describe("RecurringCharges", () => {
       await send(c.chain, c.payer, { address: account, abi: testSmartAccountAbi, functionName: "execute", args: [c.recurring, 0n, revokeData] });
       await c.chain.advanceTime(terms.period);
       await expectRevert(chargeCall(c, terms, signature), "SubscriptionRevoked");
+    });
+
+    it("a strict multisig (two owners' signatures, 130 bytes; the hash, the ABI offset and the call's exact length checked) is charged its first period; a stranger's second signature is InvalidSignature", async () => {
+      const c = ctx();
+      const account = await deployTestContract(c.chain, c.payer, testMultisigAccountAbi, "TestMultisigAccount", "TestMultisigAccount.sol", [
+        c.payer.address,
+        c.other.address,
+      ]);
+      await send(c.chain, c.payer, { address: c.usdc, abi: fiatTokenAbi, functionName: "transfer", args: [account, 100_000_000n] });
+      const approveData = encodeFunctionData({ abi: fiatTokenAbi, functionName: "approve", args: [c.recurring, 10n ** 12n] });
+      await send(c.chain, c.payer, { address: account, abi: testMultisigAccountAbi, functionName: "execute", args: [c.usdc, 0n, approveData] });
+      const terms = await makeTerms(c.chain, account, c.merchant.address);
+      const id = subscriptionIdOf(84532, c.recurring, terms);
+      const first = await signTerms(c.chain, c.payer, terms);
+      const signature = concat([first, await signTerms(c.chain, c.other, terms)]);
+      assert.equal(size(signature), 130);
+
+      const stranger = concat([first, await signTerms(c.chain, c.merchant, terms)]);
+      await expectRevert(chargeCall(c, terms, stranger), "InvalidSignature", [account]);
+      assert.deepEqual(await reads(c).subscriptions([id]), [0n, 0, false], "nothing charged");
+
+      const before = await Promise.all([account, c.merchant.address].map((a) => balanceOf(c.chain, c.usdc, a)));
+      const receipt = await chargeAsRelayer(c.chain, terms, signature, 20_000n);
+      const after = await Promise.all([account, c.merchant.address].map((a) => balanceOf(c.chain, c.usdc, a)));
+      const net = terms.amount - (terms.amount * 200n) / 10_000n - 100_000n;
+      assert.equal(before[0]! - after[0]!, terms.amount + 20_000n, "the account pays amount + reimbursement");
+      assert.equal(after[1]! - before[1]!, net, "the merchant gets the net");
+      const [charged] = parseEventLogs({ abi: recurringChargesAbi, logs: receipt.logs, eventName: "Charged" });
+      assert.include(charged!.args, { subscriptionId: id, periodIndex: 0n, payer: account, recipient: c.merchant.address, net, gasReimbursement: 20_000n });
+      assert.deepEqual(await reads(c).subscriptions([id]), [0n, 1, false]);
     });
   });
 
