@@ -32,6 +32,13 @@ export interface TrialDeps {
   now: () => number;
 }
 
+/**
+ * Trial rounds in flight at once. The chain runs one call at a time, so more rounds under way only
+ * queue there; charges arriving meanwhile gather and leave together when a round ends (a group
+ * commit), in trials of up to `maxItems`, not one small trial per turn of the event loop.
+ */
+export const TRIAL_ROUNDS = 2;
+
 /** How long a subscription (or payer) that failed a trial is simulated alone, outside the trials. */
 export const SOLO_MS = 24 * 3600_000;
 /** At most this many such subscriptions and payers remembered (the oldest forgotten first): about 15 MB. */
@@ -51,8 +58,9 @@ interface Forming {
 }
 
 /**
- * The charges' simulation, shared: the charges that reach it in one turn of the event loop are run
- * together in one `eth_call` of `chargeBatch` from the relayer, at the latest block, with the
+ * The charges' simulation, shared: the charges that reach it in one turn of the event loop, or while
+ * TRIAL_ROUNDS rounds are under way, are run together in `eth_call`s of `chargeBatch` (up to
+ * `maxItems` each) from the relayer, at the latest block, with the
  * subscriptions' records read beside it in one Multicall3 call. `chargeBatch` answers how many items
  * charged; when all did, each passed, as a simulation of its own would have, and its paid count says
  * renewal or first charge. A wave of renewals costs the chain one execution of each in a trial, not
@@ -75,6 +83,8 @@ interface Forming {
 export class ChargeTrials {
   #queue: Waiting[] = [];
   #scheduled = false;
+  /** Trial rounds under way (each a flush of the queue: its groups, halved as they fail). */
+  #rounds = 0;
   /** Subscription ids and payers that failed a trial: until when they are simulated alone (insertion order is age). */
   readonly #solo = new Map<Hex, number>();
 
@@ -86,11 +96,15 @@ export class ChargeTrials {
     if (charge.expectedPeriod === 0n || payer === this.deps.feeCollector.toLowerCase() || this.#apart(id) || this.#apart(payer)) return Promise.resolve(null);
     return new Promise((resolve) => {
       this.#queue.push({ charge, id, resolve });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(() => this.#flush());
-      }
+      this.#schedule();
     });
+  }
+
+  /** A flush at the next turn, unless one is due or every round is under way (the one ending then flushes). */
+  #schedule(): void {
+    if (this.#scheduled || this.#rounds >= TRIAL_ROUNDS || this.#queue.length === 0) return;
+    this.#scheduled = true;
+    setImmediate(() => this.#flush());
   }
 
   /** Whether `key` (a subscription id or a payer) is still kept out of trials. */
@@ -120,7 +134,11 @@ export class ChargeTrials {
       group.payers.add(payer);
       group.recipients.add(recipient);
     }
-    for (const g of groups) void this.#run(g.items);
+    this.#rounds++;
+    void Promise.all(groups.map((g) => this.#run(g.items))).finally(() => {
+      this.#rounds--;
+      this.#schedule();
+    });
   }
 
   async #run(group: Waiting[]): Promise<void> {
