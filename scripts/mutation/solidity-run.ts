@@ -3,9 +3,14 @@
 // that does not compile is stillborn and left out of the score), the CREATE2 addresses in
 // deployments/ are recomputed for its bytecode (else every test that places the contracts would fail
 // for the address alone), then mocha runs the contract's test files and names the first test that fails.
+// A contract that embeds another's creation code (X402Receivers holds X402Receiver's code hash,
+// Splitter DepositForwarder's) is compiled again in one job with the contracts it embeds: an
+// incremental build compiles the changed file in a job of its own, whose solc remappings (part of each
+// contract's metadata, so of its code and code hash) can differ from those of the job that wrote the
+// embedded contract's artifact, and every test comparing the two would fail whatever the mutant is.
 import { execFileSync, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, posix, resolve } from "node:path";
 import type { SolidityMutant } from "./solidity-mutants.js";
 
 export type SolidityOutcome =
@@ -46,10 +51,19 @@ export class Sandbox {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
+  /** Compile what `file` changed (and what depends on it), then `file` with the contracts it embeds in one job. */
+  async build(file: string): Promise<Step> {
+    const hardhat = [process.execPath, join(this.dir, "node_modules/hardhat/dist/src/cli.js"), "compile", "--quiet"];
+    const compiled = await this.#step(hardhat, 10 * 60_000);
+    const embedded = embeddedContracts(file, readFileSync(join(this.dir, file), "utf8"));
+    if (!compiled.ok || embedded.length === 0) return compiled;
+    return this.#step([...hardhat, "--force", file, ...embedded], 10 * 60_000);
+  }
+
   /** Compile, recompute the addresses, run the specs; `timeoutMs` bounds the tests alone. */
-  async run(spec: string[], timeoutMs: number): Promise<{ compiled: Step; tests?: Step; report?: MochaReport }> {
+  async run(file: string, spec: string[], timeoutMs: number): Promise<{ compiled: Step; tests?: Step; report?: MochaReport }> {
     const node = process.execPath;
-    const compiled = await this.#step([node, join(this.dir, "node_modules/hardhat/dist/src/cli.js"), "compile", "--quiet"], 10 * 60_000);
+    const compiled = await this.build(file);
     if (!compiled.ok) return { compiled };
     const planned = await this.#step([node, "--import", "tsx", "scripts/plan-deployments.ts"], 60_000);
     if (!planned.ok) return { compiled: planned };
@@ -112,10 +126,32 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
-/** The unmutated contract must compile and pass its tests: the time it takes bounds each mutant's run. */
+/**
+ * The project's contracts whose creation code `source` embeds (`type(C).creationCode`, `new C{…}(…)`),
+ * as the files it imports them from.
+ */
+export function embeddedContracts(file: string, source: string): string[] {
+  const names = new Set([...source.matchAll(/\btype\(\s*(\w+)\s*\)\.creationCode|\bnew\s+(\w+)\s*[{(]/g)].map((m) => m[1] ?? m[2]));
+  const files: string[] = [];
+  for (const [, imported, from] of source.matchAll(/\bimport\s*\{([^}]*)\}\s*from\s*"(\.[^"]+)"/g)) {
+    if (imported!.split(",").some((name) => names.has(name.trim()))) files.push(posix.join(posix.dirname(file), from!));
+  }
+  return files;
+}
+
+/**
+ * The unmutated contract must compile and pass its tests as a mutant does: built whole first (the
+ * sandbox's first build), then rebuilt with a comment added, which changes its source and nothing it
+ * does, so it goes the way of every mutant (an incremental build, then the job with what it embeds).
+ * A fault of the sandbox fails here, before any mutant is blamed for it. Its tests' time bounds each
+ * mutant's run.
+ */
 export async function dryRun(sandbox: Sandbox, file: string, source: string, spec: string[]): Promise<number> {
   sandbox.write(file, source);
-  const { compiled, tests, report } = await sandbox.run(spec, 30 * 60_000);
+  const whole = await sandbox.build(file);
+  if (!whole.ok) throw new Error(`${file} does not build unmutated:\n${whole.output}`);
+  sandbox.write(file, `${source}\n// The unmutated source, rebuilt as a mutant is.\n`);
+  const { compiled, tests, report } = await sandbox.run(file, spec, 30 * 60_000);
   if (!compiled.ok) throw new Error(`${file} does not build unmutated:\n${compiled.output}`);
   if (!tests?.ok || !report) throw new Error(`${file}: its tests fail unmutated (${report?.failures.map((f) => f.fullTitle).join("; ")}):\n${tests?.output}`);
   return tests.ms;
@@ -123,7 +159,7 @@ export async function dryRun(sandbox: Sandbox, file: string, source: string, spe
 
 export async function runMutant(sandbox: Sandbox, mutant: SolidityMutant, spec: string[], timeoutMs: number): Promise<SolidityOutcome> {
   sandbox.write(mutant.file, mutant.source);
-  const { compiled, tests, report } = await sandbox.run(spec, timeoutMs);
+  const { compiled, tests, report } = await sandbox.run(mutant.file, spec, timeoutMs);
   if (!compiled.ok) return { status: "stillborn", reason: compiled.output.split("\n").find((l) => /Error/.test(l)) ?? "does not compile" };
   if (!tests) return { status: "stillborn", reason: "not run" };
   if (!tests.ok && tests.timedOut) return { status: "timeout", ms: tests.ms };

@@ -336,6 +336,32 @@ describe("Splitter: payment addresses (deposits)", () => {
     await expectRevert(forwardToZero, "InvalidPayment", [zero, payment.amount]);
   });
 
+  it("a deployment whose fee is 100%: a settlement sends the fee collector all of it and the recipient nothing, not even a transfer of 0; Paid says so", async () => {
+    const { chain, usdc, collector, buyer, merchant, stranger, payment, transfer, mined } = setup();
+    const hash = await chain
+      .wallet(buyer)
+      .deployContract({ abi: splitterAbi, bytecode: creationBytecode("Splitter"), args: [collector, 10_000], account: buyer, chain: chain.chain });
+    const splitter = (await chain.publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
+    const args = [payment.token, payment.recipient, payment.amount, payment.reference] as const;
+    const deposit = await chain.publicClient.readContract({ address: splitter, abi: splitterAbi, functionName: "depositAddress", args });
+    await transfer(deposit, payment.amount);
+    const before = await Promise.all([merchant.address, collector].map((a) => balanceOf(chain, usdc, a)));
+    const receipt = await mined(
+      chain.wallet(stranger).writeContract({ address: splitter, abi: splitterAbi, functionName: "settleDeposit", args, account: stranger, chain: chain.chain }),
+    );
+    const after = await Promise.all([merchant.address, collector, deposit].map((a) => balanceOf(chain, usdc, a)));
+    assert.deepEqual([after[0]! - before[0]!, after[1]! - before[1]!, after[2]], [0n, payment.amount, 0n]);
+    const lower = (a: Address) => a.toLowerCase();
+    const out = parseEventLogs({ abi: erc20Abi, logs: receipt.logs, eventName: "Transfer" }).filter((l) => lower(l.args.from) === lower(deposit));
+    assert.deepEqual(
+      out.map((l) => [lower(l.address), lower(l.args.to), l.args.value]),
+      [[lower(usdc), lower(collector), payment.amount]],
+      "one transfer out of the payment address: the fee",
+    );
+    const [paid] = parseEventLogs({ abi: splitterAbi, logs: receipt.logs, eventName: "Paid" });
+    assert.include(paid!.args, { payer: deposit, recipient: payment.recipient, amount: payment.amount, fee: payment.amount });
+  });
+
   it("USDC paused, or the recipient blacklisted: settle reverts with Circle's reason, the deposit waits at the address, and settles once it clears", async () => {
     const { chain, usdc, payment, depositAddress, transfer, settle, settledBlock, mined } = setup();
     const roles = chain.usdcRoles;

@@ -428,7 +428,7 @@ describe("X402Receivers: one x402 receiver per merchant", () => {
     assert.deepEqual(await balances(merchant.address, receiver), [before[0]! + 1n, 0n]);
   });
 
-  it("splitAsset on a receiver not yet deployed deploys it and splits; odd tokens: a false transfer is SafeERC20FailedOperation (the balance stays), a reverting balanceOf bubbles its reason whole, a silent one reverts with no data", async () => {
+  it("splitAsset on a receiver not yet deployed deploys it and splits, reports nothing when nothing is held and one unit when one is; odd tokens: a false transfer is SafeERC20FailedOperation (the balance stays), a reverting balanceOf bubbles its reason whole, a silent one reverts with no data", async () => {
     const { chain, usdc, buyer, merchant, collector, stranger, receiver, receivers, mined } = await setup();
     const splitAsset = (asset: Address) =>
       chain.wallet(stranger).writeContract({
@@ -446,6 +446,15 @@ describe("X402Receivers: one x402 receiver per merchant", () => {
     assert.equal((await mined(splitAsset(plain))).status, "success");
     // floor(1,234,567 × 2%) = 24,691: both parts of the receiver's fee (whole ten-thousands and the rest) count.
     assert.deepEqual(await Promise.all([plainOf(merchant.address), plainOf(collector), plainOf(receiver)]), [1_234_567n - 24_691n, 24_691n, 0n]);
+    // What a merchant's books read: no ReceiverSplit when the receiver holds none of the asset, one for a single unit.
+    const reported = async (asset: Address) =>
+      parseEventLogs({ abi: x402ReceiversAbi, eventName: "ReceiverSplit", logs: (await mined(splitAsset(asset))).logs });
+    assert.isEmpty(await reported(plain), "nothing held: nothing reported");
+    await send(chain, buyer, { address: plain, abi: noReturnTokenAbi, functionName: "mint", args: [receiver, 1n] });
+    assert.deepEqual(
+      (await reported(plain)).map((l) => [l.args.token, l.args.amount, l.args.fee]),
+      [[plain, 1n, 0n]],
+    );
 
     const falseToken = await deployTestContract(chain, buyer, falseReturningTokenAbi, "FalseReturningToken", "HostileTokens.sol");
     await send(chain, buyer, { address: falseToken, abi: falseReturningTokenAbi, functionName: "mint", args: [receiver, 555n] });
