@@ -51,10 +51,12 @@ export function payerAmong(chainOrder: readonly DepositTransfer[], amount: bigin
   const sent = new Map<Address, bigint>();
   let most = 0n;
   for (const t of chainOrder) {
-    if (unseen > 0n && most + unseen >= amount) break;
+    // `most` stays below `amount` (a total that reaches it returns first): with nothing unseen this never breaks.
+    if (most + unseen >= amount) break;
     const total = (sent.get(t.from) ?? 0n) + t.value;
     sent.set(t.from, total);
     if (total >= amount) return { payer: t.from };
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: `most` feeds only the test above, which first holds at the step after the total that raised it, when that total is also the latest; `>=` sets an equal value
     if (total > most) most = total;
   }
   return {
@@ -87,6 +89,7 @@ export async function depositorOf(
   const { found } = await readBackwards({
     cap: options.cap ?? new RangeCap(),
     top: settledAt.blockNumber,
+    // Stryker disable next-line EqualityOperator: at `floor === settledAt.blockNumber` either side is the same block
     floor: floor < settledAt.blockNumber ? floor : settledAt.blockNumber,
     maxReads: options.maxReads ?? DEPOSITOR_MAX_READS,
     read: async (from, to) => {
@@ -125,7 +128,7 @@ function sendersOf(transfers: readonly DepositTransfer[]): Sender[] {
 
 /** The newest transfers that make up `moved` (all of them, where they fall short), in chain order. */
 function balanceOf(found: readonly DepositTransfer[], moved: bigint): { balance: DepositTransfer[]; sum: bigint } {
-  const newestFirst = [...found].sort((a, b) => (a.blockNumber !== b.blockNumber ? (a.blockNumber > b.blockNumber ? -1 : 1) : b.logIndex - a.logIndex));
+  const newestFirst = [...found].sort((a, b) => (a.blockNumber === b.blockNumber ? b.logIndex - a.logIndex : Number(b.blockNumber - a.blockNumber)));
   const balance: DepositTransfer[] = [];
   let sum = 0n;
   for (const t of newestFirst) {

@@ -1,5 +1,5 @@
 import { assert } from "chai";
-import type { Address, PublicClient } from "viem";
+import { createPublicClient, custom, encodeAbiParameters, getAddress, pad, toEventSelector, toHex, type Address, type Hex, type PublicClient } from "viem";
 import type { LiveDeployment } from "../../src/deployments.js";
 import { depositorOf } from "../../src/payments/depositor.js";
 
@@ -28,8 +28,12 @@ interface Excess {
   address?: Address;
 }
 
-/** A node that serves these logs, refusing ranges wider than `maxSpan` blocks; records each Transfer read it answered, and each it refused. */
-function node(transfers: Transfer[], options: { excess?: Excess[]; maxSpan?: bigint } = {}) {
+/**
+ * A node that serves these logs, refusing ranges wider than `maxSpan` blocks; records each Transfer
+ * read it answered, and each it refused. `lies`: it answers every transfer into the address, whatever
+ * range was asked (a node that lies about its logs).
+ */
+function node(transfers: Transfer[], options: { excess?: Excess[]; maxSpan?: bigint; lies?: boolean } = {}) {
   const reads: [bigint, bigint][] = [];
   const refused: [bigint, bigint][] = [];
   const within = (b: bigint, from: bigint, to: bigint) => b >= from && b <= to;
@@ -48,7 +52,7 @@ function node(transfers: Transfer[], options: { excess?: Excess[]; maxSpan?: big
       }
       reads.push([fromBlock, toBlock]);
       return transfers
-        .filter((t) => (t.to ?? deposit) === args.args?.to && within(t.blockNumber, fromBlock, toBlock))
+        .filter((t) => (t.to ?? deposit) === args.args?.to && (options.lies || within(t.blockNumber, fromBlock, toBlock)))
         .map((t) => ({ args: { from: t.from, to: t.to ?? deposit, value: t.value }, blockNumber: t.blockNumber, logIndex: t.logIndex }));
     },
   };
@@ -170,5 +174,82 @@ describe("the search for a payment address's payer (depositorOf)", () => {
     const early = { blockNumber: 5n, logIndex: 3 };
     assert.deepEqual(await depositorOf(chain, deposit, early, 10n), { payer: buyer });
     assert.deepEqual(reads, [[5n, 5n]]);
+  });
+
+  it("a node answering transfers it was not asked for (a later block, the Paid log's own place) names no payer from them", async () => {
+    for (const forged of [t(stranger, 10n, 101n, 0), t(stranger, 10n, 100n, settled.logIndex)]) {
+      const { chain } = node([t(buyer, 10n, 60n), forged], { lies: true });
+      assert.deepEqual(await depositorOf(chain, deposit, settled, 10n), { payer: buyer }, `${forged.blockNumber}:${forged.logIndex}`);
+    }
+  });
+
+  it("an overpaid address read over two ranges: the first sender to reach the amount, in chain order, is the payer", async () => {
+    // Moved 20 (PaidInExcess): A's 10 then B's 10, in ranges read newest first.
+    const excess = [{ moved: 20n, blockNumber: 100n, logIndex: 4 }];
+    const { chain, reads } = node([t(stranger, 10n, 45n), t(buyer, 10n, 95n)], { excess, maxSpan: 10n });
+    assert.deepEqual(await depositorOf(chain, deposit, settled, 10n), { payer: stranger });
+    assert.isAbove(reads.length, 1, "read over more than one range");
+  });
+
+  it("stops reading once the transfers add up to what moved, even where they name no payer", async () => {
+    const { chain, reads } = node([t(stranger, 1n, 20n), t(stranger, 5n, 92n), t(buyer, 5n, 95n)], { maxSpan: 10n });
+    const answer = await depositorOf(chain, deposit, settled, 10n, { moved: 10n });
+    assert.isNull(answer.payer);
+    const oldest = reads.reduce((low, [from]) => (from < low ? from : low), settled.blockNumber);
+    assert.isAtLeast(Number(oldest), 85, `the 10 moved found by block 92; the older 1 never read: ${JSON.stringify(reads.map(String))}`);
+  });
+});
+
+/** The search on viem's own client over a node that answers raw logs: what viem's decoding keeps. */
+describe("the search for a payment address's payer, on a node's raw logs", () => {
+  const TRANSFER_TOPIC = toEventSelector("Transfer(address,address,uint256)");
+  const EXCESS_TOPIC = toEventSelector("PaidInExcess(uint256,uint256)");
+  const word = (a: Address) => pad(a, { size: 32 });
+  const raw = (log: { address: Address; topics: Hex[]; data: Hex; blockNumber: bigint; logIndex: number }) => ({
+    ...log,
+    blockNumber: toHex(log.blockNumber),
+    logIndex: toHex(log.logIndex),
+    blockHash: pad("0x01", { size: 32 }),
+    transactionHash: pad(toHex(log.logIndex + 1), { size: 32 }),
+    transactionIndex: "0x0",
+    removed: false,
+  });
+  /** A viem client whose node answers `logs` to every eth_getLogs at their address. */
+  function rawNode(logs: Array<Parameters<typeof raw>[0]>) {
+    const client = createPublicClient({
+      transport: custom({
+        async request({ method, params }: { method: string; params?: unknown }) {
+          if (method !== "eth_getLogs") throw new Error(`unexpected ${method}`);
+          const [filter] = params as [{ address: Address }];
+          return logs.filter((l) => l.address.toLowerCase() === filter.address.toLowerCase()).map(raw);
+        },
+      }),
+    }) as PublicClient;
+    const deployment = { token: { address: TOKEN }, deployBlock: Number(DEPLOY_BLOCK) } as unknown as LiveDeployment;
+    return { client, deployment };
+  }
+  const erc20Transfer = (from: Address, value: bigint, blockNumber: bigint, logIndex: number) => ({
+    address: TOKEN,
+    topics: [TRANSFER_TOPIC, word(from), word(deposit)],
+    data: encodeAbiParameters([{ type: "uint256" }], [value]),
+    blockNumber,
+    logIndex,
+  });
+
+  it("a log at the token's address that is no ERC-20 Transfer (an ERC-721's, its third field indexed) is left out, not read as one", async () => {
+    const chain = rawNode([
+      erc20Transfer(buyer, 10n, 60n, 0),
+      { address: TOKEN, topics: [TRANSFER_TOPIC, word(stranger), word(deposit), pad("0x0a", { size: 32 })], data: "0x", blockNumber: 70n, logIndex: 0 },
+    ]);
+    assert.deepEqual(await depositorOf(chain, deposit, settled, 10n), { payer: getAddress(buyer) });
+  });
+
+  it("a PaidInExcess just before Paid whose data does not decode is left out: what moved is the amount", async () => {
+    const chain = rawNode([
+      erc20Transfer(stranger, 10n, 40n, 0),
+      erc20Transfer(buyer, 10n, 60n, 0),
+      { address: deposit, topics: [EXCESS_TOPIC], data: "0x01", blockNumber: 100n, logIndex: 4 },
+    ]);
+    assert.deepEqual(await depositorOf(chain, deposit, settled, 10n), { payer: getAddress(buyer) });
   });
 });
