@@ -54,6 +54,19 @@ describe("the charges' trials (charge-trials.ts)", () => {
   const trialsOn = (client: PublicClient) =>
     new ChargeTrials({ client, contract: CONTRACT, relayer: RELAYER, feeCollector: FEE_COLLECTOR, maxItems: 100, now: () => 0 });
 
+  /** Trials on a held node with every round under way, each one charge sent in a turn of its own. */
+  async function everyRoundUnderWay() {
+    const node = heldNode();
+    const trials = trialsOn(node.client);
+    const answers: Array<Promise<unknown>> = [];
+    for (let n = 0; n < TRIAL_ROUNDS; n++) {
+      const { charge, id } = renewal(n);
+      answers.push(trials.trial(charge, id));
+      await until(() => node.calls.length === n + 1, `round ${n + 1}`);
+    }
+    return { node, trials, answers };
+  }
+
   it("a charge alone is tried at once, in a call of its own, and passes with its paid count", async () => {
     const node = heldNode();
     const trials = trialsOn(node.client);
@@ -66,15 +79,7 @@ describe("the charges' trials (charge-trials.ts)", () => {
   });
 
   it(`while ${TRIAL_ROUNDS} rounds wait on the node, charges arriving gather, and leave in one call when a round ends`, async () => {
-    const node = heldNode();
-    const trials = trialsOn(node.client);
-    const answers: Array<Promise<unknown>> = [];
-    // Each round one charge, in turns of its own.
-    for (let n = 0; n < TRIAL_ROUNDS; n++) {
-      const { charge, id } = renewal(n);
-      answers.push(trials.trial(charge, id));
-      await until(() => node.calls.length === n + 1, `round ${n + 1}`);
-    }
+    const { node, trials, answers } = await everyRoundUnderWay();
     // Thirty more, each in a turn of its own, while every round is under way.
     for (let n = TRIAL_ROUNDS; n < TRIAL_ROUNDS + 30; n++) {
       const { charge, id } = renewal(n);
@@ -90,14 +95,7 @@ describe("the charges' trials (charge-trials.ts)", () => {
   });
 
   it("a round holds at most maxItems a call: what gathered beyond leaves in as many calls as needed, together", async () => {
-    const node = heldNode();
-    const trials = trialsOn(node.client);
-    const answers: Array<Promise<unknown>> = [];
-    for (let n = 0; n < TRIAL_ROUNDS; n++) {
-      const { charge, id } = renewal(n);
-      answers.push(trials.trial(charge, id));
-      await until(() => node.calls.length === n + 1, `round ${n + 1}`);
-    }
+    const { node, trials, answers } = await everyRoundUnderWay();
     for (let n = TRIAL_ROUNDS; n < TRIAL_ROUNDS + 250; n++) {
       const { charge, id } = renewal(n);
       answers.push(trials.trial(charge, id));
