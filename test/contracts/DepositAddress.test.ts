@@ -12,7 +12,7 @@ import {
 import { creationBytecode } from "../../dev/deploy/artifacts.js";
 import { LOCAL_ROLES } from "../../dev/localchain/harness.js";
 import { useLocalChain } from "../helpers/local-chain.js";
-import { expectRevert } from "../helpers/reverts.js";
+import { expectRevert, revertData } from "../helpers/reverts.js";
 import { balanceOf, send } from "../helpers/tx.js";
 import { deployTestContract } from "../helpers/deploy.js";
 
@@ -378,17 +378,3 @@ describe("Splitter: payment addresses (deposits)", () => {
     assert.equal((await mined(settle())).status, "success");
   });
 });
-
-/** The raw revert data an eth_call's error carries ("0x" for a revert without data), or null when it carries none. */
-function revertData(error: unknown): string | null {
-  let found: string | null = null;
-  const walk = (e: unknown, depth: number) => {
-    if (!e || typeof e !== "object" || depth > 8 || found !== null) return;
-    const { data, cause } = e as { data?: unknown; cause?: unknown };
-    if (typeof data === "string" && data.startsWith("0x")) found = data;
-    else if (data && typeof data === "object" && typeof (data as { data?: unknown }).data === "string") found = (data as { data: string }).data;
-    walk(cause, depth + 1);
-  };
-  walk(error, 0);
-  return found;
-}

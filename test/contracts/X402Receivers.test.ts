@@ -19,7 +19,7 @@ import { creationBytecode } from "../../dev/deploy/artifacts.js";
 import { placeFiatToken } from "../../dev/localchain/usdc.js";
 import { deployTestContract } from "../helpers/deploy.js";
 import { useLocalChain } from "../helpers/local-chain.js";
-import { expectRevert } from "../helpers/reverts.js";
+import { expectRevert, revertData } from "../helpers/reverts.js";
 import { signWithViem } from "../helpers/signers.js";
 import { balanceOf, send } from "../helpers/tx.js";
 
@@ -72,8 +72,20 @@ describe("X402Receivers: one x402 receiver per merchant", () => {
         chain: chain.chain,
       });
     const mined = (hash: Promise<Hex>) => hash.then((h) => chain.publicClient.waitForTransactionReceipt({ hash: h }));
+    /** The merchant's receiver split by a stranger, mined. */
+    const split = () =>
+      mined(
+        chain.wallet(stranger).writeContract({
+          address: receivers,
+          abi: x402ReceiversAbi,
+          functionName: "split",
+          args: [usdc, merchant.address],
+          account: stranger,
+          chain: chain.chain,
+        }),
+      );
     const balances = (...accounts: Address[]) => Promise.all(accounts.map((a) => balanceOf(chain, usdc, a)));
-    return { chain, receivers, usdc, collector, buyer, merchant, stranger, receiver, authorize, settle, mined, balances };
+    return { chain, receivers, usdc, collector, buyer, merchant, stranger, receiver, authorize, settle, mined, split, balances };
   };
 
   it("the receiver's address is CREATE2 of X402Receivers, salt keccak256(abi.encode(recipient, token)), known before it exists", async () => {
@@ -128,7 +140,7 @@ describe("X402Receivers: one x402 receiver per merchant", () => {
   });
 
   it("front-run straight to USDC: the funds wait at the receiver until anyone's split sends them out split", async () => {
-    const { chain, usdc, receivers, merchant, collector, stranger, receiver, authorize, mined, balances } = await setup();
+    const { chain, usdc, merchant, collector, stranger, receiver, authorize, split, balances } = await setup();
     const a = await authorize();
     await send(chain, stranger, {
       address: usdc,
@@ -138,20 +150,11 @@ describe("X402Receivers: one x402 receiver per merchant", () => {
     });
     assert.equal((await balances(receiver))[0], 10_000_000n);
     const before = await balances(merchant.address, collector);
-    const receipt = await mined(
-      chain.wallet(stranger).writeContract({
-        address: receivers,
-        abi: x402ReceiversAbi,
-        functionName: "split",
-        args: [usdc, merchant.address],
-        account: stranger,
-        chain: chain.chain,
-      }),
-    );
+    const receipt = await split();
     const after = await balances(merchant.address, collector, receiver);
     assert.deepEqual([after[0]! - before[0]!, after[1]! - before[1]!, after[2]], [9_800_000n, 200_000n, 0n]);
-    const [split] = parseEventLogs({ abi: x402ReceiversAbi, eventName: "ReceiverSplit", logs: receipt.logs });
-    assert.deepEqual([split!.args.amount, split!.args.fee, getAddress(split!.args.receiver)], [10_000_000n, 200_000n, receiver]);
+    const [reported] = parseEventLogs({ abi: x402ReceiversAbi, eventName: "ReceiverSplit", logs: receipt.logs });
+    assert.deepEqual([reported!.args.amount, reported!.args.fee, getAddress(reported!.args.receiver)], [10_000_000n, 200_000n, receiver]);
   });
 
   it("a plain transfer waiting at the receiver is split by the next settlement too, reported as its own ReceiverSplit", async () => {
@@ -404,18 +407,7 @@ describe("X402Receivers: one x402 receiver per merchant", () => {
   });
 
   it("split: an empty receiver is deployed, moves nothing and reports nothing; one unit is split (fee 0) and reported", async () => {
-    const { chain, usdc, buyer, merchant, stranger, receiver, receivers, mined, balances } = await setup();
-    const split = () =>
-      mined(
-        chain.wallet(stranger).writeContract({
-          address: receivers,
-          abi: x402ReceiversAbi,
-          functionName: "split",
-          args: [usdc, merchant.address],
-          account: stranger,
-          chain: chain.chain,
-        }),
-      );
+    const { chain, usdc, buyer, merchant, receiver, split, balances } = await setup();
     const empty = await split();
     assert.equal(empty.status, "success");
     assert.notEqual(await chain.publicClient.getCode({ address: receiver }), undefined, "split deploys the receiver");
@@ -479,14 +471,5 @@ async function revertDataOf(chain: LocalChain, call: { from: Address; to: Addres
     () => assert.fail("expected the call to revert"),
     (e: unknown) => e,
   );
-  let found: string | null = null;
-  const walk = (e: unknown, depth: number) => {
-    if (!e || typeof e !== "object" || depth > 8 || found !== null) return;
-    const { data, cause } = e as { data?: unknown; cause?: unknown };
-    if (typeof data === "string" && data.startsWith("0x")) found = data;
-    else if (data && typeof data === "object" && typeof (data as { data?: unknown }).data === "string") found = (data as { data: string }).data;
-    walk(cause, depth + 1);
-  };
-  walk(error, 0);
-  return found;
+  return revertData(error);
 }

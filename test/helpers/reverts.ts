@@ -36,6 +36,20 @@ function rawData(error: BaseError): Hex | undefined {
   return found;
 }
 
+/** The raw revert data an eth_call's error carries ("0x" for a revert without data), or null when it carries none. */
+export function revertData(error: unknown): string | null {
+  let found: string | null = null;
+  const walk = (e: unknown, depth: number) => {
+    if (!e || typeof e !== "object" || depth > 8 || found !== null) return;
+    const { data, cause } = e as { data?: unknown; cause?: unknown };
+    if (typeof data === "string" && data.startsWith("0x")) found = data;
+    else if (data && typeof data === "object" && typeof (data as { data?: unknown }).data === "string") found = (data as { data: string }).data;
+    walk(cause, depth + 1);
+  };
+  walk(error, 0);
+  return found;
+}
+
 /** Asserts that `action` reverts with the custom error `errorName` (and, when given, exactly `args`). */
 export async function expectRevert(action: Promise<unknown>, errorName: string, args?: readonly unknown[]): Promise<readonly unknown[]> {
   let error: unknown;
