@@ -65,6 +65,9 @@ interface Simulated {
   read: PromiseSettledResult<number>;
 }
 
+/** Until when a payer's charges are refused (null: not refused), read or failed. */
+type RefusedRead = [PromiseSettledResult<number | null>];
+
 /** The `charge` call of `terms` for `period` with `reimbursement`. */
 function chargeCallOf(contract: Address, terms: Terms, signature: Hex, reimbursement: bigint, period: bigint): Simulated["call"] {
   return { address: contract, abi: recurringChargesAbi, functionName: "charge", args: [terms, signature, reimbursement, period] } as const;
@@ -178,7 +181,6 @@ export class Charges {
     // tried: a renewal's reads then take one round trip's time, not three in a row. Only the view
     // decides: a period it does not confirm is looked up and tried again, and the guess is dropped.
     const early = this.#earlyReads(terms, signature, id, words);
-    const refusedEarly = Promise.allSettled([this.deps.refusedPayers.refusedUntil(terms.payer, this.deps.now())]);
     const [blockRead, feesRead, balanceRead, pendingRead, sharedTokenRead] = await read;
     const block = settledValue(blockRead);
     const now = block.timestamp;
@@ -210,9 +212,9 @@ export class Charges {
     // Read alongside: whether a charge of this payer's failed on chain lately (nothing is sent then).
     const [[l1FeeRead], capped, [refusedRead]] = await Promise.all([
       Promise.allSettled([quoteL1FeeOf(chargeCalldata({ terms: words, signature, gasReimbursement: cap, expectedPeriod: period }))]),
-      // The early trial, unless a recorded charge (followed above and found wanting) held it back.
+      // The early reads, unless a recorded charge (followed above and found wanting) held them back.
       (guessed?.tried ?? Promise.resolve(null)).then((early) => early ?? this.#tried(terms, signature, id, words, period, relayerAddress)),
-      refusedEarly,
+      (guessed?.refused ?? Promise.resolve(null)).then((early) => early ?? this.#refusedUntil(terms)),
     ]);
     let { call, read: simulation } = capped;
     let fundsRead = false;
@@ -307,15 +309,21 @@ export class Charges {
   }
 
   /**
-   * The store's record of the period the chain's time most likely is in, and the charge's trial when
-   * none is recorded, started before the view answers; null when no period is due by that guess.
+   * The store's record of the period the chain's time most likely is in, and when none is recorded
+   * the charge's trial and whether its payer is refused, started before the view answers; null when
+   * no period is due by that guess.
    */
   #earlyReads(
     terms: Terms,
     signature: Hex,
     id: Hex,
     words: string,
-  ): { period: bigint; found: Promise<ChargeAttempt | null>; tried: Promise<Simulated | null> | null } | null {
+  ): {
+    period: bigint;
+    found: Promise<ChargeAttempt | null>;
+    tried: Promise<Simulated | null> | null;
+    refused: Promise<RefusedRead | null>;
+  } | null {
     const time = this.#views.chainTime(this.deps.now());
     // A guess naming a period the chain has not reached would fail its trial and keep the
     // subscription out of trials: when a period's edge has passed on this host's clock since the last
@@ -327,10 +335,17 @@ export class Charges {
     const relayerAddress = this.deps.relayer.address;
     // A recorded charge is followed, never tried: a trial of a period already charged would fail its group.
     const tried = relayerAddress ? found.then((attempt) => (attempt ? null : this.#tried(terms, signature, id, words, period, relayerAddress))) : null;
+    const refused = found.then((attempt) => (attempt ? null : this.#refusedUntil(terms)));
     // A guess the view does not confirm is dropped unread: its failures are nobody's answer.
     found.catch(() => {});
     tried?.catch(() => {});
-    return { period, found, tried };
+    refused.catch(() => {});
+    return { period, found, tried, refused };
+  }
+
+  /** Until when the payer's charges are refused after one of theirs failed on chain (null: not refused), read or failed. */
+  #refusedUntil(terms: Terms): Promise<RefusedRead> {
+    return Promise.allSettled([this.deps.refusedPayers.refusedUntil(terms.payer, this.deps.now())]);
   }
 
   /** The charge with the largest reimbursement its terms allow, tried with the charges in flight (charge-trials.ts), or simulated alone when its trial did not pass. */
