@@ -8,7 +8,7 @@ import type { LocalChain } from "../dev/localchain/harness.js";
 import { NODE_ACCOUNT_SLOTS, type BaseNode } from "../dev/localchain/base-node.js";
 import { DENIM_BLOCK_MS } from "../dev/localchain/denim.js";
 import { bump, countOf, ratio, seconds } from "./bench-common.js";
-import { threadCpu, type ServiceProcess } from "./lib/bench-service.js";
+import { threadCpu, threadRunQueueWait, type ServiceProcess } from "./lib/bench-service.js";
 
 /** What a wave runs on: the chain, its Base-like node, the service's API and client, the subscriptions set up. */
 export interface WaveContext {
@@ -90,6 +90,7 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
   const fromBlock = await client.getBlockNumber({ cacheTime: 0 });
   const refusedBefore = node.stats.refusedFull;
   for (const m of Object.keys(node.stats.methods)) delete node.stats.methods[m];
+  node.stats.blocksByTransactions.clear();
   const statuses = new Map<string, number>();
   const retried = new Map<string, number>();
   const hashes = new Set<Hex>();
@@ -103,6 +104,7 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
   const rpcBefore = await service.rpcRequests();
   const serviceBefore = service.cpuByThread();
   const chainBefore = chainCpu();
+  const chainWaitBefore = threadRunQueueWait(CHAIN_THREAD);
   const threadsBefore = threadCpu();
   // The service's resident memory over the wave (all its threads), sampled every 100 ms.
   const memoryAtStart = residentBytes(service.pid);
@@ -115,16 +117,19 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
   const timeline: string[] = [];
   let answers = 0;
   let lastChain = chainCpu();
+  let lastChainWait = chainWaitBefore;
   let lastService = [...service.cpuByThread().values()].reduce((a, b) => a + b, 0);
   const timelineSampler = process.env.BENCH_TIMELINE
     ? setInterval(() => {
         const c = chainCpu();
+        const waited = threadRunQueueWait(CHAIN_THREAD);
         const sv = [...service.cpuByThread().values()].reduce((a, b) => a + b, 0);
         const mined = [...hashes].filter((h) => minedIn.has(h)).length;
         timeline.push(
-          `${seconds(performance.now() - jobStart)}s chain ${Math.round(c - lastChain)} service ${Math.round(sv - lastService)} answers ${answers} txs ${hashes.size} mined ${mined}`,
+          `${seconds(performance.now() - jobStart)}s chain ${Math.round(c - lastChain)} (waited for a CPU ${Math.round(waited - lastChainWait)}) service ${Math.round(sv - lastService)} answers ${answers} txs ${hashes.size} mined ${mined}`,
         );
         lastChain = c;
+        lastChainWait = waited;
         lastService = sv;
       }, 500)
     : null;
@@ -187,6 +192,7 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
   // What the wave cost, taken when it ended (the reads below are the bench's).
   const serviceCpu = delta(service.cpuByThread(), serviceBefore);
   const chainBusyMs = chainCpu() - chainBefore;
+  const chainWaitMs = threadRunQueueWait(CHAIN_THREAD) - chainWaitBefore;
   const benchDelta = delta(threadCpu(), threadsBefore);
   const rpcCalls = delta(await service.rpcRequests(), rpcBefore);
   const ourBlocks = new Set([...hashes].map((h) => minedIn.get(h)).filter((n) => n !== undefined)).size;
@@ -210,13 +216,21 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
   console.error(`wave: the bench's process (chain, node, load) used: ${benchThreads}`);
   const serviceTotal = [...serviceCpu.values()].reduce((sum, ms) => sum + ms, 0);
   console.error(
-    `wave: ${seconds(minedMs)} s, the chain thread busy ${seconds(chainBusyMs)} s (${(minedMs / chainBusyMs).toFixed(2)}×); the service's CPU ${(serviceTotal / RENEWALS).toFixed(2)} ms a renewal (${[
+    `wave: ${seconds(minedMs)} s, the chain thread busy ${seconds(chainBusyMs)} s (${(minedMs / chainBusyMs).toFixed(2)}×) and runnable but waiting for a CPU ${seconds(chainWaitMs)} s; the service's CPU ${(serviceTotal / RENEWALS).toFixed(2)} ms a renewal (${[
       ...serviceCpu,
     ]
       .map(([thread, ms]) => `${thread} ${(ms / RENEWALS).toFixed(2)}`)
       .join(", ")}); JSON-RPC requests a renewal: ${[...rpcCalls]
       .sort((a, b) => b[1] - a[1])
       .map(([method, n]) => `${method} ${(n / RENEWALS).toFixed(3)}`)
+      .join(", ")}`,
+  );
+  // The blocks of the wave by how many transactions each carried (the relayer's, and strangers'), and
+  // what mining them cost: a wave whose transactions come in bursts leaves blocks empty between them.
+  console.error(
+    `wave: blocks mined by transactions carried: ${[...node.stats.blocksByTransactions]
+      .sort((a, b) => a[0] - b[0])
+      .map(([txs, { blocks, ms }]) => `${txs}: ${blocks} (${Math.round(ms / blocks)} ms each)`)
       .join(", ")}`,
   );
   if (process.env.BASE_NODE_TRACE)

@@ -23,7 +23,8 @@
 //   - each wave's floor, what the chain allows: the larger of the blocks its gas needs at the block's
 //     gas limit and the blocks its transactions need at 16 per sender, times the block time; and
 //     the wave's wall time (to the block that carries its last transaction) over that floor;
-//     BASE_NODE_TRACE=1 times the chain's calls per method;
+//     BASE_NODE_TRACE=1 times the chain's calls per method; every wave prints how long the chain's
+//     thread waited for a CPU and its blocks by the transactions each carried (and their mining time);
 //   - the cost split per renewal (L2 gas, L1 data fee) from the receipts, per transaction and per
 //     renewal (a transaction that charges several subscriptions divides by its `Charged` events, so
 //     a batching service shows its cost per batched renewal with no change here), and the L1 part

@@ -29,6 +29,11 @@ export interface BaseNodeStats {
    * pool's own) and the time the chain spent on them, each timed alone (the calls then run one at a time).
    */
   methods: Record<string, { calls: number; ms: number }>;
+  /**
+   * Blocks mined, by how many transactions each carried: how many such blocks, and the wall time
+   * their `evm_mine` took in all (the chain executing them; no read runs meanwhile).
+   */
+  blocksByTransactions: Map<number, { blocks: number; ms: number }>;
 }
 
 /** A mined block's header as `newHeads` carries it (with `timestampMs`). */

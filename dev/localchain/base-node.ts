@@ -69,7 +69,7 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
   const spacingMs = blockMs || DENIM_BLOCK_MS;
   const slots = options.accountSlots ?? NODE_ACCOUNT_SLOTS;
   const reorgDepth = options.reorgDepth ?? 0;
-  const stats: BaseNodeStats = { accepted: 0, refusedFull: 0, blocks: 0, methods: {} };
+  const stats: BaseNodeStats = { accepted: 0, refusedFull: 0, blocks: 0, methods: {}, blocksByTransactions: new Map() };
   const upstream = process.env.BASE_NODE_TRACE ? timedOneAtATime(chain.direct, stats.methods) : chain.direct;
   const gate = new ReadWriteGate();
   const times = new BlockTimes();
@@ -147,9 +147,13 @@ export async function startBaseNode(chain: LocalChain, options: BaseNodeOptions 
       if (checkpoints.length > reorgDepth) checkpoints = checkpoints.slice(-reorgDepth);
     }
     await upstream.request({ method: "hardhat_setStorageAt", params: [BASE_TIME_ADDRESS, hex(0n, 32), hex(BigInt(ms), 32)] });
+    const miningStarted = performance.now();
     await upstream.request({ method: "evm_mine", params: [Math.floor(ms / 1000)] });
+    const miningMs = performance.now() - miningStarted;
     baseFeePinnedByCaller = false;
     const head = await headBlock();
+    const sized = stats.blocksByTransactions.get(head.transactions.length) ?? { blocks: 0, ms: 0 };
+    stats.blocksByTransactions.set(head.transactions.length, { blocks: sized.blocks + 1, ms: sized.ms + miningMs });
     lastMs = ms;
     times.record(Number(BigInt(head.number)), ms);
     stats.blocks++;

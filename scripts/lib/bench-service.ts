@@ -49,6 +49,31 @@ export function threadCpu(pid: number = process.pid): Map<string, number> {
   return byName;
 }
 
+/**
+ * How long (ms) `pid`'s threads whose name matches `name` have waited, runnable, for a CPU
+ * (/proc/<pid>/task/<tid>/schedstat's second field): what sharing the cores cost them. 0 where
+ * schedstat is missing.
+ */
+export function threadRunQueueWait(name: RegExp, pid: number = process.pid): number {
+  let waitedNs = 0;
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return 0;
+  }
+  for (const task of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
+      if (!name.test(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")))) continue;
+      waitedNs += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[1] ?? 0);
+    } catch {
+      // the thread ended between the listing and the read, or no schedstat
+    }
+  }
+  return waitedNs / 1e6;
+}
+
 /** The service's threads by what they do: its API thread, its store's worker, V8's helpers, the rest. */
 function serviceThreads(pid: number): Map<string, number> {
   const named = new Map<string, number>();

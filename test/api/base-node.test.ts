@@ -87,6 +87,19 @@ describe("charges and x402 settlements on a Base-like node (200 ms blocks, 16 pe
     assert.equal(stats.refusedFull, 0, "the relayer kept within the pool's window");
     assert.equal(stats.accepted, 40);
     assert.isAtLeast(stats.blocks, 3, "40 charges take at least three blocks at 16 per block");
+    // The bench's count of blocks by the transactions each carried covers every block and every charge.
+    const byTransactions = [...stats.blocksByTransactions];
+    assert.equal(
+      byTransactions.reduce((sum, [, { blocks }]) => sum + blocks, 0),
+      stats.blocks,
+      "every block counted once",
+    );
+    assert.equal(
+      byTransactions.reduce((sum, [txs, { blocks }]) => sum + txs * blocks, 0),
+      40,
+      "every charge's transaction counted in its block",
+    );
+    assert.isAtMost(Math.max(...byTransactions.map(([txs]) => txs)), 16, "no block above the pool's window");
   });
 
   it("a pool smaller than the relayer's window (8 slots): refused sends are retried in nonce order; no 502, no nonce gap", async () => {
