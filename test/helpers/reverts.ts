@@ -25,29 +25,31 @@ export function revertOf(error: unknown): { errorName: string; args: readonly un
   }
 }
 
+/**
+ * The revert data an error and its causes carry, outermost first: each one's `data` string, or the
+ * `data` string of its `data` object (`nested`).
+ */
+function carriedData(error: unknown): Array<{ data: string; nested: boolean }> {
+  const carried: Array<{ data: string; nested: boolean }> = [];
+  const seen = new Set<unknown>();
+  for (let e = error; e && typeof e === "object" && !seen.has(e); e = (e as { cause?: unknown }).cause) {
+    seen.add(e);
+    const { data } = e as { data?: unknown };
+    if (typeof data === "string") carried.push({ data, nested: false });
+    else if (data && typeof data === "object" && typeof (data as { data?: unknown }).data === "string")
+      carried.push({ data: (data as { data: string }).data, nested: true });
+  }
+  return carried;
+}
+
+/** The innermost revert data that names an error (a 4-byte selector at least), for decoding. */
 function rawData(error: BaseError): Hex | undefined {
-  let found: Hex | undefined;
-  error.walk((e) => {
-    const data = (e as { data?: unknown }).data;
-    if (typeof data === "string" && /^0x[0-9a-f]{8}/i.test(data)) found = data as Hex;
-    else if (data && typeof data === "object" && typeof (data as { data?: unknown }).data === "string") found = (data as { data: Hex }).data;
-    return false;
-  });
-  return found;
+  return carriedData(error).findLast((c) => c.nested || /^0x[0-9a-f]{8}/i.test(c.data))?.data as Hex | undefined;
 }
 
 /** The raw revert data an eth_call's error carries ("0x" for a revert without data), or null when it carries none. */
 export function revertData(error: unknown): string | null {
-  let found: string | null = null;
-  const walk = (e: unknown, depth: number) => {
-    if (!e || typeof e !== "object" || depth > 8 || found !== null) return;
-    const { data, cause } = e as { data?: unknown; cause?: unknown };
-    if (typeof data === "string" && data.startsWith("0x")) found = data;
-    else if (data && typeof data === "object" && typeof (data as { data?: unknown }).data === "string") found = (data as { data: string }).data;
-    walk(cause, depth + 1);
-  };
-  walk(error, 0);
-  return found;
+  return carriedData(error).find((c) => c.nested || c.data.startsWith("0x"))?.data ?? null;
 }
 
 /** Asserts that `action` reverts with the custom error `errorName` (and, when given, exactly `args`). */
