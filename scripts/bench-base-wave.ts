@@ -38,6 +38,11 @@ function chainCpu(): number {
   return [...threadCpu()].filter(([name]) => CHAIN_THREAD.test(name)).reduce((sum, [, ms]) => sum + ms, 0);
 }
 
+/** The service's CPU ms over all its threads. */
+function serviceCpuTotal(byThread: Map<string, number>): number {
+  return [...byThread.values()].reduce((sum, ms) => sum + ms, 0);
+}
+
 /** A process's resident memory, bytes (0 once it is gone). */
 function residentBytes(pid: number): number {
   try {
@@ -116,14 +121,14 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
   // BENCH_TIMELINE=1: every 500 ms, the chain thread's and the service's CPU, answers and mined transactions so far.
   const timeline: string[] = [];
   let answers = 0;
-  let lastChain = chainCpu();
+  let lastChain = chainBefore;
   let lastChainWait = chainWaitBefore;
-  let lastService = [...service.cpuByThread().values()].reduce((a, b) => a + b, 0);
+  let lastService = serviceCpuTotal(serviceBefore);
   const timelineSampler = process.env.BENCH_TIMELINE
     ? setInterval(() => {
         const c = chainCpu();
         const waited = threadRunQueueWait(CHAIN_THREAD);
-        const sv = [...service.cpuByThread().values()].reduce((a, b) => a + b, 0);
+        const sv = serviceCpuTotal(service.cpuByThread());
         const mined = [...hashes].filter((h) => minedIn.has(h)).length;
         timeline.push(
           `${seconds(performance.now() - jobStart)}s chain ${Math.round(c - lastChain)} (waited for a CPU ${Math.round(waited - lastChainWait)}) service ${Math.round(sv - lastService)} answers ${answers} txs ${hashes.size} mined ${mined}`,
@@ -214,7 +219,7 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
     .map(([name, ms]) => `${name} ${seconds(ms)} s`)
     .join(", ");
   console.error(`wave: the bench's process (chain, node, load) used: ${benchThreads}`);
-  const serviceTotal = [...serviceCpu.values()].reduce((sum, ms) => sum + ms, 0);
+  const serviceTotal = serviceCpuTotal(serviceCpu);
   console.error(
     `wave: ${seconds(minedMs)} s, the chain thread busy ${seconds(chainBusyMs)} s (${(minedMs / chainBusyMs).toFixed(2)}×) and runnable but waiting for a CPU ${seconds(chainWaitMs)} s; the service's CPU ${(serviceTotal / RENEWALS).toFixed(2)} ms a renewal (${[
       ...serviceCpu,

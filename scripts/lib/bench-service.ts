@@ -22,29 +22,37 @@ const THREAD_NAMES: Array<[RegExp, string]> = [
   [/^libuv-worker$/, "libuv pool"],
 ];
 
-/**
- * CPU time (ms) `pid`'s threads have used, summed by thread name (Linux: /proc/<pid>/task): its
- * main thread as "main thread", a worker as "WorkerThread", V8's helpers, the chain's threads. Empty
- * where /proc is missing.
- */
-export function threadCpu(pid: number = process.pid): Map<string, number> {
-  const byName = new Map<string, number>();
+/** `pid`'s threads (Linux: /proc/<pid>/task): each one's id, its name as the kernel gives it and its stat line. Empty where /proc is missing. */
+function threadsOf(pid: number): Array<{ task: string; name: string; stat: string }> {
   let tasks: string[] = [];
   try {
     tasks = readdirSync(`/proc/${pid}/task`);
   } catch {
-    return byName;
+    return [];
   }
-  const tickMs = 10; // USER_HZ is 100 on Linux
+  const threads: Array<{ task: string; name: string; stat: string }> = [];
   for (const task of tasks) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
-      const name = task === String(pid) ? "main thread" : stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).replace(/[0-9]+$/, "#");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * tickMs);
+      threads.push({ task, name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), stat });
     } catch {
       // the thread ended between the listing and the read
     }
+  }
+  return threads;
+}
+
+/**
+ * CPU time (ms) `pid`'s threads have used, summed by thread name: its main thread as "main thread",
+ * a worker as "WorkerThread", V8's helpers, the chain's threads. Empty where /proc is missing.
+ */
+export function threadCpu(pid: number = process.pid): Map<string, number> {
+  const byName = new Map<string, number>();
+  const tickMs = 10; // USER_HZ is 100 on Linux
+  for (const { task, name, stat } of threadsOf(pid)) {
+    const label = task === String(pid) ? "main thread" : name.replace(/[0-9]+$/, "#");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    byName.set(label, (byName.get(label) ?? 0) + (Number(fields[11]) + Number(fields[12])) * tickMs);
   }
   return byName;
 }
@@ -56,19 +64,12 @@ export function threadCpu(pid: number = process.pid): Map<string, number> {
  */
 export function threadRunQueueWait(name: RegExp, pid: number = process.pid): number {
   let waitedNs = 0;
-  let tasks: string[] = [];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return 0;
-  }
-  for (const task of tasks) {
+  for (const thread of threadsOf(pid)) {
+    if (!name.test(thread.name)) continue;
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
-      if (!name.test(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")))) continue;
-      waitedNs += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[1] ?? 0);
+      waitedNs += Number(readFileSync(`/proc/${pid}/task/${thread.task}/schedstat`, "utf8").split(" ")[1] ?? 0);
     } catch {
-      // the thread ended between the listing and the read, or no schedstat
+      // the thread ended since the listing, or no schedstat
     }
   }
   return waitedNs / 1e6;
