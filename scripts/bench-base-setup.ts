@@ -3,7 +3,7 @@
 // to chargeBatch, 100 a transaction (through the service each first charge is estimated alone: an
 // hour for 100,000 on this machine).
 import type { AddressInfo } from "node:net";
-import { decodeErrorResult, parseEventLogs, type Hex } from "viem";
+import { parseEventLogs, type Hex } from "viem";
 import { recurringChargesAbi } from "../src/generated/contracts.js";
 import { LOCAL_ROLES, type LocalChain } from "../dev/localchain/harness.js";
 import { createService } from "../src/service.js";
@@ -13,6 +13,7 @@ import { walletTypedData, type ResolvedTerms } from "../test/helpers/recurring.j
 import type { Terms } from "../src/recurring/terms.js";
 import { approve } from "../test/helpers/tx.js";
 import type { JsonAnswer } from "./lib/post-json.js";
+import { chargeSkippedReason } from "./bench-common.js";
 
 export interface SetupContext {
   chain: LocalChain;
@@ -75,7 +76,7 @@ export async function setUpSubscriptions(ctx: SetupContext): Promise<Array<{ tok
     const charged = parseEventLogs({ abi: recurringChargesAbi, eventName: "Charged", logs: receipt.logs }).length;
     if (charged !== items.length) {
       const skipped = parseEventLogs({ abi: recurringChargesAbi, eventName: "ChargeSkipped", logs: receipt.logs });
-      const why = skipped.slice(0, 3).map((s) => `item ${s.args.index}: ${revertName(s.args.reason)}`);
+      const why = skipped.slice(0, 3).map((s) => `item ${s.args.index}: ${chargeSkippedReason(s.args.reason, true)}`);
       throw new Error(`first charges: ${charged} of ${items.length} charged in ${hash} (block ${receipt.blockNumber}); ${why.join("; ")}`);
     }
   }
@@ -83,15 +84,4 @@ export async function setUpSubscriptions(ctx: SetupContext): Promise<Array<{ tok
   server.close();
   await setup.close();
   return subscriptions;
-}
-
-/** A skipped item's revert, named (empty: the item ran out of gas). */
-function revertName(reason: Hex): string {
-  if (reason === "0x") return "out of gas (empty revert)";
-  try {
-    const { errorName, args } = decodeErrorResult({ abi: recurringChargesAbi, data: reason });
-    return `${errorName}(${(args ?? []).map(String).join(", ")})`;
-  } catch {
-    return reason;
-  }
 }

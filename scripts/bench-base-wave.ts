@@ -2,12 +2,12 @@
 // /v1/charges on the Base-like node, IN_FLIGHT outstanding, each answer counted, the chain's floor, CPU by thread and memory.
 
 import { mkdirSync, readFileSync } from "node:fs";
-import { decodeErrorResult, parseEventLogs, type Hex, type PublicClient } from "viem";
+import { parseEventLogs, type Hex, type PublicClient } from "viem";
 import { recurringChargesAbi } from "../src/generated/contracts.js";
 import type { LocalChain } from "../dev/localchain/harness.js";
 import { NODE_ACCOUNT_SLOTS, type BaseNode } from "../dev/localchain/base-node.js";
 import { DENIM_BLOCK_MS } from "../dev/localchain/denim.js";
-import { bump, countOf, ratio, seconds } from "./bench-common.js";
+import { bump, chargeSkippedReason, countOf, ratio, seconds } from "./bench-common.js";
 import { threadCpu, threadRunQueueWait, type ServiceProcess } from "./lib/bench-service.js";
 
 /** What a wave runs on: the chain, its Base-like node, the service's API and client, the subscriptions set up. */
@@ -296,8 +296,7 @@ export async function renewalWave(ctx: WaveContext, round: number): Promise<Wave
       if (events.length === 0) continue;
       const { gas: limit } = await client.getTransaction({ hash });
       for (const e of events) {
-        const reason = e.args.reason === "0x" ? "out of gas (empty revert)" : decodeErrorResult({ abi: recurringChargesAbi, data: e.args.reason }).errorName;
-        bump(skipped, `${reason} (gas used ${receipt.gasUsed} of ${limit})`);
+        bump(skipped, `${chargeSkippedReason(e.args.reason)} (gas used ${receipt.gasUsed} of ${limit})`);
       }
     }
     console.error(`skipped in batches: ${countOf(skipped)}`);

@@ -1,6 +1,8 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Express } from "express";
+import { decodeErrorResult, type Hex } from "viem";
+import { recurringChargesAbi } from "../src/generated/contracts.js";
 import { createLogger } from "../src/logger.js";
 
 /** Listens with `app` on a free loopback port. */
@@ -32,3 +34,18 @@ export const unlimited = {
 };
 /** What a remote node adds to every JSON-RPC round trip in the charges' benches. */
 export const RPC_LATENCY_MS = 50;
+
+/**
+ * Why `chargeBatch` skipped an item, from its `ChargeSkipped` reason: the error's name (with its
+ * arguments when `withArgs`), "out of gas (empty revert)" for no data, the raw data when no known
+ * error decodes it.
+ */
+export function chargeSkippedReason(reason: Hex, withArgs = false): string {
+  if (reason === "0x") return "out of gas (empty revert)";
+  try {
+    const { errorName, args } = decodeErrorResult({ abi: recurringChargesAbi, data: reason });
+    return withArgs ? `${errorName}(${(args ?? []).map(String).join(", ")})` : errorName;
+  } catch {
+    return reason;
+  }
+}
